@@ -1,0 +1,46 @@
+package auth
+
+import (
+	"testing"
+)
+
+func TestBearerToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		header string
+		want   string
+		reason Reason // "" means accepted
+	}{
+		{"Bearer abc.def.ghi", "abc.def.ghi", ""},
+		{"bearer abc.def.ghi", "abc.def.ghi", ""},
+		{"BEARER abc.def.ghi", "abc.def.ghi", ""},
+		{"Bearer   abc.def.ghi  ", "abc.def.ghi", ""},
+		{"Bearer a-b_c~d+e/f==", "a-b_c~d+e/f==", ""},
+		{"", "", ReasonMissingToken},
+		{" \t ", "", ReasonMissingToken},
+		{"Bearer", "", ReasonMalformed},
+		{"Bearer ", "", ReasonMalformed},
+		{"Bearerabc.def.ghi", "", ReasonMalformed},
+		{"Bearer\tabc.def.ghi", "", ReasonMalformed},
+		{"Basic dXNlcjpwYXNz", "", ReasonMalformed},
+		{"Token abc", "", ReasonMalformed},
+		{"Bearer abc def", "", ReasonMalformed},
+		{"Bearer abc,def", "", ReasonMalformed},
+		{"Bearer ===", "", ReasonMalformed},
+		{"Bearer ab=c", "", ReasonMalformed},
+		{"Bearer abc\"", "", ReasonMalformed},
+		{"Bearer ünïcode", "", ReasonMalformed},
+	}
+	for _, tt := range tests {
+		got, err := bearerToken(tt.header)
+		if tt.reason == "" {
+			if err != nil || got != tt.want {
+				t.Errorf("bearerToken(%q) = %q, %v; want %q", tt.header, got, err, tt.want)
+			}
+			continue
+		}
+		if err == nil || err.Reason != tt.reason {
+			t.Errorf("bearerToken(%q) = %q, %v; want reason %s", tt.header, got, err, tt.reason)
+		}
+	}
+}

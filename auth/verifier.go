@@ -1,0 +1,229 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Verifier checks Bearer tokens for one agent. It is safe for concurrent use.
+// Call Close when done to stop the background JWKS refresh.
+type Verifier struct {
+	parser         *jwt.Parser
+	algorithms     []string
+	principalClaim string
+	// static holds the PEM keys and the HMAC secret, which never change.
+	static keySet
+	// jwks is nil when no jwks_url is configured.
+	jwks *jwksCache
+}
+
+// New builds a Verifier from cfg, applying defaults and validating it first.
+// defaultAudience, normally the agent's public URL, is the accepted audience
+// when cfg.Audiences is empty. client fetches the JWKS; nil means
+// http.DefaultClient. ctx bounds the first JWKS fetch only.
+//
+// New fails on invalid configuration and on unreadable keys or secrets. It
+// does not fail when the first JWKS fetch does: tokens are then refused with
+// ReasonKeysUnavailable until a later fetch succeeds, so that a gateway can
+// start while the issuer is briefly down.
+func New(ctx context.Context, cfg Config, defaultAudience string, client *http.Client) (*Verifier, error) {
+	return newVerifier(ctx, cfg, defaultAudience, client, nil)
+}
+
+// newVerifier is New with an injectable clock for tests; a nil now means the
+// real clock.
+func newVerifier(ctx context.Context, cfg Config, defaultAudience string, client *http.Client, now func() time.Time) (*Verifier, error) {
+	cfg.SetDefaults()
+	if len(cfg.Audiences) == 0 {
+		if strings.TrimSpace(defaultAudience) == "" {
+			return nil, errors.New("auth.audiences is empty and there is no public URL to default to")
+		}
+		cfg.Audiences = []string{defaultAudience}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	static, err := loadStaticKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	opts := []jwt.ParserOption{
+		jwt.WithValidMethods(slices.Clone(cfg.Algorithms)),
+		jwt.WithIssuer(cfg.Issuer),
+		// Since jwt v5.3.0 WithAudience accepts a token whose "aud" holds
+		// any one of these; WithAllAudiences would demand all of them.
+		jwt.WithAudience(slices.Clone(cfg.Audiences)...),
+		jwt.WithExpirationRequired(),
+		jwt.WithLeeway(cfg.Leeway),
+		// Strict base64 refuses non-canonical encodings, so one signature
+		// has exactly one accepted spelling.
+		jwt.WithStrictDecoding(),
+	}
+	if now != nil {
+		opts = append(opts, jwt.WithTimeFunc(now))
+	} else {
+		now = time.Now
+	}
+
+	v := &Verifier{
+		parser:         jwt.NewParser(opts...),
+		algorithms:     slices.Clone(cfg.Algorithms),
+		principalClaim: cfg.PrincipalClaim,
+		static:         static,
+	}
+	if cfg.JWKSURL != "" {
+		if client == nil {
+			client = http.DefaultClient
+		}
+		v.jwks = newJWKSCache(cfg.JWKSURL, client, cfg.JWKSMinRefetch, now)
+		v.jwks.refetch(ctx, true)
+		v.jwks.startRefresh(cfg.JWKSRefresh)
+	}
+	return v, nil
+}
+
+// loadStaticKeys reads the HMAC secret and PEM files, reporting every
+// problem at once. Without a JWKS to supply keys later, every allowed
+// asymmetric algorithm must have a fitting PEM key.
+func loadStaticKeys(cfg Config) (keySet, error) {
+	var (
+		set  keySet
+		errs []error
+	)
+	secret, err := loadHMACSecret(cfg)
+	switch {
+	case err != nil:
+		errs = append(errs, err)
+	case secret != nil:
+		if err := checkHMACSecretLength(secret, cfg.Algorithms); err != nil {
+			errs = append(errs, err)
+		}
+		set = append(set, verificationKey{family: familyHMAC, key: secret})
+	}
+	for i, path := range cfg.PublicKeyFiles {
+		keys, err := loadPEMKeys(path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("auth.public_key_files[%d]: %w", i, err))
+			continue
+		}
+		set = append(set, keys...)
+	}
+	if len(errs) == 0 && cfg.JWKSURL == "" {
+		for _, name := range cfg.Algorithms {
+			alg, _ := lookupAlgorithm(name)
+			if alg.family != familyHMAC && len(set.fitting(nil, alg)) == 0 {
+				errs = append(errs, fmt.Errorf("auth: no key in public_key_files can verify %s", name))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return set, nil
+}
+
+// Verify checks the Authorization header value and returns the caller. On
+// failure the error is an *Error; its text never contains the token.
+func (v *Verifier) Verify(ctx context.Context, authorizationHeader string) (Principal, error) {
+	raw, authErr := bearerToken(authorizationHeader)
+	if authErr != nil {
+		return Principal{}, authErr
+	}
+	claims := jwt.MapClaims{}
+	token, err := v.parser.ParseWithClaims(raw, claims, func(t *jwt.Token) (any, error) {
+		return v.key(ctx, t)
+	})
+	if err != nil {
+		return Principal{}, v.classify(err, token)
+	}
+	// WithIssuer has already required iss to equal the configured issuer.
+	issuer, _ := claims.GetIssuer()
+	subject, _ := claims[v.principalClaim].(string)
+	if subject == "" {
+		return Principal{}, newError(ReasonMissingClaim,
+			fmt.Errorf("%w: %s claim is missing, empty or not a string", jwt.ErrTokenRequiredClaimMissing, v.principalClaim))
+	}
+	return Principal{Issuer: issuer, Subject: subject}, nil
+}
+
+var (
+	errCritical   = errors.New("token header lists critical extensions, none of which are supported")
+	errKIDType    = errors.New("kid header is not a string")
+	errNoKeyFound = errors.New("no configured key fits the token's kid and algorithm")
+)
+
+// key is the jwt.Keyfunc. The parser has already checked alg against the
+// allow-list. The key is chosen by kid and must be of the type alg needs: an
+// HS256 token naming an RSA key's kid finds no HMAC key under that kid, so
+// the RSA key is never used as an HMAC secret.
+func (v *Verifier) key(ctx context.Context, t *jwt.Token) (any, error) {
+	alg, ok := lookupAlgorithm(t.Method.Alg())
+	if !ok || !slices.Contains(v.algorithms, alg.name) {
+		return nil, newError(ReasonBadAlgorithm, algorithmError(t.Method.Alg()))
+	}
+	// RFC 7515 §4.1.11: a recipient must refuse extensions it does not
+	// understand, and this verifier understands none.
+	if _, ok := t.Header["crit"]; ok {
+		return nil, newError(ReasonMalformed, errCritical)
+	}
+	kidValue, hasKID := t.Header["kid"]
+	kid, ok := kidValue.(string)
+	if hasKID && !ok {
+		return nil, newError(ReasonMalformed, errKIDType)
+	}
+
+	// JWKS keys are asymmetric only (symmetric "oct" keys are never taken
+	// from the network), so HMAC tokens never trigger a fetch.
+	useJWKS := v.jwks != nil && alg.family != familyHMAC
+	if hasKID && useJWKS {
+		if k, ok := v.jwks.current().byKID(kid, alg); ok {
+			return k.key, nil
+		}
+		// The issuer may have rotated in a new key since the last fetch.
+		v.jwks.refetch(ctx, false)
+		if k, ok := v.jwks.current().byKID(kid, alg); ok {
+			return k.key, nil
+		}
+	}
+
+	// PEM keys and the HMAC secret carry no kid, so they serve any token of
+	// their algorithm family.
+	keys := v.static.fitting(nil, alg)
+	if !hasKID && useJWKS {
+		keys = v.jwks.current().fitting(keys, alg)
+		if len(keys) == 0 {
+			v.jwks.refetch(ctx, false)
+			keys = v.jwks.current().fitting(keys, alg)
+		}
+	}
+	switch len(keys) {
+	case 0:
+		if useJWKS {
+			if err := v.jwks.lastError(); err != nil {
+				return nil, newError(ReasonKeysUnavailable, err)
+			}
+		}
+		return nil, newError(ReasonUnknownKey, errNoKeyFound)
+	case 1:
+		return keys[0], nil
+	default:
+		return jwt.VerificationKeySet{Keys: keys}, nil
+	}
+}
+
+// Close stops the background JWKS refresh and waits for any fetch in
+// progress. Verify keeps working with the keys already fetched. Close may be
+// called more than once.
+func (v *Verifier) Close() {
+	if v.jwks != nil {
+		v.jwks.close()
+	}
+}

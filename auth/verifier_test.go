@@ -1,0 +1,388 @@
+package auth
+
+import (
+	"context"
+	"crypto"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// attackFixture is a verifier trusting an RSA, an EC P-256, an EC P-384 and
+// an Ed25519 key from a JWKS, with the keys to forge tokens against it.
+type attackFixture struct {
+	clock               *fakeClock
+	verifier            *Verifier
+	rsa, ec, ec384, ed  testKey
+	rsaUnpublished, ec2 testKey
+	rsaPublicKeyPEM     []byte
+}
+
+func newAttackFixture(t *testing.T, algorithms ...string) *attackFixture {
+	t.Helper()
+	f := &attackFixture{
+		clock:          newFakeClock(),
+		rsa:            testKey{kid: "rsa-1", method: jwt.SigningMethodRS256, private: rsaPrimary()},
+		ec:             testKey{kid: "ec-1", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())},
+		ec384:          testKey{kid: "ec-384", method: jwt.SigningMethodES384, private: newECKey(t, elliptic.P384())},
+		ed:             testKey{kid: "ed-1", method: jwt.SigningMethodEdDSA, private: newEdKey(t)},
+		rsaUnpublished: testKey{kid: "rsa-1", method: jwt.SigningMethodRS256, private: rsaOther()},
+		ec2:            testKey{kid: "ec-1", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())},
+	}
+	f.rsaPublicKeyPEM = pemPublicKey(t, f.rsa.public())
+	srv, _ := newJWKSServer(t, f.rsa, f.ec, f.ec384, f.ed)
+	if len(algorithms) == 0 {
+		algorithms = []string{"RS256", "ES256", "EdDSA"}
+	}
+	cfg := Config{Issuer: testIssuer, Algorithms: algorithms, JWKSURL: srv.URL}
+	if hasHMAC(algorithms) {
+		cfg.HMACSecretFile = writeFile(t, "secret", []byte(strings.Repeat("s", 32)+"\n"))
+	}
+	f.verifier = mustVerifier(t, cfg, f.clock, srv.Client())
+	return f
+}
+
+func hasHMAC(algorithms []string) bool {
+	for _, a := range algorithms {
+		if strings.HasPrefix(a, "HS") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestVerifyRefusesAttacks(t *testing.T) {
+	t.Parallel()
+	f := newAttackFixture(t)
+	now := f.clock.Now()
+	good := validClaims(now)
+
+	tampered := func() string {
+		parts := strings.Split(sign(t, f.rsa, good), ".")
+		forged := unsignedToken(t, map[string]any{}, with(good, "sub", "admin"), "")
+		parts[1] = strings.Split(forged, ".")[1]
+		return strings.Join(parts, ".")
+	}
+
+	tests := []struct {
+		name   string
+		header string
+		want   Reason
+	}{
+		{"no token", "", ReasonMissingToken},
+		{"blank header", "   ", ReasonMissingToken},
+		{"basic scheme", "Basic YWxhZGRpbjpvcGVuc2VzYW1l", ReasonMalformed},
+		{"bearer without token", "Bearer", ReasonMalformed},
+		{"bearer with spaces only", "Bearer    ", ReasonMalformed},
+		{"two tokens", "Bearer " + sign(t, f.rsa, good) + " extra", ReasonMalformed},
+		{"control character", "Bearer abc\x00def", ReasonMalformed},
+		{"oversized token", "Bearer " + strings.Repeat("a", maxTokenBytes+1), ReasonMalformed},
+		{"garbage token", "Bearer not-a-jwt", ReasonMalformed},
+		{"garbage segments", "Bearer aaaa.bbbb.cccc", ReasonMalformed},
+		{"four segments", "Bearer " + sign(t, f.rsa, good) + ".x", ReasonMalformed},
+		{"alg none", "Bearer " + unsignedToken(t, map[string]any{"alg": "none", "typ": "JWT", "kid": "rsa-1"}, good, ""), ReasonBadAlgorithm},
+		{"alg None", "Bearer " + unsignedToken(t, map[string]any{"alg": "None", "kid": "rsa-1"}, good, ""), ReasonBadAlgorithm},
+		{"alg missing", "Bearer " + unsignedToken(t, map[string]any{"kid": "rsa-1"}, good, "c2ln"), ReasonBadAlgorithm},
+		{"alg unknown", "Bearer " + unsignedToken(t, map[string]any{"alg": "XS256\n", "kid": "rsa-1"}, good, "c2ln"), ReasonBadAlgorithm},
+		{"HS256 with the RSA public key as secret", "Bearer " + signWithHeader(t, jwt.SigningMethodHS256, f.rsaPublicKeyPEM, map[string]any{"kid": "rsa-1"}, good), ReasonBadAlgorithm},
+		{"alg not in allow-list", "Bearer " + signWithHeader(t, jwt.SigningMethodRS384, f.rsa.private, map[string]any{"kid": "rsa-1"}, good), ReasonBadAlgorithm},
+		{"PS256 not in allow-list", "Bearer " + signWithHeader(t, jwt.SigningMethodPS256, f.rsa.private, map[string]any{"kid": "rsa-1"}, good), ReasonBadAlgorithm},
+		{"wrong issuer", "Bearer " + sign(t, f.rsa, with(good, "iss", "https://evil.test")), ReasonBadIssuer},
+		{"missing issuer", "Bearer " + sign(t, f.rsa, with(good, "iss", nil)), ReasonMissingClaim},
+		{"wrong audience", "Bearer " + sign(t, f.rsa, with(good, "aud", "https://other-agent.test")), ReasonBadAudience},
+		{"wrong audience list", "Bearer " + sign(t, f.rsa, with(good, "aud", []string{"a", "b"})), ReasonBadAudience},
+		{"missing audience", "Bearer " + sign(t, f.rsa, with(good, "aud", nil)), ReasonMissingClaim},
+		{"expired", "Bearer " + sign(t, f.rsa, with(good, "exp", now.Add(-time.Hour).Unix())), ReasonExpired},
+		{"not yet valid", "Bearer " + sign(t, f.rsa, with(good, "nbf", now.Add(time.Hour).Unix())), ReasonNotYetValid},
+		{"missing exp", "Bearer " + sign(t, f.rsa, with(good, "exp", nil)), ReasonMissingClaim},
+		{"exp not a number", "Bearer " + sign(t, f.rsa, with(good, "exp", "tomorrow")), ReasonMalformed},
+		{"missing subject", "Bearer " + sign(t, f.rsa, with(good, "sub", nil)), ReasonMissingClaim},
+		{"empty subject", "Bearer " + sign(t, f.rsa, with(good, "sub", "")), ReasonMissingClaim},
+		{"wrong issuer and expired", "Bearer " + sign(t, f.rsa, with(good, "iss", "https://evil.test", "exp", now.Add(-time.Hour).Unix())), ReasonBadIssuer},
+		{"unknown kid", "Bearer " + sign(t, testKey{kid: "nope", method: jwt.SigningMethodRS256, private: f.rsa.private}, good), ReasonUnknownKey},
+		{"no kid, signed by an unpublished key", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, rsaOther(), nil, good), ReasonBadSignature},
+		{"kid not a string", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, f.rsa.private, map[string]any{"kid": 7}, good), ReasonMalformed},
+		{"ES256 naming the RSA key", "Bearer " + sign(t, testKey{kid: "rsa-1", method: jwt.SigningMethodES256, private: f.ec.private}, good), ReasonUnknownKey},
+		{"RS256 naming the EC key", "Bearer " + sign(t, testKey{kid: "ec-1", method: jwt.SigningMethodRS256, private: f.rsa.private}, good), ReasonUnknownKey},
+		{"ES256 naming a P-384 key", "Bearer " + sign(t, testKey{kid: "ec-384", method: jwt.SigningMethodES256, private: f.ec.private}, good), ReasonUnknownKey},
+		{"tampered payload", "Bearer " + tampered(), ReasonBadSignature},
+		{"signature from another RSA key", "Bearer " + sign(t, f.rsaUnpublished, good), ReasonBadSignature},
+		{"signature from another EC key", "Bearer " + sign(t, f.ec2, good), ReasonBadSignature},
+		{"signature from another Ed25519 key", "Bearer " + sign(t, testKey{kid: "ed-1", method: jwt.SigningMethodEdDSA, private: newEdKey(t)}, good), ReasonBadSignature},
+		{"signature stripped", "Bearer " + strings.TrimRight(sign(t, f.rsa, good), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"), ReasonBadSignature},
+		{"critical header", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, f.rsa.private, map[string]any{"kid": "rsa-1", "crit": []string{"exp"}, "exp": 1}, good), ReasonMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := f.verifier.Verify(context.Background(), tt.header)
+			if err == nil {
+				t.Fatalf("Verify accepted the token as %v", p)
+			}
+			token, _ := strings.CutPrefix(tt.header, "Bearer ")
+			wantReason(t, err, tt.want, token)
+		})
+	}
+}
+
+// With HS256 allowed next to RS256, the classic confusion token reaches the
+// signature check, which must still use the HMAC secret, never the RSA key.
+func TestVerifyRefusesHMACKeyConfusion(t *testing.T) {
+	t.Parallel()
+	f := newAttackFixture(t, "RS256", "HS256")
+	now := f.clock.Now()
+	for _, kid := range []string{"rsa-1", ""} {
+		token := signWithHeader(t, jwt.SigningMethodHS256, f.rsaPublicKeyPEM, map[string]any{"kid": kid}, validClaims(now))
+		_, err := f.verifier.Verify(context.Background(), "Bearer "+token)
+		wantReason(t, err, ReasonBadSignature, token)
+	}
+	// The secret-signed token is accepted, so the refusal above is not
+	// just HS256 failing everywhere.
+	secret := []byte(strings.Repeat("s", 32))
+	token := signWithHeader(t, jwt.SigningMethodHS256, secret, map[string]any{"kid": "rsa-1"}, validClaims(now))
+	if _, err := f.verifier.Verify(context.Background(), "Bearer "+token); err != nil {
+		t.Fatalf("Verify(HS256 with the configured secret) = %v", err)
+	}
+}
+
+func TestVerifyAcceptsEachAlgorithm(t *testing.T) {
+	t.Parallel()
+	f := newAttackFixture(t, "RS256", "PS256", "ES256", "ES384", "EdDSA")
+	good := validClaims(f.clock.Now())
+	tests := []struct {
+		name string
+		key  testKey
+	}{
+		{"RS256", f.rsa},
+		{"PS256", testKey{kid: "rsa-1", method: jwt.SigningMethodPS256, private: f.rsa.private}},
+		{"ES256", f.ec},
+		{"ES384", f.ec384},
+		{"EdDSA", f.ed},
+		{"ES256 without kid", testKey{method: jwt.SigningMethodES256, private: f.ec.private}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := f.verifier.Verify(context.Background(), "Bearer "+sign(t, tt.key, good))
+			if err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			if want := (Principal{Issuer: testIssuer, Subject: "alice"}); p != want {
+				t.Fatalf("Verify = %+v, want %+v", p, want)
+			}
+		})
+	}
+}
+
+// Not parallel: it sets an environment variable.
+func TestVerifyHMAC(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef0123456789abcdef")
+	t.Setenv("AUTH_TEST_HMAC_SECRET", string(secret))
+	clock := newFakeClock()
+	v := mustVerifier(t, Config{Issuer: testIssuer, Algorithms: []string{"HS256", "HS384"}, HMACSecretEnv: "AUTH_TEST_HMAC_SECRET"}, clock, nil)
+	good := validClaims(clock.Now())
+
+	for _, method := range []jwt.SigningMethod{jwt.SigningMethodHS256, jwt.SigningMethodHS384} {
+		token := signWithHeader(t, method, secret, nil, good)
+		if _, err := v.Verify(context.Background(), "bearer "+token); err != nil {
+			t.Fatalf("Verify(%s): %v", method.Alg(), err)
+		}
+	}
+	wrong := signWithHeader(t, jwt.SigningMethodHS256, []byte(strings.Repeat("x", 48)), nil, good)
+	_, err := v.Verify(context.Background(), "Bearer "+wrong)
+	wantReason(t, err, ReasonBadSignature, wrong)
+
+	hs512 := signWithHeader(t, jwt.SigningMethodHS512, secret, nil, good)
+	_, err = v.Verify(context.Background(), "Bearer "+hs512)
+	wantReason(t, err, ReasonBadAlgorithm, hs512)
+}
+
+func TestVerifyPEMKeys(t *testing.T) {
+	t.Parallel()
+	ec := newECKey(t, elliptic.P256())
+	ed := newEdKey(t)
+	cert := selfSignedCert(t, ec)
+	clock := newFakeClock()
+	cfg := Config{
+		Issuer:     testIssuer,
+		Algorithms: []string{"RS256", "ES256", "EdDSA"},
+		PublicKeyFiles: []string{
+			writeFile(t, "rsa.pem", pemPublicKey(t, rsaPrimary().Public())),
+			writeFile(t, "ec-and-ed.pem", append(cert, pemPublicKey(t, ed.Public())...)),
+		},
+	}
+	v := mustVerifier(t, cfg, clock, nil)
+	good := validClaims(clock.Now())
+	for _, key := range []testKey{
+		{method: jwt.SigningMethodRS256, private: rsaPrimary()},
+		{kid: "any-kid", method: jwt.SigningMethodES256, private: ec},
+		{method: jwt.SigningMethodEdDSA, private: ed},
+	} {
+		if _, err := v.Verify(context.Background(), "Bearer "+sign(t, key, good)); err != nil {
+			t.Fatalf("Verify(%s): %v", key.method.Alg(), err)
+		}
+	}
+	other := sign(t, testKey{method: jwt.SigningMethodRS256, private: rsaOther()}, good)
+	_, err := v.Verify(context.Background(), "Bearer "+other)
+	wantReason(t, err, ReasonBadSignature, other)
+}
+
+func TestVerifyAudienceList(t *testing.T) {
+	t.Parallel()
+	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	clock := newFakeClock()
+	cfg := Config{
+		Issuer:         testIssuer,
+		Audiences:      []string{"https://a.test", "https://b.test"},
+		Algorithms:     []string{"ES256"},
+		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))},
+	}
+	v := mustVerifier(t, cfg, clock, nil)
+	good := validClaims(clock.Now())
+	tests := []struct {
+		aud  any
+		want Reason // "" means accepted
+	}{
+		{"https://a.test", ""},
+		{"https://b.test", ""},
+		{[]string{"https://x.test", "https://b.test"}, ""},
+		{testAudience, ReasonBadAudience}, // the default is replaced, not extended
+		{[]string{"https://x.test", "https://y.test"}, ReasonBadAudience},
+		{"https://A.test", ReasonBadAudience},
+	}
+	for _, tt := range tests {
+		token := sign(t, key, with(good, "aud", tt.aud))
+		_, err := v.Verify(context.Background(), "Bearer "+token)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("aud %v: Verify = %v, want success", tt.aud, err)
+			}
+			continue
+		}
+		wantReason(t, err, tt.want, token)
+	}
+}
+
+func TestVerifyDefaultAudienceIsPublicURL(t *testing.T) {
+	t.Parallel()
+	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	cfg := Config{Issuer: testIssuer, Algorithms: []string{"ES256"},
+		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))}}
+	v, err := New(context.Background(), cfg, "https://public.test/agent", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	now := time.Now()
+	if _, err := v.Verify(context.Background(), "Bearer "+sign(t, key, with(validClaims(now), "aud", "https://public.test/agent"))); err != nil {
+		t.Fatalf("Verify(aud = public URL): %v", err)
+	}
+	token := sign(t, key, validClaims(now))
+	_, err = v.Verify(context.Background(), "Bearer "+token)
+	wantReason(t, err, ReasonBadAudience, token)
+
+	if _, err := New(context.Background(), cfg, "", nil); err == nil || !strings.Contains(err.Error(), "auth.audiences") {
+		t.Fatalf("New without audiences or public URL = %v, want an auth.audiences error", err)
+	}
+}
+
+func TestVerifyPrincipalClaim(t *testing.T) {
+	t.Parallel()
+	key := testKey{method: jwt.SigningMethodEdDSA, private: newEdKey(t)}
+	clock := newFakeClock()
+	cfg := Config{Issuer: testIssuer, Algorithms: []string{"EdDSA"}, PrincipalClaim: "client_id",
+		PublicKeyFiles: []string{writeFile(t, "ed.pem", pemPublicKey(t, key.public()))}}
+	v := mustVerifier(t, cfg, clock, nil)
+	good := validClaims(clock.Now())
+
+	p, err := v.Verify(context.Background(), "Bearer "+sign(t, key, with(good, "client_id", "billing-bot")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Principal{Issuer: testIssuer, Subject: "billing-bot"}); p != want {
+		t.Fatalf("Verify = %+v, want %+v", p, want)
+	}
+	for _, value := range []any{nil, 42, []string{"a"}, ""} {
+		token := sign(t, key, with(good, "client_id", value))
+		_, err := v.Verify(context.Background(), "Bearer "+token)
+		wantReason(t, err, ReasonMissingClaim, token)
+		if !errors.Is(err, jwt.ErrTokenRequiredClaimMissing) {
+			t.Fatalf("client_id %v: errors.Is(err, jwt.ErrTokenRequiredClaimMissing) = false", value)
+		}
+	}
+}
+
+func TestVerifyLeeway(t *testing.T) {
+	t.Parallel()
+	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	clock := newFakeClock()
+	cfg := Config{Issuer: testIssuer, Algorithms: []string{"ES256"},
+		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))}}
+	v := mustVerifier(t, cfg, clock, nil) // default leeway: 30s
+	now := clock.Now()
+	good := validClaims(now)
+	tests := []struct {
+		name   string
+		claims jwt.MapClaims
+		want   Reason
+	}{
+		{"expired within leeway", with(good, "exp", now.Add(-29*time.Second).Unix()), ""},
+		{"expired beyond leeway", with(good, "exp", now.Add(-31*time.Second).Unix()), ReasonExpired},
+		{"nbf within leeway", with(good, "nbf", now.Add(29*time.Second).Unix()), ""},
+		{"nbf beyond leeway", with(good, "nbf", now.Add(31*time.Second).Unix()), ReasonNotYetValid},
+	}
+	for _, tt := range tests {
+		token := sign(t, key, tt.claims)
+		_, err := v.Verify(context.Background(), "Bearer "+token)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: Verify = %v, want success", tt.name, err)
+			}
+			continue
+		}
+		wantReason(t, err, tt.want, token)
+		if tt.want == ReasonExpired && !errors.Is(err, jwt.ErrTokenExpired) {
+			t.Errorf("%s: errors.Is(err, jwt.ErrTokenExpired) = false", tt.name)
+		}
+	}
+}
+
+func TestVerifyErrorsNeverQuoteToken(t *testing.T) {
+	t.Parallel()
+	f := newAttackFixture(t)
+	// A header whose JSON is broken right at attacker-chosen text: the
+	// library's own error would quote it.
+	header := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256",SECRETSECRET}`))
+	token := header + ".e30.c2ln"
+	_, err := f.verifier.Verify(context.Background(), "Bearer "+token)
+	wantReason(t, err, ReasonMalformed, token)
+	if strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "'S'") {
+		t.Fatalf("error %q quotes token content", err)
+	}
+}
+
+// selfSignedCert returns a PEM certificate for key's public half.
+func selfSignedCert(t *testing.T, key crypto.Signer) []byte {
+	t.Helper()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "issuer.test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/a2agate/gateway/proxy"
+)
+
+// Defaults of Config.
+const (
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultIdleTimeout       = 120 * time.Second
+	defaultShutdownTimeout   = 30 * time.Second
+)
+
+// Config is the gateway's configuration file.
+type Config struct {
+	// Listen is the traffic address. Required.
+	Listen string `yaml:"listen"`
+	// Admin serves /healthz, /readyz and /metrics apart from traffic.
+	Admin AdminConfig `yaml:"admin"`
+	// Server tunes the traffic listener.
+	Server ServerConfig `yaml:"server"`
+	// Log sets the log level: debug, info, warn or error. Defaults to info.
+	Log LogConfig `yaml:"log"`
+	// Agents are the published agents. At least one is required.
+	Agents []proxy.AgentConfig `yaml:"agents"`
+}
+
+// AdminConfig is the admin listener.
+type AdminConfig struct {
+	// Listen is the admin address; empty disables the admin listener.
+	Listen string `yaml:"listen"`
+}
+
+// ServerConfig tunes the traffic listener. There is no write timeout on
+// purpose: it would cut long event streams.
+type ServerConfig struct {
+	// ReadHeaderTimeout bounds reading a request's headers. Defaults to 10s.
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"`
+	// IdleTimeout closes idle keep-alive connections. Defaults to 120s.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+	// ShutdownTimeout bounds how long in-flight calls may finish after
+	// SIGTERM. Defaults to 30s.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+}
+
+// LogConfig sets logging.
+type LogConfig struct {
+	// Level is debug, info, warn or error. Defaults to info.
+	Level string `yaml:"level"`
+}
+
+func (c *Config) setDefaults() {
+	if c.Server.ReadHeaderTimeout == 0 {
+		c.Server.ReadHeaderTimeout = defaultReadHeaderTimeout
+	}
+	if c.Server.IdleTimeout == 0 {
+		c.Server.IdleTimeout = defaultIdleTimeout
+	}
+	if c.Server.ShutdownTimeout == 0 {
+		c.Server.ShutdownTimeout = defaultShutdownTimeout
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	for i := range c.Agents {
+		c.Agents[i].SetDefaults()
+	}
+}
+
+// validate reports every problem at once.
+func (c *Config) validate() error {
+	var errs []error
+	if c.Listen == "" {
+		errs = append(errs, errors.New("listen is required"))
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log.level %q is not one of debug, info, warn, error", c.Log.Level))
+	}
+	if len(c.Agents) == 0 {
+		errs = append(errs, errors.New("agents: at least one agent is required"))
+	}
+	names, paths := map[string]bool{}, map[string]bool{}
+	for i := range c.Agents {
+		a := &c.Agents[i]
+		if err := a.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err))
+		}
+		if names[a.Name] {
+			errs = append(errs, fmt.Errorf("agents[%d]: name %q is used twice", i, a.Name))
+		}
+		if paths[a.Path] {
+			errs = append(errs, fmt.Errorf("agents[%d]: path %q is used twice", i, a.Path))
+		}
+		names[a.Name], paths[a.Path] = true, true
+	}
+	return errors.Join(errs...)
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// expandEnv replaces ${VAR} with the variable's value. An unset variable is
+// an error, not an empty string: a missing secret must not pass silently.
+func expandEnv(b []byte) ([]byte, error) {
+	var missing []string
+	out := envRef.ReplaceAllFunc(b, func(m []byte) []byte {
+		name := string(m[2 : len(m)-1])
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			missing = append(missing, name)
+		}
+		return []byte(v)
+	})
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("environment variables not set: %v", missing)
+	}
+	return out, nil
+}
+
+// parseConfig decodes a config strictly (unknown keys are errors), applies
+// defaults and validates it.
+func parseConfig(raw []byte) (*Config, error) {
+	b, err := expandEnv(raw)
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	c.setDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func loadConfig(path string) (*Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := parseConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,19 @@
+module github.com/a2agate/gateway
+
+go 1.26.8
+
+require (
+	github.com/golang-jwt/jwt/v5 v5.3.1
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/tidwall/gjson v1.20.3
+	github.com/tidwall/sjson v1.2.9
+	go.yaml.in/yaml/v3 v3.0.6
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)

@@ -1,0 +1,151 @@
+package agent10
+
+import (
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ListTasks page sizes (a2a.proto, ListTasksRequest.page_size).
+const (
+	defaultPageSize = 50
+	maxPageSize     = 100
+)
+
+// listed is one task of a ListTasks result with its sort key.
+type listed struct {
+	task    task
+	updated time.Time
+}
+
+// listTasks answers ListTasks: the tasks matching the filters, most recently
+// updated first, one page at a time. Artifacts are left out unless
+// includeArtifacts is set; nextPageToken is "" on the last page.
+func (a *Agent) listTasks(_ *http.Request, params json.RawMessage) (any, *rpcError) {
+	var p listTasksRequest
+	if rerr := decodeParams(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	pageSize := int32(defaultPageSize)
+	if p.PageSize != nil {
+		pageSize = *p.PageSize
+	}
+	if pageSize < 1 || pageSize > maxPageSize {
+		return nil, errInvalidParams(fmt.Errorf("pageSize: must be between 1 and %d, got %d", maxPageSize, pageSize))
+	}
+	if err := validateHistoryLength(p.HistoryLength, "historyLength"); err != nil {
+		return nil, errInvalidParams(err)
+	}
+	if p.Status != "" && !slices.Contains(taskStates, p.Status) {
+		return nil, errInvalidParams(fmt.Errorf("status: unknown TaskState %q", p.Status))
+	}
+	var after time.Time
+	if p.StatusTimestampAfter != "" {
+		t, err := time.Parse(time.RFC3339Nano, p.StatusTimestampAfter)
+		if err != nil {
+			return nil, errInvalidParams(fmt.Errorf("statusTimestampAfter: must be an RFC 3339 timestamp, got %q", p.StatusTimestampAfter))
+		}
+		after = t
+	}
+	var cursor *pageCursor
+	if p.PageToken != "" {
+		c, err := parsePageToken(p.PageToken)
+		if err != nil {
+			return nil, errInvalidParams(err)
+		}
+		cursor = &c
+	}
+
+	matches := a.store.list(func(rec *record) bool {
+		return (p.ContextID == "" || rec.task.ContextID == p.ContextID) &&
+			(p.Status == "" || p.Status == stateUnspecified || rec.task.Status.State == p.Status) &&
+			!rec.updated.Before(after)
+	})
+	slices.SortFunc(matches, func(x, y listed) int {
+		return cmp.Or(y.updated.Compare(x.updated), strings.Compare(x.task.ID, y.task.ID))
+	})
+
+	start := 0
+	if cursor != nil {
+		start = len(matches)
+		for i, m := range matches {
+			if cursor.precedes(m) {
+				start = i
+				break
+			}
+		}
+	}
+	page := matches[start:min(start+int(pageSize), len(matches))]
+	resp := listTasksResponse{
+		Tasks:     make([]task, len(page)),
+		PageSize:  pageSize,
+		TotalSize: int32(len(matches)),
+	}
+	for i, m := range page {
+		t := m.task
+		t.History = lastMessages(t.History, p.HistoryLength)
+		if !p.IncludeArtifacts {
+			t.Artifacts = nil
+		}
+		resp.Tasks[i] = t
+	}
+	if end := start + len(page); end < len(matches) {
+		resp.NextPageToken = pageCursor{updated: page[len(page)-1].updated, id: page[len(page)-1].task.ID}.token()
+	}
+	return resp, nil
+}
+
+// list snapshots every task keep accepts.
+func (s *store) list(keep func(*record) bool) []listed {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []listed
+	for _, rec := range s.tasks {
+		if keep(rec) {
+			out = append(out, listed{task: s.snapshotLocked(rec, nil), updated: rec.updated})
+		}
+	}
+	return out
+}
+
+// pageCursor is the last task of a page. A cursor rather than an offset
+// keeps pages from repeating or skipping tasks created between two calls.
+type pageCursor struct {
+	updated time.Time
+	id      string
+}
+
+// precedes reports whether the cursor sorts before m, so that m belongs to
+// a later page.
+func (c pageCursor) precedes(m listed) bool {
+	if d := m.updated.Compare(c.updated); d != 0 {
+		return d < 0
+	}
+	return m.task.ID > c.id
+}
+
+func (c pageCursor) token() string {
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d|%s", c.updated.UnixMilli(), c.id))
+}
+
+var errPageToken = errors.New("pageToken: not a token this agent issued")
+
+func parsePageToken(tok string) (pageCursor, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return pageCursor{}, errPageToken
+	}
+	ms, id, ok := strings.Cut(string(raw), "|")
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if !ok || err != nil || id == "" {
+		return pageCursor{}, errPageToken
+	}
+	return pageCursor{updated: time.UnixMilli(n).UTC(), id: id}, nil
+}

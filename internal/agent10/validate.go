@@ -1,0 +1,63 @@
+package agent10
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+)
+
+// validateUserMessage checks msg against the proto's REQUIRED fields, the
+// "content" oneof of each part, and the one role a client may send.
+func validateUserMessage(msg *message) error {
+	if msg == nil {
+		return errors.New("message: required")
+	}
+	if msg.MessageID == "" {
+		return errors.New("message.messageId: required")
+	}
+	if msg.Role != roleUser {
+		return fmt.Errorf("message.role: must be %q, got %q", roleUser, msg.Role)
+	}
+	if len(msg.Parts) == 0 {
+		return errors.New("message.parts: must not be empty")
+	}
+	for i, p := range msg.Parts {
+		if n := contentCount(p); n != 1 {
+			return fmt.Errorf("message.parts[%d]: must set exactly one of text, raw, url and data, got %d", i, n)
+		}
+	}
+	return nil
+}
+
+func contentCount(p part) int {
+	n := 0
+	for _, set := range []bool{p.Text != nil, p.Raw != nil, p.URL != nil, p.Data != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// validatePushConfig checks a TaskPushNotificationConfig; field is its
+// path in the request, for the error message.
+func validatePushConfig(c *pushConfig, field string) error {
+	if c == nil {
+		return fmt.Errorf("%s: required", field)
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s.url: must be an absolute http or https URL, got %q", field, c.URL)
+	}
+	if c.Authentication != nil && c.Authentication.Scheme == "" {
+		return fmt.Errorf("%s.authentication.scheme: required", field)
+	}
+	return nil
+}
+
+func validateHistoryLength(n *int32, field string) error {
+	if n != nil && *n < 0 {
+		return fmt.Errorf("%s: must not be negative, got %d", field, *n)
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+// Client driver for @a2a-js/sdk 0.3.x (ClientFactory + JSON-RPC transport,
+// 0.3 dialect).
+// Usage: node client-03.mjs --url URL --client NAME --backend NAME --backend-dialect D
+
+import { ClientFactory } from 'sdk03/client';
+import { clientArgs, codeFromMessage, FetchRecorder, Harness } from './harness.mjs';
+import { pushFrom0x, pushTo0x, rawPost, resultFrom0x, taskFrom0x, userMessage0x } from './neutral0x.mjs';
+import { registerScenarios } from './scenarios.mjs';
+
+const args = clientArgs();
+const recorder = new FetchRecorder();
+recorder.install();
+
+// Resolves /.well-known/agent-card.json under the base URL and picks the
+// JSON-RPC interface from url + preferredTransport.
+const client = await new ClientFactory().createFromUrl(args.url);
+
+function sendParams(message, { blocking, historyLength } = {}) {
+  const configuration = {};
+  if (blocking !== undefined) configuration.blocking = blocking;
+  if (historyLength !== undefined) configuration.historyLength = historyLength;
+  return { message: userMessage0x(message), configuration };
+}
+
+async function* neutralStream(stream) {
+  for await (const event of stream) {
+    yield resultFrom0x(event);
+  }
+}
+
+// The JSON-RPC transport keeps the JSON-RPC error response on the thrown
+// error (errorResponse), or on its cause for errors inside an SSE stream;
+// HTTP-level stream failures only carry the code in the message text.
+function codeOf(err) {
+  return err?.errorResponse?.error?.code ?? err?.cause?.errorResponse?.error?.code ?? codeFromMessage(err?.message);
+}
+
+const adapter = {
+  dialect: '0.3',
+  baseUrl: args.url,
+  cardProtocolPrefix: '0.',
+  unknownMethod: 'tasks/doesNotExist',
+  async discover() {
+    const card = await client.getAgentCard();
+    return {
+      name: card.name,
+      endpoint: client.transport.endpoint,
+      binding: card.preferredTransport ?? 'JSONRPC',
+      protocolVersion: card.protocolVersion ?? '',
+      streaming: card.capabilities?.streaming,
+      pushNotifications: card.capabilities?.pushNotifications,
+    };
+  },
+  send: async (message, options) => resultFrom0x(await client.sendMessage(sendParams(message, options))),
+  stream: (message) => neutralStream(client.sendMessageStream(sendParams(message))),
+  get: async (id, historyLength) => taskFrom0x(await client.getTask(historyLength === undefined ? { id } : { id, historyLength })),
+  cancel: async (id) => taskFrom0x(await client.cancelTask({ id })),
+  resubscribe: (id) => neutralStream(client.resubscribeTask({ id })),
+  setPush: async (taskId, config) => pushFrom0x(await client.setTaskPushNotificationConfig(pushTo0x(taskId, config))),
+  getPush: async (taskId, configId) =>
+    pushFrom0x(await client.getTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: configId })),
+  listPush: async (taskId) => {
+    const configs = await client.listTaskPushNotificationConfig({ id: taskId });
+    if (!Array.isArray(configs)) throw new Error(`list result is not an array: ${JSON.stringify(configs)}`);
+    return configs.map(pushFrom0x);
+  },
+  deletePush: (taskId, configId) => client.deleteTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: configId }),
+  listTasks: undefined,
+  codeOf,
+  rawRpc: (body) => rawPost(client.transport.endpoint, body),
+};
+
+const harness = new Harness(args, recorder, adapter.dialect);
+registerScenarios(harness, adapter, args);
+process.exitCode = (await harness.run()) > 0 ? 1 : 0;

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+)
+
+// env is what the scenarios share: how to reach the agent and what kind
+// of backend stands behind it.
+type env struct {
+	baseURL        string
+	backendDialect string
+	httpClient     *http.Client
+	connect        func(ctx context.Context) (*connection, error)
+
+	once    sync.Once
+	conn    *connection
+	connErr error
+}
+
+type connection struct {
+	card   *a2a.AgentCard
+	client *a2aclient.Client
+}
+
+// client returns the SDK client, resolving the card on first use only.
+func (e *env) client(ctx context.Context, c checker) *a2aclient.Client {
+	e.once.Do(func() { e.conn, e.connErr = e.connect(ctx) })
+	c.NoErr(e.connErr, "connect")
+	return e.conn.client
+}
+
+// rpcCodes maps the SDK's sentinel errors back to JSON-RPC codes. The SDK
+// keeps no code on the error (a2a-go internal/jsonrpc ToA2AError maps each
+// code to a sentinel, and unknown codes to ErrInternalError).
+var rpcCodes = []struct {
+	err  error
+	code int
+}{
+	{a2a.ErrParseError, -32700},
+	{a2a.ErrInvalidRequest, -32600},
+	{a2a.ErrMethodNotFound, -32601},
+	{a2a.ErrInvalidParams, -32602},
+	{a2a.ErrInternalError, -32603},
+	{a2a.ErrServerError, -32000},
+	{a2a.ErrTaskNotFound, -32001},
+	{a2a.ErrTaskNotCancelable, -32002},
+	{a2a.ErrPushNotificationNotSupported, -32003},
+	{a2a.ErrUnsupportedOperation, -32004},
+	{a2a.ErrUnsupportedContentType, -32005},
+	{a2a.ErrInvalidAgentResponse, -32006},
+	{a2a.ErrAuthenticatedExtendedCardNotConfigured, -32007},
+}
+
+func codeOf(err error) (int, bool) {
+	for _, rc := range rpcCodes {
+		if errors.Is(err, rc.err) {
+			return rc.code, true
+		}
+	}
+	return 0, false
+}
+
+// expectCode ends the scenario unless err is a JSON-RPC error with one of
+// the codes.
+func expectCode(c checker, err error, what string, codes ...int) {
+	if err == nil {
+		c.Fatalf("%s: expected JSON-RPC error %v, got success", what, codes)
+	}
+	code, ok := codeOf(err)
+	for _, want := range codes {
+		if ok && code == want {
+			return
+		}
+	}
+	c.Fatalf("%s: expected JSON-RPC error %v, got %v", what, codes, err)
+}
+
+func textParts(text string) a2a.ContentParts {
+	return a2a.ContentParts{a2a.TextPart{Text: text}}
+}
+
+func firstText(parts a2a.ContentParts) string {
+	for _, p := range parts {
+		if t, ok := p.(a2a.TextPart); ok {
+			return t.Text
+		}
+	}
+	return ""
+}
+
+func statusText(s a2a.TaskStatus) string {
+	if s.Message == nil {
+		return ""
+	}
+	return firstText(s.Message.Parts)
+}
+
+func artifactTexts(task *a2a.Task) []string {
+	var out []string
+	for _, a := range task.Artifacts {
+		for _, p := range a.Parts {
+			if t, ok := p.(a2a.TextPart); ok {
+				out = append(out, t.Text)
+			}
+		}
+	}
+	return out
+}
+
+type sendOptions struct {
+	taskID        a2a.TaskID
+	contextID     string
+	blocking      *bool
+	historyLength *int
+}
+
+func userMessage(parts a2a.ContentParts, o sendOptions) *a2a.MessageSendParams {
+	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
+	msg.TaskID = o.taskID
+	msg.ContextID = o.contextID
+	params := &a2a.MessageSendParams{Message: msg}
+	if o.blocking != nil || o.historyLength != nil {
+		params.Config = &a2a.MessageSendConfig{Blocking: o.blocking, HistoryLength: o.historyLength}
+	}
+	return params
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// mustTask ends the scenario unless result is a task in the wanted state
+// ("" accepts any state).
+func mustTask(c checker, result a2a.SendMessageResult, state a2a.TaskState, what string) *a2a.Task {
+	task, ok := result.(*a2a.Task)
+	if !ok {
+		c.Fatalf("%s: expected a task, got %T %+v", what, result, result)
+	}
+	c.Check(task.ID != "", "%s: empty task id", what)
+	c.Check(task.ContextID != "", "%s: empty contextId", what)
+	if state != "" {
+		c.Check(task.Status.State == state, "%s: state %q (status text %q), want %q", what, task.Status.State, statusText(task.Status), state)
+	}
+	return task
+}
+
+// collect drains a stream; the error is the first one the stream yielded.
+func collect(seq iter.Seq2[a2a.Event, error]) ([]a2a.Event, error) {
+	var events []a2a.Event
+	for event, err := range seq {
+		if err != nil {
+			return events, err
+		}
+		events = append(events, event)
+	}
+	return events, nil
+}
+
+// eventKinds renders a stream for comparison: task, message,
+// status:<state>, artifact-update.
+func eventKinds(events []a2a.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		switch e := e.(type) {
+		case *a2a.Task:
+			out[i] = "task"
+		case *a2a.Message:
+			out[i] = "message"
+		case *a2a.TaskStatusUpdateEvent:
+			out[i] = "status:" + string(e.Status.State)
+		case *a2a.TaskArtifactUpdateEvent:
+			out[i] = "artifact-update"
+		default:
+			out[i] = fmt.Sprintf("%T", e)
+		}
+	}
+	return out
+}
+
+// assertCycle checks one stream cycle: the sequence of kinds, one task for
+// all events, and "final" set on exactly the last status update.
+func assertCycle(c checker, events []a2a.Event, want []string, taskID a2a.TaskID) {
+	got := eventKinds(events)
+	c.Check(fmt.Sprint(got) == fmt.Sprint(want), "stream event sequence: got %v, want %v", got, want)
+	if taskID == "" {
+		taskID = events[0].(*a2a.Task).ID
+	}
+	var statuses []*a2a.TaskStatusUpdateEvent
+	for _, e := range events {
+		Equal(c, e.TaskInfo().TaskID, taskID, fmt.Sprintf("%T bound to task", e))
+		if s, ok := e.(*a2a.TaskStatusUpdateEvent); ok {
+			statuses = append(statuses, s)
+		}
+	}
+	for i, s := range statuses {
+		Equal(c, s.Final, i == len(statuses)-1, fmt.Sprintf("status-update %s: final flag (the stream closes after the last one)", s.Status.State))
+	}
+}
+
+// rawRPC posts body verbatim to the endpoint from the card: the requests
+// no SDK can produce (unknown method, malformed JSON).
+func (e *env) rawRPC(ctx context.Context, c checker, body string) map[string]any {
+	e.client(ctx, c)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.conn.card.URL, bytes.NewBufferString(body))
+	c.NoErr(err, "build request")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := e.httpClient.Do(req)
+	c.NoErr(err, "post")
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	c.NoErr(err, "read body")
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		c.Fatalf("HTTP %d with a non-JSON body: %.200s", resp.StatusCode, raw)
+	}
+	return out
+}

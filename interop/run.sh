@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Interop suite: the official A2A SDKs of both dialects talk through the
+# gateway binary.
+#
+#   interop/run.sh            every client SDK against every backend agent,
+#                             each backend behind its own gateway process
+#   interop/run.sh --direct   each client against a backend of its own
+#                             dialect, no gateway: proves the peers and the
+#                             scenarios themselves
+#
+# Clients: @a2a-js/sdk 0.2.5, 0.3.x and 1.x, a2a-go v0.3.3 (versions pinned
+# in package-lock.json and goclient/go.sum). Backends: agents built with the
+# 0.2.5, 0.3.x and 1.x JS SDK servers (agents/), all running the script in
+# agents/script.mjs.
+#
+# Output: one "PASS|FAIL client=... backend=... scenario=..." line per
+# scenario, then exactly "N passed, N failed". Exit status 1 on any failure.
+#
+# Environment:
+#   INTEROP_SKIP_INSTALL=1   reuse node_modules instead of running npm ci
+#   INTEROP_ONLY=a,b         run only these scenarios
+#   INTEROP_CLIENTS="js-0.2.5 go-0.3.3"   restrict the clients
+#   INTEROP_BACKENDS="js-1.0"             restrict the backends
+#   GATEWAY_BIN=path         use this gateway binary instead of building one
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+mode=gateway
+case "${1:-}" in
+  --direct) mode=direct ;;
+  "") ;;
+  *) echo "usage: $0 [--direct]" >&2; exit 2 ;;
+esac
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/a2a-interop.XXXXXX")"
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "interop: $*" >&2; }
+
+# --- install and build -------------------------------------------------------
+
+cd "$here"
+if [[ "${INTEROP_SKIP_INSTALL:-}" != 1 || ! -d node_modules ]]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+log "building goclient (a2a-go v0.3.3)"
+(cd goclient && go build -o "$work/goclient" .)
+gateway_bin="${GATEWAY_BIN:-}"
+if [[ "$mode" == gateway && -z "$gateway_bin" ]]; then
+  log "building the gateway"
+  gateway_bin="$work/gateway"
+  (cd "$repo" && go build -o "$gateway_bin" ./cmd/gateway)
+fi
+
+# --- processes ---------------------------------------------------------------
+
+# wait_listening PID LOGFILE: waits until the process logs its JSON
+# readiness line ("msg":"listening" with an "addr" attribute) and prints
+# that address. Polls the log of a real external process with a deadline.
+wait_listening() {
+  local pid="$1" logfile="$2" deadline=$((SECONDS + 30)) addr
+  while ((SECONDS < deadline)); do
+    addr="$(grep -m1 '"msg":"listening"' "$logfile" 2>/dev/null \
+      | sed -n 's/.*"addr":"\([^"]*\)".*/\1/p' || true)"
+    if [[ -n "$addr" ]]; then
+      echo "$addr"
+      return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      log "process $pid exited before listening; log:"
+      tail -n 40 "$logfile" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  log "process $pid not listening after 30s; log:"
+  tail -n 40 "$logfile" >&2
+  return 1
+}
+
+# free_port prints a loopback port nobody listens on right now; the gateway
+# must know its public URL before it starts.
+free_port() {
+  node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+declare -A backend_url backend_dialect
+start_backend() { # NAME SCRIPT DIALECT
+  local name="$1" script="$2" logfile="$work/backend-$1.log" pid addr
+  node "agents/$script" >"$logfile" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  addr="$(wait_listening "$pid" "$logfile")"
+  backend_url[$name]="http://$addr/"
+  backend_dialect[$name]="$3"
+  log "backend $name ($3) at ${backend_url[$name]}"
+}
+
+declare -A gateway_url gateway_log
+start_gateway() { # BACKEND-NAME
+  local name="$1" port config logfile pid addr
+  port="$(free_port)"
+  config="$work/gateway-$name.yaml"
+  logfile="$work/gateway-$name.log"
+  cat >"$config" <<EOF
+listen: 127.0.0.1:$port
+agents:
+  - name: interop-$name
+    path: /
+    public_url: http://127.0.0.1:$port/
+    backend: {url: "${backend_url[$name]}", dialect: "${backend_dialect[$name]}"}
+EOF
+  "$gateway_bin" -config "$config" >"$logfile" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  addr="$(wait_listening "$pid" "$logfile")"
+  gateway_url[$name]="http://$addr/"
+  gateway_log[$name]="$logfile"
+  log "gateway for $name at ${gateway_url[$name]}"
+}
+
+# --- clients -----------------------------------------------------------------
+
+results="$work/results.txt"
+: >"$results"
+
+# run_client CLIENT BACKEND URL DIALECT [TAG]: runs every scenario of one
+# client SDK against URL and appends its result lines.
+run_client() {
+  local client="$1" backend="$2" url="$3" dialect="$4" tag="${5:-}" out="$work/out.txt" status=0
+  local args=(--url "$url" --client "$client" --backend "$backend" --backend-dialect "$dialect")
+  [[ -n "${INTEROP_ONLY:-}" ]] && args+=(--only "$INTEROP_ONLY")
+  [[ -n "$tag" ]] && args+=(--tag "$tag")
+  case "$client" in
+    js-0.2.5) timeout 300 node clients/client-025.mjs "${args[@]}" >"$out" 2>"$work/client.err" || status=$? ;;
+    js-0.3) timeout 300 node clients/client-03.mjs "${args[@]}" >"$out" 2>"$work/client.err" || status=$? ;;
+    js-1.0) timeout 300 node clients/client-10.mjs "${args[@]}" >"$out" 2>"$work/client.err" || status=$? ;;
+    go-0.3.3)
+      timeout 300 "$work/goclient" -url "$url" -client "$client" -backend "$backend" -backend-dialect "$dialect" \
+        ${INTEROP_ONLY:+-only "$INTEROP_ONLY"} ${tag:+-tag "$tag"} >"$out" 2>"$work/client.err" || status=$? ;;
+  esac
+  grep -E '^(PASS|FAIL) ' "$out" | while IFS= read -r line; do
+    mark_expected "$line"
+  done | tee -a "$results"
+  # A client that died without reporting is a failure of its own.
+  if ((status != 0)) && ! grep -q '^FAIL ' "$out"; then
+    echo "FAIL client=$client backend=$backend${tag:+ $tag} scenario=client-process exit status $status: $(tail -c 600 "$work/client.err" | tr '\n' ' ')" \
+      | tee -a "$results"
+  fi
+}
+
+# Known deviations of the SDK servers themselves, which only direct runs
+# see (the gateway is expected to absorb them). Evidence is in
+# clients/scenarios.mjs next to each scenario:
+#   history-length-send: the 0.x JS servers ignore historyLength on send.
+#   error-malformed-json: the 0.2.5 JS server (A2AExpressApp, express.json()
+#     without an error handler; node_modules/sdk025/dist/server/index.js
+#     line 756) answers malformed JSON with an HTML 400 page, not -32700.
+known_deviations=(
+  "backend=js-0.2.5 via=direct scenario=history-length-send"
+  "backend=js-0.3 via=direct scenario=history-length-send"
+  "backend=js-0.2.5 via=direct scenario=error-malformed-json"
+)
+
+# mark_expected rewrites a direct-mode FAIL of a known SDK deviation as
+# XFAIL, which the summary counts as passed.
+mark_expected() {
+  local line="$1" known
+  if [[ "$line" == FAIL* ]]; then
+    for known in "${known_deviations[@]}"; do
+      if [[ "$line" == *"$known"* ]]; then
+        echo "XFAIL${line#FAIL}"
+        return
+      fi
+    done
+  fi
+  echo "$line"
+}
+
+clients=(${INTEROP_CLIENTS:-js-0.2.5 js-0.3 js-1.0 go-0.3.3})
+backends=(${INTEROP_BACKENDS:-js-0.2.5 js-0.3 js-1.0})
+declare -A backend_script=([js-0.2.5]=backend-025.mjs [js-0.3]=backend-03.mjs [js-1.0]=backend-10.mjs)
+declare -A dialect_of=([js-0.2.5]=0.2.5 [js-0.3]=0.3 [js-1.0]=1.0 [go-0.3.3]=0.3)
+
+for backend in "${backends[@]}"; do
+  start_backend "$backend" "${backend_script[$backend]}" "${dialect_of[$backend]}"
+done
+
+if [[ "$mode" == direct ]]; then
+  for client in "${clients[@]}"; do
+    backend="js-${dialect_of[$client]}"
+    [[ -n "${backend_url[$backend]:-}" ]] || continue
+    run_client "$client" "$backend" "${backend_url[$backend]}" "${backend_dialect[$backend]}" via=direct
+  done
+else
+  for backend in "${backends[@]}"; do
+    start_gateway "$backend"
+  done
+  for backend in "${backends[@]}"; do
+    for client in "${clients[@]}"; do
+      run_client "$client" "$backend" "${gateway_url[$backend]}" "${backend_dialect[$backend]}"
+    done
+  done
+fi
+
+passed="$(grep -cE '^(PASS|XFAIL) ' "$results" || true)"
+failed="$(grep -c '^FAIL ' "$results" || true)"
+if ((failed > 0)) && [[ "$mode" == gateway ]]; then
+  for backend in "${backends[@]}"; do
+    log "last lines of the gateway log for $backend:"
+    tail -n 20 "${gateway_log[$backend]}" >&2 || true
+  done
+fi
+if ((passed + failed == 0)); then
+  failed=1
+  log "no scenario ran"
+fi
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,77 @@
+package legacyagent
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+)
+
+// validateUserMessage checks msg against the 0.2.5 schema's required fields
+// and the one role a client may send.
+func validateUserMessage(msg *message) error {
+	if msg == nil {
+		return errors.New("message: required")
+	}
+	if msg.Kind != kindMessage {
+		return fmt.Errorf("message.kind: must be %q, got %q", kindMessage, msg.Kind)
+	}
+	if msg.MessageID == "" {
+		return errors.New("message.messageId: required")
+	}
+	if msg.Role != roleUser {
+		return fmt.Errorf("message.role: must be %q, got %q", roleUser, msg.Role)
+	}
+	if len(msg.Parts) == 0 {
+		return errors.New("message.parts: must not be empty")
+	}
+	for i, p := range msg.Parts {
+		if err := validatePart(p); err != nil {
+			return fmt.Errorf("message.parts[%d].%w", i, err)
+		}
+	}
+	return nil
+}
+
+func validatePart(p part) error {
+	switch p.Kind {
+	case kindText:
+		if p.Text == nil {
+			return errors.New("text: required")
+		}
+	case kindFile:
+		if p.File == nil {
+			return errors.New("file: required")
+		}
+		if (p.File.Bytes == nil) == (p.File.URI == nil) {
+			return errors.New("file: exactly one of bytes and uri is required")
+		}
+	case kindData:
+		if p.Data == nil {
+			return errors.New("data: required")
+		}
+	default:
+		return fmt.Errorf("kind: must be %q, %q or %q, got %q", kindText, kindFile, kindData, p.Kind)
+	}
+	return nil
+}
+
+func validatePushConfig(c *pushConfig) error {
+	if c == nil {
+		return errors.New("pushNotificationConfig: required")
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("pushNotificationConfig.url: must be an absolute http or https URL, got %q", c.URL)
+	}
+	if c.Authentication != nil && len(c.Authentication.Schemes) == 0 {
+		return errors.New("pushNotificationConfig.authentication.schemes: must not be empty")
+	}
+	return nil
+}
+
+func validateHistoryLength(n *int) error {
+	if n != nil && *n < 0 {
+		return fmt.Errorf("historyLength: must not be negative, got %d", *n)
+	}
+	return nil
+}

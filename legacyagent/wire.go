@@ -1,0 +1,214 @@
+package legacyagent
+
+import (
+	"errors"
+	"strings"
+)
+
+// The structs below spell the A2A 0.2.5 JSON-RPC wire exactly as the 0.2.5
+// JSON schema (specification/json/a2a.json at tag v0.2.5) names it.
+
+// Discriminator values of the 0.2.5 "kind" field.
+const (
+	kindMessage        = "message"
+	kindTask           = "task"
+	kindStatusUpdate   = "status-update"
+	kindArtifactUpdate = "artifact-update"
+	kindText           = "text"
+	kindFile           = "file"
+	kindData           = "data"
+)
+
+// Message roles.
+const (
+	roleUser  = "user"
+	roleAgent = "agent"
+)
+
+// Task states (schema TaskState).
+const (
+	stateSubmitted     = "submitted"
+	stateWorking       = "working"
+	stateInputRequired = "input-required"
+	stateCompleted     = "completed"
+	stateCanceled      = "canceled"
+	stateFailed        = "failed"
+	stateRejected      = "rejected"
+	stateAuthRequired  = "auth-required"
+	stateUnknown       = "unknown"
+)
+
+// isTerminal reports whether no transition leaves state. The 0.2.5 state
+// table counts "unknown" among them.
+func isTerminal(state string) bool {
+	switch state {
+	case stateCompleted, stateCanceled, stateFailed, stateRejected, stateUnknown:
+		return true
+	}
+	return false
+}
+
+// isInterrupted reports whether state waits for the client.
+func isInterrupted(state string) bool {
+	return state == stateInputRequired || state == stateAuthRequired
+}
+
+// settled reports whether a blocking send returns and a stream cycle ends
+// at state.
+func settled(state string) bool { return isTerminal(state) || isInterrupted(state) }
+
+type message struct {
+	Kind             string     `json:"kind"`
+	MessageID        string     `json:"messageId"`
+	Role             string     `json:"role"`
+	Parts            []part     `json:"parts"`
+	ContextID        string     `json:"contextId,omitempty"`
+	TaskID           string     `json:"taskId,omitempty"`
+	ReferenceTaskIDs []string   `json:"referenceTaskIds,omitempty"`
+	Extensions       []string   `json:"extensions,omitempty"`
+	Metadata         jsonObject `json:"metadata,omitempty"`
+}
+
+// part is the union of TextPart, FilePart and DataPart, told apart by Kind.
+type part struct {
+	Kind     string       `json:"kind"`
+	Text     *string      `json:"text,omitempty"`
+	File     *fileContent `json:"file,omitempty"`
+	Data     jsonObject   `json:"data,omitempty"`
+	Metadata jsonObject   `json:"metadata,omitempty"`
+}
+
+// fileContent is FileWithBytes or FileWithUri: exactly one of Bytes and URI.
+type fileContent struct {
+	Bytes    *string `json:"bytes,omitempty"`
+	URI      *string `json:"uri,omitempty"`
+	MimeType string  `json:"mimeType,omitempty"`
+	Name     string  `json:"name,omitempty"`
+}
+
+type task struct {
+	Kind      string     `json:"kind"`
+	ID        string     `json:"id"`
+	ContextID string     `json:"contextId"`
+	Status    taskStatus `json:"status"`
+	Artifacts []artifact `json:"artifacts,omitempty"`
+	History   []message  `json:"history,omitempty"`
+	Metadata  jsonObject `json:"metadata,omitempty"`
+}
+
+type taskStatus struct {
+	State     string   `json:"state"`
+	Message   *message `json:"message,omitempty"`
+	Timestamp string   `json:"timestamp,omitempty"`
+}
+
+type artifact struct {
+	ArtifactID  string     `json:"artifactId"`
+	Name        string     `json:"name,omitempty"`
+	Description string     `json:"description,omitempty"`
+	Parts       []part     `json:"parts"`
+	Extensions  []string   `json:"extensions,omitempty"`
+	Metadata    jsonObject `json:"metadata,omitempty"`
+}
+
+type statusUpdateEvent struct {
+	Kind      string     `json:"kind"`
+	TaskID    string     `json:"taskId"`
+	ContextID string     `json:"contextId"`
+	Status    taskStatus `json:"status"`
+	// Final is required by the 0.2.5 schema, so it is written even when false.
+	Final    bool       `json:"final"`
+	Metadata jsonObject `json:"metadata,omitempty"`
+}
+
+type artifactUpdateEvent struct {
+	Kind      string     `json:"kind"`
+	TaskID    string     `json:"taskId"`
+	ContextID string     `json:"contextId"`
+	Artifact  artifact   `json:"artifact"`
+	Append    bool       `json:"append,omitempty"`
+	LastChunk bool       `json:"lastChunk,omitempty"`
+	Metadata  jsonObject `json:"metadata,omitempty"`
+}
+
+// pushConfig is the schema's PushNotificationConfig.
+type pushConfig struct {
+	ID             string    `json:"id,omitempty"`
+	URL            string    `json:"url"`
+	Token          string    `json:"token,omitempty"`
+	Authentication *pushAuth `json:"authentication,omitempty"`
+}
+
+// pushAuth is the schema's PushNotificationAuthenticationInfo.
+type pushAuth struct {
+	Schemes     []string `json:"schemes"`
+	Credentials string   `json:"credentials,omitempty"`
+}
+
+type taskPushConfig struct {
+	TaskID                 string      `json:"taskId"`
+	PushNotificationConfig *pushConfig `json:"pushNotificationConfig"`
+}
+
+// Method params (schema MessageSendParams, TaskQueryParams, ...).
+
+type messageSendParams struct {
+	Message       *message           `json:"message"`
+	Configuration *sendConfiguration `json:"configuration"`
+	Metadata      jsonObject         `json:"metadata"`
+}
+
+type sendConfiguration struct {
+	// AcceptedOutputModes is required by the 0.2.5 schema; nil means absent.
+	AcceptedOutputModes    []string    `json:"acceptedOutputModes"`
+	HistoryLength          *int        `json:"historyLength"`
+	Blocking               *bool       `json:"blocking"`
+	PushNotificationConfig *pushConfig `json:"pushNotificationConfig"`
+}
+
+type taskQueryParams struct {
+	ID            string     `json:"id"`
+	HistoryLength *int       `json:"historyLength"`
+	Metadata      jsonObject `json:"metadata"`
+}
+
+type taskIDParams struct {
+	ID       string     `json:"id"`
+	Metadata jsonObject `json:"metadata"`
+}
+
+// pushConfigParams serves get, list and delete: 0.2.5 names the task "id"
+// and the config "pushNotificationConfigId".
+type pushConfigParams struct {
+	ID                       string     `json:"id"`
+	PushNotificationConfigID string     `json:"pushNotificationConfigId"`
+	Metadata                 jsonObject `json:"metadata"`
+}
+
+// jsonObject is a JSON object kept as raw bytes: metadata and DataPart.data,
+// which the schema types as "object". Decoding rejects any other JSON value.
+type jsonObject []byte
+
+var errNotObject = errors.New("must be a JSON object")
+
+// UnmarshalJSON keeps an object verbatim and leaves null as nil.
+func (o *jsonObject) UnmarshalJSON(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if s == "null" {
+		*o = nil
+		return nil
+	}
+	if !strings.HasPrefix(s, "{") {
+		return errNotObject
+	}
+	*o = append((*o)[:0], s...)
+	return nil
+}
+
+// MarshalJSON writes the object as received.
+func (o jsonObject) MarshalJSON() ([]byte, error) {
+	if o == nil {
+		return []byte("null"), nil
+	}
+	return o, nil
+}

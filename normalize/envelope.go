@@ -1,0 +1,252 @@
+package normalize
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// MaxDepth bounds how deeply a document may nest. ProtoJSON parsers stop at
+// 100 as well; the bound also keeps recursive validation off deep stacks.
+const MaxDepth = 100
+
+// MaxIDBytes bounds a JSON-RPC id. Ids are echoed in every reply and event,
+// so a huge one would be a cheap amplifier.
+const MaxIDBytes = 256
+
+// Envelope is one JSON-RPC request, read and checked.
+type Envelope struct {
+	// ID is the request id exactly as the caller wrote it (a JSON string or
+	// number), echoed in every reply.
+	ID      []byte
+	Method  string
+	Dialect dialect.ID
+	Op      dialect.Op
+	// Params is the raw params value; nil when absent.
+	Params []byte
+}
+
+var envelopeKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
+
+// Valid reports whether b is one well-formed JSON document: UTF-8, nested at
+// most MaxDepth deep, and valid JSON.
+func Valid(b []byte) bool {
+	return utf8.Valid(b) && depthOK(b) && gjson.ValidBytes(b)
+}
+
+// depthOK scans for nesting depth without recursion, so it is safe before
+// any recursive parser sees the input.
+func depthOK(b []byte) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > MaxDepth {
+				return false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return true
+}
+
+// ParseRequest reads a JSON-RPC 2.0 request. On failure it returns an
+// *Error, and the Envelope holds whatever id and dialect could be read, so
+// the error can still be answered to the right request in the right dialect.
+func ParseRequest(body []byte) (Envelope, error) {
+	var env Envelope
+	if !Valid(body) {
+		return env, Errorf(dialect.ErrParse, "%s", invalidJSONReason(body))
+	}
+	root := parse(body)
+	if root.IsArray() {
+		return env, Errorf(dialect.ErrInvalidRequest, "batch requests are not supported: send one JSON-RPC request object per HTTP request")
+	}
+	if !root.IsObject() {
+		return env, Errorf(dialect.ErrInvalidRequest, "the body must be a JSON-RPC request object, got %s", typeName(root))
+	}
+	var m members
+	if err := collect(root, envelopeKeys, &m); err != nil {
+		return env, &Error{Kind: dialect.ErrInvalidRequest, Message: "invalid JSON-RPC request: " + err.Error(), Err: err}
+	}
+	v := &m.vals
+	if id := v[1]; id.Type == gjson.String || id.Type == gjson.Number {
+		if len(id.Raw) <= MaxIDBytes {
+			env.ID = []byte(id.Raw)
+		}
+	}
+	if meth := v[2]; meth.Type == gjson.String {
+		env.Method = meth.Str
+		env.Dialect = GuessDialect(meth.Str)
+	}
+	switch id := v[1]; {
+	case m.unknown:
+		return env, Errorf(dialect.ErrInvalidRequest, "invalid JSON-RPC request: only jsonrpc, id, method and params are allowed, got %s", unknownNames(root, envelopeKeys))
+	case v[0].Type != gjson.String || v[0].Str != "2.0":
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "jsonrpc" must be "2.0"`)
+	case !id.Exists():
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is required (notifications are not supported)`)
+	case id.Type != gjson.String && id.Type != gjson.Number:
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" must be a string or a number, got %s`, typeName(id))
+	case len(id.Raw) > MaxIDBytes:
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is longer than %d bytes`, MaxIDBytes)
+	case v[2].Type != gjson.String:
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "method" must be a string`)
+	}
+	d, op, ok := dialect.Lookup(env.Method)
+	if !ok {
+		return env, methodNotFound(env.Method)
+	}
+	env.Dialect, env.Op = d, op
+	if p := v[3]; p.Exists() {
+		if !p.IsObject() && p.Type != gjson.Null {
+			return env, Errorf(dialect.ErrInvalidParams, "invalid params: must be an object, got %s", typeName(p))
+		}
+		if p.IsObject() {
+			env.Params = body[p.Index : p.Index+len(p.Raw)]
+		}
+	} else if op != dialect.GetExtendedCard {
+		return env, Errorf(dialect.ErrInvalidParams, `invalid params: "params" is required for %s`, env.Method)
+	}
+	return env, nil
+}
+
+func methodNotFound(name string) *Error {
+	for _, r := range dialect.Retired {
+		if name == r {
+			return Errorf(dialect.ErrMethodNotFound, "method %q is not part of A2A 0.2.5, 0.3 or 1.0", name)
+		}
+	}
+	return Errorf(dialect.ErrMethodNotFound, "method %q not found: this agent speaks A2A 0.x (message/send, tasks/get, ...) and 1.0 (SendMessage, GetTask, ...)", truncate(name, 64))
+}
+
+// GuessDialect tells which dialect an unknown method name looks like, so an
+// error about it reads right to the caller: slash names are 0.x.
+func GuessDialect(method string) dialect.ID {
+	if d, _, ok := dialect.Lookup(method); ok {
+		return d
+	}
+	if strings.Contains(method, "/") {
+		return dialect.V03
+	}
+	return dialect.V10
+}
+
+func unknownNames(obj gjson.Result, specs []keySpec) string {
+	var names []string
+	obj.ForEach(func(k, _ gjson.Result) bool {
+		if i, _ := match(specs, k.Str); i < 0 {
+			names = append(names, `"`+truncate(k.Str, 32)+`"`)
+		}
+		return len(names) < 5
+	})
+	return strings.Join(names, ", ")
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func invalidJSONReason(b []byte) string {
+	switch {
+	case len(strings.TrimSpace(str(b))) == 0:
+		return "the request body is empty: send a JSON-RPC request object"
+	case !utf8.Valid(b):
+		return "the request body is not valid UTF-8"
+	case !depthOK(b):
+		return "the request body nests deeper than 100 levels"
+	}
+	return "the request body is not valid JSON"
+}
+
+// Reply is a backend's JSON-RPC response, read and checked.
+type Reply struct {
+	ID     []byte
+	Result []byte // nil when the reply is an error
+	Error  []byte // the error object; nil on success
+}
+
+var replyKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error", ""}}
+
+// ParseReply reads a backend's JSON-RPC response. Failures are *Error of
+// kind InvalidAgentResponse. A success without "result" (the Go 1.0 SDK
+// writes none for an empty one) reads as a null result.
+func ParseReply(body []byte) (Reply, error) {
+	var r Reply
+	if !Valid(body) {
+		return r, Errorf(dialect.ErrInvalidAgentResponse, "the agent's reply is not valid JSON")
+	}
+	root := parse(body)
+	var m members
+	if err := collect(root, replyKeys, &m); err != nil {
+		return r, &Error{Kind: dialect.ErrInvalidAgentResponse, Message: "the agent's reply is not a JSON-RPC response: " + err.Error(), Err: err}
+	}
+	v := &m.vals
+	if v[0].Str != "2.0" {
+		return r, Errorf(dialect.ErrInvalidAgentResponse, `the agent's reply is not a JSON-RPC 2.0 response ("jsonrpc" is not "2.0")`)
+	}
+	r.ID = []byte(v[1].Raw)
+	switch res, e := v[2], v[3]; {
+	case res.Exists() && e.Exists():
+		return r, Errorf(dialect.ErrInvalidAgentResponse, `the agent's reply has both "result" and "error"`)
+	case e.Exists():
+		if !e.IsObject() || e.Get("code").Type != gjson.Number {
+			return r, Errorf(dialect.ErrInvalidAgentResponse, `the agent's reply has an "error" that is not a JSON-RPC error object`)
+		}
+		r.Error = body[e.Index : e.Index+len(e.Raw)]
+	case res.Exists():
+		r.Result = body[res.Index : res.Index+len(res.Raw)]
+	default:
+		r.Result = []byte("null")
+	}
+	return r, nil
+}
+
+// AppendResult appends a JSON-RPC success response.
+func AppendResult(dst, id, result []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = appendID(dst, id)
+	dst = append(dst, `,"result":`...)
+	dst = append(dst, result...)
+	return append(dst, '}')
+}
+
+// AppendErrorResponse appends a JSON-RPC error response around the error
+// object obj.
+func AppendErrorResponse(dst, id, obj []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = appendID(dst, id)
+	dst = append(dst, `,"error":`...)
+	dst = append(dst, obj...)
+	return append(dst, '}')
+}
+
+func appendID(dst, id []byte) []byte {
+	if len(id) == 0 {
+		return append(dst, "null"...)
+	}
+	return append(dst, id...)
+}

@@ -1,0 +1,167 @@
+package normalize
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// AppendError appends the JSON-RPC error object for e in dialect d. 1.0
+// carries details as an array of ProtoJSON Any (here one ErrorInfo); 0.x as
+// a plain data object.
+func AppendError(dst []byte, d dialect.ID, e *Error) []byte {
+	row := e.Kind.Error()
+	msg := e.Message
+	if msg == "" {
+		msg = row.Message
+	}
+	dst = append(dst, `{"code":`...)
+	dst = strconv.AppendInt(dst, int64(row.Code), 10)
+	dst = append(dst, `,"message":`...)
+	dst = gjson.AppendJSONString(dst, msg)
+	if d == dialect.V10 {
+		dst = append(dst, `,"data":[{"@type":"`+dialect.ErrorInfoType+`","reason":"`...)
+		dst = append(dst, row.Reason...)
+		dst = append(dst, `","domain":"`+dialect.Domain+`"`...)
+		if len(e.Metadata) > 0 {
+			dst = append(dst, `,"metadata":`...)
+			dst = appendKVs(dst, e.Metadata)
+		}
+		dst = append(dst, "}]"...)
+	} else if len(e.Metadata) > 0 {
+		dst = append(dst, `,"data":`...)
+		dst = appendKVs(dst, e.Metadata)
+	}
+	return append(dst, '}')
+}
+
+func appendKVs(dst []byte, kvs []KV) []byte {
+	dst = append(dst, '{')
+	for i, kv := range kvs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = gjson.AppendJSONString(dst, kv.Key)
+		dst = append(dst, ':')
+		dst = gjson.AppendJSONString(dst, kv.Value)
+	}
+	return append(dst, '}')
+}
+
+// ErrorObject translates a backend's JSON-RPC error object from dialect
+// from into to. Code and message are kept (A2A kept the codes when it renamed
+// the errors); only data changes shape: a 0.x data object becomes the
+// metadata of a 1.0 ErrorInfo (values stringified, as map<string,string>
+// requires), and an ErrorInfo's metadata becomes 0.x data.
+func ErrorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
+	root := parse(obj)
+	code := root.Get("code")
+	if code.Type != gjson.Number || code.Num != float64(int64(code.Num)) {
+		return nil, Errorf(dialect.ErrInvalidAgentResponse, "the agent's error has no integer code")
+	}
+	msg := root.Get("message")
+	data := root.Get("data")
+	dataIsDetails := data.IsArray() && detailsOnly(data)
+	if msg.Type == gjson.String && (!data.Exists() || dataIsDetails == (to == dialect.V10)) {
+		return obj, nil
+	}
+	w := getWriter()
+	defer w.release()
+	w.open('{')
+	w.key("code")
+	w.raw(code.Raw)
+	w.key("message")
+	if msg.Type == gjson.String {
+		w.raw(msg.Raw)
+	} else if row, ok := dialect.ErrorByCode(int(code.Num)); ok {
+		w.string(row.Message)
+	} else {
+		w.string("Error")
+	}
+	if data.Exists() {
+		if to == dialect.V10 {
+			errorDetailsV10(w, int(code.Num), data, dataIsDetails)
+		} else {
+			errorDataV03(w, data, dataIsDetails)
+		}
+	}
+	w.close('}')
+	return w.bytes(), nil
+}
+
+// detailsOnly reports whether every element of arr is a ProtoJSON Any.
+func detailsOnly(arr gjson.Result) bool {
+	ok := true
+	arr.ForEach(func(_, v gjson.Result) bool {
+		ok = v.IsObject() && v.Get(`@type`).Type == gjson.String
+		return ok
+	})
+	return ok
+}
+
+func errorDetailsV10(w *writer, code int, data gjson.Result, isDetails bool) {
+	w.key("data")
+	if isDetails {
+		w.raw(data.Raw)
+		return
+	}
+	reason := "UNKNOWN"
+	if row, ok := dialect.ErrorByCode(code); ok {
+		reason = row.Reason
+	}
+	w.raw(`[{"@type":"` + dialect.ErrorInfoType + `","reason":"`)
+	w.raw(reason)
+	w.raw(`","domain":"` + dialect.Domain + `","metadata":{`)
+	if data.IsObject() {
+		data.ForEach(func(k, v gjson.Result) bool {
+			w.rawKey(k)
+			stringValue(w, v)
+			return true
+		})
+	} else {
+		w.key("detail")
+		stringValue(w, data)
+	}
+	w.raw("}}]")
+}
+
+// stringValue writes v as a JSON string: strings as they are, anything else
+// as its JSON text.
+func stringValue(w *writer, v gjson.Result) {
+	if v.Type == gjson.String {
+		w.raw(v.Raw)
+		return
+	}
+	w.string(v.Raw)
+}
+
+func errorDataV03(w *writer, data gjson.Result, isDetails bool) {
+	if !isDetails {
+		w.key("data")
+		w.raw(data.Raw)
+		return
+	}
+	// Keep only what a 0.x client can use: the ErrorInfo metadata. Other
+	// details (BadRequest field violations...) have no 0.x shape; they travel
+	// on as they are when there is no ErrorInfo to stand for them.
+	var meta gjson.Result
+	others := false
+	data.ForEach(func(_, v gjson.Result) bool {
+		if v.Get(`@type`).Str == dialect.ErrorInfoType {
+			meta = v.Get("metadata")
+		} else {
+			others = true
+		}
+		return true
+	})
+	switch {
+	case meta.IsObject() && !isEmptyObject(meta):
+		w.key("data")
+		w.raw(meta.Raw)
+	case others:
+		w.key("data")
+		w.raw(data.Raw)
+	}
+}

@@ -1,0 +1,295 @@
+package normalize
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// Kind is what a send result or stream event carries.
+type Kind uint8
+
+const (
+	KindNone Kind = iota
+	KindTask
+	KindMessage
+	KindStatusUpdate
+	KindArtifactUpdate
+)
+
+var kindNames = [...]string{"none", "task", "message", "status_update", "artifact_update"}
+
+// String returns a snake_case name, safe as a metric label value.
+func (k Kind) String() string { return kindNames[k] }
+
+// payload finds what a send result or stream event carries, in either
+// dialect: a 0.x object discriminated by "kind", or a 1.0 one-key wrapper.
+func payload(result gjson.Result) (Kind, gjson.Result, error) {
+	if !result.IsObject() {
+		return KindNone, result, fail("must be an object, got %s", typeName(result))
+	}
+	if k := result.Get("kind"); k.Exists() {
+		for i, p := range dialect.EventKinds {
+			if k.Str == p.V03 {
+				return Kind(i + 1), result, nil
+			}
+		}
+		return KindNone, result, at(fail("unknown kind %s (want task, message, status-update or artifact-update)", k.Raw), "kind")
+	}
+	var kind Kind
+	var inner gjson.Result
+	n := 0
+	var err error
+	result.ForEach(func(k, v gjson.Result) bool {
+		n++
+		switch k.Str {
+		case "task":
+			kind = KindTask
+		case "message":
+			kind = KindMessage
+		case "statusUpdate", "status_update":
+			kind = KindStatusUpdate
+		case "artifactUpdate", "artifact_update":
+			kind = KindArtifactUpdate
+		default:
+			err = fail("has member %q: want exactly one of task, message, statusUpdate or artifactUpdate", k.Str)
+			return false
+		}
+		inner = v
+		return true
+	})
+	switch {
+	case err != nil:
+		return KindNone, result, err
+	case n != 1:
+		return KindNone, result, fail("must hold exactly one of task, message, statusUpdate or artifactUpdate (or a 0.x kind)")
+	}
+	return kind, inner, nil
+}
+
+// EventInfo is what the gateway needs to know about a stream event or send
+// result, whichever dialect spelled it.
+type EventInfo struct {
+	Kind      Kind
+	TaskID    string
+	ContextID string
+	State     string // 1.0 task state name; "" for messages and artifact updates
+	// Final is the 0.x final flag when the event carried one.
+	Final, HasFinal bool
+}
+
+// Inspect reads an event or send result without translating it.
+func Inspect(result []byte) (EventInfo, error) {
+	kind, inner, err := payload(parse(result))
+	if err != nil {
+		return EventInfo{}, err
+	}
+	info := EventInfo{Kind: kind}
+	switch kind {
+	case KindTask:
+		info.TaskID = inner.Get("id").Str
+		info.ContextID = firstOf(inner, "contextId", "context_id").Str
+		info.State = StateV10(inner.Get("status.state"))
+	case KindMessage:
+		info.TaskID = firstOf(inner, "taskId", "task_id").Str
+		info.ContextID = firstOf(inner, "contextId", "context_id").Str
+	case KindStatusUpdate, KindArtifactUpdate:
+		info.TaskID = firstOf(inner, "taskId", "task_id").Str
+		info.ContextID = firstOf(inner, "contextId", "context_id").Str
+		if kind == KindStatusUpdate {
+			info.State = StateV10(inner.Get("status.state"))
+			if f := inner.Get("final"); f.IsBool() {
+				info.Final, info.HasFinal = f.Bool(), true
+			}
+		}
+	}
+	return info, nil
+}
+
+func firstOf(obj gjson.Result, keys ...string) gjson.Result {
+	for _, k := range keys {
+		if v := obj.Get(k); v.Exists() {
+			return v
+		}
+	}
+	return gjson.Result{}
+}
+
+// event writes a send result or stream event in dialect to. final is the 0.x
+// final flag to write on a status update that does not carry one.
+func (c *conv) event(result gjson.Result, to dialect.ID, final bool) error {
+	kind, inner, err := payload(result)
+	if err != nil {
+		return err
+	}
+	w := c.w
+	wrapped := inner.Index != result.Index || inner.Raw != result.Raw
+	if (to == dialect.V10) != wrapped {
+		w.changed = true
+	}
+	if to == dialect.V10 {
+		w.open('{')
+		w.key(dialect.EventKinds[kind-1].V10)
+	}
+	switch kind {
+	case KindTask:
+		err = c.task(inner, to)
+	case KindMessage:
+		err = c.message(inner, to)
+	case KindStatusUpdate:
+		err = c.statusUpdate(inner, to, final)
+	case KindArtifactUpdate:
+		err = c.artifactUpdate(inner, to)
+	}
+	if err != nil {
+		if wrapped {
+			return at(err, dialect.EventKinds[kind-1].V10)
+		}
+		return err
+	}
+	if to == dialect.V10 {
+		w.close('}')
+	}
+	return nil
+}
+
+const (
+	uKind = iota
+	uTaskID
+	uContextID
+	uStatus
+	uArtifact
+	uAppend
+	uLastChunk
+	uFinal
+	uMetadata
+)
+
+var updateKeys = []keySpec{
+	uKind:      {"kind", ""},
+	uTaskID:    {"taskId", "task_id"},
+	uContextID: {"contextId", "context_id"},
+	uStatus:    {"status", ""},
+	uArtifact:  {"artifact", ""},
+	uAppend:    {"append", ""},
+	uLastChunk: {"lastChunk", "last_chunk"},
+	uFinal:     {"final", ""},
+	uMetadata:  {"metadata", ""},
+}
+
+// update reads the members common to status and artifact updates and
+// writes the head of the object: kind, taskId, contextId.
+func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind string) error {
+	if err := collect(obj, updateKeys, m); err != nil {
+		return err
+	}
+	v := &m.vals
+	if err := requireString(v[uTaskID], "taskId"); err != nil {
+		return err
+	}
+	if ctx := v[uContextID]; ctx.Exists() {
+		if err := wantString(ctx, "contextId"); err != nil {
+			return err
+		}
+	}
+	if err := wantObject(v[uMetadata], "metadata"); err != nil {
+		return err
+	}
+	w := c.w
+	w.changed = w.changed || m.renamed
+	w.open('{')
+	if to == dialect.V03 {
+		w.key("kind")
+		w.quoted(kind)
+	}
+	w.key("taskId")
+	w.raw(v[uTaskID].Raw)
+	if ctx := v[uContextID]; ctx.Exists() {
+		w.key("contextId")
+		w.raw(ctx.Raw)
+	} else {
+		// Required in both dialects; a 1.0 writer omits it when empty.
+		w.key("contextId")
+		w.raw(`""`)
+		w.changed = true
+	}
+	return nil
+}
+
+func (c *conv) statusUpdate(obj gjson.Result, to dialect.ID, final bool) error {
+	var m members
+	if err := c.updateHead(obj, &m, to, "status-update"); err != nil {
+		return err
+	}
+	v := &m.vals
+	if v[uArtifact].Exists() || v[uAppend].Exists() || v[uLastChunk].Exists() {
+		return fail("a status update carries no artifact, append or lastChunk")
+	}
+	w := c.w
+	if !v[uStatus].Exists() {
+		return at(fail("is required"), "status")
+	}
+	w.key("status")
+	if err := c.status(v[uStatus], to); err != nil {
+		return at(err, "status")
+	}
+	f := v[uFinal]
+	if err := wantBool(f, "final"); err != nil {
+		return err
+	}
+	if to == dialect.V03 {
+		w.key("final")
+		if f.Exists() {
+			w.raw(f.Raw)
+		} else {
+			w.bool(final)
+			w.changed = true
+		}
+	} else if f.Exists() {
+		w.changed = true
+	}
+	c.updateTail(obj, &m)
+	return nil
+}
+
+func (c *conv) artifactUpdate(obj gjson.Result, to dialect.ID) error {
+	var m members
+	if err := c.updateHead(obj, &m, to, "artifact-update"); err != nil {
+		return err
+	}
+	v := &m.vals
+	if v[uStatus].Exists() || v[uFinal].Exists() {
+		return fail("an artifact update carries no status or final")
+	}
+	if !v[uArtifact].Exists() {
+		return at(fail("is required"), "artifact")
+	}
+	w := c.w
+	w.key("artifact")
+	if err := c.artifact(v[uArtifact], to); err != nil {
+		return at(err, "artifact")
+	}
+	for _, i := range []int{uAppend, uLastChunk} {
+		if x := v[i]; x.Exists() {
+			if err := wantBool(x, updateKeys[i].camel); err != nil {
+				return err
+			}
+			w.key(updateKeys[i].camel)
+			w.raw(x.Raw)
+		}
+	}
+	c.updateTail(obj, &m)
+	return nil
+}
+
+func (c *conv) updateTail(obj gjson.Result, m *members) {
+	w := c.w
+	if md := m.vals[uMetadata]; md.Exists() {
+		w.key("metadata")
+		w.raw(md.Raw)
+	}
+	if m.unknown {
+		w.unknownMembers(obj, updateKeys)
+	}
+	w.close('}')
+}

@@ -1,0 +1,334 @@
+package normalize
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected side of golden files")
+
+// goldenDirs are the testdata directories this driver owns, each translated
+// by its own entry point (see translateGolden).
+var goldenDirs = []string{"request", "result", "event", "error"}
+
+// golden is one translation case from testdata: in is read in dialect from,
+// want is the expected output in dialect to, or wantErr a substring of the
+// expected error.
+type golden struct {
+	name     string
+	dir      string
+	from, to dialect.ID
+	in       string // file
+	want     string // file; "" with wantErr
+	wantErr  string
+	// pair is true when in and want are the two sides of one equivalent
+	// message, so both are canonical in their dialect.
+	pair bool
+}
+
+// goldenCases pairs the files of one testdata directory:
+//
+//	x.v03.json + x.v10.json      equivalent in both dialects, tested both ways
+//	x.v03.json + x.to-v10.json   one way (lossy), likewise x.v10.json + x.to-v03.json
+//	x.v10.json + x.to-v10.json   a 1.0 input that is not canonical, normalized
+//	x.vNN.json + x.err           invalid; x.err holds an error substring expected
+//	                             when translating to the other dialect
+//
+// One input may have several of these (a .to-v10 and a .to-v03, or a
+// .to-v10 and an .err when only the 0.x target fails).
+func goldenCases(t *testing.T, dir string) []golden {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.v*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files in testdata/%s", dir)
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	var cases []golden
+	for _, f := range files {
+		var base string
+		var from, other dialect.ID
+		switch {
+		case strings.HasSuffix(f, ".v03.json"):
+			base, from, other = strings.TrimSuffix(f, ".v03.json"), dialect.V03, dialect.V10
+		case strings.HasSuffix(f, ".v10.json"):
+			base, from, other = strings.TrimSuffix(f, ".v10.json"), dialect.V10, dialect.V03
+		default:
+			continue
+		}
+		add := func(to dialect.ID, g golden) {
+			g.name = filepath.Base(base) + "." + from.String() + "-to-" + to.String()
+			g.dir, g.from, g.to, g.in = dir, from, to, f
+			cases = append(cases, g)
+		}
+		pair := base + "." + fileTag(other) + ".json"
+		found := false
+		if exists(pair) {
+			add(other, golden{want: pair, pair: true})
+			found = true
+		}
+		for _, to := range []dialect.ID{dialect.V10, dialect.V03} {
+			oneWay := base + ".to-" + fileTag(to) + ".json"
+			if exists(oneWay) && !(to == other && exists(pair)) {
+				add(to, golden{want: oneWay})
+				found = true
+			}
+		}
+		if e := base + ".err"; exists(e) && !exists(pair) && !exists(base+".to-"+fileTag(other)+".json") {
+			b, _ := os.ReadFile(e)
+			add(other, golden{wantErr: strings.TrimSpace(string(b))})
+			found = true
+		}
+		if !found {
+			t.Errorf("%s has no counterpart (.v03/.v10, .to-v03/.to-v10 or .err)", f)
+		}
+	}
+	return cases
+}
+
+// fileTag is how golden file names spell dialect d.
+func fileTag(d dialect.ID) string {
+	if d == dialect.V03 {
+		return "v03"
+	}
+	return "v10"
+}
+
+func goldenFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSpace(b)
+}
+
+// jsonEqual compares two documents as JSON values, numbers kept exact.
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func indent(b []byte) string {
+	var out bytes.Buffer
+	if json.Indent(&out, b, "", "  ") != nil {
+		return string(b)
+	}
+	return out.String()
+}
+
+func checkGolden(t *testing.T, g golden, got []byte, err error) {
+	t.Helper()
+	if g.wantErr != "" {
+		if err == nil {
+			t.Fatalf("want error containing %q, got success:\n%s", g.wantErr, got)
+		}
+		if !strings.Contains(err.Error(), g.wantErr) {
+			t.Fatalf("want error containing %q, got %q", g.wantErr, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("translate %s: %v", g.in, err)
+	}
+	if !json.Valid(got) {
+		t.Fatalf("output is not valid JSON:\n%s", got)
+	}
+	want := goldenFile(t, g.want)
+	if *update && strings.Contains(g.want, ".to-") {
+		if err := os.WriteFile(g.want, append([]byte(indent(got)), '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !jsonEqual(want, got) {
+		t.Errorf("%s -> %s mismatch\nwant (%s):\n%s\ngot:\n%s", g.in, g.to, g.want, indent(want), indent(got))
+	}
+}
+
+// opFromName reads the operation from a result file name: get_task.x.v03.json.
+func opFromName(file string) (dialect.Op, bool) {
+	name := filepath.Base(file)
+	for _, op := range dialect.Ops {
+		if strings.HasPrefix(name, op.String()+".") {
+			return op, true
+		}
+	}
+	return dialect.OpUnknown, false
+}
+
+// translateGolden runs the entry point of dir on in. part is the slice of
+// in that the translator read (a request's params) and out what it
+// returned for it, so callers can tell a pass-through by identity; doc is
+// the whole translated document, compared with the golden file.
+func translateGolden(dir, file string, from, to dialect.ID, in []byte) (part, out, doc []byte, err error) {
+	switch dir {
+	case "request":
+		env, err := ParseRequest(in)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if env.Dialect != from {
+			return nil, nil, nil, errors.New("method " + env.Method + " detected as " + env.Dialect.String() + ", file says " + from.String())
+		}
+		params, _, err := Params(env.Op, env.Dialect, to, env.Params)
+		if err != nil {
+			return env.Params, nil, nil, err
+		}
+		method, _ := dialect.MethodName(to, env.Op)
+		doc = []byte(`{"jsonrpc":"2.0","id":` + string(env.ID) + `,"method":"` + method + `"`)
+		if params != nil {
+			doc = append(append(doc, `,"params":`...), params...)
+		}
+		return env.Params, params, append(doc, '}'), nil
+	case "result":
+		op, ok := opFromName(file)
+		if !ok {
+			return nil, nil, nil, errors.New(file + ": file name does not start with an operation name")
+		}
+		out, err = Result(op, from, to, in)
+	case "event":
+		out, err = Event(from, to, in, strings.Contains(filepath.Base(file), "final"))
+	case "error":
+		out, err = ErrorObject(from, to, in)
+	default:
+		return nil, nil, nil, errors.New("unknown golden directory " + dir)
+	}
+	return in, out, out, err
+}
+
+func runGolden(t *testing.T, dir string) {
+	for _, g := range goldenCases(t, dir) {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			_, _, got, err := translateGolden(g.dir, g.in, g.from, g.to, goldenFile(t, g.in))
+			if g.wantErr != "" && isUnsupported(err) && !strings.Contains(err.Error(), g.wantErr) {
+				// The target cannot express the operation at all (ListTasks
+				// in 0.x); the input's own dialect shows what is wrong.
+				_, _, got, err = translateGolden(g.dir, g.in, g.from, g.from, goldenFile(t, g.in))
+			}
+			checkGolden(t, g, got, err)
+		})
+	}
+}
+
+func isUnsupported(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == dialect.ErrUnsupportedOperation
+}
+
+func TestGoldenRequests(t *testing.T) { runGolden(t, "request") }
+
+func TestGoldenResults(t *testing.T) { runGolden(t, "result") }
+
+func TestGoldenEvents(t *testing.T) { runGolden(t, "event") }
+
+func TestGoldenErrors(t *testing.T) { runGolden(t, "error") }
+
+// TestGoldenCanonicalPassThrough checks that every canonical 1.0 document in
+// testdata (the 1.0 side of a pair, every .to-v10 file) translates 1.0 to
+// 1.0 as the very slice it was given: same-dialect traffic is not copied.
+func TestGoldenCanonicalPassThrough(t *testing.T) {
+	for _, dir := range goldenDirs {
+		seen := map[string]bool{}
+		for _, g := range goldenCases(t, dir) {
+			var file string
+			switch {
+			case g.pair && g.from == dialect.V10:
+				file = g.in
+			case g.want != "" && g.to == dialect.V10:
+				file = g.want
+			}
+			if file == "" || seen[file] {
+				continue
+			}
+			seen[file] = true
+			t.Run(dir+"/"+filepath.Base(file), func(t *testing.T) {
+				t.Parallel()
+				part, out, _, err := translateGolden(dir, file, dialect.V10, dialect.V10, goldenFile(t, file))
+				if err != nil {
+					t.Fatalf("translate 1.0 to 1.0: %v", err)
+				}
+				if !sameSlice(part, out) {
+					t.Errorf("1.0 to 1.0 copied a canonical document\n in: %s\nout: %s", part, out)
+				}
+			})
+		}
+	}
+}
+
+// TestGoldenIdempotent translates every golden output again within its own
+// dialect: the gateway's output must already be what it would write, so a
+// second pass changes nothing. For 1.0 that means the same slice back.
+func TestGoldenIdempotent(t *testing.T) {
+	for _, dir := range goldenDirs {
+		for _, g := range goldenCases(t, dir) {
+			if g.wantErr != "" {
+				continue
+			}
+			t.Run(dir+"/"+g.name, func(t *testing.T) {
+				t.Parallel()
+				_, _, first, err := translateGolden(dir, g.in, g.from, g.to, goldenFile(t, g.in))
+				if err != nil {
+					t.Fatalf("first pass: %v", err)
+				}
+				part, out, second, err := translateGolden(dir, g.in, g.to, g.to, first)
+				if err != nil {
+					t.Fatalf("second pass (%s to %s): %v\ninput: %s", g.to, g.to, err, first)
+				}
+				if !jsonEqual(first, second) {
+					t.Errorf("second pass changed the output\nfirst:  %s\nsecond: %s", first, second)
+				}
+				if !sameSlice(part, out) {
+					t.Errorf("second pass (%s to %s) copied the document instead of passing it through\n%s", g.to, g.to, first)
+				}
+			})
+		}
+	}
+}
+
+// TestGoldenInvalidInEveryDirection checks that an invalid input is refused
+// whatever the target, same-dialect pass-through included: validation must
+// not be skipped when nothing needs rewriting. Unsupported operations are
+// about the target, not the input, and are left out.
+func TestGoldenInvalidInEveryDirection(t *testing.T) {
+	for _, dir := range goldenDirs {
+		for _, g := range goldenCases(t, dir) {
+			if g.wantErr == "" {
+				continue
+			}
+			t.Run(dir+"/"+g.name, func(t *testing.T) {
+				t.Parallel()
+				in := goldenFile(t, g.in)
+				if _, _, _, err := translateGolden(dir, g.in, g.from, g.to, in); isUnsupported(err) && strings.Contains(err.Error(), g.wantErr) {
+					t.Skip("the input is valid; only its target dialect lacks the operation")
+				}
+				_, _, got, err := translateGolden(dir, g.in, g.from, g.from, in)
+				checkGolden(t, golden{in: g.in, wantErr: g.wantErr}, got, err)
+			})
+		}
+	}
+}
+
+// sameSlice reports whether out is in itself, not a copy: nil for nil, or
+// the same first byte and length.
+func sameSlice(in, out []byte) bool {
+	if len(in) == 0 || len(out) == 0 {
+		return len(in) == len(out) && (in == nil) == (out == nil)
+	}
+	return &in[0] == &out[0] && len(in) == len(out)
+}

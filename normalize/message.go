@@ -1,0 +1,199 @@
+package normalize
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// conv is one translation: where the output goes and what the input was.
+type conv struct {
+	w *writer
+	// from is the dialect the input was sent in. Most members read the same
+	// whichever dialect wrote them; from decides the few that do not
+	// (historyLength 0, the push config "id", compat-wrapped data).
+	from dialect.ID
+}
+
+const (
+	mKind = iota
+	mMessageID
+	mRole
+	mParts
+	mContextID
+	mTaskID
+	mReferenceTaskIDs
+	mExtensions
+	mMetadata
+)
+
+var messageKeys = []keySpec{
+	mKind:             {"kind", ""},
+	mMessageID:        {"messageId", "message_id"},
+	mRole:             {"role", ""},
+	mParts:            {"parts", ""},
+	mContextID:        {"contextId", "context_id"},
+	mTaskID:           {"taskId", "task_id"},
+	mReferenceTaskIDs: {"referenceTaskIds", "reference_task_ids"},
+	mExtensions:       {"extensions", ""},
+	mMetadata:         {"metadata", ""},
+}
+
+// readMessage collects and validates a Message in either dialect.
+func readMessage(obj gjson.Result, m *members) error {
+	if err := collect(obj, messageKeys, m); err != nil {
+		return err
+	}
+	if k := m.vals[mKind]; k.Exists() && k.Str != "message" {
+		return at(fail("must be \"message\" in a message, got %s", k.Raw), "kind")
+	}
+	if err := requireString(m.vals[mMessageID], "messageId"); err != nil {
+		return err
+	}
+	if !m.vals[mRole].Exists() {
+		return at(fail("is required (\"user\" or \"agent\")"), "role")
+	}
+	parts := m.vals[mParts]
+	if !parts.Exists() {
+		return at(fail("is required and must hold at least one part"), "parts")
+	}
+	if err := wantArray(parts, "parts"); err != nil {
+		return err
+	}
+	if isEmptyArray(parts) {
+		return at(fail("must hold at least one part"), "parts")
+	}
+	for _, i := range []int{mContextID, mTaskID} {
+		if v := m.vals[i]; v.Exists() {
+			if err := wantString(v, messageKeys[i].camel); err != nil {
+				return err
+			}
+		}
+	}
+	if err := wantStringArray(m.vals[mReferenceTaskIDs], "referenceTaskIds"); err != nil {
+		return err
+	}
+	if err := wantStringArray(m.vals[mExtensions], "extensions"); err != nil {
+		return err
+	}
+	return wantObject(m.vals[mMetadata], "metadata")
+}
+
+func isEmptyArray(v gjson.Result) bool {
+	empty := true
+	v.ForEach(func(_, _ gjson.Result) bool { empty = false; return false })
+	return empty
+}
+
+// roleOf reads a role in either spelling, or as its proto number.
+func roleOf(v gjson.Result) (dialect.Pair, error) {
+	switch v.Type {
+	case gjson.String:
+		for _, p := range dialect.Roles {
+			if (v.Str == p.V03 && p.V03 != "") || v.Str == p.V10 {
+				return p, nil
+			}
+		}
+	case gjson.Number:
+		if p, ok := dialect.ByNumber(dialect.Roles, int(v.Num)); ok && float64(p.Number) == v.Num {
+			return p, nil
+		}
+	}
+	return dialect.Pair{}, at(fail("unknown role %s (want \"user\" or \"agent\")", v.Raw), "role")
+}
+
+// message writes the Message obj in dialect to.
+func (c *conv) message(obj gjson.Result, to dialect.ID) error {
+	var m members
+	if err := readMessage(obj, &m); err != nil {
+		return err
+	}
+	return c.writeMessage(obj, &m, to)
+}
+
+func (c *conv) writeMessage(obj gjson.Result, m *members, to dialect.ID) error {
+	w := c.w
+	role, err := roleOf(m.vals[mRole])
+	if err != nil {
+		return err
+	}
+	w.open('{')
+	if to == dialect.V03 {
+		w.key("kind")
+		w.quoted("message")
+		if !m.vals[mKind].Exists() {
+			w.changed = true
+		}
+	} else if m.vals[mKind].Exists() {
+		w.changed = true
+	}
+	w.changed = w.changed || m.renamed
+	w.key("messageId")
+	w.raw(m.vals[mMessageID].Raw)
+	if v := m.vals[mContextID]; v.Exists() {
+		w.key("contextId")
+		w.raw(v.Raw)
+	}
+	if v := m.vals[mTaskID]; v.Exists() {
+		w.key("taskId")
+		w.raw(v.Raw)
+	}
+	w.key("role")
+	c.enum(m.vals[mRole], role, to)
+	w.key("parts")
+	if err := c.parts(m.vals[mParts], to); err != nil {
+		return at(err, "parts")
+	}
+	for _, i := range []int{mMetadata, mExtensions, mReferenceTaskIDs} {
+		if v := m.vals[i]; v.Exists() {
+			w.key(messageKeys[i].camel)
+			w.raw(v.Raw)
+		}
+	}
+	if m.unknown {
+		w.unknownMembers(obj, messageKeys)
+	}
+	w.close('}')
+	return nil
+}
+
+// enum writes p in dialect to, noting a change when the input spelled it
+// otherwise. 0.x has no spelling for some 1.0 values; those become "unknown"
+// as the SDK compat layers write them.
+func (c *conv) enum(in gjson.Result, p dialect.Pair, to dialect.ID) {
+	out := p.V10
+	if to == dialect.V03 {
+		out = p.V03
+		if out == "" {
+			out = "unknown"
+			if p.V10 == "ROLE_UNSPECIFIED" {
+				out = "agent"
+			}
+		}
+	}
+	if in.Type != gjson.String || in.Str != out {
+		c.w.changed = true
+	}
+	c.w.quoted(out)
+}
+
+// messages writes an array of messages (a task's history).
+func (c *conv) messages(arr gjson.Result, to dialect.ID) error {
+	if err := wantArray(arr, ""); err != nil {
+		return err
+	}
+	c.w.open('[')
+	var err error
+	i := 0
+	arr.ForEach(func(_, v gjson.Result) bool {
+		c.w.elem()
+		if err = c.message(v, to); err != nil {
+			err = atIndex(err, i)
+			return false
+		}
+		i++
+		return true
+	})
+	c.w.close(']')
+	return err
+}

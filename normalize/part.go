@@ -1,0 +1,343 @@
+package normalize
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+const (
+	pKind = iota
+	pText
+	pRaw
+	pURL
+	pData
+	pFile
+	pMetadata
+	pFilename
+	pMediaType
+)
+
+var partKeys = []keySpec{
+	pKind:      {"kind", ""},
+	pText:      {"text", ""},
+	pRaw:       {"raw", ""},
+	pURL:       {"url", ""},
+	pData:      {"data", ""},
+	pFile:      {"file", ""},
+	pMetadata:  {"metadata", ""},
+	pFilename:  {"filename", ""},
+	pMediaType: {"mediaType", "media_type"},
+}
+
+const (
+	fBytes = iota
+	fURI
+	fMimeType
+	fName
+)
+
+// fileKeys are the members of a 0.x FileWithBytes / FileWithUri.
+var fileKeys = []keySpec{
+	fBytes:    {"bytes", ""},
+	fURI:      {"uri", ""},
+	fMimeType: {"mimeType", ""},
+	fName:     {"name", ""},
+}
+
+// compatFlag marks a 0.x DataPart that wraps a non-object 1.0 value as
+// {"value": X}; the Python, Go and JS SDKs all use this key.
+const compatFlag = "data_part_compat"
+
+// part is one Part read in either dialect, reduced to its content.
+type part struct {
+	m         members
+	content   int          // pText, pRaw, pURL or pData
+	value     gjson.Result // the content value (unwrapped from a 0.x file)
+	mediaType gjson.Result
+	filename  gjson.Result
+	fromV03   bool // spelled the 0.x way (kind or file present)
+}
+
+func readPart(obj gjson.Result, p *part) error {
+	if err := collect(obj, partKeys, &p.m); err != nil {
+		return err
+	}
+	v := &p.m.vals
+	p.content = -1
+	p.fromV03 = v[pKind].Exists() || v[pFile].Exists()
+	n := 0
+	for _, i := range []int{pText, pRaw, pURL, pData, pFile} {
+		if v[i].Exists() {
+			n++
+			p.content = i
+		}
+	}
+	switch {
+	case n == 0:
+		return fail("has no content: want one of text, file or data (1.0: text, raw, url or data)")
+	case n > 1:
+		return fail("has more than one content: a part carries exactly one of text, file or data (1.0: text, raw, url or data)")
+	}
+	if k := v[pKind]; k.Exists() {
+		want := "file"
+		switch p.content {
+		case pText:
+			want = "text"
+		case pData:
+			want = "data"
+		}
+		if k.Type != gjson.String || (k.Str != "text" && k.Str != "file" && k.Str != "data") {
+			return at(fail("unknown part kind %s (want \"text\", \"file\" or \"data\")", k.Raw), "kind")
+		}
+		if k.Str != want {
+			return at(fail("is %s but the part carries %s content", k.Raw, partKeys[p.content].camel), "kind")
+		}
+	}
+	p.value = v[p.content]
+	p.mediaType, p.filename = v[pMediaType], v[pFilename]
+	switch p.content {
+	case pText:
+		return wantString(p.value, "text")
+	case pRaw, pURL:
+		if err := requireString(p.value, partKeys[p.content].camel); err != nil {
+			return err
+		}
+	case pFile:
+		if err := readFile(p); err != nil {
+			return at(err, "file")
+		}
+	}
+	if err := wantObject(v[pMetadata], "metadata"); err != nil {
+		return err
+	}
+	if p.mediaType.Exists() {
+		if err := wantString(p.mediaType, "mediaType"); err != nil {
+			return err
+		}
+	}
+	if p.filename.Exists() {
+		return wantString(p.filename, "filename")
+	}
+	return nil
+}
+
+// readFile lifts a 0.x file object's content into p.
+func readFile(p *part) error {
+	var f members
+	if err := collect(p.value, fileKeys, &f); err != nil {
+		return err
+	}
+	b, u := f.vals[fBytes], f.vals[fURI]
+	switch {
+	case b.Exists() && u.Exists():
+		return fail("has both bytes and uri: a file carries exactly one")
+	case b.Exists():
+		p.content, p.value = pRaw, b
+		if err := requireString(b, "bytes"); err != nil {
+			return err
+		}
+	case u.Exists():
+		p.content, p.value = pURL, u
+		if err := requireString(u, "uri"); err != nil {
+			return err
+		}
+	default:
+		return fail("has no content: want bytes or uri")
+	}
+	if mt := f.vals[fMimeType]; mt.Exists() {
+		if p.mediaType.Exists() {
+			return fail("names its media type twice (file.mimeType and mediaType)")
+		}
+		p.mediaType = mt
+	}
+	if nm := f.vals[fName]; nm.Exists() {
+		if p.filename.Exists() {
+			return fail("names its file name twice (file.name and filename)")
+		}
+		p.filename = nm
+	}
+	if err := wantString(p.mediaType, "mimeType"); p.mediaType.Exists() && err != nil {
+		return err
+	}
+	if err := wantString(p.filename, "name"); p.filename.Exists() && err != nil {
+		return err
+	}
+	return nil
+}
+
+// parts writes an array of parts in dialect to.
+func (c *conv) parts(arr gjson.Result, to dialect.ID) error {
+	if err := wantArray(arr, ""); err != nil {
+		return err
+	}
+	c.w.open('[')
+	var err error
+	i := 0
+	arr.ForEach(func(_, v gjson.Result) bool {
+		c.w.elem()
+		var p part
+		if err = readPart(v, &p); err == nil {
+			if to == dialect.V10 {
+				c.partV10(v, &p)
+			} else {
+				c.partV03(v, &p)
+			}
+		}
+		if err != nil {
+			err = atIndex(err, i)
+			return false
+		}
+		i++
+		return true
+	})
+	c.w.close(']')
+	return err
+}
+
+func (c *conv) partV10(obj gjson.Result, p *part) {
+	w := c.w
+	v := &p.m.vals
+	w.changed = w.changed || p.fromV03 || p.m.renamed
+	meta := v[pMetadata]
+	w.open('{')
+	value, unwrapped := p.value, false
+	if p.content == pData && c.from == dialect.V03 {
+		value, unwrapped = unwrapCompatData(value, meta)
+	}
+	w.key(partKeys[p.content].camel)
+	w.raw(value.Raw)
+	if meta.Exists() {
+		if unwrapped {
+			w.changed = true
+			metadataWithout(w, meta, compatFlag)
+		} else {
+			w.key("metadata")
+			w.raw(meta.Raw)
+		}
+	}
+	if p.filename.Exists() {
+		w.key("filename")
+		w.raw(p.filename.Raw)
+	}
+	if p.mediaType.Exists() {
+		w.key("mediaType")
+		w.raw(p.mediaType.Raw)
+	}
+	if p.m.unknown {
+		w.unknownMembers(obj, partKeys)
+	}
+	w.close('}')
+}
+
+// unwrapCompatData undoes the SDKs' wrapping of a non-object value.
+func unwrapCompatData(data, meta gjson.Result) (gjson.Result, bool) {
+	if !meta.Get(compatFlag).Bool() || !data.IsObject() {
+		return data, false
+	}
+	var inner gjson.Result
+	n := 0
+	data.ForEach(func(k, v gjson.Result) bool {
+		n++
+		if k.Str == "value" {
+			inner = v
+		}
+		return n < 2
+	})
+	if n != 1 || !inner.Exists() {
+		return data, false
+	}
+	return inner, true
+}
+
+// metadataWithout writes a metadata member without key drop, and nothing
+// when that leaves it empty.
+func metadataWithout(w *writer, meta gjson.Result, drop string) {
+	mark := len(w.buf)
+	w.key("metadata")
+	w.open('{')
+	n := 0
+	meta.ForEach(func(k, v gjson.Result) bool {
+		if k.Str != drop {
+			w.member(k, v)
+			n++
+		}
+		return true
+	})
+	if n == 0 {
+		w.buf = w.buf[:mark]
+		return
+	}
+	w.close('}')
+}
+
+func (c *conv) partV03(obj gjson.Result, p *part) {
+	w := c.w
+	v := &p.m.vals
+	w.changed = w.changed || !p.fromV03 || p.m.renamed
+	meta := v[pMetadata]
+	w.open('{')
+	wrap := false
+	switch p.content {
+	case pText:
+		w.key("kind")
+		w.quoted("text")
+		w.key("text")
+		w.raw(p.value.Raw)
+		// 0.x text parts have no media type or file name: dropped, as every
+		// SDK's compat layer does.
+	case pRaw, pURL:
+		w.key("kind")
+		w.quoted("file")
+		w.key("file")
+		w.open('{')
+		if p.content == pRaw {
+			w.key("bytes")
+		} else {
+			w.key("uri")
+		}
+		w.raw(p.value.Raw)
+		if p.mediaType.Exists() {
+			w.key("mimeType")
+			w.raw(p.mediaType.Raw)
+		}
+		if p.filename.Exists() {
+			w.key("name")
+			w.raw(p.filename.Raw)
+		}
+		w.close('}')
+	case pData:
+		w.key("kind")
+		w.quoted("data")
+		w.key("data")
+		if wrap = !p.value.IsObject(); wrap {
+			w.changed = true
+			w.raw(`{"value":`)
+			w.raw(p.value.Raw)
+			w.close('}')
+		} else {
+			w.raw(p.value.Raw)
+		}
+	}
+	switch {
+	case wrap:
+		w.key("metadata")
+		w.open('{')
+		meta.ForEach(func(k, v gjson.Result) bool {
+			if k.Str != compatFlag {
+				w.member(k, v)
+			}
+			return true
+		})
+		w.key(compatFlag)
+		w.raw("true")
+		w.close('}')
+	case meta.Exists():
+		w.key("metadata")
+		w.raw(meta.Raw)
+	}
+	if p.m.unknown {
+		w.unknownMembers(obj, partKeys)
+	}
+	w.close('}')
+}

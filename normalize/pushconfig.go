@@ -1,0 +1,212 @@
+package normalize
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+const (
+	cTaskID = iota
+	cConfig
+	cTenant
+	cID
+	cURL
+	cToken
+	cAuthentication
+)
+
+// pushKeys covers both the 0.x TaskPushNotificationConfig (taskId plus a
+// nested pushNotificationConfig) and the flat 1.0 one.
+var pushKeys = []keySpec{
+	cTaskID:         {"taskId", "task_id"},
+	cConfig:         {"pushNotificationConfig", ""},
+	cTenant:         {"tenant", ""},
+	cID:             {"id", ""},
+	cURL:            {"url", ""},
+	cToken:          {"token", ""},
+	cAuthentication: {"authentication", ""},
+}
+
+// pushConfig is a push notification config read in either dialect.
+type pushConfig struct {
+	outer, inner members
+	nested       bool
+	innerObj     gjson.Result
+}
+
+func (p *pushConfig) get(i int) gjson.Result {
+	if p.nested && i >= cID {
+		return p.inner.vals[i]
+	}
+	return p.outer.vals[i]
+}
+
+// readPushConfig reads a task push config; withTask tells whether the object
+// is a TaskPushNotificationConfig (false: the bare config of a send).
+func readPushConfig(obj gjson.Result, p *pushConfig, withTask bool) error {
+	if err := collect(obj, pushKeys, &p.outer); err != nil {
+		return err
+	}
+	if cfg := p.outer.vals[cConfig]; cfg.Exists() {
+		p.nested, p.innerObj = true, cfg
+		for _, i := range []int{cID, cURL, cToken, cAuthentication} {
+			if p.outer.vals[i].Exists() {
+				return fail("mixes the nested 0.x pushNotificationConfig with the flat 1.0 member %q", pushKeys[i].camel)
+			}
+		}
+		if err := collect(cfg, pushKeys, &p.inner); err != nil {
+			return at(err, "pushNotificationConfig")
+		}
+		for _, i := range []int{cTaskID, cConfig, cTenant} {
+			if p.inner.vals[i].Exists() {
+				return at(at(fail("does not belong inside pushNotificationConfig"), pushKeys[i].camel), "pushNotificationConfig")
+			}
+		}
+	}
+	if withTask {
+		if err := requireString(p.get(cTaskID), "taskId"); err != nil {
+			return err
+		}
+	}
+	if err := requireString(p.get(cURL), "url"); err != nil {
+		return err
+	}
+	for _, i := range []int{cID, cToken, cTenant} {
+		if v := p.get(i); v.Exists() {
+			if err := wantString(v, pushKeys[i].camel); err != nil {
+				return err
+			}
+		}
+	}
+	return wantObject(p.get(cAuthentication), "authentication")
+}
+
+// taskPushConfig writes a TaskPushNotificationConfig in dialect to.
+func (c *conv) taskPushConfig(obj gjson.Result, to dialect.ID) error {
+	var p pushConfig
+	if err := readPushConfig(obj, &p, true); err != nil {
+		return err
+	}
+	return c.writePushConfig(obj, &p, to, true)
+}
+
+// writePushConfig writes p; withTask false writes the 0.x bare
+// PushNotificationConfig (no taskId) or the 1.0 config of a send.
+func (c *conv) writePushConfig(obj gjson.Result, p *pushConfig, to dialect.ID, withTask bool) error {
+	w := c.w
+	w.changed = w.changed || p.outer.renamed || p.inner.renamed || p.nested != (to == dialect.V03 && withTask)
+	w.open('{')
+	if to == dialect.V10 {
+		if t := p.get(cTenant); t.Exists() {
+			w.key("tenant")
+			w.raw(t.Raw)
+		}
+	}
+	if t := p.get(cTaskID); t.Exists() && (withTask || to == dialect.V10) {
+		w.key("taskId")
+		w.raw(t.Raw)
+	}
+	if to == dialect.V03 && withTask {
+		w.key("pushNotificationConfig")
+		w.open('{')
+	}
+	if err := c.pushConfigBody(p, to); err != nil {
+		return err
+	}
+	if p.nested && p.inner.unknown {
+		w.unknownMembers(p.innerObj, pushKeys)
+	}
+	if to == dialect.V03 && withTask {
+		w.close('}')
+	}
+	if p.outer.unknown {
+		w.unknownMembers(obj, pushKeys)
+	}
+	w.close('}')
+	return nil
+}
+
+func (c *conv) pushConfigBody(p *pushConfig, to dialect.ID) error {
+	w := c.w
+	for _, i := range []int{cID, cURL, cToken} {
+		if v := p.get(i); v.Exists() {
+			w.key(pushKeys[i].camel)
+			w.raw(v.Raw)
+		}
+	}
+	if a := p.get(cAuthentication); a.Exists() {
+		w.key("authentication")
+		if err := c.authentication(a, to); err != nil {
+			return at(err, "authentication")
+		}
+	}
+	return nil
+}
+
+const (
+	auScheme = iota
+	auSchemes
+	auCredentials
+)
+
+var authKeys = []keySpec{
+	auScheme:      {"scheme", ""},
+	auSchemes:     {"schemes", ""},
+	auCredentials: {"credentials", ""},
+}
+
+// authentication maps 0.x schemes (a list) to the single 1.0 scheme. 1.0
+// keeps only the first, as the Python, Go and JS SDKs do.
+func (c *conv) authentication(obj gjson.Result, to dialect.ID) error {
+	var m members
+	if err := collect(obj, authKeys, &m); err != nil {
+		return err
+	}
+	v := &m.vals
+	scheme := v[auScheme]
+	switch {
+	case scheme.Exists() && v[auSchemes].Exists():
+		return fail("has both scheme and schemes")
+	case scheme.Exists():
+		if err := requireString(scheme, "scheme"); err != nil {
+			return err
+		}
+	case v[auSchemes].Exists():
+		if err := wantStringArray(v[auSchemes], "schemes"); err != nil {
+			return err
+		}
+		scheme = v[auSchemes].Get("0")
+		if !scheme.Exists() {
+			return at(fail("must name at least one scheme"), "schemes")
+		}
+	default:
+		return at(fail("is required"), "scheme")
+	}
+	w := c.w
+	w.open('{')
+	if to == dialect.V10 {
+		w.changed = w.changed || v[auSchemes].Exists()
+		w.key("scheme")
+		w.raw(scheme.Raw)
+	} else {
+		w.key("schemes")
+		if s := v[auSchemes]; s.Exists() {
+			w.raw(s.Raw)
+		} else {
+			w.changed = true
+			w.open('[')
+			w.raw(scheme.Raw)
+			w.close(']')
+		}
+	}
+	if cr := v[auCredentials]; cr.Exists() {
+		w.key("credentials")
+		w.raw(cr.Raw)
+	}
+	if m.unknown {
+		w.unknownMembers(obj, authKeys)
+	}
+	w.close('}')
+	return nil
+}

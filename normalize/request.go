@@ -1,0 +1,506 @@
+package normalize
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// RequestInfo is what the gateway needs from a request's params to route,
+// authorize and post-process it, in canonical (1.0) meaning.
+type RequestInfo struct {
+	// TaskID is the task the call addresses: the id of get, cancel,
+	// subscribe and push config calls, or message.taskId of a send.
+	TaskID string
+	// ContextID is message.contextId of a send.
+	ContextID string
+	// HistoryLength is the number of history messages the caller wants
+	// back, in 1.0 meaning (0 = none); HasHistoryLength is false for "all".
+	HistoryLength    int
+	HasHistoryLength bool
+	// Blocking is the send's blocking mode (true when the caller did not say).
+	Blocking bool
+	// SkillID is metadata.skillId of a send (message or params metadata).
+	SkillID string
+	// PushConfigID is the config id of a push config get or delete; "" when
+	// a 0.x caller left it out.
+	PushConfigID string
+}
+
+// Params translates the params of op, sent in dialect from, into dialect
+// to, validating them on the way. It returns params itself when nothing had
+// to change, so same-dialect traffic is not copied. A nil result for a
+// non-nil input means the target method takes no params. Failures are
+// *Error of kind InvalidParams, with the JSON path of what is wrong.
+func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
+	var info RequestInfo
+	if op == dialect.ListTasks && to == dialect.V03 {
+		return nil, info, Errorf(dialect.ErrUnsupportedOperation, "ListTasks has no 0.x equivalent")
+	}
+	if op == dialect.GetExtendedCard {
+		return extendedCardParams(from, to, params)
+	}
+	root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
+	if len(params) > 0 {
+		root = parse(params)
+	}
+	w := getWriter()
+	defer w.release()
+	c := conv{w: w, from: from}
+	var err error
+	switch op {
+	case dialect.SendMessage, dialect.SendStreamingMessage:
+		err = c.sendParams(root, to, &info)
+	case dialect.GetTask, dialect.CancelTask, dialect.SubscribeToTask:
+		err = c.taskIDParams(op, root, to, &info)
+	case dialect.CreatePushConfig:
+		err = c.taskPushConfig(root, to)
+		info.TaskID = firstOf(root, "taskId", "task_id").Str
+	case dialect.GetPushConfig, dialect.ListPushConfigs, dialect.DeletePushConfig:
+		err = c.pushConfigParams(op, root, to, &info)
+	case dialect.ListTasks:
+		err = c.listTasksParams(root)
+	default:
+		err = fail("unsupported operation %s", op)
+	}
+	if err != nil {
+		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
+	}
+	if !w.changed && len(params) > 0 {
+		return params, info, nil
+	}
+	return w.bytes(), info, nil
+}
+
+func extendedCardParams(from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
+	var info RequestInfo
+	root := parse(params)
+	if len(params) > 0 && !root.IsObject() && root.Type != gjson.Null {
+		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: must be an object or absent")
+	}
+	if to == dialect.V03 {
+		return nil, info, nil
+	}
+	// The Go 1.0 server unmarshals params unconditionally: always send an object.
+	tenant := root.Get("tenant")
+	if !tenant.Exists() {
+		return []byte("{}"), info, nil
+	}
+	w := getWriter()
+	defer w.release()
+	w.open('{')
+	w.key("tenant")
+	w.raw(tenant.Raw)
+	w.close('}')
+	return w.bytes(), info, nil
+}
+
+const (
+	spTenant = iota
+	spMessage
+	spConfiguration
+	spMetadata
+	spReturnImmediately
+)
+
+var sendKeys = []keySpec{
+	spTenant:            {"tenant", ""},
+	spMessage:           {"message", ""},
+	spConfiguration:     {"configuration", ""},
+	spMetadata:          {"metadata", ""},
+	spReturnImmediately: {"returnImmediately", "return_immediately"},
+}
+
+func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) error {
+	var m members
+	if err := collect(root, sendKeys, &m); err != nil {
+		return err
+	}
+	v := &m.vals
+	w := c.w
+	w.changed = w.changed || m.renamed
+	msg := v[spMessage]
+	if !msg.Exists() {
+		return at(fail("is required"), "message")
+	}
+	var mm members
+	if err := readMessage(msg, &mm); err != nil {
+		return at(err, "message")
+	}
+	if role, _ := roleOf(mm.vals[mRole]); role.V10 != "ROLE_USER" {
+		return at(at(fail("must be \"user\" in a message a client sends, got %s", mm.vals[mRole].Raw), "role"), "message")
+	}
+	info.TaskID, info.ContextID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str
+	info.SkillID = mm.vals[mMetadata].Get("skillId").Str
+	if err := wantObject(v[spMetadata], "metadata"); err != nil {
+		return err
+	}
+	if s := v[spMetadata].Get("skillId"); s.Exists() && info.SkillID == "" {
+		info.SkillID = s.Str
+	}
+	w.open('{')
+	if t := v[spTenant]; t.Exists() {
+		if to == dialect.V10 {
+			w.key("tenant")
+			w.raw(t.Raw)
+		} else {
+			w.changed = true // 0.x has no tenants
+		}
+	}
+	w.key("message")
+	if err := c.writeMessage(msg, &mm, to); err != nil {
+		return at(err, "message")
+	}
+	if err := c.sendConfiguration(v[spConfiguration], v[spReturnImmediately], to, info); err != nil {
+		return err
+	}
+	if md := v[spMetadata]; md.Exists() {
+		w.key("metadata")
+		w.raw(md.Raw)
+	}
+	if m.unknown {
+		w.unknownMembers(root, sendKeys)
+	}
+	w.close('}')
+	return nil
+}
+
+const (
+	scAcceptedOutputModes = iota
+	scHistoryLength
+	scBlocking
+	scReturnImmediately
+	scPushConfig
+	scTaskPushConfig
+)
+
+var configurationKeys = []keySpec{
+	scAcceptedOutputModes: {"acceptedOutputModes", "accepted_output_modes"},
+	scHistoryLength:       {"historyLength", "history_length"},
+	scBlocking:            {"blocking", ""},
+	scReturnImmediately:   {"returnImmediately", "return_immediately"},
+	scPushConfig:          {"pushNotificationConfig", ""},
+	scTaskPushConfig:      {"taskPushNotificationConfig", "task_push_notification_config"},
+}
+
+// sendConfiguration writes the configuration member. outerRI is a
+// returnImmediately some 1.0 clients put directly in params.
+func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info *RequestInfo) error {
+	var m members
+	if cfg.Exists() {
+		if err := collect(cfg, configurationKeys, &m); err != nil {
+			return at(err, "configuration")
+		}
+	}
+	v := &m.vals
+	w := c.w
+	w.changed = w.changed || m.renamed || outerRI.Exists()
+	info.Blocking = true
+	blockingSources := 0
+	if b := v[scBlocking]; b.Exists() {
+		if err := wantBool(b, "blocking"); err != nil {
+			return at(err, "configuration")
+		}
+		info.Blocking = b.Bool()
+		blockingSources++
+	}
+	for _, ri := range []gjson.Result{v[scReturnImmediately], outerRI} {
+		if ri.Exists() {
+			if err := wantBool(ri, "returnImmediately"); err != nil {
+				return at(err, "configuration")
+			}
+			info.Blocking = !ri.Bool()
+			blockingSources++
+		}
+	}
+	if blockingSources > 1 {
+		return at(fail("names blocking more than once (blocking, returnImmediately)"), "configuration")
+	}
+	if err := c.readHistoryLength(v[scHistoryLength], info); err != nil {
+		return at(err, "configuration")
+	}
+	modes := v[scAcceptedOutputModes]
+	if err := wantStringArray(modes, "acceptedOutputModes"); err != nil {
+		return at(err, "configuration")
+	}
+	push := v[scPushConfig]
+	if tp := v[scTaskPushConfig]; tp.Exists() {
+		if push.Exists() {
+			return at(fail("has both pushNotificationConfig and taskPushNotificationConfig"), "configuration")
+		}
+		push = tp
+	}
+	if to == dialect.V10 && !cfg.Exists() && info.Blocking && !outerRI.Exists() {
+		return nil
+	}
+	w.key("configuration")
+	w.open('{')
+	if modes.Exists() {
+		w.key("acceptedOutputModes")
+		w.raw(modes.Raw)
+	} else if to == dialect.V03 {
+		// Required by the 0.2.5 schema; JS compat sends an empty list too.
+		w.key("acceptedOutputModes")
+		w.raw("[]")
+		w.changed = true
+	}
+	if push.Exists() {
+		var p pushConfig
+		if err := readPushConfig(push, &p, false); err != nil {
+			return at(at(err, "pushNotificationConfig"), "configuration")
+		}
+		if to == dialect.V10 {
+			w.key("taskPushNotificationConfig")
+		} else {
+			w.key("pushNotificationConfig")
+		}
+		w.changed = w.changed || (to == dialect.V10) != (push.Index == v[scTaskPushConfig].Index && v[scTaskPushConfig].Exists())
+		if err := c.writePushConfig(push, &p, to, false); err != nil {
+			return at(at(err, "pushNotificationConfig"), "configuration")
+		}
+	}
+	c.writeHistoryLength(v[scHistoryLength], info, to)
+	if to == dialect.V03 {
+		// Always explicit: 0.x servers disagree on the default (a2a-go#301).
+		w.key("blocking")
+		w.bool(info.Blocking)
+		w.changed = w.changed || !v[scBlocking].Exists()
+	} else if !info.Blocking {
+		w.key("returnImmediately")
+		w.raw("true")
+	} else if v[scReturnImmediately].Exists() {
+		w.key("returnImmediately")
+		w.raw("false")
+	}
+	if m.unknown {
+		w.unknownMembers(cfg, configurationKeys)
+	}
+	w.close('}')
+	return nil
+}
+
+// readHistoryLength records a requested history length in 1.0 meaning:
+// 0.x reads 0 as "all", 1.0 as "none".
+func (c *conv) readHistoryLength(v gjson.Result, info *RequestInfo) error {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	n, ok := int32Of(v)
+	if !ok {
+		return at(fail("must be a whole number, got %s", v.Raw), "historyLength")
+	}
+	if n < 0 {
+		return at(fail("must not be negative, got %d", n), "historyLength")
+	}
+	if n == 0 && c.from == dialect.V03 {
+		return nil
+	}
+	info.HistoryLength, info.HasHistoryLength = int(n), true
+	return nil
+}
+
+// writeHistoryLength writes the requested history length so the backend
+// means what the caller meant. A 1.0 "none" cannot be said in 0.x (0 means
+// all there): it is left out and the gateway trims the reply instead.
+func (c *conv) writeHistoryLength(in gjson.Result, info *RequestInfo, to dialect.ID) {
+	w := c.w
+	if !info.HasHistoryLength || (to == dialect.V03 && info.HistoryLength == 0) {
+		if in.Exists() {
+			w.changed = true
+		}
+		return
+	}
+	w.key("historyLength")
+	w.int(int64(info.HistoryLength))
+	if in.Type != gjson.Number {
+		w.changed = true
+	}
+}
+
+// int32Of reads a ProtoJSON int32: a JSON number, or a numeric string.
+func int32Of(v gjson.Result) (int32, bool) {
+	var f float64
+	switch v.Type {
+	case gjson.Number:
+		f = v.Num
+	case gjson.String:
+		r := gjson.Parse(v.Str)
+		if r.Type != gjson.Number {
+			return 0, false
+		}
+		f = r.Num
+	default:
+		return 0, false
+	}
+	if f != float64(int32(f)) {
+		return 0, false
+	}
+	return int32(f), true
+}
+
+const (
+	tpID = iota
+	tpHistoryLength
+	tpMetadata
+	tpTenant
+)
+
+var taskIDKeys = []keySpec{
+	tpID:            {"id", ""},
+	tpHistoryLength: {"historyLength", "history_length"},
+	tpMetadata:      {"metadata", ""},
+	tpTenant:        {"tenant", ""},
+}
+
+// taskIDParams writes the params of get, cancel and subscribe: a task id
+// plus, per dialect, historyLength, metadata and tenant.
+func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, info *RequestInfo) error {
+	var m members
+	if err := collect(root, taskIDKeys, &m); err != nil {
+		return err
+	}
+	v := &m.vals
+	if err := requireString(v[tpID], "id"); err != nil {
+		return err
+	}
+	info.TaskID = v[tpID].Str
+	if op != dialect.GetTask && v[tpHistoryLength].Exists() {
+		return at(fail("is only for tasks/get and GetTask"), "historyLength")
+	}
+	if err := c.readHistoryLength(v[tpHistoryLength], info); err != nil {
+		return err
+	}
+	if err := wantObject(v[tpMetadata], "metadata"); err != nil {
+		return err
+	}
+	w := c.w
+	w.changed = w.changed || m.renamed
+	w.open('{')
+	if t := v[tpTenant]; t.Exists() {
+		if to == dialect.V10 {
+			w.key("tenant")
+			w.raw(t.Raw)
+		} else {
+			w.changed = true
+		}
+	}
+	w.key("id")
+	w.raw(v[tpID].Raw)
+	c.writeHistoryLength(v[tpHistoryLength], info, to)
+	if md := v[tpMetadata]; md.Exists() {
+		// 0.x lets every task call carry metadata; 1.0 keeps it on cancel only.
+		if to == dialect.V03 || op == dialect.CancelTask {
+			w.key("metadata")
+			w.raw(md.Raw)
+		} else {
+			w.changed = true
+		}
+	}
+	if m.unknown {
+		w.unknownMembers(root, taskIDKeys)
+	}
+	w.close('}')
+	return nil
+}
+
+const (
+	ppTaskID = iota
+	ppID
+	ppConfigID
+	ppMetadata
+	ppTenant
+	ppPageSize
+	ppPageToken
+)
+
+var pushParamsKeys = []keySpec{
+	ppTaskID:    {"taskId", "task_id"},
+	ppID:        {"id", ""},
+	ppConfigID:  {"pushNotificationConfigId", ""},
+	ppMetadata:  {"metadata", ""},
+	ppTenant:    {"tenant", ""},
+	ppPageSize:  {"pageSize", "page_size"},
+	ppPageToken: {"pageToken", "page_token"},
+}
+
+// pushConfigParams writes get, list and delete push config params. The two
+// dialects swap names here: 0.x "id" is the task and pushNotificationConfigId
+// the config; 1.0 "taskId" is the task and "id" the config.
+func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID, info *RequestInfo) error {
+	var m members
+	if err := collect(root, pushParamsKeys, &m); err != nil {
+		return err
+	}
+	v := &m.vals
+	task, cfg := v[ppTaskID], v[ppID]
+	taskName, cfgName := "taskId", "id"
+	if c.from == dialect.V03 {
+		if task.Exists() {
+			return at(fail("is the 1.0 spelling: a 0.x call names the task in \"id\""), "taskId")
+		}
+		task, cfg = v[ppID], v[ppConfigID]
+		taskName, cfgName = "id", "pushNotificationConfigId"
+	} else if v[ppConfigID].Exists() {
+		return at(fail("is the 0.x spelling: a 1.0 call names the config in \"id\""), "pushNotificationConfigId")
+	}
+	if err := requireString(task, taskName); err != nil {
+		return err
+	}
+	info.TaskID = task.Str
+	switch {
+	case op == dialect.ListPushConfigs && cfg.Exists():
+		return at(fail("names a config, but list takes only the task"), cfgName)
+	case op == dialect.DeletePushConfig || (op == dialect.GetPushConfig && c.from == dialect.V10):
+		if err := requireString(cfg, cfgName); err != nil {
+			return err
+		}
+	case cfg.Exists():
+		if err := requireString(cfg, cfgName); err != nil {
+			return err
+		}
+	}
+	info.PushConfigID = cfg.Str
+	if op != dialect.ListPushConfigs && (v[ppPageSize].Exists() || v[ppPageToken].Exists()) {
+		return fail("pageSize and pageToken are only for listing configs")
+	}
+	if err := wantObject(v[ppMetadata], "metadata"); err != nil {
+		return err
+	}
+	w := c.w
+	w.changed = w.changed || m.renamed || c.from != to
+	w.open('{')
+	if to == dialect.V10 {
+		if t := v[ppTenant]; t.Exists() {
+			w.key("tenant")
+			w.raw(t.Raw)
+		}
+		w.key("taskId")
+		w.raw(task.Raw)
+		if cfg.Exists() {
+			w.key("id")
+			w.raw(cfg.Raw)
+		}
+		for _, i := range []int{ppPageSize, ppPageToken} {
+			if x := v[i]; x.Exists() {
+				w.key(pushParamsKeys[i].camel)
+				w.raw(x.Raw)
+			}
+		}
+	} else {
+		w.key("id")
+		w.raw(task.Raw)
+		if cfg.Exists() {
+			w.key("pushNotificationConfigId")
+			w.raw(cfg.Raw)
+		}
+		if md := v[ppMetadata]; md.Exists() {
+			w.key("metadata")
+			w.raw(md.Raw)
+		}
+	}
+	if m.unknown {
+		w.unknownMembers(root, pushParamsKeys)
+	}
+	w.close('}')
+	return nil
+}

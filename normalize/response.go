@@ -1,0 +1,203 @@
+package normalize
+
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// Result translates the result of op, written by a backend in dialect from,
+// into dialect to. It returns result itself when nothing had to change.
+// Failures are *Error of kind InvalidAgentResponse: a reply that does not
+// read as A2A is the backend's fault, not the caller's.
+func Result(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, error) {
+	root := parse(result)
+	w := getWriter()
+	defer w.release()
+	c := conv{w: w, from: from}
+	var err error
+	switch op {
+	case dialect.SendMessage:
+		err = c.sendResult(root, to)
+	case dialect.GetTask, dialect.CancelTask:
+		err = c.task(root, to)
+	case dialect.CreatePushConfig, dialect.GetPushConfig:
+		err = c.taskPushConfig(root, to)
+	case dialect.ListPushConfigs:
+		err = c.pushConfigList(root, to)
+	case dialect.DeletePushConfig:
+		err = c.emptyResult(root, to)
+	case dialect.ListTasks:
+		err = c.taskList(root)
+	case dialect.SendStreamingMessage, dialect.SubscribeToTask:
+		err = c.event(root, to, false)
+	case dialect.GetExtendedCard:
+		// Cards are rewritten for publishing, with the gateway's URLs, by
+		// the card translator; see CardToCanonical.
+		return result, nil
+	default:
+		err = fail("unsupported operation %s", op)
+	}
+	if err != nil {
+		return nil, badReply(err)
+	}
+	if !w.changed {
+		return result, nil
+	}
+	return w.bytes(), nil
+}
+
+func badReply(err error) error {
+	return &Error{Kind: dialect.ErrInvalidAgentResponse, Message: "the agent's reply is not valid A2A: " + at(err, "result").Error(), Err: err}
+}
+
+// Event translates one stream event result from dialect from into to. final
+// is the 0.x final flag written on a status update that carries none; see
+// package proxy for when the gateway sets it.
+func Event(from, to dialect.ID, result []byte, final bool) ([]byte, error) {
+	w := getWriter()
+	defer w.release()
+	c := conv{w: w, from: from}
+	if err := c.event(parse(result), to, final); err != nil {
+		return nil, badReply(err)
+	}
+	if !w.changed {
+		return result, nil
+	}
+	return w.bytes(), nil
+}
+
+func (c *conv) sendResult(root gjson.Result, to dialect.ID) error {
+	kind, _, err := payload(root)
+	if err != nil {
+		return err
+	}
+	if kind != KindTask && kind != KindMessage {
+		return fail("a send returns a task or a message, got a %s", kind)
+	}
+	return c.event(root, to, false)
+}
+
+func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
+	list, next := root, gjson.Result{}
+	if root.IsObject() {
+		list, next = root.Get("configs"), firstOf(root, "nextPageToken", "next_page_token")
+		if !list.Exists() {
+			list = gjson.Result{Type: gjson.JSON, Raw: "[]"}
+		}
+	}
+	if err := wantArray(list, "configs"); err != nil || !list.IsArray() {
+		if err == nil {
+			err = fail("must be a list of push configs, got %s", typeName(root))
+		}
+		return err
+	}
+	w := c.w
+	w.changed = w.changed || root.IsArray() != (to == dialect.V03)
+	if to == dialect.V10 {
+		w.open('{')
+		w.key("configs")
+	}
+	w.open('[')
+	var err error
+	i := 0
+	list.ForEach(func(_, v gjson.Result) bool {
+		w.elem()
+		if err = c.taskPushConfig(v, to); err != nil {
+			err = atIndex(err, i)
+			return false
+		}
+		i++
+		return true
+	})
+	w.close(']')
+	if err != nil {
+		return at(err, "configs")
+	}
+	if to == dialect.V10 {
+		if next.Exists() && next.Str != "" {
+			w.key("nextPageToken")
+			w.raw(next.Raw)
+		}
+		w.close('}')
+	}
+	return nil
+}
+
+// emptyResult writes a push config delete's result: null in 0.x, the
+// ProtoJSON google.protobuf.Empty ({}) in 1.0.
+func (c *conv) emptyResult(root gjson.Result, to dialect.ID) error {
+	switch {
+	case root.Type == gjson.Null || !root.Exists():
+	case root.IsObject() && isEmptyObject(root):
+	default:
+		return fail("a delete returns nothing, got %s", typeName(root))
+	}
+	out := "{}"
+	if to == dialect.V03 {
+		out = "null"
+	}
+	c.w.changed = c.w.changed || root.Raw != out
+	c.w.raw(out)
+	return nil
+}
+
+func isEmptyObject(v gjson.Result) bool {
+	empty := true
+	v.ForEach(func(_, _ gjson.Result) bool { empty = false; return false })
+	return empty
+}
+
+var taskListKeys = []keySpec{{"tasks", ""}, {"nextPageToken", "next_page_token"}, {"pageSize", "page_size"}, {"totalSize", "total_size"}}
+
+// taskList normalizes a 1.0 ListTasksResponse. ListTasks exists only in 1.0.
+func (c *conv) taskList(root gjson.Result) error {
+	var m members
+	if err := collect(root, taskListKeys, &m); err != nil {
+		return err
+	}
+	w := c.w
+	w.changed = w.changed || m.renamed
+	w.open('{')
+	w.key("tasks")
+	tasks := m.vals[0]
+	if !tasks.Exists() {
+		tasks = gjson.Result{Type: gjson.JSON, Raw: "[]"}
+		w.changed = true
+	}
+	if err := wantArray(tasks, "tasks"); err != nil {
+		return err
+	}
+	w.open('[')
+	var err error
+	i := 0
+	tasks.ForEach(func(_, v gjson.Result) bool {
+		w.elem()
+		if err = c.task(v, dialect.V10); err != nil {
+			err = atIndex(err, i)
+			return false
+		}
+		i++
+		return true
+	})
+	w.close(']')
+	if err != nil {
+		return at(err, "tasks")
+	}
+	// Required members, even at their zero values (1.0 §3.1.4).
+	defaults := []string{`""`, "0", "0"}
+	for i, spec := range taskListKeys[1:] {
+		w.key(spec.camel)
+		if x := m.vals[i+1]; x.Exists() {
+			w.raw(x.Raw)
+		} else {
+			w.raw(defaults[i])
+			w.changed = true
+		}
+	}
+	if m.unknown {
+		w.unknownMembers(root, taskListKeys)
+	}
+	w.close('}')
+	return nil
+}

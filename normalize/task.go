@@ -1,0 +1,306 @@
+package normalize
+
+import (
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+const (
+	tKind = iota
+	tID
+	tContextID
+	tStatus
+	tArtifacts
+	tHistory
+	tMetadata
+)
+
+var taskKeys = []keySpec{
+	tKind:      {"kind", ""},
+	tID:        {"id", ""},
+	tContextID: {"contextId", "context_id"},
+	tStatus:    {"status", ""},
+	tArtifacts: {"artifacts", ""},
+	tHistory:   {"history", ""},
+	tMetadata:  {"metadata", ""},
+}
+
+// task writes the Task obj in dialect to.
+func (c *conv) task(obj gjson.Result, to dialect.ID) error {
+	var m members
+	if err := collect(obj, taskKeys, &m); err != nil {
+		return err
+	}
+	v := &m.vals
+	if k := v[tKind]; k.Exists() && k.Str != "task" {
+		return at(fail("must be \"task\" in a task, got %s", k.Raw), "kind")
+	}
+	if err := requireString(v[tID], "id"); err != nil {
+		return err
+	}
+	if !v[tStatus].Exists() {
+		return at(fail("is required"), "status")
+	}
+	if ctx := v[tContextID]; ctx.Exists() {
+		if err := wantString(ctx, "contextId"); err != nil {
+			return err
+		}
+	}
+	if err := wantObject(v[tMetadata], "metadata"); err != nil {
+		return err
+	}
+	w := c.w
+	w.changed = w.changed || m.renamed || (to == dialect.V10) == v[tKind].Exists()
+	w.open('{')
+	if to == dialect.V03 {
+		w.key("kind")
+		w.quoted("task")
+	}
+	w.key("id")
+	w.raw(v[tID].Raw)
+	switch ctx := v[tContextID]; {
+	case ctx.Exists():
+		w.key("contextId")
+		w.raw(ctx.Raw)
+	case to == dialect.V03:
+		// Required in 0.x; 1.0 omits it when empty.
+		w.key("contextId")
+		w.raw(`""`)
+		w.changed = true
+	}
+	w.key("status")
+	if err := c.status(v[tStatus], to); err != nil {
+		return at(err, "status")
+	}
+	if a := v[tArtifacts]; a.Exists() {
+		w.key("artifacts")
+		if err := c.artifacts(a, to); err != nil {
+			return at(err, "artifacts")
+		}
+	}
+	if h := v[tHistory]; h.Exists() {
+		w.key("history")
+		if err := c.messages(h, to); err != nil {
+			return at(err, "history")
+		}
+	}
+	if md := v[tMetadata]; md.Exists() {
+		w.key("metadata")
+		w.raw(md.Raw)
+	}
+	if m.unknown {
+		w.unknownMembers(obj, taskKeys)
+	}
+	w.close('}')
+	return nil
+}
+
+const (
+	sState = iota
+	sMessage
+	sTimestamp
+)
+
+var statusKeys = []keySpec{
+	sState:     {"state", ""},
+	sMessage:   {"message", ""},
+	sTimestamp: {"timestamp", ""},
+}
+
+// status writes a TaskStatus in dialect to.
+func (c *conv) status(obj gjson.Result, to dialect.ID) error {
+	var m members
+	if err := collect(obj, statusKeys, &m); err != nil {
+		return err
+	}
+	v := &m.vals
+	w := c.w
+	w.open('{')
+	// ProtoJSON omits a default enum, so a missing state is UNSPECIFIED.
+	state := dialect.TaskStates[0]
+	if s := v[sState]; s.Exists() {
+		var err error
+		if state, err = stateOf(s); err != nil {
+			return at(err, "state")
+		}
+	}
+	if v[sState].Exists() || to == dialect.V03 {
+		w.key("state")
+		c.enum(v[sState], state, to)
+	}
+	if msg := v[sMessage]; msg.Exists() {
+		w.key("message")
+		if err := c.message(msg, to); err != nil {
+			return at(err, "message")
+		}
+	}
+	if ts := v[sTimestamp]; ts.Exists() {
+		w.key("timestamp")
+		if err := c.timestamp(ts, to); err != nil {
+			return at(err, "timestamp")
+		}
+	}
+	if m.unknown {
+		w.unknownMembers(obj, statusKeys)
+	}
+	w.close('}')
+	return nil
+}
+
+// stateOf reads a task state in either spelling, or as its proto number.
+func stateOf(v gjson.Result) (dialect.Pair, error) {
+	switch v.Type {
+	case gjson.String:
+		for _, p := range dialect.TaskStates {
+			if v.Str == p.V03 || v.Str == p.V10 {
+				return p, nil
+			}
+		}
+		// The 0.3 gRPC/REST spelling, seen from servers that share code
+		// between bindings.
+		if v.Str == "TASK_STATE_CANCELLED" {
+			return dialect.TaskStates[5], nil
+		}
+	case gjson.Number:
+		if p, ok := dialect.ByNumber(dialect.TaskStates, int(v.Num)); ok && float64(p.Number) == v.Num {
+			return p, nil
+		}
+	}
+	return dialect.Pair{}, fail("unknown task state %s", v.Raw)
+}
+
+// StateV10 returns the 1.0 name of a task state written in either dialect,
+// and "" when v is not a task state.
+func StateV10(v gjson.Result) string {
+	p, err := stateOf(v)
+	if err != nil {
+		return ""
+	}
+	return p.V10
+}
+
+// timestamp writes an ISO 8601 timestamp. 1.0 wants RFC 3339 in UTC with a Z
+// (spec §5.6.1); 0.x peers write local offsets ("+00:00") or none at all.
+// 0.x accepts any ISO 8601 form, so the 1.0 form passes there unchanged.
+func (c *conv) timestamp(v gjson.Result, to dialect.ID) error {
+	if v.Type != gjson.String {
+		return fail("must be a string, got %s", typeName(v))
+	}
+	s := v.Str
+	if to == dialect.V03 {
+		c.w.raw(v.Raw)
+		return nil
+	}
+	if n := len(s); n > 0 && s[n-1] == 'Z' {
+		if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			c.w.raw(v.Raw)
+			return nil
+		}
+	}
+	t, err := parseISO8601(s)
+	if err != nil {
+		return fail("%q is not an RFC 3339 / ISO 8601 date-time", s)
+	}
+	c.w.changed = true
+	c.w.buf = append(c.w.buf, '"')
+	c.w.buf = t.UTC().AppendFormat(c.w.buf, time.RFC3339Nano)
+	c.w.buf = append(c.w.buf, '"')
+	return nil
+}
+
+// parseISO8601 accepts RFC 3339 and the common ISO 8601 forms without a
+// zone, which it reads as UTC (Python's naive datetime.isoformat()).
+func parseISO8601(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fail("bad date-time")
+}
+
+const (
+	aArtifactID = iota
+	aName
+	aDescription
+	aParts
+	aMetadata
+	aExtensions
+)
+
+var artifactKeys = []keySpec{
+	aArtifactID:  {"artifactId", "artifact_id"},
+	aName:        {"name", ""},
+	aDescription: {"description", ""},
+	aParts:       {"parts", ""},
+	aMetadata:    {"metadata", ""},
+	aExtensions:  {"extensions", ""},
+}
+
+// artifact writes an Artifact; its keys are the same in both dialects, only
+// the parts inside change.
+func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
+	var m members
+	if err := collect(obj, artifactKeys, &m); err != nil {
+		return err
+	}
+	v := &m.vals
+	if err := requireString(v[aArtifactID], "artifactId"); err != nil {
+		return err
+	}
+	if !v[aParts].Exists() {
+		return at(fail("is required"), "parts")
+	}
+	w := c.w
+	w.changed = w.changed || m.renamed
+	w.open('{')
+	w.key("artifactId")
+	w.raw(v[aArtifactID].Raw)
+	for _, i := range []int{aName, aDescription} {
+		if x := v[i]; x.Exists() {
+			w.key(artifactKeys[i].camel)
+			w.raw(x.Raw)
+		}
+	}
+	w.key("parts")
+	if err := c.parts(v[aParts], to); err != nil {
+		return at(err, "parts")
+	}
+	for _, i := range []int{aMetadata, aExtensions} {
+		if x := v[i]; x.Exists() {
+			w.key(artifactKeys[i].camel)
+			w.raw(x.Raw)
+		}
+	}
+	if m.unknown {
+		w.unknownMembers(obj, artifactKeys)
+	}
+	w.close('}')
+	return nil
+}
+
+func (c *conv) artifacts(arr gjson.Result, to dialect.ID) error {
+	if err := wantArray(arr, ""); err != nil {
+		return err
+	}
+	c.w.open('[')
+	var err error
+	i := 0
+	arr.ForEach(func(_, v gjson.Result) bool {
+		c.w.elem()
+		if err = c.artifact(v, to); err != nil {
+			err = atIndex(err, i)
+			return false
+		}
+		i++
+		return true
+	})
+	c.w.close(']')
+	return err
+}

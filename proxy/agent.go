@@ -1,0 +1,273 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+)
+
+// Agent serves one published agent: its JSON-RPC endpoint and its cards.
+type Agent struct {
+	cfg     AgentConfig
+	backend *backend
+	log     *slog.Logger
+	// interruptGrace is how long a 0.x caller's input-required event waits
+	// to learn whether the backend ends the stream after it.
+	interruptGrace time.Duration
+	cards          cards
+}
+
+// Options are an agent's dependencies.
+type Options struct {
+	Logger *slog.Logger
+	// BackendVersion is the backend's resolved dialect; with "auto" in the
+	// config it must come from the backend's card (see ResolveDialect).
+	BackendVersion dialect.Version
+}
+
+// NewAgent builds the handler of one published agent from a validated,
+// defaulted config.
+func NewAgent(cfg AgentConfig, opts Options) (*Agent, error) {
+	version := cfg.Backend.Dialect
+	if version == dialect.VersionAuto {
+		version = opts.BackendVersion
+	}
+	if version.ID() == 0 {
+		return nil, fmt.Errorf("agent %q: backend dialect %q is not resolved", cfg.Name, version)
+	}
+	b, err := newBackend(cfg.Name, cfg.Backend, version)
+	if err != nil {
+		return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &Agent{cfg: cfg, backend: b, log: log.With("agent", cfg.Name), interruptGrace: DefaultInterruptGrace}
+	a.cards.publish = a.cardPublish()
+	return a, nil
+}
+
+// Config returns the agent's configuration.
+func (a *Agent) Config() AgentConfig { return a.cfg }
+
+// call is one JSON-RPC exchange through the gateway, for the access log.
+type call struct {
+	start   time.Time
+	env     normalize.Envelope
+	info    normalize.RequestInfo
+	backend *backend
+	code    int // JSON-RPC error code answered; 0 on success
+	reason  string
+	events  int
+	bytes   int
+}
+
+// ServeRPC serves the agent's JSON-RPC endpoint.
+func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
+	c := &call{start: time.Now(), backend: a.backend}
+	defer a.logCall(c, r)
+	body, err := a.readBody(w, r)
+	if err != nil {
+		c.env.Dialect = guessDialect(body, r)
+		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
+		return
+	}
+	c.env, err = normalize.ParseRequest(body)
+	if err != nil {
+		if c.env.Dialect == 0 {
+			c.env.Dialect = guessDialect(body, r)
+		}
+		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
+		return
+	}
+	if v := r.Header.Get(dialect.HeaderVersion); !dialect.SupportedVersionHeader(v) {
+		a.fail(w, c, normalize.Errorf(dialect.ErrVersionNotSupported, "A2A-Version %q is not supported: this gateway speaks 0.2, 0.3 and 1.0", truncateHeader(v)))
+		return
+	}
+	a.forward(w, r, c)
+}
+
+func truncateHeader(v string) string {
+	if len(v) > 32 {
+		return v[:32] + "…"
+	}
+	return v
+}
+
+// readBody reads the request body up to the agent's limit. A declared
+// length over the limit is refused before any of the body is read.
+func (a *Agent) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	limit := a.cfg.MaxBodyBytes
+	tooLarge := normalize.Errorf(dialect.ErrInvalidRequest, "the request body is larger than this agent's limit of %d bytes", limit)
+	if r.ContentLength > limit {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return body, tooLarge
+	case err != nil:
+		return body, normalize.Errorf(dialect.ErrInvalidRequest, "reading the request body failed: %v", err)
+	}
+	return body, nil
+}
+
+// guessDialect picks the dialect to answer a request in when it could not be
+// read: from whatever method name is readable, else the version header.
+func guessDialect(body []byte, r *http.Request) dialect.ID {
+	if m := gjson.GetBytes(body, "method"); m.Type == gjson.String {
+		return normalize.GuessDialect(m.Str)
+	}
+	if strings.HasPrefix(r.Header.Get(dialect.HeaderVersion), "1.") {
+		return dialect.V10
+	}
+	return dialect.V03
+}
+
+// fail answers the call with an error in the caller's dialect.
+func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
+	out := a.errorResponse(c, e)
+	c.bytes += len(out)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// errorResponse renders e in the caller's dialect and notes it for the log.
+func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
+	var pe passthroughError
+	if errors.As(e, &pe) {
+		c.code, c.reason = int(gjson.GetBytes(pe.obj, "code").Int()), "backend_error"
+		return normalize.AppendErrorResponse(make([]byte, 0, len(pe.obj)+64), c.env.ID, pe.obj)
+	}
+	row := e.Kind.Error()
+	c.code, c.reason = row.Code, row.Reason
+	return errorResponse(c.env.Dialect, c.env.ID, e)
+}
+
+func (a *Agent) logCall(c *call, r *http.Request) {
+	outcome := "ok"
+	if c.code != 0 {
+		outcome = "error"
+	}
+	attrs := []slog.Attr{
+		slog.String("caller_dialect", c.env.Dialect.String()),
+		slog.String("backend_dialect", c.backend.dialect.String()),
+		slog.String("op", c.env.Op.String()),
+		slog.String("outcome", outcome),
+		slog.Duration("duration", time.Since(c.start)),
+		slog.Int("bytes", c.bytes),
+	}
+	if c.code != 0 {
+		attrs = append(attrs, slog.Int("code", c.code), slog.String("reason", c.reason))
+	}
+	if c.env.Op.Streaming() {
+		attrs = append(attrs, slog.Int("events", c.events))
+	}
+	a.log.LogAttrs(r.Context(), slog.LevelInfo, "call", attrs...)
+}
+
+// forward sends a parsed call to the backend and answers it.
+func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
+	b := c.backend
+	env := &c.env
+	if env.Op == dialect.GetExtendedCard {
+		a.serveExtendedCardRPC(w, r, c)
+		return
+	}
+	params, info, err := normalize.Params(env.Op, env.Dialect, b.dialect, env.Params)
+	if err != nil {
+		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidParams))
+		return
+	}
+	c.info = info
+	method, _ := dialect.MethodName(b.dialect, env.Op)
+	if env.Op.Streaming() {
+		a.stream(w, r, c, method, params)
+		return
+	}
+	result, e := a.unary(r.Context(), r, c, env.Op, method, params)
+	if e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	out := normalize.AppendResult(make([]byte, 0, len(result)+len(env.ID)+40), env.ID, result)
+	c.bytes += len(out)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// unary makes one non-streaming backend call and returns its result in the
+// caller's dialect.
+func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.Op, method string, params []byte) ([]byte, *normalize.Error) {
+	b := c.backend
+	res, err := b.post(ctx, r, method, c.env.ID, params, false)
+	if err != nil {
+		return nil, b.transportError(err)
+	}
+	defer res.Body.Close()
+	reply, e := a.readReply(res, b)
+	if e != nil {
+		return nil, e
+	}
+	if reply.Error != nil {
+		return nil, a.backendError(c, reply.Error)
+	}
+	result, err := normalize.Result(op, b.dialect, c.env.Dialect, reply.Result)
+	if err != nil {
+		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
+	}
+	if c.info.HasHistoryLength && (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op {
+		if result, err = normalize.TrimHistory(op, c.env.Dialect, result, c.info.HistoryLength); err != nil {
+			return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
+		}
+	}
+	return result, nil
+}
+
+// readReply reads a backend's unary JSON-RPC reply, whatever its status:
+// an A2A server may answer an error with 4xx/5xx and a JSON-RPC body.
+func (a *Agent) readReply(res *http.Response, b *backend) (normalize.Reply, *normalize.Error) {
+	body, err := io.ReadAll(io.LimitReader(res.Body, a.cfg.MaxReplyBytes+1))
+	if err != nil {
+		return normalize.Reply{}, b.transportError(err)
+	}
+	if int64(len(body)) > a.cfg.MaxReplyBytes {
+		return normalize.Reply{}, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered more than %d bytes", b.name, a.cfg.MaxReplyBytes)
+	}
+	reply, err := normalize.ParseReply(body)
+	if err == nil && (res.StatusCode == http.StatusOK || reply.Error != nil) {
+		return reply, nil
+	}
+	if res.StatusCode != http.StatusOK {
+		return reply, normalize.Errorf(dialect.ErrInternal, "backend %q answered HTTP %d %s", b.name, res.StatusCode, http.StatusText(res.StatusCode))
+	}
+	e := normalize.AsError(err, dialect.ErrInvalidAgentResponse)
+	e.Message = fmt.Sprintf("backend %q: %s", b.name, e.Message)
+	return reply, e
+}
+
+// backendError carries a backend's JSON-RPC error to the caller: same code
+// and message, data in the caller's dialect.
+func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
+	out, err := normalize.ErrorObject(c.backend.dialect, c.env.Dialect, obj)
+	if err != nil {
+		return normalize.AsError(err, dialect.ErrInvalidAgentResponse)
+	}
+	return &normalize.Error{Kind: dialect.ErrInternal, Err: passthroughError{obj: out}}
+}
+
+// passthroughError is a backend's error object, already translated, that
+// the gateway answers as it is.
+type passthroughError struct{ obj []byte }
+
+func (p passthroughError) Error() string { return gjson.GetBytes(p.obj, "message").Str }

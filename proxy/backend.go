@@ -1,0 +1,195 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+)
+
+// backend is one agent the gateway forwards to.
+type backend struct {
+	name    string
+	url     string
+	version dialect.Version
+	dialect dialect.ID
+	cfg     BackendConfig
+	client  *http.Client
+	static  http.Header
+}
+
+func newBackend(name string, cfg BackendConfig, version dialect.Version) (*backend, error) {
+	static := http.Header{}
+	for _, h := range cfg.Headers {
+		v, err := h.value()
+		if err != nil {
+			return nil, err
+		}
+		static.Set(h.Name, v)
+	}
+	return &backend{
+		name:    name,
+		url:     cfg.URL,
+		version: version,
+		dialect: version.ID(),
+		cfg:     cfg,
+		client:  &http.Client{Transport: newTransport(cfg)},
+		static:  static,
+	}, nil
+}
+
+// newTransport sizes the connection pool for a sidecar: one backend, many
+// concurrent calls. There is deliberately no whole-request timeout: it would
+// cut long streams and long blocking sends.
+func newTransport(cfg BackendConfig) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	t.ResponseHeaderTimeout = cfg.ResponseHeaderTimeout
+	t.MaxIdleConns = cfg.MaxIdleConns
+	t.MaxIdleConnsPerHost = cfg.MaxIdleConns
+	t.IdleConnTimeout = 90 * time.Second
+	t.Proxy = nil // a sidecar talks to its neighbour, never through HTTP_PROXY
+	return t
+}
+
+// hopHeaders are connection-level headers a proxy must not forward (RFC 9110 §7.6.1),
+// plus those the gateway sets itself toward the backend.
+var hopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Content-Type",
+	"Accept", "Accept-Encoding", "Expect", dialect.HeaderVersion,
+	dialect.HeaderExtensionsV10, dialect.HeaderExtensionsV03,
+}
+
+// post sends one JSON-RPC request to the backend.
+func (b *backend) post(ctx context.Context, in *http.Request, method string, id, params []byte, stream bool) (*http.Response, error) {
+	body := make([]byte, 0, len(params)+len(method)+len(id)+48)
+	body = append(body, `{"jsonrpc":"2.0","id":`...)
+	body = append(body, id...)
+	body = append(body, `,"method":"`...)
+	body = append(body, method...)
+	body = append(body, '"')
+	if params != nil {
+		body = append(body, `,"params":`...)
+		body = append(body, params...)
+	}
+	body = append(body, '}')
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	b.setHeaders(req, in)
+	req.Header.Set("Content-Type", "application/json")
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+		// Compressed event streams are buffered by the compressor.
+		req.Header.Set("Accept-Encoding", "identity")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	return b.client.Do(req)
+}
+
+// get fetches a plain HTTP resource of the backend (cards).
+func (b *backend) get(ctx context.Context, in *http.Request, target string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	b.setHeaders(req, in)
+	req.Header.Set("Accept", "application/json")
+	return b.client.Do(req)
+}
+
+// setHeaders copies the caller's end-to-end headers and adds the backend
+// dialect's version and extension headers.
+func (b *backend) setHeaders(req, in *http.Request) {
+	if in != nil {
+		drop := in.Header.Values("Connection")
+		for k, vv := range in.Header {
+			if skipHeader(k, drop) || (k == "Authorization" && !b.cfg.ForwardAuthorization) {
+				continue
+			}
+			req.Header[k] = append([]string(nil), vv...)
+		}
+		ext := in.Header.Values(dialect.HeaderExtensionsV10)
+		ext = append(ext, in.Header.Values(dialect.HeaderExtensionsV03)...)
+		for _, v := range ext {
+			req.Header.Add(dialect.ExtensionsHeader(b.dialect), v)
+		}
+		if host, _, err := net.SplitHostPort(in.RemoteAddr); err == nil {
+			if prior := in.Header.Values("X-Forwarded-For"); len(prior) > 0 {
+				host = strings.Join(prior, ", ") + ", " + host
+			}
+			req.Header.Set("X-Forwarded-For", host)
+		}
+		req.Header.Set("X-Forwarded-Host", in.Host)
+		proto := "http"
+		if in.TLS != nil {
+			proto = "https"
+		}
+		req.Header.Set("X-Forwarded-Proto", proto)
+	}
+	for k, vv := range b.static {
+		req.Header[k] = vv
+	}
+	if b.dialect == dialect.V10 {
+		// Exactly this string: the Python 1.0 SDK rejects PascalCase methods
+		// without it, and Java compares it literally.
+		req.Header.Set(dialect.HeaderVersion, "1.0")
+	}
+}
+
+func skipHeader(k string, connectionTokens []string) bool {
+	for _, h := range hopHeaders {
+		if strings.EqualFold(k, h) {
+			return true
+		}
+	}
+	for _, v := range connectionTokens {
+		for _, tok := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// transportError describes a failed backend call for the caller: which
+// backend and why, without addresses or other internals.
+func (b *backend) transportError(err error) *normalize.Error {
+	return &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q %s", b.name, describeTransportError(err, b.cfg)), Err: err}
+}
+
+func describeTransportError(err error, cfg BackendConfig) string {
+	var ne net.Error
+	var ue *url.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "did not answer in time"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "is unreachable: connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "closed the connection"
+	case errors.As(err, &ne) && ne.Timeout():
+		if strings.Contains(err.Error(), "awaiting headers") {
+			return fmt.Sprintf("did not answer within %s", cfg.ResponseHeaderTimeout)
+		}
+		return fmt.Sprintf("could not be reached within %s", cfg.ConnectTimeout)
+	case errors.As(err, &ue) && strings.Contains(ue.Err.Error(), "no such host"):
+		return "is unreachable: unknown host"
+	case strings.Contains(err.Error(), "EOF"):
+		return "closed the connection before answering"
+	}
+	return "is unreachable"
+}

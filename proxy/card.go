@@ -1,0 +1,333 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+)
+
+// maxCardBytes bounds a backend's card.
+const maxCardBytes = 1 << 20
+
+// cards holds the backend's card, translated for publishing, and keeps it
+// fresh. A failed refresh keeps serving the last good card.
+type cards struct {
+	mu      sync.RWMutex
+	publish normalize.CardPublish
+	canon   []byte
+	v025    []byte
+	v03     []byte
+	v10     []byte
+	hybrid  []byte
+	lastErr error
+	fetched time.Time
+}
+
+// CardPaths are where a backend's public card is looked for, newest first.
+var CardPaths = []string{".well-known/agent-card.json", ".well-known/agent.json"}
+
+// FetchCard reads a backend's public card: next to its endpoint URL first,
+// then at the root of its origin.
+func FetchCard(ctx context.Context, client *http.Client, endpoint string) ([]byte, string, error) {
+	base, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, "", err
+	}
+	var bases []*url.URL
+	dir := *base
+	if !strings.HasSuffix(dir.Path, "/") {
+		dir.Path += "/"
+	}
+	bases = append(bases, &dir)
+	if dir.Path != "/" {
+		root := *base
+		root.Path = "/"
+		bases = append(bases, &root)
+	}
+	var errs []error
+	for _, b := range bases {
+		for _, p := range CardPaths {
+			target := b.ResolveReference(&url.URL{Path: p}).String()
+			card, err := getCard(ctx, client, target)
+			if err == nil {
+				return card, target, nil
+			}
+			errs = append(errs, err)
+		}
+	}
+	return nil, "", errors.Join(errs...)
+}
+
+func getCard(ctx context.Context, client *http.Client, target string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", target, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d", target, res.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxCardBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", target, err)
+	}
+	if len(body) > maxCardBytes {
+		return nil, fmt.Errorf("GET %s: card larger than %d bytes", target, maxCardBytes)
+	}
+	return body, nil
+}
+
+// ResolveDialect reads a backend's card to tell its dialect, for
+// "dialect: auto". It fails when the card cannot be read or understood, so
+// a misconfigured gateway stops at start, not at the first request.
+func ResolveDialect(ctx context.Context, cfg BackendConfig) (dialect.Version, string, error) {
+	client := &http.Client{Transport: newTransport(cfg)}
+	card, where, err := FetchCard(ctx, client, cfg.URL)
+	if err != nil {
+		return "", "", fmt.Errorf("dialect auto: reading the backend's card failed: %w", err)
+	}
+	v, reason, err := normalize.CardDialect(card)
+	if err != nil {
+		return "", "", fmt.Errorf("dialect auto: the card at %s: %w", where, err)
+	}
+	return v, fmt.Sprintf("%s (card at %s)", reason, where), nil
+}
+
+func (a *Agent) cardPublish() normalize.CardPublish {
+	cc := a.cfg.Card
+	p := normalize.CardPublish{
+		URL: a.cfg.PublicURL,
+		Overrides: normalize.CardOverrides{
+			Name: cc.Name, Description: cc.Description, IconURL: cc.IconURL, DocumentationURL: cc.DocumentationURL,
+		},
+	}
+	if cc.Provider != nil {
+		p.Overrides.Provider = &normalize.CardProvider{Organization: cc.Provider.Organization, URL: cc.Provider.URL}
+	}
+	if len(cc.Skills) > 0 {
+		p.Overrides.Skills, _ = json.Marshal(cc.Skills) // plain strings: cannot fail
+	}
+	return p
+}
+
+// RefreshCard fetches the backend's card and renders it in every published
+// form. On failure the previous card stays in service.
+func (a *Agent) RefreshCard(ctx context.Context) error {
+	raw, where, err := FetchCard(ctx, a.backend.client, a.backend.url)
+	if err == nil {
+		err = a.cards.set(raw, a.cardPublish())
+		if err == nil && normalize.CardHasSignatures(raw) {
+			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
+		}
+	}
+	a.cards.mu.Lock()
+	a.cards.lastErr = err
+	a.cards.mu.Unlock()
+	if err != nil {
+		a.log.Warn("refreshing the backend's card failed; serving the last good card", "error", err)
+	}
+	return err
+}
+
+func (c *cards) set(raw []byte, p normalize.CardPublish) error {
+	canon, err := normalize.CardToCanonical(raw)
+	if err != nil {
+		return err
+	}
+	p.ExtendedCard = extendedCardCapable(canon)
+	forms := make([][]byte, 4)
+	for i, render := range []func([]byte, normalize.CardPublish) ([]byte, error){normalize.CardV025, normalize.CardV03, normalize.CardV10, normalize.CardHybrid} {
+		if forms[i], err = render(canon, p); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.publish, c.canon = p, canon
+	c.v025, c.v03, c.v10, c.hybrid = forms[0], forms[1], forms[2], forms[3]
+	c.fetched = time.Now()
+	return nil
+}
+
+func extendedCardCapable(canon []byte) bool {
+	var v struct {
+		Capabilities struct {
+			ExtendedAgentCard bool `json:"extendedAgentCard"`
+		} `json:"capabilities"`
+	}
+	_ = json.Unmarshal(canon, &v) // canon is valid JSON we produced
+	return v.Capabilities.ExtendedAgentCard
+}
+
+// CardStatus reports whether a card is being served and the last refresh error.
+func (a *Agent) CardStatus() (ready bool, lastErr error) {
+	a.cards.mu.RLock()
+	defer a.cards.mu.RUnlock()
+	return a.cards.canon != nil, a.cards.lastErr
+}
+
+// RunCardRefresh refreshes the card every RefreshInterval until ctx ends.
+func (a *Agent) RunCardRefresh(ctx context.Context) {
+	t := time.NewTicker(a.cfg.Card.RefreshInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = a.RefreshCard(ctx)
+		}
+	}
+}
+
+func (a *Agent) serveCardForm(w http.ResponseWriter, pick func(*cards) []byte) {
+	a.cards.mu.RLock()
+	body := pick(&a.cards)
+	a.cards.mu.RUnlock()
+	w.Header().Set("Vary", dialect.HeaderVersion)
+	if body == nil {
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "the agent card is not available yet: the backend's card could not be read", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=60")
+	_, _ = w.Write(body)
+}
+
+// ServeCardV025 serves /.well-known/agent.json, where 0.2.5 clients look.
+func (a *Agent) ServeCardV025(w http.ResponseWriter, r *http.Request) {
+	a.serveCardForm(w, func(c *cards) []byte { return c.v025 })
+}
+
+// ServeCard serves /.well-known/agent-card.json: the card for the version the
+// client names in A2A-Version, or, without one, a card that 0.3 and 1.0
+// clients both accept.
+func (a *Agent) ServeCard(w http.ResponseWriter, r *http.Request) {
+	v := r.Header.Get(dialect.HeaderVersion)
+	a.serveCardForm(w, func(c *cards) []byte {
+		switch {
+		case strings.HasPrefix(v, "1."):
+			return c.v10
+		case strings.HasPrefix(v, "0."):
+			return c.v03
+		}
+		return c.hybrid
+	})
+}
+
+// ServeExtendedCardHTTP serves the 0.2.5 extended card, a plain GET.
+func (a *Agent) ServeExtendedCardHTTP(w http.ResponseWriter, r *http.Request) {
+	c := &call{start: time.Now(), backend: a.backend}
+	c.env.Dialect, c.env.Op = dialect.V03, dialect.GetExtendedCard
+	defer a.logCall(c, r)
+	card, e := a.extendedCard(r, c, normalize.CardV025)
+	if e != nil {
+		status := http.StatusBadGateway
+		if e.Kind == dialect.ErrExtendedCardNotConfigured {
+			status = http.StatusNotFound
+		}
+		c.code, c.reason = e.Kind.Error().Code, e.Kind.Error().Reason
+		http.Error(w, e.Error(), status)
+		return
+	}
+	c.bytes = len(card)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(card)
+}
+
+// serveExtendedCardRPC answers GetExtendedAgentCard and
+// agent/getAuthenticatedExtendedCard.
+func (a *Agent) serveExtendedCardRPC(w http.ResponseWriter, r *http.Request, c *call) {
+	render := normalize.CardV10
+	if c.env.Dialect == dialect.V03 {
+		render = normalize.CardV03
+	}
+	card, e := a.extendedCard(r, c, render)
+	if e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	out := normalize.AppendResult(nil, c.env.ID, card)
+	c.bytes += len(out)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// extendedCard fetches the backend's extended card the way its dialect
+// serves it and renders it for publishing.
+func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, normalize.CardPublish) ([]byte, error)) ([]byte, *normalize.Error) {
+	a.cards.mu.RLock()
+	p, ready := a.cards.publish, a.cards.canon != nil
+	a.cards.mu.RUnlock()
+	if ready && !p.ExtendedCard {
+		return nil, normalize.Errorf(dialect.ErrExtendedCardNotConfigured, "this agent has no extended card")
+	}
+	b := c.backend
+	var raw []byte
+	if b.version == dialect.Version025 {
+		target, err := url.JoinPath(b.url, "../agent/authenticatedExtendedCard")
+		if err != nil {
+			return nil, normalize.Errorf(dialect.ErrInternal, "backend %q has no extended card URL", b.name)
+		}
+		res, err := b.get(r.Context(), r, target)
+		if err != nil {
+			return nil, b.transportError(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode == http.StatusNotFound {
+			return nil, normalize.Errorf(dialect.ErrExtendedCardNotConfigured, "this agent has no extended card")
+		}
+		if res.StatusCode != http.StatusOK {
+			return nil, normalize.Errorf(dialect.ErrInternal, "backend %q answered HTTP %d for its extended card", b.name, res.StatusCode)
+		}
+		if raw, err = io.ReadAll(io.LimitReader(res.Body, maxCardBytes)); err != nil {
+			return nil, b.transportError(err)
+		}
+	} else {
+		method, _ := dialect.MethodName(b.dialect, dialect.GetExtendedCard)
+		var params []byte
+		if b.dialect == dialect.V10 {
+			params = []byte("{}")
+		}
+		res, err := b.post(r.Context(), r, method, c.env.ID, params, false)
+		if err != nil {
+			return nil, b.transportError(err)
+		}
+		defer res.Body.Close()
+		reply, e := a.readReply(res, b)
+		if e != nil {
+			return nil, e
+		}
+		if reply.Error != nil {
+			return nil, a.backendError(c, reply.Error)
+		}
+		raw = reply.Result
+	}
+	canon, err := normalize.CardToCanonical(raw)
+	if err != nil {
+		return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent an extended card that is not a valid agent card: %v", b.name, err)
+	}
+	p.ExtendedCard = true
+	out, err := render(canon, p)
+	if err != nil {
+		return nil, normalize.AsError(err, dialect.ErrInternal)
+	}
+	return out, nil
+}

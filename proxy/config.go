@@ -1,0 +1,258 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// Defaults of AgentConfig and BackendConfig.
+const (
+	DefaultPath                  = "/"
+	DefaultMaxBodyBytes          = 4 << 20
+	DefaultMaxReplyBytes         = 16 << 20
+	DefaultMaxEventBytes         = 4 << 20
+	DefaultConnectTimeout        = 5 * time.Second
+	DefaultResponseHeaderTimeout = 5 * time.Minute
+	DefaultStreamIdleTimeout     = 5 * time.Minute
+	DefaultInterruptGrace        = 250 * time.Millisecond
+	DefaultMaxIdleConns          = 64
+)
+
+// AgentConfig publishes one backend agent through the gateway.
+type AgentConfig struct {
+	// Name identifies the agent in logs and metrics. Required.
+	Name string `yaml:"name"`
+	// Path is where the gateway serves the agent's JSON-RPC endpoint; its
+	// cards are served under it at /.well-known/. Defaults to "/".
+	Path string `yaml:"path"`
+	// PublicURL is the URL callers reach the agent at, written into every
+	// card the gateway publishes. Required.
+	PublicURL string `yaml:"public_url"`
+	// Backend is the agent the gateway forwards to. Required.
+	Backend BackendConfig `yaml:"backend"`
+	// MaxBodyBytes bounds a caller's request body; larger ones are refused
+	// before they are read in full. Defaults to 4 MiB.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxReplyBytes bounds a backend's unary reply. Defaults to 16 MiB.
+	MaxReplyBytes int64 `yaml:"max_reply_bytes"`
+	// MaxEventBytes bounds one stream event from the backend; a larger one
+	// ends the stream with an error. Defaults to 4 MiB.
+	MaxEventBytes int `yaml:"max_event_bytes"`
+	// Card adjusts the agent card the gateway publishes.
+	Card CardConfig `yaml:"card"`
+}
+
+// DefaultCardRefresh is how often a backend's card is fetched again.
+const DefaultCardRefresh = 5 * time.Minute
+
+// CardConfig lets a platform team adjust the published card without
+// touching the backend. Empty fields keep the backend's value.
+type CardConfig struct {
+	// RefreshInterval is how often the backend's card is fetched again; a
+	// failed fetch keeps the last good card. Defaults to 5m.
+	RefreshInterval  time.Duration `yaml:"refresh_interval"`
+	Name             string        `yaml:"name"`
+	Description      string        `yaml:"description"`
+	IconURL          string        `yaml:"icon_url"`
+	DocumentationURL string        `yaml:"documentation_url"`
+	Provider         *struct {
+		Organization string `yaml:"organization"`
+		URL          string `yaml:"url"`
+	} `yaml:"provider"`
+	// Skills replaces the card's skill list; each entry uses the card's
+	// skill fields (id, name, description, tags, examples, input_modes, output_modes).
+	Skills []SkillConfig `yaml:"skills"`
+}
+
+// SkillConfig is one skill of a published card.
+type SkillConfig struct {
+	ID          string   `yaml:"id" json:"id"`
+	Name        string   `yaml:"name" json:"name"`
+	Description string   `yaml:"description" json:"description"`
+	Tags        []string `yaml:"tags" json:"tags"`
+	Examples    []string `yaml:"examples" json:"examples,omitempty"`
+	InputModes  []string `yaml:"input_modes" json:"inputModes,omitempty"`
+	OutputModes []string `yaml:"output_modes" json:"outputModes,omitempty"`
+}
+
+// BackendConfig says where a backend agent is and how to talk to it.
+type BackendConfig struct {
+	// URL is the backend's JSON-RPC endpoint. Required.
+	URL string `yaml:"url"`
+	// Dialect is the backend's A2A version: "0.2.5", "0.3", "1.0", or "auto"
+	// to read it from the backend's agent card at start. Defaults to "auto".
+	Dialect dialect.Version `yaml:"dialect"`
+	// ConnectTimeout bounds dialing the backend. Defaults to 5s.
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
+	// ResponseHeaderTimeout bounds the wait for the backend's response
+	// headers; a blocking send waits for the task, so this is long.
+	// Defaults to 5m.
+	ResponseHeaderTimeout time.Duration `yaml:"response_header_timeout"`
+	// StreamIdleTimeout ends a stream whose backend sent nothing, not even a
+	// keep-alive, for this long. Defaults to 5m.
+	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
+	// MaxIdleConns is the size of the keep-alive pool to the backend.
+	// Defaults to 64.
+	MaxIdleConns int `yaml:"max_idle_conns"`
+	// ForwardAuthorization passes the caller's Authorization header on to
+	// the backend. Defaults to false: the gateway consumes it.
+	ForwardAuthorization bool `yaml:"forward_authorization"`
+	// Headers are sent to the backend on every call, for the backend's own
+	// credentials. Values come from a file or an environment variable,
+	// never inline.
+	Headers []HeaderConfig `yaml:"headers"`
+}
+
+// HeaderConfig is one static header toward a backend.
+type HeaderConfig struct {
+	// Name of the header. Required.
+	Name string `yaml:"name"`
+	// ValueFile is a file holding the value (trailing newline trimmed).
+	ValueFile string `yaml:"value_file"`
+	// ValueEnv is an environment variable holding the value.
+	ValueEnv string `yaml:"value_env"`
+}
+
+// SetDefaults fills unset fields with their documented defaults.
+func (c *AgentConfig) SetDefaults() {
+	if c.Path == "" {
+		c.Path = DefaultPath
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.MaxReplyBytes == 0 {
+		c.MaxReplyBytes = DefaultMaxReplyBytes
+	}
+	if c.MaxEventBytes == 0 {
+		c.MaxEventBytes = DefaultMaxEventBytes
+	}
+	if c.Card.RefreshInterval == 0 {
+		c.Card.RefreshInterval = DefaultCardRefresh
+	}
+	c.Backend.SetDefaults()
+}
+
+// SetDefaults fills unset fields with their documented defaults.
+func (b *BackendConfig) SetDefaults() {
+	if b.Dialect == "" {
+		b.Dialect = dialect.VersionAuto
+	}
+	if b.ConnectTimeout == 0 {
+		b.ConnectTimeout = DefaultConnectTimeout
+	}
+	if b.ResponseHeaderTimeout == 0 {
+		b.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
+	}
+	if b.StreamIdleTimeout == 0 {
+		b.StreamIdleTimeout = DefaultStreamIdleTimeout
+	}
+	if b.MaxIdleConns == 0 {
+		b.MaxIdleConns = DefaultMaxIdleConns
+	}
+}
+
+// Validate reports every problem with c at once.
+func (c *AgentConfig) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.Name == "" {
+		bad("name is required")
+	}
+	if !strings.HasPrefix(c.Path, "/") {
+		bad("path %q must start with /", c.Path)
+	}
+	if err := checkURL(c.PublicURL); err != nil {
+		bad("public_url: %v", err)
+	}
+	if c.MaxBodyBytes < 0 || c.MaxReplyBytes < 0 || c.MaxEventBytes < 0 {
+		bad("max_body_bytes, max_reply_bytes and max_event_bytes must not be negative")
+	}
+	for i, sk := range c.Card.Skills {
+		if sk.ID == "" || sk.Name == "" {
+			bad("card.skills[%d]: id and name are required", i)
+		}
+	}
+	if c.Card.RefreshInterval < 0 {
+		bad("card.refresh_interval must not be negative")
+	}
+	if err := c.Backend.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("backend: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// Validate reports every problem with b at once.
+func (b *BackendConfig) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if err := checkURL(b.URL); err != nil {
+		bad("url: %v", err)
+	}
+	known := false
+	for _, v := range dialect.Versions {
+		known = known || b.Dialect == v
+	}
+	if !known {
+		bad("dialect %q is not one of auto, 0.2.5, 0.3, 1.0", b.Dialect)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"connect_timeout", b.ConnectTimeout}, {"response_header_timeout", b.ResponseHeaderTimeout}, {"stream_idle_timeout", b.StreamIdleTimeout}} {
+		if d.v < 0 {
+			bad("%s must not be negative", d.name)
+		}
+	}
+	for i, h := range b.Headers {
+		if h.Name == "" {
+			bad("headers[%d]: name is required", i)
+		}
+		if (h.ValueFile == "") == (h.ValueEnv == "") {
+			bad("headers[%d] (%s): set exactly one of value_file and value_env", i, h.Name)
+		}
+		if strings.EqualFold(h.Name, dialect.HeaderVersion) || strings.EqualFold(h.Name, "Content-Length") || strings.EqualFold(h.Name, "Content-Type") {
+			bad("headers[%d]: %s is set by the gateway", i, h.Name)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// value reads a header's value from its file or environment variable.
+func (h HeaderConfig) value() (string, error) {
+	if h.ValueEnv != "" {
+		v, ok := os.LookupEnv(h.ValueEnv)
+		if !ok {
+			return "", fmt.Errorf("header %s: environment variable %s is not set", h.Name, h.ValueEnv)
+		}
+		return v, nil
+	}
+	b, err := os.ReadFile(h.ValueFile)
+	if err != nil {
+		return "", fmt.Errorf("header %s: %w", h.Name, err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+func checkURL(s string) error {
+	if s == "" {
+		return errors.New("is required")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q must be an http or https URL", s)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", s)
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Gateway routes requests to the published agents by path.
+type Gateway struct {
+	mux    *http.ServeMux
+	agents []*Agent
+}
+
+// NewGateway mounts agents: each one's JSON-RPC endpoint at its path, its
+// cards under {path}/.well-known/, and the 0.2.5 extended card at
+// {path}/agent/authenticatedExtendedCard.
+func NewGateway(agents []*Agent) (*Gateway, error) {
+	g := &Gateway{mux: http.NewServeMux(), agents: agents}
+	seen := map[string]string{}
+	for _, a := range agents {
+		p := strings.TrimSuffix(a.cfg.Path, "/")
+		if prev, ok := seen[p]; ok {
+			return nil, fmt.Errorf("agents %q and %q share the path %q", prev, a.cfg.Name, a.cfg.Path)
+		}
+		seen[p] = a.cfg.Name
+		rpc := p
+		if rpc == "" {
+			rpc = "/{$}"
+		}
+		g.mux.HandleFunc("POST "+rpc, a.ServeRPC)
+		g.mux.HandleFunc("GET "+p+"/.well-known/agent.json", a.ServeCardV025)
+		g.mux.HandleFunc("GET "+p+"/.well-known/agent-card.json", a.ServeCard)
+		g.mux.HandleFunc("GET "+p+"/agent/authenticatedExtendedCard", a.ServeExtendedCardHTTP)
+	}
+	return g, nil
+}
+
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.ServeHTTP(w, r) }
+
+// Agents returns the published agents.
+func (g *Gateway) Agents() []*Agent { return g.agents }

@@ -1,0 +1,287 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+)
+
+// stream forwards a streaming call and translates the backend's events one
+// by one as they arrive. Nothing is buffered: each event is written and
+// flushed before the next is read. The one exception is documented at
+// holdsForFinal.
+func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
+	b := c.backend
+	s := &sse{w: w, rc: http.NewResponseController(w), c: c}
+	if c.env.Op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10 && b.dialect == dialect.V03 {
+		first, e := a.subscribeSnapshot(r, c)
+		if e != nil {
+			a.streamFail(s, e)
+			return
+		}
+		if err := s.event(first); err != nil {
+			return
+		}
+	}
+	res, err := b.post(r.Context(), r, method, c.env.ID, params, true)
+	if err != nil {
+		a.streamFail(s, b.transportError(err))
+		return
+	}
+	defer res.Body.Close()
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
+		// Servers answer failures before the stream (validation, unknown
+		// task) with a plain JSON-RPC response.
+		reply, e := a.readReply(res, b)
+		switch {
+		case e != nil:
+			a.streamFail(s, e)
+		case reply.Error != nil:
+			a.streamFail(s, a.backendError(c, reply.Error))
+		default:
+			a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered a stream request without an event stream", b.name))
+		}
+		return
+	}
+	a.relay(s, r, res.Body)
+}
+
+// subscribeSnapshot fetches the task a 1.0 caller subscribes to from a 0.x
+// backend, whose resubscribe need not start with the task: a 1.0 stream
+// must (1.0 §3.1.6), and a finished task cannot be subscribed to.
+func (a *Agent) subscribeSnapshot(r *http.Request, c *call) ([]byte, *normalize.Error) {
+	params := append(gjson.AppendJSONString([]byte(`{"id":`), c.info.TaskID), '}')
+	method, _ := dialect.MethodName(c.backend.dialect, dialect.GetTask)
+	task, e := a.unary(r.Context(), r, c, dialect.GetTask, method, params)
+	if e != nil {
+		return nil, e
+	}
+	info, err := normalize.Inspect(append(append([]byte(`{"task":`), task...), '}'))
+	if err != nil {
+		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
+	}
+	if dialect.TerminalState(info.State) {
+		return nil, normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is already in a final state (%s): there is nothing to subscribe to", c.info.TaskID, info.State)
+	}
+	return append(append([]byte(`{"task":`), task...), '}'), nil
+}
+
+// streamFail answers an error that happened before the backend's stream
+// began. A 0.x caller gets it as an SSE error event in a 200 stream (the
+// 0.x SDK clients reject a JSON answer to a stream request); a 1.0 caller
+// gets a plain JSON-RPC error, as the 1.0 SDK servers send it.
+func (a *Agent) streamFail(s *sse, e *normalize.Error) {
+	out := a.errorResponse(s.c, e)
+	if s.started || s.c.env.Dialect == dialect.V03 {
+		_ = s.data(out)
+		return
+	}
+	s.c.bytes += len(out)
+	writeJSON(s.w, http.StatusOK, out)
+}
+
+// sse writes the caller's event stream.
+type sse struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	c       *call
+	started bool
+	buf     []byte
+}
+
+func (s *sse) start() {
+	if !s.started {
+		sseHeaders(s.w.Header())
+		s.w.WriteHeader(http.StatusOK)
+		s.started = true
+	}
+}
+
+// event writes one translated result as a JSON-RPC response event.
+func (s *sse) event(result []byte) error {
+	s.c.events++
+	return s.data(normalize.AppendResult(s.buf[:0], s.c.env.ID, result))
+}
+
+// data writes one event and flushes it to the caller at once.
+func (s *sse) data(payload []byte) error {
+	s.start()
+	out := normalize.AppendSSEEvent(nil, normalize.SSEEvent{Data: payload})
+	s.c.bytes += len(out)
+	if _, err := s.w.Write(out); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+// comment passes a keep-alive comment on.
+func (s *sse) comment(text []byte) error {
+	s.start()
+	out := normalize.AppendSSEEvent(nil, normalize.SSEEvent{Comment: text})
+	if _, err := s.w.Write(out); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+type sseItem struct {
+	ev  normalize.SSEEvent
+	err error
+}
+
+// relay copies the backend's events to the caller, translated.
+func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
+	b := s.c.backend
+	ctx := r.Context()
+	items, next, stop := pump(normalize.NewSSEReader(body, a.cfg.MaxEventBytes))
+	defer stop()
+	idle := time.NewTimer(b.cfg.StreamIdleTimeout)
+	defer idle.Stop()
+	var held []byte // an interrupted-state event waiting for its final flag
+	var grace <-chan time.Time
+	ended := false // the last event ends the exchange: a clean close may follow
+	emit := func(result []byte, final bool) bool {
+		out, err := normalize.Event(b.dialect, s.c.env.Dialect, result, final)
+		if err != nil {
+			a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
+			return false
+		}
+		return s.event(out) == nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-grace:
+			// The backend keeps the stream open after input-required: not final.
+			grace = nil
+			if !emit(held, false) {
+				return
+			}
+			held = nil
+			continue
+		case <-idle.C:
+			a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "backend %q sent nothing for %s: stream closed", b.name, b.cfg.StreamIdleTimeout))
+			return
+		case it := <-items:
+			idle.Reset(b.cfg.StreamIdleTimeout)
+			if it.err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				a.streamEnd(s, it.err, held, ended, emit)
+				return
+			}
+			if it.ev.Data == nil {
+				if s.comment(it.ev.Comment) != nil {
+					return
+				}
+				next <- struct{}{}
+				continue
+			}
+			reply, err := normalize.ParseReply(it.ev.Data)
+			if err != nil {
+				a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
+				return
+			}
+			if reply.Error != nil {
+				a.streamFail(s, a.backendError(s.c, reply.Error))
+				return
+			}
+			info, err := normalize.Inspect(reply.Result)
+			if err != nil {
+				a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
+				return
+			}
+			if held != nil {
+				grace = nil
+				if !emit(held, false) {
+					return
+				}
+				held = nil
+			}
+			ended = endsExchange(info)
+			if a.holdsForFinal(s.c, info) {
+				held = append([]byte(nil), reply.Result...)
+				grace = time.After(a.interruptGrace)
+			} else if !emit(reply.Result, dialect.TerminalState(info.State)) {
+				return
+			}
+			next <- struct{}{}
+		}
+	}
+}
+
+// holdsForFinal reports whether an event must wait before it is sent. A 0.x
+// caller needs "final" on every status update, and final is true on
+// input-required and auth-required only when the backend ends the stream
+// after that event — which a 1.0 backend says only by closing it. Such an
+// event is held until the backend's next move: the close (final: true), a
+// further event, or interruptGrace passing (final: false). Nothing else is
+// ever held.
+func (a *Agent) holdsForFinal(c *call, info normalize.EventInfo) bool {
+	return c.env.Dialect == dialect.V03 && info.Kind == normalize.KindStatusUpdate &&
+		!info.HasFinal && dialect.InterruptedState(info.State)
+}
+
+// endsExchange reports whether a stream may end cleanly after this event.
+func endsExchange(info normalize.EventInfo) bool {
+	switch {
+	case info.Kind == normalize.KindMessage:
+		return true
+	case info.HasFinal && info.Final:
+		return true
+	}
+	return dialect.TerminalState(info.State) || dialect.InterruptedState(info.State)
+}
+
+// streamEnd handles the end of the backend's stream.
+func (a *Agent) streamEnd(s *sse, err error, held []byte, ended bool, emit func([]byte, bool) bool) {
+	b := s.c.backend
+	switch {
+	case errors.Is(err, io.EOF) && held != nil:
+		emit(held, true)
+	case errors.Is(err, io.EOF) && ended:
+	case errors.Is(err, io.EOF):
+		a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "backend %q ended the stream before the task reached a final or interrupted state", b.name))
+	case errors.Is(err, normalize.ErrSSEEventTooLarge):
+		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event larger than %d bytes", b.name, a.cfg.MaxEventBytes))
+	default:
+		a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))
+	}
+}
+
+// pump reads events on its own goroutine so the relay can wait on timers and
+// the caller at once. It hands over one event at a time and reads the next
+// only when told to: the reader's buffers are reused, and nothing queues.
+func pump(rd *normalize.SSEReader) (<-chan sseItem, chan<- struct{}, func()) {
+	items := make(chan sseItem)
+	next := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		for {
+			ev, err := rd.Next()
+			select {
+			case items <- sseItem{ev, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+			select {
+			case <-next:
+			case <-done:
+				return
+			}
+		}
+	}()
+	return items, next, func() { close(done) }
+}

@@ -1,0 +1,284 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+)
+
+// Redis is a Store kept in Redis, shared by several gateway replicas. It is
+// safe for concurrent use. Every failure to reach Redis wraps ErrUnavailable.
+type Redis struct {
+	client      *redis.Client
+	keys        redisKeys
+	ttl         time.Duration
+	physicalTTL time.Duration
+	now         func() time.Time
+}
+
+var _ Store = (*Redis)(nil)
+
+// redisTTLGrace lengthens the Redis TTL of every key past the task's logical
+// expiry, which the scripts decide from the replicas' clocks: Redis's own
+// clock and a replica's may differ, and a key must not vanish while a task in
+// it is still live (its index entry would be left without its task).
+const redisTTLGrace = time.Minute
+
+// NewRedis returns a Redis store configured by cfg after SetDefaults. It reads
+// the password but does not contact Redis: a gateway may start before Redis
+// does, and Ping reports readiness.
+func NewRedis(cfg RedisConfig) (*Redis, error) {
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("redis store config: %w", err)
+	}
+	password, err := cfg.password()
+	if err != nil {
+		return nil, fmt.Errorf("redis store config: %w", err)
+	}
+	now := cfg.now
+	if now == nil {
+		now = time.Now
+	}
+	client := redis.NewClient(&redis.Options{
+		Addr:         cfg.Address,
+		Password:     password,
+		DB:           cfg.DB,
+		DialTimeout:  cfg.DialTimeout,
+		ReadTimeout:  cfg.ReadTimeout,
+		WriteTimeout: cfg.WriteTimeout,
+		// The caller's deadline (its request's) bounds every call too.
+		ContextTimeoutEnabled: true,
+		// One retry replaces a pooled connection that Redis closed (after a
+		// restart, say); more would multiply the time a caller waits before
+		// failing closed while Redis is down.
+		MaxRetries:    1,
+		DialerRetries: 1,
+		// Maintenance notifications are a Redis Enterprise feature; probing
+		// for them costs a round trip per connection.
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	})
+	return &Redis{
+		client:      client,
+		keys:        redisKeys{prefix: cfg.KeyPrefix},
+		ttl:         cfg.TTL,
+		physicalTTL: cfg.TTL + redisTTLGrace,
+		now:         now,
+	}, nil
+}
+
+func (c *RedisConfig) password() (string, error) {
+	switch {
+	case c.PasswordFile != "":
+		b, err := os.ReadFile(c.PasswordFile)
+		if err != nil {
+			return "", fmt.Errorf("password_file: %w", err)
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	case c.PasswordEnv != "":
+		v := os.Getenv(c.PasswordEnv)
+		if v == "" {
+			return "", fmt.Errorf("password_env: environment variable %s is unset or empty", c.PasswordEnv)
+		}
+		return v, nil
+	}
+	return "", nil
+}
+
+// micros formats a time as the decimal microseconds the scripts store.
+func micros(t time.Time) string {
+	return strconv.FormatInt(t.UnixMicro(), 10)
+}
+
+// Put implements Store.
+func (r *Redis) Put(ctx context.Context, t Task) error {
+	now := r.now()
+	t, err := normalizeTask(t, now)
+	if err != nil {
+		return err
+	}
+	keys := []string{r.keys.task(t.Agent, t.ID), r.keys.bucket(t.Agent, t.Owner), r.keys.count()}
+	written, err := putScript.Run(ctx, r.client, keys,
+		r.keys.taskPrefix(t.Agent), r.keys.contextPrefix(t.Agent), t.Owner,
+		micros(now), micros(now.Add(r.ttl)), r.physicalTTL.Milliseconds(),
+		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
+		countMember(t.Agent, t.Owner, t.ID),
+	).Int()
+	if err != nil {
+		return unavailable("put task", err)
+	}
+	if written == 0 {
+		return ErrOwnerConflict
+	}
+	return nil
+}
+
+// Get implements Store.
+func (r *Redis) Get(ctx context.Context, agent, id string) (Task, error) {
+	fields, err := r.client.HGetAll(ctx, r.keys.task(agent, id)).Result()
+	if err != nil {
+		return Task{}, unavailable("get task", err)
+	}
+	if len(fields) == 0 {
+		return Task{}, ErrNotFound
+	}
+	t, expires, err := decodeTask(fields)
+	if err != nil {
+		return Task{}, err
+	}
+	if expires <= r.now().UnixMicro() {
+		return Task{}, ErrNotFound
+	}
+	return t, nil
+}
+
+// decodeTask decodes a task hash and its expiry in microseconds.
+func decodeTask(fields map[string]string) (t Task, expires int64, err error) {
+	expires, err1 := strconv.ParseInt(fields["exp"], 10, 64)
+	updated, err2 := strconv.ParseInt(fields["upd"], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return Task{}, 0, unavailable("decode task", err)
+	}
+	return Task{
+		ID:        fields["id"],
+		ContextID: fields["ctx"],
+		Owner:     fields["owner"],
+		Agent:     fields["agent"],
+		Backend:   fields["backend"],
+		State:     fields["state"],
+		Updated:   fromMicros(updated),
+	}, expires, nil
+}
+
+// ContextOwner implements Store.
+func (r *Redis) ContextOwner(ctx context.Context, agent, contextID string) (string, error) {
+	if contextID == "" {
+		return "", ErrNotFound
+	}
+	vals, err := r.client.HMGet(ctx, r.keys.context(agent, contextID), "owner", "exp").Result()
+	if err != nil {
+		return "", unavailable("get context owner", err)
+	}
+	owner, ok1 := vals[0].(string)
+	exp, ok2 := vals[1].(string)
+	if !ok1 || !ok2 {
+		return "", ErrNotFound
+	}
+	expires, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return "", unavailable("decode context", err)
+	}
+	if expires <= r.now().UnixMicro() {
+		return "", ErrNotFound
+	}
+	return owner, nil
+}
+
+// List implements Store.
+func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
+	if err := validateQuery(q); err != nil {
+		return Page{}, err
+	}
+	cur, err := decodePageToken(q)
+	if err != nil {
+		return Page{}, err
+	}
+	suffix, residual := "all", ""
+	switch {
+	case q.ContextID != "":
+		suffix, residual = "c:"+q.ContextID, q.State
+	case q.State != "":
+		suffix = "s:" + q.State
+	}
+	maxScore := "+inf"
+	if !q.UpdatedAfter.IsZero() {
+		maxScore = strconv.FormatInt(-afterMicros(q.UpdatedAfter), 10)
+	}
+	cursorScore, cursorID := "", ""
+	if cur != nil {
+		cursorScore, cursorID = strconv.FormatInt(-cur.Updated, 10), cur.ID
+	}
+	reply, err := listScript.Run(ctx, r.client, []string{r.keys.bucket(q.Agent, q.Owner)},
+		r.keys.taskPrefix(q.Agent), q.Owner, micros(r.now()), suffix, residual,
+		maxScore, cursorScore, cursorID, q.PageSize,
+	).Slice()
+	if err != nil {
+		return Page{}, unavailable("list tasks", err)
+	}
+	return r.parsePage(q, reply)
+}
+
+func (r *Redis) parsePage(q Query, reply []any) (Page, error) {
+	if len(reply) < 2 {
+		return Page{}, unavailable("decode task page", fmt.Errorf("short reply of %d elements", len(reply)))
+	}
+	total, ok1 := reply[0].(int64)
+	more, ok2 := reply[1].(int64)
+	if !ok1 || !ok2 {
+		return Page{}, unavailable("decode task page", fmt.Errorf("unexpected reply header %T, %T", reply[0], reply[1]))
+	}
+	page := Page{Tasks: make([]Task, 0, len(reply)-2), TotalSize: int(total)}
+	now := r.now().UnixMicro()
+	var last Task // the cursor follows the last task scanned, even one not shown
+	for _, item := range reply[2:] {
+		flat, ok := item.([]any)
+		if !ok || len(flat)%2 != 0 {
+			return Page{}, unavailable("decode task page", fmt.Errorf("unexpected task reply %T", item))
+		}
+		fields := make(map[string]string, len(flat)/2)
+		for i := 0; i < len(flat); i += 2 {
+			k, _ := flat[i].(string)
+			v, _ := flat[i+1].(string)
+			fields[k] = v
+		}
+		if len(fields) == 0 {
+			continue // reclaimed by Redis in the grace period; nothing to show
+		}
+		t, expires, err := decodeTask(fields)
+		if err != nil {
+			return Page{}, err
+		}
+		last = t
+		// A replica whose clock lags may still index a task that another
+		// replica saw expire and handed to a new owner; never show it.
+		if expires > now && t.Owner == q.Owner && t.Agent == q.Agent {
+			page.Tasks = append(page.Tasks, t)
+		}
+	}
+	if more == 1 && last.ID != "" {
+		page.NextPageToken = encodePageToken(q, last)
+	}
+	return page, nil
+}
+
+// Len implements Store.
+func (r *Redis) Len(ctx context.Context) (int, error) {
+	n, err := lenScript.Run(ctx, r.client, []string{r.keys.count()}, micros(r.now())).Int()
+	if err != nil {
+		return 0, unavailable("count tasks", err)
+	}
+	return n, nil
+}
+
+// Ping implements Store.
+func (r *Redis) Ping(ctx context.Context) error {
+	if err := r.client.Ping(ctx).Err(); err != nil {
+		return unavailable("ping", err)
+	}
+	return nil
+}
+
+// Close closes the connections to Redis.
+func (r *Redis) Close() error {
+	if err := r.client.Close(); err != nil && !errors.Is(err, redis.ErrClosed) {
+		return unavailable("close", err)
+	}
+	return nil
+}

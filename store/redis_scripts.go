@@ -1,0 +1,186 @@
+package store
+
+import "github.com/redis/go-redis/v9"
+
+// The scripts run atomically in Redis, which is what makes Put's owner rule
+// hold across replicas: the check and the write cannot interleave with
+// another replica's. Time comes from the caller (ARGV now, expiry), never
+// from the Redis clock, so every replica and the tests agree on what is
+// expired; the keys' own Redis TTLs only reclaim memory and are longer than
+// the logical lifetime (see redisTTLGrace).
+//
+// Numbers that must stay exact (microsecond timestamps, near 2^51) travel as
+// strings and are compared with tonumber, which is exact below 2^53; they are
+// never formatted by Lua, whose tostring keeps only 14 digits. Lua compares
+// strings with strcoll, which depends on Redis's locale, so byte order is
+// spelled out in bytesLess.
+
+// luaCommon holds the functions shared by the scripts.
+const luaCommon = `
+local function neg(s)
+  if string.sub(s, 1, 1) == '-' then return string.sub(s, 2) end
+  return '-' .. s
+end
+
+local function bytesLess(a, b)
+  local n = math.min(#a, #b)
+  for i = 1, n do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+
+-- meta values are "<len(state)>:<state><context>".
+local function splitMeta(m)
+  local n, rest = string.match(m, '^(%d+):(.*)$')
+  n = tonumber(n)
+  return string.sub(rest, 1, n), string.sub(rest, n + 1)
+end
+
+-- purge drops the expired tasks of one bucket from its indexes, so that
+-- counts and pages see only live tasks. Each task is purged once, so the
+-- cost is constant per task over its lifetime.
+local function purge(bucket, taskPrefix, owner, now)
+  local expired = redis.call('ZRANGEBYSCORE', bucket .. ':exp', '-inf', now)
+  if #expired == 0 then return end
+  local meta = bucket .. ':meta'
+  for _, id in ipairs(expired) do
+    local m = redis.call('HGET', meta, id)
+    if m then
+      local state, ctx = splitMeta(m)
+      redis.call('ZREM', bucket .. ':s:' .. state, id)
+      if ctx ~= '' then redis.call('ZREM', bucket .. ':c:' .. ctx, id) end
+      redis.call('HDEL', meta, id)
+    end
+    redis.call('ZREM', bucket .. ':all', id)
+    -- The id may belong to another owner by now; only our own expired copy goes.
+    local tk = taskPrefix .. id
+    local h = redis.call('HMGET', tk, 'owner', 'exp')
+    if h[1] == owner and h[2] and tonumber(h[2]) <= tonumber(now) then
+      redis.call('DEL', tk)
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', bucket .. ':exp', '-inf', now)
+end
+`
+
+// putScript implements Redis.Put. It returns 1 when written, 0 on an owner
+// conflict.
+//
+//	KEYS: task, bucket, count
+//	ARGV: taskPrefix, contextPrefix, owner, now, expiry, physical TTL (ms),
+//	      id, agent, backend, context, state, updated, count member
+var putScript = redis.NewScript(luaCommon + `
+local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
+local taskPrefix, ctxPrefix, owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local id, agent, backend, ctx, state, upd, member = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13]
+
+purge(bucket, taskPrefix, owner, now)
+
+local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd')
+if cur[2] and tonumber(cur[2]) > tonumber(now) then
+  if cur[1] ~= owner then return 0 end
+  local oldCtx, oldState, oldUpd = cur[3], cur[4], cur[5]
+  if oldCtx ~= '' then ctx = oldCtx end
+  if tonumber(upd) < tonumber(oldUpd) then
+    state, upd = oldState, oldUpd
+  end
+  if oldState ~= state then redis.call('ZREM', bucket .. ':s:' .. oldState, id) end
+  redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
+else
+  redis.call('DEL', task)
+  redis.call('HSET', task, 'id', id, 'agent', agent, 'owner', owner, 'backend', backend,
+    'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
+end
+
+local score = neg(upd)
+local keys = {task, count, bucket .. ':all', bucket .. ':s:' .. state, bucket .. ':exp', bucket .. ':meta'}
+redis.call('ZADD', bucket .. ':all', score, id)
+redis.call('ZADD', bucket .. ':s:' .. state, score, id)
+redis.call('ZADD', bucket .. ':exp', exp, id)
+redis.call('HSET', bucket .. ':meta', id, #state .. ':' .. state .. ctx)
+redis.call('ZADD', count, exp, member)
+if ctx ~= '' then
+  redis.call('ZADD', bucket .. ':c:' .. ctx, score, id)
+  table.insert(keys, bucket .. ':c:' .. ctx)
+  local ck = ctxPrefix .. ctx
+  local c = redis.call('HMGET', ck, 'owner', 'exp')
+  if c[2] and tonumber(c[2]) > tonumber(now) then
+    if tonumber(exp) > tonumber(c[2]) then redis.call('HSET', ck, 'exp', exp) end
+  else
+    redis.call('HSET', ck, 'owner', owner, 'exp', exp)
+  end
+  table.insert(keys, ck)
+end
+for _, k in ipairs(keys) do redis.call('PEXPIRE', k, ttl) end
+return 1
+`)
+
+// listScript implements Redis.List. It returns {total, more, task...} where
+// each task is a flat HGETALL reply and more is 1 when a further page exists.
+//
+//	KEYS: bucket
+//	ARGV: taskPrefix, owner, now, index suffix, residual state filter,
+//	      max score, cursor score ("" on the first page), cursor id, page size
+//
+// The index is the narrowest one the filters allow (context, else state,
+// else all); the state filter is checked per task only together with a
+// context filter, where the index is small. UpdatedAfter is the max score.
+var listScript = redis.NewScript(luaCommon + `
+local bucket = KEYS[1]
+local taskPrefix, owner, now, suffix, residual, maxScore = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local cursorScore, cursorID, size = ARGV[7], ARGV[8], tonumber(ARGV[9])
+
+purge(bucket, taskPrefix, owner, now)
+
+local index, meta = bucket .. ':' .. suffix, bucket .. ':meta'
+local function keep(id)
+  if residual == '' then return true end
+  local m = redis.call('HGET', meta, id)
+  return m ~= false and splitMeta(m) == residual
+end
+
+local total = 0
+if residual == '' then
+  total = redis.call('ZCOUNT', index, '-inf', maxScore)
+else
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', maxScore)) do
+    if keep(id) then total = total + 1 end
+  end
+end
+
+local min, cursorNum = '-inf', nil
+if cursorScore ~= '' then min, cursorNum = cursorScore, tonumber(cursorScore) end
+local ids, offset, chunk = {}, 0, 2 * size + 16
+while #ids <= size do
+  local batch = redis.call('ZRANGEBYSCORE', index, min, maxScore, 'WITHSCORES', 'LIMIT', offset, chunk)
+  for i = 1, #batch, 2 do
+    local id = batch[i]
+    local seen = cursorNum ~= nil and tonumber(batch[i + 1]) == cursorNum and not bytesLess(cursorID, id)
+    if not seen and keep(id) then
+      ids[#ids + 1] = id
+      if #ids > size then break end
+    end
+  end
+  if #batch < 2 * chunk then break end
+  offset = offset + chunk
+end
+
+local out = {total, 0}
+if #ids > size then
+  out[2] = 1
+  ids[#ids] = nil
+end
+for _, id in ipairs(ids) do out[#out + 1] = redis.call('HGETALL', taskPrefix .. id) end
+return out
+`)
+
+// lenScript implements Redis.Len.
+//
+//	KEYS: count
+//	ARGV: now
+var lenScript = redis.NewScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+return redis.call('ZCARD', KEYS[1])
+`)

@@ -1,0 +1,235 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The Redis tests use the real Redis at 127.0.0.1:6379 (A2AGW_REDIS_ADDR
+// overrides it). They fail when it is unreachable, unless A2AGW_SKIP_REDIS=1.
+
+func redisAddr() string {
+	if addr := os.Getenv("A2AGW_REDIS_ADDR"); addr != "" {
+		return addr
+	}
+	return DefaultRedisAddress
+}
+
+func requireRedis(t *testing.T) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", redisAddr(), time.Second)
+	if err != nil {
+		if os.Getenv("A2AGW_SKIP_REDIS") == "1" {
+			t.Skipf("redis unreachable at %s and A2AGW_SKIP_REDIS=1: %v", redisAddr(), err)
+		}
+		t.Fatalf("redis unreachable at %s (set A2AGW_SKIP_REDIS=1 to skip the Redis tests): %v", redisAddr(), err)
+	}
+	conn.Close()
+}
+
+// testPrefix returns a key prefix of its own for one test, and deletes its
+// keys when the test ends.
+func testPrefix(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 8)
+	rand.Read(b)
+	prefix := "a2agw-test:" + hex.EncodeToString(b) + ":"
+	t.Cleanup(func() {
+		admin := adminClient(t)
+		ctx := context.Background()
+		keys, err := scanKeys(ctx, admin, prefix)
+		if err == nil && len(keys) > 0 {
+			err = admin.Del(ctx, keys...).Err()
+		}
+		if err != nil {
+			t.Errorf("cleaning up keys under %s: %v", prefix, err)
+		}
+	})
+	return prefix
+}
+
+// adminClient is a plain client for inspecting Redis behind a store's back.
+func adminClient(t *testing.T) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: redisAddr()})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func scanKeys(ctx context.Context, c *redis.Client, prefix string) ([]string, error) {
+	var keys []string
+	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	return keys, iter.Err()
+}
+
+func openRedisStore(t *testing.T, cfg RedisConfig) *Redis {
+	t.Helper()
+	s, err := NewRedis(cfg)
+	if err != nil {
+		t.Fatalf("NewRedis() = %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func openRedis(t *testing.T, clock *fakeClock) Store {
+	requireRedis(t)
+	return openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t), now: clock.Now})
+}
+
+func TestRedisConformance(t *testing.T) {
+	t.Parallel()
+	requireRedis(t)
+	runConformance(t, openRedis)
+}
+
+// TestRedisReplicasRaceOwners plays two gateway replicas sharing one index:
+// for every new id, exactly one owner's Put wins.
+func TestRedisReplicasRaceOwners(t *testing.T) {
+	t.Parallel()
+	requireRedis(t)
+	prefix := testPrefix(t)
+	clock := newFakeClock()
+	replicas := []Store{
+		openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, now: clock.Now}),
+		openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, now: clock.Now}),
+	}
+	raceOwners(t, replicas, 50, 2)
+	raceOwners(t, replicas, 0, 2)
+	for i, r := range replicas {
+		if n := mustLen(t, r); n != 50 {
+			t.Errorf("replica %d: Len() = %d, want 50", i, n)
+		}
+	}
+}
+
+// TestRedisKeysExpire checks that every key the store writes carries a TTL
+// (refreshed by Put), and that purging an expired task deletes its keys
+// rather than waiting for Redis to expire them.
+func TestRedisKeysExpire(t *testing.T) {
+	t.Parallel()
+	requireRedis(t)
+	prefix := testPrefix(t)
+	clock := newFakeClock()
+	s := openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, TTL: time.Hour, now: clock.Now})
+	ctx := context.Background()
+	admin := adminClient(t)
+	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: working})
+	mustPut(t, s, Task{ID: "t2", ContextID: "c2", Owner: "bob", Agent: "a", State: submitted})
+	mustPut(t, s, Task{ID: "t2", ContextID: "c2", Owner: "bob", Agent: "a", State: completed, Updated: clock.Now().Add(time.Second)})
+
+	keys, err := scanKeys(ctx, admin, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) < 10 {
+		t.Fatalf("only %d keys under the prefix: %q", len(keys), keys)
+	}
+	for _, k := range keys {
+		ttl, err := admin.PTTL(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ttl <= 0 || ttl > time.Hour+redisTTLGrace {
+			t.Errorf("key %q: TTL %v, want in (0, %v]", k, ttl, time.Hour+redisTTLGrace)
+		}
+	}
+	// bob's task left the SUBMITTED index when it completed.
+	bob := redisKeys{prefix}.bucket("a", "bob")
+	if n, err := admin.ZCard(ctx, bob+":s:"+submitted).Result(); err != nil || n != 0 {
+		t.Errorf("ZCARD of the old state index = %d, %v; want 0", n, err)
+	}
+
+	clock.Advance(time.Hour)
+	mustList(t, s, Query{Agent: "a", Owner: "alice", PageSize: 10})
+	mustList(t, s, Query{Agent: "a", Owner: "bob", PageSize: 10})
+	if n := mustLen(t, s); n != 0 {
+		t.Errorf("Len() after expiry = %d", n)
+	}
+	keys, err = scanKeys(ctx, admin, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only the context owners remain, until their own TTL: they hold no task.
+	for _, k := range keys {
+		if k != prefix+"c:1:a:c1" && k != prefix+"c:1:a:c2" {
+			t.Errorf("key %q survived the purge of its tasks", k)
+		}
+	}
+}
+
+func TestNewRedisConfigErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		cfg  RedisConfig
+		want string
+	}{
+		{"invalid", RedisConfig{Address: "no-port", TTL: -1}, "address"},
+		{"missing password file", RedisConfig{PasswordFile: filepath.Join(dir, "absent")}, "password_file"},
+		{"unset password env", RedisConfig{PasswordEnv: "A2AGW_TEST_UNSET_PASSWORD_VARIABLE"}, "password_env"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := NewRedis(tc.cfg)
+			if err == nil {
+				s.Close()
+				t.Fatal("NewRedis() = nil error")
+			}
+			if !contains(err.Error(), tc.want) {
+				t.Errorf("NewRedis() = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewRedisReadsPassword(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(file, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("A2AGW_TEST_REDIS_PASSWORD", "from-env")
+	for _, tc := range []struct {
+		cfg  RedisConfig
+		want string
+	}{
+		{RedisConfig{PasswordFile: file}, "from-file"},
+		{RedisConfig{PasswordEnv: "A2AGW_TEST_REDIS_PASSWORD"}, "from-env"},
+		{RedisConfig{}, ""},
+	} {
+		s, err := NewRedis(tc.cfg)
+		if err != nil {
+			t.Fatalf("NewRedis(%+v) = %v", tc.cfg, err)
+		}
+		if got := s.client.Options().Password; got != tc.want {
+			t.Errorf("NewRedis(%+v) password = %q, want %q", tc.cfg, got, tc.want)
+		}
+		s.Close()
+	}
+}
+
+func TestRedisErrorsWrapUnavailable(t *testing.T) {
+	t.Parallel()
+	requireRedis(t)
+	s := openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.Put(ctx, Task{ID: "t", Agent: "a"})
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
+		t.Errorf("Put(canceled context) = %v, want ErrUnavailable wrapping context.Canceled", err)
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
