@@ -63,7 +63,11 @@ gateway_bin="${GATEWAY_BIN:-}"
 if [[ "$mode" == gateway && -z "$gateway_bin" ]]; then
   log "building the gateway"
   gateway_bin="$work/gateway"
-  (cd "$repo" && go build -o "$gateway_bin" ./cmd/gateway)
+  if ! (cd "$repo" && go build -o "$gateway_bin" ./cmd/gateway); then
+    echo "FAIL client=all backend=all scenario=build-gateway go build ./cmd/gateway failed"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
 fi
 
 # --- processes ---------------------------------------------------------------
@@ -104,7 +108,7 @@ start_backend() { # NAME SCRIPT DIALECT
   node "agents/$script" >"$logfile" 2>&1 &
   pid=$!
   pids+=("$pid")
-  addr="$(wait_listening "$pid" "$logfile")"
+  addr="$(wait_listening "$pid" "$logfile")" || return 1
   backend_url[$name]="http://$addr/"
   backend_dialect[$name]="$3"
   log "backend $name ($3) at ${backend_url[$name]}"
@@ -127,9 +131,9 @@ EOF
   "$gateway_bin" -config "$config" >"$logfile" 2>&1 &
   pid=$!
   pids+=("$pid")
-  addr="$(wait_listening "$pid" "$logfile")"
-  gateway_url[$name]="http://$addr/"
   gateway_log[$name]="$logfile"
+  addr="$(wait_listening "$pid" "$logfile")" || return 1
+  gateway_url[$name]="http://$addr/"
   log "gateway for $name at ${gateway_url[$name]}"
 }
 
@@ -153,7 +157,7 @@ run_client() {
       timeout 300 "$work/goclient" -url "$url" -client "$client" -backend "$backend" -backend-dialect "$dialect" \
         ${INTEROP_ONLY:+-only "$INTEROP_ONLY"} ${tag:+-tag "$tag"} >"$out" 2>"$work/client.err" || status=$? ;;
   esac
-  grep -E '^(PASS|FAIL) ' "$out" | while IFS= read -r line; do
+  { grep -E '^(PASS|FAIL) ' "$out" || true; } | while IFS= read -r line; do
     mark_expected "$line"
   done | tee -a "$results"
   # A client that died without reporting is a failure of its own.
@@ -196,8 +200,18 @@ backends=(${INTEROP_BACKENDS:-js-0.2.5 js-0.3 js-1.0})
 declare -A backend_script=([js-0.2.5]=backend-025.mjs [js-0.3]=backend-03.mjs [js-1.0]=backend-10.mjs)
 declare -A dialect_of=([js-0.2.5]=0.2.5 [js-0.3]=0.3 [js-1.0]=1.0 [go-0.3.3]=0.3)
 
+# unreachable records one failure for every client that cannot run
+# against BACKEND because a process did not come up.
+unreachable() { # BACKEND WHAT TAG
+  local client
+  for client in "${clients[@]}"; do
+    echo "FAIL client=$client backend=$1${3:+ $3} scenario=setup $2 did not start (see its log above)" | tee -a "$results"
+  done
+}
+
 for backend in "${backends[@]}"; do
-  start_backend "$backend" "${backend_script[$backend]}" "${dialect_of[$backend]}"
+  start_backend "$backend" "${backend_script[$backend]}" "${dialect_of[$backend]}" \
+    || unreachable "$backend" "the backend agent" "$([[ $mode == direct ]] && echo via=direct)"
 done
 
 if [[ "$mode" == direct ]]; then
@@ -208,9 +222,11 @@ if [[ "$mode" == direct ]]; then
   done
 else
   for backend in "${backends[@]}"; do
-    start_gateway "$backend"
+    [[ -n "${backend_url[$backend]:-}" ]] || continue
+    start_gateway "$backend" || unreachable "$backend" "the gateway"
   done
   for backend in "${backends[@]}"; do
+    [[ -n "${gateway_url[$backend]:-}" ]] || continue
     for client in "${clients[@]}"; do
       run_client "$client" "$backend" "${gateway_url[$backend]}" "${backend_dialect[$backend]}"
     done
@@ -221,6 +237,7 @@ passed="$(grep -cE '^(PASS|XFAIL) ' "$results" || true)"
 failed="$(grep -c '^FAIL ' "$results" || true)"
 if ((failed > 0)) && [[ "$mode" == gateway ]]; then
   for backend in "${backends[@]}"; do
+    [[ -n "${gateway_log[$backend]:-}" ]] || continue
     log "last lines of the gateway log for $backend:"
     tail -n 20 "${gateway_log[$backend]}" >&2 || true
   done

@@ -64,7 +64,10 @@ func ErrorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 	msg := root.Get("message")
 	data := root.Get("data")
 	dataIsDetails := data.IsArray() && detailsOnly(data)
-	if msg.Type == gjson.String && (!data.Exists() || dataIsDetails == (to == dialect.V10)) {
+	// 0.x data may be any JSON value, so between 0.x peers it passes as it is
+	// even when it looks like 1.0 details.
+	sameV03 := from == dialect.V03 && to == dialect.V03
+	if msg.Type == gjson.String && (!data.Exists() || sameV03 || dataIsDetails == (to == dialect.V10)) {
 		return obj, nil
 	}
 	w := getWriter()

@@ -69,10 +69,27 @@ func readPushConfig(obj gjson.Result, p *pushConfig, withTask bool) error {
 			return err
 		}
 	}
+	if t := p.get(cTenant); t.Exists() {
+		if err := wantString(t, "tenant"); err != nil {
+			return err
+		}
+	}
+	if err := checkPushConfigBody(p); err != nil {
+		if p.nested {
+			return at(err, "pushNotificationConfig")
+		}
+		return err
+	}
+	return nil
+}
+
+// checkPushConfigBody validates the members that sit inside the nested 0.x
+// pushNotificationConfig, or directly in a flat 1.0 config.
+func checkPushConfigBody(p *pushConfig) error {
 	if err := requireString(p.get(cURL), "url"); err != nil {
 		return err
 	}
-	for _, i := range []int{cID, cToken, cTenant} {
+	for _, i := range []int{cID, cToken} {
 		if v := p.get(i); v.Exists() {
 			if err := wantString(v, pushKeys[i].camel); err != nil {
 				return err
@@ -112,6 +129,9 @@ func (c *conv) writePushConfig(obj gjson.Result, p *pushConfig, to dialect.ID, w
 		w.open('{')
 	}
 	if err := c.pushConfigBody(p, to); err != nil {
+		if p.nested {
+			return at(err, "pushNotificationConfig")
+		}
 		return err
 	}
 	if p.nested && p.inner.unknown {

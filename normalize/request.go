@@ -84,7 +84,13 @@ func extendedCardParams(from, to dialect.ID, params []byte) ([]byte, RequestInfo
 	// The Go 1.0 server unmarshals params unconditionally: always send an object.
 	tenant := root.Get("tenant")
 	if !tenant.Exists() {
+		if len(params) > 0 && root.IsObject() && isEmptyObject(root) {
+			return params, info, nil // already canonical: pass through uncopied
+		}
 		return []byte("{}"), info, nil
+	}
+	if len(params) > 0 && onlyMember(root, "tenant") {
+		return params, info, nil
 	}
 	w := getWriter()
 	defer w.release()
@@ -93,6 +99,17 @@ func extendedCardParams(from, to dialect.ID, params []byte) ([]byte, RequestInfo
 	w.raw(tenant.Raw)
 	w.close('}')
 	return w.bytes(), info, nil
+}
+
+// onlyMember reports whether obj is an object with key as its one member.
+func onlyMember(obj gjson.Result, key string) bool {
+	n, ok := 0, true
+	obj.ForEach(func(k, _ gjson.Result) bool {
+		n++
+		ok = k.Str == key && k.Raw == `"`+key+`"`
+		return ok
+	})
+	return ok && n == 1
 }
 
 const (

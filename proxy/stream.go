@@ -180,7 +180,9 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 				return
 			}
 			if it.ev.Data == nil {
-				if s.comment(it.ev.Comment) != nil {
+				// Keep-alives pass on; id- or retry-only blocks carry nothing
+				// for the caller, whose event ids are its own.
+				if it.ev.Comment != nil && s.comment(it.ev.Comment) != nil {
 					return
 				}
 				next <- struct{}{}

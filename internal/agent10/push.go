@@ -124,7 +124,8 @@ func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *
 	if p.PageSize > 0 {
 		end = min(start+int(p.PageSize), end)
 	}
-	resp := listPushConfigsResponse{Configs: configs[start:end]}
+	// Written as [] rather than omitted when empty, like nextPageToken.
+	resp := listPushConfigsResponse{Configs: append([]pushConfig{}, configs[start:end]...)}
 	if end < len(configs) {
 		resp.NextPageToken = offsetToken(end)
 	}

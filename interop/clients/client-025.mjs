@@ -61,8 +61,10 @@ const adapter = {
   cancel: async (id) => taskFrom0x(await unwrap(client.cancelTask({ id }))),
   resubscribe: (id) => neutralStream(client.resubscribeTask({ id })),
   setPush: async (taskId, config) => pushFrom0x(await unwrap(client.setTaskPushNotificationConfig(pushTo0x(taskId, config)))),
-  // 0.2.5 get takes TaskIdParams: the task id only, one config per task.
+  // The SDK's get takes TaskIdParams: the task id only.
   getPush: async (taskId) => pushFrom0x(await unwrap(client.getTaskPushNotificationConfig({ id: taskId }))),
+  pushIdsFromServer: true,
+  // The 0.2.5 SDK client has no list or delete method.
   listPush: undefined,
   deletePush: undefined,
   listTasks: undefined,

@@ -297,7 +297,8 @@ func registerScenarios(r *runner, e *env) {
 		c.NoErr(err, "get")
 		c.Check(reflect.DeepEqual(*got, want), "get result: got %+v, want %+v", got, want)
 		if e.backendDialect == "0.2.5" {
-			// 0.2.5 servers have no list/delete methods.
+			// The 0.2.5 JS server implements neither list nor delete (see
+			// the push-config scenario in clients/scenarios.mjs).
 			_, err = client.ListTaskPushConfig(ctx, &a2a.ListTaskPushConfigParams{TaskID: task.ID})
 			expectCode(c, err, "list on a 0.2.5 backend", codeMethodNotFound, codeUnsupportedOperation)
 			err = client.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigParams{TaskID: task.ID, ConfigID: "cfg-1"})

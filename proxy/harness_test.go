@@ -1,0 +1,204 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/agent10"
+	"github.com/a2agate/gateway/legacyagent"
+)
+
+// backendKind is one kind of backend the end-to-end tests run against.
+type backendKind struct {
+	name    string
+	version dialect.Version
+	handler func(t *testing.T, hold chan struct{}) http.Handler
+}
+
+var backends = []backendKind{
+	{"legacy-0.2.5", dialect.Version025, func(t *testing.T, hold chan struct{}) http.Handler {
+		a := legacyagent.New(legacyagent.Options{Hold: hold})
+		t.Cleanup(a.Close)
+		return a
+	}},
+	{"agent-1.0", dialect.Version10, func(t *testing.T, hold chan struct{}) http.Handler {
+		a := agent10.New(agent10.Options{Hold: hold})
+		t.Cleanup(a.Close)
+		return a
+	}},
+}
+
+// testGateway is a gateway in front of one backend, both on loopback.
+type testGateway struct {
+	t       *testing.T
+	url     string
+	agent   *Agent
+	backend *httptest.Server
+}
+
+func newGateway(t *testing.T, backend http.Handler, version dialect.Version, edit ...func(*AgentConfig)) *testGateway {
+	t.Helper()
+	bs := httptest.NewServer(backend)
+	t.Cleanup(bs.Close)
+	cfg := AgentConfig{Name: "test", Path: "/", PublicURL: "http://gateway.test/", Backend: BackendConfig{URL: bs.URL + "/", Dialect: version}}
+	for _, e := range edit {
+		e(&cfg)
+	}
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewAgent(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = a.RefreshCard(context.Background()) // a scripted backend may have no card
+	gw, err := NewGateway([]*Agent{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := httptest.NewServer(gw)
+	t.Cleanup(gs.Close)
+	return &testGateway{t: t, url: gs.URL + "/", agent: a, backend: bs}
+}
+
+// post sends a raw body and returns the status and body of the answer.
+func (g *testGateway) post(body string, header ...string) (int, http.Header, []byte) {
+	g.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, g.url, strings.NewReader(body))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return res.StatusCode, res.Header, b
+}
+
+// call sends one JSON-RPC request in the dialect its method names and
+// returns the reply, checking the envelope.
+func (g *testGateway) call(id, method, params string) gjson.Result {
+	g.t.Helper()
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`
+	var hdr []string
+	if d, _, _ := dialect.Lookup(method); d == dialect.V10 {
+		hdr = []string{"A2A-Version", "1.0"}
+	}
+	status, h, b := g.post(body, hdr...)
+	if status != http.StatusOK {
+		g.t.Fatalf("%s: HTTP %d: %s", method, status, b)
+	}
+	if ct := h.Get("Content-Type"); ct != "application/json" {
+		g.t.Fatalf("%s: Content-Type %q", method, ct)
+	}
+	r := gjson.ParseBytes(b)
+	if r.Get("jsonrpc").Str != "2.0" || r.Get("id").Raw != id {
+		g.t.Fatalf("%s: envelope does not echo id %s: %s", method, id, b)
+	}
+	return r
+}
+
+// mustResult returns the result of a successful reply.
+func mustResult(t *testing.T, r gjson.Result) gjson.Result {
+	t.Helper()
+	if e := r.Get("error"); e.Exists() {
+		t.Fatalf("unexpected error: %s", e.Raw)
+	}
+	return r.Get("result")
+}
+
+// wantError checks a reply is an error with code, in dialect d's shape.
+func wantError(t *testing.T, r gjson.Result, d dialect.ID, code int) gjson.Result {
+	t.Helper()
+	e := r.Get("error")
+	if !e.Exists() {
+		t.Fatalf("want error %d, got %s", code, r.Raw)
+	}
+	if got := int(e.Get("code").Int()); got != code {
+		t.Fatalf("want error code %d, got %s", code, e.Raw)
+	}
+	if e.Get("message").Str == "" {
+		t.Fatalf("error without a message: %s", e.Raw)
+	}
+	data := e.Get("data")
+	switch {
+	case d == dialect.V10 && data.Exists() && !data.IsArray():
+		t.Fatalf("1.0 error data must be an array of details: %s", e.Raw)
+	case d == dialect.V03 && data.IsArray():
+		t.Fatalf("0.x error data must not be the 1.0 details array: %s", e.Raw)
+	}
+	return e
+}
+
+// noForeignKeys fails when a payload in dialect d carries the other
+// dialect's keys anywhere.
+func noForeignKeys(t *testing.T, d dialect.ID, payload string) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(payload), &v); err != nil {
+		t.Fatal(err)
+	}
+	foreign := []string{"kind", "final", "blocking", "file", "mimeType", "pushNotificationConfig", "pushNotificationConfigId"}
+	if d == dialect.V03 {
+		foreign = []string{"raw", "url", "mediaType", "filename", "returnImmediately", "taskPushNotificationConfig", "statusUpdate", "artifactUpdate", "tenant"}
+	}
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if path != "metadata" && !strings.HasSuffix(path, ".metadata") && !strings.HasSuffix(path, ".data") {
+					for _, f := range foreign {
+						partOnly := d == dialect.V03 && (f == "raw" || f == "url" || f == "mediaType" || f == "filename")
+						if k == f && (!partOnly || strings.HasSuffix(path, "parts[]")) {
+							t.Errorf("%s payload has %s key %q at %s: %s", d, map[dialect.ID]string{dialect.V03: "1.0", dialect.V10: "0.x"}[d], k, path, payload)
+						}
+					}
+				}
+				walk(e, strings.TrimPrefix(path+"."+k, "."))
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, path+"[]")
+			}
+		}
+	}
+	walk(v, "")
+}
+
+func compact(s string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		return s
+	}
+	return b.String()
+}
+
+func jsonEqualBytes(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}

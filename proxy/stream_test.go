@@ -1,0 +1,261 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+)
+
+// eventStream reads a gateway's SSE answer event by event.
+type eventStream struct {
+	t    *testing.T
+	res  *http.Response
+	rd   *normalize.SSEReader
+	id   string
+	done context.CancelFunc
+}
+
+func (g *testGateway) stream(id, method, params string) *eventStream {
+	g.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	g.t.Cleanup(cancel)
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, g.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if d, _, _ := dialect.Lookup(method); d == dialect.V10 {
+		req.Header.Set("A2A-Version", "1.0")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.t.Cleanup(func() { res.Body.Close() })
+	return &eventStream{t: g.t, res: res, rd: normalize.NewSSEReader(res.Body, 1<<20), id: id, done: cancel}
+}
+
+// next returns the next JSON-RPC response event, or false at the end.
+func (s *eventStream) next() (gjson.Result, bool) {
+	s.t.Helper()
+	for {
+		ev, err := s.rd.Next()
+		if err == io.EOF {
+			return gjson.Result{}, false
+		}
+		if err != nil {
+			s.t.Fatalf("reading the stream: %v", err)
+		}
+		if ev.Data == nil {
+			continue
+		}
+		r := gjson.ParseBytes(append([]byte(nil), ev.Data...))
+		if r.Get("jsonrpc").Str != "2.0" || r.Get("id").Raw != s.id {
+			s.t.Fatalf("event does not echo id %s: %s", s.id, ev.Data)
+		}
+		return r, true
+	}
+}
+
+// all reads the rest of the stream.
+func (s *eventStream) all() []gjson.Result {
+	var out []gjson.Result
+	for {
+		r, ok := s.next()
+		if !ok {
+			return out
+		}
+		out = append(out, r)
+	}
+}
+
+// kindOf names an event result in either dialect.
+func kindOf(d dialect.ID, result gjson.Result) string {
+	if d == dialect.V03 {
+		return result.Get("kind").Str
+	}
+	for _, k := range []string{"task", "message", "statusUpdate", "artifactUpdate"} {
+		if result.Get(k).Exists() {
+			return k
+		}
+	}
+	return ""
+}
+
+func stateOf(d dialect.ID, result gjson.Result) string {
+	if d == dialect.V03 {
+		return result.Get("status.state").Str
+	}
+	if t := result.Get("task"); t.Exists() {
+		return t.Get("status.state").Str
+	}
+	return result.Get("statusUpdate.status.state").Str
+}
+
+func TestStreamSubmittedToCompleted(t *testing.T) {
+	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
+		s := g.stream(`"st"`, c.method(dialect.SendStreamingMessage), c.send("m1", c.text("run the report"), ""))
+		if ct := s.res.Header.Get("Content-Type"); ct != "text/event-stream" {
+			t.Fatalf("Content-Type %q", ct)
+		}
+		events := s.all()
+		if len(events) < 3 {
+			t.Fatalf("want at least task, working and completed events, got %d", len(events))
+		}
+		var kinds, states []string
+		for i, e := range events {
+			r := mustResult(t, e)
+			noForeignKeys(t, c.d, r.Raw)
+			kinds = append(kinds, kindOf(c.d, r))
+			states = append(states, stateOf(c.d, r))
+			if c.d == dialect.V03 && r.Get("kind").Str == "status-update" {
+				final := r.Get("final")
+				if !final.IsBool() {
+					t.Fatalf("0.x status update without final: %s", r.Raw)
+				}
+				if final.Bool() != (i == len(events)-1) {
+					t.Fatalf("event %d final=%v, want final only on the last: %s", i, final.Bool(), r.Raw)
+				}
+			}
+		}
+		if states[len(states)-1] != c.state("completed") {
+			t.Fatalf("last state %q; kinds %v states %v", states[len(states)-1], kinds, states)
+		}
+		wantArtifact := map[dialect.ID]string{dialect.V03: "artifact-update", dialect.V10: "artifactUpdate"}[c.d]
+		if !strings.Contains(strings.Join(kinds, ","), wantArtifact) {
+			t.Fatalf("no artifact update in %v", kinds)
+		}
+	})
+}
+
+func TestStreamedDirectMessage(t *testing.T) {
+	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
+		events := g.stream("5", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("is it on?"), "")).all()
+		if len(events) != 1 {
+			t.Fatalf("want exactly one message event, got %d", len(events))
+		}
+		r := mustResult(t, events[0])
+		if kindOf(c.d, r) != "message" {
+			t.Fatalf("not a message: %s", r.Raw)
+		}
+	})
+}
+
+// TestStreamNotBuffered proves the gateway flushes each event as it comes:
+// the backend sends its first events and then blocks until the test has
+// read them through the gateway.
+func TestStreamNotBuffered(t *testing.T) {
+	for _, b := range backends {
+		for _, c := range callers {
+			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
+				t.Parallel()
+				hold := make(chan struct{})
+				g := newGateway(t, b.handler(t, hold), b.version)
+				s := g.stream("1", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("wait for it"), ""))
+				got := make(chan gjson.Result, 1)
+				go func() {
+					// The working event arrives while the backend is held.
+					for {
+						r, ok := s.next()
+						if !ok || stateOf(c.d, r.Get("result")) == c.state("working") {
+							got <- r
+							return
+						}
+					}
+				}()
+				select {
+				case r := <-got:
+					if !r.Exists() {
+						t.Fatal("stream ended before the working event")
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("gateway is buffering: the first events did not arrive while the backend was still working")
+				}
+				close(hold)
+				events := s.all()
+				if len(events) == 0 || stateOf(c.d, events[len(events)-1].Get("result")) != c.state("completed") {
+					t.Fatalf("after release the stream must end completed: %v", events)
+				}
+			})
+		}
+	}
+}
+
+func TestStreamInputRequiredThenStreamingContinuation(t *testing.T) {
+	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
+		events := g.stream("1", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("input please"), "")).all()
+		last := mustResult(t, events[len(events)-1])
+		if stateOf(c.d, last) != c.state("input-required") {
+			t.Fatalf("last event: %s", last.Raw)
+		}
+		if c.d == dialect.V03 && last.Get("kind").Str == "status-update" && !last.Get("final").Bool() {
+			t.Fatalf("input-required that ends the stream must be final for 0.x: %s", last.Raw)
+		}
+		taskID := last.Get("taskId").Str
+		if c.d == dialect.V10 {
+			taskID = last.Get("statusUpdate.taskId").Str
+		}
+		if taskID == "" {
+			taskID = last.Get("id").Str + last.Get("task.id").Str
+		}
+		more := g.stream("2", c.method(dialect.SendStreamingMessage), c.continuation("m2", taskID, "Ada")).all()
+		end := mustResult(t, more[len(more)-1])
+		if stateOf(c.d, end) != c.state("completed") {
+			t.Fatalf("continuation ended %s", end.Raw)
+		}
+	})
+}
+
+func TestResubscribeMidTaskThenCancel(t *testing.T) {
+	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
+		cfg := `"blocking":false`
+		if c.d == dialect.V10 {
+			cfg = `"returnImmediately":true`
+		}
+		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), cfg))))
+		id := task.Get("id").Str
+		s := g.stream("2", c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`)
+		first, ok := s.next()
+		if !ok {
+			t.Fatal("subscription ended at once")
+		}
+		r := mustResult(t, first)
+		if c.d == dialect.V10 && !r.Get("task").Exists() {
+			t.Fatalf("a 1.0 subscription must start with the task: %s", r.Raw)
+		}
+		mustResult(t, g.call("3", c.method(dialect.CancelTask), `{"id":"`+id+`"}`))
+		events := s.all()
+		if len(events) == 0 || stateOf(c.d, mustResult(t, events[len(events)-1])) != c.state("canceled") {
+			t.Fatalf("subscription must end canceled, got %v", events)
+		}
+		if c.d == dialect.V10 {
+			wantError(t, g.call("4", c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`), c.d, -32004)
+		}
+	})
+}
+
+func TestStreamUnknownTask(t *testing.T) {
+	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
+		s := g.stream("1", c.method(dialect.SubscribeToTask), `{"id":"nope"}`)
+		if c.d == dialect.V03 && s.res.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("a 0.x caller gets errors as an event stream, got %q", s.res.Header.Get("Content-Type"))
+		}
+		if c.d == dialect.V03 {
+			events := s.all()
+			if len(events) != 1 {
+				t.Fatalf("want one error event, got %d", len(events))
+			}
+			wantError(t, events[0], c.d, -32001)
+			return
+		}
+		b, _ := io.ReadAll(s.res.Body)
+		wantError(t, gjson.ParseBytes(b), c.d, -32001)
+	})
+}

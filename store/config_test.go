@@ -1,0 +1,83 @@
+package store
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMemoryConfigDefaults(t *testing.T) {
+	t.Parallel()
+	var c MemoryConfig
+	c.SetDefaults()
+	if c.MaxTasks != 100000 || c.TTL != 24*time.Hour {
+		t.Errorf("SetDefaults() = %+v", c)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate() of the defaults = %v", err)
+	}
+	set := MemoryConfig{MaxTasks: 7, TTL: time.Hour}
+	set.SetDefaults()
+	if set.MaxTasks != 7 || set.TTL != time.Hour {
+		t.Errorf("SetDefaults() overwrote set fields: %+v", set)
+	}
+}
+
+func TestRedisConfigDefaults(t *testing.T) {
+	t.Parallel()
+	var c RedisConfig
+	c.SetDefaults()
+	want := RedisConfig{Address: "127.0.0.1:6379", KeyPrefix: "a2agw:", TTL: 24 * time.Hour,
+		DialTimeout: 2 * time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second}
+	if c.Address != want.Address || c.KeyPrefix != want.KeyPrefix || c.TTL != want.TTL || c.DB != 0 ||
+		c.DialTimeout != want.DialTimeout || c.ReadTimeout != want.ReadTimeout || c.WriteTimeout != want.WriteTimeout {
+		t.Errorf("SetDefaults() = %+v, want %+v", c, want)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate() of the defaults = %v", err)
+	}
+}
+
+// The Validate tests give several problems at once: every one must be
+// reported, not just the first.
+func TestMemoryConfigValidate(t *testing.T) {
+	t.Parallel()
+	c := MemoryConfig{MaxTasks: -5, TTL: 10 * time.Millisecond}
+	wantProblems(t, c.Validate(), "max_tasks", "ttl")
+}
+
+func TestRedisConfigValidate(t *testing.T) {
+	t.Parallel()
+	c := RedisConfig{
+		Address:      "localhost",
+		PasswordFile: "/run/secrets/redis",
+		PasswordEnv:  "REDIS_PASSWORD",
+		DB:           -1,
+		TTL:          -time.Second,
+		DialTimeout:  -1,
+		ReadTimeout:  -1,
+		WriteTimeout: -1,
+	}
+	wantProblems(t, c.Validate(), "address", "password_file and password_env", "db", "key_prefix",
+		"ttl", "dial_timeout", "read_timeout", "write_timeout")
+	ok := RedisConfig{Address: "[::1]:6380", KeyPrefix: "p:", TTL: time.Minute, DialTimeout: 1, ReadTimeout: 1, WriteTimeout: 1}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("Validate(%+v) = %v", ok, err)
+	}
+}
+
+func wantProblems(t *testing.T, err error, fields ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("Validate() = nil")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(fields) {
+		t.Errorf("Validate() reported %d problems, want %d:\n%v", len(lines), len(fields), err)
+	}
+	for _, f := range fields {
+		if !strings.Contains(err.Error(), f+":") {
+			t.Errorf("Validate() = %v\nwant a problem with %q", err, f)
+		}
+	}
+}
