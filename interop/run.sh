@@ -3,7 +3,10 @@
 # gateway binary.
 #
 #   interop/run.sh            every client SDK against every backend agent,
-#                             each backend behind its own gateway process
+#                             first with each backend behind its own gateway
+#                             process (dialect configured), then all
+#                             backends behind one shared gateway under
+#                             separate paths (dialect "auto")
 #   interop/run.sh --direct   each client against a backend of its own
 #                             dialect, no gateway: proves the peers and the
 #                             scenarios themselves
@@ -137,6 +140,40 @@ EOF
   log "gateway for $name at ${gateway_url[$name]}"
 }
 
+# start_shared_gateway BACKEND...: one gateway process publishing every
+# backend under its own path, with the dialect left to "auto" (read from
+# the backend's card at start). Exercises path routing, cards under a path
+# and dialect detection; sets shared_url[backend]. The 0.3 agent is
+# configured with a trailing slash (path /a2a/0.3/), the others without,
+# since operators write both. Clients always get the base URL with a
+# trailing slash: the SDKs resolve .well-known/... relative to it.
+declare -A shared_url
+start_shared_gateway() {
+  local port config="$work/gateway-shared.yaml" logfile="$work/gateway-shared.log" pid name path
+  port="$(free_port)"
+  {
+    echo "listen: 127.0.0.1:$port"
+    echo "agents:"
+    for name in "$@"; do
+      path="/a2a/${name#js-}"
+      [[ "$name" == js-0.3 ]] && path+=/
+      echo "  - name: shared-$name"
+      echo "    path: $path"
+      echo "    public_url: http://127.0.0.1:$port$path"
+      echo "    backend: {url: \"${backend_url[$name]}\", dialect: auto}"
+    done
+  } >"$config"
+  "$gateway_bin" -config "$config" >"$logfile" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  gateway_log[shared]="$logfile"
+  wait_listening "$pid" "$logfile" >/dev/null || return 1
+  for name in "$@"; do
+    shared_url[$name]="http://127.0.0.1:$port/a2a/${name#js-}/"
+    log "shared gateway (dialect auto) for $name at ${shared_url[$name]}"
+  done
+}
+
 # --- clients -----------------------------------------------------------------
 
 results="$work/results.txt"
@@ -200,6 +237,14 @@ backends=(${INTEROP_BACKENDS:-js-0.2.5 js-0.3 js-1.0})
 declare -A backend_script=([js-0.2.5]=backend-025.mjs [js-0.3]=backend-03.mjs [js-1.0]=backend-10.mjs)
 declare -A dialect_of=([js-0.2.5]=0.2.5 [js-0.3]=0.3 [js-1.0]=1.0 [go-0.3.3]=0.3)
 
+# The wire shape checks guard every scenario; prove they still reject the
+# leaks they exist for before trusting a green matrix.
+if node --test clients/wirecheck.test.mjs >"$work/selftest.txt" 2>&1; then
+  echo "PASS client=harness backend=none scenario=wirecheck-selftest" | tee -a "$results"
+else
+  echo "FAIL client=harness backend=none scenario=wirecheck-selftest $(grep -m3 'not ok' "$work/selftest.txt" | tr '\n' ' ')" | tee -a "$results"
+fi
+
 # unreachable records one failure for every client that cannot run
 # against BACKEND because a process did not come up.
 unreachable() { # BACKEND WHAT TAG
@@ -231,15 +276,32 @@ else
       run_client "$client" "$backend" "${gateway_url[$backend]}" "${backend_dialect[$backend]}"
     done
   done
+  up=()
+  for backend in "${backends[@]}"; do
+    [[ -n "${backend_url[$backend]:-}" ]] && up+=("$backend")
+  done
+  if ((${#up[@]} > 0)); then
+    if start_shared_gateway "${up[@]}"; then
+      for backend in "${up[@]}"; do
+        for client in "${clients[@]}"; do
+          run_client "$client" "$backend" "${shared_url[$backend]}" "${backend_dialect[$backend]}" gateway=shared-auto
+        done
+      done
+    else
+      for backend in "${up[@]}"; do
+        unreachable "$backend" "the shared gateway" gateway=shared-auto
+      done
+    fi
+  fi
 fi
 
 passed="$(grep -cE '^(PASS|XFAIL) ' "$results" || true)"
 failed="$(grep -c '^FAIL ' "$results" || true)"
 if ((failed > 0)) && [[ "$mode" == gateway ]]; then
-  for backend in "${backends[@]}"; do
+  for backend in "${backends[@]}" shared; do
     [[ -n "${gateway_log[$backend]:-}" ]] || continue
-    log "last lines of the gateway log for $backend:"
-    tail -n 20 "${gateway_log[$backend]}" >&2 || true
+    log "warnings and errors in the gateway log for $backend:"
+    { grep -v '"level":"INFO"' "${gateway_log[$backend]}" || true; } | tail -n 20 >&2
   done
 fi
 if ((passed + failed == 0)); then

@@ -66,7 +66,8 @@ type CardOverrides struct {
 	// Name, Description, IconURL and DocumentationURL replace the backend's
 	// value when non-empty.
 	Name, Description, IconURL, DocumentationURL string
-	// Provider replaces the backend's provider when non-nil.
+	// Provider replaces the backend's provider when non-nil; one with both
+	// fields empty removes it.
 	Provider *CardProvider
 	// Skills is a raw JSON array of 1.0 skills; when non-nil it replaces the
 	// backend's list.
@@ -292,14 +293,21 @@ func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, st
 	if len(ifaces) == 0 {
 		return "", "", fmt.Errorf("%w: no interface: supportedInterfaces is empty and url is missing", ErrInvalidCard)
 	}
+	// Card text is quoted: the reason goes to the log.
 	explain := func(it cardInterface, v dialect.Version) (dialect.Version, string, error) {
+		var reason string
 		switch from {
 		case fromSupportedInterfaces:
-			return v, fmt.Sprintf("supportedInterfaces lists JSONRPC %s at %s", it.version.Str, it.url.Str), nil
+			reason = fmt.Sprintf("supportedInterfaces lists JSONRPC %q at %q", it.version.Str, it.url.Str)
 		case fromURLDefaulted:
-			return v, fmt.Sprintf("the card has no protocolVersion, so 0.3 (the 0.3 schema default) is assumed for JSONRPC at %s", it.url.Str), nil
+			reason = fmt.Sprintf("the card has no protocolVersion, so 0.3 (the 0.3 schema default) is assumed for JSONRPC at %q", it.url.Str)
+		default:
+			reason = fmt.Sprintf("protocolVersion %q with JSONRPC at %q", it.version.Str, it.url.Str)
 		}
-		return v, fmt.Sprintf("protocolVersion %q with JSONRPC at %s", it.version.Str, it.url.Str), nil
+		if it.tenant.Exists() {
+			reason += fmt.Sprintf(" for tenant %q", it.tenant.Str)
+		}
+		return v, reason, nil
 	}
 	for _, it := range ifaces {
 		if it.binding.Str == "JSONRPC" && cardVersionIs(it.version.Str, "1", "0") {
@@ -318,7 +326,7 @@ func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, st
 		}
 	}
 	first := ifaces[0]
-	return "", "", fmt.Errorf("%w: no JSONRPC interface at 0.2, 0.3 or 1.0 (first interface: %s %s at %s)",
+	return "", "", fmt.Errorf("%w: no JSONRPC interface at 0.2, 0.3 or 1.0 (first interface: %q %q at %q)",
 		ErrInvalidCard, first.binding.Str, first.version.Str, first.url.Str)
 }
 

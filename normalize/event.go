@@ -40,7 +40,7 @@ func payload(result gjson.Result) (Kind, gjson.Result, error) {
 	var inner gjson.Result
 	n := 0
 	var err error
-	result.ForEach(func(k, v gjson.Result) bool {
+	each(result, func(k, v gjson.Result) bool {
 		n++
 		switch k.Str {
 		case "task":
@@ -165,6 +165,9 @@ const (
 	uMetadata
 )
 
+// updateNames names the update kinds in error messages.
+var updateNames = map[string]string{"status-update": "a status update", "artifact-update": "an artifact update"}
+
 var updateKeys = []keySpec{
 	uKind:      {"kind", ""},
 	uTaskID:    {"taskId", "task_id"},
@@ -184,6 +187,9 @@ func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind stri
 		return err
 	}
 	v := &m.vals
+	if k := v[uKind]; k.Exists() && k.Str != kind {
+		return at(fail("must be %q in %s, got %s", kind, updateNames[kind], k.Raw), "kind")
+	}
 	if err := requireString(v[uTaskID], "taskId"); err != nil {
 		return err
 	}
@@ -196,7 +202,8 @@ func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind stri
 		return err
 	}
 	w := c.w
-	w.changed = w.changed || m.renamed
+	// A 1.0 wrapper holds no kind; one left inside must not pass through.
+	w.changed = w.changed || m.renamed || (to == dialect.V10 && v[uKind].Exists())
 	w.open('{')
 	if to == dialect.V03 {
 		w.key("kind")

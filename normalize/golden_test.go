@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/dialect"
 )
 
@@ -357,4 +359,105 @@ func sameSlice(in, out []byte) bool {
 		return len(in) == len(out) && (in == nil) == (out == nil)
 	}
 	return &in[0] == &out[0] && len(in) == len(out)
+}
+
+// written returns what the translator of dir writes for in, bypassing the
+// pass-through shortcut, or ok false when dir's entry point has no such
+// shortcut for this input.
+func written(dir, file string, from, to dialect.ID, in []byte) (out []byte, ok bool) {
+	c := conv{w: &writer{}, from: from}
+	var err error
+	switch dir {
+	case "request":
+		env, perr := ParseRequest(in)
+		if perr != nil || env.Op == dialect.GetExtendedCard || (env.Op == dialect.ListTasks && to == dialect.V03) {
+			return nil, false
+		}
+		root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
+		if len(env.Params) > 0 {
+			root = parse(env.Params)
+		}
+		var info RequestInfo
+		err = c.params(env.Op, root, to, &info)
+	case "result":
+		op, found := opFromName(file)
+		if !found || op == dialect.GetExtendedCard {
+			return nil, false
+		}
+		err = c.result(op, parse(in), to)
+	case "event":
+		err = c.event(parse(in), to, strings.Contains(filepath.Base(file), "final"))
+	default:
+		return nil, false
+	}
+	return c.w.buf, err == nil
+}
+
+// equivalentIn reports whether a and b mean the same in dialect d. In 1.0
+// (ProtoJSON) a member holding its type's default ([], "", false) is the
+// same as an absent one. (Not 0: historyLength is optional, so 0 is set.)
+func equivalentIn(d dialect.ID, a, b []byte) bool {
+	if d != dialect.V10 {
+		return jsonEqual(a, b)
+	}
+	var x, y any
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(dropDefaults(x), dropDefaults(y))
+}
+
+func dropDefaults(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if arr, ok := e.([]any); (ok && len(arr) == 0) || e == "" || e == false {
+				delete(v, k)
+				continue
+			}
+			v[k] = dropDefaults(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = dropDefaults(e)
+		}
+	}
+	return v
+}
+
+// TestGoldenPassThroughMeansUnchanged checks the pass-through shortcut on
+// every golden document, in every direction: whenever a translator hands
+// back its input, what it would have written must mean the same. A member
+// the writer drops or rewrites without noting the change would otherwise
+// reach the peer untranslated.
+func TestGoldenPassThroughMeansUnchanged(t *testing.T) {
+	for _, dir := range goldenDirs {
+		files, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			from := dialect.V10
+			if strings.HasSuffix(file, "v03.json") {
+				from = dialect.V03
+			}
+			for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
+				t.Run(dir+"/"+filepath.Base(file)+"/to-"+fileTag(to), func(t *testing.T) {
+					t.Parallel()
+					in := goldenFile(t, file)
+					part, out, _, err := translateGolden(dir, file, from, to, in)
+					if err != nil || !sameSlice(part, out) || part == nil {
+						return
+					}
+					want, ok := written(dir, file, from, to, in)
+					if ok && !equivalentIn(to, want, part) {
+						t.Errorf("passed through unchanged, but the translation differs\n in:      %s\n written: %s", part, want)
+					}
+				})
+			}
+		}
+	}
 }

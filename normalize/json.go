@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -97,4 +98,133 @@ func (w *writer) int(n int64) { w.buf = strconv.AppendInt(w.buf, n, 10) }
 func (w *writer) member(k, v gjson.Result) {
 	w.rawKey(k)
 	w.raw(v.Raw)
+}
+
+// each calls fn for every member (key, value) of the object v, or every
+// element (index, value) of the array v, exactly as gjson's ForEach does,
+// which it replaces on the translation paths: gjson scans string contents
+// byte by byte, each jumps over them with strings.IndexByte, and text is
+// most of a message's bytes. Every nesting level is walked again by the
+// level below, so that scan dominated translation time. v must come from a
+// document Valid accepted; on anything else each stops early or reports
+// odd values, but never panics. FuzzEach holds it to gjson's results.
+func each(v gjson.Result, fn func(key, value gjson.Result) bool) {
+	if v.Type != gjson.JSON {
+		v.ForEach(fn)
+		return
+	}
+	json := v.Raw
+	i := skipSpace(json, 0)
+	if i == len(json) || (json[i] != '{' && json[i] != '[') {
+		return
+	}
+	obj := json[i] == '{'
+	key := gjson.Result{Type: gjson.Number, Num: -1}
+	i++
+	for {
+		for i < len(json) && (json[i] <= ' ' || json[i] == ',') {
+			i++
+		}
+		if i == len(json) || json[i] == '}' || json[i] == ']' {
+			return
+		}
+		if obj {
+			if json[i] != '"' {
+				return
+			}
+			end := skipString(json, i)
+			key = stringResult(json[i:end], i+v.Index)
+			for i = end; i < len(json) && (json[i] <= ' ' || json[i] == ':'); i++ {
+			}
+			if i == len(json) {
+				return
+			}
+		} else {
+			key.Num++
+		}
+		value, end := valueAt(json, i)
+		if !value.Exists() {
+			return
+		}
+		value.Index = i + v.Index
+		i = end
+		if !fn(key, value) {
+			return
+		}
+	}
+}
+
+// valueAt reads the value starting at json[i] and returns it with the
+// index just past it.
+func valueAt(json string, i int) (gjson.Result, int) {
+	switch json[i] {
+	case '{', '[':
+		end := skipContainer(json, i)
+		return gjson.Result{Type: gjson.JSON, Raw: json[i:end]}, end
+	case '"':
+		end := skipString(json, i)
+		return stringResult(json[i:end], 0), end
+	}
+	r := gjson.Parse(json[i:]) // a number or literal: gjson reads just that
+	return r, i + len(r.Raw)
+}
+
+// stringResult is the gjson.Result of the string literal raw.
+func stringResult(raw string, index int) gjson.Result {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return gjson.Result{}
+	}
+	r := gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1], Index: index}
+	if strings.IndexByte(r.Str, '\\') >= 0 {
+		r.Str = gjson.Parse(raw).Str // rare: let gjson unescape
+	}
+	return r
+}
+
+func skipSpace(json string, i int) int {
+	for i < len(json) && json[i] <= ' ' {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string literal that starts
+// with the quote at json[i]; len(json) if it is unterminated. A quote ends
+// the string when an even number of backslashes precedes it.
+func skipString(json string, i int) int {
+	start := i + 1
+	for j := start; ; {
+		q := strings.IndexByte(json[j:], '"')
+		if q < 0 {
+			return len(json)
+		}
+		q += j
+		n := 0
+		for q-1-n >= start && json[q-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// skipContainer returns the index just past the object or array that
+// starts at json[i]; len(json) if it is unterminated.
+func skipContainer(json string, i int) int {
+	depth := 0
+	for ; i < len(json); i++ {
+		switch json[i] {
+		case '"':
+			i = skipString(json, i) - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(json)
 }

@@ -28,7 +28,7 @@ func collect(obj gjson.Result, specs []keySpec, m *members) error {
 		return fail("must be an object, got %s", typeName(obj))
 	}
 	var err error
-	obj.ForEach(func(k, v gjson.Result) bool {
+	each(obj, func(k, v gjson.Result) bool {
 		i, snake := match(specs, k.Str)
 		if i < 0 {
 			if j := foldMatch(specs, k.Str); j >= 0 {
@@ -73,7 +73,7 @@ func foldMatch(specs []keySpec, k string) int {
 // unknownMembers copies every member of obj that specs does not know, so
 // extensions a peer added travel on untouched.
 func (w *writer) unknownMembers(obj gjson.Result, specs []keySpec) {
-	obj.ForEach(func(k, v gjson.Result) bool {
+	each(obj, func(k, v gjson.Result) bool {
 		if i, _ := match(specs, k.Str); i < 0 {
 			w.member(k, v)
 		}
@@ -149,7 +149,7 @@ func wantStringArray(v gjson.Result, name string) error {
 	}
 	var err error
 	i := 0
-	v.ForEach(func(_, e gjson.Result) bool {
+	each(v, func(_, e gjson.Result) bool {
 		if e.Type != gjson.String {
 			err = at(atIndex(fail("must be a string, got %s", typeName(e)), i), name)
 			return false

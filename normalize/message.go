@@ -81,7 +81,7 @@ func readMessage(obj gjson.Result, m *members) error {
 
 func isEmptyArray(v gjson.Result) bool {
 	empty := true
-	v.ForEach(func(_, _ gjson.Result) bool { empty = false; return false })
+	each(v, func(_, _ gjson.Result) bool { empty = false; return false })
 	return empty
 }
 
@@ -185,7 +185,7 @@ func (c *conv) messages(arr gjson.Result, to dialect.ID) error {
 	c.w.open('[')
 	var err error
 	i := 0
-	arr.ForEach(func(_, v gjson.Result) bool {
+	each(arr, func(_, v gjson.Result) bool {
 		c.w.elem()
 		if err = c.message(v, to); err != nil {
 			err = atIndex(err, i)

@@ -57,6 +57,9 @@ type part struct {
 	mediaType gjson.Result
 	filename  gjson.Result
 	fromV03   bool // spelled the 0.x way (kind or file present)
+	// fileUnknown tells that a 0.x file object has members fileKeys does
+	// not know; a 0.x target keeps them, as it keeps a part's own.
+	fileUnknown bool
 }
 
 func readPart(obj gjson.Result, p *part) error {
@@ -128,6 +131,7 @@ func readFile(p *part) error {
 	if err := collect(p.value, fileKeys, &f); err != nil {
 		return err
 	}
+	p.fileUnknown = f.unknown
 	b, u := f.vals[fBytes], f.vals[fURI]
 	switch {
 	case b.Exists() && u.Exists():
@@ -174,7 +178,7 @@ func (c *conv) parts(arr gjson.Result, to dialect.ID) error {
 	c.w.open('[')
 	var err error
 	i := 0
-	arr.ForEach(func(_, v gjson.Result) bool {
+	each(arr, func(_, v gjson.Result) bool {
 		c.w.elem()
 		var p part
 		if err = readPart(v, &p); err == nil {
@@ -237,7 +241,7 @@ func unwrapCompatData(data, meta gjson.Result) (gjson.Result, bool) {
 	}
 	var inner gjson.Result
 	n := 0
-	data.ForEach(func(k, v gjson.Result) bool {
+	each(data, func(k, v gjson.Result) bool {
 		n++
 		if k.Str == "value" {
 			inner = v
@@ -257,7 +261,7 @@ func metadataWithout(w *writer, meta gjson.Result, drop string) {
 	w.key("metadata")
 	w.open('{')
 	n := 0
-	meta.ForEach(func(k, v gjson.Result) bool {
+	each(meta, func(k, v gjson.Result) bool {
 		if k.Str != drop {
 			w.member(k, v)
 			n++
@@ -274,7 +278,12 @@ func metadataWithout(w *writer, meta gjson.Result, drop string) {
 func (c *conv) partV03(obj gjson.Result, p *part) {
 	w := c.w
 	v := &p.m.vals
-	w.changed = w.changed || !p.fromV03 || p.m.renamed
+	// Only a part spelled wholly the 0.x way passes through: a 1.0 url or raw
+	// beside a 0.x kind, or a top-level mediaType or filename, means nothing
+	// to a 0.x peer.
+	spelledV03 := v[pKind].Exists() && !v[pMediaType].Exists() && !v[pFilename].Exists() &&
+		(p.content == pText || p.content == pData || v[pFile].Exists())
+	w.changed = w.changed || !spelledV03 || p.m.renamed
 	meta := v[pMetadata]
 	w.open('{')
 	wrap := false
@@ -305,6 +314,9 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 			w.key("name")
 			w.raw(p.filename.Raw)
 		}
+		if p.fileUnknown {
+			w.unknownMembers(v[pFile], fileKeys)
+		}
 		w.close('}')
 	case pData:
 		w.key("kind")
@@ -323,7 +335,7 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 	case wrap:
 		w.key("metadata")
 		w.open('{')
-		meta.ForEach(func(k, v gjson.Result) bool {
+		each(meta, func(k, v gjson.Result) bool {
 			if k.Str != compatFlag {
 				w.member(k, v)
 			}

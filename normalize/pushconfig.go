@@ -113,6 +113,11 @@ func (c *conv) taskPushConfig(obj gjson.Result, to dialect.ID) error {
 func (c *conv) writePushConfig(obj gjson.Result, p *pushConfig, to dialect.ID, withTask bool) error {
 	w := c.w
 	w.changed = w.changed || p.outer.renamed || p.inner.renamed || p.nested != (to == dialect.V03 && withTask)
+	// 0.x has no tenant, and its bare config of a send no taskId: dropping
+	// either means the input cannot pass through.
+	if to == dialect.V03 && (p.get(cTenant).Exists() || (!withTask && p.get(cTaskID).Exists())) {
+		w.changed = true
+	}
 	w.open('{')
 	if to == dialect.V10 {
 		if t := p.get(cTenant); t.Exists() {
@@ -199,6 +204,10 @@ func (c *conv) authentication(obj gjson.Result, to dialect.ID) error {
 		scheme = v[auSchemes].Get("0")
 		if !scheme.Exists() {
 			return at(fail("must name at least one scheme"), "schemes")
+		}
+		if scheme.Str == "" {
+			// 1.0 keeps only this one, and requires it.
+			return at(atIndex(fail("must not be empty"), 0), "schemes")
 		}
 	default:
 		return at(fail("is required"), "scheme")

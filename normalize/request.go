@@ -35,7 +35,10 @@ type RequestInfo struct {
 func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	if op == dialect.ListTasks && to == dialect.V03 {
-		return nil, info, Errorf(dialect.ErrUnsupportedOperation, "ListTasks has no 0.x equivalent")
+		if _, err := ParseListTasks(params); err != nil {
+			return nil, info, err
+		}
+		return nil, info, Errorf(dialect.ErrUnsupportedOperation, "ListTasks is not supported by this agent's backend, which speaks A2A 0.x")
 	}
 	if op == dialect.GetExtendedCard {
 		return extendedCardParams(from, to, params)
@@ -47,29 +50,32 @@ func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestI
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
-	var err error
-	switch op {
-	case dialect.SendMessage, dialect.SendStreamingMessage:
-		err = c.sendParams(root, to, &info)
-	case dialect.GetTask, dialect.CancelTask, dialect.SubscribeToTask:
-		err = c.taskIDParams(op, root, to, &info)
-	case dialect.CreatePushConfig:
-		err = c.taskPushConfig(root, to)
-		info.TaskID = firstOf(root, "taskId", "task_id").Str
-	case dialect.GetPushConfig, dialect.ListPushConfigs, dialect.DeletePushConfig:
-		err = c.pushConfigParams(op, root, to, &info)
-	case dialect.ListTasks:
-		err = c.listTasksParams(root)
-	default:
-		err = fail("unsupported operation %s", op)
-	}
-	if err != nil {
+	if err := c.params(op, root, to, &info); err != nil {
 		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
 	}
 	if !w.changed && len(params) > 0 {
 		return params, info, nil
 	}
 	return w.bytes(), info, nil
+}
+
+// params writes the params of op in dialect to, always in full: whether
+// the input can stand for the output is c.w.changed's call.
+func (c *conv) params(op dialect.Op, root gjson.Result, to dialect.ID, info *RequestInfo) error {
+	switch op {
+	case dialect.SendMessage, dialect.SendStreamingMessage:
+		return c.sendParams(root, to, info)
+	case dialect.GetTask, dialect.CancelTask, dialect.SubscribeToTask:
+		return c.taskIDParams(op, root, to, info)
+	case dialect.CreatePushConfig:
+		info.TaskID = firstOf(root, "taskId", "task_id").Str
+		return c.taskPushConfig(root, to)
+	case dialect.GetPushConfig, dialect.ListPushConfigs, dialect.DeletePushConfig:
+		return c.pushConfigParams(op, root, to, info)
+	case dialect.ListTasks:
+		return c.listTasksParams(root)
+	}
+	return fail("unsupported operation %s", op)
 }
 
 func extendedCardParams(from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
@@ -104,7 +110,7 @@ func extendedCardParams(from, to dialect.ID, params []byte) ([]byte, RequestInfo
 // onlyMember reports whether obj is an object with key as its one member.
 func onlyMember(obj gjson.Result, key string) bool {
 	n, ok := 0, true
-	obj.ForEach(func(k, _ gjson.Result) bool {
+	each(obj, func(k, _ gjson.Result) bool {
 		n++
 		ok = k.Str == key && k.Raw == `"`+key+`"`
 		return ok
@@ -282,12 +288,17 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 		w.key("blocking")
 		w.bool(info.Blocking)
 		w.changed = w.changed || !v[scBlocking].Exists()
-	} else if !info.Blocking {
-		w.key("returnImmediately")
-		w.raw("true")
-	} else if v[scReturnImmediately].Exists() {
-		w.key("returnImmediately")
-		w.raw("false")
+	} else {
+		// A 0.x "blocking" in a 1.0 request must not pass through: 1.0
+		// peers ignore or reject it, and the caller's choice would be lost.
+		w.changed = w.changed || v[scBlocking].Exists()
+		if !info.Blocking {
+			w.key("returnImmediately")
+			w.raw("true")
+		} else if v[scReturnImmediately].Exists() {
+			w.key("returnImmediately")
+			w.raw("false")
+		}
 	}
 	if m.unknown {
 		w.unknownMembers(cfg, configurationKeys)
@@ -328,8 +339,11 @@ func (c *conv) writeHistoryLength(in gjson.Result, info *RequestInfo, to dialect
 		return
 	}
 	w.key("historyLength")
+	mark := len(w.buf)
 	w.int(int64(info.HistoryLength))
-	if in.Type != gjson.Number {
+	// "3.0", 1e1 or "3" are int32 to ProtoJSON but not to encoding/json
+	// (the Go SDKs): only the plain integer passes through.
+	if in.Type != gjson.Number || in.Raw != string(w.buf[mark:]) {
 		w.changed = true
 	}
 }
@@ -341,8 +355,10 @@ func int32Of(v gjson.Result) (int32, bool) {
 	case gjson.Number:
 		f = v.Num
 	case gjson.String:
+		// The whole string must be one JSON number: gjson.Parse alone reads
+		// "5abc" or "0x10" as 0 and "3 4" as 3.
 		r := gjson.Parse(v.Str)
-		if r.Type != gjson.Number {
+		if r.Type != gjson.Number || r.Raw != v.Str || !gjson.Valid(v.Str) {
 			return 0, false
 		}
 		f = r.Num
@@ -484,7 +500,13 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 		return err
 	}
 	w := c.w
-	w.changed = w.changed || m.renamed || c.from != to
+	// Members the target dialect has no place for are dropped, and a
+	// dropped member means the input cannot pass through.
+	dropped := v[ppMetadata].Exists()
+	if to == dialect.V03 {
+		dropped = v[ppTenant].Exists() || v[ppPageSize].Exists() || v[ppPageToken].Exists()
+	}
+	w.changed = w.changed || m.renamed || c.from != to || dropped
 	w.open('{')
 	if to == dialect.V10 {
 		if t := v[ppTenant]; t.Exists() {

@@ -11,40 +11,43 @@ import (
 // Failures are *Error of kind InvalidAgentResponse: a reply that does not
 // read as A2A is the backend's fault, not the caller's.
 func Result(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, error) {
-	root := parse(result)
-	w := getWriter()
-	defer w.release()
-	c := conv{w: w, from: from}
-	var err error
-	switch op {
-	case dialect.SendMessage:
-		err = c.sendResult(root, to)
-	case dialect.GetTask, dialect.CancelTask:
-		err = c.task(root, to)
-	case dialect.CreatePushConfig, dialect.GetPushConfig:
-		err = c.taskPushConfig(root, to)
-	case dialect.ListPushConfigs:
-		err = c.pushConfigList(root, to)
-	case dialect.DeletePushConfig:
-		err = c.emptyResult(root, to)
-	case dialect.ListTasks:
-		err = c.taskList(root)
-	case dialect.SendStreamingMessage, dialect.SubscribeToTask:
-		err = c.event(root, to, false)
-	case dialect.GetExtendedCard:
+	if op == dialect.GetExtendedCard {
 		// Cards are rewritten for publishing, with the gateway's URLs, by
 		// the card translator; see CardToCanonical.
 		return result, nil
-	default:
-		err = fail("unsupported operation %s", op)
 	}
-	if err != nil {
+	w := getWriter()
+	defer w.release()
+	c := conv{w: w, from: from}
+	if err := c.result(op, parse(result), to); err != nil {
 		return nil, badReply(err)
 	}
 	if !w.changed {
 		return result, nil
 	}
 	return w.bytes(), nil
+}
+
+// result writes the result of op in dialect to, always in full: whether
+// the input can stand for the output is c.w.changed's call.
+func (c *conv) result(op dialect.Op, root gjson.Result, to dialect.ID) error {
+	switch op {
+	case dialect.SendMessage:
+		return c.sendResult(root, to)
+	case dialect.GetTask, dialect.CancelTask:
+		return c.task(root, to)
+	case dialect.CreatePushConfig, dialect.GetPushConfig:
+		return c.taskPushConfig(root, to)
+	case dialect.ListPushConfigs:
+		return c.pushConfigList(root, to)
+	case dialect.DeletePushConfig:
+		return c.emptyResult(root, to)
+	case dialect.ListTasks:
+		return c.taskList(root)
+	case dialect.SendStreamingMessage, dialect.SubscribeToTask:
+		return c.event(root, to, false)
+	}
+	return fail("unsupported operation %s", op)
 }
 
 func badReply(err error) error {
@@ -78,13 +81,22 @@ func (c *conv) sendResult(root gjson.Result, to dialect.ID) error {
 	return c.event(root, to, false)
 }
 
+var pushListKeys = []keySpec{{"configs", ""}, {"nextPageToken", "next_page_token"}}
+
 func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 	list, next := root, gjson.Result{}
+	var m members
 	if root.IsObject() {
-		list, next = root.Get("configs"), firstOf(root, "nextPageToken", "next_page_token")
+		if err := collect(root, pushListKeys, &m); err != nil {
+			return err
+		}
+		list, next = m.vals[0], m.vals[1]
 		if !list.Exists() {
 			list = gjson.Result{Type: gjson.JSON, Raw: "[]"}
 		}
+	}
+	if err := wantString(next, "nextPageToken"); next.Exists() && err != nil {
+		return err
 	}
 	if err := wantArray(list, "configs"); err != nil || !list.IsArray() {
 		if err == nil {
@@ -94,6 +106,7 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 	}
 	w := c.w
 	w.changed = w.changed || root.IsArray() != (to == dialect.V03)
+	w.changed = w.changed || m.renamed // next_page_token, which encoding/json readers miss
 	if to == dialect.V10 {
 		w.open('{')
 		w.key("configs")
@@ -101,7 +114,7 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 	w.open('[')
 	var err error
 	i := 0
-	list.ForEach(func(_, v gjson.Result) bool {
+	each(list, func(_, v gjson.Result) bool {
 		w.elem()
 		if err = c.taskPushConfig(v, to); err != nil {
 			err = atIndex(err, i)
@@ -118,6 +131,9 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 		if next.Exists() && next.Str != "" {
 			w.key("nextPageToken")
 			w.raw(next.Raw)
+		}
+		if m.unknown {
+			w.unknownMembers(root, pushListKeys)
 		}
 		w.close('}')
 	}
@@ -144,7 +160,7 @@ func (c *conv) emptyResult(root gjson.Result, to dialect.ID) error {
 
 func isEmptyObject(v gjson.Result) bool {
 	empty := true
-	v.ForEach(func(_, _ gjson.Result) bool { empty = false; return false })
+	each(v, func(_, _ gjson.Result) bool { empty = false; return false })
 	return empty
 }
 
@@ -171,7 +187,7 @@ func (c *conv) taskList(root gjson.Result) error {
 	w.open('[')
 	var err error
 	i := 0
-	tasks.ForEach(func(_, v gjson.Result) bool {
+	each(tasks, func(_, v gjson.Result) bool {
 		w.elem()
 		if err = c.task(v, dialect.V10); err != nil {
 			err = atIndex(err, i)

@@ -292,7 +292,7 @@ func (c *conv) artifacts(arr gjson.Result, to dialect.ID) error {
 	c.w.open('[')
 	var err error
 	i := 0
-	arr.ForEach(func(_, v gjson.Result) bool {
+	each(arr, func(_, v gjson.Result) bool {
 		c.w.elem()
 		if err = c.artifact(v, to); err != nil {
 			err = atIndex(err, i)

@@ -191,6 +191,10 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	c.info = info
+	if env.Op == dialect.GetPushConfig && info.PushConfigID == "" && b.dialect == dialect.V10 {
+		a.firstPushConfig(w, r, c)
+		return
+	}
 	method, _ := dialect.MethodName(b.dialect, env.Op)
 	if env.Op.Streaming() {
 		a.stream(w, r, c, method, params)
@@ -271,3 +275,24 @@ func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
 type passthroughError struct{ obj []byte }
 
 func (p passthroughError) Error() string { return gjson.GetBytes(p.obj, "message").Str }
+
+// firstPushConfig answers a 0.2.5-style push config get that names only the
+// task ("the server returns one of the configs"): 1.0 requires a config id,
+// so the gateway lists the task's configs and answers the first.
+func (a *Agent) firstPushConfig(w http.ResponseWriter, r *http.Request, c *call) {
+	params := append(gjson.AppendJSONString([]byte(`{"taskId":`), c.info.TaskID), '}')
+	method, _ := dialect.MethodName(c.backend.dialect, dialect.ListPushConfigs)
+	list, e := a.unary(r.Context(), r, c, dialect.ListPushConfigs, method, params)
+	if e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	first := gjson.GetBytes(list, "0")
+	if !first.Exists() {
+		a.fail(w, c, normalize.Errorf(dialect.ErrTaskNotFound, "task %s has no push notification config", c.info.TaskID))
+		return
+	}
+	out := normalize.AppendResult(nil, c.env.ID, []byte(first.Raw))
+	c.bytes += len(out)
+	writeJSON(w, http.StatusOK, out)
+}

@@ -175,6 +175,8 @@ func describeTransportError(err error, cfg BackendConfig) string {
 	var ne net.Error
 	var ue *url.Error
 	switch {
+	case strings.Contains(err.Error(), "awaiting response headers"):
+		return fmt.Sprintf("did not answer within %s", cfg.ResponseHeaderTimeout)
 	case errors.Is(err, context.DeadlineExceeded):
 		return "did not answer in time"
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -182,9 +184,6 @@ func describeTransportError(err error, cfg BackendConfig) string {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "closed the connection"
 	case errors.As(err, &ne) && ne.Timeout():
-		if strings.Contains(err.Error(), "awaiting headers") {
-			return fmt.Sprintf("did not answer within %s", cfg.ResponseHeaderTimeout)
-		}
 		return fmt.Sprintf("could not be reached within %s", cfg.ConnectTimeout)
 	case errors.As(err, &ue) && strings.Contains(ue.Err.Error(), "no such host"):
 		return "is unreachable: unknown host"

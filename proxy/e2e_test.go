@@ -301,3 +301,34 @@ func TestUnknownTaskErrors(t *testing.T) {
 }
 
 func jsonSame(a, b string) bool { return jsonEqualBytes([]byte(a), []byte(b)) }
+
+// TestPushConfigGetWithoutConfigID covers the 0.2.5 form of get, which names
+// only the task, against both backends.
+func TestPushConfigGetWithoutConfigID(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			g := newGateway(t, b.handler(t, nil), b.version)
+			c := callers[0]
+			task := c.task(t, mustResult(t, g.call("1", "message/send", c.send("m1", c.text("input please"), ""))))
+			id := task.Get("id").Str
+			if b.version == dialect.Version10 {
+				// The gateway's own answer; a 0.x backend answers for itself.
+				wantError(t, g.call("2", "tasks/pushNotificationConfig/get", `{"id":"`+id+`"}`), c.d, -32001)
+			}
+			set := mustResult(t, g.call("3", "tasks/pushNotificationConfig/set", `{"taskId":"`+id+`","pushNotificationConfig":{"url":"https://hooks.example/x"}}`))
+			got := mustResult(t, g.call("4", "tasks/pushNotificationConfig/get", `{"id":"`+id+`"}`))
+			if got.Get("pushNotificationConfig.url").Str != "https://hooks.example/x" || got.Get("pushNotificationConfig.id").Str != set.Get("pushNotificationConfig.id").Str {
+				t.Fatalf("get without config id: %s (set answered %s)", got.Raw, set.Raw)
+			}
+		})
+	}
+}
+
+func TestAgentPathWithAndWithoutTrailingSlash(t *testing.T) {
+	g := newGateway(t, backends[0].handler(t, nil), dialect.Version025, func(a *AgentConfig) { a.Path = "/a2a/helpdesk/" })
+	for _, p := range []string{"a2a/helpdesk", "a2a/helpdesk/"} {
+		g2 := *g
+		g2.url = strings.TrimSuffix(g.url, "/") + "/" + p
+		mustResult(t, g2.call("1", "message/send", `{"message":`+msg03+`}`))
+	}
+}

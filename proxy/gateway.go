@@ -24,11 +24,14 @@ func NewGateway(agents []*Agent) (*Gateway, error) {
 			return nil, fmt.Errorf("agents %q and %q share the path %q", prev, a.cfg.Name, a.cfg.Path)
 		}
 		seen[p] = a.cfg.Name
-		rpc := p
-		if rpc == "" {
-			rpc = "/{$}"
+		if p == "" {
+			g.mux.HandleFunc("POST /{$}", a.ServeRPC)
+		} else {
+			// Cards publish the path as configured; serve it with and
+			// without the trailing slash.
+			g.mux.HandleFunc("POST "+p, a.ServeRPC)
+			g.mux.HandleFunc("POST "+p+"/{$}", a.ServeRPC)
 		}
-		g.mux.HandleFunc("POST "+rpc, a.ServeRPC)
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent.json", a.ServeCardV025)
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent-card.json", a.ServeCard)
 		g.mux.HandleFunc("GET "+p+"/agent/authenticatedExtendedCard", a.ServeExtendedCardHTTP)

@@ -88,6 +88,41 @@ func testTakeoverAfterExpiry(t *testing.T, open opener) {
 	}
 }
 
+// testRecreateAfterExpiry checks that an owner recreating its own expired
+// task id starts afresh: nothing of the old task's state or context lingers.
+func testRecreateAfterExpiry(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", Backend: "b1", State: working})
+	clock.Advance(DefaultTTL)
+	recreated := Task{ID: "t1", ContextID: "c2", Owner: "alice", Agent: "a", Backend: "b2", State: submitted,
+		Updated: clock.Now().Add(-time.Hour)}
+	mustPut(t, s, recreated)
+	if got := mustGet(t, s, "a", "t1"); got != recreated {
+		t.Errorf("Get() after recreation = %+v, want %+v", got, recreated)
+	}
+	for _, tc := range []struct {
+		q    Query
+		want []string
+	}{
+		{Query{State: working}, nil},
+		{Query{ContextID: "c1"}, nil},
+		{Query{State: submitted}, []string{"t1"}},
+		{Query{ContextID: "c2"}, []string{"t1"}},
+		{Query{}, []string{"t1"}},
+	} {
+		tc.q.Agent, tc.q.Owner, tc.q.PageSize = "a", "alice", 10
+		p := mustList(t, s, tc.q)
+		wantIDs(t, "List after recreation", p.Tasks, tc.want)
+		if p.TotalSize != len(tc.want) {
+			t.Errorf("List(%+v).TotalSize = %d, want %d", tc.q, p.TotalSize, len(tc.want))
+		}
+	}
+	if owner, err := s.ContextOwner(context.Background(), "a", "c1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ContextOwner(c1) after recreation = %q, %v; want ErrNotFound", owner, err)
+	}
+}
+
 func testLen(t *testing.T, open opener) {
 	clock := newFakeClock()
 	s := open(t, clock)

@@ -35,6 +35,7 @@ var conformanceCases = []conformanceCase{
 	{"Expiry", testExpiry},
 	{"ExpiryRenewedByPut", testExpiryRenewedByPut},
 	{"TakeoverAfterExpiry", testTakeoverAfterExpiry},
+	{"RecreateAfterExpiry", testRecreateAfterExpiry},
 	{"Len", testLen},
 	{"Concurrency", testConcurrency},
 	{"OwnerRace", testOwnerRace},

@@ -9,5 +9,8 @@
 //
 // Package store imports nothing from this module except package dialect, and
 // never logs: every failure is returned to the caller, and failures of the
-// backing service wrap [ErrUnavailable] so the caller can fail closed.
+// backing service wrap [ErrUnavailable] so the caller can fail closed. (The
+// go-redis client under [Redis] reports failed dials through its own
+// process-wide logger; the program chooses where that goes with
+// redis.SetLogger.)
 package store

@@ -127,3 +127,14 @@ func TestClosedAgentRefusesCalls(t *testing.T) {
 		t.Fatalf("status after Close = %d, want 503", resp.StatusCode)
 	}
 }
+
+func TestOversizedBodyIsRefused(t *testing.T) {
+	t.Parallel()
+	_, srv := startAgent(t, Options{})
+	body := `{"jsonrpc":"2.0","id":"a","method":"GetTask","params":{"id":"` + strings.Repeat("x", maxRequestBytes) + `"}}`
+	e, ok := rpcRaw(t, srv, body)["error"].(obj)
+	if !ok {
+		t.Fatal("an oversized request was accepted")
+	}
+	wantCode(t, e, codeInvalidRequest)
+}

@@ -9,18 +9,22 @@ import { waitUntil } from './serve.mjs';
 
 const INTERRUPTED_OR_TERMINAL = new Set(['input-required', 'completed', 'failed', 'canceled', 'rejected']);
 
+// Part metadata rides along (neutral "metadata") so that echoes are
+// faithful: a gateway marks wrapped non-object data parts with metadata
+// (data_part_compat) and needs the mark back to unwrap them.
 export function toNeutralParts(parts) {
   return (parts ?? []).map((part) => {
+    const meta = part.metadata === undefined ? {} : { metadata: part.metadata };
     switch (part.kind) {
       case 'text':
-        return { text: part.text };
+        return { text: part.text, ...meta };
       case 'data':
-        return { data: part.data };
+        return { data: part.data, ...meta };
       case 'file':
         if ('bytes' in part.file) {
-          return { bytes: part.file.bytes, mimeType: part.file.mimeType, name: part.file.name };
+          return { bytes: part.file.bytes, mimeType: part.file.mimeType, name: part.file.name, ...meta };
         }
-        return { uri: part.file.uri, mimeType: part.file.mimeType, name: part.file.name };
+        return { uri: part.file.uri, mimeType: part.file.mimeType, name: part.file.name, ...meta };
       default:
         throw new Error(`unknown part kind ${JSON.stringify(part.kind)}`);
     }
@@ -29,16 +33,17 @@ export function toNeutralParts(parts) {
 
 export function fromNeutralParts(parts) {
   return parts.map((part) => {
+    const meta = part.metadata === undefined ? {} : { metadata: part.metadata };
     if (typeof part.text === 'string') {
-      return { kind: 'text', text: part.text };
+      return { kind: 'text', text: part.text, ...meta };
     }
     if ('data' in part) {
-      return { kind: 'data', data: part.data };
+      return { kind: 'data', data: part.data, ...meta };
     }
     const file = 'bytes' in part ? { bytes: part.bytes } : { uri: part.uri };
     if (part.mimeType !== undefined) file.mimeType = part.mimeType;
     if (part.name !== undefined) file.name = part.name;
-    return { kind: 'file', file };
+    return { kind: 'file', file, ...meta };
   });
 }
 

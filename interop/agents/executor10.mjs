@@ -25,15 +25,16 @@ export function toNeutralParts(parts) {
     const { $case, value } = part.content ?? {};
     const mimeType = part.mediaType || undefined;
     const name = part.filename || undefined;
+    const meta = part.metadata === undefined ? {} : { metadata: part.metadata };
     switch ($case) {
       case 'text':
-        return { text: value };
+        return { text: value, ...meta };
       case 'data':
-        return { data: value };
+        return { data: value, ...meta };
       case 'raw':
-        return { bytes: Buffer.from(value).toString('base64'), mimeType, name };
+        return { bytes: Buffer.from(value).toString('base64'), mimeType, name, ...meta };
       case 'url':
-        return { uri: value, mimeType, name };
+        return { uri: value, mimeType, name, ...meta };
       default:
         throw new Error(`part without content: ${JSON.stringify(part)}`);
     }
@@ -42,7 +43,7 @@ export function toNeutralParts(parts) {
 
 export function fromNeutralParts(parts) {
   return parts.map((part) => {
-    const common = { metadata: undefined, filename: part.name ?? '', mediaType: part.mimeType ?? '' };
+    const common = { metadata: part.metadata, filename: part.name ?? '', mediaType: part.mimeType ?? '' };
     if (typeof part.text === 'string') {
       return { ...common, content: { $case: 'text', value: part.text } };
     }

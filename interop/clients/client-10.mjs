@@ -36,15 +36,18 @@ function partsFrom10(parts) {
     const file = {};
     if (p.mediaType) file.mimeType = p.mediaType;
     if (p.filename) file.name = p.filename;
+    // Metadata is kept when present so that a leaked gateway mark (such
+    // as data_part_compat) fails the comparisons.
+    const meta = p.metadata && Object.keys(p.metadata).length > 0 ? { metadata: p.metadata } : {};
     switch ($case) {
       case 'text':
-        return { text: value };
+        return { text: value, ...meta };
       case 'data':
-        return { data: value };
+        return { data: value, ...meta };
       case 'raw':
-        return { bytes: Buffer.from(value).toString('base64'), ...file };
+        return { bytes: Buffer.from(value).toString('base64'), ...file, ...meta };
       case 'url':
-        return { uri: value, ...file };
+        return { uri: value, ...file, ...meta };
       default:
         assert.fail(`1.0 part without content: ${JSON.stringify(p)}`);
     }
@@ -144,6 +147,7 @@ const adapter = {
   baseUrl: args.url,
   cardProtocolPrefix: '1.0',
   unknownMethod: 'DoesNotExist',
+  sendsNonObjectData: true,
   async discover() {
     const card = await client.getAgentCard();
     const [first] = card.supportedInterfaces;

@@ -20,16 +20,19 @@ export function partsTo0x(parts) {
 export function partsFrom0x(parts) {
   assert.ok(Array.isArray(parts), `parts is not an array: ${JSON.stringify(parts)}`);
   return parts.map((p) => {
+    // Metadata is kept when present so that a leaked gateway mark fails
+    // the comparisons.
+    const meta = p.metadata && Object.keys(p.metadata).length > 0 ? { metadata: p.metadata } : {};
     switch (p.kind) {
       case 'text':
-        return { text: p.text };
+        return { text: p.text, ...meta };
       case 'data':
-        return { data: p.data };
+        return { data: p.data, ...meta };
       case 'file': {
         const out = 'bytes' in p.file ? { bytes: p.file.bytes } : { uri: p.file.uri };
         if (p.file.mimeType !== undefined) out.mimeType = p.file.mimeType;
         if (p.file.name !== undefined) out.name = p.file.name;
-        return out;
+        return { ...out, ...meta };
       }
       default:
         assert.fail(`0.x part without a known kind: ${JSON.stringify(p)}`);

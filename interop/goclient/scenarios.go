@@ -45,7 +45,8 @@ func registerScenarios(r *runner, e *env) {
 		want, _ := url.Parse(e.baseURL)
 		got, err := url.Parse(card.URL)
 		c.NoErr(err, "card url")
-		Equal(c, got.JoinPath("/").String(), want.JoinPath("/").String(), "JSON-RPC endpoint the client resolved from the card")
+		// Equal up to a trailing slash, as in clients/scenarios.mjs.
+		Equal(c, strings.TrimSuffix(got.String(), "/"), strings.TrimSuffix(want.String(), "/"), "JSON-RPC endpoint the client resolved from the card")
 		Equal(c, card.PreferredTransport, a2a.TransportProtocolJSONRPC, "preferredTransport")
 		c.Check(strings.HasPrefix(card.ProtocolVersion, "0."), "protocolVersion %q for a 0.3 client", card.ProtocolVersion)
 		c.Check(card.Capabilities.Streaming, "capabilities.streaming")

@@ -43,6 +43,19 @@ func (e *env) client(ctx context.Context, c checker) *a2aclient.Client {
 // rpcCodes maps the SDK's sentinel errors back to JSON-RPC codes. The SDK
 // keeps no code on the error (a2a-go internal/jsonrpc ToA2AError maps each
 // code to a sentinel, and unknown codes to ErrInternalError).
+//
+// Strictness of a2a-go v0.3.3 that a gateway must satisfy, all from the
+// module source (github.com/a2aproject/a2a-go@v0.3.3):
+//   - internal/jsonrpc/jsonrpc.go line 50 decodes error.data into a
+//     map[string]any, so an error whose data is an array (the 1.0
+//     ErrorInfo list) or a string makes the whole response undecodable,
+//     although the 0.x schemas allow any JSON value there;
+//   - a2aclient/jsonrpc.go line 45 decodes the response id as a string;
+//   - internal/sse/sse.go lines 33 and 85 only see "data: " lines (with the
+//     space), one line per event;
+//   - a2aclient/factory.go line 76 takes the card's preferredTransport
+//     verbatim, so a 0.3 card without it (the spec default is JSONRPC)
+//     yields no usable transport.
 var rpcCodes = []struct {
 	err  error
 	code int

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// repoRoot is the repository root seen from this package's directory, where
+// go test runs.
+const repoRoot = "../.."
+
+// plausibleEnv holds a realistic value for every ${VAR} that a shipped config
+// references. A config that starts referencing a new variable fails the test
+// until it gets an entry here: a deployment has to set it too.
+var plausibleEnv = map[string]string{
+	"PUBLIC_URL":             "https://helpdesk.example.com/",
+	"A2AGW_DEMO_LISTEN":      "127.0.0.1:8080",
+	"A2AGW_DEMO_PUBLIC_URL":  "http://127.0.0.1:8080/",
+	"A2AGW_DEMO_BACKEND_URL": "http://127.0.0.1:9999/",
+}
+
+// envRefs lists the distinct ${VAR} names in a config, in order.
+func envRefs(raw []byte) []string {
+	var names []string
+	for _, m := range envRef.FindAllSubmatch(raw, -1) {
+		if name := string(m[1]); !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// loadWithEnv loads a config with the given variables set and every other
+// variable it references unset, so that the result depends on nothing in the
+// environment of the test run.
+func loadWithEnv(t *testing.T, path string, env map[string]string) (*Config, error) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range envRefs(raw) {
+		t.Setenv(name, env[name]) // restores the old value after the test
+		if _, ok := env[name]; !ok {
+			os.Unsetenv(name)
+		}
+	}
+	return loadConfig(path)
+}
+
+// loadShippedConfig loads a config that ships with the project, with
+// plausible values for the variables it references.
+func loadShippedConfig(t *testing.T, path string) *Config {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range envRefs(raw) {
+		if _, ok := plausibleEnv[name]; !ok {
+			t.Fatalf("%s references ${%s}: add a plausible value to plausibleEnv", path, name)
+		}
+	}
+	cfg, err := loadWithEnv(t, path, plausibleEnv)
+	if err != nil {
+		t.Fatalf("a shipped config does not load: %v", err)
+	}
+	return cfg
+}
+
+func TestShippedConfigsLoad(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(repoRoot, "configs", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"demo.yaml", "sidecar.yaml"} {
+		if !slices.Contains(paths, filepath.Join(repoRoot, "configs", want)) {
+			t.Errorf("configs/%s is missing; found %v", want, paths)
+		}
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			cfg := loadShippedConfig(t, path)
+			if len(cfg.Agents) == 0 {
+				t.Fatal("loaded with no agents")
+			}
+			for _, a := range cfg.Agents {
+				if a.PublicURL == "" || a.Backend.URL == "" {
+					t.Errorf("agent %q: public_url %q, backend.url %q: a variable expanded to nothing", a.Name, a.PublicURL, a.Backend.URL)
+				}
+			}
+		})
+	}
+}
+
+// TestBrokenConfigs loads each testdata/config/NAME.yaml and checks that it
+// fails with every line of NAME.err in the error message.
+func TestBrokenConfigs(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "config", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no broken configs in testdata/config")
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".yaml") + ".err")
+			if err != nil {
+				t.Fatalf("every broken config needs a .err file of expected error substrings: %v", err)
+			}
+			cfg, err := loadWithEnv(t, path, nil)
+			if err == nil {
+				t.Fatalf("loaded without error: %+v", cfg)
+			}
+			if !strings.HasPrefix(err.Error(), path+": ") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			for _, sub := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+				if !strings.Contains(err.Error(), sub) {
+					t.Errorf("error lacks %q:\n%v", sub, err)
+				}
+			}
+		})
+	}
+	errs, _ := filepath.Glob(filepath.Join("testdata", "config", "*.err"))
+	for _, e := range errs {
+		if !slices.Contains(paths, strings.TrimSuffix(e, ".err")+".yaml") {
+			t.Errorf("%s has no .yaml beside it", e)
+		}
+	}
+}

@@ -1,0 +1,588 @@
+package normalize
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// The benchmarks translate the two payloads that dominate gateway traffic,
+// a send request and a task result, in each direction, beside a baseline
+// that does the same the usual way: decode into SDK-like Go structs with
+// encoding/json, convert, encode the other dialect. Both sides do the
+// whole job the proxy does for one message (envelope included), so the
+// ratio is what choosing byte-level translation buys.
+//
+//	go test -run='^$' -bench='Request|TaskResult' -benchmem ./normalize
+
+// benchSendV03 is a typical 0.x send request: three parts, metadata, a push
+// config, about 1 KB.
+var benchSendV03 = []byte(`{"jsonrpc":"2.0","id":"9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d","method":"message/send","params":{` +
+	`"message":{"kind":"message","messageId":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","role":"user",` +
+	`"contextId":"ctx-7f3c2a","taskId":"task-51e0b8","metadata":{"skillId":"summarize","locale":"en-GB"},"parts":[` +
+	`{"kind":"text","text":"` + strings.Repeat("Please summarise the attached quarterly report. ", 8) + `"},` +
+	`{"kind":"file","file":{"uri":"https://files.example.com/reports/2025-q3.pdf","mimeType":"application/pdf","name":"2025-q3.pdf"}},` +
+	`{"kind":"data","data":{"format":"bullets","maxWords":200,"sections":["revenue","costs","outlook"],"audience":{"role":"board","expertise":"high"}}}]},` +
+	`"configuration":{"acceptedOutputModes":["text/plain","text/markdown"],"blocking":true,"historyLength":10,` +
+	`"pushNotificationConfig":{"url":"https://client.example.com/a2a/webhook","token":"tok-8c1f","authentication":{"schemes":["Bearer"],"credentials":"cred-0a9d"}}},` +
+	`"metadata":{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","client":"example-app/2.3"}}}`)
+
+// benchTaskV03 is a typical 0.x task result: ten history messages, two
+// artifacts, about 8 KB.
+var benchTaskV03 = func() []byte {
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":"9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d","result":{"kind":"task","id":"task-51e0b8","contextId":"ctx-7f3c2a",`)
+	b.WriteString(`"status":{"state":"completed","timestamp":"2025-07-31T12:00:00.123456+00:00",` +
+		`"message":{"kind":"message","messageId":"st-1","role":"agent","parts":[{"kind":"text","text":"Done."}]}},"history":[`)
+	for i := range 10 {
+		role := "user"
+		if i%2 == 1 {
+			role = "agent"
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"kind":"message","messageId":"msg-%04d","role":%q,"contextId":"ctx-7f3c2a","taskId":"task-51e0b8",`+
+			`"metadata":{"seq":%d},"parts":[{"kind":"text","text":%q},{"kind":"data","data":{"step":%d,"tokens":%d,"tool":"search"}}]}`,
+			i, role, i, strings.Repeat(fmt.Sprintf("Turn %d of the conversation about the quarterly report. ", i), 7), i, 100*i+17)
+	}
+	b.WriteString(`],"artifacts":[`)
+	b.WriteString(`{"artifactId":"art-summary","name":"summary","description":"Board summary","parts":[{"kind":"text","text":` +
+		fmt.Sprintf("%q", strings.Repeat("Revenue grew while costs stayed flat. ", 20)) + `}],"metadata":{"words":180}},`)
+	b.WriteString(`{"artifactId":"art-chart","name":"chart","parts":[{"kind":"file","file":{"bytes":"` + strings.Repeat("iVBORw0KGgoAAAANSUhEUgAA", 30) +
+		`","mimeType":"image/png","name":"chart.png"}},{"kind":"data","data":{"series":[1,2,3,5,8,13,21],"unit":"MEUR"}}]}`)
+	b.WriteString(`],"metadata":{"owner":"user-42","costCents":1375}}}`)
+	return []byte(b.String())
+}()
+
+// benchEnvelope translates a whole JSON-RPC request as the proxy does.
+func benchRequest(b *testing.B, to dialect.ID, body []byte, dst []byte) []byte {
+	env, err := ParseRequest(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	params, _, err := Params(env.Op, env.Dialect, to, env.Params)
+	if err != nil {
+		b.Fatal(err)
+	}
+	method, _ := dialect.MethodName(to, env.Op)
+	dst = append(dst[:0], `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, env.ID...)
+	dst = append(dst, `,"method":"`...)
+	dst = append(dst, method...)
+	dst = append(dst, `","params":`...)
+	dst = append(dst, params...)
+	return append(dst, '}')
+}
+
+// benchReply translates a whole JSON-RPC reply as the proxy does.
+func benchReply(b *testing.B, from, to dialect.ID, body []byte, dst []byte) []byte {
+	reply, err := ParseReply(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	result, err := Result(dialect.GetTask, from, to, reply.Result)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return AppendResult(dst[:0], reply.ID, result)
+}
+
+func mustTranslate(body []byte, translate func([]byte) ([]byte, error)) []byte {
+	out, err := translate(body)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+var (
+	benchSendV10 = mustTranslate(benchSendV03, func(body []byte) ([]byte, error) {
+		env, err := ParseRequest(body)
+		if err != nil {
+			return nil, err
+		}
+		params, _, err := Params(env.Op, dialect.V03, dialect.V10, env.Params)
+		return []byte(`{"jsonrpc":"2.0","id":` + string(env.ID) + `,"method":"SendMessage","params":` + string(params) + `}`), err
+	})
+	benchTaskV10 = mustTranslate(benchTaskV03, func(body []byte) ([]byte, error) {
+		reply, err := ParseReply(body)
+		if err != nil {
+			return nil, err
+		}
+		result, err := Result(dialect.GetTask, dialect.V03, dialect.V10, reply.Result)
+		return AppendResult(nil, reply.ID, result), err
+	})
+)
+
+type benchCase struct {
+	name     string
+	from, to dialect.ID
+	in       []byte
+}
+
+func benchCases(v03, v10 []byte) []benchCase {
+	return []benchCase{
+		{"0.x-to-1.0", dialect.V03, dialect.V10, v03},
+		{"1.0-to-0.x", dialect.V10, dialect.V03, v10},
+		{"1.0-to-1.0", dialect.V10, dialect.V10, v10},
+	}
+}
+
+func BenchmarkRequest(b *testing.B) {
+	for _, bc := range benchCases(benchSendV03, benchSendV10) {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			dst := make([]byte, 0, 2*len(bc.in))
+			for b.Loop() {
+				dst = benchRequest(b, bc.to, bc.in, dst)
+			}
+		})
+	}
+}
+
+func BenchmarkRequest_encodingJSON(b *testing.B) {
+	for _, bc := range benchCases(benchSendV03, benchSendV10) {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			for b.Loop() {
+				if _, err := stdTranslateRequest(bc.from, bc.to, bc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkTaskResult(b *testing.B) {
+	for _, bc := range benchCases(benchTaskV03, benchTaskV10) {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			dst := make([]byte, 0, 2*len(bc.in))
+			for b.Loop() {
+				dst = benchReply(b, bc.from, bc.to, bc.in, dst)
+			}
+		})
+	}
+}
+
+func BenchmarkTaskResult_encodingJSON(b *testing.B) {
+	for _, bc := range benchCases(benchTaskV03, benchTaskV10) {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			for b.Loop() {
+				if _, err := stdTranslateReply(bc.from, bc.to, bc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestBenchmarkBaselineAgrees keeps the baseline honest: it must produce
+// what the gateway produces, or the comparison measures different work.
+func TestBenchmarkBaselineAgrees(t *testing.T) {
+	t.Parallel()
+	if n := len(benchSendV03); n < 900 || n > 1400 {
+		t.Errorf("send request is %d bytes, want about 1 KB", n)
+	}
+	if n := len(benchTaskV03); n < 7000 || n > 9500 {
+		t.Errorf("task result is %d bytes, want about 8 KB", n)
+	}
+	for _, bc := range benchCases(benchSendV03, benchSendV10) {
+		got, err := stdTranslateRequest(bc.from, bc.to, bc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, _ := ParseRequest(bc.in)
+		params, _, err := Params(env.Op, bc.from, bc.to, env.Params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var std stdEnvelope
+		if err := json.Unmarshal(got, &std); err != nil || !jsonEqual(std.Params, params) {
+			t.Errorf("request %s: baseline and gateway disagree (%v)\nstd:     %s\ngateway: %s", bc.name, err, std.Params, params)
+		}
+	}
+	for _, bc := range benchCases(benchTaskV03, benchTaskV10) {
+		got, err := stdTranslateReply(bc.from, bc.to, bc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply, _ := ParseReply(bc.in)
+		result, err := Result(dialect.GetTask, bc.from, bc.to, reply.Result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := AppendResult(nil, reply.ID, result); !jsonEqual(got, want) {
+			t.Errorf("task %s: baseline and gateway disagree\nstd:     %s\ngateway: %s", bc.name, got, want)
+		}
+	}
+}
+
+// The baseline's model: Go structs shaped like the SDKs' (a2a-go, a2a-python
+// via pydantic), free-form members as map[string]any.
+
+type (
+	v03Request struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  v03SendParams   `json:"params"`
+	}
+	v03SendParams struct {
+		Message       v03Message     `json:"message"`
+		Configuration *v03SendConfig `json:"configuration,omitempty"`
+		Metadata      map[string]any `json:"metadata,omitempty"`
+	}
+	v03SendConfig struct {
+		AcceptedOutputModes    []string       `json:"acceptedOutputModes"`
+		Blocking               *bool          `json:"blocking,omitempty"`
+		HistoryLength          *int           `json:"historyLength,omitempty"`
+		PushNotificationConfig *v03PushConfig `json:"pushNotificationConfig,omitempty"`
+	}
+	v03PushConfig struct {
+		ID             string   `json:"id,omitempty"`
+		URL            string   `json:"url"`
+		Token          string   `json:"token,omitempty"`
+		Authentication *v03Auth `json:"authentication,omitempty"`
+	}
+	v03Auth struct {
+		Schemes     []string `json:"schemes"`
+		Credentials string   `json:"credentials,omitempty"`
+	}
+	v03Message struct {
+		Kind             string         `json:"kind"`
+		MessageID        string         `json:"messageId"`
+		Role             string         `json:"role"`
+		Parts            []v03Part      `json:"parts"`
+		ContextID        string         `json:"contextId,omitempty"`
+		TaskID           string         `json:"taskId,omitempty"`
+		ReferenceTaskIDs []string       `json:"referenceTaskIds,omitempty"`
+		Extensions       []string       `json:"extensions,omitempty"`
+		Metadata         map[string]any `json:"metadata,omitempty"`
+	}
+	v03Part struct {
+		Kind     string         `json:"kind"`
+		Text     string         `json:"text,omitempty"`
+		File     *v03File       `json:"file,omitempty"`
+		Data     map[string]any `json:"data,omitempty"`
+		Metadata map[string]any `json:"metadata,omitempty"`
+	}
+	v03File struct {
+		Bytes    string `json:"bytes,omitempty"`
+		URI      string `json:"uri,omitempty"`
+		MimeType string `json:"mimeType,omitempty"`
+		Name     string `json:"name,omitempty"`
+	}
+	v03Reply struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  v03Task         `json:"result"`
+	}
+	v03Task struct {
+		Kind      string         `json:"kind"`
+		ID        string         `json:"id"`
+		ContextID string         `json:"contextId"`
+		Status    v03Status      `json:"status"`
+		Artifacts []v03Artifact  `json:"artifacts,omitempty"`
+		History   []v03Message   `json:"history,omitempty"`
+		Metadata  map[string]any `json:"metadata,omitempty"`
+	}
+	v03Status struct {
+		State     string      `json:"state"`
+		Message   *v03Message `json:"message,omitempty"`
+		Timestamp string      `json:"timestamp,omitempty"`
+	}
+	v03Artifact struct {
+		ArtifactID  string         `json:"artifactId"`
+		Name        string         `json:"name,omitempty"`
+		Description string         `json:"description,omitempty"`
+		Parts       []v03Part      `json:"parts"`
+		Metadata    map[string]any `json:"metadata,omitempty"`
+		Extensions  []string       `json:"extensions,omitempty"`
+	}
+)
+
+type (
+	v10Request struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  v10SendParams   `json:"params"`
+	}
+	v10SendParams struct {
+		Tenant        string         `json:"tenant,omitempty"`
+		Message       v10Message     `json:"message"`
+		Configuration *v10SendConfig `json:"configuration,omitempty"`
+		Metadata      map[string]any `json:"metadata,omitempty"`
+	}
+	v10SendConfig struct {
+		AcceptedOutputModes        []string       `json:"acceptedOutputModes,omitempty"`
+		HistoryLength              *int32         `json:"historyLength,omitempty"`
+		ReturnImmediately          bool           `json:"returnImmediately,omitempty"`
+		TaskPushNotificationConfig *v10PushConfig `json:"taskPushNotificationConfig,omitempty"`
+	}
+	v10PushConfig struct {
+		Tenant         string   `json:"tenant,omitempty"`
+		TaskID         string   `json:"taskId,omitempty"`
+		ID             string   `json:"id,omitempty"`
+		URL            string   `json:"url"`
+		Token          string   `json:"token,omitempty"`
+		Authentication *v10Auth `json:"authentication,omitempty"`
+	}
+	v10Auth struct {
+		Scheme      string `json:"scheme"`
+		Credentials string `json:"credentials,omitempty"`
+	}
+	v10Message struct {
+		MessageID        string         `json:"messageId"`
+		ContextID        string         `json:"contextId,omitempty"`
+		TaskID           string         `json:"taskId,omitempty"`
+		Role             string         `json:"role"`
+		Parts            []v10Part      `json:"parts"`
+		Metadata         map[string]any `json:"metadata,omitempty"`
+		Extensions       []string       `json:"extensions,omitempty"`
+		ReferenceTaskIDs []string       `json:"referenceTaskIds,omitempty"`
+	}
+	v10Part struct {
+		Text      *string        `json:"text,omitempty"`
+		Raw       string         `json:"raw,omitempty"`
+		URL       string         `json:"url,omitempty"`
+		Data      any            `json:"data,omitempty"`
+		Metadata  map[string]any `json:"metadata,omitempty"`
+		Filename  string         `json:"filename,omitempty"`
+		MediaType string         `json:"mediaType,omitempty"`
+	}
+	v10Reply struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  v10Task         `json:"result"`
+	}
+	v10Task struct {
+		ID        string         `json:"id"`
+		ContextID string         `json:"contextId,omitempty"`
+		Status    v10Status      `json:"status"`
+		Artifacts []v10Artifact  `json:"artifacts,omitempty"`
+		History   []v10Message   `json:"history,omitempty"`
+		Metadata  map[string]any `json:"metadata,omitempty"`
+	}
+	v10Status struct {
+		State     string      `json:"state"`
+		Message   *v10Message `json:"message,omitempty"`
+		Timestamp string      `json:"timestamp,omitempty"`
+	}
+	v10Artifact struct {
+		ArtifactID  string         `json:"artifactId"`
+		Name        string         `json:"name,omitempty"`
+		Description string         `json:"description,omitempty"`
+		Parts       []v10Part      `json:"parts"`
+		Metadata    map[string]any `json:"metadata,omitempty"`
+		Extensions  []string       `json:"extensions,omitempty"`
+	}
+)
+
+func stdTranslateRequest(from, to dialect.ID, body []byte) ([]byte, error) {
+	var req10 v10Request
+	if from == dialect.V03 {
+		var req v03Request
+		if err := json.Unmarshal(body, &req); err != nil {
+			return nil, err
+		}
+		if to == dialect.V03 {
+			return json.Marshal(req)
+		}
+		req10 = v10Request{JSONRPC: "2.0", ID: req.ID, Method: "SendMessage", Params: sendParamsToV10(req.Params)}
+		return json.Marshal(req10)
+	}
+	if err := json.Unmarshal(body, &req10); err != nil {
+		return nil, err
+	}
+	if to == dialect.V10 {
+		return json.Marshal(req10)
+	}
+	return json.Marshal(v03Request{JSONRPC: "2.0", ID: req10.ID, Method: "message/send", Params: sendParamsToV03(req10.Params)})
+}
+
+func stdTranslateReply(from, to dialect.ID, body []byte) ([]byte, error) {
+	if from == dialect.V03 {
+		var r v03Reply
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, err
+		}
+		if to == dialect.V03 {
+			return json.Marshal(r)
+		}
+		t, err := taskToV10(r.Result)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(v10Reply{JSONRPC: "2.0", ID: r.ID, Result: t})
+	}
+	var r v10Reply
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, err
+	}
+	if to == dialect.V10 {
+		return json.Marshal(r)
+	}
+	return json.Marshal(v03Reply{JSONRPC: "2.0", ID: r.ID, Result: taskToV03(r.Result)})
+}
+
+func sendParamsToV10(p v03SendParams) v10SendParams {
+	out := v10SendParams{Message: messageToV10(p.Message), Metadata: p.Metadata}
+	if c := p.Configuration; c != nil {
+		cfg := &v10SendConfig{AcceptedOutputModes: c.AcceptedOutputModes, ReturnImmediately: c.Blocking != nil && !*c.Blocking}
+		if c.HistoryLength != nil && *c.HistoryLength > 0 {
+			n := int32(*c.HistoryLength)
+			cfg.HistoryLength = &n
+		}
+		if pc := c.PushNotificationConfig; pc != nil {
+			cfg.TaskPushNotificationConfig = &v10PushConfig{ID: pc.ID, URL: pc.URL, Token: pc.Token}
+			if a := pc.Authentication; a != nil && len(a.Schemes) > 0 {
+				cfg.TaskPushNotificationConfig.Authentication = &v10Auth{Scheme: a.Schemes[0], Credentials: a.Credentials}
+			}
+		}
+		out.Configuration = cfg
+	}
+	return out
+}
+
+func sendParamsToV03(p v10SendParams) v03SendParams {
+	out := v03SendParams{Message: messageToV03(p.Message), Metadata: p.Metadata}
+	blocking := true
+	cfg := &v03SendConfig{AcceptedOutputModes: []string{}, Blocking: &blocking}
+	if c := p.Configuration; c != nil {
+		blocking = !c.ReturnImmediately
+		if c.AcceptedOutputModes != nil {
+			cfg.AcceptedOutputModes = c.AcceptedOutputModes
+		}
+		if c.HistoryLength != nil && *c.HistoryLength > 0 {
+			n := int(*c.HistoryLength)
+			cfg.HistoryLength = &n
+		}
+		if pc := c.TaskPushNotificationConfig; pc != nil {
+			cfg.PushNotificationConfig = &v03PushConfig{ID: pc.ID, URL: pc.URL, Token: pc.Token}
+			if a := pc.Authentication; a != nil {
+				cfg.PushNotificationConfig.Authentication = &v03Auth{Schemes: []string{a.Scheme}, Credentials: a.Credentials}
+			}
+		}
+	}
+	out.Configuration = cfg
+	return out
+}
+
+func messageToV10(m v03Message) v10Message {
+	role, _ := dialect.ToV10(dialect.Roles, m.Role)
+	return v10Message{MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID, Role: role, Parts: partsToV10(m.Parts),
+		Metadata: m.Metadata, Extensions: m.Extensions, ReferenceTaskIDs: m.ReferenceTaskIDs}
+}
+
+func messageToV03(m v10Message) v03Message {
+	role, ok := dialect.ToV03(dialect.Roles, m.Role)
+	if !ok {
+		role = "agent"
+	}
+	return v03Message{Kind: "message", MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID, Role: role, Parts: partsToV03(m.Parts),
+		Metadata: m.Metadata, Extensions: m.Extensions, ReferenceTaskIDs: m.ReferenceTaskIDs}
+}
+
+func partsToV10(parts []v03Part) []v10Part {
+	out := make([]v10Part, len(parts))
+	for i, p := range parts {
+		q := v10Part{Metadata: p.Metadata}
+		switch p.Kind {
+		case "text":
+			text := p.Text
+			q.Text = &text
+		case "file":
+			q.Raw, q.URL, q.MediaType, q.Filename = p.File.Bytes, p.File.URI, p.File.MimeType, p.File.Name
+		case "data":
+			q.Data = p.Data
+			if wrapped, ok := p.Metadata[compatFlag].(bool); ok && wrapped && len(p.Data) == 1 {
+				q.Data = p.Data["value"]
+				delete(q.Metadata, compatFlag)
+			}
+		}
+		out[i] = q
+	}
+	return out
+}
+
+func partsToV03(parts []v10Part) []v03Part {
+	out := make([]v03Part, len(parts))
+	for i, p := range parts {
+		q := v03Part{Metadata: p.Metadata}
+		switch {
+		case p.Text != nil:
+			q.Kind, q.Text = "text", *p.Text
+		case p.Raw != "" || p.URL != "":
+			q.Kind, q.File = "file", &v03File{Bytes: p.Raw, URI: p.URL, MimeType: p.MediaType, Name: p.Filename}
+		default:
+			q.Kind = "data"
+			if obj, ok := p.Data.(map[string]any); ok {
+				q.Data = obj
+			} else {
+				q.Data = map[string]any{"value": p.Data}
+				if q.Metadata == nil {
+					q.Metadata = map[string]any{}
+				}
+				q.Metadata[compatFlag] = true
+			}
+		}
+		out[i] = q
+	}
+	return out
+}
+
+func taskToV10(t v03Task) (v10Task, error) {
+	state, _ := dialect.ToV10(dialect.TaskStates, t.Status.State)
+	out := v10Task{ID: t.ID, ContextID: t.ContextID, Metadata: t.Metadata, Status: v10Status{State: state}}
+	if t.Status.Message != nil {
+		m := messageToV10(*t.Status.Message)
+		out.Status.Message = &m
+	}
+	if ts := t.Status.Timestamp; ts != "" {
+		parsed, err := parseISO8601(ts)
+		if err != nil {
+			return out, err
+		}
+		out.Status.Timestamp = parsed.UTC().Format("2006-01-02T15:04:05.999999999Z07:00")
+	}
+	for _, m := range t.History {
+		out.History = append(out.History, messageToV10(m))
+	}
+	for _, a := range t.Artifacts {
+		out.Artifacts = append(out.Artifacts, v10Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description,
+			Parts: partsToV10(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions})
+	}
+	return out, nil
+}
+
+func taskToV03(t v10Task) v03Task {
+	state, ok := dialect.ToV03(dialect.TaskStates, t.Status.State)
+	if !ok {
+		state = "unknown"
+	}
+	out := v03Task{Kind: "task", ID: t.ID, ContextID: t.ContextID, Metadata: t.Metadata,
+		Status: v03Status{State: state, Timestamp: t.Status.Timestamp}}
+	if t.Status.Message != nil {
+		m := messageToV03(*t.Status.Message)
+		out.Status.Message = &m
+	}
+	for _, m := range t.History {
+		out.History = append(out.History, messageToV03(m))
+	}
+	for _, a := range t.Artifacts {
+		out.Artifacts = append(out.Artifacts, v03Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description,
+			Parts: partsToV03(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions})
+	}
+	return out
+}

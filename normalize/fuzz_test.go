@@ -1,0 +1,453 @@
+package normalize
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// The fuzz targets share one set of properties, checked by the helpers
+// below: translation never panics; what it accepts it answers as valid
+// JSON; its output is a fixed point (translating canonical 1.0 output 1.0
+// to 1.0 returns the very slice, translating 0.x output 0.x to 0.x changes
+// nothing); and every failure is an *Error of the documented kind.
+
+// seedFiles returns every golden input under testdata/dir, with the
+// dialect its name gives.
+func seedFiles(f *testing.F, dir string) (files []string, dialects []dialect.ID) {
+	f.Helper()
+	all, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
+	if err != nil || len(all) == 0 {
+		f.Fatalf("no seeds in testdata/%s", dir)
+	}
+	for _, p := range all {
+		d := dialect.V10
+		if strings.HasSuffix(p, ".v03.json") || strings.HasSuffix(p, ".to-v03.json") {
+			d = dialect.V03
+		}
+		files, dialects = append(files, p), append(dialects, d)
+	}
+	return files, dialects
+}
+
+func readSeed(f *testing.F, p string) []byte {
+	f.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
+func dialectOf(b uint8) dialect.ID {
+	if b%2 == 0 {
+		return dialect.V03
+	}
+	return dialect.V10
+}
+
+func dialectByte(d dialect.ID) uint8 {
+	if d == dialect.V03 {
+		return 0
+	}
+	return 1
+}
+
+func opOf(b uint8) dialect.Op { return dialect.Ops[int(b)%len(dialect.Ops)] }
+
+func opByte(op dialect.Op) uint8 {
+	for i, o := range dialect.Ops {
+		if o == op {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+// checkKind fails unless err is an *Error of kind.
+func checkKind(t *testing.T, err error, kinds ...dialect.ErrorKind) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error is not an *Error: %T %v", err, err)
+	}
+	for _, k := range kinds {
+		if e.Kind == k {
+			return
+		}
+	}
+	t.Fatalf("error kind %s, want one of %v: %v", e.Kind, kinds, err)
+}
+
+// checkFixedPoint checks that translating out, already in dialect to, again
+// within to is accepted and changes nothing; for 1.0 it must be the same
+// slice. again translates within one dialect.
+func checkFixedPoint(t *testing.T, to dialect.ID, out []byte, again func([]byte) ([]byte, error)) {
+	t.Helper()
+	if out == nil {
+		return
+	}
+	if !json.Valid(out) {
+		t.Fatalf("output is not valid JSON: %q", out)
+	}
+	second, err := again(out)
+	if err != nil {
+		t.Fatalf("the gateway rejects its own %s output: %v\noutput: %s", to, err, out)
+	}
+	if to == dialect.V10 && !sameSlice(out, second) {
+		t.Fatalf("canonical output is not a fixed point\nfirst:  %s\nsecond: %s", out, second)
+	}
+	if !jsonEqual(out, second) {
+		t.Fatalf("%s output changes when translated again\nfirst:  %s\nsecond: %s", to, out, second)
+	}
+}
+
+// checkPassThrough fails when a translator handed back its input in although
+// what it writes for in, write's output, means something else in dialect to.
+func checkPassThrough(t *testing.T, from, to dialect.ID, in, out []byte, write func(c *conv) error) {
+	t.Helper()
+	if len(in) == 0 || !sameSlice(in, out) {
+		return
+	}
+	c := conv{w: &writer{}, from: from}
+	if err := write(&c); err != nil {
+		t.Fatalf("passed through input the writer rejects: %v\n%s", err, in)
+	}
+	if !equivalentIn(to, c.w.buf, in) {
+		t.Fatalf("passed through unchanged, but the translation differs\n in:      %s\n written: %s", in, c.w.buf)
+	}
+}
+
+// stdEnvelope is a JSON-RPC request as encoding/json reads it: what a
+// backend written in Go sees. Other decoders take the first duplicate; this
+// one takes the last and matches names without regard to case, so it is
+// the strictest check that the gateway read the routing fields the same.
+type stdEnvelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// checkEnvelopeDifferential fails when encoding/json reads body's routing
+// fields differently from ParseRequest, which accepted it.
+func checkEnvelopeDifferential(t *testing.T, body []byte, env Envelope) {
+	t.Helper()
+	var std stdEnvelope
+	if err := json.Unmarshal(body, &std); err != nil {
+		t.Fatalf("ParseRequest accepted a body encoding/json rejects: %v", err)
+	}
+	if std.JSONRPC != "2.0" {
+		t.Fatalf("encoding/json reads jsonrpc %q", std.JSONRPC)
+	}
+	if std.Method != env.Method {
+		t.Fatalf("method: gateway %q, encoding/json %q", env.Method, std.Method)
+	}
+	if !bytes.Equal(std.ID, env.ID) {
+		t.Fatalf("id: gateway %s, encoding/json %s", env.ID, std.ID)
+	}
+	switch {
+	case env.Params == nil && len(std.Params) != 0 && string(std.Params) != "null":
+		t.Fatalf("params: gateway none, encoding/json %s", std.Params)
+	case env.Params != nil && !bytes.Equal(env.Params, std.Params):
+		t.Fatalf("params: gateway %s, encoding/json %s", env.Params, std.Params)
+	}
+}
+
+// stdParams holds the params members that decide routing and ownership,
+// as a backend decoding with encoding/json reads them.
+type stdParams struct {
+	ID                       string `json:"id"`
+	TaskID                   string `json:"taskId"`
+	PushNotificationConfigID string `json:"pushNotificationConfigId"`
+	Message                  struct {
+		TaskID    string `json:"taskId"`
+		ContextID string `json:"contextId"`
+	} `json:"message"`
+}
+
+// checkParamsDifferential fails when the backend, decoding the translated
+// params out with encoding/json, would address another task or config than
+// the one the gateway reported in info (and authorized).
+func checkParamsDifferential(t *testing.T, op dialect.Op, to dialect.ID, out []byte, info RequestInfo) {
+	t.Helper()
+	if out == nil {
+		return
+	}
+	var std stdParams
+	if err := json.Unmarshal(out, &std); err != nil {
+		t.Fatalf("encoding/json cannot read the translated params: %v\n%s", err, out)
+	}
+	var task, cfg string
+	switch op {
+	case dialect.SendMessage, dialect.SendStreamingMessage:
+		task = std.Message.TaskID
+		if std.Message.ContextID != info.ContextID {
+			t.Fatalf("contextId: gateway %q, backend %q\n%s", info.ContextID, std.Message.ContextID, out)
+		}
+	case dialect.GetTask, dialect.CancelTask, dialect.SubscribeToTask:
+		task = std.ID
+	case dialect.CreatePushConfig:
+		task = std.TaskID
+	case dialect.GetPushConfig, dialect.ListPushConfigs, dialect.DeletePushConfig:
+		task, cfg = std.TaskID, std.ID
+		if to == dialect.V03 {
+			task, cfg = std.ID, std.PushNotificationConfigID
+		}
+		if cfg != info.PushConfigID {
+			t.Fatalf("config id: gateway %q, backend %q\n%s", info.PushConfigID, cfg, out)
+		}
+	default:
+		return
+	}
+	if task != info.TaskID {
+		t.Fatalf("task id: gateway %q, backend %q\n%s", info.TaskID, task, out)
+	}
+}
+
+// untranslatable reports whether a request is a known gap whose 1.0 form
+// the gateway refuses: a 0.2.5 push config get that names no config.
+func untranslatable(env Envelope, info RequestInfo, to dialect.ID) bool {
+	return env.Op == dialect.GetPushConfig && env.Dialect == dialect.V03 && to == dialect.V10 && info.PushConfigID == ""
+}
+
+func FuzzRequest(f *testing.F) {
+	files, _ := seedFiles(f, "request")
+	for _, p := range files {
+		f.Add(readSeed(f, p))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		env, err := ParseRequest(body)
+		if err != nil {
+			checkKind(t, err, dialect.ErrParse, dialect.ErrInvalidRequest, dialect.ErrMethodNotFound, dialect.ErrInvalidParams)
+			return
+		}
+		checkEnvelopeDifferential(t, body, env)
+		for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
+			out, info, err := Params(env.Op, env.Dialect, to, env.Params)
+			if err != nil {
+				checkKind(t, err, dialect.ErrInvalidParams, dialect.ErrUnsupportedOperation)
+				continue
+			}
+			checkParamsDifferential(t, env.Op, to, out, info)
+			if env.Op != dialect.GetExtendedCard {
+				checkPassThrough(t, env.Dialect, to, env.Params, out, func(c *conv) error {
+					var info RequestInfo
+					return c.params(env.Op, parse(env.Params), to, &info)
+				})
+			}
+			if untranslatable(env, info, to) {
+				continue
+			}
+			checkFixedPoint(t, to, out, func(b []byte) ([]byte, error) {
+				again, info2, err := Params(env.Op, to, to, b)
+				if err == nil && info2 != info && !(to == dialect.V03 && info.HasHistoryLength && info.HistoryLength == 0) {
+					// A 1.0 "no history" has no 0.x spelling, so only that
+					// may read differently the second time.
+					t.Fatalf("RequestInfo changed on the second pass: %+v then %+v", info, info2)
+				}
+				return again, err
+			})
+		}
+	})
+}
+
+func FuzzResult(f *testing.F) {
+	files, dialects := seedFiles(f, "result")
+	for i, p := range files {
+		op, ok := opFromName(p)
+		if !ok {
+			f.Fatalf("%s: no operation in the name", p)
+		}
+		f.Add(opByte(op), dialectByte(dialects[i]), readSeed(f, p))
+	}
+	// Stream results go through Result too.
+	events, eventDialects := seedFiles(f, "event")
+	for i, p := range events {
+		f.Add(opByte(dialect.SendStreamingMessage), dialectByte(eventDialects[i]), readSeed(f, p))
+	}
+	f.Fuzz(func(t *testing.T, opB, fromB uint8, body []byte) {
+		op, from := opOf(opB), dialectOf(fromB)
+		valid := Valid(body)
+		for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
+			out, err := Result(op, from, to, body)
+			if !valid || op == dialect.GetExtendedCard {
+				// The proxy hands Result only replies ParseReply accepted;
+				// here it must merely not panic. Cards are passed on whole.
+				continue
+			}
+			if err != nil {
+				checkKind(t, err, dialect.ErrInvalidAgentResponse)
+				continue
+			}
+			checkPassThrough(t, from, to, body, out, func(c *conv) error { return c.result(op, parse(body), to) })
+			resultTo := to
+			if op == dialect.ListTasks {
+				resultTo = dialect.V10 // ListTasks exists only in 1.0
+			}
+			checkFixedPoint(t, resultTo, out, func(b []byte) ([]byte, error) { return Result(op, resultTo, resultTo, b) })
+		}
+	})
+}
+
+func FuzzEvent(f *testing.F) {
+	files, dialects := seedFiles(f, "event")
+	for i, p := range files {
+		f.Add(dialectByte(dialects[i]), strings.Contains(p, "final"), readSeed(f, p))
+	}
+	f.Fuzz(func(t *testing.T, fromB uint8, final bool, body []byte) {
+		from := dialectOf(fromB)
+		valid := Valid(body)
+		for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
+			out, err := Event(from, to, body, final)
+			if !valid {
+				continue
+			}
+			if err != nil {
+				checkKind(t, err, dialect.ErrInvalidAgentResponse)
+				continue
+			}
+			checkPassThrough(t, from, to, body, out, func(c *conv) error { return c.event(parse(body), to, final) })
+			info, err := Inspect(out)
+			if err != nil {
+				t.Fatalf("Inspect rejects translated output: %v\n%s", err, out)
+			}
+			if to == dialect.V03 && info.Kind == KindStatusUpdate && !info.HasFinal {
+				t.Fatalf("0.x status update without final: %s", out)
+			}
+			checkFixedPoint(t, to, out, func(b []byte) ([]byte, error) { return Event(to, to, b, !final) })
+		}
+	})
+}
+
+func FuzzErrorObject(f *testing.F) {
+	files, dialects := seedFiles(f, "error")
+	for i, p := range files {
+		f.Add(dialectByte(dialects[i]), readSeed(f, p))
+	}
+	f.Fuzz(func(t *testing.T, fromB uint8, body []byte) {
+		from := dialectOf(fromB)
+		valid := Valid(body)
+		for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
+			out, err := ErrorObject(from, to, body)
+			if !valid {
+				continue
+			}
+			if err != nil {
+				checkKind(t, err, dialect.ErrInvalidAgentResponse)
+				continue
+			}
+			if !json.Valid(out) {
+				t.Fatalf("output is not valid JSON: %s", out)
+			}
+			again, err := ErrorObject(to, to, out)
+			if err != nil || !jsonEqual(out, again) {
+				t.Fatalf("output is not a fixed point (%v)\nfirst:  %s\nsecond: %s", err, out, again)
+			}
+		}
+	})
+}
+
+// scanOKReference is the plain byte-at-a-time depth scan that scanOK
+// speeds up; the two must agree on every input.
+func scanOKReference(b []byte) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > MaxDepth {
+				return false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return true
+}
+
+func FuzzScanOK(f *testing.F) {
+	for _, s := range []string{`"\\"[[`, `"\"[[`, `["\\\"", "]`, `{"a":"b\\\\"}`, `"`, `\`, `"\`} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, nest uint8) {
+		// Prefix enough brackets that the depth limit is in play.
+		in := append(bytes.Repeat([]byte("["), MaxDepth-int(nest%8)), b...)
+		if got, want := scanOK(in), scanOKReference(in); got != want {
+			t.Fatalf("scanOK(%q) = %v, reference says %v", in, got, want)
+		}
+	})
+}
+
+// FuzzEach holds each to gjson's ForEach on every valid document: the
+// same keys and values, with the same types, raw text, strings, numbers
+// and indexes, at every nesting level.
+func FuzzEach(f *testing.F) {
+	for _, dir := range goldenDirs {
+		files, _ := seedFiles(f, dir)
+		for _, p := range files {
+			f.Add(readSeed(f, p))
+		}
+	}
+	for _, s := range []string{`[]`, `{}`, ` [ 1 , -2.5e3 , true , null , "a\"b" , {"\u0041":[]} ] `, `{"a\\":"\\","b":"\ud83d\ude00"}`, `"x"`, `12`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !Valid(b) {
+			// Translators see only valid documents; each must merely end.
+			var walk func(v gjson.Result, depth int)
+			walk = func(v gjson.Result, depth int) {
+				each(v, func(_, v gjson.Result) bool {
+					if depth < 4 {
+						walk(v, depth+1)
+					}
+					return true
+				})
+			}
+			walk(parse(b), 0)
+			return
+		}
+		var walk func(v gjson.Result, depth int)
+		walk = func(v gjson.Result, depth int) {
+			type pair struct{ k, v gjson.Result }
+			var want, got []pair
+			v.ForEach(func(k, v gjson.Result) bool { want = append(want, pair{k, v}); return true })
+			each(v, func(k, v gjson.Result) bool { got = append(got, pair{k, v}); return true })
+			if len(want) != len(got) {
+				t.Fatalf("%s: gjson sees %d members, each %d", v.Raw, len(want), len(got))
+			}
+			for i := range want {
+				if !sameResult(want[i].k, got[i].k) || !sameResult(want[i].v, got[i].v) {
+					t.Fatalf("%s: member %d differs\ngjson: %+v\neach:  %+v", v.Raw, i, want[i], got[i])
+				}
+				if depth < 8 {
+					walk(want[i].v, depth+1)
+				}
+			}
+		}
+		walk(parse(b), 0)
+	})
+}
+
+func sameResult(a, b gjson.Result) bool {
+	return a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && a.Num == b.Num && a.Index == b.Index
+}

@@ -1,0 +1,251 @@
+package proxy
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// scripted is a backend that misbehaves on purpose. It answers every
+// request with fn, after reading the JSON-RPC request id.
+func scripted(fn func(w http.ResponseWriter, r *http.Request, id string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		fn(w, r, gjson.GetBytes(body, "id").Raw)
+	})
+}
+
+func sseWrite(w http.ResponseWriter, frames ...string) {
+	for _, f := range frames {
+		_, _ = io.WriteString(w, f)
+		http.NewResponseController(w).Flush()
+	}
+}
+
+func hijackAndClose(w http.ResponseWriter, partial string) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	_, _ = buf.WriteString(partial)
+	_ = buf.Flush()
+	_ = conn.(*net.TCPConn).SetLinger(0)
+	_ = conn.Close()
+}
+
+func working(id string) string {
+	return `data: {"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working"},"final":false}}` + "\n\n"
+}
+
+// checkNoLeak fails when goroutines started during a test outlive it.
+func checkNoLeak(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		http.DefaultClient.CloseIdleConnections()
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			runtime.Gosched()
+			time.Sleep(10 * time.Millisecond) // polling a count, not synchronising
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<16)
+			t.Errorf("goroutines leaked: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
+		}
+	})
+}
+
+func TestUnaryBackendFaults(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	cases := []struct {
+		name    string
+		backend func(w http.ResponseWriter, r *http.Request, id string)
+		code    int
+		message string
+	}{
+		{"invalid JSON", func(w http.ResponseWriter, r *http.Request, id string) { io.WriteString(w, "<html>oops") }, -32006, "not valid JSON"},
+		{"wrong shape", func(w http.ResponseWriter, r *http.Request, id string) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"foo":1}}`)
+		}, -32006, "not valid A2A"},
+		{"not JSON-RPC", func(w http.ResponseWriter, r *http.Request, id string) { io.WriteString(w, `{"hello":"world"}`) }, -32006, "JSON-RPC"},
+		{"HTTP 500 empty", func(w http.ResponseWriter, r *http.Request, id string) { w.WriteHeader(500) }, -32603, "HTTP 500"},
+		{"HTTP 502 text", func(w http.ResponseWriter, r *http.Request, id string) { http.Error(w, "bad gateway", 502) }, -32603, "HTTP 502"},
+		{"HTTP 503 JSON-RPC error", func(w http.ResponseWriter, r *http.Request, id string) {
+			w.WriteHeader(503)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32603,"message":"overloaded, try later"}}`)
+		}, -32603, "overloaded, try later"},
+		{"reset mid-body", func(w http.ResponseWriter, r *http.Request, id string) {
+			hijackAndClose(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\":\"2.0\",")
+		}, -32603, `backend "test"`},
+		{"slow headers", func(w http.ResponseWriter, r *http.Request, id string) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}, -32603, "did not answer within"},
+	}
+	for _, tc := range cases {
+		for _, c := range callers {
+			t.Run(tc.name+"/"+c.d.String(), func(t *testing.T) {
+				checkNoLeak(t)
+				g := newGateway(t, scripted(tc.backend), dialect.Version03, func(a *AgentConfig) {
+					a.Backend.ResponseHeaderTimeout = 200 * time.Millisecond
+				})
+				e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, tc.code)
+				if !strings.Contains(e.Get("message").Str, tc.message) {
+					t.Fatalf("message %q does not say %q", e.Get("message").Str, tc.message)
+				}
+				if strings.Contains(e.Raw, g.backend.URL) || strings.Contains(e.Raw, "127.0.0.1") {
+					t.Fatalf("error leaks the backend's address: %s", e.Raw)
+				}
+			})
+		}
+	}
+}
+
+func TestBackendRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	for _, c := range callers {
+		g := newGateway(t, http.NotFoundHandler(), dialect.Version10, func(a *AgentConfig) { a.Backend.URL = "http://" + addr + "/" })
+		e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32603)
+		if !strings.Contains(e.Get("message").Str, "connection refused") {
+			t.Fatalf("message: %s", e.Raw)
+		}
+		s := g.stream("2", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), ""))
+		var r gjson.Result
+		if c.d == dialect.V03 {
+			events := s.all()
+			if len(events) != 1 {
+				t.Fatalf("want one error event, got %v", events)
+			}
+			r = events[0]
+		} else {
+			b, _ := io.ReadAll(s.res.Body)
+			r = gjson.ParseBytes(b)
+		}
+		wantError(t, r, c.d, -32603)
+	}
+}
+
+func TestStreamBackendFaults(t *testing.T) {
+	cases := []struct {
+		name    string
+		backend func(w http.ResponseWriter, r *http.Request, id string)
+		code    int
+		message string
+	}{
+		{"silent mid-stream", func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, working(id))
+			<-r.Context().Done()
+		}, -32603, "sent nothing for"},
+		{"invalid JSON event", func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, working(id), "data: {not json\n\n")
+		}, -32006, "not a JSON-RPC response"},
+		{"wrong shape event", func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, working(id), `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"kind":"mystery"}}`+"\n\n")
+		}, -32006, "unknown kind"},
+		{"closed without terminal event", func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, working(id))
+		}, -32603, "ended the stream before"},
+		{"dropped mid-event", func(w http.ResponseWriter, r *http.Request, id string) {
+			hijackAndClose(w, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"+working(id)+`data: {"jsonrpc":`)
+		}, -32603, "dropped the stream"},
+		{"oversized event", func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, working(id), "data: "+strings.Repeat("x", 64<<10)+"\n\n")
+		}, -32006, "larger than"},
+		{"backend error event", func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, working(id), `data: {"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32001,"message":"Task not found","data":{"taskId":"t1"}}}`+"\n\n")
+		}, -32001, "Task not found"},
+	}
+	for _, tc := range cases {
+		for _, c := range callers {
+			t.Run(tc.name+"/"+c.d.String(), func(t *testing.T) {
+				checkNoLeak(t)
+				g := newGateway(t, scripted(tc.backend), dialect.Version03, func(a *AgentConfig) {
+					a.Backend.StreamIdleTimeout = 300 * time.Millisecond
+					a.MaxEventBytes = 32 << 10
+				})
+				events := g.stream("9", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
+				if len(events) != 2 {
+					t.Fatalf("want the working event and an error event, got %d: %v", len(events), events)
+				}
+				mustResult(t, events[0])
+				e := wantError(t, events[1], c.d, tc.code)
+				if !strings.Contains(e.Get("message").Str, tc.message) {
+					t.Fatalf("message %q does not say %q", e.Get("message").Str, tc.message)
+				}
+			})
+		}
+	}
+}
+
+// TestCallerDisconnectCancelsBackend proves nothing keeps running for a
+// caller that went away, in a unary call and in a stream.
+func TestCallerDisconnectCancelsBackend(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unary", true: "stream"}[stream], func(t *testing.T) {
+			checkNoLeak(t)
+			started, canceled := make(chan struct{}), make(chan struct{})
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				if stream {
+					w.Header().Set("Content-Type", "text/event-stream")
+					sseWrite(w, working(id))
+				}
+				close(started)
+				<-r.Context().Done()
+				close(canceled)
+			}), dialect.Version03)
+			conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(g.url, "/"), "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			method := "tasks/get"
+			params := `{"id":"t1"}`
+			if stream {
+				method, params = "message/stream", callers[0].send("m", callers[0].text("hi"), "")
+			}
+			body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`
+			io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+			<-started
+			if stream {
+				// The working event reaches the caller before it hangs up.
+				if _, err := bufio.NewReader(conn).ReadString('}'); err != nil {
+					t.Fatal(err)
+				}
+			}
+			conn.Close()
+			select {
+			case <-canceled:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the backend call was not canceled when the caller went away")
+			}
+		})
+	}
+}
+

@@ -1,0 +1,189 @@
+package proxy
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+const (
+	msg03 = `{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"hi"}]}`
+	msg10 = `{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}`
+)
+
+func rpc(method, params string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`
+}
+
+// hostileRequests are malformed or adversarial requests, each with the
+// JSON-RPC code and the dialect its error must come in.
+var hostileRequests = []struct {
+	name string
+	body string
+	d    dialect.ID
+	code int
+	hdr  []string
+}{
+	{"empty body", ``, dialect.V03, -32700, nil},
+	{"truncated JSON", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":`, dialect.V03, -32700, nil},
+	{"truncated 1.0", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","par`, dialect.V10, -32700, nil},
+	{"not JSON", `hello`, dialect.V03, -32700, nil},
+	{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"id\":\"\xff\xfe\"}}", dialect.V03, -32700, nil},
+	{"deep nesting", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t","metadata":` + strings.Repeat(`{"a":`, 200) + `1` + strings.Repeat(`}`, 200) + `}}`, dialect.V03, -32700, nil},
+	{"deep array nesting", strings.Repeat("[", 100000), dialect.V03, -32700, nil},
+	{"batch", `[` + rpc("tasks/get", `{"id":"t"}`) + `]`, dialect.V03, -32600, nil},
+	{"string body", `"message/send"`, dialect.V03, -32600, nil},
+	{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":1,"method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"jsonrpc missing", `{"id":1,"method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32600, nil},
+	{"jsonrpc number", `{"jsonrpc":2.0,"id":1,"method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32600, nil},
+	{"notification", `{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"id object", `{"jsonrpc":"2.0","id":{"a":1},"method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"id array", `{"jsonrpc":"2.0","id":[1],"method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32600, nil},
+	{"id bool", `{"jsonrpc":"2.0","id":true,"method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"huge id", `{"jsonrpc":"2.0","id":"` + strings.Repeat("x", 10000) + `","method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"method number", `{"jsonrpc":"2.0","id":1,"method":5,"params":{}}`, dialect.V03, -32600, nil},
+	{"method missing", `{"jsonrpc":"2.0","id":1,"params":{}}`, dialect.V03, -32600, nil},
+	{"unknown envelope member", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"},"extra":1}`, dialect.V03, -32600, nil},
+	{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","method":"tasks/cancel","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"case-colliding method", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","Method":"tasks/cancel","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32600, nil},
+	{"unknown method", rpc("tasks/explode", `{}`), dialect.V03, -32601, nil},
+	{"unknown PascalCase method", rpc("ExplodeTask", `{}`), dialect.V10, -32601, nil},
+	{"retired 0.1 method", rpc("tasks/send", `{}`), dialect.V03, -32601, nil},
+	{"0.x has no list", rpc("tasks/list", `{}`), dialect.V03, -32601, nil},
+	{"params array", rpc("tasks/get", `["t"]`), dialect.V03, -32602, nil},
+	{"params string", rpc("GetTask", `"t"`), dialect.V10, -32602, nil},
+	{"params missing", `{"jsonrpc":"2.0","id":1,"method":"message/send"}`, dialect.V03, -32602, nil},
+	{"send without message", rpc("message/send", `{}`), dialect.V03, -32602, nil},
+	{"send 1.0 without message", rpc("SendMessage", `{"configuration":{}}`), dialect.V10, -32602, nil},
+	{"message not object", rpc("message/send", `{"message":"hi"}`), dialect.V03, -32602, nil},
+	{"no messageId", rpc("message/send", `{"message":{"kind":"message","role":"user","parts":[{"kind":"text","text":"hi"}]}}`), dialect.V03, -32602, nil},
+	{"messageId number", rpc("SendMessage", `{"message":{"messageId":5,"role":"ROLE_USER","parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
+	{"empty parts", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"user","parts":[]}}`), dialect.V03, -32602, nil},
+	{"parts missing", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_USER"}}`), dialect.V10, -32602, nil},
+	{"agent role from a client", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"hi"}]}}`), dialect.V03, -32602, nil},
+	{"1.0 agent role from a client", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
+	{"unknown role", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_ROBOT","parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
+	{"role missing", rpc("message/send", `{"message":{"kind":"message","messageId":"m","parts":[{"kind":"text","text":"hi"}]}}`), dialect.V03, -32602, nil},
+	{"part without content", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text"}]}}`), dialect.V03, -32602, nil},
+	{"1.0 part without content", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"mediaType":"text/plain"}]}}`), dialect.V10, -32602, nil},
+	{"part with two contents", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"a","url":"https://x"}]}}`), dialect.V10, -32602, nil},
+	{"unknown part kind", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"image","text":"a"}]}}`), dialect.V03, -32602, nil},
+	{"kind contradicts content", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"data","text":"a"}]}}`), dialect.V03, -32602, nil},
+	{"file with bytes and uri", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"file","file":{"bytes":"YQ==","uri":"https://x"}}]}}`), dialect.V03, -32602, nil},
+	{"file with neither", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"file","file":{"mimeType":"a/b"}}]}}`), dialect.V03, -32602, nil},
+	{"text not string", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":5}]}}`), dialect.V10, -32602, nil},
+	{"duplicate messageId", rpc("SendMessage", `{"message":{"messageId":"a","messageId":"b","role":"ROLE_USER","parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
+	{"case-colliding taskId", rpc("SendMessage", `{"message":{"messageId":"a","role":"ROLE_USER","taskId":"mine","TaskId":"theirs","parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
+	{"case-colliding params key", rpc("message/send", `{"message":`+msg03+`,"Message":`+msg03+`}`), dialect.V03, -32602, nil},
+	{"blocking not bool", rpc("message/send", `{"message":`+msg03+`,"configuration":{"blocking":"yes"}}`), dialect.V03, -32602, nil},
+	{"blocking and returnImmediately", rpc("SendMessage", `{"message":`+msg10+`,"configuration":{"blocking":true,"returnImmediately":true}}`), dialect.V10, -32602, nil},
+	{"negative historyLength", rpc("tasks/get", `{"id":"t","historyLength":-1}`), dialect.V03, -32602, nil},
+	{"fractional historyLength", rpc("GetTask", `{"id":"t","historyLength":1.5}`), dialect.V10, -32602, nil},
+	{"historyLength string word", rpc("GetTask", `{"id":"t","historyLength":"ten"}`), dialect.V10, -32602, nil},
+	{"acceptedOutputModes not array", rpc("message/send", `{"message":`+msg03+`,"configuration":{"acceptedOutputModes":"text/plain"}}`), dialect.V03, -32602, nil},
+	{"get without id", rpc("tasks/get", `{}`), dialect.V03, -32602, nil},
+	{"get id number", rpc("GetTask", `{"id":5}`), dialect.V10, -32602, nil},
+	{"cancel empty id", rpc("CancelTask", `{"id":""}`), dialect.V10, -32602, nil},
+	{"resubscribe without id", rpc("tasks/resubscribe", `{}`), dialect.V03, -32602, nil},
+	{"subscribe without id", rpc("SubscribeToTask", `{}`), dialect.V10, -32602, nil},
+	{"push set without url", rpc("tasks/pushNotificationConfig/set", `{"taskId":"t","pushNotificationConfig":{}}`), dialect.V03, -32602, nil},
+	{"push create without taskId", rpc("CreateTaskPushNotificationConfig", `{"url":"https://x"}`), dialect.V10, -32602, nil},
+	{"push get 0.x with 1.0 names", rpc("tasks/pushNotificationConfig/get", `{"taskId":"t","id":"c"}`), dialect.V03, -32602, nil},
+	{"push get 1.0 without config id", rpc("GetTaskPushNotificationConfig", `{"taskId":"t"}`), dialect.V10, -32602, nil},
+	{"push delete 0.x without config id", rpc("tasks/pushNotificationConfig/delete", `{"id":"t"}`), dialect.V03, -32602, nil},
+	{"push list without task", rpc("ListTaskPushNotificationConfigs", `{}`), dialect.V10, -32602, nil},
+	{"push auth empty schemes", rpc("tasks/pushNotificationConfig/set", `{"taskId":"t","pushNotificationConfig":{"url":"https://x","authentication":{"schemes":[]}}}`), dialect.V03, -32602, nil},
+	{"list tasks page size 0", rpc("ListTasks", `{"pageSize":0}`), dialect.V10, -32602, nil},
+	{"list tasks page size 101", rpc("ListTasks", `{"pageSize":101}`), dialect.V10, -32602, nil},
+	{"list tasks unknown status", rpc("ListTasks", `{"status":"TASK_STATE_DANCING"}`), dialect.V10, -32602, nil},
+	{"list tasks bad timestamp", rpc("ListTasks", `{"statusTimestampAfter":"yesterday"}`), dialect.V10, -32602, nil},
+	{"unsupported version header", rpc("GetTask", `{"id":"t"}`), dialect.V10, -32009, []string{"A2A-Version", "2.0"}},
+	{"unsupported version header 0.x", rpc("tasks/get", `{"id":"t"}`), dialect.V03, -32009, []string{"A2A-Version", "0.1"}},
+	{"CR LF in id stays inside JSON", `{"jsonrpc":"2.0","id":"a\r\nX-Evil: 1","method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32001, nil},
+	{"raw control character in a string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"id\":\"a\r\nX-Evil: 1\"}}", dialect.V03, -32700, nil},
+}
+
+func TestHostileRequests(t *testing.T) {
+	if len(hostileRequests) < 50 {
+		t.Fatalf("the table must keep at least 50 cases, has %d", len(hostileRequests))
+	}
+	g := newGateway(t, backends[0].handler(t, nil), dialect.Version025)
+	for _, tc := range hostileRequests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, h, b := g.post(tc.body, tc.hdr...)
+			if status != http.StatusOK || h.Get("Content-Type") != "application/json" {
+				t.Fatalf("HTTP %d %q: %s", status, h.Get("Content-Type"), b)
+			}
+			r := gjson.ParseBytes(b)
+			e := wantError(t, r, tc.d, tc.code)
+			if len(e.Get("message").Str) < 10 {
+				t.Fatalf("message too terse to act on: %s", e.Raw)
+			}
+			if tc.code == -32700 && r.Get("id").Type != gjson.Null {
+				t.Fatalf("a body that does not parse has no id to echo: %s", b)
+			}
+			if id := gjson.Get(tc.body, "id"); tc.code != -32700 && !strings.Contains(tc.name, "duplicate id") && (id.Type == gjson.Number || id.Type == gjson.String) && len(id.Raw) < 256 && r.Get("id").Raw != id.Raw {
+				t.Fatalf("id %s not echoed: %s", id.Raw, b)
+			}
+		})
+	}
+	// Still serving.
+	r := g.call("1", "message/send", `{"message":`+msg03+`}`)
+	mustResult(t, r)
+}
+
+func TestRequestIDEchoedExactly(t *testing.T) {
+	g := newGateway(t, backends[0].handler(t, nil), dialect.Version025)
+	for _, id := range []string{`1`, `"abc"`, `1e3`, `123456789012345678901234567890`, `-0.5`, `"\u00e9\n"`, `0`} {
+		r := g.call(id, "tasks/get", `{"id":"nope"}`)
+		if r.Get("id").Raw != id {
+			t.Fatalf("id %s echoed as %s", id, r.Get("id").Raw)
+		}
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	g := newGateway(t, backends[0].handler(t, nil), dialect.Version025, func(a *AgentConfig) { a.MaxBodyBytes = 1 << 20 })
+	big := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` + strings.Repeat("x", 10<<20) + `"}]}}}`
+	// Declared length: refused before the body is read.
+	status, _, b := g.post(big)
+	if status != http.StatusOK {
+		t.Fatalf("HTTP %d", status)
+	}
+	e := wantError(t, gjson.ParseBytes(b), dialect.V10, -32600)
+	if !strings.Contains(e.Get("message").Str, "larger than") {
+		t.Fatalf("message: %s", e.Raw)
+	}
+	// Chunked, no declared length: cut off at the limit.
+	req, _ := http.NewRequest(http.MethodPost, g.url, io.MultiReader(bytes.NewReader([]byte(big))))
+	req.ContentLength = -1
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	wantError(t, gjson.ParseBytes(b), dialect.V10, -32600)
+	mustResult(t, g.call("2", "message/send", `{"message":`+msg03+`}`))
+}
+
+func TestVersionHeaderDoesNotDecide(t *testing.T) {
+	g := newGateway(t, backends[0].handler(t, nil), dialect.Version025)
+	// A 1.0 method without the header is served as 1.0.
+	status, _, b := g.post(rpc("SendMessage", `{"message":`+msg10+`}`))
+	if status != 200 || !gjson.GetBytes(b, "result.task").Exists() {
+		t.Fatalf("HTTP %d: %s", status, b)
+	}
+	// A 0.x method with "A2A-Version: 1.0" is still 0.x.
+	_, _, b = g.post(rpc("message/send", `{"message":`+msg03+`}`), "A2A-Version", "1.0")
+	if gjson.GetBytes(b, "result.kind").Str != "task" {
+		t.Fatalf("0.x answer expected: %s", b)
+	}
+}
