@@ -193,6 +193,15 @@ func skipSpace(json string, i int) int {
 // the string when an even number of backslashes precedes it.
 func skipString(json string, i int) int {
 	start := i + 1
+	// Most strings are short (keys, ids, enum names): a plain loop ends
+	// them before a call to IndexByte would pay off.
+	for j := start; j < len(json) && j < start+16; j++ {
+		if c := json[j]; c == '"' {
+			return j + 1
+		} else if c == '\\' {
+			break
+		}
+	}
 	for j := start; ; {
 		q := strings.IndexByte(json[j:], '"')
 		if q < 0 {

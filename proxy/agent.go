@@ -33,6 +33,9 @@ type Options struct {
 	// BackendVersion is the backend's resolved dialect; with "auto" in the
 	// config it must come from the backend's card (see ResolveDialect).
 	BackendVersion dialect.Version
+	// Transport replaces the connection pool to the backend; benchmarks use
+	// it to measure the handler alone. Nil means a pool built from the config.
+	Transport http.RoundTripper
 }
 
 // NewAgent builds the handler of one published agent from a validated,
@@ -45,7 +48,7 @@ func NewAgent(cfg AgentConfig, opts Options) (*Agent, error) {
 	if version.ID() == 0 {
 		return nil, fmt.Errorf("agent %q: backend dialect %q is not resolved", cfg.Name, version)
 	}
-	b, err := newBackend(cfg.Name, cfg.Backend, version)
+	b, err := newBackend(cfg.Name, cfg.Backend, version, opts.Transport)
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
 	}

@@ -27,7 +27,10 @@ type backend struct {
 	static  http.Header
 }
 
-func newBackend(name string, cfg BackendConfig, version dialect.Version) (*backend, error) {
+func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http.RoundTripper) (*backend, error) {
+	if rt == nil {
+		rt = newTransport(cfg)
+	}
 	static := http.Header{}
 	for _, h := range cfg.Headers {
 		v, err := h.value()
@@ -42,7 +45,7 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version) (*backe
 		version: version,
 		dialect: version.ID(),
 		cfg:     cfg,
-		client:  &http.Client{Transport: newTransport(cfg)},
+		client:  &http.Client{Transport: rt},
 		static:  static,
 	}, nil
 }

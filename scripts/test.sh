@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: formatting, vet, the unit and
+# end-to-end tests under the race detector (Redis included), a fuzzing and
+# benchmark smoke run, and the interop suite with the official A2A SDKs.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './interop/node_modules/*'))
+if [[ -n "$unformatted" ]]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+step "go vet"
+go vet ./...
+(cd interop/goclient && go vet ./...)
+
+step "redis"
+scripts/ensure-redis.sh
+
+step "go test -race"
+go test -race -count=1 ./...
+
+step "fuzz smoke (each target a few seconds; longer: see README)"
+scripts/fuzz.sh "${FUZZ_TIME:-5s}"
+
+step "benchmark smoke"
+go test -run '^$' -bench . -benchtime 100x ./normalize/ ./proxy/ >/dev/null
+
+step "interop: official A2A SDKs through the gateway binary"
+interop/run.sh
