@@ -35,15 +35,12 @@ var envelopeKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"para
 // Valid reports whether b is one well-formed JSON document: UTF-8, nested at
 // most MaxDepth deep, and valid JSON.
 func Valid(b []byte) bool {
-	return utf8.Valid(b) && scanOK(b) && gjson.ValidBytes(b)
+	return utf8.Valid(b) && validJSON(b)
 }
 
-// scanOK checks what gjson's validator cannot: nesting depth, without
-// recursion, so it is safe before any recursive parser sees the input.
-// (Raw control characters inside strings, which RFC 8259 forbids and
-// encoding/json rejects, gjson's validator refuses itself; a test holds it
-// to that.) String contents are skipped with bytes.IndexByte, the hot part:
-// text is most of a message's bytes.
+// scanOK reports whether b nests at most MaxDepth deep, without recursion;
+// invalidJSONReason uses it to say why a body was refused. String contents
+// are skipped with bytes.IndexByte.
 func scanOK(b []byte) bool {
 	depth := 0
 	for i := 0; i < len(b); i++ {

@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"time"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -74,6 +76,8 @@ type EventInfo struct {
 	TaskID    string
 	ContextID string
 	State     string // 1.0 task state name; "" for messages and artifact updates
+	// Timestamp is the status timestamp, zero when absent or unreadable.
+	Timestamp time.Time
 	// Final is the 0.x final flag when the event carried one.
 	Final, HasFinal bool
 }
@@ -87,9 +91,7 @@ func Inspect(result []byte) (EventInfo, error) {
 	info := EventInfo{Kind: kind}
 	switch kind {
 	case KindTask:
-		info.TaskID = inner.Get("id").Str
-		info.ContextID = firstOf(inner, "contextId", "context_id").Str
-		info.State = StateV10(inner.Get("status.state"))
+		info = InspectTask([]byte(inner.Raw))
 	case KindMessage:
 		info.TaskID = firstOf(inner, "taskId", "task_id").Str
 		info.ContextID = firstOf(inner, "contextId", "context_id").Str
@@ -98,6 +100,7 @@ func Inspect(result []byte) (EventInfo, error) {
 		info.ContextID = firstOf(inner, "contextId", "context_id").Str
 		if kind == KindStatusUpdate {
 			info.State = StateV10(inner.Get("status.state"))
+			info.Timestamp = timestampOf(inner.Get("status.timestamp"))
 			if f := inner.Get("final"); f.IsBool() {
 				info.Final, info.HasFinal = f.Bool(), true
 			}
@@ -299,4 +302,27 @@ func (c *conv) updateTail(obj gjson.Result, m *members) {
 		w.unknownMembers(obj, updateKeys)
 	}
 	w.close('}')
+}
+
+// InspectTask reads a bare Task (a get or cancel result) in either dialect.
+func InspectTask(task []byte) EventInfo {
+	t := parse(task)
+	return EventInfo{
+		Kind:      KindTask,
+		TaskID:    t.Get("id").Str,
+		ContextID: firstOf(t, "contextId", "context_id").Str,
+		State:     StateV10(t.Get("status.state")),
+		Timestamp: timestampOf(t.Get("status.timestamp")),
+	}
+}
+
+func timestampOf(v gjson.Result) time.Time {
+	if v.Type != gjson.String {
+		return time.Time{}
+	}
+	t, err := parseISO8601(v.Str)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }

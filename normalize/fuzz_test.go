@@ -451,3 +451,30 @@ func FuzzEach(f *testing.F) {
 func sameResult(a, b gjson.Result) bool {
 	return a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && a.Num == b.Num && a.Index == b.Index
 }
+
+// FuzzValidJSON holds validJSON to encoding/json.Valid plus the depth
+// limit: the gateway must accept exactly the documents a backend decoding
+// with encoding/json accepts (and no deeper ones).
+func FuzzValidJSON(f *testing.F) {
+	for _, dir := range goldenDirs {
+		files, _ := seedFiles(f, dir)
+		for _, p := range files {
+			f.Add(readSeed(f, p))
+		}
+	}
+	for _, s := range []string{``, ` `, `-`, `-0`, `01`, `1.`, `.5`, `1e`, `1e+`, `-1.5E-3`, `tru`, `nul`, `"\u12"`, `"\u12G4"`, `"\x"`, "\"\x1f\"",
+		"\"\x7f\"", `[1,]`, `{"a":1,}`, `{"a" 1}`, `{,}`, `[,1]`, `{"a":1}}`, `[[]]]`, `"abcdefgh\"ijklmnop"`, `"abcdefg\\"`, "\t\n\r 1 \r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := json.Valid(b) && scanOKReference(b)
+		got := validJSON(b)
+		if got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json and the depth limit say %v", b, got, want)
+		}
+		// The translators read with gjson: it must take all that passes.
+		if got && !gjson.ValidBytes(b) {
+			t.Fatalf("validJSON accepts %q, which gjson's validator refuses", b)
+		}
+	})
+}

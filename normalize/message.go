@@ -79,10 +79,11 @@ func readMessage(obj gjson.Result, m *members) error {
 	return wantObject(m.vals[mMetadata], "metadata")
 }
 
+// isEmptyArray reports whether the array v has no elements; it looks at the
+// first byte inside rather than reading (and skipping) a first element.
 func isEmptyArray(v gjson.Result) bool {
-	empty := true
-	each(v, func(_, _ gjson.Result) bool { empty = false; return false })
-	return empty
+	i := skipSpace(v.Raw, 1)
+	return v.IsArray() && i < len(v.Raw) && v.Raw[i] == ']'
 }
 
 // roleOf reads a role in either spelling, or as its proto number.

@@ -12,53 +12,115 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/store"
 )
 
 // Agent serves one published agent: its JSON-RPC endpoint and its cards.
 type Agent struct {
-	cfg     AgentConfig
+	cfg AgentConfig
+	// backend is the agent's own backend; routes maps skill ids to the
+	// backends of skill routes, byName finds a task's backend again.
 	backend *backend
+	routes  map[string]*backend
+	byName  map[string]*backend
 	log     *slog.Logger
+	// verifier checks Bearer tokens; nil when the agent has no auth.
+	verifier Verifier
+	tasks    store.Store
+	// ownsTasks is set when the agent made its own index and must close it.
+	ownsTasks bool
 	// interruptGrace is how long a 0.x caller's input-required event waits
 	// to learn whether the backend ends the stream after it.
 	interruptGrace time.Duration
 	cards          cards
 }
 
+// Verifier checks a caller's Authorization header; *auth.Verifier is one.
+type Verifier interface {
+	Verify(ctx context.Context, authorizationHeader string) (auth.Principal, error)
+}
+
 // Options are an agent's dependencies.
 type Options struct {
 	Logger *slog.Logger
-	// BackendVersion is the backend's resolved dialect; with "auto" in the
-	// config it must come from the backend's card (see ResolveDialect).
+	// BackendVersion, when set, is the agent's backend dialect for a config
+	// that says "auto", instead of reading it from the backend's card.
 	BackendVersion dialect.Version
-	// Transport replaces the connection pool to the backend; benchmarks use
-	// it to measure the handler alone. Nil means a pool built from the config.
+	// Transport replaces the connection pool to the backends; benchmarks use
+	// it to measure the handler alone. Nil means pools built from the config.
 	Transport http.RoundTripper
+	// Verifier checks tokens when the config has auth; required then.
+	Verifier Verifier
+	// Tasks is the task index, shared by the agents of one gateway (and, with
+	// Redis, by its replicas). Nil means a private in-memory index.
+	Tasks store.Store
 }
 
 // NewAgent builds the handler of one published agent from a validated,
-// defaulted config.
-func NewAgent(cfg AgentConfig, opts Options) (*Agent, error) {
-	version := cfg.Backend.Dialect
-	if version == dialect.VersionAuto {
-		version = opts.BackendVersion
-	}
-	if version.ID() == 0 {
-		return nil, fmt.Errorf("agent %q: backend dialect %q is not resolved", cfg.Name, version)
-	}
-	b, err := newBackend(cfg.Name, cfg.Backend, version, opts.Transport)
-	if err != nil {
-		return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
-	}
+// defaulted config. Backends whose dialect is "auto" are asked for their
+// card now, so a backend that cannot be understood stops the start.
+func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &Agent{cfg: cfg, backend: b, log: log.With("agent", cfg.Name), interruptGrace: DefaultInterruptGrace}
+	log = log.With("agent", cfg.Name)
+	resolve := func(bc BackendConfig, given dialect.Version) (dialect.Version, error) {
+		if bc.Dialect != dialect.VersionAuto {
+			return bc.Dialect, nil
+		}
+		if given != "" {
+			return given, nil
+		}
+		v, why, err := ResolveDialect(ctx, bc)
+		if err != nil {
+			return "", err
+		}
+		log.Info("backend dialect chosen from its card", "backend", bc.URL, "dialect", string(v), "why", why)
+		return v, nil
+	}
+	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks,
+		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace}
+	add := func(name string, bc BackendConfig, given dialect.Version) (*backend, error) {
+		v, err := resolve(bc, given)
+		if err != nil {
+			return nil, fmt.Errorf("agent %q backend %q: %w", cfg.Name, name, err)
+		}
+		b, err := newBackend(name, bc, v, opts.Transport)
+		if err != nil {
+			return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
+		}
+		a.byName[name] = b
+		return b, nil
+	}
+	var err error
+	// Backend names appear in errors and in the task index.
+	if a.backend, err = add(cfg.Name, cfg.Backend, opts.BackendVersion); err != nil {
+		return nil, err
+	}
+	for _, r := range cfg.Skills.Routes {
+		if a.routes[r.Skill], err = add(cfg.Name+"/"+r.Skill, r.Backend, ""); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Auth != nil && a.verifier == nil {
+		return nil, fmt.Errorf("agent %q: auth is configured but no verifier was given", cfg.Name)
+	}
+	if a.tasks == nil {
+		a.tasks, a.ownsTasks = store.NewMemory(store.MemoryConfig{}), true
+	}
 	a.cards.publish = a.cardPublish()
 	return a, nil
+}
+
+// Close releases what the agent made for itself.
+func (a *Agent) Close() {
+	if a.ownsTasks {
+		_ = a.tasks.Close()
+	}
 }
 
 // Config returns the agent's configuration.
@@ -70,10 +132,15 @@ type call struct {
 	env     normalize.Envelope
 	info    normalize.RequestInfo
 	backend *backend
-	code    int // JSON-RPC error code answered; 0 on success
-	reason  string
-	events  int
-	bytes   int
+	// owner is the caller's principal key in the task index ("" without auth).
+	owner string
+	// unchecked marks a call for a task the gateway never saw, served
+	// because the agent allows those; it is not recorded under the caller.
+	unchecked bool
+	code      int // JSON-RPC error code answered; 0 on success
+	reason    string
+	events    int
+	bytes     int
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
@@ -98,6 +165,9 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.Errorf(dialect.ErrVersionNotSupported, "A2A-Version %q is not supported: this gateway speaks 0.2, 0.3 and 1.0", truncateHeader(v)))
 		return
 	}
+	if !a.authenticate(w, r, c) {
+		return
+	}
 	a.forward(w, r, c)
 }
 
@@ -112,15 +182,17 @@ func truncateHeader(v string) string {
 // length over the limit is refused before any of the body is read.
 func (a *Agent) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := a.cfg.MaxBodyBytes
-	tooLarge := normalize.Errorf(dialect.ErrInvalidRequest, "the request body is larger than this agent's limit of %d bytes", limit)
-	if r.ContentLength > limit {
-		return nil, tooLarge
+	tooLarge := func() *normalize.Error {
+		return normalize.Errorf(dialect.ErrInvalidRequest, "the request body is larger than this agent's limit of %d bytes", limit)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if r.ContentLength > limit {
+		return nil, tooLarge()
+	}
+	body, err := readSized(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return body, tooLarge
+		return body, tooLarge()
 	case err != nil:
 		return body, normalize.Errorf(dialect.ErrInvalidRequest, "reading the request body failed: %v", err)
 	}
@@ -141,6 +213,10 @@ func guessDialect(body []byte, r *http.Request) dialect.ID {
 
 // fail answers the call with an error in the caller's dialect.
 func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
+	if c.env.Op.Streaming() {
+		a.streamFail(&sse{w: w, rc: http.NewResponseController(w), c: c}, e)
+		return
+	}
 	out := a.errorResponse(c, e)
 	c.bytes += len(out)
 	writeJSON(w, http.StatusOK, out)
@@ -180,21 +256,24 @@ func (a *Agent) logCall(c *call, r *http.Request) {
 	a.log.LogAttrs(r.Context(), slog.LevelInfo, "call", attrs...)
 }
 
-// forward sends a parsed call to the backend and answers it.
+// forward sends a parsed call to the right backend and answers it.
 func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
-	b := c.backend
 	env := &c.env
-	if env.Op == dialect.GetExtendedCard {
+	switch env.Op {
+	case dialect.GetExtendedCard:
 		a.serveExtendedCardRPC(w, r, c)
 		return
-	}
-	params, info, err := normalize.Params(env.Op, env.Dialect, b.dialect, env.Params)
-	if err != nil {
-		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidParams))
+	case dialect.ListTasks:
+		a.listTasks(w, r, c)
 		return
 	}
-	c.info = info
-	if env.Op == dialect.GetPushConfig && info.PushConfigID == "" && b.dialect == dialect.V10 {
+	params, e := a.route(r, c)
+	if e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	b := c.backend
+	if env.Op == dialect.GetPushConfig && c.info.PushConfigID == "" && b.dialect == dialect.V10 {
 		a.firstPushConfig(w, r, c)
 		return
 	}
@@ -233,6 +312,17 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
+	switch op {
+	case dialect.SendMessage:
+		info, _ := normalize.Inspect(reply.Result) // Result has checked its shape
+		if e := a.record(ctx, c, info); e != nil {
+			return nil, e
+		}
+	case dialect.GetTask, dialect.CancelTask:
+		if e := a.record(ctx, c, normalize.InspectTask(reply.Result)); e != nil {
+			return nil, e
+		}
+	}
 	if c.info.HasHistoryLength && (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op {
 		if result, err = normalize.TrimHistory(op, c.env.Dialect, result, c.info.HistoryLength); err != nil {
 			return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
@@ -244,7 +334,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 // readReply reads a backend's unary JSON-RPC reply, whatever its status:
 // an A2A server may answer an error with 4xx/5xx and a JSON-RPC body.
 func (a *Agent) readReply(res *http.Response, b *backend) (normalize.Reply, *normalize.Error) {
-	body, err := io.ReadAll(io.LimitReader(res.Body, a.cfg.MaxReplyBytes+1))
+	body, err := readSized(io.LimitReader(res.Body, a.cfg.MaxReplyBytes+1), res.ContentLength)
 	if err != nil {
 		return normalize.Reply{}, b.transportError(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 )
@@ -31,6 +33,7 @@ type cards struct {
 	hybrid  []byte
 	lastErr error
 	fetched time.Time
+	skills  []string
 }
 
 // CardPaths are where a backend's public card is looked for, newest first.
@@ -131,8 +134,12 @@ func (a *Agent) cardPublish() normalize.CardPublish {
 // form. On failure the previous card stays in service.
 func (a *Agent) RefreshCard(ctx context.Context) error {
 	raw, where, err := FetchCard(ctx, a.backend.client, a.backend.url)
+	p := a.cardPublish()
+	if err == nil && len(a.routes) > 0 && p.Overrides.Skills == nil {
+		p.Overrides.Skills, err = a.routedSkills(ctx, raw)
+	}
 	if err == nil {
-		err = a.cards.set(raw, a.cardPublish())
+		err = a.cards.set(raw, p)
 		if err == nil && normalize.CardHasSignatures(raw) {
 			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
 		}
@@ -162,6 +169,7 @@ func (c *cards) set(raw []byte, p normalize.CardPublish) error {
 	defer c.mu.Unlock()
 	c.publish, c.canon = p, canon
 	c.v025, c.v03, c.v10, c.hybrid = forms[0], forms[1], forms[2], forms[3]
+	c.skills = skillIDsOf(forms[2])
 	c.fetched = time.Now()
 	return nil
 }
@@ -330,4 +338,51 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, norma
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}
 	return out, nil
+}
+
+// routedSkills lists the skills of the agent's own card followed by the
+// routed skills, each taken from its backend's card, so the published card
+// offers all of them.
+func (a *Agent) routedSkills(ctx context.Context, own []byte) ([]byte, error) {
+	canon, err := normalize.CardToCanonical(own)
+	if err != nil {
+		return nil, err
+	}
+	out := []byte{'['}
+	add := func(skill string) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, skill...)
+	}
+	routed := func(id string) bool { return a.routes[id] != nil }
+	gjson.GetBytes(canon, "skills").ForEach(func(_, s gjson.Result) bool {
+		if !routed(s.Get("id").Str) {
+			add(s.Raw)
+		}
+		return true
+	})
+	for _, r := range a.cfg.Skills.Routes {
+		b := a.routes[r.Skill]
+		raw, _, err := FetchCard(ctx, b.client, b.url)
+		if err != nil {
+			return nil, fmt.Errorf("skill %q: %w", r.Skill, err)
+		}
+		c, err := normalize.CardToCanonical(raw)
+		if err != nil {
+			return nil, fmt.Errorf("skill %q: %w", r.Skill, err)
+		}
+		found := false
+		gjson.GetBytes(c, "skills").ForEach(func(_, s gjson.Result) bool {
+			if s.Get("id").Str == r.Skill {
+				add(s.Raw)
+				found = true
+			}
+			return !found
+		})
+		if !found {
+			return nil, fmt.Errorf("skill %q is not on the card of the backend it is routed to", r.Skill)
+		}
+	}
+	return append(out, ']'), nil
 }

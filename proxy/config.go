@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 )
 
@@ -46,6 +47,40 @@ type AgentConfig struct {
 	MaxEventBytes int `yaml:"max_event_bytes"`
 	// Card adjusts the agent card the gateway publishes.
 	Card CardConfig `yaml:"card"`
+	// Auth requires a Bearer JWT on every call to this agent. Absent: no
+	// authentication, and every caller is the same anonymous principal.
+	Auth *auth.Config `yaml:"auth"`
+	// Tasks sets how the gateway guards tasks.
+	Tasks TasksConfig `yaml:"tasks"`
+	// Skills routes work by skill.
+	Skills SkillsConfig `yaml:"skills"`
+}
+
+// TasksConfig sets how the gateway guards tasks.
+type TasksConfig struct {
+	// AllowUnknown serves calls for tasks the gateway never saw created
+	// (tasks from before it was deployed), unchecked. Defaults to false:
+	// such calls get "task not found".
+	AllowUnknown bool `yaml:"allow_unknown"`
+}
+
+// SkillsConfig routes new work by the skill a message names in
+// metadata.skillId. Follow-up calls go to the backend that owns the task.
+type SkillsConfig struct {
+	// Default is the skill used when a message names none (standard SDK
+	// clients never do). Without it, an agent with several skills answers
+	// such messages with an error listing the skills.
+	Default string `yaml:"default"`
+	// Routes send skills to other backends than the agent's own.
+	Routes []SkillRoute `yaml:"routes"`
+}
+
+// SkillRoute sends one skill to its own backend.
+type SkillRoute struct {
+	// Skill is the skill id, as on that backend's card. Required.
+	Skill string `yaml:"skill"`
+	// Backend serves the skill. Required.
+	Backend BackendConfig `yaml:"backend"`
 }
 
 // DefaultCardRefresh is how often a backend's card is fetched again.
@@ -137,6 +172,12 @@ func (c *AgentConfig) SetDefaults() {
 		c.Card.RefreshInterval = DefaultCardRefresh
 	}
 	c.Backend.SetDefaults()
+	for i := range c.Skills.Routes {
+		c.Skills.Routes[i].Backend.SetDefaults()
+	}
+	if c.Auth != nil {
+		c.Auth.SetDefaults()
+	}
 }
 
 // SetDefaults fills unset fields with their documented defaults.
@@ -184,6 +225,24 @@ func (c *AgentConfig) Validate() error {
 	}
 	if err := c.Backend.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("backend: %w", err))
+	}
+	seen := map[string]bool{}
+	for i, r := range c.Skills.Routes {
+		if r.Skill == "" {
+			bad("skills.routes[%d]: skill is required", i)
+		}
+		if seen[r.Skill] {
+			bad("skills.routes[%d]: skill %q is routed twice", i, r.Skill)
+		}
+		seen[r.Skill] = true
+		if err := r.Backend.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("skills.routes[%d] (%s).backend: %w", i, r.Skill, err))
+		}
+	}
+	if c.Auth != nil {
+		if err := c.Auth.Validate(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

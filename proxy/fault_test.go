@@ -105,6 +105,7 @@ func TestUnaryBackendFaults(t *testing.T) {
 				checkNoLeak(t)
 				g := newGateway(t, scripted(tc.backend), dialect.Version03, func(a *AgentConfig) {
 					a.Backend.ResponseHeaderTimeout = 200 * time.Millisecond
+					a.Tasks.AllowUnknown = true // the task is the scripted backend's
 				})
 				e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, tc.code)
 				if !strings.Contains(e.Get("message").Str, tc.message) {
@@ -126,7 +127,10 @@ func TestBackendRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	for _, c := range callers {
-		g := newGateway(t, http.NotFoundHandler(), dialect.Version10, func(a *AgentConfig) { a.Backend.URL = "http://" + addr + "/" })
+		g := newGateway(t, http.NotFoundHandler(), dialect.Version10, func(a *AgentConfig) {
+			a.Backend.URL = "http://" + addr + "/"
+			a.Tasks.AllowUnknown = true
+		})
 		e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32603)
 		if !strings.Contains(e.Get("message").Str, "connection refused") {
 			t.Fatalf("message: %s", e.Raw)
@@ -220,7 +224,7 @@ func TestCallerDisconnectCancelsBackend(t *testing.T) {
 				close(started)
 				<-r.Context().Done()
 				close(canceled)
-			}), dialect.Version03)
+			}), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
 			conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(g.url, "/"), "http://"))
 			if err != nil {
 				t.Fatal(err)
@@ -248,4 +252,3 @@ func TestCallerDisconnectCancelsBackend(t *testing.T) {
 		})
 	}
 }
-

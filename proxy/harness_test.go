@@ -12,9 +12,11 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/agent10"
 	"github.com/a2agate/gateway/legacyagent"
+	"github.com/a2agate/gateway/store"
 )
 
 // backendKind is one kind of backend the end-to-end tests run against.
@@ -43,13 +45,32 @@ type testGateway struct {
 	url     string
 	agent   *Agent
 	backend *httptest.Server
+	token   string // sent as a Bearer token when set
 }
 
 func newGateway(t *testing.T, backend http.Handler, version dialect.Version, edit ...func(*AgentConfig)) *testGateway {
 	t.Helper()
+	return newGatewayOpts(t, backend, version, Options{}, edit...)
+}
+
+func newGatewayWithStore(t *testing.T, backend http.Handler, tasks store.Store, edit ...func(*AgentConfig)) *testGateway {
+	t.Helper()
+	return newGatewayOpts(t, backend, dialect.Version025, Options{Tasks: tasks}, edit...)
+}
+
+func httptestServer(t *testing.T, h http.Handler) string {
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+func newGatewayOpts(t *testing.T, backend http.Handler, version dialect.Version, opts Options, edit ...func(*AgentConfig)) *testGateway {
+	t.Helper()
 	bs := httptest.NewServer(backend)
 	t.Cleanup(bs.Close)
-	cfg := AgentConfig{Name: "test", Path: "/", PublicURL: "http://gateway.test/", Backend: BackendConfig{URL: bs.URL + "/", Dialect: version}}
+	// The test agents list two skills; standard clients name none.
+	cfg := AgentConfig{Name: "test", Path: "/", PublicURL: "http://gateway.test/", Backend: BackendConfig{URL: bs.URL + "/", Dialect: version},
+		Skills: SkillsConfig{Default: "work"}}
 	for _, e := range edit {
 		e(&cfg)
 	}
@@ -57,10 +78,19 @@ func newGateway(t *testing.T, backend http.Handler, version dialect.Version, edi
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewAgent(cfg, Options{})
+	if cfg.Auth != nil {
+		v, err := auth.New(context.Background(), *cfg.Auth, cfg.PublicURL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(v.Close)
+		opts.Verifier = v
+	}
+	a, err := NewAgent(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.Close)
 	_ = a.RefreshCard(context.Background()) // a scripted backend may have no card
 	gw, err := NewGateway([]*Agent{a})
 	if err != nil {
@@ -79,6 +109,9 @@ func (g *testGateway) post(body string, header ...string) (int, http.Header, []b
 		g.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if g.token != "" {
+		req.Header.Set("Authorization", "Bearer "+g.token)
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -99,11 +132,8 @@ func (g *testGateway) post(body string, header ...string) (int, http.Header, []b
 func (g *testGateway) call(id, method, params string) gjson.Result {
 	g.t.Helper()
 	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`
-	var hdr []string
-	if d, _, _ := dialect.Lookup(method); d == dialect.V10 {
-		hdr = []string{"A2A-Version", "1.0"}
-	}
-	status, h, b := g.post(body, hdr...)
+	d, _, _ := dialect.Lookup(method)
+	status, h, b := g.post(body, g.hdr(d)...)
 	if status != http.StatusOK {
 		g.t.Fatalf("%s: HTTP %d: %s", method, status, b)
 	}
@@ -115,6 +145,29 @@ func (g *testGateway) call(id, method, params string) gjson.Result {
 		g.t.Fatalf("%s: envelope does not echo id %s: %s", method, id, b)
 	}
 	return r
+}
+
+// hdr returns the headers a caller of dialect d sends.
+func (g *testGateway) hdr(d dialect.ID) []string {
+	if d == dialect.V10 {
+		return []string{"A2A-Version", "1.0"}
+	}
+	return nil
+}
+
+// get fetches a path of the gateway.
+func (g *testGateway) get(path string) []byte {
+	g.t.Helper()
+	res, err := http.Get(strings.TrimSuffix(g.url, "/") + path)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		g.t.Fatalf("GET %s: HTTP %d: %s", path, res.StatusCode, b)
+	}
+	return b
 }
 
 // mustResult returns the result of a successful reply.

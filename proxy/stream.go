@@ -93,7 +93,10 @@ type sse struct {
 	rc      *http.ResponseController
 	c       *call
 	started bool
-	buf     []byte
+	// buf and frame are reused from event to event: the JSON-RPC response
+	// and its SSE framing.
+	buf   []byte
+	frame []byte
 }
 
 func (s *sse) start() {
@@ -107,13 +110,15 @@ func (s *sse) start() {
 // event writes one translated result as a JSON-RPC response event.
 func (s *sse) event(result []byte) error {
 	s.c.events++
-	return s.data(normalize.AppendResult(s.buf[:0], s.c.env.ID, result))
+	s.buf = normalize.AppendResult(s.buf[:0], s.c.env.ID, result)
+	return s.data(s.buf)
 }
 
 // data writes one event and flushes it to the caller at once.
 func (s *sse) data(payload []byte) error {
 	s.start()
-	out := normalize.AppendSSEEvent(nil, normalize.SSEEvent{Data: payload})
+	s.frame = normalize.AppendSSEEvent(s.frame[:0], normalize.SSEEvent{Data: payload})
+	out := s.frame
 	s.c.bytes += len(out)
 	if _, err := s.w.Write(out); err != nil {
 		return err
@@ -146,7 +151,8 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 	defer idle.Stop()
 	var held []byte // an interrupted-state event waiting for its final flag
 	var grace <-chan time.Time
-	ended := false // the last event ends the exchange: a clean close may follow
+	ended := false                 // the last event ends the exchange: a clean close may follow
+	var lastTask, lastState string // what the task index last heard
 	emit := func(result []byte, final bool) bool {
 		out, err := normalize.Event(b.dialect, s.c.env.Dialect, result, final)
 		if err != nil {
@@ -201,6 +207,13 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 			if err != nil {
 				a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
 				return
+			}
+			if info.TaskID != lastTask || (info.State != lastState && info.State != "") {
+				if e := a.record(ctx, s.c, info); e != nil {
+					a.streamFail(s, e)
+					return
+				}
+				lastTask, lastState = info.TaskID, info.State
 			}
 			if held != nil {
 				grace = nil

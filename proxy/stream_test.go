@@ -34,6 +34,9 @@ func (g *testGateway) stream(id, method, params string) *eventStream {
 	if d, _, _ := dialect.Lookup(method); d == dialect.V10 {
 		req.Header.Set("A2A-Version", "1.0")
 	}
+	if g.token != "" {
+		req.Header.Set("Authorization", "Bearer "+g.token)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		g.t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/a2agate/gateway/proxy"
+	"github.com/a2agate/gateway/store"
 )
 
 // Defaults of Config.
@@ -33,6 +34,17 @@ type Config struct {
 	Log LogConfig `yaml:"log"`
 	// Agents are the published agents. At least one is required.
 	Agents []proxy.AgentConfig `yaml:"agents"`
+	// Store is the task index shared by all agents.
+	Store StoreConfig `yaml:"store"`
+}
+
+// StoreConfig chooses the task index.
+type StoreConfig struct {
+	// Type is "memory" (one gateway) or "redis" (replicas sharing one
+	// index). Defaults to "memory".
+	Type   string             `yaml:"type"`
+	Memory store.MemoryConfig `yaml:"memory"`
+	Redis  store.RedisConfig  `yaml:"redis"`
 }
 
 // AdminConfig is the admin listener.
@@ -75,6 +87,11 @@ func (c *Config) setDefaults() {
 	for i := range c.Agents {
 		c.Agents[i].SetDefaults()
 	}
+	if c.Store.Type == "" {
+		c.Store.Type = "memory"
+	}
+	c.Store.Memory.SetDefaults()
+	c.Store.Redis.SetDefaults()
 }
 
 // validate reports every problem at once.
@@ -87,6 +104,18 @@ func (c *Config) validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		errs = append(errs, fmt.Errorf("log.level %q is not one of debug, info, warn, error", c.Log.Level))
+	}
+	switch c.Store.Type {
+	case "memory":
+		if err := c.Store.Memory.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("store.memory: %w", err))
+		}
+	case "redis":
+		if err := c.Store.Redis.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("store.redis: %w", err))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("store.type %q is not one of memory, redis", c.Store.Type))
 	}
 	if len(c.Agents) == 0 {
 		errs = append(errs, errors.New("agents: at least one agent is required"))

@@ -69,6 +69,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	backendURL := fs.String("backend", "", "sidecar mode: the backend agent's JSON-RPC URL")
 	backendDialect := fs.String("backend-dialect", string(dialect.VersionAuto), "sidecar mode: the backend's A2A version: auto, 0.2.5, 0.3 or 1.0")
 	publicURL := fs.String("public-url", "", "sidecar mode: the URL callers reach the gateway at (default: derived from the listen address)")
+	defaultSkill := fs.String("default-skill", "", "sidecar mode: the skill for messages that name none, when the backend's card lists several")
 	adminListen := fs.String("admin-listen", "", "admin address for /healthz, /readyz and /metrics (default: off, or the config's)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -92,6 +93,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		cfg = &Config{Listen: *listen, Agents: []proxy.AgentConfig{{
 			Name: "agent", Path: "/", PublicURL: *publicURL,
 			Backend: proxy.BackendConfig{URL: *backendURL, Dialect: dialect.Version(*backendDialect)},
+			Skills:  proxy.SkillsConfig{Default: *defaultSkill},
 		}}}
 		cfg.setDefaults()
 		if *publicURL == "" {

@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
-	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/proxy"
+	"github.com/a2agate/gateway/store"
 )
 
 func newLogger(w io.Writer, level string) *slog.Logger {
@@ -35,15 +37,21 @@ func serve(ctx context.Context, cfg *Config, logOut io.Writer, ready func(addr s
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	tasks, err := openStore(cfg.Store)
+	if err != nil {
+		return err
+	}
+	defer tasks.Close()
 	agents := make([]*proxy.Agent, 0, len(cfg.Agents))
 	for _, ac := range cfg.Agents {
 		if ac.PublicURL == "" {
 			ac.PublicURL = "http://" + advertised(addr) + ac.Path
 		}
-		a, err := buildAgent(runCtx, ac, log)
+		a, closeAgent, err := buildAgent(runCtx, ac, tasks, log)
 		if err != nil {
 			return err
 		}
+		defer closeAgent()
 		agents = append(agents, a)
 	}
 	gw, err := proxy.NewGateway(agents)
@@ -70,7 +78,7 @@ func serve(ctx context.Context, cfg *Config, logOut io.Writer, ready func(addr s
 		if err != nil {
 			return fmt.Errorf("admin listener: %w", err)
 		}
-		admin = &http.Server{Handler: adminHandler(agents), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
+		admin = &http.Server{Handler: adminHandler(agents, tasks), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
 		go func() { _ = admin.Serve(aln) }()
 		log.Info("admin listening", "addr", aln.Addr().String())
 	}
@@ -112,32 +120,45 @@ func advertised(addr string) string {
 	return net.JoinHostPort(host, port)
 }
 
-// buildAgent resolves an agent's backend dialect and reads its card.
-func buildAgent(ctx context.Context, ac proxy.AgentConfig, log *slog.Logger) (*proxy.Agent, error) {
-	opts := proxy.Options{Logger: log}
-	if ac.Backend.Dialect == dialect.VersionAuto {
-		v, why, err := proxy.ResolveDialect(ctx, ac.Backend)
+// buildAgent builds one published agent: its token verifier, its backends
+// (resolving "auto" dialects from their cards) and its first card.
+func buildAgent(ctx context.Context, ac proxy.AgentConfig, tasks store.Store, log *slog.Logger) (*proxy.Agent, func(), error) {
+	opts := proxy.Options{Logger: log, Tasks: tasks}
+	closeFn := func() {}
+	if ac.Auth != nil {
+		v, err := auth.New(ctx, *ac.Auth, ac.PublicURL, &http.Client{Timeout: 10 * time.Second})
 		if err != nil {
-			return nil, fmt.Errorf("agent %q: %w", ac.Name, err)
+			return nil, nil, fmt.Errorf("agent %q auth: %w", ac.Name, err)
 		}
-		log.Info("backend dialect chosen from its card", "agent", ac.Name, "dialect", string(v), "why", why)
-		opts.BackendVersion = v
+		opts.Verifier, closeFn = v, v.Close
 	}
-	a, err := proxy.NewAgent(ac, opts)
+	a, err := proxy.NewAgent(ctx, ac, opts)
 	if err != nil {
-		return nil, err
+		closeFn()
+		return nil, nil, err
 	}
 	_ = a.RefreshCard(ctx) // logged inside; the last good card keeps serving
-	return a, nil
+	return a, closeFn, nil
 }
 
-func adminHandler(agents []*proxy.Agent) http.Handler {
+// openStore opens the configured task index.
+func openStore(cfg StoreConfig) (store.Store, error) {
+	if cfg.Type == "redis" {
+		return store.NewRedis(cfg.Redis)
+	}
+	return store.NewMemory(cfg.Memory), nil
+}
+
+func adminHandler(agents []*proxy.Agent, tasks store.Store) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok\n")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		var problems []string
+		if err := tasks.Ping(r.Context()); err != nil {
+			problems = append(problems, fmt.Sprintf("task index unreachable: %v", err))
+		}
 		for _, a := range agents {
 			ready, err := a.CardStatus()
 			switch {

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/dialect"
+)
+
+// Kinds of system under test.
+const (
+	kindDirect  = "direct"
+	kindPlain   = "plain proxy"
+	kindGateway = "gateway"
+)
+
+// sutCase is one system under test in front of (or being) the canned
+// agent, loaded with sends from caller.
+type sutCase struct {
+	name   string
+	kind   string
+	caller canned.Dialect
+	// backend is the dialect the canned agent is addressed in.
+	backend canned.Dialect
+	gateway *gatewaySetup // for gateway cases
+	// start launches the system under test in front of the backend at
+	// backendAddr and returns it with the URL the load goes to; nil for
+	// the direct case.
+	start func(b *bench, backendAddr string) (*process, string, error)
+}
+
+// unaryCases are the cases of the request/response table, in order.
+func unaryCases() []sutCase {
+	gw := func(name string, caller canned.Dialect, s gatewaySetup) sutCase {
+		return sutCase{name: name, kind: kindGateway, caller: caller, backend: s.backend, gateway: &s, start: startGateway(s)}
+	}
+	return []sutCase{
+		{name: "backend direct", kind: kindDirect, caller: canned.V10, backend: canned.V10},
+		{name: "Go httputil.ReverseProxy", kind: kindPlain, caller: canned.V10, backend: canned.V10, start: startRevProxy},
+		{name: "nginx", kind: kindPlain, caller: canned.V10, backend: canned.V10, start: startNginx},
+		gw("gateway 1.0→1.0", canned.V10, gatewaySetup{backend: canned.V10}),
+		gw("gateway 0.3→1.0", canned.V03, gatewaySetup{backend: canned.V10}),
+		gw("gateway 1.0→0.3", canned.V10, gatewaySetup{backend: canned.V03}),
+		gw("gateway 0.3→1.0 +JWT +memory index", canned.V03, gatewaySetup{backend: canned.V10, auth: true, store: "memory"}),
+		gw("gateway 0.3→1.0 +JWT +Redis index", canned.V03, gatewaySetup{backend: canned.V10, auth: true, store: "redis"}),
+	}
+}
+
+// streamCases are the cases of the streaming table.
+func streamCases() []sutCase {
+	all := unaryCases()
+	return []sutCase{all[0], all[3], all[4]}
+}
+
+func startRevProxy(b *bench, backendAddr string) (*process, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := startProcess("revproxy", b.sutCPUs, []string{b.self, "revproxy", "-listen", addr, "-upstream", "http://" + backendAddr}, nil, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", 10*time.Second)
+}
+
+func startNginx(b *bench, backendAddr string) (*process, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	argv, err := nginxArgv(b.tmp, addr, backendAddr)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := startProcess("nginx", b.sutCPUs, argv, nil, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", 10*time.Second)
+}
+
+func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, string, error) {
+	return func(b *bench, backendAddr string) (*process, string, error) {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, "", err
+		}
+		path, err := writeGatewayConfig(b.tmp, gatewayConfig(addr, backendAddr, s, b.opt.redis, b.redisPrefix))
+		if err != nil {
+			return nil, "", err
+		}
+		p, err := startProcess("gateway", b.sutCPUs, []string{b.opt.gateway, "-config", path}, gatewayEnv(s), b.gatewayLog)
+		if err != nil {
+			return nil, "", err
+		}
+		return p, "http://" + addr + "/", p.waitReady("http://"+addr+"/.well-known/agent-card.json", 20*time.Second)
+	}
+}
+
+// skipReason tells why c cannot run here, or "".
+func (b *bench) skipReason(c sutCase) string {
+	if c.name == "nginx" {
+		if _, err := nginxPath(); err != nil {
+			return "skipped: " + err.Error()
+		}
+	}
+	if c.gateway == nil {
+		return ""
+	}
+	addr := "127.0.0.1:9"
+	path, err := writeGatewayConfig(b.tmp, gatewayConfig(addr, addr, *c.gateway, b.opt.redis, b.redisPrefix))
+	if err != nil {
+		return "skipped: " + err.Error()
+	}
+	if err := gatewayAccepts(b.opt.gateway, path, gatewayEnv(*c.gateway)); err != nil {
+		return "skipped: not supported by this build (gateway validate: " + err.Error() + ")"
+	}
+	if c.gateway.store == "redis" {
+		if err := redisPing(b.opt.redis); err != nil {
+			return "skipped: no Redis at " + b.opt.redis + ": " + err.Error()
+		}
+	}
+	return ""
+}
+
+// redisPing checks a Redis server answers at addr.
+func redisPing(addr string) error {
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(time.Second))
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if line != "+PONG\r\n" {
+		return fmt.Errorf("PING answered %q", line)
+	}
+	return nil
+}
+
+// header is what the load generator sends with c's requests.
+func (c sutCase) header() http.Header {
+	h := http.Header{"Content-Type": {"application/json"}}
+	if c.caller == canned.V10 {
+		h.Set(dialect.HeaderVersion, "1.0")
+	}
+	if c.gateway != nil && c.gateway.auth {
+		h.Set("Authorization", "Bearer "+canned.HS256Token([]byte(benchSecret), canned.BenchClaims(benchIssuer, benchAudience)))
+	}
+	return h
+}
+
+// startBackend starts a canned agent on cpus and waits until it serves.
+func (b *bench) startBackend(cpus string) (*process, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := startProcess("backend", cpus, []string{b.self, "backend", "-listen", addr}, nil, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", 10*time.Second); err != nil {
+		p.stop()
+		return nil, "", err
+	}
+	return p, addr, nil
+}
+
+// startSUT starts the backend and the system under test of c. For the
+// direct case they are the same process, on the system-under-test CPUs.
+func (b *bench) startSUT(c sutCase) (sut, backend *process, url string, err error) {
+	if c.start == nil {
+		backend, addr, err := b.startBackend(b.sutCPUs)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return backend, nil, "http://" + addr + backendPath(c.backend), nil
+	}
+	backend, addr, err := b.startBackend(b.otherCPUs)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sut, url, err = c.start(b, addr)
+	if err != nil {
+		if sut != nil {
+			sut.stop()
+		}
+		backend.stop()
+		return nil, nil, "", err
+	}
+	return sut, backend, url, nil
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if err := dispatch(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		os.Exit(1)
+	}
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: loadbench run|backend|revproxy [flags]")
+	}
+	switch args[0] {
+	case "backend":
+		return serveBackend(args[1:], stderr)
+	case "revproxy":
+		return serveRevProxy(args[1:], stderr)
+	case "run":
+		return runCommand(args[1:], stdout, stderr)
+	}
+	return fmt.Errorf("unknown command %q: want run, backend or revproxy", args[0])
+}
+
+// pinnedEnv marks a loadbench that already moved itself to the load
+// generator's CPU.
+const pinnedEnv = "LOADBENCH_PINNED"
+
+func runCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	gateway := fs.String("gateway", "", "the gateway binary to measure (go build -o BIN ./cmd/gateway). Required")
+	smoke := fs.Bool("smoke", false, "run every case for about a second, to prove the benchmark works (CI)")
+	warmup := fs.Duration("warmup", time.Second, "unmeasured load before each measurement")
+	measure := fs.Duration("duration", 5*time.Second, "measured load per case and number of connections")
+	conns := fs.String("conns", "1,32,256", "numbers of concurrent connections, comma-separated")
+	streams := fs.Int("streams", 1000, "concurrent streams")
+	streamEvents := fs.Int("stream-events", 50, "events per stream")
+	streamInterval := fs.Duration("stream-interval", 100*time.Millisecond, "pause between events in the paced stream runs")
+	idleStreams := fs.Int("idle-streams", 5000, "idle open streams for the memory-per-stream measurement (0: skip)")
+	idleHold := fs.Duration("idle-hold", 500*time.Millisecond, "how long the idle streams stay open before the gateway's memory is read (longer: time to profile it)")
+	pin := fs.String("pin", "auto", "pin the system under test to CPU 0 and the rest to CPU 1: auto (when there are 2+ CPUs and taskset), on, off")
+	out := fs.String("out", "", "write latest.json and latest.md here (default: print only)")
+	redis := fs.String("redis", "127.0.0.1:6379", "Redis for the Redis task index case")
+	only := fs.String("only", "", "run only the cases whose name matches this regexp")
+	gatewayLog := fs.String("gateway-log", "", "write the gateway's log here (default: discarded; its formatting cost is measured either way)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *gateway == "" {
+		return errors.New("run: -gateway BIN is required (scripts/bench.sh builds it)")
+	}
+	opt := options{gateway: *gateway, smoke: *smoke, warmup: *warmup, measure: *measure, streams: *streams,
+		streamEvents: *streamEvents, streamInterval: *streamInterval, idleStreams: *idleStreams, idleHold: *idleHold,
+		out: *out, redis: *redis, gatewayLog: *gatewayLog}
+	var err error
+	if opt.conns, err = parseConns(*conns); err != nil {
+		return err
+	}
+	if *only != "" {
+		if opt.only, err = regexp.Compile(*only); err != nil {
+			return fmt.Errorf("-only: %w", err)
+		}
+	}
+	if opt.smoke {
+		opt.warmup, opt.measure = 150*time.Millisecond, 600*time.Millisecond
+		opt.streams, opt.streamInterval, opt.idleStreams = min(opt.streams, 100), 10*time.Millisecond, min(opt.idleStreams, 200)
+	}
+	if opt.pin, err = decidePin(*pin); err != nil {
+		return err
+	}
+	if opt.pin && os.Getenv(pinnedEnv) == "" {
+		return pinSelf()
+	}
+	b, err := newBench(opt, stderr)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	ctx, stop := signalContext()
+	defer stop()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.run()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return errors.New("interrupted")
+	}
+	b.rep.markdown(stdout)
+	if opt.out != "" {
+		if err := b.rep.writeFiles(opt.out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s/latest.md and latest.json\n", opt.out)
+	}
+	if len(b.failures) > 0 {
+		return fmt.Errorf("%d measurements failed:\n  %s", len(b.failures), strings.Join(b.failures, "\n  "))
+	}
+	return nil
+}
+
+func parseConns(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-conns: %q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func decidePin(mode string) (bool, error) {
+	_, err := exec.LookPath("taskset")
+	switch mode {
+	case "off":
+		return false, nil
+	case "on":
+		if err != nil {
+			return false, errors.New("-pin on: taskset is not installed")
+		}
+		return true, nil
+	case "auto":
+		// A pinned run sees only its own CPU: it decided before it moved.
+		return os.Getenv(pinnedEnv) != "" || err == nil && runtime.NumCPU() >= 2, nil
+	}
+	return false, fmt.Errorf("-pin %q: want auto, on or off", mode)
+}
+
+// pinSelf runs this program again on CPU 1, where the load generator and
+// the backend belong; the runtime sizes GOMAXPROCS to the CPUs it may use.
+func pinSelf() error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return err
+	}
+	argv := append([]string{"taskset", "-c", "1", self}, os.Args[1:]...)
+	return syscall.Exec(taskset, argv, append(os.Environ(), pinnedEnv+"=1"))
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// process is a child the benchmark started: a backend, a proxy or the
+// gateway.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// pid is the process's id. With pinning, taskset execs the real program in
+// the same process, so this is the program's pid either way.
+func (p *process) pid() int { return p.cmd.Process.Pid }
+
+// startProcess runs argv, on the CPUs listed in cpus (as taskset takes them)
+// when cpus is not empty. Its output goes to out; it is killed if the
+// benchmark dies.
+func startProcess(name, cpus string, argv, env []string, out io.Writer) (*process, error) {
+	if cpus != "" {
+		argv = append([]string{"taskset", "-c", cpus}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop ends the process: SIGTERM, then SIGKILL if it is still there after
+// a few seconds.
+func (p *process) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// waitReady polls url until it answers 200, the process exits, or timeout
+// passes.
+func (p *process) waitReady(url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	var last error
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		res, err := client.Do(req)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("GET %s: HTTP %d", url, res.StatusCode)
+		}
+		last = err
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited before it was ready: %v", p.name, p.err)
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready after %s: %v", p.name, timeout, last)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// freeAddr returns a loopback address with a port nothing listens on now.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// sample is what the benchmark reads about the processes at one moment.
+type sample struct {
+	at      time.Time
+	sut     time.Duration // CPU time of the system under test
+	backend time.Duration
+	loadgen time.Duration
+	machine machineCPU
+}
+
+// takeSample reads the CPU times of the system under test, the backend (0
+// when the backend is the system under test) and this process.
+func takeSample(sutPID, backendPID int) (sample, error) {
+	s := sample{at: time.Now()}
+	var errs []error
+	var err error
+	s.sut, err = procCPU(sutPID)
+	errs = append(errs, err)
+	if backendPID != 0 {
+		s.backend, err = procCPU(backendPID)
+		errs = append(errs, err)
+	}
+	s.loadgen, err = procCPU(os.Getpid())
+	errs = append(errs, err)
+	s.machine, err = readMachineCPU()
+	errs = append(errs, err)
+	return s, errors.Join(errs...)
+}
+
+// cpuShare is d as a percentage of one CPU over window.
+func cpuShare(d, window time.Duration) float64 {
+	if window <= 0 {
+		return 0
+	}
+	return 100 * float64(d) / float64(window)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

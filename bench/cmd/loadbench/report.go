@@ -1,0 +1,382 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// report is one run's results, written as JSON and Markdown so that runs
+// can be compared.
+type report struct {
+	Started  string   `json:"started"`
+	Machine  machine  `json:"machine"`
+	Settings settings `json:"settings"`
+	// BestPlain is the plain proxy with the most requests per second at
+	// RefConns connections, the reference of every ratio.
+	BestPlain string      `json:"best_plain_proxy"`
+	RefConns  int         `json:"reference_conns"`
+	Unary     []unaryRow  `json:"unary"`
+	Streams   []streamRow `json:"streams"`
+	Idle      *idleRow    `json:"idle_streams,omitempty"`
+	Targets   []target    `json:"targets"`
+}
+
+type machine struct {
+	CPUs     int    `json:"cpus"`
+	CPUModel string `json:"cpu_model"`
+	Kernel   string `json:"kernel"`
+	Go       string `json:"go"`
+	Nginx    string `json:"nginx,omitempty"`
+}
+
+type settings struct {
+	Smoke             bool    `json:"smoke"`
+	WarmupS           float64 `json:"warmup_s"`
+	MeasureS          float64 `json:"measure_s"`
+	Conns             []int   `json:"conns"`
+	Streams           int     `json:"streams"`
+	StreamEvents      int     `json:"stream_events"`
+	StreamIntervalMs  float64 `json:"stream_interval_ms"`
+	IdleStreams       int     `json:"idle_streams"`
+	Pinned            bool    `json:"pinned"`
+	LoadgenGOMAXPROCS int     `json:"loadgen_gomaxprocs"`
+}
+
+// unaryRow is one case at one number of connections.
+type unaryRow struct {
+	Case       string  `json:"case"`
+	Kind       string  `json:"kind"`
+	Conns      int     `json:"conns,omitempty"`
+	Skipped    string  `json:"skipped,omitempty"`
+	Requests   int     `json:"requests,omitempty"`
+	Errors     int     `json:"errors,omitempty"`
+	FirstError string  `json:"first_error,omitempty"`
+	RPS        float64 `json:"rps,omitempty"`
+	// Ratio is RPS over the best plain proxy's at the same connections.
+	Ratio float64 `json:"ratio_to_best_plain,omitempty"`
+	// CPURatio is the best plain proxy's CPU per request over this one's:
+	// the throughput ratio if each were held back by its own CPU alone.
+	CPURatio float64 `json:"cpu_ratio_to_best_plain,omitempty"`
+	// Bound names what held the throughput back: "sut" when the system
+	// under test used its whole core, "client" when the load generator and
+	// the backend used theirs (pinned runs), "" when neither did.
+	Bound      string  `json:"bound,omitempty"`
+	P50Ms      float64 `json:"p50_ms,omitempty"`
+	P99Ms      float64 `json:"p99_ms,omitempty"`
+	P999Ms     float64 `json:"p999_ms,omitempty"`
+	CPUPer10k  float64 `json:"cpu_s_per_10k,omitempty"`
+	RSSIdleMiB float64 `json:"rss_idle_mib,omitempty"`
+	RSSPeakMiB float64 `json:"rss_peak_mib,omitempty"`
+	// CPU use in percent of one core over the window: the system under
+	// test, the load generator, the backend, and everything else on the
+	// machine (other users of a shared machine).
+	SUTCPU     float64 `json:"sut_cpu_pct,omitempty"`
+	LoadgenCPU float64 `json:"loadgen_cpu_pct,omitempty"`
+	BackendCPU float64 `json:"backend_cpu_pct,omitempty"`
+	OtherCPU   float64 `json:"other_cpu_pct,omitempty"`
+}
+
+// streamRow is one stream case in one mode.
+type streamRow struct {
+	Case            string  `json:"case"`
+	Kind            string  `json:"kind"`
+	Mode            string  `json:"mode,omitempty"` // max or paced
+	Skipped         string  `json:"skipped,omitempty"`
+	Streams         int     `json:"streams,omitempty"`
+	EventsPerStream int     `json:"events_per_stream,omitempty"`
+	IntervalMs      float64 `json:"interval_ms,omitempty"`
+	Events          int     `json:"events,omitempty"`
+	Errors          int     `json:"errors,omitempty"`
+	FirstError      string  `json:"first_error,omitempty"`
+	Seconds         float64 `json:"seconds,omitempty"`
+	EventsPerSec    float64 `json:"events_per_s,omitempty"`
+	P50Us           float64 `json:"p50_us,omitempty"`
+	P99Us           float64 `json:"p99_us,omitempty"`
+	P999Us          float64 `json:"p999_us,omitempty"`
+	// Added latency over the backend read directly in the same mode.
+	AddedP50Us      float64 `json:"added_p50_us,omitempty"`
+	AddedP99Us      float64 `json:"added_p99_us,omitempty"`
+	CPUPer10kEvents float64 `json:"cpu_s_per_10k_events,omitempty"`
+	RSSPeakMiB      float64 `json:"rss_peak_mib,omitempty"`
+	SUTCPU          float64 `json:"sut_cpu_pct,omitempty"`
+	LoadgenCPU      float64 `json:"loadgen_cpu_pct,omitempty"`
+}
+
+// idleRow is the gateway's memory with many open, idle streams.
+type idleRow struct {
+	Case         string  `json:"case"`
+	Skipped      string  `json:"skipped,omitempty"`
+	Streams      int     `json:"streams"`
+	Failed       int     `json:"failed,omitempty"`
+	RSSBeforeMiB float64 `json:"rss_before_mib,omitempty"`
+	RSSAfterMiB  float64 `json:"rss_after_mib,omitempty"`
+	KiBPerStream float64 `json:"kib_per_stream,omitempty"`
+}
+
+// target is one goal the gateway is held to, as measured in this run.
+type target struct {
+	Name   string `json:"name"`
+	Want   string `json:"want"`
+	Got    string `json:"got"`
+	Result string `json:"result"` // PASS, MISS or SKIP
+}
+
+// finish computes the ratios, the added latencies and the targets.
+func (r *report) finish() {
+	r.RefConns = referenceConns(r.Settings.Conns)
+	best := r.bestPlain(r.RefConns)
+	if best != nil {
+		r.BestPlain = best.Case
+	}
+	for i := range r.Unary {
+		u := &r.Unary[i]
+		if ref := r.row(r.BestPlain, u.Conns); ref != nil && ref.RPS > 0 && u.Skipped == "" {
+			u.Ratio = u.RPS / ref.RPS
+			if u.CPUPer10k > 0 {
+				u.CPURatio = ref.CPUPer10k / u.CPUPer10k
+			}
+		}
+	}
+	for i := range r.Streams {
+		s := &r.Streams[i]
+		if s.Kind == kindDirect || s.Skipped != "" {
+			continue
+		}
+		for _, d := range r.Streams {
+			if d.Kind == kindDirect && d.Mode == s.Mode && d.Skipped == "" {
+				s.AddedP50Us, s.AddedP99Us = s.P50Us-d.P50Us, s.P99Us-d.P99Us
+			}
+		}
+	}
+	r.Targets = r.evaluate()
+}
+
+// referenceConns is 32 connections when measured, else the most measured.
+func referenceConns(conns []int) int {
+	ref := 0
+	for _, n := range conns {
+		if n == 32 {
+			return 32
+		}
+		ref = max(ref, n)
+	}
+	return ref
+}
+
+func (r *report) bestPlain(conns int) *unaryRow {
+	var best *unaryRow
+	for i := range r.Unary {
+		u := &r.Unary[i]
+		if u.Kind == kindPlain && u.Conns == conns && u.Skipped == "" && u.Errors == 0 && (best == nil || u.RPS > best.RPS) {
+			best = u
+		}
+	}
+	return best
+}
+
+func (r *report) row(name string, conns int) *unaryRow {
+	for i := range r.Unary {
+		if u := &r.Unary[i]; u.Case == name && u.Conns == conns && u.Skipped == "" {
+			return u
+		}
+	}
+	return nil
+}
+
+func passOrMiss(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "MISS"
+}
+
+// evaluate holds the run against the targets of issues 8 and 3.
+func (r *report) evaluate() []target {
+	var out []target
+	ratio := func(name string, want float64) {
+		t := target{Name: "throughput of " + name + " at " + itoa(r.RefConns) + " conns", Want: fmt.Sprintf(">= %.2fx best plain proxy", want)}
+		u := r.row(name, r.RefConns)
+		switch {
+		case u == nil || r.BestPlain == "":
+			t.Result, t.Got = "SKIP", "not measured"
+		default:
+			t.Got = fmt.Sprintf("%.2fx (%.0f vs %.0f req/s; CPU ratio %.2fx)", u.Ratio, u.RPS, u.RPS/u.Ratio, u.CPURatio)
+			t.Result = passOrMiss(u.Ratio >= want)
+		}
+		out = append(out, t)
+	}
+	ratio("gateway 1.0→1.0", 0.95)
+	ratio("gateway 0.3→1.0", 0.85)
+	ratio("gateway 1.0→0.3", 0.85)
+	ratio("gateway 0.3→1.0 +JWT +memory index", 0.80)
+
+	// Added latency is judged with one connection, where nothing queues
+	// and the difference is the proxy's own time.
+	minConns := 0
+	for _, n := range r.Settings.Conns {
+		if minConns == 0 || n < minConns {
+			minConns = n
+		}
+	}
+	for _, name := range []string{"gateway 1.0→1.0", "gateway 0.3→1.0", "gateway 1.0→0.3"} {
+		t := target{Name: "added p99 latency of " + name + " at " + itoa(minConns) + " conn", Want: "<= 0.300 ms over the best plain proxy"}
+		u, ref := r.row(name, minConns), r.row(r.BestPlain, minConns)
+		if u == nil || ref == nil {
+			t.Result, t.Got = "SKIP", "not measured"
+		} else {
+			added := u.P99Ms - ref.P99Ms
+			t.Got = fmt.Sprintf("%+.3f ms (%.3f vs %.3f ms)", added, u.P99Ms, ref.P99Ms)
+			t.Result = passOrMiss(added <= 0.3)
+		}
+		out = append(out, t)
+	}
+
+	idle, peak := 0.0, 0.0
+	maxConns := 0
+	for _, u := range r.Unary {
+		maxConns = max(maxConns, u.Conns)
+	}
+	for _, u := range r.Unary {
+		if u.Kind != kindGateway || u.Skipped != "" {
+			continue
+		}
+		idle = max(idle, u.RSSIdleMiB)
+		if u.Conns == maxConns {
+			peak = max(peak, u.RSSPeakMiB)
+		}
+	}
+	mem := func(name, want string, got, limit float64) {
+		t := target{Name: name, Want: want}
+		if got == 0 {
+			t.Result, t.Got = "SKIP", "not measured"
+		} else {
+			t.Got = fmt.Sprintf("%.1f MiB (largest of the gateway cases)", got)
+			t.Result = passOrMiss(got < limit)
+		}
+		out = append(out, t)
+	}
+	mem("gateway RSS idle", "< 30 MiB", idle, 30)
+	mem("gateway peak RSS at "+itoa(maxConns)+" conns", "< 60 MiB", peak, 60)
+
+	for _, s := range r.Streams {
+		if s.Kind != kindGateway || s.Mode != "paced" || s.Skipped != "" {
+			continue
+		}
+		out = append(out, target{
+			Name: "added p99 latency per stream event, " + s.Case + " (paced)", Want: "<= 100 µs over the backend read directly",
+			Got: fmt.Sprintf("%+.0f µs", s.AddedP99Us), Result: passOrMiss(s.AddedP99Us <= 100),
+		})
+	}
+	if r.Idle != nil && r.Idle.Skipped == "" && r.Idle.KiBPerStream > 0 {
+		out = append(out, target{
+			Name: fmt.Sprintf("gateway memory per idle open stream (%d streams)", r.Idle.Streams), Want: "< 64 KiB",
+			Got: fmt.Sprintf("%.1f KiB", r.Idle.KiBPerStream), Result: passOrMiss(r.Idle.KiBPerStream < 64),
+		})
+	}
+	return out
+}
+
+// writeFiles writes latest.json and latest.md into dir.
+func (r *report) writeFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "latest.json"), append(j, '\n'), 0o644); err != nil {
+		return err
+	}
+	var md strings.Builder
+	r.markdown(&md)
+	return os.WriteFile(filepath.Join(dir, "latest.md"), []byte(md.String()), 0o644)
+}
+
+func num(v float64, format string) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// markdown writes the report as Markdown tables.
+func (r *report) markdown(w io.Writer) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	mode := "full run"
+	if r.Settings.Smoke {
+		mode = "SMOKE run (seconds per case: figures are not meaningful)"
+	}
+	p("# Gateway load benchmark\n\n")
+	p("%s, started %s. Machine: %d CPUs (%s), Linux %s, %s", mode, r.Started, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Kernel, r.Machine.Go)
+	if r.Machine.Nginx != "" {
+		p(", nginx %s", r.Machine.Nginx)
+	}
+	p(".\n\n")
+	pin := "not pinned: every process may run on any CPU"
+	if r.Settings.Pinned {
+		pin = "the system under test pinned to CPU 0, the load generator and the backend to CPU 1"
+	}
+	p("Each measurement: fresh processes, %.1f s warm-up, %.1f s measured; sends (`message/send` / `SendMessage`, ~1 KB request, ~2 KB task reply); %s. ", r.Settings.WarmupS, r.Settings.MeasureS, pin)
+	p("Ratio: requests/s over the best plain proxy (%s, best at %d conns) at the same number of connections. CPU s/10k: CPU seconds the system under test used per 10,000 requests; CPU ratio: the best plain proxy's CPU s/10k over this row's, the throughput ratio if each were held back by its own CPU alone. CPU %%: share of one core during the window (sut = system under test, gen = load generator, other = everything else on the machine). Bound: *sut* when the system under test used its whole core, *client* when the load generator and the backend used theirs, so that the row's req/s is a floor for the system under test.\n\n", orDash(r.BestPlain), r.RefConns)
+	p("| case | conns | req/s | ratio | CPU ratio | p50 ms | p99 ms | p99.9 ms | CPU s/10k | RSS idle MiB | RSS peak MiB | CPU %% sut / gen / backend / other | bound | errors |\n")
+	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|\n")
+	for _, u := range r.Unary {
+		if u.Skipped != "" {
+			p("| %s | | %s | | | | | | | | | | | |\n", u.Case, u.Skipped)
+			continue
+		}
+		p("| %s | %d | %.0f | %s | %s | %.3f | %.3f | %.3f | %.2f | %s | %s | %.0f / %.0f / %.0f / %.0f | %s | %d |\n",
+			u.Case, u.Conns, u.RPS, num(u.Ratio, "%.2fx"), num(u.CPURatio, "%.2fx"), u.P50Ms, u.P99Ms, u.P999Ms, u.CPUPer10k,
+			num(u.RSSIdleMiB, "%.1f"), num(u.RSSPeakMiB, "%.1f"), u.SUTCPU, u.LoadgenCPU, u.BackendCPU, u.OtherCPU, orNone(u.Bound), u.Errors)
+	}
+	if len(r.Streams) > 0 {
+		p("\n## Streams\n\n%d concurrent streams of %d events each. *max*: the backend sends the events back to back, all streams at once (throughput). *paced*: one event every %.0f ms per stream, starts spread over one interval (latency under a load the system carries). Latency: arrival at the client minus the time the backend stamped into the event just before writing it; *added* is over the backend read directly in the same mode and run.\n\n",
+			r.Settings.Streams, r.Settings.StreamEvents, r.Settings.StreamIntervalMs)
+		p("| case | mode | events/s | p50 µs | p99 µs | p99.9 µs | added p50 µs | added p99 µs | CPU s/10k events | RSS peak MiB | CPU %% sut / gen | errors |\n")
+		p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, s := range r.Streams {
+			if s.Skipped != "" {
+				p("| %s | | %s | | | | | | | | | |\n", s.Case, s.Skipped)
+				continue
+			}
+			added50, added99 := "–", "–"
+			if s.Kind != kindDirect {
+				added50, added99 = fmt.Sprintf("%+.0f", s.AddedP50Us), fmt.Sprintf("%+.0f", s.AddedP99Us)
+			}
+			p("| %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.1f | %.0f / %.0f | %d |\n",
+				s.Case, s.Mode, s.EventsPerSec, s.P50Us, s.P99Us, s.P999Us, added50, added99, s.CPUPer10kEvents, s.RSSPeakMiB, s.SUTCPU, s.LoadgenCPU, s.Errors)
+		}
+	}
+	if i := r.Idle; i != nil {
+		p("\n## Idle streams\n\n")
+		if i.Skipped != "" {
+			p("%s: %s\n", i.Case, i.Skipped)
+		} else {
+			p("%s: %d streams opened (%d failed), each sent one event and then kept open. Gateway RSS %.1f MiB before, %.1f MiB with them open: **%.1f KiB per stream**.\n",
+				i.Case, i.Streams, i.Failed, i.RSSBeforeMiB, i.RSSAfterMiB, i.KiBPerStream)
+		}
+	}
+	p("\n## Targets\n\n| target | want | got | result |\n|---|---|---|---|\n")
+	for _, t := range r.Targets {
+		p("| %s | %s | %s | **%s** |\n", t.Name, t.Want, t.Got, t.Result)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "none measured"
+	}
+	return s
+}

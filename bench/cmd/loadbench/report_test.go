@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sampleReport() report {
+	r := report{Settings: settings{Conns: []int{1, 32, 256}, Streams: 10, StreamEvents: 5}}
+	add := func(name, kind string, conns int, rps, p99, cpu, idle, peak float64) {
+		r.Unary = append(r.Unary, unaryRow{Case: name, Kind: kind, Conns: conns, RPS: rps, P99Ms: p99, CPUPer10k: cpu, RSSIdleMiB: idle, RSSPeakMiB: peak})
+	}
+	add("backend direct", kindDirect, 32, 30000, 1, 0.1, 8, 9)
+	add("Go httputil.ReverseProxy", kindPlain, 1, 5000, 0.40, 0.5, 8, 9)
+	add("Go httputil.ReverseProxy", kindPlain, 32, 9000, 3, 0.5, 8, 9)
+	add("nginx", kindPlain, 1, 6000, 0.30, 0.2, 8, 9)
+	add("nginx", kindPlain, 32, 10000, 2, 0.2, 8, 9)
+	add("gateway 1.0→1.0", kindGateway, 1, 4000, 0.55, 1, 12, 20)
+	add("gateway 1.0→1.0", kindGateway, 32, 9600, 4, 1, 12, 20)
+	add("gateway 1.0→1.0", kindGateway, 256, 9000, 30, 1, 12, 70)
+	add("gateway 0.3→1.0", kindGateway, 1, 4000, 0.70, 1, 31, 20)
+	add("gateway 0.3→1.0", kindGateway, 32, 8400, 4, 1, 31, 20)
+	r.Unary = append(r.Unary, unaryRow{Case: "gateway 0.3→1.0 +JWT +memory index", Kind: kindGateway, Skipped: "skipped: not supported by this build"})
+	r.Streams = []streamRow{
+		{Case: "backend direct", Kind: kindDirect, Mode: "paced", P50Us: 50, P99Us: 400},
+		{Case: "gateway 1.0→1.0", Kind: kindGateway, Mode: "paced", P50Us: 120, P99Us: 480},
+		{Case: "gateway 0.3→1.0", Kind: kindGateway, Mode: "paced", P50Us: 150, P99Us: 700},
+	}
+	r.Idle = &idleRow{Case: "gateway 0.3→1.0", Streams: 100, KiBPerStream: 50}
+	r.finish()
+	return r
+}
+
+func TestReportRatiosAreToTheBestPlainProxyAt32Conns(t *testing.T) {
+	r := sampleReport()
+	if r.BestPlain != "nginx" || r.RefConns != 32 {
+		t.Fatalf("best plain %q at %d", r.BestPlain, r.RefConns)
+	}
+	gw := r.row("gateway 1.0→1.0", 32)
+	if gw.Ratio != 0.96 || gw.CPURatio != 0.2 {
+		t.Fatalf("ratio %v CPU ratio %v", gw.Ratio, gw.CPURatio)
+	}
+	if u := r.row("gateway 1.0→1.0", 256); u.Ratio != 0 {
+		t.Fatalf("no plain proxy at 256 conns, yet ratio %v", u.Ratio)
+	}
+	if s := r.Streams[2]; s.AddedP50Us != 100 || s.AddedP99Us != 300 {
+		t.Fatalf("added %v / %v", s.AddedP50Us, s.AddedP99Us)
+	}
+}
+
+func TestReportTargets(t *testing.T) {
+	r := sampleReport()
+	got := map[string]string{}
+	for _, tg := range r.Targets {
+		got[tg.Name] = tg.Result
+	}
+	want := map[string]string{
+		"throughput of gateway 1.0→1.0 at 32 conns":                    "PASS", // 0.96
+		"throughput of gateway 0.3→1.0 at 32 conns":                    "MISS", // 0.84
+		"throughput of gateway 1.0→0.3 at 32 conns":                    "SKIP",
+		"throughput of gateway 0.3→1.0 +JWT +memory index at 32 conns": "SKIP",
+		"added p99 latency of gateway 1.0→1.0 at 1 conn":               "PASS", // +0.25 over nginx
+		"added p99 latency of gateway 0.3→1.0 at 1 conn":               "MISS", // +0.40
+		"gateway RSS idle":              "MISS", // 31
+		"gateway peak RSS at 256 conns": "MISS", // 70
+		"added p99 latency per stream event, gateway 1.0→1.0 (paced)": "PASS", // +80
+		"added p99 latency per stream event, gateway 0.3→1.0 (paced)": "MISS", // +300
+		"gateway memory per idle open stream (100 streams)":           "PASS",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %s, want %s", name, got[name], w)
+		}
+	}
+}
+
+func TestReportFiles(t *testing.T) {
+	r := sampleReport()
+	dir := t.TempDir()
+	if err := r.writeFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "latest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Unary) != len(r.Unary) || back.BestPlain != "nginx" || len(back.Targets) != len(r.Targets) {
+		t.Fatalf("JSON does not round-trip: %s", b)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "latest.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| gateway 1.0→1.0 | 32 | 9600 | 0.96x | 0.20x |",
+		"| gateway 0.3→1.0 +JWT +memory index | | skipped: not supported by this build |",
+		"| throughput of gateway 0.3→1.0 at 32 conns | >= 0.85x best plain proxy | 0.84x",
+		"**50.0 KiB per stream**",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestBoundBy(t *testing.T) {
+	for _, tc := range []struct {
+		u      unaryRow
+		pinned bool
+		want   string
+	}{
+		{unaryRow{Kind: kindGateway, SUTCPU: 97, LoadgenCPU: 40, BackendCPU: 30}, true, "sut"},
+		{unaryRow{Kind: kindPlain, SUTCPU: 40, LoadgenCPU: 58, BackendCPU: 38}, true, "client"},
+		{unaryRow{Kind: kindPlain, SUTCPU: 40, LoadgenCPU: 58, BackendCPU: 38}, false, ""},
+		{unaryRow{Kind: kindDirect, SUTCPU: 80, LoadgenCPU: 95}, true, "client"},
+		{unaryRow{Kind: kindGateway, SUTCPU: 60, LoadgenCPU: 20, BackendCPU: 20}, true, ""},
+	} {
+		if got := boundBy(tc.u, tc.pinned); got != tc.want {
+			t.Errorf("%+v pinned %v: %q, want %q", tc.u, tc.pinned, got, tc.want)
+		}
+	}
+}

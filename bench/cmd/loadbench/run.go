@@ -1,0 +1,323 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/a2agate/gateway/bench/canned"
+)
+
+// options are the run's settings, from flags.
+type options struct {
+	gateway        string
+	smoke          bool
+	warmup         time.Duration
+	measure        time.Duration
+	conns          []int
+	streams        int
+	streamEvents   int
+	streamInterval time.Duration
+	idleStreams    int
+	idleHold       time.Duration
+	pin            bool
+	out            string
+	redis          string
+	only           *regexp.Regexp
+	gatewayLog     string
+}
+
+// bench is one run.
+type bench struct {
+	opt               options
+	tmp               string
+	self              string // this program, which is also the backend and the Go proxy
+	sutCPUs           string // where the system under test runs ("" = anywhere)
+	otherCPUs         string // where the backend runs
+	redisPrefix       string
+	gatewayLog        io.Writer
+	progress          io.Writer
+	rep               report
+	failures          []string
+	loadgenGOMAXPROCS int
+}
+
+func newBench(opt options, progress io.Writer) (*bench, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "loadbench-")
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{opt: opt, tmp: tmp, self: self, progress: progress,
+		redisPrefix: fmt.Sprintf("loadbench:%d:", os.Getpid())}
+	if opt.pin {
+		b.sutCPUs, b.otherCPUs = "0", "1"
+	}
+	if opt.gatewayLog != "" {
+		f, err := os.Create(opt.gatewayLog)
+		if err != nil {
+			return nil, err
+		}
+		b.gatewayLog = f
+	}
+	b.rep = report{
+		Started: time.Now().UTC().Format(time.RFC3339),
+		Machine: machineInfo(),
+		Settings: settings{
+			Smoke: opt.smoke, WarmupS: opt.warmup.Seconds(), MeasureS: opt.measure.Seconds(), Conns: opt.conns,
+			Streams: opt.streams, StreamEvents: opt.streamEvents, StreamIntervalMs: millis(opt.streamInterval),
+			IdleStreams: opt.idleStreams, Pinned: opt.pin, LoadgenGOMAXPROCS: runtime.GOMAXPROCS(0),
+		},
+	}
+	return b, nil
+}
+
+func (b *bench) close() { _ = os.RemoveAll(b.tmp) }
+
+func (b *bench) logf(format string, args ...any) { fmt.Fprintf(b.progress, format+"\n", args...) }
+
+func (b *bench) fail(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	b.failures = append(b.failures, msg)
+	b.logf("FAILED: %s", msg)
+}
+
+func (b *bench) selected(name string) bool { return b.opt.only == nil || b.opt.only.MatchString(name) }
+
+// run measures every case and evaluates the targets.
+func (b *bench) run() {
+	for _, c := range unaryCases() {
+		if !b.selected(c.name) {
+			continue
+		}
+		if why := b.skipReason(c); why != "" {
+			b.logf("%-40s %s", c.name, why)
+			b.rep.Unary = append(b.rep.Unary, unaryRow{Case: c.name, Kind: c.kind, Skipped: why})
+			continue
+		}
+		for _, n := range b.opt.conns {
+			row := b.measureUnary(c, n)
+			b.rep.Unary = append(b.rep.Unary, row)
+		}
+	}
+	for _, c := range streamCases() {
+		if !b.selected("stream " + c.name) {
+			continue
+		}
+		if why := b.skipReason(c); why != "" {
+			b.rep.Streams = append(b.rep.Streams, streamRow{Case: c.name, Kind: c.kind, Skipped: why})
+			continue
+		}
+		b.rep.Streams = append(b.rep.Streams, b.measureStreams(c)...)
+	}
+	if c := streamCases()[2]; b.selected("idle streams "+c.name) && b.opt.idleStreams > 0 {
+		b.rep.Idle = b.measureIdleStreams(c)
+	}
+	b.rep.finish()
+}
+
+// measureUnary runs c with n connections on fresh processes, so that the
+// peak memory is this load's.
+func (b *bench) measureUnary(c sutCase, n int) unaryRow {
+	row := unaryRow{Case: c.name, Kind: c.kind, Conns: n}
+	sut, backend, url, err := b.startSUT(c)
+	if err != nil {
+		b.fail("%s: %v", c.name, err)
+		row.Skipped = "failed: " + err.Error()
+		return row
+	}
+	defer func() {
+		sut.stop()
+		if backend != nil {
+			backend.stop()
+		}
+	}()
+	backendPID := 0
+	if backend != nil {
+		backendPID = backend.pid()
+	}
+	if rss, _, err := procMemory(sut.pid()); err == nil {
+		row.RSSIdleMiB = mib(rss)
+	}
+	res, err := runLoad(loadSpec{
+		url: url, conns: n, warmup: b.opt.warmup, measure: b.opt.measure,
+		request: canned.Request{Dialect: c.caller, Op: canned.Send}, header: c.header(),
+	}, sut.pid(), backendPID)
+	if err != nil {
+		b.fail("%s, %d conns: %v", c.name, n, err)
+	}
+	if _, peak, err := procMemory(sut.pid()); err == nil {
+		row.RSSPeakMiB = mib(peak)
+	}
+	window := res.end.at.Sub(res.start.at)
+	row.Requests, row.Errors, row.FirstError = res.requests, res.errors, res.firstErr
+	row.RPS = float64(res.requests) / window.Seconds()
+	row.P50Ms, row.P99Ms, row.P999Ms = millis(res.lat.quantile(0.50)), millis(res.lat.quantile(0.99)), millis(res.lat.quantile(0.999))
+	sutCPU := res.end.sut - res.start.sut
+	if res.requests > 0 {
+		row.CPUPer10k = sutCPU.Seconds() / float64(res.requests) * 10000
+	}
+	row.SUTCPU = cpuShare(sutCPU, window)
+	row.LoadgenCPU = cpuShare(res.end.loadgen-res.start.loadgen, window)
+	row.BackendCPU = cpuShare(res.end.backend-res.start.backend, window)
+	ours := sutCPU + (res.end.loadgen - res.start.loadgen) + (res.end.backend - res.start.backend)
+	row.OtherCPU = cpuShare(res.end.machine.busy-res.start.machine.busy-ours, window)
+	if row.OtherCPU < 0 {
+		row.OtherCPU = 0 // tick rounding
+	}
+	row.Bound = boundBy(row, b.opt.pin)
+	if res.errors > 0 {
+		b.fail("%s, %d conns: %d errors, first: %s", c.name, n, res.errors, res.firstErr)
+	}
+	b.logf("%-40s %4d conns %9.0f req/s  p50 %6.3f ms  p99 %6.3f ms  CPU %5.2f s/10k  RSS %5.1f MiB  (sut %3.0f%% gen %3.0f%% backend %3.0f%% other %3.0f%%)",
+		c.name, n, row.RPS, row.P50Ms, row.P99Ms, row.CPUPer10k, row.RSSPeakMiB, row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.OtherCPU)
+	return row
+}
+
+// measureStreams runs the streams of c twice on the same processes: as
+// fast as the backend can send (throughput) and paced (latency per event
+// under a load the system can carry).
+func (b *bench) measureStreams(c sutCase) []streamRow {
+	sut, backend, url, err := b.startSUT(c)
+	if err != nil {
+		b.fail("stream %s: %v", c.name, err)
+		return []streamRow{{Case: c.name, Kind: c.kind, Skipped: "failed: " + err.Error()}}
+	}
+	defer func() {
+		sut.stop()
+		if backend != nil {
+			backend.stop()
+		}
+	}()
+	backendPID := 0
+	if backend != nil {
+		backendPID = backend.pid()
+	}
+	var rows []streamRow
+	for _, mode := range []struct {
+		name     string
+		interval time.Duration
+	}{{"max", 0}, {"paced", b.opt.streamInterval}} {
+		spec := streamSpec{
+			url: url, streams: b.opt.streams, header: c.header(),
+			request: canned.Request{Dialect: c.caller, Op: canned.Stream,
+				Stream: canned.StreamShape{Events: b.opt.streamEvents, IntervalMicros: int(mode.interval / time.Microsecond)}},
+			stagger: mode.interval,
+		}
+		res, err := runStreams(spec, sut.pid(), backendPID)
+		if err != nil {
+			b.fail("stream %s (%s): %v", c.name, mode.name, err)
+			continue
+		}
+		row := streamRow{Case: c.name, Kind: c.kind, Mode: mode.name, Streams: spec.streams, EventsPerStream: b.opt.streamEvents,
+			IntervalMs: millis(mode.interval), Events: res.events, Errors: res.errors, FirstError: res.firstErr}
+		elapsed := res.end.at.Sub(res.start.at)
+		row.Seconds = elapsed.Seconds()
+		row.EventsPerSec = float64(res.events) / elapsed.Seconds()
+		row.P50Us, row.P99Us, row.P999Us = micros(res.lat.quantile(0.50)), micros(res.lat.quantile(0.99)), micros(res.lat.quantile(0.999))
+		sutCPU := res.end.sut - res.start.sut
+		if res.events > 0 {
+			row.CPUPer10kEvents = sutCPU.Seconds() / float64(res.events) * 10000
+		}
+		row.SUTCPU = cpuShare(sutCPU, elapsed)
+		row.LoadgenCPU = cpuShare(res.end.loadgen-res.start.loadgen, elapsed)
+		if _, peak, err := procMemory(sut.pid()); err == nil {
+			row.RSSPeakMiB = mib(peak)
+		}
+		if res.errors > 0 {
+			b.fail("stream %s (%s): %d of %d streams failed, first: %s", c.name, mode.name, res.errors, spec.streams, res.firstErr)
+		}
+		b.logf("stream %-33s %-5s %5d×%d  %9.0f events/s  p50 %7.0f µs  p99 %7.0f µs  CPU %5.2f s/10k events  (sut %3.0f%% gen %3.0f%%)",
+			c.name, mode.name, spec.streams, b.opt.streamEvents, row.EventsPerSec, row.P50Us, row.P99Us, row.CPUPer10kEvents, row.SUTCPU, row.LoadgenCPU)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// measureIdleStreams opens many streams through the gateway that stay open
+// after their first event and reports the gateway's memory per stream.
+func (b *bench) measureIdleStreams(c sutCase) *idleRow {
+	row := &idleRow{Case: c.name, Streams: b.opt.idleStreams}
+	if why := b.skipReason(c); why != "" {
+		row.Skipped = why
+		return row
+	}
+	sut, backend, url, err := b.startSUT(c)
+	if err != nil {
+		b.fail("idle streams: %v", err)
+		row.Skipped = "failed: " + err.Error()
+		return row
+	}
+	defer func() {
+		sut.stop()
+		backend.stop()
+	}()
+	before, _, err := procMemory(sut.pid())
+	if err != nil {
+		b.fail("idle streams: %v", err)
+		return row
+	}
+	held, failed, err := holdStreams(url, c.header(), c.caller, b.opt.idleStreams)
+	defer held.close()
+	row.Failed = failed
+	if err != nil {
+		b.fail("idle streams: %d of %d failed to open, first: %v", failed, b.opt.idleStreams, err)
+	}
+	// Let the last handlers settle into their idle wait before reading.
+	time.Sleep(b.opt.idleHold)
+	after, _, err := procMemory(sut.pid())
+	if err != nil {
+		b.fail("idle streams: %v", err)
+		return row
+	}
+	row.RSSBeforeMiB, row.RSSAfterMiB = mib(before), mib(after)
+	if open := b.opt.idleStreams - failed; open > 0 {
+		row.KiBPerStream = float64(after-before) / 1024 / float64(open)
+	}
+	b.logf("idle streams %-27s %5d open  RSS %.1f → %.1f MiB  %.1f KiB per stream", c.name, b.opt.idleStreams-failed, row.RSSBeforeMiB, row.RSSAfterMiB, row.KiBPerStream)
+	return row
+}
+
+// saturated is the share of a core above which it counts as used up:
+// /proc counts in 10 ms ticks, and a busy core still idles now and then.
+const saturated = 90
+
+// boundBy tells what held a row's throughput back.
+func boundBy(u unaryRow, pinned bool) string {
+	switch {
+	case u.SUTCPU >= saturated:
+		return "sut"
+	case pinned && u.Kind != kindDirect && u.LoadgenCPU+u.BackendCPU >= saturated,
+		pinned && u.Kind == kindDirect && u.LoadgenCPU >= saturated:
+		return "client"
+	}
+	return ""
+}
+
+func machineInfo() machine {
+	m := machine{CPUs: runtime.NumCPU(), Go: runtime.Version()}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if name, ok := strings.CutPrefix(line, "model name"); ok {
+				m.CPUModel = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
+				break
+			}
+		}
+	}
+	if bin, err := nginxPath(); err == nil {
+		out, _ := exec.Command(bin, "-v").CombinedOutput()
+		m.Nginx = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "nginx version:"))
+	}
+	return m
+}

@@ -1,0 +1,63 @@
+package proxy
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/a2agate/gateway/auth"
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+)
+
+// authenticate checks the caller's token when the agent requires one and
+// records the caller's principal on the call. A refused caller gets 401
+// with a WWW-Authenticate challenge (RFC 6750 §3) and a JSON-RPC error in its
+// dialect; the token itself is never logged.
+func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bool {
+	if a.verifier == nil {
+		return true
+	}
+	p, err := a.verifier.Verify(r.Context(), r.Header.Get("Authorization"))
+	if err == nil {
+		c.owner = p.String()
+		return true
+	}
+	reason := auth.ReasonMalformed
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		reason = ae.Reason
+	}
+	a.log.Warn("authentication failed", "reason", string(reason))
+	status := http.StatusUnauthorized
+	e := &normalize.Error{Kind: dialect.ErrUnauthenticated, Message: "authentication required: " + reason.Description(), Err: err}
+	if reason == auth.ReasonKeysUnavailable {
+		// The gateway's fault, not the caller's: do not send it to log in again.
+		status = http.StatusServiceUnavailable
+		e.Kind = dialect.ErrInternal
+		e.Message = "the gateway cannot check tokens right now: its signing keys are unavailable"
+	}
+	w.Header().Set("WWW-Authenticate", challenge(a.cfg.PublicURL, reason))
+	out := a.errorResponse(c, e)
+	c.bytes += len(out)
+	c.reason = string(reason)
+	writeJSON(w, status, out)
+	return false
+}
+
+// challenge builds the WWW-Authenticate value. A missing token gets a bare
+// challenge, as RFC 6750 §3.1 asks.
+func challenge(realm string, reason auth.Reason) string {
+	var b strings.Builder
+	b.WriteString(`Bearer realm="`)
+	b.WriteString(strings.ReplaceAll(realm, `"`, ""))
+	b.WriteString(`"`)
+	if reason != auth.ReasonMissingToken {
+		b.WriteString(`, error="`)
+		b.WriteString(reason.OAuthError())
+		b.WriteString(`", error_description="`)
+		b.WriteString(strings.ReplaceAll(reason.Description(), `"`, "'"))
+		b.WriteString(`"`)
+	}
+	return b.String()
+}

@@ -1,0 +1,248 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/auth"
+	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/dialect"
+)
+
+// BenchmarkServeHTTP measures the whole gateway handler per request, mux to
+// last byte, with the backend answered in memory by the canned agent: what
+// is left is the gateway's own cost, including its access log (JSON, as the
+// binary writes it, to io.Discard). Each case is an operation and a
+// caller-to-backend dialect pair; streams are 50 events.
+//
+//	go test -run '^$' -bench ServeHTTP -benchmem ./proxy
+//	go test -run '^$' -bench 'ServeHTTP/send/0.3-to-1.0' -cpuprofile cpu.out ./proxy
+func BenchmarkServeHTTP(b *testing.B) {
+	for _, bc := range benchCases() {
+		b.Run(bc.name(), func(b *testing.B) {
+			h := newBenchHarness(b, bc)
+			h.check(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				h.serve()
+			}
+			if bc.op == canned.Stream {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchStreamEvents), "ns/event")
+			}
+		})
+	}
+}
+
+// benchStreamEvents is the length of the benchmarked streams.
+const benchStreamEvents = 50
+
+// benchCase is one request shape through the gateway.
+type benchCase struct {
+	op              canned.Op
+	caller, backend canned.Dialect
+	auth            bool // a Bearer token checked on every call
+}
+
+func (c benchCase) name() string {
+	n := fmt.Sprintf("%s/%s-to-%s", c.op, c.caller, c.backend)
+	if c.auth {
+		n += "+auth"
+	}
+	return n
+}
+
+// benchCases are send, get and stream for every caller/backend pair, and
+// send with authentication.
+func benchCases() []benchCase {
+	var out []benchCase
+	for _, op := range []canned.Op{canned.Send, canned.Get, canned.Stream} {
+		for _, caller := range []canned.Dialect{canned.V03, canned.V10} {
+			for _, backend := range []canned.Dialect{canned.V03, canned.V10} {
+				out = append(out, benchCase{op: op, caller: caller, backend: backend})
+			}
+		}
+	}
+	return append(out,
+		benchCase{op: canned.Send, caller: canned.V10, backend: canned.V10, auth: true},
+		benchCase{op: canned.Send, caller: canned.V03, backend: canned.V10, auth: true})
+}
+
+// benchHarness serves one prepared request through a gateway again and
+// again, reusing the request and the response writer so that what is
+// counted is the handler's work.
+type benchHarness struct {
+	bc   benchCase
+	gw   http.Handler
+	req  *http.Request
+	body []byte
+	rd   *bytes.Reader
+	rc   *benchBody
+	w    *benchWriter
+}
+
+const benchHMACEnv = "PROXY_BENCH_HMAC_SECRET"
+
+var benchHMACSecret = strings.Repeat("k", 32)
+
+func newBenchHarness(tb testing.TB, bc benchCase) *benchHarness {
+	tb.Helper()
+	version, path := dialect.Version10, "/v10/"
+	if bc.backend == canned.V03 {
+		version, path = dialect.Version03, "/v03/"
+	}
+	cfg := AgentConfig{Name: "bench", Path: "/", PublicURL: "http://gateway.bench/",
+		Backend: BackendConfig{URL: "http://backend.bench" + path, Dialect: version}}
+	opts := Options{
+		Transport: canned.New(),
+		Logger:    slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	}
+	header := http.Header{"Content-Type": {"application/json"}}
+	if bc.caller == canned.V10 {
+		header.Set(dialect.HeaderVersion, "1.0")
+	}
+	if bc.auth {
+		tb.Setenv(benchHMACEnv, benchHMACSecret)
+		cfg.Auth = &auth.Config{Issuer: "https://issuer.bench", Audiences: []string{"bench"}, Algorithms: []string{"HS256"}, HMACSecretEnv: benchHMACEnv}
+		header.Set("Authorization", "Bearer "+canned.HS256Token([]byte(benchHMACSecret), canned.BenchClaims("https://issuer.bench", "bench")))
+	}
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	if bc.auth {
+		v, err := auth.New(ctx, *cfg.Auth, cfg.PublicURL, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		opts.Verifier = v
+	}
+	a, err := NewAgent(ctx, cfg, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := a.RefreshCard(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	gw, err := NewGateway([]*Agent{a})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h := &benchHarness{bc: bc, gw: gw, w: &benchWriter{h: http.Header{}}}
+	h.req, err = http.NewRequest(http.MethodPost, "http://gateway.bench/", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h.req.Header = header
+	h.req.RemoteAddr = "192.0.2.10:41234"
+	h.rd = bytes.NewReader(nil)
+	h.rc = &benchBody{h.rd}
+	r := canned.Request{Dialect: bc.caller, Op: bc.op, ID: "9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d", Stream: canned.StreamShape{Events: benchStreamEvents}}
+	if bc.op == canned.Get {
+		// Tasks are served only to the caller the index saw create them.
+		r.TaskID = h.createTask(tb)
+	}
+	h.body = r.Append(nil)
+	return h
+}
+
+// createTask sends a message through the gateway and returns the task the
+// backend created for it.
+func (h *benchHarness) createTask(tb testing.TB) string {
+	tb.Helper()
+	h.body = canned.Request{Dialect: h.bc.caller, Op: canned.Send, ID: "1"}.Append(nil)
+	h.serve()
+	res := gjson.GetBytes(h.w.body, "result")
+	id := res.Get("id").Str + res.Get("task.id").Str
+	if h.w.status != http.StatusOK || id == "" {
+		tb.Fatalf("creating a task: HTTP %d: %s", h.w.status, h.w.body)
+	}
+	return id
+}
+
+// serve runs the request through the gateway once.
+func (h *benchHarness) serve() {
+	h.w.reset()
+	h.rd.Reset(h.body)
+	h.req.Body = h.rc
+	h.req.ContentLength = int64(len(h.body))
+	h.gw.ServeHTTP(h.w, h.req)
+}
+
+// check fails unless the gateway answers the case with a success in the
+// caller's dialect: a benchmark of an error path would measure nothing.
+func (h *benchHarness) check(tb testing.TB) {
+	tb.Helper()
+	h.serve()
+	out := h.w.body
+	if h.w.status != http.StatusOK {
+		tb.Fatalf("HTTP %d: %s", h.w.status, out)
+	}
+	v10 := h.bc.caller == canned.V10
+	if h.bc.op == canned.Stream {
+		events := bytes.Split(bytes.TrimSpace(out), []byte("\n\n"))
+		if len(events) != benchStreamEvents {
+			tb.Fatalf("%d events, want %d: %s", len(events), benchStreamEvents, out)
+		}
+		last := gjson.GetBytes(bytes.TrimPrefix(events[len(events)-1], []byte("data: ")), "result")
+		if v10 != last.Get("statusUpdate").Exists() || !v10 && !last.Get("final").Bool() {
+			tb.Fatalf("last event not in the caller's dialect: %s", last.Raw)
+		}
+		return
+	}
+	res := gjson.GetBytes(out, "result")
+	switch {
+	case !res.Exists():
+		tb.Fatalf("no result: %s", out)
+	case v10 && h.bc.op == canned.Send && !res.Get("task.id").Exists(),
+		v10 && h.bc.op == canned.Get && (res.Get("kind").Exists() || !res.Get("id").Exists()),
+		!v10 && res.Get("kind").Str != "task":
+		tb.Fatalf("result not in the caller's dialect: %s", out)
+	}
+}
+
+// benchBody is a request body the harness rewinds instead of reallocating.
+type benchBody struct{ *bytes.Reader }
+
+func (benchBody) Close() error { return nil }
+
+// benchWriter is a ResponseWriter that keeps the response for checking and
+// is reused from request to request. It flushes, as the server's does.
+type benchWriter struct {
+	h      http.Header
+	status int
+	body   []byte
+}
+
+func (w *benchWriter) Header() http.Header { return w.h }
+
+func (w *benchWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *benchWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.body = append(w.body, p...)
+	return len(p), nil
+}
+
+func (w *benchWriter) Flush() {}
+
+func (w *benchWriter) reset() {
+	clear(w.h)
+	w.status = 0
+	w.body = w.body[:0]
+}

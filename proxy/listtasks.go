@@ -1,0 +1,130 @@
+package proxy
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+	"sync"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/store"
+)
+
+// listFetchers bounds the backend calls one ListTasks page makes at once.
+const listFetchers = 8
+
+// listTasks serves 1.0 ListTasks from the task index, whatever the backend
+// speaks: a 0.x backend has no such method, and a 1.0 backend would list
+// every caller's tasks. The index picks the caller's tasks; each is then
+// read from its backend, so states are current and bodies complete.
+func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
+	q, err := normalize.ParseListTasks(c.env.Params)
+	if err != nil {
+		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidParams))
+		return
+	}
+	page, err := a.tasks.List(r.Context(), store.Query{
+		Agent: a.cfg.Name, Owner: c.owner, ContextID: q.ContextID, State: q.State,
+		UpdatedAfter: q.UpdatedAfter, PageSize: q.PageSize, PageToken: q.PageToken,
+	})
+	switch {
+	case errors.Is(err, store.ErrBadPageToken):
+		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageToken is not a token this listing issued: start again without it"))
+		return
+	case err != nil:
+		a.fail(w, c, errIndexUnavailable(err))
+		return
+	}
+	tasks := make([][]byte, len(page.Tasks))
+	errs := make([]*normalize.Error, len(page.Tasks))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, listFetchers)
+	for i, t := range page.Tasks {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			tasks[i], errs[i] = a.currentTask(r, c, t, q)
+		})
+	}
+	wg.Wait()
+	// The backends may have moved tasks on since they were indexed: keep
+	// the page newest first by the states just read.
+	order := make([]int, len(tasks))
+	for i := range order {
+		order[i] = i
+	}
+	stamps := make([]time.Time, len(tasks))
+	for i, t := range tasks {
+		stamps[i], _ = time.Parse(time.RFC3339Nano, gjson.GetBytes(t, "status.timestamp").Str)
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return stamps[y].Compare(stamps[x]) })
+	out := []byte(`{"jsonrpc":"2.0","id":`)
+	out = append(out, c.env.ID...)
+	out = append(out, `,"result":{"tasks":[`...)
+	n := 0
+	for _, i := range order {
+		t := tasks[i]
+		if errs[i] != nil {
+			if errs[i].Kind == dialect.ErrTaskNotFound {
+				continue // gone from its backend since it was indexed
+			}
+			a.fail(w, c, errs[i])
+			return
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, t...)
+		n++
+	}
+	out = append(out, `],"nextPageToken":`...)
+	out = gjson.AppendJSONString(out, page.NextPageToken)
+	out = append(out, `,"pageSize":`...)
+	out = strconv.AppendInt(out, int64(q.PageSize), 10)
+	out = append(out, `,"totalSize":`...)
+	out = strconv.AppendInt(out, int64(page.TotalSize), 10)
+	out = append(out, "}}"...)
+	c.bytes += len(out)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// currentTask reads one indexed task from its backend, in 1.0 form, shaped
+// as the listing asked.
+func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.ListQuery) ([]byte, *normalize.Error) {
+	b := a.byName[t.Backend]
+	if b == nil {
+		b = a.backend
+	}
+	canon := gjson.AppendJSONString([]byte(`{"id":`), t.ID)
+	if q.HasHistoryLength {
+		canon = strconv.AppendInt(append(canon, `,"historyLength":`...), int64(q.HistoryLength), 10)
+	}
+	canon = append(canon, '}')
+	params, _, err := normalize.Params(dialect.GetTask, dialect.V10, b.dialect, canon)
+	if err != nil {
+		return nil, normalize.AsError(err, dialect.ErrInternal)
+	}
+	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner}
+	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
+	task, e := a.unary(r.Context(), r, sub, dialect.GetTask, method, params)
+	if e != nil {
+		return nil, e
+	}
+	if !q.IncludeArtifacts {
+		if task, err = sjson.DeleteBytes(task, "artifacts"); err != nil {
+			return nil, normalize.AsError(err, dialect.ErrInternal)
+		}
+	}
+	if q.HasHistoryLength {
+		if task, err = normalize.TrimHistory(dialect.GetTask, dialect.V10, task, q.HistoryLength); err != nil {
+			return nil, normalize.AsError(err, dialect.ErrInternal)
+		}
+	}
+	return task, nil
+}

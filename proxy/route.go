@@ -1,0 +1,183 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/store"
+)
+
+// errTaskNotFound is the answer for a task the caller may not see. It names
+// no id, so a task of another principal and a task that does not exist get
+// byte-for-byte the same answer: existence never leaks.
+func errTaskNotFound() *normalize.Error {
+	return normalize.Errorf(dialect.ErrTaskNotFound, "Task not found")
+}
+
+func errIndexUnavailable(err error) *normalize.Error {
+	return &normalize.Error{Kind: dialect.ErrInternal, Message: "the gateway's task index cannot be reached, so it cannot check who owns tasks: task calls are refused until it is back", Err: err}
+}
+
+// route validates the call, checks the caller may address what it names,
+// picks the backend and returns the params in that backend's dialect.
+func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
+	env := &c.env
+	target := a.backend
+	// With skill routes the backend, and so the target dialect, is known
+	// only once the params were read.
+	to := target.dialect
+	if len(a.routes) > 0 {
+		to = env.Dialect
+	}
+	params, info, err := normalize.Params(env.Op, env.Dialect, to, env.Params)
+	if err != nil {
+		return nil, normalize.AsError(err, dialect.ErrInvalidParams)
+	}
+	c.info = info
+	ctx := r.Context()
+	send := env.Op == dialect.SendMessage || env.Op == dialect.SendStreamingMessage
+	var known *store.Task
+	switch {
+	case info.TaskID != "":
+		t, e := a.ownedTask(ctx, c)
+		if e != nil {
+			return nil, e
+		}
+		if t != nil {
+			known = t
+			if b := a.byName[t.Backend]; b != nil {
+				target = b
+			}
+		}
+	case send:
+		if info.ContextID != "" {
+			owner, err := a.tasks.ContextOwner(ctx, a.cfg.Name, info.ContextID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+			case err != nil:
+				return nil, errIndexUnavailable(err)
+			case owner != c.owner:
+				return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.message.contextId belongs to another caller: start a new context or continue one of yours")
+			}
+		}
+		b, e := a.skillBackend(c)
+		if e != nil {
+			return nil, e
+		}
+		target = b
+	}
+	c.backend = target
+	if target.dialect != to {
+		if params, _, err = normalize.Params(env.Op, env.Dialect, target.dialect, env.Params); err != nil {
+			return nil, normalize.AsError(err, dialect.ErrInvalidParams)
+		}
+	}
+	if send && known != nil && known.ContextID != "" {
+		switch {
+		case info.ContextID == "":
+			// The message rules of the spec, enforced whatever the backend does.
+			params, err = sjson.SetBytes(params, "message.contextId", known.ContextID)
+			if err != nil {
+				return nil, normalize.AsError(err, dialect.ErrInternal)
+			}
+		case info.ContextID != known.ContextID:
+			return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.message.contextId %q is not the context of task %s", info.ContextID, info.TaskID)
+		}
+	}
+	return params, nil
+}
+
+// ownedTask returns the indexed task the call addresses, or the error the
+// caller gets. It returns nil, nil for a task the gateway never saw when the
+// agent allows those, unchecked.
+func (a *Agent) ownedTask(ctx context.Context, c *call) (*store.Task, *normalize.Error) {
+	t, err := a.tasks.Get(ctx, a.cfg.Name, c.info.TaskID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if a.cfg.Tasks.AllowUnknown {
+			c.unchecked = true
+			return nil, nil
+		}
+		return nil, errTaskNotFound()
+	case err != nil:
+		return nil, errIndexUnavailable(err)
+	case t.Owner != c.owner:
+		return nil, errTaskNotFound()
+	}
+	return &t, nil
+}
+
+// skillBackend picks the backend for new work by the skill the message
+// names. An agent with one skill needs no name.
+func (a *Agent) skillBackend(c *call) (*backend, *normalize.Error) {
+	skills := a.cards.skillIDs()
+	if len(skills) <= 1 && len(a.routes) == 0 {
+		return a.backend, nil
+	}
+	id := c.info.SkillID
+	if id == "" {
+		id = a.cfg.Skills.Default
+	}
+	if id == "" {
+		return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: this agent has several skills: name one in message.metadata.skillId (one of: %s)", strings.Join(skills, ", "))
+	}
+	if b := a.routes[id]; b != nil {
+		return b, nil
+	}
+	for _, s := range skills {
+		if s == id {
+			return a.backend, nil
+		}
+	}
+	return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: skill %q is not one of this agent's skills: %s", id, strings.Join(skills, ", "))
+}
+
+// record notes a task the caller created or touched in the task index.
+// Failing to record a new task fails the call: a task the index does not
+// know is one its creator could never reach again.
+func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *normalize.Error {
+	// Messages create no task, and an artifact update says nothing of state.
+	if info.TaskID == "" || info.State == "" || c.unchecked {
+		return nil
+	}
+	// The ids are views into the backend's reply; an index that kept them
+	// would keep every reply alive with them.
+	err := a.tasks.Put(ctx, store.Task{
+		ID: strings.Clone(info.TaskID), ContextID: strings.Clone(info.ContextID), Owner: c.owner, Agent: a.cfg.Name,
+		Backend: c.backend.name, State: info.State, Updated: time.Now(),
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrOwnerConflict):
+		a.log.Warn("the backend answered with a task id the index holds for another caller; answer withheld", "op", c.env.Op.String())
+		return errTaskNotFound()
+	default:
+		a.log.Error("recording a task in the index failed", "error", err)
+		return errIndexUnavailable(err)
+	}
+}
+
+// skillIDs lists the ids of the skills on the published card.
+func (c *cards) skillIDs() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.skills
+}
+
+func skillIDsOf(canon []byte) []string {
+	var ids []string
+	gjson.GetBytes(canon, "skills.#.id").ForEach(func(_, v gjson.Result) bool {
+		ids = append(ids, v.Str)
+		return true
+	})
+	return ids
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The gateway's load benchmark: the gateway measured side by side with plain
+# pass-through proxies (Go's httputil.ReverseProxy and nginx) in one run on
+# this machine, against the same canned A2A backend. See bench/README.md.
+#
+# Usage:
+#   scripts/bench.sh                 full run (about 6 minutes): every case for
+#                                    10 s at 1, 32 and 256 connections, 1,000
+#                                    streams of 50 events, 5,000 idle streams;
+#                                    writes bench/results/latest.{md,json}
+#   scripts/bench.sh --smoke         every case for about a second, to prove the
+#                                    benchmark works (what CI runs, ~30 s);
+#                                    writes nothing into the repository
+#   scripts/bench.sh [--smoke] [loadbench flags]
+#                                    e.g. -only 'nginx|gateway 1.0' -conns 32
+#                                    -duration 5s -pin off; see
+#                                    `go run ./bench/cmd/loadbench run -h`
+#
+# The full run installs nginx (nginx-light) and Redis from Debian's packages
+# when they are missing; --smoke installs nothing unless --install is given,
+# and skips the cases whose server is missing. Set LOADBENCH_NO_INSTALL=1 to
+# never install. The machine should be otherwise idle: the table reports how
+# much CPU everything else used during each measurement ("other").
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+smoke=0
+install=1
+args=()
+for a in "$@"; do
+  case "$a" in
+    --smoke) smoke=1; install=0 ;;
+    --install) install=2 ;;
+    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) args+=("$a") ;;
+  esac
+done
+if [[ "${LOADBENCH_NO_INSTALL:-}" == 1 ]]; then install=0; fi
+
+if [[ $install != 0 ]] && ! command -v nginx >/dev/null && [[ ! -x /usr/sbin/nginx ]]; then
+  echo "bench: installing nginx-light"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+fi
+if [[ $install != 0 ]]; then
+  scripts/ensure-redis.sh
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/loadbench" ./bench/cmd/loadbench
+go build -o "$tmp/gateway" ./cmd/gateway
+
+if [[ $smoke == 1 ]]; then
+  "$tmp/loadbench" run -smoke -gateway "$tmp/gateway" -out "$tmp/results" "${args[@]}"
+else
+  "$tmp/loadbench" run -gateway "$tmp/gateway" -duration 10s -out bench/results "${args[@]}"
+fi
