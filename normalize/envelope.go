@@ -1,7 +1,6 @@
 package normalize
 
 import (
-	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -39,18 +38,14 @@ func Valid(b []byte) bool {
 }
 
 // scanOK reports whether b nests at most MaxDepth deep, without recursion;
-// invalidJSONReason uses it to say why a body was refused. String contents
-// are skipped with bytes.IndexByte.
+// invalidJSONReason uses it to say why a body was refused.
 func scanOK(b []byte) bool {
 	depth := 0
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			end := stringEnd(b, i+1)
-			if end < 0 {
-				return true // unterminated: the validator rejects it
-			}
-			i = end
+			end, _ := skipString(str(b), i)
+			i = end - 1
 		case '{', '[':
 			if depth++; depth > MaxDepth {
 				return false
@@ -60,27 +55,6 @@ func scanOK(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// stringEnd returns the index of the quote that closes the string whose
-// content starts at b[i], or -1. A quote ends the string when an even
-// number of backslashes precedes it.
-func stringEnd(b []byte, i int) int {
-	for start := i; ; {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return -1
-		}
-		q += i
-		n := 0
-		for q-1-n >= start && b[q-1-n] == '\\' {
-			n++
-		}
-		if n%2 == 0 {
-			return q
-		}
-		i = q + 1
-	}
 }
 
 // ParseRequest reads a JSON-RPC 2.0 request. On failure it returns an

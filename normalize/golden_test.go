@@ -334,7 +334,8 @@ func TestGoldenInvalidInEveryDirection(t *testing.T) {
 var knownGaps = map[string]string{
 	// 0.2.5 lets a client ask for "one of" a task's configs without naming
 	// one; 1.0 requires the config id, so the translated request is one the
-	// gateway itself refuses as 1.0 input. Left for package proxy to decide.
+	// gateway itself refuses as 1.0 input. Package proxy never sends it: it
+	// lists the task's configs and answers with the first.
 	"request/get_push_config_any": "0.2.5 get without pushNotificationConfigId has no 1.0 form",
 	// Timestamps are parsed only when they must be rewritten to RFC 3339 UTC,
 	// so a same-dialect 0.x reply carries an unparsable one through.

@@ -625,8 +625,9 @@ func TestInt32Of(t *testing.T) {
 	}
 }
 
-// TestValidRejects covers what Valid must refuse, including what scanOK
-// leaves to gjson's validator (raw control characters).
+// TestValidRejects covers what Valid must refuse and accept at its edges:
+// raw control characters, bad escapes, trailing data, escaped quotes
+// around the depth limit.
 func TestValidRejects(t *testing.T) {
 	t.Parallel()
 	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)

@@ -29,6 +29,7 @@ type Agent struct {
 	log     *slog.Logger
 	// verifier checks Bearer tokens; nil when the agent has no auth.
 	verifier Verifier
+	metrics  *Metrics
 	tasks    store.Store
 	// ownsTasks is set when the agent made its own index and must close it.
 	ownsTasks bool
@@ -57,6 +58,8 @@ type Options struct {
 	// Tasks is the task index, shared by the agents of one gateway (and, with
 	// Redis, by its replicas). Nil means a private in-memory index.
 	Tasks store.Store
+	// Metrics records the agent's traffic; nil records nothing.
+	Metrics *Metrics
 }
 
 // NewAgent builds the handler of one published agent from a validated,
@@ -82,7 +85,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		log.Info("backend dialect chosen from its card", "backend", bc.URL, "dialect", string(v), "why", why)
 		return v, nil
 	}
-	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks,
+	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics,
 		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace}
 	add := func(name string, bc BackendConfig, given dialect.Version) (*backend, error) {
 		v, err := resolve(bc, given)
@@ -139,6 +142,7 @@ type call struct {
 	unchecked bool
 	code      int // JSON-RPC error code answered; 0 on success
 	reason    string
+	outcome   string // one of the outcome constants; "" is ok
 	events    int
 	bytes     int
 }
@@ -226,18 +230,34 @@ func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
 func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
 	var pe passthroughError
 	if errors.As(e, &pe) {
-		c.code, c.reason = int(gjson.GetBytes(pe.obj, "code").Int()), "backend_error"
+		c.code, c.reason, c.outcome = int(gjson.GetBytes(pe.obj, "code").Int()), "agent_error", outcomeAgentError
 		return normalize.AppendErrorResponse(make([]byte, 0, len(pe.obj)+64), c.env.ID, pe.obj)
 	}
 	row := e.Kind.Error()
 	c.code, c.reason = row.Code, row.Reason
+	var bf backendFailure
+	switch {
+	case errors.As(e, &bf):
+		c.outcome = outcomeBackendFailure
+		a.metrics.backendError(a.cfg.Name, bf.kind)
+	case e.Kind == dialect.ErrUnauthenticated:
+		c.outcome = outcomeUnauthenticated
+	case e.Kind == dialect.ErrInvalidAgentResponse:
+		c.outcome = outcomeBackendFailure
+		a.metrics.backendError(a.cfg.Name, backendInvalidReply)
+	case e.Kind == dialect.ErrInternal:
+		c.outcome = outcomeGatewayError
+	default:
+		c.outcome = outcomeCallerError
+	}
 	return errorResponse(c.env.Dialect, c.env.ID, e)
 }
 
 func (a *Agent) logCall(c *call, r *http.Request) {
-	outcome := "ok"
-	if c.code != 0 {
-		outcome = "error"
+	a.metrics.observe(a.cfg.Name, c)
+	outcome := c.outcome
+	if outcome == "" {
+		outcome = outcomeOK
 	}
 	attrs := []slog.Attr{
 		slog.String("caller_dialect", c.env.Dialect.String()),
@@ -310,6 +330,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	}
 	result, err := normalize.Result(op, b.dialect, c.env.Dialect, reply.Result)
 	if err != nil {
+		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
 	switch op {
@@ -346,7 +367,7 @@ func (a *Agent) readReply(res *http.Response, b *backend) (normalize.Reply, *nor
 		return reply, nil
 	}
 	if res.StatusCode != http.StatusOK {
-		return reply, normalize.Errorf(dialect.ErrInternal, "backend %q answered HTTP %d %s", b.name, res.StatusCode, http.StatusText(res.StatusCode))
+		return reply, &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q answered HTTP %d %s", b.name, res.StatusCode, http.StatusText(res.StatusCode)), Err: backendFailure{kind: backendHTTPStatus}}
 	}
 	e := normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	e.Message = fmt.Sprintf("backend %q: %s", b.name, e.Message)

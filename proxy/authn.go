@@ -29,6 +29,7 @@ func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bo
 		reason = ae.Reason
 	}
 	a.log.Warn("authentication failed", "reason", string(reason))
+	a.metrics.authFailure(a.cfg.Name, string(reason))
 	status := http.StatusUnauthorized
 	e := &normalize.Error{Kind: dialect.ErrUnauthenticated, Message: "authentication required: " + reason.Description(), Err: err}
 	if reason == auth.ReasonKeysUnavailable {

@@ -171,8 +171,29 @@ func skipHeader(k string, connectionTokens []string) bool {
 // transportError describes a failed backend call for the caller: which
 // backend and why, without addresses or other internals.
 func (b *backend) transportError(err error) *normalize.Error {
-	return &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q %s", b.name, describeTransportError(err, b.cfg)), Err: err}
+	kind := backendUnreachable
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		kind = backendTimeout
+	}
+	return &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q %s", b.name, describeTransportError(err, b.cfg)), Err: backendFailure{kind: kind, err: err}}
 }
+
+// backendFailure marks an error as the backend's failure, of a kind that is
+// a metric label value.
+type backendFailure struct {
+	kind string
+	err  error
+}
+
+func (f backendFailure) Error() string {
+	if f.err != nil {
+		return f.err.Error()
+	}
+	return f.kind
+}
+
+func (f backendFailure) Unwrap() error { return f.err }
 
 func describeTransportError(err error, cfg BackendConfig) string {
 	var ne net.Error

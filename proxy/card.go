@@ -191,13 +191,25 @@ func (a *Agent) CardStatus() (ready bool, lastErr error) {
 	return a.cards.canon != nil, a.cards.lastErr
 }
 
-// RunCardRefresh refreshes the card every RefreshInterval until ctx ends.
+// RunCardRefresh keeps the card fresh until ctx ends: every RefreshInterval,
+// and, while the backend's card cannot be read (a sidecar gateway often
+// starts before its agent), again after 1s, 2s, 4s... up to that interval,
+// so readiness follows the backend within seconds.
 func (a *Agent) RunCardRefresh(ctx context.Context) {
-	t := time.NewTicker(a.cfg.Card.RefreshInterval)
-	defer t.Stop()
+	const firstRetry = time.Second
+	retry := firstRetry
 	for {
+		wait := a.cfg.Card.RefreshInterval
+		if _, err := a.CardStatus(); err != nil {
+			wait = min(retry, wait)
+			retry *= 2
+		} else {
+			retry = firstRetry
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 			_ = a.RefreshCard(ctx)

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"time"
 	"sync"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -38,7 +38,7 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageToken is not a token this listing issued: start again without it"))
 		return
 	case err != nil:
-		a.fail(w, c, errIndexUnavailable(err))
+		a.fail(w, c, a.indexUnavailable("list", err))
 		return
 	}
 	tasks := make([][]byte, len(page.Tasks))

@@ -22,7 +22,10 @@ func errTaskNotFound() *normalize.Error {
 	return normalize.Errorf(dialect.ErrTaskNotFound, "Task not found")
 }
 
-func errIndexUnavailable(err error) *normalize.Error {
+// indexUnavailable is the answer when the task index cannot be reached: the
+// gateway fails closed rather than serve task calls unchecked.
+func (a *Agent) indexUnavailable(operation string, err error) *normalize.Error {
+	a.metrics.storeError(operation)
 	return &normalize.Error{Kind: dialect.ErrInternal, Message: "the gateway's task index cannot be reached, so it cannot check who owns tasks: task calls are refused until it is back", Err: err}
 }
 
@@ -39,7 +42,9 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 	}
 	params, info, err := normalize.Params(env.Op, env.Dialect, to, env.Params)
 	if err != nil {
-		return nil, normalize.AsError(err, dialect.ErrInvalidParams)
+		e := normalize.AsError(err, dialect.ErrInvalidParams)
+		a.metrics.translationError("request", e.Kind)
+		return nil, e
 	}
 	c.info = info
 	ctx := r.Context()
@@ -63,7 +68,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 			switch {
 			case errors.Is(err, store.ErrNotFound):
 			case err != nil:
-				return nil, errIndexUnavailable(err)
+				return nil, a.indexUnavailable("read", err)
 			case owner != c.owner:
 				return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.message.contextId belongs to another caller: start a new context or continue one of yours")
 			}
@@ -108,7 +113,7 @@ func (a *Agent) ownedTask(ctx context.Context, c *call) (*store.Task, *normalize
 		}
 		return nil, errTaskNotFound()
 	case err != nil:
-		return nil, errIndexUnavailable(err)
+		return nil, a.indexUnavailable("read", err)
 	case t.Owner != c.owner:
 		return nil, errTaskNotFound()
 	}
@@ -162,7 +167,7 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		return errTaskNotFound()
 	default:
 		a.log.Error("recording a task in the index failed", "error", err)
-		return errIndexUnavailable(err)
+		return a.indexUnavailable("write", err)
 	}
 }
 

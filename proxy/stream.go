@@ -19,6 +19,7 @@ import (
 // holdsForFinal.
 func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
 	b := c.backend
+	defer a.metrics.streamOpened(a.cfg.Name)()
 	s := &sse{w: w, rc: http.NewResponseController(w), c: c}
 	if c.env.Op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10 && b.dialect == dialect.V03 {
 		first, e := a.subscribeSnapshot(r, c)
@@ -156,6 +157,7 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 	emit := func(result []byte, final bool) bool {
 		out, err := normalize.Event(b.dialect, s.c.env.Dialect, result, final)
 		if err != nil {
+			a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 			a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
 			return false
 		}
@@ -174,7 +176,7 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 			held = nil
 			continue
 		case <-idle.C:
-			a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "backend %q sent nothing for %s: stream closed", b.name, b.cfg.StreamIdleTimeout))
+			a.streamFail(s, backendFault(backendStreamIdle, "backend %q sent nothing for %s: stream closed", b.name, b.cfg.StreamIdleTimeout))
 			return
 		case it := <-items:
 			idle.Reset(b.cfg.StreamIdleTimeout)
@@ -265,12 +267,19 @@ func (a *Agent) streamEnd(s *sse, err error, held []byte, ended bool, emit func(
 		emit(held, true)
 	case errors.Is(err, io.EOF) && ended:
 	case errors.Is(err, io.EOF):
-		a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "backend %q ended the stream before the task reached a final or interrupted state", b.name))
+		a.streamFail(s, backendFault(backendStreamCut, "backend %q ended the stream before the task reached a final or interrupted state", b.name))
 	case errors.Is(err, normalize.ErrSSEEventTooLarge):
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event larger than %d bytes", b.name, a.cfg.MaxEventBytes))
 	default:
-		a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))
+		a.streamFail(s, backendFault(backendStreamDropped, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))
 	}
+}
+
+// backendFault is an internal error that is the backend's failure.
+func backendFault(kind, format string, args ...any) *normalize.Error {
+	e := normalize.Errorf(dialect.ErrInternal, format, args...)
+	e.Err = backendFailure{kind: kind}
+	return e
 }
 
 // pump reads events on its own goroutine so the relay can wait on timers and

@@ -112,5 +112,5 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	if *adminListen != "" {
 		cfg.Admin.Listen = *adminListen
 	}
-	return serve(ctx, cfg, stderr, nil)
+	return serve(ctx, cfg, *path, stderr, nil)
 }

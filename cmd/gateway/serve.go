@@ -8,14 +8,26 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
+	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/proxy"
 	"github.com/a2agate/gateway/store"
 )
+
+// configPollInterval is how often the config file is checked for changes.
+const configPollInterval = 2 * time.Second
 
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
@@ -23,50 +35,213 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
+// runtime is what lives for the whole process: listeners, the task index
+// and the metrics. Agents live in generations, replaced on reload.
+type runtime struct {
+	log      *slog.Logger
+	addr     string
+	tasks    store.Store
+	metrics  *proxy.Metrics
+	reloads  *prometheus.CounterVec
+	registry *prometheus.Registry
+
+	mu  sync.RWMutex
+	cur *generation
+}
+
+// generation is one loaded config's agents. Calls hold the generation they
+// started on, so a reload never cuts an in-flight call or open stream.
+type generation struct {
+	cfg      *Config
+	gw       *proxy.Gateway
+	agents   []*proxy.Agent
+	closers  []func()
+	stop     context.CancelFunc
+	refresh  sync.WaitGroup
+	inflight sync.WaitGroup
+}
+
+func (rt *runtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt.mu.RLock()
+	g := rt.cur
+	g.inflight.Add(1)
+	rt.mu.RUnlock()
+	defer g.inflight.Done()
+	g.gw.ServeHTTP(w, r)
+}
+
+// swap makes next the serving generation and retires the previous one once
+// its calls have finished.
+func (rt *runtime) swap(next *generation) {
+	rt.mu.Lock()
+	prev := rt.cur
+	rt.cur = next
+	rt.mu.Unlock()
+	if prev != nil {
+		go prev.retire()
+	}
+}
+
+func (g *generation) retire() {
+	g.inflight.Wait()
+	g.stop()
+	g.refresh.Wait()
+	for _, c := range g.closers {
+		c()
+	}
+	for _, a := range g.agents {
+		a.Close()
+	}
+}
+
+// build makes a generation from cfg: verifiers, backends (resolving "auto"
+// dialects from their cards) and first cards.
+func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) {
+	gctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	g := &generation{cfg: cfg, stop: stop}
+	fail := func(err error) (*generation, error) {
+		stop()
+		for _, c := range g.closers {
+			c()
+		}
+		return nil, err
+	}
+	for _, ac := range cfg.Agents {
+		if ac.PublicURL == "" {
+			ac.PublicURL = "http://" + advertised(rt.addr) + ac.Path
+		}
+		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics}
+		if ac.Auth != nil {
+			v, err := auth.New(gctx, *ac.Auth, ac.PublicURL, &http.Client{Timeout: 10 * time.Second})
+			if err != nil {
+				return fail(fmt.Errorf("agent %q auth: %w", ac.Name, err))
+			}
+			opts.Verifier = v
+			g.closers = append(g.closers, v.Close)
+		}
+		a, err := proxy.NewAgent(ctx, ac, opts)
+		if err != nil {
+			return fail(err)
+		}
+		_ = a.RefreshCard(ctx) // logged inside; retried until a card arrives
+		g.agents = append(g.agents, a)
+	}
+	gw, err := proxy.NewGateway(g.agents)
+	if err != nil {
+		return fail(err)
+	}
+	g.gw = gw
+	for _, a := range g.agents {
+		g.refresh.Go(func() { a.RunCardRefresh(gctx) })
+	}
+	return g, nil
+}
+
+// reload loads the config file again. A valid config takes over for new
+// calls; an invalid one is refused, logged and counted, and the running
+// one keeps serving.
+func (rt *runtime) reload(ctx context.Context, path string) {
+	err := func() error {
+		cfg, err := loadConfig(path)
+		if err != nil {
+			return err
+		}
+		rt.mu.RLock()
+		old := rt.cur.cfg
+		rt.mu.RUnlock()
+		if cfg.Listen != old.Listen || cfg.Admin != old.Admin || cfg.Server != old.Server || !reflect.DeepEqual(cfg.Store, old.Store) {
+			return errors.New("listen, admin, server and store settings change only with a restart")
+		}
+		g, err := rt.build(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		rt.swap(g)
+		return nil
+	}()
+	if err != nil {
+		rt.reloads.WithLabelValues("failure").Inc()
+		rt.log.Error("config reload refused; the running config keeps serving", "config", path, "error", err)
+		return
+	}
+	rt.reloads.WithLabelValues("success").Inc()
+	rt.log.Info("config reloaded", "config", path)
+}
+
+// watch reloads on SIGHUP and when the config file changes (Kubernetes
+// swaps a ConfigMap's files by symlink, which changes what the path reads).
+func (rt *runtime) watch(ctx context.Context, path string) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	last, _ := os.ReadFile(path)
+	tick := time.NewTicker(configPollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			last, _ = os.ReadFile(path)
+			rt.reload(ctx, path)
+		case <-tick.C:
+			now, err := os.ReadFile(path)
+			if err != nil || string(now) == string(last) {
+				continue
+			}
+			last = now
+			rt.reload(ctx, path)
+		}
+	}
+}
+
 // serve runs the gateway until ctx ends, then shuts down gracefully: it stops
 // accepting, lets in-flight calls finish (up to the shutdown timeout), and
-// returns. ready, when set, is told the traffic address once it accepts.
-func serve(ctx context.Context, cfg *Config, logOut io.Writer, ready func(addr string)) error {
+// returns. path, when set, is the config file to watch for reloads. ready,
+// when set, is told the traffic address once it accepts.
+func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, ready func(addr string)) error {
 	log := newLogger(logOut, cfg.Log.Level)
+	redis.SetLogger(redisLogger{log})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	addr := ln.Addr().String()
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
 	tasks, err := openStore(cfg.Store)
 	if err != nil {
 		return err
 	}
 	defer tasks.Close()
-	agents := make([]*proxy.Agent, 0, len(cfg.Agents))
-	for _, ac := range cfg.Agents {
-		if ac.PublicURL == "" {
-			ac.PublicURL = "http://" + advertised(addr) + ac.Path
-		}
-		a, closeAgent, err := buildAgent(runCtx, ac, tasks, log)
-		if err != nil {
-			return err
-		}
-		defer closeAgent()
-		agents = append(agents, a)
-	}
-	gw, err := proxy.NewGateway(agents)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	rt := &runtime{log: log, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks)}
+	rt.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "a2a_gateway", Name: "config_reloads_total",
+		Help: "Config reloads, by result (success, failure).",
+	}, []string{"result"})
+	rt.reloads.WithLabelValues("success")
+	rt.reloads.WithLabelValues("failure")
+	reg.MustRegister(rt.reloads)
+
+	g, err := rt.build(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	for _, a := range agents {
-		wg.Go(func() { a.RunCardRefresh(runCtx) })
+	rt.swap(g)
+	defer func() {
+		rt.mu.RLock()
+		cur := rt.cur
+		rt.mu.RUnlock()
+		cur.retire()
+	}()
+	if path != "" {
+		wctx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go rt.watch(wctx, path)
 	}
-	defer wg.Wait()
-	defer cancel()
 
 	srv := &http.Server{
-		Handler:           gw,
+		Handler:           rt,
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -78,15 +253,15 @@ func serve(ctx context.Context, cfg *Config, logOut io.Writer, ready func(addr s
 		if err != nil {
 			return fmt.Errorf("admin listener: %w", err)
 		}
-		admin = &http.Server{Handler: adminHandler(agents, tasks), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
+		admin = &http.Server{Handler: rt.adminHandler(), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
 		go func() { _ = admin.Serve(aln) }()
 		log.Info("admin listening", "addr", aln.Addr().String())
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("listening", "addr", addr, "agents", len(agents))
+	log.Info("listening", "addr", rt.addr, "agents", len(cfg.Agents))
 	if ready != nil {
-		ready(addr)
+		ready(rt.addr)
 	}
 	select {
 	case err := <-serveErr:
@@ -120,27 +295,6 @@ func advertised(addr string) string {
 	return net.JoinHostPort(host, port)
 }
 
-// buildAgent builds one published agent: its token verifier, its backends
-// (resolving "auto" dialects from their cards) and its first card.
-func buildAgent(ctx context.Context, ac proxy.AgentConfig, tasks store.Store, log *slog.Logger) (*proxy.Agent, func(), error) {
-	opts := proxy.Options{Logger: log, Tasks: tasks}
-	closeFn := func() {}
-	if ac.Auth != nil {
-		v, err := auth.New(ctx, *ac.Auth, ac.PublicURL, &http.Client{Timeout: 10 * time.Second})
-		if err != nil {
-			return nil, nil, fmt.Errorf("agent %q auth: %w", ac.Name, err)
-		}
-		opts.Verifier, closeFn = v, v.Close
-	}
-	a, err := proxy.NewAgent(ctx, ac, opts)
-	if err != nil {
-		closeFn()
-		return nil, nil, err
-	}
-	_ = a.RefreshCard(ctx) // logged inside; the last good card keeps serving
-	return a, closeFn, nil
-}
-
 // openStore opens the configured task index.
 func openStore(cfg StoreConfig) (store.Store, error) {
 	if cfg.Type == "redis" {
@@ -149,23 +303,31 @@ func openStore(cfg StoreConfig) (store.Store, error) {
 	return store.NewMemory(cfg.Memory), nil
 }
 
-func adminHandler(agents []*proxy.Agent, tasks store.Store) http.Handler {
+// adminHandler serves /healthz (the process is alive), /readyz (config
+// loaded, every backend's card read, task index reachable) and /metrics.
+func (rt *runtime) adminHandler() http.Handler {
 	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(rt.registry, promhttp.HandlerOpts{Registry: rt.registry}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok\n")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		var problems []string
-		if err := tasks.Ping(r.Context()); err != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := rt.tasks.Ping(ctx); err != nil {
 			problems = append(problems, fmt.Sprintf("task index unreachable: %v", err))
 		}
+		rt.mu.RLock()
+		agents := rt.cur.agents
+		rt.mu.RUnlock()
 		for _, a := range agents {
 			ready, err := a.CardStatus()
 			switch {
 			case !ready:
 				problems = append(problems, fmt.Sprintf("agent %s: no card from the backend yet: %v", a.Config().Name, err))
 			case err != nil:
-				problems = append(problems, fmt.Sprintf("agent %s: backend card refresh failing (serving the last good card): %v", a.Config().Name, err))
+				problems = append(problems, fmt.Sprintf("agent %s: backend unreachable, serving its last good card: %v", a.Config().Name, err))
 			}
 		}
 		if len(problems) > 0 {
@@ -175,4 +337,11 @@ func adminHandler(agents []*proxy.Agent, tasks store.Store) http.Handler {
 		_, _ = io.WriteString(w, "ready\n")
 	})
 	return mux
+}
+
+// redisLogger sends go-redis's own messages (failed dials) to the log.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(_ context.Context, format string, v ...any) {
+	l.log.Warn("redis: " + fmt.Sprintf(format, v...))
 }

@@ -1,0 +1,174 @@
+package proxy
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/store"
+)
+
+// Metrics are the gateway's Prometheus metrics. Every label value comes from
+// a closed set (agent names from the config, dialects, operations, error
+// reasons): never a task id, a raw method string or a principal.
+type Metrics struct {
+	requests       *prometheus.CounterVec
+	duration       *prometheus.HistogramVec
+	translation    *prometheus.CounterVec
+	streamsActive  *prometheus.GaugeVec
+	streamEvents   *prometheus.CounterVec
+	authFailures   *prometheus.CounterVec
+	backendErrors  *prometheus.CounterVec
+	storeErrors    *prometheus.CounterVec
+	taskIndexSize  prometheus.GaugeFunc
+	indexSizeStore store.Store
+}
+
+// Outcomes of a call, the values of the outcome label.
+const (
+	outcomeOK              = "ok"
+	outcomeCallerError     = "caller_error"     // the request was refused as invalid or not allowed
+	outcomeUnauthenticated = "unauthenticated"  // no valid token
+	outcomeAgentError      = "agent_error"      // the backend answered a JSON-RPC error
+	outcomeBackendFailure  = "backend_failure"  // the backend failed: unreachable, timed out, invalid reply
+	outcomeGatewayError    = "gateway_error"    // the gateway itself could not serve (task index down)
+)
+
+// Backend failure kinds, the values of the kind label.
+const (
+	backendUnreachable   = "unreachable"
+	backendTimeout       = "timeout"
+	backendHTTPStatus    = "http_status"
+	backendInvalidReply  = "invalid_reply"
+	backendStreamDropped = "stream_dropped"
+	backendStreamIdle    = "stream_idle"
+	backendStreamCut     = "stream_ended_early"
+)
+
+// NewMetrics registers the gateway's metrics with reg. tasks, when not nil,
+// is the index whose size the task index gauge reports.
+func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
+	const ns = "a2a_gateway"
+	m := &Metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "requests_total",
+			Help: "JSON-RPC calls answered, by published agent, caller and backend dialect, operation, outcome and JSON-RPC error code (0 on success).",
+		}, []string{"agent", "caller_dialect", "backend_dialect", "op", "outcome", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Name: "request_duration_seconds",
+			Help:    "Time from request to the last byte of the answer (whole stream for streaming calls), by published agent and operation.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
+		}, []string{"agent", "op"}),
+		translation: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "translation_errors_total",
+			Help: "Payloads that could not be translated, by direction (request, response, event) and reason.",
+		}, []string{"direction", "reason"}),
+		streamsActive: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Name: "streams_active",
+			Help: "Event streams open now, by published agent.",
+		}, []string{"agent"}),
+		streamEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "stream_events_total",
+			Help: "Stream events relayed to callers, by published agent and caller dialect.",
+		}, []string{"agent", "caller_dialect"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "auth_failures_total",
+			Help: "Calls refused for a missing or invalid token, by published agent and reason.",
+		}, []string{"agent", "reason"}),
+		backendErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "backend_errors_total",
+			Help: "Backend failures, by published agent and kind (unreachable, timeout, http_status, invalid_reply, stream_dropped, stream_idle, stream_ended_early).",
+		}, []string{"agent", "kind"}),
+		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "task_index_errors_total",
+			Help: "Task index operations that failed, by operation (read, write, list).",
+		}, []string{"operation"}),
+	}
+	m.indexSizeStore = tasks
+	m.taskIndexSize = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: ns, Name: "task_index_tasks",
+		Help: "Tasks in the task index (-1 when the index cannot be reached).",
+	}, m.indexSize)
+	for _, op := range []string{"read", "write", "list"} {
+		m.storeErrors.WithLabelValues(op) // present at zero before the first failure
+	}
+	reg.MustRegister(m.requests, m.duration, m.translation, m.streamsActive, m.streamEvents,
+		m.authFailures, m.backendErrors, m.storeErrors, m.taskIndexSize)
+	return m
+}
+
+func (m *Metrics) indexSize() float64 {
+	if m.indexSizeStore == nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	n, err := m.indexSizeStore.Len(ctx)
+	if err != nil {
+		return -1
+	}
+	return float64(n)
+}
+
+// observe records one finished call.
+func (m *Metrics) observe(agent string, c *call) {
+	if m == nil {
+		return
+	}
+	outcome := c.outcome
+	if outcome == "" {
+		outcome = outcomeOK
+	}
+	m.requests.WithLabelValues(agent, c.env.Dialect.String(), c.backend.dialect.String(), c.env.Op.String(), outcome, codeLabel(c.code)).Inc()
+	m.duration.WithLabelValues(agent, c.env.Op.String()).Observe(time.Since(c.start).Seconds())
+	if c.events > 0 {
+		m.streamEvents.WithLabelValues(agent, c.env.Dialect.String()).Add(float64(c.events))
+	}
+}
+
+// codeLabel keeps the code label a closed set: A2A's codes, else "other".
+func codeLabel(code int) string {
+	if code == 0 {
+		return "0"
+	}
+	if _, ok := dialect.ErrorByCode(code); ok {
+		return strconv.Itoa(code)
+	}
+	return "other"
+}
+
+func (m *Metrics) translationError(direction string, kind dialect.ErrorKind) {
+	if m != nil {
+		m.translation.WithLabelValues(direction, kind.String()).Inc()
+	}
+}
+
+func (m *Metrics) backendError(agent, kind string) {
+	if m != nil {
+		m.backendErrors.WithLabelValues(agent, kind).Inc()
+	}
+}
+
+func (m *Metrics) authFailure(agent, reason string) {
+	if m != nil {
+		m.authFailures.WithLabelValues(agent, reason).Inc()
+	}
+}
+
+func (m *Metrics) storeError(op string) {
+	if m != nil {
+		m.storeErrors.WithLabelValues(op).Inc()
+	}
+}
+
+func (m *Metrics) streamOpened(agent string) func() {
+	if m == nil {
+		return func() {}
+	}
+	g := m.streamsActive.WithLabelValues(agent)
+	g.Inc()
+	return g.Dec
+}

@@ -1,0 +1,132 @@
+package proxy
+
+import (
+	"flag"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+var updateMetrics = flag.Bool("update-metrics", false, "rewrite testdata/metrics/families.txt")
+
+// familiesText lists every family's name, type and help, one per line.
+func familiesText(t *testing.T, reg *prometheus.Registry) string {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, mf := range mfs {
+		var labels []string
+		if len(mf.GetMetric()) > 0 {
+			for _, l := range mf.GetMetric()[0].GetLabel() {
+				labels = append(labels, l.GetName())
+			}
+		}
+		lines = append(lines, mf.GetName()+" "+strings.ToLower(mf.GetType().String())+" {"+strings.Join(labels, ",")+"} "+mf.GetHelp())
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestMetricsGolden drives traffic of every kind through a gateway and
+// holds the metric families, with their labels and help, to a golden file.
+func TestMetricsGolden(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg, nil)
+	g := newGatewayOpts(t, backends[0].handler(t, nil), dialect.Version025, Options{Metrics: m}, withAuth(t))
+	alice := g.as(token(t, "alice"))
+	c := callers[0]
+	mustResult(t, alice.call("1", "message/send", c.send("m1", c.text("hello"), "")))
+	alice.stream("2", "message/stream", c.send("m2", c.text("hello"), "")).all()
+	wantError(t, alice.call("3", "tasks/get", `{"id":"nope"}`), c.d, -32001)
+	g.post(rpc("tasks/get", `{"id":"x"}`)) // no token
+	bad := newGatewayOpts(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) { w.Write([]byte("nope")) }), dialect.Version03, Options{Metrics: m},
+		func(a *AgentConfig) { a.Name = "broken"; a.Tasks.AllowUnknown = true })
+	wantError(t, bad.call("4", "tasks/get", `{"id":"x"}`), c.d, -32006)
+	bad.call("5", "message/send", `{"message":{}}`)
+
+	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
+		t.Fatalf("promlint: %v %v", err, problems)
+	}
+	got := familiesText(t, reg)
+	const golden = "testdata/metrics/families.txt"
+	if *updateMetrics {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Fatalf("metric families changed (go test ./proxy -run MetricsGolden -update-metrics):\ngot:\n%s\nwant:\n%s", got, want)
+	}
+	for _, want := range []struct {
+		labels map[string]string
+		value  float64
+	}{
+		{map[string]string{"agent": "test", "op": "send_message", "outcome": "ok", "code": "0"}, 1},
+		{map[string]string{"agent": "test", "op": "get_task", "outcome": "caller_error", "code": "-32001"}, 1},
+		{map[string]string{"agent": "test", "op": "get_task", "outcome": "unauthenticated", "code": "-31401"}, 1},
+		{map[string]string{"agent": "broken", "op": "get_task", "outcome": "backend_failure", "code": "-32006"}, 1},
+		{map[string]string{"agent": "broken", "op": "send_message", "outcome": "caller_error", "code": "-32602"}, 1},
+	} {
+		if got := counterValue(t, reg, "a2a_gateway_requests_total", want.labels); got != want.value {
+			t.Errorf("requests_total%v = %v, want %v", want.labels, got, want.value)
+		}
+	}
+	if got := counterValue(t, reg, "a2a_gateway_auth_failures_total", map[string]string{"reason": "missing_token"}); got != 1 {
+		t.Errorf("auth failures %v", got)
+	}
+	if got := counterValue(t, reg, "a2a_gateway_stream_events_total", map[string]string{"agent": "test"}); got < 3 {
+		t.Errorf("stream events %v", got)
+	}
+	if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "broken", "kind": "invalid_reply"}); got != 1 {
+		t.Errorf("backend errors %v", got)
+	}
+}
+
+// counterValue sums the samples of a family whose labels include want.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string, want map[string]string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if hasLabels(m, want) {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
+func hasLabels(m *dto.Metric, want map[string]string) bool {
+	n := 0
+	for _, l := range m.GetLabel() {
+		if v, ok := want[l.GetName()]; ok {
+			if v != l.GetValue() {
+				return false
+			}
+			n++
+		}
+	}
+	return n == len(want)
+}
