@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -336,10 +337,10 @@ func TestSkillRouting(t *testing.T) {
 // through one is served, with its owner, by the other. Redis going away
 // makes task calls fail closed; its return restores service.
 func TestRedisSharedIndex(t *testing.T) {
-	relay := newTCPRelay(t, "127.0.0.1:6379")
+	relay := testnet.NewRelay(t, "127.0.0.1:6379")
 	prefix := fmt.Sprintf("a2agw-test-%d:", time.Now().UnixNano())
 	open := func() store.Store {
-		s, err := store.NewRedis(store.RedisConfig{Address: relay.addr, KeyPrefix: prefix, TTL: time.Hour, DialTimeout: time.Second, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
+		s, err := store.NewRedis(store.RedisConfig{Address: relay.Addr, KeyPrefix: prefix, TTL: time.Hour, DialTimeout: time.Second, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,12 +360,12 @@ func TestRedisSharedIndex(t *testing.T) {
 	mustResult(t, alice2.call("2", "tasks/get", `{"id":"`+id+`"}`))
 	wantError(t, bob2.call("3", "tasks/get", `{"id":"`+id+`"}`), c.d, -32001)
 
-	relay.cut()
+	relay.Cut()
 	e := wantError(t, alice2.call("4", "tasks/get", `{"id":"`+id+`"}`), c.d, -32603)
 	if !strings.Contains(e.Get("message").Str, "task index cannot be reached") {
 		t.Fatalf("message: %s", e.Raw)
 	}
-	relay.restore()
+	relay.Restore()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r := alice2.call("5", "tasks/get", `{"id":"`+id+`"}`)

@@ -27,7 +27,7 @@ import (
 )
 
 // configPollInterval is how often the config file is checked for changes.
-const configPollInterval = 2 * time.Second
+var configPollInterval = 2 * time.Second
 
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
@@ -198,8 +198,8 @@ func (rt *runtime) watch(ctx context.Context, path string) {
 // serve runs the gateway until ctx ends, then shuts down gracefully: it stops
 // accepting, lets in-flight calls finish (up to the shutdown timeout), and
 // returns. path, when set, is the config file to watch for reloads. ready,
-// when set, is told the traffic address once it accepts.
-func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, ready func(addr string)) error {
+// when set, is told the traffic and admin addresses once they accept.
+func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, ready func(addr, admin string)) error {
 	log := newLogger(logOut, cfg.Log.Level)
 	redis.SetLogger(redisLogger{log})
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -248,6 +248,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	var admin *http.Server
+	adminAddr := ""
 	if cfg.Admin.Listen != "" {
 		aln, err := net.Listen("tcp", cfg.Admin.Listen)
 		if err != nil {
@@ -255,13 +256,14 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		}
 		admin = &http.Server{Handler: rt.adminHandler(), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
 		go func() { _ = admin.Serve(aln) }()
-		log.Info("admin listening", "addr", aln.Addr().String())
+		adminAddr = aln.Addr().String()
+		log.Info("admin listening", "addr", adminAddr)
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("listening", "addr", rt.addr, "agents", len(cfg.Agents))
 	if ready != nil {
-		ready(rt.addr)
+		ready(rt.addr, adminAddr)
 	}
 	select {
 	case err := <-serveErr:

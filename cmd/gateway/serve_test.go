@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/testnet"
+	"github.com/a2agate/gateway/legacyagent"
+)
+
+// lockedBuffer collects the gateway's log across goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// running is a gateway served in-process from a config file.
+type running struct {
+	url, admin string
+	path       string
+	done       chan error
+	stop       context.CancelFunc
+	log        *lockedBuffer
+}
+
+func startGateway(t *testing.T, config string) *running {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{path: path, done: make(chan error, 1), stop: cancel, log: &lockedBuffer{}}
+	ready := make(chan struct{})
+	go func() {
+		r.done <- serve(ctx, cfg, path, r.log, func(addr, admin string) {
+			r.url, r.admin = "http://"+addr, "http://"+admin
+			close(ready)
+		})
+	}()
+	select {
+	case <-ready:
+	case err := <-r.done:
+		t.Fatalf("gateway did not start: %v\n%s", err, r.log.b.String())
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-r.done; err != nil {
+			t.Errorf("gateway stopped with %v", err)
+		}
+	})
+	return r
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// eventually polls cond until it holds or the deadline passes: the
+// gateway's reloads and card refreshes run on their own clocks.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond) // polling, not synchronising
+	}
+}
+
+func gatewayConfig(backend, name string) string {
+	return `listen: 127.0.0.1:0
+admin:
+  listen: 127.0.0.1:0
+agents:
+  - name: helpdesk
+    public_url: http://gateway.test/
+    backend:
+      url: ` + backend + `
+      dialect: "0.2.5"
+    skills:
+      default: work
+    card:
+      name: ` + name + `
+      refresh_interval: 100ms
+`
+}
+
+// TestReloadDuringOpenStream: a valid config takes over for new calls while
+// an open stream finishes on the old one; an invalid config is refused and
+// counted, and the running config keeps serving.
+func TestReloadDuringOpenStream(t *testing.T) {
+	old := configPollInterval
+	configPollInterval = 20 * time.Millisecond
+	t.Cleanup(func() { configPollInterval = old })
+	hold := make(chan struct{})
+	agent := legacyagent.New(legacyagent.Options{Hold: hold})
+	defer agent.Close()
+	backend := httptest.NewServer(agent)
+	defer backend.Close()
+	g := startGateway(t, gatewayConfig(backend.URL+"/", "First"))
+	cardName := func() string {
+		_, b := httpGet(t, g.url+"/.well-known/agent.json")
+		return gjson.Get(b, "name").Str
+	}
+	if cardName() != "First" {
+		t.Fatalf("card name %q", cardName())
+	}
+	// An open stream, held by the backend.
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
+	res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(res.Body, first); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.WriteFile(g.path, []byte(gatewayConfig(backend.URL+"/", "Second")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the new card name", func() bool { return cardName() == "Second" })
+	metric := func(result string) string {
+		_, m := httpGet(t, g.admin+"/metrics")
+		for _, line := range strings.Split(m, "\n") {
+			if strings.HasPrefix(line, `a2a_gateway_config_reloads_total{result="`+result+`"}`) {
+				return strings.Fields(line)[1]
+			}
+		}
+		return ""
+	}
+	if got := metric("success"); got != "1" {
+		t.Fatalf("reload success counter %q", got)
+	}
+	// The stream opened before the reload runs to completion.
+	close(hold)
+	rest, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("the open stream broke on reload: %v", err)
+	}
+	if !strings.Contains(string(rest), `"state":"completed"`) {
+		t.Fatalf("the open stream did not complete: %s", rest)
+	}
+
+	if err := os.WriteFile(g.path, []byte("listen: [this is not a config"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the failure counter", func() bool { return metric("failure") == "1" })
+	if cardName() != "Second" {
+		t.Fatalf("the running config must keep serving after a refused reload")
+	}
+	if !strings.Contains(g.log.String(), "config reload refused") {
+		t.Fatalf("a refused reload must be logged")
+	}
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestReadinessFollowsBackend: /readyz turns 503 when the backend goes away
+// and ready again when it comes back.
+func TestReadinessFollowsBackend(t *testing.T) {
+	agent := legacyagent.New(legacyagent.Options{})
+	defer agent.Close()
+	backend := httptest.NewServer(agent)
+	defer backend.Close()
+	relay := testnet.NewRelay(t, strings.TrimPrefix(backend.URL, "http://"))
+	g := startGateway(t, gatewayConfig("http://"+relay.Addr+"/", "Ready"))
+	ready := func() int { code, _ := httpGet(t, g.admin+"/readyz"); return code }
+	eventually(t, "ready", func() bool { return ready() == http.StatusOK })
+	if code, _ := httpGet(t, g.admin+"/healthz"); code != http.StatusOK {
+		t.Fatalf("healthz %d", code)
+	}
+	relay.Cut()
+	eventually(t, "not ready while the backend is away", func() bool { return ready() == http.StatusServiceUnavailable })
+	// The last good card keeps being served.
+	if code, _ := httpGet(t, g.url+"/.well-known/agent-card.json"); code != http.StatusOK {
+		t.Fatalf("the last good card must stay served, got %d", code)
+	}
+	relay.Restore()
+	eventually(t, "ready again", func() bool { return ready() == http.StatusOK })
+}
