@@ -338,11 +338,8 @@ export function registerScenarios(h, a, { backendDialect }) {
       const two = await a.send({ parts: text('list two'), contextId });
       assertTask(one, { state: 'completed', contextId });
       assertTask(two, { state: 'completed', contextId });
-      if (backendDialect !== '1.0') {
-        // No 0.x method exists to list tasks.
-        await expectRpcError(() => a.listTasks({ contextId }), [UNSUPPORTED_OPERATION, METHOD_NOT_FOUND], a.codeOf);
-        return;
-      }
+      // 0.x backends have no list method: the gateway serves ListTasks from
+      // its task index for every backend dialect, so the answer is the same.
       const page = await a.listTasks({ contextId, pageSize: 10 });
       assert.deepEqual(page.tasks.map((t) => t.id).sort(), [one.id, two.id].sort(), 'tasks of the context');
       assert.ok(page.tasks.every((t) => t.state === 'completed'), 'listed states');
