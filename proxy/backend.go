@@ -77,6 +77,9 @@ var hopHeaders = []string{
 func (b *backend) post(ctx context.Context, in *http.Request, method string, id, params []byte, stream bool) (*http.Response, error) {
 	body := make([]byte, 0, len(params)+len(method)+len(id)+48)
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
+	if len(id) == 0 {
+		id = []byte("1") // the gateway's own call (a card fetch over HTTP GET)
+	}
 	body = append(body, id...)
 	body = append(body, `,"method":"`...)
 	body = append(body, method...)

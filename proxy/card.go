@@ -258,6 +258,9 @@ func (a *Agent) ServeExtendedCardHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &call{start: time.Now(), backend: a.backend}
 	c.env.Dialect, c.env.Op = dialect.V03, dialect.GetExtendedCard
 	defer a.logCall(c, r)
+	if !a.authenticate(w, r, c) {
+		return
+	}
 	card, e := a.extendedCard(r, c, normalize.CardV025)
 	if e != nil {
 		status := http.StatusBadGateway

@@ -1,0 +1,80 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// TestPublishedCards: every card form points at the gateway, never at the
+// backend, whatever dialect the backend speaks.
+func TestPublishedCards(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backendKind) {
+		g := newGateway(t, b.handler(t, nil), b.version)
+		backendHost := strings.TrimPrefix(g.backend.URL, "http://")
+		for _, path := range []string{"/.well-known/agent.json", "/.well-known/agent-card.json"} {
+			card := g.get(path)
+			if strings.Contains(string(card), backendHost) {
+				t.Fatalf("%s leaks the backend's address: %s", path, card)
+			}
+			if u := gjson.GetBytes(card, "url").Str; u != "http://gateway.test/" {
+				t.Fatalf("%s url %q", path, u)
+			}
+		}
+		if v := gjson.GetBytes(g.get("/.well-known/agent.json"), "protocolVersion").Str; v != "0.2.5" {
+			t.Fatalf("agent.json is a 0.2.5 card, got protocolVersion %q", v)
+		}
+		hybrid := gjson.ParseBytes(g.get("/.well-known/agent-card.json"))
+		if hybrid.Get(`supportedInterfaces.#(protocolVersion=="1.0").url`).Str != "http://gateway.test/" {
+			t.Fatalf("agent-card.json lists no 1.0 JSONRPC interface at the gateway: %s", hybrid.Raw)
+		}
+	})
+}
+
+// TestExtendedCardEveryDialect: the extended card through 0.2.5 HTTP GET,
+// 0.3 agent/getAuthenticatedExtendedCard and 1.0 GetExtendedAgentCard, for
+// backends of both dialects; with auth on it needs a valid token.
+func TestExtendedCardEveryDialect(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backendKind) {
+		g := newAuthGateway(t, b)
+		alice := g.as(token(t, "alice"))
+		check := func(card gjson.Result) {
+			t.Helper()
+			if !strings.Contains(card.Get("skills.#.id").Raw, "admin") {
+				t.Fatalf("not the extended card (no admin skill): %s", card.Raw)
+			}
+			if strings.Contains(card.Raw, strings.TrimPrefix(g.backend.URL, "http://")) {
+				t.Fatalf("extended card leaks the backend's address: %s", card.Raw)
+			}
+		}
+		check(mustResult(t, alice.call("1", "GetExtendedAgentCard", `{}`)))
+		check(mustResult(t, alice.call("2", "agent/getAuthenticatedExtendedCard", `{}`)))
+		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(g.url, "/")+"/agent/authenticatedExtendedCard", nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("the 0.2.5 extended card without a token: HTTP %d, want 401", res.StatusCode)
+		}
+		req.Header.Set("Authorization", "Bearer "+token(t, "alice"))
+		res, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		check(gjson.ParseBytes(body))
+		status, _, body := g.post(rpc("GetExtendedAgentCard", `{}`), "A2A-Version", "1.0")
+		if status != http.StatusUnauthorized {
+			t.Fatalf("the extended card without a token: HTTP %d", status)
+		}
+		wantError(t, gjson.ParseBytes(body), dialect.V10, -31401)
+	})
+}
