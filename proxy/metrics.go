@@ -30,11 +30,11 @@ type Metrics struct {
 // Outcomes of a call, the values of the outcome label.
 const (
 	outcomeOK              = "ok"
-	outcomeCallerError     = "caller_error"     // the request was refused as invalid or not allowed
-	outcomeUnauthenticated = "unauthenticated"  // no valid token
-	outcomeAgentError      = "agent_error"      // the backend answered a JSON-RPC error
-	outcomeBackendFailure  = "backend_failure"  // the backend failed: unreachable, timed out, invalid reply
-	outcomeGatewayError    = "gateway_error"    // the gateway itself could not serve (task index down)
+	outcomeCallerError     = "caller_error"    // the request was refused as invalid or not allowed
+	outcomeUnauthenticated = "unauthenticated" // no valid token
+	outcomeAgentError      = "agent_error"     // the backend answered a JSON-RPC error
+	outcomeBackendFailure  = "backend_failure" // the backend failed: unreachable, timed out, invalid reply
+	outcomeGatewayError    = "gateway_error"   // the gateway itself could not serve (task index down)
 )
 
 // Backend failure kinds, the values of the kind label.

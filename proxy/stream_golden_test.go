@@ -66,10 +66,16 @@ func TestStreamGoldens(t *testing.T) {
 		}{{dialect.V03, dialect.V10, v03, v10}, {dialect.V10, dialect.V03, v10, v03}} {
 			wantData, wantComments := sseEvents(t, dir.want)
 			chunkings := map[string]func(in []byte) ([]byte, func() int){
-				"whole":     func(in []byte) ([]byte, func() int) { return in, func() int { return len(in) } },
-				"one-byte":  func(in []byte) ([]byte, func() int) { return in, func() int { return 1 } },
-				"random":    func(in []byte) ([]byte, func() int) { r := rand.New(rand.NewPCG(1, 2)); return in, func() int { return 1 + r.IntN(40) } },
-				"crlf-rand": func(in []byte) ([]byte, func() int) { r := rand.New(rand.NewPCG(3, 4)); return bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), func() int { return 1 + r.IntN(7) } },
+				"whole":    func(in []byte) ([]byte, func() int) { return in, func() int { return len(in) } },
+				"one-byte": func(in []byte) ([]byte, func() int) { return in, func() int { return 1 } },
+				"random": func(in []byte) ([]byte, func() int) {
+					r := rand.New(rand.NewPCG(1, 2))
+					return in, func() int { return 1 + r.IntN(40) }
+				},
+				"crlf-rand": func(in []byte) ([]byte, func() int) {
+					r := rand.New(rand.NewPCG(3, 4))
+					return bytes.ReplaceAll(in, []byte("\n"), []byte("\r\n")), func() int { return 1 + r.IntN(7) }
+				},
 			}
 			for cname, chunking := range chunkings {
 				name := fmt.Sprintf("%s/%s-to-%s/%s", filepath.Base(base), dir.from, dir.to, cname)
