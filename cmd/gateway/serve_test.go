@@ -214,3 +214,39 @@ func TestReadinessFollowsBackend(t *testing.T) {
 	relay.Restore()
 	eventually(t, "ready again", func() bool { return ready() == http.StatusOK })
 }
+
+func TestValidateCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(good, []byte(gatewayConfig("http://127.0.0.1:9/", "x")), 0o644)
+	os.WriteFile(bad, []byte("listen: \"\"\nagents:\n  - name: a\n    backend: {url: ftp://x, dialect: \"9\"}\n"), 0o644)
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"validate", "-config", good}, &out, &errOut); err != nil {
+		t.Fatalf("a good config: %v", err)
+	}
+	err := run(context.Background(), []string{"validate", "-config", bad}, &out, &errOut)
+	if err == nil {
+		t.Fatal("a bad config must fail")
+	}
+	for _, want := range []string{"listen is required", "public_url", "ftp://x", `dialect "9"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error must report %q among all problems: %v", want, err)
+		}
+	}
+}
+
+// TestAutoDialectFailsLoudlyAtStart: a backend whose card cannot be read
+// stops the gateway at start, not at the first request.
+func TestAutoDialectFailsLoudlyAtStart(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	cfg, err := parseConfig([]byte(strings.Replace(gatewayConfig(dead.URL+"/", "x"), `dialect: "0.2.5"`, "dialect: auto", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = serve(context.Background(), cfg, "", io.Discard, func(string, string) { t.Error("the gateway must not start") })
+	if err == nil || !strings.Contains(err.Error(), "dialect auto") {
+		t.Fatalf("want a dialect auto error, got %v", err)
+	}
+}
