@@ -178,8 +178,9 @@ func (c *conv) enum(in gjson.Result, p dialect.Pair, to dialect.ID) {
 	c.w.quoted(out)
 }
 
-// messages writes an array of messages (a task's history).
-func (c *conv) messages(arr gjson.Result, to dialect.ID) error {
+// array writes arr element by element with write, which translates one
+// element; failures carry the element's index in their path.
+func (c *conv) array(arr gjson.Result, write func(gjson.Result) error) error {
 	if err := wantArray(arr, ""); err != nil {
 		return err
 	}
@@ -188,7 +189,7 @@ func (c *conv) messages(arr gjson.Result, to dialect.ID) error {
 	i := 0
 	each(arr, func(_, v gjson.Result) bool {
 		c.w.elem()
-		if err = c.message(v, to); err != nil {
+		if err = write(v); err != nil {
 			err = atIndex(err, i)
 			return false
 		}
@@ -197,4 +198,9 @@ func (c *conv) messages(arr gjson.Result, to dialect.ID) error {
 	})
 	c.w.close(']')
 	return err
+}
+
+// messages writes an array of messages (a task's history).
+func (c *conv) messages(arr gjson.Result, to dialect.ID) error {
+	return c.array(arr, func(v gjson.Result) error { return c.message(v, to) })
 }

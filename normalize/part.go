@@ -172,31 +172,18 @@ func readFile(p *part) error {
 
 // parts writes an array of parts in dialect to.
 func (c *conv) parts(arr gjson.Result, to dialect.ID) error {
-	if err := wantArray(arr, ""); err != nil {
-		return err
-	}
-	c.w.open('[')
-	var err error
-	i := 0
-	each(arr, func(_, v gjson.Result) bool {
-		c.w.elem()
+	return c.array(arr, func(v gjson.Result) error {
 		var p part
-		if err = readPart(v, &p); err == nil {
-			if to == dialect.V10 {
-				c.partV10(v, &p)
-			} else {
-				c.partV03(v, &p)
-			}
+		if err := readPart(v, &p); err != nil {
+			return err
 		}
-		if err != nil {
-			err = atIndex(err, i)
-			return false
+		if to == dialect.V10 {
+			c.partV10(v, &p)
+		} else {
+			c.partV03(v, &p)
 		}
-		i++
-		return true
+		return nil
 	})
-	c.w.close(']')
-	return err
 }
 
 func (c *conv) partV10(obj gjson.Result, p *part) {

@@ -286,21 +286,5 @@ func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
 }
 
 func (c *conv) artifacts(arr gjson.Result, to dialect.ID) error {
-	if err := wantArray(arr, ""); err != nil {
-		return err
-	}
-	c.w.open('[')
-	var err error
-	i := 0
-	each(arr, func(_, v gjson.Result) bool {
-		c.w.elem()
-		if err = c.artifact(v, to); err != nil {
-			err = atIndex(err, i)
-			return false
-		}
-		i++
-		return true
-	})
-	c.w.close(']')
-	return err
+	return c.array(arr, func(v gjson.Result) error { return c.artifact(v, to) })
 }
