@@ -318,7 +318,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	b := c.backend
 	res, err := b.post(ctx, r, method, c.env.ID, params, false)
 	if err != nil {
-		return nil, b.transportError(err)
+		return nil, b.transportError(ctx, err)
 	}
 	defer res.Body.Close()
 	reply, e := a.readReply(res, b)
@@ -357,7 +357,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 func (a *Agent) readReply(res *http.Response, b *backend) (normalize.Reply, *normalize.Error) {
 	body, err := readSized(io.LimitReader(res.Body, a.cfg.MaxReplyBytes+1), res.ContentLength)
 	if err != nil {
-		return normalize.Reply{}, b.transportError(err)
+		return normalize.Reply{}, b.transportError(res.Request.Context(), err)
 	}
 	if int64(len(body)) > a.cfg.MaxReplyBytes {
 		return normalize.Reply{}, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered more than %d bytes", b.name, a.cfg.MaxReplyBytes)

@@ -173,7 +173,12 @@ func skipHeader(k string, connectionTokens []string) bool {
 
 // transportError describes a failed backend call for the caller: which
 // backend and why, without addresses or other internals.
-func (b *backend) transportError(err error) *normalize.Error {
+func (b *backend) transportError(ctx context.Context, err error) *normalize.Error {
+	// The call's own context says why it ended when the transport's error
+	// does not (it reports a canceled request the same way either way).
+	if cause := context.Cause(ctx); cause != nil {
+		err = fmt.Errorf("%w: %w", cause, err)
+	}
 	kind := backendUnreachable
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
@@ -206,6 +211,10 @@ func describeTransportError(err error, cfg BackendConfig) string {
 		return fmt.Sprintf("did not answer within %s", cfg.ResponseHeaderTimeout)
 	case errors.Is(err, context.DeadlineExceeded):
 		return "did not answer in time"
+	case errors.Is(err, ErrShuttingDown):
+		return "did not answer before the gateway shut down"
+	case errors.Is(err, context.Canceled):
+		return "did not answer before the call was ended (the caller left or the gateway is shutting down)"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "is unreachable: connection refused"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):

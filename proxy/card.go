@@ -311,7 +311,7 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, norma
 		}
 		res, err := b.get(r.Context(), r, target)
 		if err != nil {
-			return nil, b.transportError(err)
+			return nil, b.transportError(r.Context(), err)
 		}
 		defer res.Body.Close()
 		if res.StatusCode == http.StatusNotFound {
@@ -321,7 +321,7 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, norma
 			return nil, normalize.Errorf(dialect.ErrInternal, "backend %q answered HTTP %d for its extended card", b.name, res.StatusCode)
 		}
 		if raw, err = io.ReadAll(io.LimitReader(res.Body, maxCardBytes)); err != nil {
-			return nil, b.transportError(err)
+			return nil, b.transportError(r.Context(), err)
 		}
 	} else {
 		method, _ := dialect.MethodName(b.dialect, dialect.GetExtendedCard)
@@ -331,7 +331,7 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, norma
 		}
 		res, err := b.post(r.Context(), r, method, c.env.ID, params, false)
 		if err != nil {
-			return nil, b.transportError(err)
+			return nil, b.transportError(r.Context(), err)
 		}
 		defer res.Body.Close()
 		reply, e := a.readReply(res, b)

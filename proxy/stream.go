@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
@@ -33,7 +34,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	}
 	res, err := b.post(r.Context(), r, method, c.env.ID, params, true)
 	if err != nil {
-		a.streamFail(s, b.transportError(err))
+		a.streamFail(s, b.transportError(r.Context(), err))
 		return
 	}
 	defer res.Body.Close()
@@ -166,6 +167,9 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 	for {
 		select {
 		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), ErrShuttingDown) {
+				a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "the gateway is shutting down: subscribe to the task again to follow it"))
+			}
 			return
 		case <-grace:
 			// The backend keeps the stream open after input-required: not final.
@@ -274,6 +278,11 @@ func (a *Agent) streamEnd(s *sse, err error, held []byte, ended bool, emit func(
 		a.streamFail(s, backendFault(backendStreamDropped, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))
 	}
 }
+
+// ErrShuttingDown is the cause with which the server cancels the calls still
+// running when its shutdown timeout passes: streams then end with an error
+// event saying so, rather than a silent end.
+var ErrShuttingDown = errors.New("the gateway is shutting down")
 
 // backendFault is an internal error that is the backend's failure.
 func backendFault(kind, format string, args ...any) *normalize.Error {

@@ -166,9 +166,12 @@ func asRPCError(c caller, r gjson.Result) (rpcError, error) {
 // completedTask checks a send or get result is the completed task whose
 // artifact answers text, in the caller's dialect, and returns it.
 func completedTask(c caller, r gjson.Result, text string) (gjson.Result, error) {
-	if e := r.Get("error"); e.Exists() {
-		code := e.Get("code").Int()
-		return gjson.Result{}, rpcError{code: int(code), message: e.Get("message").Str}
+	if r.Get("error").Exists() {
+		e, err := asRPCError(c, r)
+		if err != nil {
+			return gjson.Result{}, err
+		}
+		return gjson.Result{}, e
 	}
 	task := r.Get("result")
 	if c.d == dialect.V03 {
@@ -219,9 +222,18 @@ func (cl *client) openStream(ctx context.Context, tg target, id string, op diale
 		return nil, fmt.Errorf("HTTP %d: %s", res.StatusCode, b)
 	}
 	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<10))
+		// A 1.0 server answers a failure before the stream began with a
+		// plain JSON-RPC error.
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		res.Body.Close()
-		return nil, fmt.Errorf("Content-Type %q, not an event stream: %s", ct, b)
+		if r, err := envelope(b, id); ct == "application/json" && err == nil && tg.c.d == dialect.V10 && r.Get("error").Exists() {
+			e, err := asRPCError(tg.c, r)
+			if err != nil {
+				return nil, err
+			}
+			return nil, e
+		}
+		return nil, fmt.Errorf("Content-Type %q, not an event stream: %.200s", ct, b)
 	}
 	s := &stream{res: res, id: id}
 	s.rd = bufio.NewReaderSize(&countingReader{r: res.Body, n: &s.read}, 64<<10)
@@ -243,9 +255,11 @@ func (s *stream) next() (gjson.Result, error) {
 	for {
 		line, err := s.rd.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			// A long data line: gather it whole.
+			// A long data line: gather it whole. ReadSlice's line is the
+			// reader's buffer, which the next read overwrites.
+			head := append([]byte(nil), line...)
 			rest, err2 := s.rd.ReadBytes('\n')
-			line, err = append(append([]byte(nil), line...), rest...), err2
+			line, err = append(head, rest...), err2
 		}
 		switch {
 		case errors.Is(err, io.EOF) && len(line) == 0 && data == nil:
@@ -335,8 +349,12 @@ func completedStream(c caller, s *stream, text string) (events int, err error) {
 		if err != nil {
 			return events, err
 		}
-		if e := r.Get("error"); e.Exists() {
-			return events, fmt.Errorf("error event: %s", e.Raw)
+		if r.Get("error").Exists() {
+			e, err := asRPCError(c, r)
+			if err != nil {
+				return events, err
+			}
+			return events, e
 		}
 		events++
 		kind, ev := eventKind(c, r)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
@@ -23,8 +24,9 @@ const (
 // unary send and get or a stream, round-robin over the four dialect pairs.
 type load struct {
 	cl     *client
-	prefix string
+	opts   loadOptions
 	stop   chan struct{}
+	halted sync.Once
 	wg     sync.WaitGroup
 	res    *loadResult
 }
@@ -38,6 +40,18 @@ type loadResult struct {
 	latency  map[string][]time.Duration
 	start    time.Time
 	end      time.Time
+	// byError counts the failures by what the caller received.
+	byError map[string]int
+	// firstFailure and lastFailure are when the first and the last failed
+	// call was answered.
+	firstFailure, lastFailure time.Time
+	waiters                   []loadWaiter
+}
+
+// loadWaiter is told when its condition holds.
+type loadWaiter struct {
+	cond func(r *loadResult) bool // called with mu held
+	ch   chan struct{}
 }
 
 // loadFailure is one call that did not get a valid success.
@@ -50,28 +64,80 @@ type loadFailure struct {
 }
 
 func (f loadFailure) String() string {
-	return fmt.Sprintf("%s %s %q at %s: %v", f.kind, f.target, f.text, f.at.Format("15:04:05.000"), f.err)
+	return fmt.Sprintf("%s %s %q at %s: %v", f.kind, f.target, f.text, f.at.Format(timeFormat), f.err)
 }
 
 const keptFailures = 200
 
-// startLoad starts workers calling through cl. Message texts start with
-// prefix, so the backends' record tells the runs apart.
-func startLoad(cl *client, workers int, prefix string) *load {
-	l := &load{cl: cl, prefix: prefix, stop: make(chan struct{}), res: &loadResult{
-		ok: map[string]int{}, latency: map[string][]time.Duration{}, start: time.Now(),
+// timeFormat shows the moments of a run in failure messages.
+const timeFormat = "15:04:05.000"
+
+// loadOptions shape a load run.
+type loadOptions struct {
+	workers int
+	// prefix starts every message text, so the backends' record tells the
+	// runs apart.
+	prefix string
+	// stopOnNoAnswer ends a worker at its first call that got no answer at
+	// all, as when the gateway stops accepting.
+	stopOnNoAnswer bool
+	// warm is how many calls must succeed (unless one fails first) before
+	// startLoad returns.
+	warm int
+}
+
+// startLoad starts workers calling through cl and returns once opts.warm
+// calls succeeded, or one failed.
+func startLoad(t *testing.T, cl *client, opts loadOptions) *load {
+	t.Helper()
+	l := &load{cl: cl, opts: opts, stop: make(chan struct{}), res: &loadResult{
+		ok: map[string]int{}, latency: map[string][]time.Duration{}, byError: map[string]int{}, start: time.Now(),
 	}}
-	for w := range workers {
+	for w := range opts.workers {
 		l.wg.Go(func() { l.work(w) })
 	}
+	t.Cleanup(func() { l.halt() }) // a test that stops early stops its load
+	l.progress(t, opts.warm)
 	return l
+}
+
+// progress waits until n more calls succeeded, or one more failed.
+func (l *load) progress(t *testing.T, n int) {
+	t.Helper()
+	l.res.mu.Lock()
+	ok, failed := l.res.succeededLocked(), l.res.failed
+	l.res.mu.Unlock()
+	l.await(t, fmt.Sprintf("%d more calls", n), func(r *loadResult) bool {
+		return r.succeededLocked() >= ok+n || r.failed > failed
+	})
+}
+
+// await waits, up to a minute, until cond holds for the calls so far.
+func (l *load) await(t *testing.T, what string, cond func(r *loadResult) bool) {
+	t.Helper()
+	r := l.res
+	r.mu.Lock()
+	w := loadWaiter{cond: cond, ch: make(chan struct{})}
+	if cond(r) {
+		close(w.ch)
+	} else {
+		r.waiters = append(r.waiters, w)
+	}
+	r.mu.Unlock()
+	select {
+	case <-w.ch:
+	case <-time.After(time.Minute):
+		t.Fatalf("the load did not get %s in a minute: %s", what, r.summary())
+	}
 }
 
 // halt stops the workers once their calls in flight are answered.
 func (l *load) halt() *loadResult {
-	close(l.stop)
-	l.wg.Wait()
-	l.res.end = time.Now()
+	l.halted.Do(func() {
+		close(l.stop)
+		l.wg.Wait()
+		l.res.end = time.Now()
+	})
 	return l.res
 }
 
@@ -82,30 +148,39 @@ func (l *load) work(w int) {
 			return
 		default:
 		}
-		tg := targets[(w+n)%len(targets)]
-		text := fmt.Sprintf("%s-%d-%d", l.prefix, w, n)
-		id := fmt.Sprintf("%d-%d", w, n)
-		// The calls are not canceled when the run stops: a call in flight
-		// is answered, and its answer counts.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if n%3 == 2 {
-			d, err := l.cl.streamAndCheck(ctx, tg, id, text)
-			l.res.note(callStream, tg, text, d, err)
-		} else {
-			start := time.Now()
-			task, err := l.cl.sendAndCheck(ctx, tg, id, text)
-			l.res.note(callSend, tg, text, time.Since(start), err)
-			if err == nil {
-				start = time.Now()
-				r, err := l.cl.call(ctx, tg, id+"g", dialect.GetTask, `{"id":"`+task.Get("id").Str+`"}`)
-				if err == nil {
-					_, err = completedTask(tg.c, r, text)
-				}
-				l.res.note(callGet, tg, text, time.Since(start), err)
-			}
+		if !l.call(w, n) && l.opts.stopOnNoAnswer {
+			return
 		}
-		cancel()
 	}
+}
+
+// call makes worker w's n-th call and reports whether it got an answer.
+func (l *load) call(w, n int) (answered bool) {
+	tg := targets[(w+n)%len(targets)]
+	text := fmt.Sprintf("%s-%d-%d", l.opts.prefix, w, n)
+	id := fmt.Sprintf("%d-%d", w, n)
+	// The calls are not canceled when the run stops: a call in flight is
+	// answered, and its answer counts.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if n%3 == 2 {
+		d, err := l.cl.streamAndCheck(ctx, tg, id, text)
+		l.res.note(callStream, tg, text, d, err)
+		return !isTransport(err)
+	}
+	start := time.Now()
+	task, err := l.cl.sendAndCheck(ctx, tg, id, text)
+	l.res.note(callSend, tg, text, time.Since(start), err)
+	if err != nil {
+		return !isTransport(err)
+	}
+	start = time.Now()
+	r, err := l.cl.call(ctx, tg, id+"g", dialect.GetTask, `{"id":"`+task.Get("id").Str+`"}`)
+	if err == nil {
+		_, err = completedTask(tg.c, r, text)
+	}
+	l.res.note(callGet, tg, text, time.Since(start), err)
+	return !isTransport(err)
 }
 
 func (r *loadResult) note(kind string, tg target, text string, d time.Duration, err error) {
@@ -114,9 +189,24 @@ func (r *loadResult) note(kind string, tg target, text string, d time.Duration, 
 	if err == nil {
 		r.ok[kind]++
 		r.latency[kind] = append(r.latency[kind], d)
+	} else {
+		r.failed++
+		r.byError[errorClass(err)]++
+		if r.firstFailure.IsZero() {
+			r.firstFailure = time.Now()
+		}
+		r.lastFailure = time.Now()
+	}
+	r.waiters = slices.DeleteFunc(r.waiters, func(w loadWaiter) bool {
+		if w.cond(r) {
+			close(w.ch)
+			return true
+		}
+		return false
+	})
+	if err == nil {
 		return
 	}
-	r.failed++
 	if len(r.failures) < keptFailures {
 		r.failures = append(r.failures, loadFailure{kind: kind, target: tg, text: text, at: time.Now(), err: err})
 	}
@@ -124,6 +214,12 @@ func (r *loadResult) note(kind string, tg target, text string, d time.Duration, 
 
 // succeeded is the number of calls that got a valid success.
 func (r *loadResult) succeeded() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.succeededLocked()
+}
+
+func (r *loadResult) succeededLocked() int {
 	n := 0
 	for _, v := range r.ok {
 		n += v
@@ -132,6 +228,7 @@ func (r *loadResult) succeeded() int {
 }
 
 // percentile returns the p-th percentile latency of kind's successes.
+// The caller holds mu.
 func (r *loadResult) percentile(kind string, p float64) time.Duration {
 	d := slices.Clone(r.latency[kind])
 	if len(d) == 0 {
@@ -142,22 +239,29 @@ func (r *loadResult) percentile(kind string, p float64) time.Duration {
 	return d[min(max(i, 0), len(d)-1)]
 }
 
-// summary describes the run for logs and the fault summary.
+// summary describes the run so far, for logs and the fault summary.
 func (r *loadResult) summary() string {
-	var b strings.Builder
-	secs := r.end.Sub(r.start).Seconds()
-	fmt.Fprintf(&b, "%d calls ok (%d sends, %d gets, %d streams, %.0f/s), %d failed",
-		r.succeeded(), r.ok[callSend], r.ok[callGet], r.ok[callStream], float64(r.succeeded())/secs, r.failed)
-	return b.String()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	end := r.end
+	if end.IsZero() {
+		end = time.Now()
+	}
+	ok := r.succeededLocked()
+	return fmt.Sprintf("%d calls ok (%d sends, %d gets, %d streams, %.0f/s), %d failed",
+		ok, r.ok[callSend], r.ok[callGet], r.ok[callStream], float64(ok)/end.Sub(r.start).Seconds(), r.failed)
 }
 
 // latencies describes the latency percentiles of each kind.
 func (r *loadResult) latencies() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var parts []string
+	round := func(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }
 	for _, k := range []string{callSend, callGet, callStream} {
 		if len(r.latency[k]) > 0 {
 			parts = append(parts, fmt.Sprintf("%s p50 %s p99 %s max %s", k,
-				r.percentile(k, 50).Round(10*time.Microsecond), r.percentile(k, 99).Round(10*time.Microsecond), r.percentile(k, 100).Round(10*time.Microsecond)))
+				round(r.percentile(k, 50)), round(r.percentile(k, 99)), round(r.percentile(k, 100))))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -165,6 +269,8 @@ func (r *loadResult) latencies() string {
 
 // failureList describes the kept failures, for a failing test.
 func (r *loadResult) failureList() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var b strings.Builder
 	for i, f := range r.failures {
 		if i == 20 {
@@ -174,6 +280,23 @@ func (r *loadResult) failureList() string {
 		fmt.Fprintf(&b, "  %s\n", f)
 	}
 	return b.String()
+}
+
+// errorClass is what a failed call received, without what varies from call
+// to call (ids, addresses), so the failures of a run can be counted by it.
+func errorClass(err error) string {
+	var e rpcError
+	switch {
+	case errors.As(err, &e):
+		return e.Error()
+	case isTransport(err):
+		return "no answer"
+	}
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return s
 }
 
 // isTransport reports whether a failure got no HTTP answer at all.

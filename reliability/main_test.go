@@ -8,8 +8,12 @@ import (
 	"testing"
 )
 
-// gatewayBin is the gateway binary under test, built once by TestMain.
-var gatewayBin string
+// gatewayBin is the gateway binary under test, built once by TestMain;
+// gatewayRace tells whether it has the race detector.
+var (
+	gatewayBin  string
+	gatewayRace bool
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "reliability-")
@@ -41,6 +45,7 @@ func buildGateway(out string) error {
 	case "1":
 		race = true
 	}
+	gatewayRace = race
 	args := []string{"build", "-o", out}
 	if race {
 		args = append(args, "-race")

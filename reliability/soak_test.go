@@ -38,7 +38,11 @@ type rssSample struct {
 // gateway's own metrics must agree, and its memory must stay flat once warm.
 func TestSoak(t *testing.T) {
 	duration := soakDuration(t)
-	f := newFault(t, fmt.Sprintf("load and soak (%s, %d callers, both dialects to both backends)", duration, soakWorkers))
+	build := "production build"
+	if gatewayRace {
+		build = "race-enabled build"
+	}
+	f := newFault(t, fmt.Sprintf("load and soak (%s, %d callers, both dialects to both backends, %s)", duration, soakWorkers, build))
 	be := startBackends(t)
 	cfg := be.config()
 	// The index is a bounded cache; a small bound fills during warm-up, so
@@ -51,7 +55,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	l := startLoad(cl, soakWorkers, "soak")
+	l := startLoad(t, cl, loadOptions{workers: soakWorkers, prefix: "soak"})
 	var samples []rssSample
 	tick := time.NewTicker(500 * time.Millisecond)
 	for end := time.After(duration); ; {
@@ -111,7 +115,8 @@ func TestSoak(t *testing.T) {
 
 // checkFlatMemory checks the gateway's resident memory after warm-up (the
 // first third of the run) stays within 20% (at least 16 MiB) of where it
-// was when warm.
+// was when warm. A race-enabled gateway gets 32 MiB: the race detector's
+// own bookkeeping grows with every goroutine the calls start.
 func checkFlatMemory(t *testing.T, f *fault, samples []rssSample, duration time.Duration) {
 	t.Helper()
 	warm := duration / 3
@@ -129,10 +134,12 @@ func checkFlatMemory(t *testing.T, f *fault, samples []rssSample, duration time.
 		peak = max(peak, s.rss)
 	}
 	slack := max(first/5, 16<<20)
-	mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+	if gatewayRace {
+		slack = max(slack, 32<<20)
+	}
 	f.saw("RSS after warm-up: first %s, last %s, max %s", mib(first), mib(last), mib(peak))
 	t.Logf("soak memory: %d samples, warm at %s: first %s, last %s, max %s (start %s)",
-		len(samples), warm, mib(first), mib(last), mib(peak), mib(samples[0].rss))
+		len(samples), warm.Round(100*time.Millisecond), mib(first), mib(last), mib(peak), mib(samples[0].rss))
 	if last > first+slack || peak > first+2*slack {
 		t.Errorf("memory grows after warm-up: first %s, last %s, max %s (allowed: last up to %s)", mib(first), mib(last), mib(peak), mib(first+slack))
 	}

@@ -4,10 +4,14 @@
 # this machine, against the same canned A2A backend. See bench/README.md.
 #
 # Usage:
-#   scripts/bench.sh                 full run (about 6 minutes): every case for
-#                                    10 s at 1, 32 and 256 connections, 1,000
-#                                    streams of 50 events, 5,000 idle streams;
-#                                    writes bench/results/latest.{md,json}
+#   scripts/bench.sh                 full run (about 6 minutes on an idle
+#                                    machine; before each measurement it waits
+#                                    up to 3 minutes for other load to pass, and
+#                                    measures again what others disturbed):
+#                                    every case for 10 s at 1, 32 and 256
+#                                    connections, 1,000 streams of 50 events,
+#                                    5,000 idle streams; writes
+#                                    bench/results/latest.{md,json}
 #   scripts/bench.sh --smoke         every case for about a second, to prove the
 #                                    benchmark works (what CI runs, ~30 s);
 #                                    writes nothing into the repository
@@ -31,7 +35,7 @@ for a in "$@"; do
   case "$a" in
     --smoke) smoke=1; install=0 ;;
     --install) install=2 ;;
-    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) args+=("$a") ;;
   esac
 done
@@ -53,5 +57,5 @@ go build -o "$tmp/gateway" ./cmd/gateway
 if [[ $smoke == 1 ]]; then
   "$tmp/loadbench" run -smoke -gateway "$tmp/gateway" -out "$tmp/results" "${args[@]}"
 else
-  "$tmp/loadbench" run -gateway "$tmp/gateway" -duration 10s -out bench/results "${args[@]}"
+  "$tmp/loadbench" run -gateway "$tmp/gateway" -duration 10s -quiet-wait 3m -retries 2 -out bench/results "${args[@]}"
 fi

@@ -8,7 +8,7 @@
 // where a gateway pointed at /v03/ or /v10/ looks for them.
 //
 // The replies are realistic in size and shape (a task with history, an
-// artifact, a data part and a status message, about 2 KB) and cost the
+// artifact, a data part and a status message, about 1.7 KB) and cost the
 // backend little: they are templates filled with the request id and a fresh
 // task id, never parsed or re-encoded. The same Backend serves over HTTP
 // (ServeHTTP, for the load benchmark) and in memory (RoundTrip, for

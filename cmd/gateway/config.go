@@ -61,7 +61,8 @@ type ServerConfig struct {
 	// IdleTimeout closes idle keep-alive connections. Defaults to 120s.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
 	// ShutdownTimeout bounds how long in-flight calls may finish after
-	// SIGTERM. Defaults to 30s.
+	// SIGTERM. Calls still running then are ended: a unary call is answered
+	// with an error, a stream's body ends. Defaults to 30s.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 }
 

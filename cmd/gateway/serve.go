@@ -26,6 +26,10 @@ import (
 	"github.com/a2agate/gateway/store"
 )
 
+// endCallsGrace is how long the calls canceled at the shutdown timeout get
+// to end their answers before their connections are closed.
+const endCallsGrace = time.Second
+
 // configPollInterval is how often the config file is checked for changes.
 var configPollInterval = 2 * time.Second
 
@@ -240,12 +244,17 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		go rt.watch(wctx, path)
 	}
 
+	// Calls still running when the shutdown timeout passes are canceled
+	// rather than cut: each then ends its answer (an error, or a stream body
+	// that ends cleanly) before its connection closes.
+	calls, endCalls := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer endCalls(nil)
 	srv := &http.Server{
 		Handler:           rt,
 		ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		BaseContext:       func(net.Listener) context.Context { return calls },
 	}
 	var admin *http.Server
 	adminAddr := ""
@@ -278,7 +287,14 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		_ = admin.Shutdown(sctx)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		log.Warn("shutdown timeout passed: closing the remaining connections")
+		log.Warn("shutdown timeout passed: ending the remaining calls")
+		endCalls(proxy.ErrShuttingDown)
+		gctx, gcancel := context.WithTimeout(context.WithoutCancel(ctx), endCallsGrace)
+		defer gcancel()
+		if srv.Shutdown(gctx) == nil {
+			return nil
+		}
+		log.Warn("calls did not end in time: closing the remaining connections")
 		return srv.Close()
 	}
 	log.Info("stopped")

@@ -90,6 +90,7 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 		if err != nil {
 			return nil, "", err
 		}
+		s.indexMaxTasks = b.opt.indexMaxTasks
 		path, err := writeGatewayConfig(b.tmp, gatewayConfig(addr, backendAddr, s, b.opt.redis, b.redisPrefix))
 		if err != nil {
 			return nil, "", err
@@ -113,7 +114,9 @@ func (b *bench) skipReason(c sutCase) string {
 		return ""
 	}
 	addr := "127.0.0.1:9"
-	path, err := writeGatewayConfig(b.tmp, gatewayConfig(addr, addr, *c.gateway, b.opt.redis, b.redisPrefix))
+	s := *c.gateway
+	s.indexMaxTasks = b.opt.indexMaxTasks
+	path, err := writeGatewayConfig(b.tmp, gatewayConfig(addr, addr, s, b.opt.redis, b.redisPrefix))
 	if err != nil {
 		return "skipped: " + err.Error()
 	}
@@ -179,10 +182,17 @@ func (b *bench) startBackend(cpus string) (*process, string, error) {
 }
 
 // startSUT starts the backend and the system under test of c. For the
-// direct case they are the same process, on the system-under-test CPUs.
-func (b *bench) startSUT(c sutCase) (sut, backend *process, url string, err error) {
+// direct case they are the same process, on the system-under-test CPUs
+// unless backendBeside puts it where the backend runs in the other cases:
+// stream latencies compare the backend read directly with the backend read
+// through the gateway, and the backend must be placed alike in both.
+func (b *bench) startSUT(c sutCase, backendBeside bool) (sut, backend *process, url string, err error) {
 	if c.start == nil {
-		backend, addr, err := b.startBackend(b.sutCPUs)
+		cpus := b.sutCPUs
+		if backendBeside {
+			cpus = b.otherCPUs
+		}
+		backend, addr, err := b.startBackend(cpus)
 		if err != nil {
 			return nil, nil, "", err
 		}

@@ -35,6 +35,7 @@ func TestGatewayConfigIsValid(t *testing.T) {
 		{backend: canned.V03},
 		{backend: canned.V10, auth: true, store: "memory"},
 		{backend: canned.V10, auth: true, store: "redis"},
+		{backend: canned.V03, indexMaxTasks: 1000},
 	} {
 		raw := gatewayConfig("127.0.0.1:8080", "127.0.0.1:9090", s, "127.0.0.1:6379", "loadbench:1:")
 		var f gatewayFile
@@ -54,7 +55,14 @@ func TestGatewayConfigIsValid(t *testing.T) {
 		if a.Backend.URL != "http://127.0.0.1:9090"+backendPath(s.backend) || string(a.Backend.Dialect) != string(s.backend) {
 			t.Fatalf("%+v: backend %+v", s, a.Backend)
 		}
-		if (a.Auth != nil) != s.auth || f.Store.Type != s.store {
+		wantStore := s.store
+		if s.indexMaxTasks > 0 {
+			wantStore = "memory"
+			if f.Store.Memory.MaxTasks != s.indexMaxTasks {
+				t.Fatalf("%+v: max_tasks %d", s, f.Store.Memory.MaxTasks)
+			}
+		}
+		if (a.Auth != nil) != s.auth || f.Store.Type != wantStore {
 			t.Fatalf("%+v: auth %v store %q", s, a.Auth != nil, f.Store.Type)
 		}
 		if s.store == "redis" {

@@ -19,6 +19,9 @@ type gatewaySetup struct {
 	// store is the task index: "" leaves the config's default, "memory"
 	// or "redis" names it.
 	store string
+	// indexMaxTasks, when set, bounds the in-memory task index (a
+	// diagnostic: how much of the cost grows with the index).
+	indexMaxTasks int
 }
 
 // The caller's token: issuer, audience and the secret's variable.
@@ -52,10 +55,12 @@ func gatewayConfig(listen, backend string, s gatewaySetup, redisAddr, redisPrefi
 		fmt.Fprintf(&b, "    auth:\n      issuer: %q\n      audiences: [%q]\n      algorithms: [HS256]\n      hmac_secret_env: %s\n",
 			benchIssuer, benchAudience, benchSecretEnv)
 	}
-	switch s.store {
-	case "memory":
+	switch {
+	case s.indexMaxTasks > 0 && s.store != "redis":
+		fmt.Fprintf(&b, "store:\n  type: memory\n  memory:\n    max_tasks: %d\n", s.indexMaxTasks)
+	case s.store == "memory":
 		b.WriteString("store:\n  type: memory\n")
-	case "redis":
+	case s.store == "redis":
 		// Tasks expire soon after the run; the prefix keeps them apart
 		// from anything else in this Redis.
 		fmt.Fprintf(&b, "store:\n  type: redis\n  redis:\n    address: %q\n    key_prefix: %q\n    ttl: 10m\n", redisAddr, redisPrefix)

@@ -56,6 +56,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	streamInterval := fs.Duration("stream-interval", 100*time.Millisecond, "pause between events in the paced stream runs")
 	idleStreams := fs.Int("idle-streams", 5000, "idle open streams for the memory-per-stream measurement (0: skip)")
 	idleHold := fs.Duration("idle-hold", 500*time.Millisecond, "how long the idle streams stay open before the gateway's memory is read (longer: time to profile it)")
+	quietWait := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the rest of the machine to be idle (shared machines)")
+	retries := fs.Int("retries", 0, "measure a case again, up to this many times, when other processes used more than a quarter of a core meanwhile")
+	indexMaxTasks := fs.Int("index-max-tasks", 0, "diagnostic: bound the gateway's in-memory task index to this many tasks (default: the gateway's default)")
 	pin := fs.String("pin", "auto", "pin the system under test to CPU 0 and the rest to CPU 1: auto (when there are 2+ CPUs and taskset), on, off")
 	out := fs.String("out", "", "write latest.json and latest.md here (default: print only)")
 	redis := fs.String("redis", "127.0.0.1:6379", "Redis for the Redis task index case")
@@ -68,7 +71,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		return errors.New("run: -gateway BIN is required (scripts/bench.sh builds it)")
 	}
 	opt := options{gateway: *gateway, smoke: *smoke, warmup: *warmup, measure: *measure, streams: *streams,
-		streamEvents: *streamEvents, streamInterval: *streamInterval, idleStreams: *idleStreams, idleHold: *idleHold,
+		streamEvents: *streamEvents, streamInterval: *streamInterval, idleStreams: *idleStreams, idleHold: *idleHold, quietWait: *quietWait, retries: *retries, indexMaxTasks: *indexMaxTasks,
 		out: *out, redis: *redis, gatewayLog: *gatewayLog}
 	var err error
 	if opt.conns, err = parseConns(*conns); err != nil {

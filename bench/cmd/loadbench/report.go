@@ -42,6 +42,9 @@ type settings struct {
 	StreamEvents      int     `json:"stream_events"`
 	StreamIntervalMs  float64 `json:"stream_interval_ms"`
 	IdleStreams       int     `json:"idle_streams"`
+	IndexMaxTasks     int     `json:"index_max_tasks,omitempty"`
+	QuietWaitS        float64 `json:"quiet_wait_s,omitempty"`
+	Retries           int     `json:"retries,omitempty"`
 	Pinned            bool    `json:"pinned"`
 	LoadgenGOMAXPROCS int     `json:"loadgen_gomaxprocs"`
 }
@@ -104,6 +107,8 @@ type streamRow struct {
 	RSSPeakMiB      float64 `json:"rss_peak_mib,omitempty"`
 	SUTCPU          float64 `json:"sut_cpu_pct,omitempty"`
 	LoadgenCPU      float64 `json:"loadgen_cpu_pct,omitempty"`
+	BackendCPU      float64 `json:"backend_cpu_pct,omitempty"`
+	OtherCPU        float64 `json:"other_cpu_pct,omitempty"`
 }
 
 // idleRow is the gateway's memory with many open, idle streams.
@@ -321,7 +326,7 @@ func (r *report) markdown(w io.Writer) {
 	if r.Settings.Pinned {
 		pin = "the system under test pinned to CPU 0, the load generator and the backend to CPU 1"
 	}
-	p("Each measurement: fresh processes, %.1f s warm-up, %.1f s measured; sends (`message/send` / `SendMessage`, ~1 KB request, ~2 KB task reply); %s. ", r.Settings.WarmupS, r.Settings.MeasureS, pin)
+	p("Each measurement: fresh processes, %.1f s warm-up, %.1f s measured; sends (`message/send` / `SendMessage`, ~0.8 KB request, ~1.7 KB task reply); %s. ", r.Settings.WarmupS, r.Settings.MeasureS, pin)
 	p("Ratio: requests/s over the best plain proxy (%s, best at %d conns) at the same number of connections. CPU s/10k: CPU seconds the system under test used per 10,000 requests; CPU ratio: the best plain proxy's CPU s/10k over this row's, the throughput ratio if each were held back by its own CPU alone. CPU %%: share of one core during the window (sut = system under test, gen = load generator, other = everything else on the machine). Bound: *sut* when the system under test used its whole core, *client* when the load generator and the backend used theirs, so that the row's req/s is a floor for the system under test.\n\n", orDash(r.BestPlain), r.RefConns)
 	p("| case | conns | req/s | ratio | CPU ratio | p50 ms | p99 ms | p99.9 ms | CPU s/10k | RSS idle MiB | RSS peak MiB | CPU %% sut / gen / backend / other | bound | errors |\n")
 	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|\n")
@@ -337,7 +342,7 @@ func (r *report) markdown(w io.Writer) {
 	if len(r.Streams) > 0 {
 		p("\n## Streams\n\n%d concurrent streams of %d events each. *max*: the backend sends the events back to back, all streams at once (throughput). *paced*: one event every %.0f ms per stream, starts spread over one interval (latency under a load the system carries). Latency: arrival at the client minus the time the backend stamped into the event just before writing it; *added* is over the backend read directly in the same mode and run.\n\n",
 			r.Settings.Streams, r.Settings.StreamEvents, r.Settings.StreamIntervalMs)
-		p("| case | mode | events/s | p50 µs | p99 µs | p99.9 µs | added p50 µs | added p99 µs | CPU s/10k events | RSS peak MiB | CPU %% sut / gen | errors |\n")
+		p("| case | mode | events/s | p50 µs | p99 µs | p99.9 µs | added p50 µs | added p99 µs | CPU s/10k events | RSS peak MiB | CPU %% sut / gen / backend / other | errors |\n")
 		p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, s := range r.Streams {
 			if s.Skipped != "" {
@@ -348,8 +353,9 @@ func (r *report) markdown(w io.Writer) {
 			if s.Kind != kindDirect {
 				added50, added99 = fmt.Sprintf("%+.0f", s.AddedP50Us), fmt.Sprintf("%+.0f", s.AddedP99Us)
 			}
-			p("| %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.1f | %.0f / %.0f | %d |\n",
-				s.Case, s.Mode, s.EventsPerSec, s.P50Us, s.P99Us, s.P999Us, added50, added99, s.CPUPer10kEvents, s.RSSPeakMiB, s.SUTCPU, s.LoadgenCPU, s.Errors)
+			p("| %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.1f | %.0f / %.0f / %.0f / %.0f | %d |\n",
+				s.Case, s.Mode, s.EventsPerSec, s.P50Us, s.P99Us, s.P999Us, added50, added99, s.CPUPer10kEvents, s.RSSPeakMiB,
+				s.SUTCPU, s.LoadgenCPU, s.BackendCPU, s.OtherCPU, s.Errors)
 		}
 	}
 	if i := r.Idle; i != nil {
