@@ -3,6 +3,7 @@
 // results against the performance targets; see bench/README.md.
 //
 //	loadbench run -gateway BIN [-smoke] [-out DIR] ...  measure everything
+//	loadbench report -in latest.json [-out DIR]         render a saved run again
 //	loadbench backend -listen ADDR                      the canned A2A agent
 //	loadbench revproxy -listen ADDR -upstream URL       the Go plain proxy
 //

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,8 +36,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return serveRevProxy(args[1:], stderr)
 	case "run":
 		return runCommand(args[1:], stdout, stderr)
+	case "report":
+		return reportCommand(args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q: want run, backend or revproxy", args[0])
+	return fmt.Errorf("unknown command %q: want run, report, backend or revproxy", args[0])
 }
 
 // pinnedEnv marks a loadbench that already moved itself to the load
@@ -54,6 +57,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	streams := fs.Int("streams", 1000, "concurrent streams")
 	streamEvents := fs.Int("stream-events", 50, "events per stream")
 	streamInterval := fs.Duration("stream-interval", 100*time.Millisecond, "pause between events in the paced stream runs")
+	streamModes := fs.String("stream-modes", "max,paced", "which stream runs: max (throughput), paced (latency), or both")
 	idleStreams := fs.Int("idle-streams", 5000, "idle open streams for the memory-per-stream measurement (0: skip)")
 	idleHold := fs.Duration("idle-hold", 500*time.Millisecond, "how long the idle streams stay open before the gateway's memory is read (longer: time to profile it)")
 	quietWait := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the rest of the machine to be idle (shared machines)")
@@ -76,6 +80,13 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	var err error
 	if opt.conns, err = parseConns(*conns); err != nil {
 		return err
+	}
+	opt.streamModes = map[string]bool{}
+	for m := range strings.SplitSeq(*streamModes, ",") {
+		if m = strings.TrimSpace(m); m != "max" && m != "paced" {
+			return fmt.Errorf("-stream-modes: %q is not max or paced", m)
+		}
+		opt.streamModes[m] = true
 	}
 	if *only != "" {
 		if opt.only, err = regexp.Compile(*only); err != nil {
@@ -118,6 +129,32 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(b.failures) > 0 {
 		return fmt.Errorf("%d measurements failed:\n  %s", len(b.failures), strings.Join(b.failures, "\n  "))
+	}
+	return nil
+}
+
+// reportCommand renders a saved run again, with this version's ratios and
+// targets: `loadbench report -in latest.json [-out DIR]`.
+func reportCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("in", "bench/results/latest.json", "a run's JSON")
+	out := fs.String("out", "", "write latest.json and latest.md here (default: print only)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(*in)
+	if err != nil {
+		return err
+	}
+	var r report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %w", *in, err)
+	}
+	r.finish()
+	r.markdown(stdout)
+	if *out != "" {
+		return r.writeFiles(*out)
 	}
 	return nil
 }

@@ -127,7 +127,7 @@ type target struct {
 	Name   string `json:"name"`
 	Want   string `json:"want"`
 	Got    string `json:"got"`
-	Result string `json:"result"` // PASS, MISS or SKIP
+	Result string `json:"result"` // PASS, MISS or SKIP (not measured, or not judgeable)
 }
 
 // finish computes the ratios, the added latencies and the targets.
@@ -199,6 +199,11 @@ func passOrMiss(ok bool) string {
 	return "MISS"
 }
 
+// streamFloorUs is the direct stream p99 above which the added p99 per
+// event is not judged: the load generator's and the backend's own tail
+// (they share a core when pinned) is then ten times the 100 µs target.
+const streamFloorUs = 1000
+
 // evaluate holds the run against the targets of issues 8 and 3.
 func (r *report) evaluate() []target {
 	var out []target
@@ -267,14 +272,27 @@ func (r *report) evaluate() []target {
 	mem("gateway RSS idle", "< 30 MiB", idle, 30)
 	mem("gateway peak RSS at "+itoa(maxConns)+" conns", "< 60 MiB", peak, 60)
 
+	var direct *streamRow
+	for i, s := range r.Streams {
+		if s.Kind == kindDirect && s.Mode == "paced" && s.Skipped == "" {
+			direct = &r.Streams[i]
+		}
+	}
 	for _, s := range r.Streams {
-		if s.Kind != kindGateway || s.Mode != "paced" || s.Skipped != "" {
+		if s.Kind != kindGateway || s.Mode != "paced" || s.Skipped != "" || direct == nil {
 			continue
 		}
-		out = append(out, target{
+		t := target{
 			Name: "added p99 latency per stream event, " + s.Case + " (paced)", Want: "<= 100 µs over the backend read directly",
-			Got: fmt.Sprintf("%+.0f µs", s.AddedP99Us), Result: passOrMiss(s.AddedP99Us <= 100),
-		})
+			Got: fmt.Sprintf("%+.0f µs (p50 %+.0f µs)", s.AddedP99Us, s.AddedP50Us), Result: passOrMiss(s.AddedP99Us <= 100),
+		}
+		if direct.P99Us > streamFloorUs {
+			// A difference of two tails far above the target says nothing
+			// about the target.
+			t.Result = "SKIP"
+			t.Got += fmt.Sprintf("; not judged: the backend read directly has a p99 of %.0f µs on this machine", direct.P99Us)
+		}
+		out = append(out, t)
 	}
 	if r.Idle != nil && r.Idle.Skipped == "" && r.Idle.KiBPerStream > 0 {
 		out = append(out, target{

@@ -127,3 +127,15 @@ func TestBoundBy(t *testing.T) {
 		}
 	}
 }
+
+func TestStreamLatencyIsNotJudgedAboveTheFloor(t *testing.T) {
+	r := sampleReport()
+	r.Streams[0].P99Us = 16000
+	r.Streams[1].P99Us = 15500
+	r.finish()
+	for _, tg := range r.Targets {
+		if strings.HasPrefix(tg.Name, "added p99 latency per stream event") && tg.Result != "SKIP" {
+			t.Errorf("%s: %s (%s), want SKIP", tg.Name, tg.Result, tg.Got)
+		}
+	}
+}

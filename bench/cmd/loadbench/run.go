@@ -27,6 +27,7 @@ type options struct {
 	idleHold       time.Duration
 	quietWait      time.Duration
 	indexMaxTasks  int
+	streamModes    map[string]bool
 	retries        int
 	pin            bool
 	out            string
@@ -217,6 +218,9 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 		name     string
 		interval time.Duration
 	}{{"max", 0}, {"paced", b.opt.streamInterval}} {
+		if !b.opt.streamModes[mode.name] {
+			continue
+		}
 		spec := streamSpec{
 			url: url, streams: b.opt.streams, header: c.header(),
 			request: canned.Request{Dialect: c.caller, Op: canned.Stream,
@@ -351,15 +355,18 @@ func boundBy(u unaryRow, pinned bool) string {
 }
 
 func machineInfo() machine {
-	m := machine{CPUs: runtime.NumCPU(), Go: runtime.Version()}
+	// Not runtime.NumCPU: a pinned run sees only the CPU it is pinned to.
+	m := machine{Go: runtime.Version()}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for line := range strings.SplitSeq(string(b), "\n") {
-			if name, ok := strings.CutPrefix(line, "model name"); ok {
+			if strings.HasPrefix(line, "processor") {
+				m.CPUs++
+			}
+			if name, ok := strings.CutPrefix(line, "model name"); ok && m.CPUModel == "" {
 				m.CPUModel = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
-				break
 			}
 		}
 	}
