@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"sort"
 	"sync"
 	"time"
 )
@@ -151,7 +150,7 @@ func (m *Memory) remove(e *memEntry) {
 	bk := bucketKey{e.task.Agent, e.task.Owner}
 	b := m.buckets[bk]
 	b.remove(e)
-	if len(b.entries) == 0 {
+	if b.len() == 0 {
 		delete(m.buckets, bk)
 	}
 	if e.task.ContextID != "" {
@@ -238,34 +237,44 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 	if b == nil {
 		return page, nil
 	}
-	entries := b.entries
+	end := b.len()
 	if !q.UpdatedAfter.IsZero() {
 		oldest := afterMicros(q.UpdatedAfter)
-		entries = entries[:sort.Search(len(entries), func(i int) bool { return entries[i].updated < oldest })]
+		end = b.index(b.search(func(e *memEntry) bool { return e.updated < oldest }))
 	}
 	matches := func(e *memEntry) bool {
 		return (q.ContextID == "" || e.task.ContextID == q.ContextID) && (q.State == "" || e.task.State == q.State)
 	}
 	if q.ContextID == "" && q.State == "" {
-		page.TotalSize = len(entries)
+		page.TotalSize = end
 	} else {
-		for _, e := range entries {
+		i := 0
+		b.each(memPos{}, func(e *memEntry) bool {
+			if i++; i > end {
+				return false
+			}
 			if matches(e) {
 				page.TotalSize++
 			}
-		}
+			return true
+		})
 	}
-	start := sort.Search(len(entries), func(i int) bool { return cur.after(entries[i].updated, entries[i].task.ID) })
-	for _, e := range entries[start:] {
+	start := b.search(func(e *memEntry) bool { return cur.after(e.updated, e.task.ID) })
+	i := b.index(start)
+	b.each(start, func(e *memEntry) bool {
+		if i++; i > end {
+			return false
+		}
 		if !matches(e) {
-			continue
+			return true
 		}
 		if len(page.Tasks) == q.PageSize {
 			page.NextPageToken = encodePageToken(q, page.Tasks[len(page.Tasks)-1])
-			break
+			return false
 		}
 		page.Tasks = append(page.Tasks, e.task)
-	}
+		return true
+	})
 	return page, nil
 }
 

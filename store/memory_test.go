@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -74,7 +75,7 @@ func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 	defer m.mu.Unlock()
 	indexed, contextRefs, listed := 0, 0, 0
 	for _, b := range m.buckets {
-		indexed += len(b.entries)
+		indexed += b.len()
 	}
 	for _, c := range m.contexts {
 		contextRefs += c.tasks
@@ -122,4 +123,88 @@ func TestNewMemoryPanicsOnInvalidConfig(t *testing.T) {
 		}
 	}()
 	NewMemory(MemoryConfig{MaxTasks: -1})
+}
+
+// TestMemoryLargeBucket drives one owner's bucket through many block splits
+// and removals, then walks List to the end: every task once, newest first.
+func TestMemoryLargeBucket(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	m := NewMemory(MemoryConfig{MaxTasks: 4000, now: clock.Now})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 11))
+	for i := range 12000 {
+		clock.Advance(time.Microsecond * time.Duration(1+r.IntN(3)))
+		// New tasks, and updates of random older ones (moved to the front).
+		id := fmt.Sprintf("t%05d", i)
+		if i > 100 && r.IntN(3) == 0 {
+			id = fmt.Sprintf("t%05d", i-1-r.IntN(100))
+		}
+		mustPut(t, m, Task{ID: id, Owner: "o", Agent: "x", State: working, Updated: clock.Now()})
+	}
+	n, _ := m.Len(ctx)
+	if n != 4000 {
+		t.Fatalf("Len %d, want the bound 4000", n)
+	}
+	seen := map[string]bool{}
+	var prev time.Time
+	q := Query{Agent: "x", Owner: "o", PageSize: 97}
+	for {
+		page, err := m.List(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.TotalSize != 4000 {
+			t.Fatalf("TotalSize %d", page.TotalSize)
+		}
+		for _, task := range page.Tasks {
+			if seen[task.ID] {
+				t.Fatalf("%s listed twice", task.ID)
+			}
+			seen[task.ID] = true
+			if !prev.IsZero() && task.Updated.After(prev) {
+				t.Fatalf("not newest first at %s", task.ID)
+			}
+			prev = task.Updated
+		}
+		if page.NextPageToken == "" {
+			break
+		}
+		q.PageToken = page.NextPageToken
+	}
+	if len(seen) != 4000 {
+		t.Fatalf("walked %d tasks, want 4000", len(seen))
+	}
+	// A filter on the time keeps the count exact across blocks.
+	after := prev.Add(2000 * time.Microsecond)
+	page, err := m.List(ctx, Query{Agent: "x", Owner: "o", PageSize: 100, UpdatedAfter: after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	m.mu.Lock()
+	for _, e := range m.tasks {
+		if !e.task.Updated.Before(after) {
+			want++
+		}
+	}
+	m.mu.Unlock()
+	if page.TotalSize != want {
+		t.Fatalf("UpdatedAfter TotalSize %d, want %d", page.TotalSize, want)
+	}
+}
+
+// BenchmarkMemoryPut measures a Put into a full bucket of the default size.
+func BenchmarkMemoryPut(b *testing.B) {
+	m := NewMemory(MemoryConfig{})
+	defer m.Close()
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		if err := m.Put(ctx, Task{ID: fmt.Sprint("t", i), Owner: "o", Agent: "x", State: working}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
