@@ -6,6 +6,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -138,106 +141,142 @@ func (s *sse) comment(text []byte) error {
 	return s.rc.Flush()
 }
 
-type sseItem struct {
-	ev  normalize.SSEEvent
-	err error
+// relay copies the backend's events to the caller, translated, on the
+// handler's own goroutine: it reads one event, writes and flushes it, and
+// only then reads the next, so nothing queues and backpressure reaches the
+// backend. Two timers act while it waits in a read: the idle timeout closes
+// the backend's body (the read then fails), and the interrupt grace sends a
+// held event; the relay's mutex orders the grace timer's write with its own.
+type relay struct {
+	a         *Agent
+	s         *sse
+	ctx       context.Context
+	idleFired atomic.Bool
+
+	mu        sync.Mutex
+	held      []byte      // an interrupted-state event waiting for its final flag
+	grace     *time.Timer // sends held when the backend says nothing more
+	finished  bool
+	ended     bool   // the last event ends the exchange: a clean close may follow
+	lastTask  string // what the task index last heard
+	lastState string
 }
 
-// relay copies the backend's events to the caller, translated.
 func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
+	rl := &relay{a: a, s: s, ctx: r.Context()}
 	b := s.c.backend
-	ctx := r.Context()
-	items, next, stop := pump(normalize.NewSSEReader(body, a.cfg.MaxEventBytes))
-	defer stop()
-	idle := time.NewTimer(b.cfg.StreamIdleTimeout)
+	rd := normalize.NewSSEReader(body, a.cfg.MaxEventBytes)
+	idle := time.AfterFunc(b.cfg.StreamIdleTimeout, func() {
+		rl.idleFired.Store(true)
+		body.Close()
+	})
 	defer idle.Stop()
-	var held []byte // an interrupted-state event waiting for its final flag
-	var grace <-chan time.Time
-	ended := false                 // the last event ends the exchange: a clean close may follow
-	var lastTask, lastState string // what the task index last heard
-	emit := func(result []byte, final bool) bool {
-		out, err := normalize.Event(b.dialect, s.c.env.Dialect, result, final)
-		if err != nil {
-			a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
-			a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
+	defer func() {
+		rl.mu.Lock()
+		rl.finished = true
+		if rl.grace != nil {
+			rl.grace.Stop()
+		}
+		rl.mu.Unlock()
+	}()
+	for {
+		ev, err := rd.Next()
+		idle.Reset(b.cfg.StreamIdleTimeout)
+		rl.mu.Lock()
+		more := rl.step(ev, err)
+		rl.mu.Unlock()
+		if !more {
+			return
+		}
+	}
+}
+
+// step handles one read from the backend's stream and reports whether to
+// read on. It runs with rl.mu held.
+func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
+	a, s := rl.a, rl.s
+	b := s.c.backend
+	switch {
+	case err != nil && rl.idleFired.Load():
+		a.streamFail(s, backendFault(backendStreamIdle, "backend %q sent nothing for %s: stream closed", b.name, b.cfg.StreamIdleTimeout))
+		return false
+	case err != nil && rl.ctx.Err() != nil:
+		if errors.Is(context.Cause(rl.ctx), ErrShuttingDown) {
+			a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "the gateway is shutting down: subscribe to the task again to follow it"))
+		}
+		return false
+	case err != nil:
+		rl.end(err)
+		return false
+	case ev.Data == nil:
+		// Keep-alives pass on; id- or retry-only blocks carry nothing for
+		// the caller, whose event ids are its own.
+		return ev.Comment == nil || s.comment(ev.Comment) == nil
+	}
+	reply, err := normalize.ParseReply(ev.Data)
+	if err != nil {
+		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
+		return false
+	}
+	if reply.Error != nil {
+		a.streamFail(s, a.backendError(s.c, reply.Error))
+		return false
+	}
+	info, err := normalize.Inspect(reply.Result)
+	if err != nil {
+		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
+		return false
+	}
+	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
+		if e := a.record(rl.ctx, s.c, info); e != nil {
+			a.streamFail(s, e)
 			return false
 		}
-		return s.event(out) == nil
+		// The event's bytes are the reader's, reused by the next read.
+		rl.lastTask, rl.lastState = strings.Clone(info.TaskID), info.State
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			if errors.Is(context.Cause(ctx), ErrShuttingDown) {
-				a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "the gateway is shutting down: subscribe to the task again to follow it"))
-			}
-			return
-		case <-grace:
-			// The backend keeps the stream open after input-required: not final.
-			grace = nil
-			if !emit(held, false) {
-				return
-			}
-			held = nil
-			continue
-		case <-idle.C:
-			a.streamFail(s, backendFault(backendStreamIdle, "backend %q sent nothing for %s: stream closed", b.name, b.cfg.StreamIdleTimeout))
-			return
-		case it := <-items:
-			idle.Reset(b.cfg.StreamIdleTimeout)
-			if it.err != nil {
-				if ctx.Err() != nil {
-					return
-				}
-				a.streamEnd(s, it.err, held, ended, emit)
-				return
-			}
-			if it.ev.Data == nil {
-				// Keep-alives pass on; id- or retry-only blocks carry nothing
-				// for the caller, whose event ids are its own.
-				if it.ev.Comment != nil && s.comment(it.ev.Comment) != nil {
-					return
-				}
-				next <- struct{}{}
-				continue
-			}
-			reply, err := normalize.ParseReply(it.ev.Data)
-			if err != nil {
-				a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
-				return
-			}
-			if reply.Error != nil {
-				a.streamFail(s, a.backendError(s.c, reply.Error))
-				return
-			}
-			info, err := normalize.Inspect(reply.Result)
-			if err != nil {
-				a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
-				return
-			}
-			if info.TaskID != lastTask || (info.State != lastState && info.State != "") {
-				if e := a.record(ctx, s.c, info); e != nil {
-					a.streamFail(s, e)
-					return
-				}
-				lastTask, lastState = info.TaskID, info.State
-			}
-			if held != nil {
-				grace = nil
-				if !emit(held, false) {
-					return
-				}
-				held = nil
-			}
-			ended = endsExchange(info)
-			if a.holdsForFinal(s.c, info) {
-				held = append([]byte(nil), reply.Result...)
-				grace = time.After(a.interruptGrace)
-			} else if !emit(reply.Result, dialect.TerminalState(info.State)) {
-				return
-			}
-			next <- struct{}{}
-		}
+	if !rl.release(false) {
+		return false
 	}
+	rl.ended = endsExchange(info)
+	if a.holdsForFinal(s.c, info) {
+		rl.held = append([]byte(nil), reply.Result...)
+		rl.grace = time.AfterFunc(a.interruptGrace, rl.graceOver)
+		return true
+	}
+	return rl.emit(reply.Result, dialect.TerminalState(info.State))
+}
+
+// graceOver sends the held event when the backend kept the stream open
+// after it: not final.
+func (rl *relay) graceOver() {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if !rl.finished {
+		rl.release(false)
+	}
+}
+
+// release sends the held event, if any, with the given final flag.
+func (rl *relay) release(final bool) bool {
+	if rl.held == nil {
+		return true
+	}
+	rl.grace.Stop()
+	held := rl.held
+	rl.held, rl.grace = nil, nil
+	return rl.emit(held, final)
+}
+
+func (rl *relay) emit(result []byte, final bool) bool {
+	a, s := rl.a, rl.s
+	out, err := normalize.Event(s.c.backend.dialect, s.c.env.Dialect, result, final)
+	if err != nil {
+		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
+		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
+		return false
+	}
+	return s.event(out) == nil
 }
 
 // holdsForFinal reports whether an event must wait before it is sent. A 0.x
@@ -263,13 +302,14 @@ func endsExchange(info normalize.EventInfo) bool {
 	return dialect.TerminalState(info.State) || dialect.InterruptedState(info.State)
 }
 
-// streamEnd handles the end of the backend's stream.
-func (a *Agent) streamEnd(s *sse, err error, held []byte, ended bool, emit func([]byte, bool) bool) {
+// end handles the end of the backend's stream.
+func (rl *relay) end(err error) {
+	a, s := rl.a, rl.s
 	b := s.c.backend
 	switch {
-	case errors.Is(err, io.EOF) && held != nil:
-		emit(held, true)
-	case errors.Is(err, io.EOF) && ended:
+	case errors.Is(err, io.EOF) && rl.held != nil:
+		rl.release(true)
+	case errors.Is(err, io.EOF) && rl.ended:
 	case errors.Is(err, io.EOF):
 		a.streamFail(s, backendFault(backendStreamCut, "backend %q ended the stream before the task reached a final or interrupted state", b.name))
 	case errors.Is(err, normalize.ErrSSEEventTooLarge):
@@ -289,32 +329,4 @@ func backendFault(kind, format string, args ...any) *normalize.Error {
 	e := normalize.Errorf(dialect.ErrInternal, format, args...)
 	e.Err = backendFailure{kind: kind}
 	return e
-}
-
-// pump reads events on its own goroutine so the relay can wait on timers and
-// the caller at once. It hands over one event at a time and reads the next
-// only when told to: the reader's buffers are reused, and nothing queues.
-func pump(rd *normalize.SSEReader) (<-chan sseItem, chan<- struct{}, func()) {
-	items := make(chan sseItem)
-	next := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		for {
-			ev, err := rd.Next()
-			select {
-			case items <- sseItem{ev, err}:
-			case <-done:
-				return
-			}
-			if err != nil {
-				return
-			}
-			select {
-			case <-next:
-			case <-done:
-				return
-			}
-		}
-	}()
-	return items, next, func() { close(done) }
 }
