@@ -88,25 +88,48 @@ func Inspect(result []byte) (EventInfo, error) {
 	if err != nil {
 		return EventInfo{}, err
 	}
+	return inspect(kind, inner), nil
+}
+
+// inspect reads what EventInfo needs from the object a result carries, in
+// one pass over its members and one over its status.
+func inspect(kind Kind, obj gjson.Result) EventInfo {
 	info := EventInfo{Kind: kind}
-	switch kind {
-	case KindTask:
-		info = InspectTask([]byte(inner.Raw))
-	case KindMessage:
-		info.TaskID = firstOf(inner, "taskId", "task_id").Str
-		info.ContextID = firstOf(inner, "contextId", "context_id").Str
-	case KindStatusUpdate, KindArtifactUpdate:
-		info.TaskID = firstOf(inner, "taskId", "task_id").Str
-		info.ContextID = firstOf(inner, "contextId", "context_id").Str
-		if kind == KindStatusUpdate {
-			info.State = StateV10(inner.Get("status.state"))
-			info.Timestamp = timestampOf(inner.Get("status.timestamp"))
-			if f := inner.Get("final"); f.IsBool() {
-				info.Final, info.HasFinal = f.Bool(), true
+	var status gjson.Result
+	each(obj, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			if kind == KindTask {
+				info.TaskID = v.Str
+			}
+		case "taskId", "task_id":
+			if kind != KindTask {
+				info.TaskID = v.Str
+			}
+		case "contextId", "context_id":
+			info.ContextID = v.Str
+		case "status":
+			status = v
+		case "final":
+			if v.IsBool() {
+				info.Final, info.HasFinal = v.Bool(), true
 			}
 		}
+		return true
+	})
+	if kind != KindTask && kind != KindStatusUpdate {
+		return info
 	}
-	return info, nil
+	each(status, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "state":
+			info.State = StateV10(v)
+		case "timestamp":
+			info.Timestamp = timestampOf(v)
+		}
+		return true
+	})
+	return info
 }
 
 func firstOf(obj gjson.Result, keys ...string) gjson.Result {
@@ -306,14 +329,7 @@ func (c *conv) updateTail(obj gjson.Result, m *members) {
 
 // InspectTask reads a bare Task (a get or cancel result) in either dialect.
 func InspectTask(task []byte) EventInfo {
-	t := parse(task)
-	return EventInfo{
-		Kind:      KindTask,
-		TaskID:    t.Get("id").Str,
-		ContextID: firstOf(t, "contextId", "context_id").Str,
-		State:     StateV10(t.Get("status.state")),
-		Timestamp: timestampOf(t.Get("status.timestamp")),
-	}
+	return inspect(KindTask, parse(task))
 }
 
 func timestampOf(v gjson.Result) time.Time {

@@ -26,8 +26,9 @@ go test -race -count=1 ./...
 step "fuzz smoke (each target a few seconds; longer: see README)"
 scripts/fuzz.sh "${FUZZ_TIME:-5s}"
 
-step "benchmark smoke"
-go test -run '^$' -bench . -benchtime 100x ./normalize/ ./proxy/ >/dev/null
+step "benchmark smoke: microbenchmarks, then the load benchmark for about a second a case"
+go test -run '^$' -bench . -benchtime 100x ./normalize/ ./proxy/ ./store/ >/dev/null
+scripts/bench.sh --smoke
 
 step "interop: official A2A SDKs through the gateway binary"
 interop/run.sh
