@@ -111,20 +111,7 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 		w.open('{')
 		w.key("configs")
 	}
-	w.open('[')
-	var err error
-	i := 0
-	each(list, func(_, v gjson.Result) bool {
-		w.elem()
-		if err = c.taskPushConfig(v, to); err != nil {
-			err = atIndex(err, i)
-			return false
-		}
-		i++
-		return true
-	})
-	w.close(']')
-	if err != nil {
+	if err := c.array(list, func(v gjson.Result) error { return c.taskPushConfig(v, to) }); err != nil {
 		return at(err, "configs")
 	}
 	if to == dialect.V10 {
@@ -184,20 +171,7 @@ func (c *conv) taskList(root gjson.Result) error {
 	if err := wantArray(tasks, "tasks"); err != nil {
 		return err
 	}
-	w.open('[')
-	var err error
-	i := 0
-	each(tasks, func(_, v gjson.Result) bool {
-		w.elem()
-		if err = c.task(v, dialect.V10); err != nil {
-			err = atIndex(err, i)
-			return false
-		}
-		i++
-		return true
-	})
-	w.close(']')
-	if err != nil {
+	if err := c.array(tasks, func(v gjson.Result) error { return c.task(v, dialect.V10) }); err != nil {
 		return at(err, "tasks")
 	}
 	// Required members, even at their zero values (1.0 §3.1.4).
