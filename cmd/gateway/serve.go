@@ -174,10 +174,7 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 
 // watch reloads on SIGHUP and when the config file changes (Kubernetes
 // swaps a ConfigMap's files by symlink, which changes what the path reads).
-func (rt *runtime) watch(ctx context.Context, path string) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+func (rt *runtime) watch(ctx context.Context, path string, hup <-chan os.Signal) {
 	last, _ := os.ReadFile(path)
 	tick := time.NewTicker(configPollInterval)
 	defer tick.Stop()
@@ -241,7 +238,12 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	if path != "" {
 		wctx, stopWatch := context.WithCancel(ctx)
 		defer stopWatch()
-		go rt.watch(wctx, path)
+		// Registered before serving, so a SIGHUP never meets the default
+		// action (exit) once the gateway runs.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go rt.watch(wctx, path, hup)
 	}
 
 	// Calls still running when the shutdown timeout passes are canceled

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -249,4 +250,27 @@ func TestAutoDialectFailsLoudlyAtStart(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "dialect auto") {
 		t.Fatalf("want a dialect auto error, got %v", err)
 	}
+}
+
+// TestReloadOnSIGHUP: SIGHUP reloads the config file even when the file
+// watcher has not looked yet.
+func TestReloadOnSIGHUP(t *testing.T) {
+	old := configPollInterval
+	configPollInterval = time.Hour // only the signal can reload
+	t.Cleanup(func() { configPollInterval = old })
+	agent := legacyagent.New(legacyagent.Options{})
+	defer agent.Close()
+	backend := httptest.NewServer(agent)
+	defer backend.Close()
+	g := startGateway(t, gatewayConfig(backend.URL+"/", "BeforeHUP"))
+	if err := os.WriteFile(g.path, []byte(gatewayConfig(backend.URL+"/", "AfterHUP")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the reload on SIGHUP", func() bool {
+		_, b := httpGet(t, g.url+"/.well-known/agent.json")
+		return gjson.Get(b, "name").Str == "AfterHUP"
+	})
 }
