@@ -15,8 +15,10 @@ import (
 const DefaultSSEMaxEventBytes = 1 << 20
 
 // sseReadBufferSize is the bufio buffer size. Lines longer than this are
-// assembled in a side buffer, so it bounds nothing but the read size.
-const sseReadBufferSize = 4096
+// assembled in a side buffer, so it bounds nothing but the read size. Every
+// open stream holds one: 2 KiB fits the usual A2A event (a few hundred
+// bytes) and keeps 5,000 idle streams under 64 KiB each.
+const sseReadBufferSize = 2048
 
 // sseFieldPrefixSlack is the length of "retry: ", the longest known field
 // prefix. An ignored line may be this much longer than the event limit, so a
