@@ -86,16 +86,3 @@ func at(err error, step string) error {
 }
 
 func atIndex(err error, i int) error { return at(err, fmt.Sprintf("[%d]", i)) }
-
-// asKind turns a translation failure into an *Error of kind, keeping errors
-// that already carry a kind.
-func asKind(err error, kind dialect.ErrorKind) error {
-	if err == nil {
-		return nil
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return &Error{Kind: kind, Message: err.Error(), Err: err}
-}
