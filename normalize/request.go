@@ -41,7 +41,7 @@ func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestI
 		return nil, info, Errorf(dialect.ErrUnsupportedOperation, "ListTasks is not supported by this agent's backend, which speaks A2A 0.x")
 	}
 	if op == dialect.GetExtendedCard {
-		return extendedCardParams(from, to, params)
+		return extendedCardParams(to, params)
 	}
 	root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
 	if len(params) > 0 {
@@ -78,7 +78,7 @@ func (c *conv) params(op dialect.Op, root gjson.Result, to dialect.ID, info *Req
 	return fail("unsupported operation %s", op)
 }
 
-func extendedCardParams(from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
+func extendedCardParams(to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	root := parse(params)
 	if len(params) > 0 && !root.IsObject() && root.Type != gjson.Null {

@@ -47,9 +47,6 @@ type Verifier interface {
 // Options are an agent's dependencies.
 type Options struct {
 	Logger *slog.Logger
-	// BackendVersion, when set, is the agent's backend dialect for a config
-	// that says "auto", instead of reading it from the backend's card.
-	BackendVersion dialect.Version
 	// Transport replaces the connection pool to the backends; benchmarks use
 	// it to measure the handler alone. Nil means pools built from the config.
 	Transport http.RoundTripper
@@ -71,12 +68,9 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("agent", cfg.Name)
-	resolve := func(bc BackendConfig, given dialect.Version) (dialect.Version, error) {
+	resolve := func(bc BackendConfig) (dialect.Version, error) {
 		if bc.Dialect != dialect.VersionAuto {
 			return bc.Dialect, nil
-		}
-		if given != "" {
-			return given, nil
 		}
 		v, why, err := ResolveDialect(ctx, bc)
 		if err != nil {
@@ -87,8 +81,8 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 	}
 	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics,
 		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace}
-	add := func(name string, bc BackendConfig, given dialect.Version) (*backend, error) {
-		v, err := resolve(bc, given)
+	add := func(name string, bc BackendConfig) (*backend, error) {
+		v, err := resolve(bc)
 		if err != nil {
 			return nil, fmt.Errorf("agent %q backend %q: %w", cfg.Name, name, err)
 		}
@@ -101,11 +95,11 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 	}
 	var err error
 	// Backend names appear in errors and in the task index.
-	if a.backend, err = add(cfg.Name, cfg.Backend, opts.BackendVersion); err != nil {
+	if a.backend, err = add(cfg.Name, cfg.Backend); err != nil {
 		return nil, err
 	}
 	for _, r := range cfg.Skills.Routes {
-		if a.routes[r.Skill], err = add(cfg.Name+"/"+r.Skill, r.Backend, ""); err != nil {
+		if a.routes[r.Skill], err = add(cfg.Name+"/"+r.Skill, r.Backend); err != nil {
 			return nil, err
 		}
 	}

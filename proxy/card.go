@@ -175,13 +175,7 @@ func (c *cards) set(raw []byte, p normalize.CardPublish) error {
 }
 
 func extendedCardCapable(canon []byte) bool {
-	var v struct {
-		Capabilities struct {
-			ExtendedAgentCard bool `json:"extendedAgentCard"`
-		} `json:"capabilities"`
-	}
-	_ = json.Unmarshal(canon, &v) // canon is valid JSON we produced
-	return v.Capabilities.ExtendedAgentCard
+	return gjson.GetBytes(canon, "capabilities.extendedAgentCard").Bool()
 }
 
 // CardStatus reports whether a card is being served and the last refresh error.

@@ -68,12 +68,9 @@ func (a *Agent) subscribeSnapshot(r *http.Request, c *call) ([]byte, *normalize.
 	if e != nil {
 		return nil, e
 	}
-	info, err := normalize.Inspect(append(append([]byte(`{"task":`), task...), '}'))
-	if err != nil {
-		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
-	}
-	if dialect.TerminalState(info.State) {
-		return nil, normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is already in a final state (%s): there is nothing to subscribe to", c.info.TaskID, info.State)
+	// unary has checked the task's shape.
+	if state := normalize.InspectTask(task).State; dialect.TerminalState(state) {
+		return nil, normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is already in a final state (%s): there is nothing to subscribe to", c.info.TaskID, state)
 	}
 	return append(append([]byte(`{"task":`), task...), '}'), nil
 }
