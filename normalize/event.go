@@ -30,39 +30,43 @@ func payload(result gjson.Result) (Kind, gjson.Result, error) {
 	if !result.IsObject() {
 		return KindNone, result, fail("must be an object, got %s", typeName(result))
 	}
-	if k := result.Get("kind"); k.Exists() {
-		for i, p := range dialect.EventKinds {
-			if k.Str == p.V03 {
-				return Kind(i + 1), result, nil
-			}
-		}
-		return KindNone, result, at(fail("unknown kind %s (want task, message, status-update or artifact-update)", k.Raw), "kind")
-	}
+	// One pass over the members: a 0.x "kind" may come last, after the
+	// whole object, and a lookup per question would walk it each time.
+	var kindMember, inner gjson.Result
 	var kind Kind
-	var inner gjson.Result
-	n := 0
-	var err error
+	var stranger string
+	strangers, n := 0, 0
 	each(result, func(k, v gjson.Result) bool {
 		n++
 		switch k.Str {
+		case "kind":
+			kindMember = v
 		case "task":
-			kind = KindTask
+			kind, inner = KindTask, v
 		case "message":
-			kind = KindMessage
+			kind, inner = KindMessage, v
 		case "statusUpdate", "status_update":
-			kind = KindStatusUpdate
+			kind, inner = KindStatusUpdate, v
 		case "artifactUpdate", "artifact_update":
-			kind = KindArtifactUpdate
+			kind, inner = KindArtifactUpdate, v
 		default:
-			err = fail("has member %q: want exactly one of task, message, statusUpdate or artifactUpdate", k.Str)
-			return false
+			if strangers++; strangers == 1 {
+				stranger = k.Str
+			}
 		}
-		inner = v
 		return true
 	})
+	if kindMember.Exists() {
+		for i, p := range dialect.EventKinds {
+			if kindMember.Str == p.V03 {
+				return Kind(i + 1), result, nil
+			}
+		}
+		return KindNone, result, at(fail("unknown kind %s (want task, message, status-update or artifact-update)", kindMember.Raw), "kind")
+	}
 	switch {
-	case err != nil:
-		return KindNone, result, err
+	case strangers > 0:
+		return KindNone, result, fail("has member %q: want exactly one of task, message, statusUpdate or artifactUpdate", stranger)
 	case n != 1:
 		return KindNone, result, fail("must hold exactly one of task, message, statusUpdate or artifactUpdate (or a 0.x kind)")
 	}
@@ -134,7 +138,7 @@ func inspect(kind Kind, obj gjson.Result) EventInfo {
 
 func firstOf(obj gjson.Result, keys ...string) gjson.Result {
 	for _, k := range keys {
-		if v := obj.Get(k); v.Exists() {
+		if v := member(obj, k); v.Exists() {
 			return v
 		}
 	}

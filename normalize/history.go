@@ -17,22 +17,25 @@ func TrimHistory(op dialect.Op, d dialect.ID, result []byte, n int) ([]byte, err
 	if op == dialect.SendMessage && d == dialect.V10 {
 		path = "task.history"
 	}
-	h := gjson.GetBytes(result, path)
-	if !h.IsArray() {
+	h := parse(result)
+	if path != "history" {
+		h = member(h, "task")
+	}
+	if h = member(h, "history"); !h.IsArray() {
 		return result, nil
 	}
 	if n == 0 {
 		return sjson.DeleteBytes(result, path)
 	}
 	count := 0
-	h.ForEach(func(_, _ gjson.Result) bool { count++; return true })
+	each(h, func(_, _ gjson.Result) bool { count++; return true })
 	if count <= n {
 		return result, nil
 	}
 	kept := make([]byte, 0, len(h.Raw))
 	kept = append(kept, '[')
 	i := 0
-	h.ForEach(func(_, v gjson.Result) bool {
+	each(h, func(_, v gjson.Result) bool {
 		if i >= count-n {
 			if len(kept) > 1 {
 				kept = append(kept, ',')

@@ -154,11 +154,11 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		return at(at(fail("must be \"user\" in a message a client sends, got %s", mm.vals[mRole].Raw), "role"), "message")
 	}
 	info.TaskID, info.ContextID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str
-	info.SkillID = mm.vals[mMetadata].Get("skillId").Str
+	info.SkillID = member(mm.vals[mMetadata], "skillId").Str
 	if err := wantObject(v[spMetadata], "metadata"); err != nil {
 		return err
 	}
-	if s := v[spMetadata].Get("skillId"); s.Exists() && info.SkillID == "" {
+	if s := member(v[spMetadata], "skillId"); s.Exists() && info.SkillID == "" {
 		info.SkillID = s.Str
 	}
 	w.open('{')

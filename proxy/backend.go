@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,8 +24,14 @@ type backend struct {
 	version dialect.Version
 	dialect dialect.ID
 	cfg     BackendConfig
-	client  *http.Client
-	static  http.Header
+	// target is url parsed once; calls go straight to transport, where an
+	// http.Client would copy headers per call and follow redirects, which a
+	// proxy answers instead.
+	target    *url.URL
+	transport http.RoundTripper
+	// client is for card fetches, which may follow redirects.
+	client *http.Client
+	static http.Header
 }
 
 func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http.RoundTripper) (*backend, error) {
@@ -39,14 +46,20 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		}
 		static.Set(h.Name, v)
 	}
+	target, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("backend %q: %w", name, err)
+	}
 	return &backend{
-		name:    name,
-		url:     cfg.URL,
-		version: version,
-		dialect: version.ID(),
-		cfg:     cfg,
-		client:  &http.Client{Transport: rt},
-		static:  static,
+		name:      name,
+		url:       cfg.URL,
+		version:   version,
+		dialect:   version.ID(),
+		cfg:       cfg,
+		target:    target,
+		transport: rt,
+		client:    &http.Client{Transport: rt},
+		static:    static,
 	}, nil
 }
 
@@ -93,21 +106,40 @@ func (b *backend) post(ctx context.Context, in *http.Request, method string, id,
 		body = append(body, params...)
 	}
 	body = append(body, '}')
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
+	req := (&http.Request{
+		Method:        http.MethodPost,
+		URL:           b.target,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        make(http.Header, 12),
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
+		ContentLength: int64(len(body)),
+		Host:          b.target.Host,
+	}).WithContext(ctx)
 	b.setHeaders(req, in)
-	req.Header.Set("Content-Type", "application/json")
+	h := req.Header
+	h["Content-Type"] = headerJSON
 	if stream {
-		req.Header.Set("Accept", "text/event-stream")
+		h["Accept"] = headerEventStream
 		// Compressed event streams are buffered by the compressor.
-		req.Header.Set("Accept-Encoding", "identity")
+		h["Accept-Encoding"] = headerIdentity
 	} else {
-		req.Header.Set("Accept", "application/json")
+		h["Accept"] = headerJSON
 	}
-	return b.client.Do(req)
+	return b.transport.RoundTrip(req)
 }
+
+// Header values the gateway sets on every call, shared: nothing on the way
+// to the socket changes a header value in place.
+var (
+	headerJSON        = []string{"application/json"}
+	headerEventStream = []string{"text/event-stream"}
+	headerIdentity    = []string{"identity"}
+	headerVersion10   = []string{"1.0"}
+	keyVersion        = http.CanonicalHeaderKey(dialect.HeaderVersion)
+)
 
 // get fetches a plain HTTP resource of the backend (cards).
 func (b *backend) get(ctx context.Context, in *http.Request, target string) (*http.Response, error) {
@@ -129,7 +161,7 @@ func (b *backend) setHeaders(req, in *http.Request) {
 			if skipHeader(k, drop) || (k == "Authorization" && !b.cfg.ForwardAuthorization) {
 				continue
 			}
-			req.Header[k] = append([]string(nil), vv...)
+			req.Header[k] = vv // shared with the caller's request, which outlives this one
 		}
 		ext := in.Header.Values(dialect.HeaderExtensionsV10)
 		ext = append(ext, in.Header.Values(dialect.HeaderExtensionsV03)...)
@@ -155,7 +187,7 @@ func (b *backend) setHeaders(req, in *http.Request) {
 	if b.dialect == dialect.V10 {
 		// Exactly this string: the Python 1.0 SDK rejects PascalCase methods
 		// without it, and Java compares it literally.
-		req.Header.Set(dialect.HeaderVersion, "1.0")
+		req.Header[keyVersion] = headerVersion10
 	}
 }
 
@@ -209,7 +241,7 @@ func (f backendFailure) Unwrap() error { return f.err }
 
 func describeTransportError(err error, cfg BackendConfig) string {
 	var ne net.Error
-	var ue *url.Error
+	var dns *net.DNSError
 	switch {
 	case strings.Contains(err.Error(), "awaiting response headers"):
 		return fmt.Sprintf("did not answer within %s", cfg.ResponseHeaderTimeout)
@@ -225,7 +257,7 @@ func describeTransportError(err error, cfg BackendConfig) string {
 		return "closed the connection"
 	case errors.As(err, &ne) && ne.Timeout():
 		return fmt.Sprintf("could not be reached within %s", cfg.ConnectTimeout)
-	case errors.As(err, &ue) && strings.Contains(ue.Err.Error(), "no such host"):
+	case errors.As(err, &dns) && dns.IsNotFound:
 		return "is unreachable: unknown host"
 	case strings.Contains(err.Error(), "EOF"):
 		return "closed the connection before answering"

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"reflect"
@@ -48,6 +49,7 @@ type runtime struct {
 	metrics  *proxy.Metrics
 	reloads  *prometheus.CounterVec
 	registry *prometheus.Registry
+	pprof    bool
 
 	mu  sync.RWMutex
 	cur *generation
@@ -215,7 +217,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	defer tasks.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &runtime{log: log, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks)}
+	rt := &runtime{log: log, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks), pprof: cfg.Admin.Pprof}
 	rt.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "a2a_gateway", Name: "config_reloads_total",
 		Help: "Config reloads, by result (success, failure).",
@@ -356,6 +358,13 @@ func (rt *runtime) adminHandler() http.Handler {
 		}
 		_, _ = io.WriteString(w, "ready\n")
 	})
+	if rt.pprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 

@@ -90,7 +90,7 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 		if err != nil {
 			return nil, "", err
 		}
-		s.indexMaxTasks = b.opt.indexMaxTasks
+		s.indexMaxTasks, s.admin = b.opt.indexMaxTasks, b.opt.gatewayAdmin
 		path, err := writeGatewayConfig(b.tmp, gatewayConfig(addr, backendAddr, s, b.opt.redis, b.redisPrefix))
 		if err != nil {
 			return nil, "", err

@@ -22,6 +22,9 @@ type gatewaySetup struct {
 	// indexMaxTasks, when set, bounds the in-memory task index (a
 	// diagnostic: how much of the cost grows with the index).
 	indexMaxTasks int
+	// admin, when set, is the admin listener's address, with pprof on:
+	// for profiling the gateway during a measurement.
+	admin string
 }
 
 // The caller's token: issuer, audience and the secret's variable.
@@ -54,6 +57,9 @@ func gatewayConfig(listen, backend string, s gatewaySetup, redisAddr, redisPrefi
 	if s.auth {
 		fmt.Fprintf(&b, "    auth:\n      issuer: %q\n      audiences: [%q]\n      algorithms: [HS256]\n      hmac_secret_env: %s\n",
 			benchIssuer, benchAudience, benchSecretEnv)
+	}
+	if s.admin != "" {
+		fmt.Fprintf(&b, "admin:\n  listen: %q\n  pprof: true\n", s.admin)
 	}
 	switch {
 	case s.indexMaxTasks > 0 && s.store != "redis":

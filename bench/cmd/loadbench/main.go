@@ -67,6 +67,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write latest.json and latest.md here (default: print only)")
 	redis := fs.String("redis", "127.0.0.1:6379", "Redis for the Redis task index case")
 	only := fs.String("only", "", "run only the cases whose name matches this regexp")
+	gatewayAdmin := fs.String("gateway-admin", "", "diagnostic: serve the gateway's admin listener, with /debug/pprof/, at this address (profile it during a measurement)")
 	gatewayLog := fs.String("gateway-log", "", "write the gateway's log here (default: discarded; its formatting cost is measured either way)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -76,7 +77,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	opt := options{gateway: *gateway, smoke: *smoke, warmup: *warmup, measure: *measure, streams: *streams,
 		streamEvents: *streamEvents, streamInterval: *streamInterval, idleStreams: *idleStreams, idleHold: *idleHold, quietWait: *quietWait, retries: *retries, indexMaxTasks: *indexMaxTasks,
-		out: *out, redis: *redis, gatewayLog: *gatewayLog}
+		out: *out, redis: *redis, gatewayLog: *gatewayLog, gatewayAdmin: *gatewayAdmin}
 	var err error
 	if opt.conns, err = parseConns(*conns); err != nil {
 		return err

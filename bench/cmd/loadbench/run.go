@@ -34,6 +34,7 @@ type options struct {
 	redis          string
 	only           *regexp.Regexp
 	gatewayLog     string
+	gatewayAdmin   string
 }
 
 // bench is one run.
