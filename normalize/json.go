@@ -30,6 +30,8 @@ func parse(b []byte) gjson.Result { return gjson.Parse(str(b)) }
 type writer struct {
 	buf     []byte
 	changed bool
+	// spans is the container index of the document being translated.
+	spans []int
 }
 
 var writerPool = sync.Pool{New: func() any { return &writer{buf: make([]byte, 0, 4096)} }}
@@ -143,11 +145,12 @@ func each(v gjson.Result, fn func(key, value gjson.Result) bool) {
 		} else {
 			key.Num++
 		}
-		value, end := valueAt(json, i)
+		value, end := valueAt(json, i, v)
 		if !value.Exists() {
 			return
 		}
 		value.Index = i + v.Index
+		value.Indexes = v.Indexes
 		i = end
 		if !fn(key, value) {
 			return
@@ -170,12 +173,22 @@ func member(obj gjson.Result, key string) gjson.Result {
 	return found
 }
 
-// valueAt reads the value starting at json[i] and returns it with the
-// index just past it.
-func valueAt(json string, i int) (gjson.Result, int) {
+// valueAt reads the value starting at json[i], inside the container
+// parent whose Raw json is, and returns it with the index just past it.
+func valueAt(json string, i int, parent gjson.Result) (gjson.Result, int) {
 	switch json[i] {
 	case '{', '[':
-		end := skipContainer(json, i)
+		end := -1
+		if parent.Indexes != nil {
+			// Offsets in spans are the document's; Index is where parent
+			// starts in it.
+			if e := spanEnd(parent.Indexes, parent.Index+i); e > parent.Index+i && e-parent.Index <= len(json) {
+				end = e - parent.Index
+			}
+		}
+		if end < 0 {
+			end = skipContainer(json, i)
+		}
 		return gjson.Result{Type: gjson.JSON, Raw: json[i:end]}, end
 	case '"':
 		end, esc := skipString(json, i)

@@ -43,12 +43,12 @@ func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestI
 	if op == dialect.GetExtendedCard {
 		return extendedCardParams(to, params)
 	}
-	root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
-	if len(params) > 0 {
-		root = parse(params)
-	}
 	w := getWriter()
 	defer w.release()
+	root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
+	if len(params) > 0 {
+		root = parseWithSpans(params, &w.spans)
+	}
 	c := conv{w: w, from: from}
 	if err := c.params(op, root, to, &info); err != nil {
 		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}

@@ -19,7 +19,7 @@ func Result(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, error) {
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
-	if err := c.result(op, parse(result), to); err != nil {
+	if err := c.result(op, parseWithSpans(result, &w.spans), to); err != nil {
 		return nil, badReply(err)
 	}
 	if !w.changed {
@@ -61,7 +61,7 @@ func Event(from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
-	if err := c.event(parse(result), to, final); err != nil {
+	if err := c.event(parseWithSpans(result, &w.spans), to, final); err != nil {
 		return nil, badReply(err)
 	}
 	if !w.changed {

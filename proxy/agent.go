@@ -139,13 +139,19 @@ type call struct {
 	outcome   string // one of the outcome constants; "" is ok
 	events    int
 	bytes     int
+	// lent are the pooled buffers the call reads and writes in; a unary
+	// call needs three, held inline.
+	lent       []*[]byte
+	lentInline [3]*[]byte
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
 func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	c := &call{start: time.Now(), backend: a.backend}
+	c.lent = c.lentInline[:0]
+	defer c.giveBack()
 	defer a.logCall(c, r)
-	body, err := a.readBody(w, r)
+	body, err := a.readBody(w, r, c)
 	if err != nil {
 		c.env.Dialect = guessDialect(body, r)
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
@@ -178,7 +184,7 @@ func truncateHeader(v string) string {
 
 // readBody reads the request body up to the agent's limit. A declared
 // length over the limit is refused before any of the body is read.
-func (a *Agent) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byte, error) {
 	limit := a.cfg.MaxBodyBytes
 	tooLarge := func() *normalize.Error {
 		return normalize.Errorf(dialect.ErrInvalidRequest, "the request body is larger than this agent's limit of %d bytes", limit)
@@ -186,7 +192,9 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	if r.ContentLength > limit {
 		return nil, tooLarge()
 	}
-	body, err := readSized(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
+	buf := c.buffer(int(min(max(r.ContentLength, 0), maxPresize)) + 1)
+	body, err := readSized(*buf, http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
+	*buf = body
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
@@ -301,9 +309,10 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		a.fail(w, c, e)
 		return
 	}
-	out := normalize.AppendResult(make([]byte, 0, len(result)+len(env.ID)+40), env.ID, result)
-	c.bytes += len(out)
-	writeJSON(w, http.StatusOK, out)
+	buf := c.buffer(len(result) + len(env.ID) + 40)
+	*buf = normalize.AppendResult(*buf, env.ID, result)
+	c.bytes += len(*buf)
+	writeJSON(w, http.StatusOK, *buf)
 }
 
 // unary makes one non-streaming backend call and returns its result in the
@@ -315,7 +324,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		return nil, b.transportError(ctx, err)
 	}
 	defer res.Body.Close()
-	reply, e := a.readReply(res, b)
+	reply, e := a.readReply(res, b, c)
 	if e != nil {
 		return nil, e
 	}
@@ -348,8 +357,10 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 
 // readReply reads a backend's unary JSON-RPC reply, whatever its status:
 // an A2A server may answer an error with 4xx/5xx and a JSON-RPC body.
-func (a *Agent) readReply(res *http.Response, b *backend) (normalize.Reply, *normalize.Error) {
-	body, err := readSized(io.LimitReader(res.Body, a.cfg.MaxReplyBytes+1), res.ContentLength)
+func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Reply, *normalize.Error) {
+	buf := c.buffer(int(min(max(res.ContentLength, 0), maxPresize)) + 1)
+	body, err := readSized(*buf, io.LimitReader(res.Body, a.cfg.MaxReplyBytes+1), res.ContentLength)
+	*buf = body
 	if err != nil {
 		return normalize.Reply{}, b.transportError(res.Request.Context(), err)
 	}

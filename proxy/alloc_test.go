@@ -58,7 +58,7 @@ func TestAllocsPerRequest(t *testing.T) {
 func TestReadSized(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789"), 300)
 	for _, declared := range []int64{-1, 0, 100, int64(len(body)), int64(len(body)) + 500} {
-		got, err := readSized(bytes.NewReader(body), declared)
+		got, err := readSized(nil, bytes.NewReader(body), declared)
 		if err != nil || !bytes.Equal(got, body) {
 			t.Fatalf("declared %d: %d bytes, %v", declared, len(got), err)
 		}
@@ -69,20 +69,28 @@ func TestReadSized(t *testing.T) {
 	rd := bytes.NewReader(body)
 	n := testing.AllocsPerRun(50, func() {
 		rd.Reset(body)
-		_, _ = readSized(rd, int64(len(body)))
+		_, _ = readSized(nil, rd, int64(len(body)))
 	})
 	if n != 1 {
 		t.Errorf("a body of its declared length took %.0f allocations, want 1", n)
 	}
+	room := make([]byte, 0, len(body)+1)
+	n = testing.AllocsPerRun(50, func() {
+		rd.Reset(body)
+		_, _ = readSized(room, rd, int64(len(body)))
+	})
+	if n != 0 {
+		t.Errorf("a body read into a buffer with room took %.0f allocations, want 0", n)
+	}
 }
 
 func TestReadSizedDoesNotTrustALargeDeclaredLength(t *testing.T) {
-	got, err := readSized(bytes.NewReader(nil), 1<<30)
+	got, err := readSized(nil, bytes.NewReader(nil), 1<<30)
 	if err != nil || len(got) != 0 || cap(got) > maxPresize+1 {
 		t.Fatalf("len %d cap %d: %v", len(got), cap(got), err)
 	}
 	boom := errors.New("boom")
-	if _, err := readSized(io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)), 3); !errors.Is(err, boom) {
+	if _, err := readSized(nil, io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)), 3); !errors.Is(err, boom) {
 		t.Fatalf("read error lost: %v", err)
 	}
 }

@@ -328,7 +328,7 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, norma
 			return nil, b.transportError(r.Context(), err)
 		}
 		defer res.Body.Close()
-		reply, e := a.readReply(res, b)
+		reply, e := a.readReply(res, b, c)
 		if e != nil {
 			return nil, e
 		}

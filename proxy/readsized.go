@@ -5,22 +5,23 @@ import (
 	"io"
 )
 
-// maxPresize caps the buffer sized from a declared length: a caller may
+// maxPresize caps the room made from a declared length: a caller may
 // declare a large body and send nothing, and must not make the gateway
 // allocate for it up front.
 const maxPresize = 64 << 10
 
-// readSized reads r to its end. With the length the sender declared it
-// reads into one buffer of that size, where io.ReadAll would start at 512
-// bytes and copy the body several times as it grows; a body longer than
-// declared still reads in full.
-func readSized(r io.Reader, declared int64) ([]byte, error) {
-	if declared <= 0 {
-		return io.ReadAll(r)
-	}
+// readSized appends r, read to its end, to buf. With the length the sender
+// declared it makes room for that once, where io.ReadAll would start at
+// 512 bytes and copy the body several times as it grows; a body longer
+// than declared still reads in full.
+func readSized(buf []byte, r io.Reader, declared int64) ([]byte, error) {
 	// One byte more than declared, so that the read which sees the end
 	// does not grow the buffer.
-	buf := make([]byte, 0, min(declared, maxPresize)+1)
+	if want := len(buf) + int(min(max(declared, 0), maxPresize)) + 1; cap(buf) < want {
+		grown := make([]byte, len(buf), want)
+		copy(grown, buf)
+		buf = grown
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

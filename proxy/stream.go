@@ -44,7 +44,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
 		// Servers answer failures before the stream (validation, unknown
 		// task) with a plain JSON-RPC response.
-		reply, e := a.readReply(res, b)
+		reply, e := a.readReply(res, b, c)
 		switch {
 		case e != nil:
 			a.streamFail(s, e)

@@ -1,0 +1,73 @@
+package normalize
+
+import (
+	"sort"
+
+	"github.com/tidwall/gjson"
+)
+
+// Translation walks a document level by level, and each level must find
+// where every nested object or array ends before it can go on: a text at
+// depth d was scanned d times, which made the skipping of containers the
+// largest single cost of a translation. spans records, in one pass, where
+// every container of a document opens and ends, and each carries it from a
+// value to the values inside it (in gjson.Result's Indexes, which gjson
+// sets only for '#' queries the translators never make), so a container's
+// end becomes a lookup. gjson's own ForEach reads Indexes as element
+// offsets: walk values that came from each with each, never ForEach. A value that did not come from each, such as a
+// gjson.Get result, has no spans and is skipped by scanning, as before.
+
+// parseWithSpans is parse for a document the translators will walk: its
+// root value carries the document's container spans, recorded in *spans
+// (reused: pass the same slice back for the next document).
+func parseWithSpans(b []byte, spans *[]int) gjson.Result {
+	root := parse(b)
+	*spans = containerSpans(str(b), (*spans)[:0])
+	if len(*spans) > 2 { // a flat document gains nothing
+		root.Indexes = *spans
+	}
+	return root
+}
+
+// containerSpans appends, for each object or array of the validated
+// document json in order of its opening bracket, the bracket's offset and
+// the offset just past its closing one.
+func containerSpans(json string, spans []int) []int {
+	var open [MaxDepth]int // where in spans each enclosing container is
+	depth := 0
+	for i := 0; i < len(json); i++ {
+		switch json[i] {
+		case '"':
+			end, _ := skipString(json, i)
+			i = end - 1
+		case '{', '[':
+			if depth == MaxDepth {
+				return spans[:0] // not validated; walk by scanning
+			}
+			open[depth] = len(spans)
+			depth++
+			spans = append(spans, i, 0)
+		case '}', ']':
+			if depth == 0 {
+				return spans[:0]
+			}
+			depth--
+			spans[open[depth]+1] = i + 1
+		}
+	}
+	if depth != 0 {
+		return spans[:0]
+	}
+	return spans
+}
+
+// spanEnd returns the end of the container that opens at offset in the
+// document spans describe, or -1 when spans has none there.
+func spanEnd(spans []int, offset int) int {
+	n := len(spans) / 2
+	k := sort.Search(n, func(k int) bool { return spans[2*k] >= offset })
+	if k == n || spans[2*k] != offset {
+		return -1
+	}
+	return spans[2*k+1]
+}
