@@ -84,6 +84,10 @@ type EventInfo struct {
 	Timestamp time.Time
 	// Final is the 0.x final flag when the event carried one.
 	Final, HasFinal bool
+	// History is the number of messages in a task's history member;
+	// HasHistory is false when there is none.
+	History    int
+	HasHistory bool
 }
 
 // Inspect reads an event or send result without translating it.
@@ -117,6 +121,11 @@ func inspect(kind Kind, obj gjson.Result) EventInfo {
 		case "final":
 			if v.IsBool() {
 				info.Final, info.HasFinal = v.Bool(), true
+			}
+		case "history":
+			if kind == KindTask && v.IsArray() {
+				info.HasHistory = true
+				each(v, func(_, _ gjson.Result) bool { info.History++; return true })
 			}
 		}
 		return true

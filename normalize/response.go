@@ -11,21 +11,38 @@ import (
 // Failures are *Error of kind InvalidAgentResponse: a reply that does not
 // read as A2A is the backend's fault, not the caller's.
 func Result(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, error) {
+	out, _, err := ResultInfo(op, from, to, result)
+	return out, err
+}
+
+// ResultInfo is Result that also reads, from the same walk of the input,
+// what the gateway records of a send, get or cancel result (see Inspect);
+// the info is zero for other operations.
+func ResultInfo(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
 	if op == dialect.GetExtendedCard {
 		// Cards are rewritten for publishing, with the gateway's URLs, by
 		// the card translator; see CardToCanonical.
-		return result, nil
+		return result, EventInfo{}, nil
 	}
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
-	if err := c.result(op, parseWithSpans(result, &w.spans), to); err != nil {
-		return nil, badReply(err)
+	root := parseWithSpans(result, &w.spans)
+	if err := c.result(op, root, to); err != nil {
+		return nil, EventInfo{}, badReply(err)
+	}
+	var info EventInfo
+	switch op {
+	case dialect.SendMessage:
+		kind, inner, _ := payload(root) // the translation has read it
+		info = inspect(kind, inner)
+	case dialect.GetTask, dialect.CancelTask:
+		info = inspect(KindTask, root)
 	}
 	if !w.changed {
-		return result, nil
+		return result, info, nil
 	}
-	return w.bytes(), nil
+	return w.bytes(), info, nil
 }
 
 // result writes the result of op in dialect to, always in full: whether

@@ -376,6 +376,50 @@ func TestInspect(t *testing.T) {
 	}
 }
 
+// TestResultInfo holds the info read during a result's translation to what
+// Inspect reads on its own, and counts the history the gateway trims.
+func TestResultInfo(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		op       dialect.Op
+		from, to dialect.ID
+		in       string
+		want     EventInfo
+	}{
+		{dialect.SendMessage, dialect.V10, dialect.V03, `{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"},"history":[` +
+			`{"messageId":"a","role":"ROLE_USER","parts":[{"text":"x"}]},{"messageId":"b","role":"ROLE_AGENT","parts":[{"text":"y"}]}]}}`,
+			EventInfo{Kind: KindTask, TaskID: "t1", ContextID: "c1", State: "TASK_STATE_WORKING", History: 2, HasHistory: true}},
+		{dialect.SendMessage, dialect.V03, dialect.V10, `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"completed"},"history":[]}`,
+			EventInfo{Kind: KindTask, TaskID: "t1", ContextID: "c1", State: "TASK_STATE_COMPLETED", HasHistory: true}},
+		{dialect.SendMessage, dialect.V03, dialect.V03, `{"kind":"message","messageId":"m","role":"agent","contextId":"c1","parts":[{"kind":"text","text":"hi"}]}`,
+			EventInfo{Kind: KindMessage, ContextID: "c1"}},
+		{dialect.GetTask, dialect.V10, dialect.V10, `{"id":"t1","status":{"state":"TASK_STATE_FAILED"}}`,
+			EventInfo{Kind: KindTask, TaskID: "t1", State: "TASK_STATE_FAILED"}},
+		{dialect.CancelTask, dialect.V03, dialect.V10, `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"canceled"},"history":[{"kind":"message","messageId":"a","role":"user","parts":[{"kind":"text","text":"x"}]}]}`,
+			EventInfo{Kind: KindTask, TaskID: "t1", ContextID: "c1", State: "TASK_STATE_CANCELED", History: 1, HasHistory: true}},
+		{dialect.GetPushConfig, dialect.V10, dialect.V10, `{"taskId":"t1","id":"p","url":"https://x.example/hook"}`, EventInfo{}},
+	}
+	for _, tt := range tests {
+		out, got, err := ResultInfo(tt.op, tt.from, tt.to, []byte(tt.in))
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.op, tt.in, err)
+		}
+		if got != tt.want {
+			t.Errorf("%s %s:\nwant %+v\n got %+v", tt.op, tt.in, tt.want, got)
+		}
+		if want, _ := Result(tt.op, tt.from, tt.to, []byte(tt.in)); string(out) != string(want) {
+			t.Errorf("%s: ResultInfo wrote %s, Result %s", tt.op, out, want)
+		}
+		if tt.op == dialect.SendMessage {
+			alone, _ := Inspect([]byte(tt.in))
+			alone.History, alone.HasHistory = got.History, got.HasHistory
+			if alone != got {
+				t.Errorf("%s: Inspect reads %+v, ResultInfo %+v", tt.in, alone, got)
+			}
+		}
+	}
+}
+
 func TestKindString(t *testing.T) {
 	t.Parallel()
 	want := map[Kind]string{KindNone: "none", KindTask: "task", KindMessage: "message", KindStatusUpdate: "status_update", KindArtifactUpdate: "artifact_update"}

@@ -331,24 +331,23 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	if reply.Error != nil {
 		return nil, a.backendError(c, reply.Error)
 	}
-	result, err := normalize.Result(op, b.dialect, c.env.Dialect, reply.Result)
+	result, info, err := normalize.ResultInfo(op, b.dialect, c.env.Dialect, reply.Result)
 	if err != nil {
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
 	switch op {
-	case dialect.SendMessage:
-		info, _ := normalize.Inspect(reply.Result) // Result has checked its shape
+	case dialect.SendMessage, dialect.GetTask, dialect.CancelTask:
 		if e := a.record(ctx, c, info); e != nil {
 			return nil, e
 		}
-	case dialect.GetTask, dialect.CancelTask:
-		if e := a.record(ctx, c, normalize.InspectTask(reply.Result)); e != nil {
-			return nil, e
-		}
 	}
-	if c.info.HasHistoryLength && (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op {
-		if result, err = normalize.TrimHistory(op, c.env.Dialect, result, c.info.HistoryLength); err != nil {
+	// A history longer than asked for, or any history member when none
+	// was asked for, is cut to what the caller asked.
+	n := c.info.HistoryLength
+	if c.info.HasHistoryLength && (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op &&
+		info.HasHistory && (info.History > n || n == 0) {
+		if result, err = normalize.TrimHistory(op, c.env.Dialect, result, n); err != nil {
 			return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 		}
 	}
