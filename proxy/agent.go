@@ -115,6 +115,9 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 
 // Close releases what the agent made for itself.
 func (a *Agent) Close() {
+	for _, b := range a.byName {
+		b.closeIdle()
+	}
 	if a.ownsTasks {
 		_ = a.tasks.Close()
 	}

@@ -35,8 +35,18 @@ type backend struct {
 }
 
 func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http.RoundTripper) (*backend, error) {
+	target, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("backend %q: %w", name, err)
+	}
+	client := &http.Client{Transport: rt}
 	if rt == nil {
-		rt = newTransport(cfg)
+		// Cards may redirect anywhere: net/http fetches them.
+		client.Transport = newTransport(cfg)
+		rt = client.Transport
+		if target.Scheme == "http" {
+			rt = newH1Transport(target.Host, hostPort(target), cfg)
+		}
 	}
 	static := http.Header{}
 	for _, h := range cfg.Headers {
@@ -46,10 +56,6 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		}
 		static.Set(h.Name, v)
 	}
-	target, err := url.Parse(cfg.URL)
-	if err != nil {
-		return nil, fmt.Errorf("backend %q: %w", name, err)
-	}
 	return &backend{
 		name:      name,
 		url:       cfg.URL,
@@ -58,7 +64,7 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		cfg:       cfg,
 		target:    target,
 		transport: rt,
-		client:    &http.Client{Transport: rt},
+		client:    client,
 		static:    static,
 	}, nil
 }
@@ -79,6 +85,26 @@ func newTransport(cfg BackendConfig) *http.Transport {
 	// streams cheap (a larger body is written past the buffer, unbuffered).
 	t.WriteBufferSize = 1 << 10
 	return t
+}
+
+// hostPort is u's host with the port the scheme implies when it names none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	if u.Scheme == "https" {
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
+}
+
+// closeIdle closes the backend's idle connections when its agent retires.
+func (b *backend) closeIdle() {
+	for _, rt := range []http.RoundTripper{b.transport, b.client.Transport} {
+		if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+			c.CloseIdleConnections()
+		}
+	}
 }
 
 // hopHeaders are connection-level headers a proxy must not forward (RFC 9110 §7.6.1),
