@@ -14,28 +14,13 @@ type Memory struct {
 	ttl      time.Duration
 	now      func() time.Time
 
-	mu       sync.Mutex
-	closed   bool
-	tasks    map[taskKey]*memEntry
-	buckets  map[bucketKey]*memBucket
-	contexts map[contextKey]*memContext
-	lru      memList // least recently put first, which is also expiry order
+	mu     sync.Mutex
+	closed bool
+	slab   // the tasks, in List order by owner and in expiry order
 
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
-}
-
-type (
-	taskKey    struct{ agent, id string }
-	bucketKey  struct{ agent, owner string }
-	contextKey struct{ agent, contextID string }
-)
-
-// memContext remembers a context's owner while any task in it is alive.
-type memContext struct {
-	owner string
-	tasks int
 }
 
 var _ Store = (*Memory)(nil)
@@ -61,9 +46,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 		maxTasks: cfg.MaxTasks,
 		ttl:      cfg.TTL,
 		now:      now,
-		tasks:    make(map[taskKey]*memEntry),
-		buckets:  make(map[bucketKey]*memBucket),
-		contexts: make(map[contextKey]*memContext),
+		slab:     newSlab(),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -100,89 +83,44 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 		return unavailable("put task", errClosed)
 	}
 	m.purge(now)
-	expires := now.Add(m.ttl)
-	if e := m.tasks[taskKey{t.Agent, t.ID}]; e != nil {
-		if e.task.Owner != t.Owner {
+	expires := now.Add(m.ttl).UnixNano()
+	if i := m.find(t.Agent, t.ID); i != noSlot {
+		if m.buckets[m.slots[i].bucket].owner != t.Owner {
 			return ErrOwnerConflict
 		}
-		m.update(e, t, expires)
+		m.update(i, t, expires)
 		return nil
 	}
-	if len(m.tasks) >= m.maxTasks {
-		m.remove(m.lru.front())
+	if m.count >= m.maxTasks {
+		m.remove(m.lruHead)
 	}
-	m.insert(t, expires)
+	m.add(t, expires)
 	return nil
 }
 
-func (m *Memory) update(e *memEntry, t Task, expires time.Time) {
-	if e.task.ContextID == "" && t.ContextID != "" {
-		e.task.ContextID = t.ContextID
-		m.addContextRef(e.task)
+func (m *Memory) update(i int32, t Task, expires int64) {
+	sl := &m.slots[i]
+	if sl.contextID == "" && t.ContextID != "" {
+		m.setContext(i, t.Agent, t.ContextID, t.Owner)
 	}
-	if updated := t.Updated.UnixMicro(); updated >= e.updated {
-		b := m.buckets[bucketKey{e.task.Agent, e.task.Owner}]
-		b.remove(e)
-		e.task.State, e.task.Updated, e.updated = t.State, t.Updated, updated
-		b.insert(e)
+	if updated := t.Updated.UnixMicro(); updated >= sl.updated {
+		b := m.buckets[sl.bucket]
+		m.bucketRemove(b, i)
+		sl.state, sl.updated = t.State, updated
+		m.bucketInsert(b, i)
 	}
-	e.expires = expires
-	m.lru.remove(e)
-	m.lru.pushBack(e)
-}
-
-func (m *Memory) insert(t Task, expires time.Time) {
-	e := &memEntry{task: t, updated: t.Updated.UnixMicro(), expires: expires}
-	m.tasks[taskKey{t.Agent, t.ID}] = e
-	bk := bucketKey{t.Agent, t.Owner}
-	b := m.buckets[bk]
-	if b == nil {
-		b = &memBucket{}
-		m.buckets[bk] = b
-	}
-	b.insert(e)
-	m.addContextRef(t)
-	m.lru.pushBack(e)
-}
-
-func (m *Memory) remove(e *memEntry) {
-	delete(m.tasks, taskKey{e.task.Agent, e.task.ID})
-	bk := bucketKey{e.task.Agent, e.task.Owner}
-	b := m.buckets[bk]
-	b.remove(e)
-	if b.len() == 0 {
-		delete(m.buckets, bk)
-	}
-	if e.task.ContextID != "" {
-		ck := contextKey{e.task.Agent, e.task.ContextID}
-		c := m.contexts[ck]
-		if c.tasks--; c.tasks == 0 {
-			delete(m.contexts, ck)
-		}
-	}
-	m.lru.remove(e)
-}
-
-// addContextRef counts t in its context, which t's owner claims if it is new.
-func (m *Memory) addContextRef(t Task) {
-	if t.ContextID == "" {
-		return
-	}
-	ck := contextKey{t.Agent, t.ContextID}
-	c := m.contexts[ck]
-	if c == nil {
-		c = &memContext{owner: t.Owner}
-		m.contexts[ck] = c
-	}
-	c.tasks++
+	sl.expires = expires
+	m.lruRemove(i)
+	m.lruPushBack(i)
 }
 
 // purge drops the expired tasks. Every operation calls it first, so callers
 // never see an expired task, and it costs O(1) per task over its lifetime
 // because the LRU list is also in expiry order.
 func (m *Memory) purge(now time.Time) {
-	for e := m.lru.front(); e != nil && !now.Before(e.expires); e = m.lru.front() {
-		m.remove(e)
+	ns := now.UnixNano()
+	for m.lruHead != noSlot && m.slots[m.lruHead].expires <= ns {
+		m.remove(m.lruHead)
 	}
 }
 
@@ -194,11 +132,11 @@ func (m *Memory) Get(_ context.Context, agent, id string) (Task, error) {
 		return Task{}, unavailable("get task", errClosed)
 	}
 	m.purge(m.now())
-	e := m.tasks[taskKey{agent, id}]
-	if e == nil {
+	i := m.find(agent, id)
+	if i == noSlot {
 		return Task{}, ErrNotFound
 	}
-	return e.task, nil
+	return m.task(i), nil
 }
 
 // ContextOwner implements Store.
@@ -209,11 +147,11 @@ func (m *Memory) ContextOwner(_ context.Context, agent, contextID string) (strin
 		return "", unavailable("get context owner", errClosed)
 	}
 	m.purge(m.now())
-	c := m.contexts[contextKey{agent, contextID}]
-	if c == nil {
+	owner, ok := m.contextOwner(agent, contextID)
+	if !ok {
 		return "", ErrNotFound
 	}
-	return c.owner, nil
+	return owner, nil
 }
 
 // List implements Store. Filtering by context or state scans the owner's
@@ -233,46 +171,48 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 	}
 	m.purge(m.now())
 	page := Page{Tasks: []Task{}}
-	b := m.buckets[bucketKey{q.Agent, q.Owner}]
-	if b == nil {
+	bi, ok := m.bucketIDs[bucketKey{q.Agent, q.Owner}]
+	if !ok {
 		return page, nil
 	}
-	end := b.len()
+	b := m.buckets[bi]
+	end := b.n
 	if !q.UpdatedAfter.IsZero() {
 		oldest := afterMicros(q.UpdatedAfter)
-		end = b.index(b.search(func(e *memEntry) bool { return e.updated < oldest }))
+		end = b.index(m.search(b, func(sl *memSlot) bool { return sl.updated < oldest }))
 	}
-	matches := func(e *memEntry) bool {
-		return (q.ContextID == "" || e.task.ContextID == q.ContextID) && (q.State == "" || e.task.State == q.State)
+	matches := func(i int32) bool {
+		sl := &m.slots[i]
+		return (q.ContextID == "" || sl.contextID == q.ContextID) && (q.State == "" || sl.state == q.State)
 	}
 	if q.ContextID == "" && q.State == "" {
 		page.TotalSize = end
 	} else {
-		i := 0
-		b.each(memPos{}, func(e *memEntry) bool {
-			if i++; i > end {
+		n := 0
+		b.each(memPos{}, func(i int32) bool {
+			if n++; n > end {
 				return false
 			}
-			if matches(e) {
+			if matches(i) {
 				page.TotalSize++
 			}
 			return true
 		})
 	}
-	start := b.search(func(e *memEntry) bool { return cur.after(e.updated, e.task.ID) })
-	i := b.index(start)
-	b.each(start, func(e *memEntry) bool {
-		if i++; i > end {
+	start := m.search(b, func(sl *memSlot) bool { return cur.after(sl.updated, sl.id) })
+	n := b.index(start)
+	b.each(start, func(i int32) bool {
+		if n++; n > end {
 			return false
 		}
-		if !matches(e) {
+		if !matches(i) {
 			return true
 		}
 		if len(page.Tasks) == q.PageSize {
 			page.NextPageToken = encodePageToken(q, page.Tasks[len(page.Tasks)-1])
 			return false
 		}
-		page.Tasks = append(page.Tasks, e.task)
+		page.Tasks = append(page.Tasks, m.task(i))
 		return true
 	})
 	return page, nil
@@ -286,7 +226,7 @@ func (m *Memory) Len(context.Context) (int, error) {
 		return 0, unavailable("count tasks", errClosed)
 	}
 	m.purge(m.now())
-	return len(m.tasks), nil
+	return m.count, nil
 }
 
 // Ping implements Store: a Memory is ready until closed.

@@ -1,40 +1,53 @@
 package store
 
 import (
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 )
 
-// memEntry is one task of a Memory, linked into its LRU list and held in its
-// owner's bucket.
-type memEntry struct {
-	task       Task
-	updated    int64 // task.Updated in microseconds: the sort key
-	expires    time.Time
-	prev, next *memEntry
+// A full in-memory index holds 100,000 tasks by default. Kept as objects
+// linked by pointers (an entry per task, map entries, list links, sorted
+// pointer arrays), it was the largest thing the garbage collector had to
+// walk on every cycle, and keeping its sorted arrays in order cost a write
+// barrier per moved pointer while a cycle ran. So tasks live in one slice
+// of slots that refer to each other by index; the lookup maps are keyed by
+// hashes and hold indexes, and the sorted arrays hold indexes: none of
+// those has a pointer in it. What a slot still points at is its id and
+// context id, and strings shared by every task (backend, state).
+
+// noSlot is the index of no slot, bucket or context.
+const noSlot = -1
+
+// memSlot is one task, or a free slot (bucket == noSlot).
+type memSlot struct {
+	id, contextID  string
+	backend, state string
+	updated        int64 // status time in Unix microseconds: the list order
+	expires        int64 // Unix nanoseconds
+	bucket         int32 // the (agent, owner) bucket
+	ctx            int32 // the context record; noSlot when the task has none
+	hashNext       int32 // the next slot in the same lookup chain
+	prev, next     int32 // the LRU list, least recently put first; next also links free slots
 }
 
-// listOrder orders entries as List returns them: newest first, ties by ID.
-func listOrder(a, b *memEntry) int {
-	if a.updated != b.updated {
-		if a.updated > b.updated {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a.task.ID, b.task.ID)
+// memContext remembers a context's owner while any task in it is alive.
+type memContext struct {
+	agent, contextID, owner string
+	tasks                   int32
+	hashNext                int32 // the next context in the same lookup chain, or the next free one
 }
 
-// memBucket holds one (agent, owner)'s tasks sorted in List order, in
-// blocks of a bounded size: a new task (newest, so first) or an update costs a
-// move within one block and a search, not a move of the whole bucket. Without
-// authentication every caller shares one bucket, so buckets of the index's
-// full size (100,000 tasks by default) are the normal case.
+// memBucket holds one (agent, owner)'s tasks, as slot indexes, sorted in
+// List order, in blocks of a bounded size: a new task (newest, so first)
+// or an update costs a move within one block and a search, not a move of
+// the whole bucket. Without authentication every caller shares one bucket,
+// so buckets of the index's full size are the normal case.
 type memBucket struct {
-	blocks [][]*memEntry // each non-empty and sorted; block i entirely before block i+1
-	n      int
+	agent, owner string
+	blocks       [][]int32 // each non-empty and sorted; block i entirely before block i+1
+	n            int
 }
 
 // memBlockSize is the size at which a block splits in two.
@@ -43,45 +56,276 @@ const memBlockSize = 512
 // memPos is a place in a bucket: a block and an offset in it.
 type memPos struct{ block, off int }
 
-func (b *memBucket) len() int { return b.n }
+// slab is the storage of a Memory's tasks and contexts and the lookups
+// into them. Its methods expect the Memory's lock held.
+type slab struct {
+	seed     maphash.Seed
+	slots    []memSlot
+	freeSlot int32
+	tasks    map[uint64]int32 // hash of (agent, id) to the first slot of its chain
+	count    int
+	lruHead  int32
+	lruTail  int32
 
-// blockFor returns the block e belongs in: the first whose last entry does
-// not sort before e, else the last block.
-func (b *memBucket) blockFor(e *memEntry) int {
-	i := sort.Search(len(b.blocks), func(i int) bool {
-		blk := b.blocks[i]
-		return listOrder(blk[len(blk)-1], e) >= 0
-	})
-	return min(i, len(b.blocks)-1)
+	contexts    []memContext
+	freeContext int32
+	contextIDs  map[uint64]int32 // hash of (agent, context id) to the first context of its chain
+	liveCtx     int
+
+	buckets    []*memBucket
+	freeBucket []int32
+	bucketIDs  map[bucketKey]int32
 }
 
-func (b *memBucket) insert(e *memEntry) {
-	b.n++
-	if len(b.blocks) == 0 {
-		b.blocks = [][]*memEntry{{e}}
+type (
+	taskKey    struct{ agent, id string }
+	bucketKey  struct{ agent, owner string }
+	contextKey struct{ agent, contextID string }
+)
+
+func newSlab() slab {
+	return slab{
+		seed:     maphash.MakeSeed(),
+		freeSlot: noSlot, freeContext: noSlot, lruHead: noSlot, lruTail: noSlot,
+		tasks: map[uint64]int32{}, contextIDs: map[uint64]int32{}, bucketIDs: map[bucketKey]int32{},
+	}
+}
+
+// find returns the slot of agent's task id, or noSlot.
+func (s *slab) find(agent, id string) int32 {
+	i, ok := s.tasks[maphash.Comparable(s.seed, taskKey{agent, id})]
+	if !ok {
+		return noSlot
+	}
+	for ; i != noSlot; i = s.slots[i].hashNext {
+		if sl := &s.slots[i]; sl.id == id && s.buckets[sl.bucket].agent == agent {
+			return i
+		}
+	}
+	return noSlot
+}
+
+// task returns the Task slot i holds.
+func (s *slab) task(i int32) Task {
+	sl := &s.slots[i]
+	b := s.buckets[sl.bucket]
+	return Task{ID: sl.id, ContextID: sl.contextID, Owner: b.owner, Agent: b.agent, Backend: sl.backend, State: sl.state, Updated: fromMicros(sl.updated)}
+}
+
+// add stores a new task and returns its slot.
+func (s *slab) add(t Task, expires int64) int32 {
+	i := s.freeSlot
+	if i != noSlot {
+		s.freeSlot = s.slots[i].next
+	} else {
+		s.slots = append(s.slots, memSlot{})
+		i = int32(len(s.slots) - 1)
+	}
+	s.slots[i] = memSlot{id: t.ID, backend: t.Backend, state: t.State, updated: t.Updated.UnixMicro(),
+		expires: expires, bucket: s.bucketFor(t.Agent, t.Owner), ctx: noSlot, prev: noSlot, next: noSlot}
+	h := maphash.Comparable(s.seed, taskKey{t.Agent, t.ID})
+	if head, ok := s.tasks[h]; ok {
+		s.slots[i].hashNext = head
+	} else {
+		s.slots[i].hashNext = noSlot
+	}
+	s.tasks[h] = i
+	s.bucketInsert(s.buckets[s.slots[i].bucket], i)
+	s.setContext(i, t.Agent, t.ContextID, t.Owner)
+	s.lruPushBack(i)
+	s.count++
+	return i
+}
+
+// setContext records contextID as the context of slot i, whose task had
+// none; a new context belongs to owner.
+func (s *slab) setContext(i int32, agent, contextID, owner string) {
+	if contextID == "" {
 		return
 	}
-	bi := b.blockFor(e)
+	s.slots[i].contextID = contextID
+	h := maphash.Comparable(s.seed, contextKey{agent, contextID})
+	head, ok := s.contextIDs[h]
+	if !ok {
+		head = noSlot
+	}
+	for c := head; c != noSlot; c = s.contexts[c].hashNext {
+		if s.contexts[c].contextID == contextID && s.contexts[c].agent == agent {
+			s.contexts[c].tasks++
+			s.slots[i].ctx = c
+			return
+		}
+	}
+	c := s.freeContext
+	if c != noSlot {
+		s.freeContext = s.contexts[c].hashNext
+	} else {
+		s.contexts = append(s.contexts, memContext{})
+		c = int32(len(s.contexts) - 1)
+	}
+	s.contexts[c] = memContext{agent: agent, contextID: contextID, owner: owner, tasks: 1, hashNext: head}
+	s.contextIDs[h] = c
+	s.slots[i].ctx = c
+	s.liveCtx++
+}
+
+// contextOwner returns the owner of agent's context, or false.
+func (s *slab) contextOwner(agent, contextID string) (string, bool) {
+	c, ok := s.contextIDs[maphash.Comparable(s.seed, contextKey{agent, contextID})]
+	if !ok {
+		return "", false
+	}
+	for ; c != noSlot; c = s.contexts[c].hashNext {
+		if s.contexts[c].contextID == contextID && s.contexts[c].agent == agent {
+			return s.contexts[c].owner, true
+		}
+	}
+	return "", false
+}
+
+// remove drops the task in slot i and frees what only it used.
+func (s *slab) remove(i int32) {
+	sl := &s.slots[i]
+	b := s.buckets[sl.bucket]
+	s.unchain(s.tasks, maphash.Comparable(s.seed, taskKey{b.agent, sl.id}), i,
+		func(j int32) *int32 { return &s.slots[j].hashNext })
+	s.bucketRemove(b, i)
+	if b.n == 0 {
+		delete(s.bucketIDs, bucketKey{b.agent, b.owner})
+		s.buckets[sl.bucket] = nil
+		s.freeBucket = append(s.freeBucket, sl.bucket)
+	}
+	if c := sl.ctx; c != noSlot {
+		if s.contexts[c].tasks--; s.contexts[c].tasks == 0 {
+			ctx := &s.contexts[c]
+			s.unchain(s.contextIDs, maphash.Comparable(s.seed, contextKey{ctx.agent, ctx.contextID}), c,
+				func(j int32) *int32 { return &s.contexts[j].hashNext })
+			*ctx = memContext{hashNext: s.freeContext}
+			s.freeContext = c
+			s.liveCtx--
+		}
+	}
+	s.lruRemove(i)
+	*sl = memSlot{bucket: noSlot, ctx: noSlot, hashNext: noSlot, prev: noSlot, next: s.freeSlot}
+	s.freeSlot = i
+	s.count--
+}
+
+// unchain takes i out of the lookup chain that starts at heads[h]; next
+// returns the chain link of an element.
+func (s *slab) unchain(heads map[uint64]int32, h uint64, i int32, next func(int32) *int32) {
+	head := heads[h]
+	if head == i {
+		if n := *next(i); n == noSlot {
+			delete(heads, h)
+		} else {
+			heads[h] = n
+		}
+		return
+	}
+	for j := head; j != noSlot; j = *next(j) {
+		if *next(j) == i {
+			*next(j) = *next(i)
+			return
+		}
+	}
+	panic("store: task missing from its lookup chain")
+}
+
+// bucketFor returns the bucket of (agent, owner), made if new.
+func (s *slab) bucketFor(agent, owner string) int32 {
+	k := bucketKey{agent, owner}
+	if i, ok := s.bucketIDs[k]; ok {
+		return i
+	}
+	b := &memBucket{agent: agent, owner: owner}
+	var i int32
+	if n := len(s.freeBucket); n > 0 {
+		i = s.freeBucket[n-1]
+		s.freeBucket = s.freeBucket[:n-1]
+		s.buckets[i] = b
+	} else {
+		s.buckets = append(s.buckets, b)
+		i = int32(len(s.buckets) - 1)
+	}
+	s.bucketIDs[k] = i
+	return i
+}
+
+func (s *slab) lruPushBack(i int32) {
+	s.slots[i].prev, s.slots[i].next = s.lruTail, noSlot
+	if s.lruTail != noSlot {
+		s.slots[s.lruTail].next = i
+	} else {
+		s.lruHead = i
+	}
+	s.lruTail = i
+}
+
+func (s *slab) lruRemove(i int32) {
+	sl := &s.slots[i]
+	if sl.prev != noSlot {
+		s.slots[sl.prev].next = sl.next
+	} else {
+		s.lruHead = sl.next
+	}
+	if sl.next != noSlot {
+		s.slots[sl.next].prev = sl.prev
+	} else {
+		s.lruTail = sl.prev
+	}
+	sl.prev, sl.next = noSlot, noSlot
+}
+
+// listOrder orders slots as List returns them: newest first, ties by ID.
+func (s *slab) listOrder(a, b int32) int {
+	sa, sb := &s.slots[a], &s.slots[b]
+	if sa.updated != sb.updated {
+		if sa.updated > sb.updated {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(sa.id, sb.id)
+}
+
+// blockFor returns the block slot i belongs in: the first whose last entry
+// does not sort before it, else the last block.
+func (s *slab) blockFor(b *memBucket, i int32) int {
+	bi := sort.Search(len(b.blocks), func(k int) bool {
+		blk := b.blocks[k]
+		return s.listOrder(blk[len(blk)-1], i) >= 0
+	})
+	return min(bi, len(b.blocks)-1)
+}
+
+func (s *slab) bucketInsert(b *memBucket, i int32) {
+	b.n++
+	if len(b.blocks) == 0 {
+		b.blocks = [][]int32{{i}}
+		return
+	}
+	bi := s.blockFor(b, i)
 	blk := b.blocks[bi]
-	i, _ := slices.BinarySearchFunc(blk, e, listOrder)
-	blk = slices.Insert(blk, i, e)
+	at, _ := slices.BinarySearchFunc(blk, i, s.listOrder)
+	blk = slices.Insert(blk, at, i)
 	if len(blk) < 2*memBlockSize {
 		b.blocks[bi] = blk
 		return
 	}
 	half := len(blk) / 2
-	tail := append(make([]*memEntry, 0, memBlockSize*2), blk[half:]...)
+	tail := append(make([]int32, 0, memBlockSize*2), blk[half:]...)
 	b.blocks[bi] = blk[:half:half]
 	b.blocks = slices.Insert(b.blocks, bi+1, tail)
 }
 
-// remove drops e, which must be in b with its current sort key.
-func (b *memBucket) remove(e *memEntry) {
+// bucketRemove drops slot i, which must be in b with its current sort key.
+func (s *slab) bucketRemove(b *memBucket, i int32) {
 	if len(b.blocks) > 0 {
-		bi := b.blockFor(e)
+		bi := s.blockFor(b, i)
 		blk := b.blocks[bi]
-		if i, found := slices.BinarySearchFunc(blk, e, listOrder); found && blk[i] == e {
-			blk = slices.Delete(blk, i, i+1)
+		if at, found := slices.BinarySearchFunc(blk, i, s.listOrder); found && blk[at] == i {
+			blk = slices.Delete(blk, at, at+1)
 			if len(blk) == 0 {
 				b.blocks = slices.Delete(b.blocks, bi, bi+1)
 			} else {
@@ -94,18 +338,18 @@ func (b *memBucket) remove(e *memEntry) {
 	panic("store: task missing from its bucket")
 }
 
-// search returns the first position whose entry satisfies pred, which must
-// be false and then true along the bucket; the end when none does.
-func (b *memBucket) search(pred func(*memEntry) bool) memPos {
-	bi := sort.Search(len(b.blocks), func(i int) bool {
-		blk := b.blocks[i]
-		return pred(blk[len(blk)-1])
+// search returns the first position in b whose slot satisfies pred, which
+// must be false and then true along the bucket; the end when none does.
+func (s *slab) search(b *memBucket, pred func(*memSlot) bool) memPos {
+	bi := sort.Search(len(b.blocks), func(k int) bool {
+		blk := b.blocks[k]
+		return pred(&s.slots[blk[len(blk)-1]])
 	})
 	if bi == len(b.blocks) {
 		return memPos{block: bi}
 	}
 	blk := b.blocks[bi]
-	return memPos{block: bi, off: sort.Search(len(blk), func(i int) bool { return pred(blk[i]) })}
+	return memPos{block: bi, off: sort.Search(len(blk), func(k int) bool { return pred(&s.slots[blk[k]]) })}
 }
 
 // index returns p's position counted from the start of the bucket.
@@ -117,50 +361,17 @@ func (b *memBucket) index(p memPos) int {
 	return n
 }
 
-// each calls fn on the entries from p on, in order, until fn returns false.
-func (b *memBucket) each(p memPos, fn func(*memEntry) bool) {
+// each calls fn on the slots of b from p on, in order, until fn returns false.
+func (b *memBucket) each(p memPos, fn func(int32) bool) {
 	for bi := p.block; bi < len(b.blocks); bi++ {
 		off := 0
 		if bi == p.block {
 			off = p.off
 		}
-		for _, e := range b.blocks[bi][off:] {
-			if !fn(e) {
+		for _, i := range b.blocks[bi][off:] {
+			if !fn(i) {
 				return
 			}
 		}
 	}
-}
-
-// memList is an intrusive doubly linked list of entries, oldest Put first.
-// container/list would cost an extra allocation and a type assertion per
-// entry.
-type memList struct {
-	head, tail *memEntry
-}
-
-func (l *memList) front() *memEntry { return l.head }
-
-func (l *memList) pushBack(e *memEntry) {
-	e.prev, e.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = e
-	} else {
-		l.head = e
-	}
-	l.tail = e
-}
-
-func (l *memList) remove(e *memEntry) {
-	if e.prev != nil {
-		e.prev.next = e.next
-	} else {
-		l.head = e.next
-	}
-	if e.next != nil {
-		e.next.prev = e.prev
-	} else {
-		l.tail = e.prev
-	}
-	e.prev, e.next = nil, nil
 }

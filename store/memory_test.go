@@ -73,19 +73,40 @@ func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	indexed, contextRefs, listed := 0, 0, 0
+	if c := m.census(); c.tasks != 50 || c.chained != 50 || c.indexed != 50 || c.contextRefs != 50 || c.listed != 50 {
+		t.Errorf("%+v; want 50 tasks in every index", c)
+	}
+}
+
+// census counts what a Memory's indexes hold; each must agree with the
+// others. The caller holds m.mu.
+type census struct {
+	tasks, chained, indexed, contextRefs, listed, buckets, contexts, freeSlots int
+}
+
+func (m *Memory) census() census {
+	c := census{tasks: m.count, contexts: m.liveCtx}
+	for _, head := range m.slab.tasks {
+		for i := head; i != noSlot; i = m.slots[i].hashNext {
+			c.chained++
+		}
+	}
 	for _, b := range m.buckets {
-		indexed += b.len()
+		if b != nil {
+			c.indexed += b.n
+			c.buckets++
+		}
 	}
-	for _, c := range m.contexts {
-		contextRefs += c.tasks
+	for _, ctx := range m.contexts {
+		c.contextRefs += int(ctx.tasks)
 	}
-	for e := m.lru.front(); e != nil; e = e.next {
-		listed++
+	for i := m.lruHead; i != noSlot; i = m.slots[i].next {
+		c.listed++
 	}
-	if len(m.tasks) != 50 || indexed != 50 || contextRefs != 50 || listed != 50 {
-		t.Errorf("tasks %d, indexed %d, context refs %d, LRU %d; want 50 each", len(m.tasks), indexed, contextRefs, listed)
+	for i := m.freeSlot; i != noSlot; i = m.slots[i].next {
+		c.freeSlots++
 	}
+	return c
 }
 
 // TestMemorySweepReclaimsIdleStore checks that the background sweep frees
@@ -100,8 +121,8 @@ func TestMemorySweepReclaimsIdleStore(t *testing.T) {
 		synctest.Wait()
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		if len(m.tasks) != 0 || len(m.buckets) != 0 || len(m.contexts) != 0 || m.lru.front() != nil {
-			t.Errorf("after the sweep: %d tasks, %d buckets, %d contexts", len(m.tasks), len(m.buckets), len(m.contexts))
+		if c := m.census(); c != (census{freeSlots: 1}) {
+			t.Errorf("after the sweep: %+v", c)
 		}
 	})
 }
@@ -184,8 +205,8 @@ func TestMemoryLargeBucket(t *testing.T) {
 	}
 	want := 0
 	m.mu.Lock()
-	for _, e := range m.tasks {
-		if !e.task.Updated.Before(after) {
+	for _, sl := range m.slots {
+		if sl.bucket != noSlot && !fromMicros(sl.updated).Before(after) {
 			want++
 		}
 	}
@@ -207,4 +228,74 @@ func BenchmarkMemoryPut(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestMemorySlabStaysConsistent churns a small index (evictions, expiry,
+// late context ids, out-of-order updates, owner conflicts) and checks after
+// every step that its lookups, buckets, contexts and LRU list agree, and
+// that Get and List see the same tasks.
+func TestMemorySlabStaysConsistent(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	m := NewMemory(MemoryConfig{MaxTasks: 64, TTL: time.Hour, now: clock.Now})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(3, 5))
+	for step := range 4000 {
+		clock.Advance(time.Duration(r.IntN(2000)) * time.Millisecond)
+		task := Task{ID: fmt.Sprintf("t%d", r.IntN(150)), Owner: fmt.Sprintf("o%d", r.IntN(4)), Agent: fmt.Sprintf("a%d", r.IntN(2)),
+			State: []string{working, completed}[r.IntN(2)], Updated: clock.Now().Add(-time.Duration(r.IntN(5000)) * time.Millisecond)}
+		if r.IntN(3) > 0 {
+			task.ContextID = fmt.Sprintf("c%d", r.IntN(20))
+		}
+		if err := m.Put(ctx, task); err != nil && !errors.Is(err, ErrOwnerConflict) {
+			t.Fatal(err)
+		}
+		if step%7 == 0 {
+			clock.Advance(time.Duration(r.IntN(20)) * time.Minute)
+		}
+		n, _ := m.Len(ctx)
+		m.mu.Lock()
+		c := m.census()
+		m.mu.Unlock()
+		if c.tasks != n || c.chained != n || c.indexed != n || c.contextRefs != n-m.tasksWithoutContext() || c.listed != n {
+			t.Fatalf("step %d: %+v, Len %d", step, c, n)
+		}
+		listed := 0
+		for o := range 4 {
+			for a := range 2 {
+				p, err := m.List(ctx, Query{Agent: fmt.Sprintf("a%d", a), Owner: fmt.Sprintf("o%d", o), PageSize: MaxPageSize})
+				if err != nil {
+					t.Fatal(err)
+				}
+				listed += p.TotalSize
+				for _, lt := range p.Tasks {
+					if got, err := m.Get(ctx, lt.Agent, lt.ID); err != nil || got != lt {
+						t.Fatalf("step %d: List has %+v, Get %+v, %v", step, lt, got, err)
+					}
+					if lt.ContextID != "" {
+						if _, err := m.ContextOwner(ctx, lt.Agent, lt.ContextID); err != nil {
+							t.Fatalf("step %d: context of %+v: %v", step, lt, err)
+						}
+					}
+				}
+			}
+		}
+		if listed != n {
+			t.Fatalf("step %d: List counts %d tasks, Len %d", step, listed, n)
+		}
+	}
+}
+
+// tasksWithoutContext counts the live tasks that have no context id.
+func (m *Memory) tasksWithoutContext() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, sl := range m.slots {
+		if sl.bucket != noSlot && sl.ctx == noSlot {
+			n++
+		}
+	}
+	return n
 }
