@@ -257,7 +257,7 @@ func mustVerifier(t *testing.T, cfg Config, clock *fakeClock, client *http.Clien
 }
 
 // writeFile writes data to a new file in a test directory.
-func writeFile(t *testing.T, name string, data []byte) string {
+func writeFile(t testing.TB, name string, data []byte) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -267,7 +267,7 @@ func writeFile(t *testing.T, name string, data []byte) string {
 }
 
 // pemPublicKey encodes pub as a PKIX "PUBLIC KEY" block.
-func pemPublicKey(t *testing.T, pub crypto.PublicKey) []byte {
+func pemPublicKey(t testing.TB, pub crypto.PublicKey) []byte {
 	t.Helper()
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {

@@ -22,6 +22,10 @@ type Verifier struct {
 	static keySet
 	// jwks is nil when no jwks_url is configured.
 	jwks *jwksCache
+	// accepted remembers tokens already verified; see token_cache.go.
+	accepted tokenCache
+	now      func() time.Time
+	leeway   time.Duration
 }
 
 // New builds a Verifier from cfg, applying defaults and validating it first.
@@ -78,6 +82,8 @@ func newVerifier(ctx context.Context, cfg Config, defaultAudience string, client
 		algorithms:     slices.Clone(cfg.Algorithms),
 		principalClaim: cfg.PrincipalClaim,
 		static:         static,
+		now:            now,
+		leeway:         cfg.Leeway,
 	}
 	if cfg.JWKSURL != "" {
 		if client == nil {
@@ -137,6 +143,10 @@ func (v *Verifier) Verify(ctx context.Context, authorizationHeader string) (Prin
 	if authErr != nil {
 		return Principal{}, authErr
 	}
+	now := v.now()
+	if p, ok := v.accepted.get(raw, now); ok {
+		return p, nil
+	}
 	claims := jwt.MapClaims{}
 	token, err := v.parser.ParseWithClaims(raw, claims, func(t *jwt.Token) (any, error) {
 		return v.key(ctx, t)
@@ -151,7 +161,17 @@ func (v *Verifier) Verify(ctx context.Context, authorizationHeader string) (Prin
 		return Principal{}, newError(ReasonMissingClaim,
 			fmt.Errorf("%w: %s claim is missing, empty or not a string", jwt.ErrTokenRequiredClaimMissing, v.principalClaim))
 	}
-	return Principal{Issuer: issuer, Subject: subject}, nil
+	p := Principal{Issuer: issuer, Subject: subject}
+	// The parser required exp; it checked both bounds against its own clock.
+	accepted := acceptedToken{principal: p, trustedUntil: now.Add(maxCacheAge)}
+	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
+		accepted.validUntil = exp.Add(v.leeway)
+		if nbf, err := claims.GetNotBefore(); err == nil && nbf != nil {
+			accepted.validFrom = nbf.Add(-v.leeway)
+		}
+		v.accepted.put(raw, accepted)
+	}
+	return p, nil
 }
 
 var (
