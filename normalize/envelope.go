@@ -218,7 +218,9 @@ func ParseReply(body []byte) (Reply, error) {
 	if v[0].Str != "2.0" {
 		return r, Errorf(dialect.ErrInvalidAgentResponse, `the agent's reply is not a JSON-RPC 2.0 response ("jsonrpc" is not "2.0")`)
 	}
-	r.ID = []byte(v[1].Raw)
+	if id := v[1]; id.Exists() {
+		r.ID = body[id.Index : id.Index+len(id.Raw)]
+	}
 	switch res, e := v[2], v[3]; {
 	case res.Exists() && e.Exists():
 		return r, Errorf(dialect.ErrInvalidAgentResponse, `the agent's reply has both "result" and "error"`)

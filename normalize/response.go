@@ -75,6 +75,13 @@ func badReply(err error) error {
 // is the 0.x final flag written on a status update that carries none; see
 // package proxy for when the gateway sets it.
 func Event(from, to dialect.ID, result []byte, final bool) ([]byte, error) {
+	return EventTo(nil, from, to, result, final)
+}
+
+// EventTo is Event writing a translation over dst, from its start, so a
+// stream can reuse one buffer for all its events; it returns result itself,
+// not dst, when nothing had to change.
+func EventTo(dst []byte, from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
@@ -84,7 +91,7 @@ func Event(from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 	if !w.changed {
 		return result, nil
 	}
-	return w.bytes(), nil
+	return append(dst[:0], w.buf...), nil
 }
 
 func (c *conv) sendResult(root gjson.Result, to dialect.ID) error {

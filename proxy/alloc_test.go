@@ -94,3 +94,25 @@ func TestReadSizedDoesNotTrustALargeDeclaredLength(t *testing.T) {
 		t.Fatalf("read error lost: %v", err)
 	}
 }
+
+func TestBufferClasses(t *testing.T) {
+	for _, tt := range []struct{ n, class int }{
+		{0, 0}, {1, 0}, {1024, 0}, {1025, 1}, {2048, 1}, {2049, 2}, {1 << 20, 10}, {1<<20 + 1, -1},
+	} {
+		if got := bufferClass(tt.n); got != tt.class {
+			t.Errorf("bufferClass(%d) = %d, want %d", tt.n, got, tt.class)
+		}
+	}
+	var c call
+	for _, n := range []int{1, 1500, 5000, 1 << 20, 3 << 20} {
+		p := c.buffer(n)
+		if cap(*p) < n {
+			t.Errorf("buffer(%d) has room for %d", n, cap(*p))
+		}
+		*p = append(*p, make([]byte, cap(*p)+1)...) // grown past its class
+	}
+	c.giveBack()
+	if len(c.lent) != 0 {
+		t.Errorf("%d buffers still lent", len(c.lent))
+	}
+}

@@ -1,20 +1,36 @@
 package proxy
 
-import "sync"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Every unary call reads a request body and a backend reply and writes an
 // answer, each a few KiB; taking those buffers from a pool instead of the
 // heap removes most of the bytes a call allocates, and with them most of
-// the garbage collector's work under load.
+// the garbage collector's work under load. Buffers come in power-of-two
+// sizes, each size its own pool, so that a stream, which keeps its request
+// for as long as it is open, keeps no more room than the request needs.
 
 const (
-	// minPooledBuffer is the smallest buffer handed out: most calls fit.
-	minPooledBuffer = 8 << 10
-	// maxPooledBuffer keeps a rare large body from being held forever.
-	maxPooledBuffer = 1 << 20
+	minBufferShift = 10 // 1 KiB
+	maxBufferShift = 20 // 1 MiB: a rare larger body is not kept for reuse
 )
 
-var bufferPool = sync.Pool{New: func() any { return new([]byte) }}
+var bufferPools [maxBufferShift - minBufferShift + 1]sync.Pool
+
+// bufferClass is the pool whose buffers hold n bytes: the smallest power
+// of two at least n (and at least 1 KiB), or -1 beyond the largest.
+func bufferClass(n int) int {
+	shift := minBufferShift
+	if n > 1<<minBufferShift {
+		shift = bits.Len(uint(n - 1))
+	}
+	if shift > maxBufferShift {
+		return -1
+	}
+	return shift - minBufferShift
+}
 
 // buffer lends the call an empty buffer with room for at least n bytes. The
 // call gives it back once it has been answered, so everything built on the
@@ -23,20 +39,28 @@ var bufferPool = sync.Pool{New: func() any { return new([]byte) }}
 // the buffer back through the pointer when it grows, so the larger one is
 // what returns to the pool.
 func (c *call) buffer(n int) *[]byte {
-	p := bufferPool.Get().(*[]byte)
-	if cap(*p) < n {
-		*p = make([]byte, 0, max(n, minPooledBuffer))
+	var p *[]byte
+	if class := bufferClass(n); class >= 0 {
+		p, _ = bufferPools[class].Get().(*[]byte)
+		if p == nil {
+			b := make([]byte, 0, 1<<(class+minBufferShift))
+			p = &b
+		}
+	} else {
+		b := make([]byte, 0, n)
+		p = &b
 	}
 	*p = (*p)[:0]
 	c.lent = append(c.lent, p)
 	return p
 }
 
-// giveBack returns the call's buffers to the pool.
+// giveBack returns the call's buffers to the pool of their size.
 func (c *call) giveBack() {
 	for i, p := range c.lent {
-		if cap(*p) <= maxPooledBuffer {
-			bufferPool.Put(p)
+		// A buffer that grew goes to the class its capacity fills.
+		if size := cap(*p); size >= 1<<minBufferShift && size <= 1<<maxBufferShift {
+			bufferPools[bits.Len(uint(size))-1-minBufferShift].Put(p)
 		}
 		c.lent[i] = nil
 	}

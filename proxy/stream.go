@@ -157,6 +157,7 @@ type relay struct {
 	ended     bool   // the last event ends the exchange: a clean close may follow
 	lastTask  string // what the task index last heard
 	lastState string
+	scratch   []byte // where events are translated, one at a time
 }
 
 func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
@@ -267,11 +268,14 @@ func (rl *relay) release(final bool) bool {
 
 func (rl *relay) emit(result []byte, final bool) bool {
 	a, s := rl.a, rl.s
-	out, err := normalize.Event(s.c.backend.dialect, s.c.env.Dialect, result, final)
+	out, err := normalize.EventTo(rl.scratch, s.c.backend.dialect, s.c.env.Dialect, result, final)
 	if err != nil {
 		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
 		return false
+	}
+	if len(out) > 0 && (len(result) == 0 || &out[0] != &result[0]) {
+		rl.scratch = out // the translation's buffer, free again once written
 	}
 	return s.event(out) == nil
 }

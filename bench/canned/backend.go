@@ -63,6 +63,7 @@ func parseCall(body []byte) (call, error) {
 		c.shape = StreamShape{
 			Events:         int(b.Get("events").Int()),
 			IntervalMicros: int(b.Get("intervalUs").Int()),
+			StartMicros:    b.Get("startUs").Int(),
 			Hold:           b.Get("hold").Bool(),
 		}
 		if c.shape.Events < 2 {
@@ -176,8 +177,11 @@ func (b *Backend) stream(w http.ResponseWriter, r *http.Request, c call, buf []b
 	taskID := b.newTaskID(idBuf[:0])
 	interval := time.Duration(c.shape.IntervalMicros) * time.Microsecond
 	start := time.Now()
+	if c.shape.StartMicros != 0 {
+		start = time.UnixMicro(c.shape.StartMicros)
+	}
 	for i := range c.shape.Events {
-		if i > 0 && interval > 0 {
+		if (i > 0 && interval > 0) || c.shape.StartMicros != 0 {
 			// Paced from the start, so that slow writes do not stretch
 			// the stream.
 			wait := time.Until(start.Add(time.Duration(i) * interval))

@@ -15,7 +15,8 @@
 // benchmarks of the proxy's handler without a network).
 //
 // Stream requests choose their own shape in params.metadata.bench: events
-// (how many, default 50), intervalUs (pause between events, default none)
+// (how many, default 50), intervalUs (pause between events, default none),
+// startUs (Unix microseconds at which the first event is due, default on arrival)
 // and hold (send the first event, then keep the stream open until the
 // caller leaves, to measure idle streams). Every event carries the time it
 // was written, in nanoseconds since the Unix epoch, at metadata.ts, so a

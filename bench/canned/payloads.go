@@ -93,6 +93,12 @@ type StreamShape struct {
 	Events int
 	// IntervalMicros is the pause between events; 0 sends them back to back.
 	IntervalMicros int
+	// StartMicros, when set, is the Unix time in microseconds at which the
+	// first event is due, the others following every IntervalMicros from
+	// it: a client that gives its streams evenly spread start times keeps
+	// their events evenly spread, however the opening of the streams
+	// bunched up. 0 starts when the request arrives.
+	StartMicros int64
 	// Hold sends the first event and then keeps the stream open, silent,
 	// until the caller leaves.
 	Hold bool
@@ -164,6 +170,10 @@ func (r Request) Append(dst []byte) []byte {
 		dst = strconv.AppendInt(dst, int64(r.Stream.Events), 10)
 		dst = append(dst, `,"intervalUs":`...)
 		dst = strconv.AppendInt(dst, int64(r.Stream.IntervalMicros), 10)
+		if r.Stream.StartMicros != 0 {
+			dst = append(dst, `,"startUs":`...)
+			dst = strconv.AppendInt(dst, r.Stream.StartMicros, 10)
+		}
 		dst = append(dst, `,"hold":`...)
 		dst = strconv.AppendBool(dst, r.Stream.Hold)
 		dst = append(dst, '}')

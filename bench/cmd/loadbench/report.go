@@ -358,7 +358,7 @@ func (r *report) markdown(w io.Writer) {
 			num(u.RSSIdleMiB, "%.1f"), num(u.RSSPeakMiB, "%.1f"), u.SUTCPU, u.LoadgenCPU, u.BackendCPU, u.OtherCPU, orNone(u.Bound), u.Errors)
 	}
 	if len(r.Streams) > 0 {
-		p("\n## Streams\n\n%d concurrent streams of %d events each. *max*: the backend sends the events back to back, all streams at once (throughput). *paced*: one event every %.0f ms per stream, starts spread over one interval (latency under a load the system carries). Latency: arrival at the client minus the time the backend stamped into the event just before writing it; *added* is over the backend read directly in the same mode and run.\n\n",
+		p("\n## Streams\n\n%d concurrent streams of %d events each. *max*: the backend sends the events back to back, all streams at once (throughput). *paced*: one event every %.0f ms per stream, the streams all opened first and their events evenly spread over each interval (latency under a load the system carries; the events of the first second, the warm-up, are not counted in the latency). Latency: arrival at the client minus the time the backend stamped into the event just before writing it; *added* is over the backend read directly in the same mode and run.\n\n",
 			r.Settings.Streams, r.Settings.StreamEvents, r.Settings.StreamIntervalMs)
 		p("| case | mode | events/s | p50 µs | p99 µs | p99.9 µs | added p50 µs | added p99 µs | CPU s/10k events | RSS peak MiB | CPU %% sut / gen / backend / other | errors |\n")
 		p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")

@@ -228,6 +228,9 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 				Stream: canned.StreamShape{Events: b.opt.streamEvents, IntervalMicros: int(mode.interval / time.Microsecond)}},
 			stagger: mode.interval,
 		}
+		if mode.interval > 0 {
+			spec.warmupEvents = min(int(b.opt.warmup/mode.interval), b.opt.streamEvents/2)
+		}
 		res, err := runStreams(spec, sut.pid(), backendPID)
 		if err != nil {
 			b.fail("stream %s (%s): %v", c.name, mode.name, err)

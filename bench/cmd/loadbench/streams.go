@@ -23,9 +23,16 @@ type streamSpec struct {
 	streams int
 	request canned.Request // a stream request
 	header  http.Header
-	// stagger spreads the starts of the streams evenly over this long, so
-	// that paced streams do not all send their events at the same moment.
+	// stagger spreads the first events of the streams evenly over this
+	// long, so that paced streams do not all send their events at the same
+	// moment. The streams are all opened first (settle), and the backend
+	// keeps each one's events on its own schedule from then on.
 	stagger time.Duration
+	// warmupEvents are the first events of each stream, whose latency is
+	// not recorded: the first second of a paced run carries the start-up
+	// of every process involved (fresh goroutines, buffers, the first
+	// garbage collections), as the warm-up of the request cases does.
+	warmupEvents int
 }
 
 // streamResult is what a set of streams measured.
@@ -56,8 +63,12 @@ func runStreams(spec streamSpec, sutPID, backendPID int) (streamResult, error) {
 	defer client.Transport.(*http.Transport).CloseIdleConnections()
 	var res streamResult
 	var err error
-	if res.start, err = takeSample(sutPID, backendPID); err != nil {
-		return res, err
+	begin := time.Now()
+	// Paced streams are opened during settle and send their first events
+	// after it, so what is measured is the events alone.
+	var settle time.Duration
+	if spec.stagger > 0 {
+		settle = time.Second + time.Duration(spec.streams)*time.Millisecond/2
 	}
 	type one struct {
 		lat    []int64
@@ -66,17 +77,16 @@ func runStreams(spec streamSpec, sutPID, backendPID int) (streamResult, error) {
 	}
 	out := make([]one, spec.streams)
 	dials := make(chan struct{}, maxDialsAtOnce)
-	begin := time.Now()
 	var wg sync.WaitGroup
 	for i := range spec.streams {
 		wg.Go(func() {
-			if spec.stagger > 0 {
-				time.Sleep(time.Until(begin.Add(spec.stagger * time.Duration(i) / time.Duration(spec.streams))))
-			}
 			o := &out[i]
 			o.lat = make([]int64, 0, max(spec.request.Stream.Events, 1))
 			req := spec.request
 			req.ID = "s" + strconv.Itoa(i)
+			if spec.stagger > 0 {
+				req.Stream.StartMicros = begin.Add(settle + spec.stagger*time.Duration(i)/time.Duration(spec.streams)).UnixMicro()
+			}
 			body, err := openStream(context.Background(), client, spec.url, spec.header, req, dials)
 			if err != nil {
 				o.err = err
@@ -88,7 +98,9 @@ func runStreams(spec streamSpec, sutPID, backendPID int) (streamResult, error) {
 				if !ok {
 					return fmt.Errorf("event without a stamp: %.200s", data)
 				}
-				o.lat = append(o.lat, arrival-ts)
+				if o.events >= spec.warmupEvents {
+					o.lat = append(o.lat, arrival-ts)
+				}
 				o.events++
 				return nil
 			})
@@ -96,6 +108,11 @@ func runStreams(spec streamSpec, sutPID, backendPID int) (streamResult, error) {
 				o.err = fmt.Errorf("the stream ended after %d of %d events", o.events, req.Stream.Events)
 			}
 		})
+	}
+	time.Sleep(time.Until(begin.Add(settle)))
+	if res.start, err = takeSample(sutPID, backendPID); err != nil {
+		wg.Wait()
+		return res, err
 	}
 	wg.Wait()
 	if res.end, err = takeSample(sutPID, backendPID); err != nil {
