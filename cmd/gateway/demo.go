@@ -44,7 +44,9 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, cfg, "", stderr, func(addr, _ string) { printDemoUsage(stdout, advertised(addr)) })
+	logOut := newLogBuffer(stderr, logBatchWindow)
+	defer logOut.Close()
+	return serve(ctx, cfg, "", logOut, func(addr, _ string) { printDemoUsage(stdout, advertised(addr)) })
 }
 
 func printDemoUsage(w io.Writer, addr string) {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/proxy"
@@ -112,5 +113,10 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	if *adminListen != "" {
 		cfg.Admin.Listen = *adminListen
 	}
-	return serve(ctx, cfg, *path, stderr, nil)
+	logOut := newLogBuffer(stderr, logBatchWindow)
+	defer logOut.Close()
+	return serve(ctx, cfg, *path, logOut, nil)
 }
+
+// logBatchWindow is the longest a log line waits to be written.
+const logBatchWindow = 100 * time.Millisecond
