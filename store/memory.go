@@ -100,13 +100,13 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 
 func (m *Memory) update(i int32, t Task, expires int64) {
 	sl := &m.slots[i]
-	if sl.contextID == "" && t.ContextID != "" {
-		m.setContext(i, t.Agent, t.ContextID, t.Owner)
+	if sl.contextID() == "" && t.ContextID != "" {
+		m.addContextID(i, t.Agent, t.ContextID)
 	}
 	if updated := t.Updated.UnixMicro(); updated >= sl.updated {
 		b := m.buckets[sl.bucket]
 		m.bucketRemove(b, i)
-		sl.state, sl.updated = t.State, updated
+		sl.state, sl.updated = m.name(t.State), updated
 		m.bucketInsert(b, i)
 	}
 	sl.expires = expires
@@ -183,7 +183,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 	}
 	matches := func(i int32) bool {
 		sl := &m.slots[i]
-		return (q.ContextID == "" || sl.contextID == q.ContextID) && (q.State == "" || sl.state == q.State)
+		return (q.ContextID == "" || sl.contextID() == q.ContextID) && (q.State == "" || m.names[sl.state] == q.State)
 	}
 	if q.ContextID == "" && q.State == "" {
 		page.TotalSize = end
@@ -199,7 +199,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 			return true
 		})
 	}
-	start := m.search(b, func(sl *memSlot) bool { return cur.after(sl.updated, sl.id) })
+	start := m.search(b, func(sl *memSlot) bool { return cur.after(sl.updated, sl.id()) })
 	n := b.index(start)
 	b.each(start, func(i int32) bool {
 		if n++; n > end {

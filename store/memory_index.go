@@ -22,17 +22,25 @@ const noSlot = -1
 
 // memSlot is one task, or a free slot (bucket == noSlot).
 type memSlot struct {
-	id, contextID  string
-	backend, state string
-	updated        int64 // status time in Unix microseconds: the list order
-	expires        int64 // Unix nanoseconds
-	bucket         int32 // the (agent, owner) bucket
-	ctx            int32 // the context record; noSlot when the task has none
-	hashNext       int32 // the next slot in the same lookup chain
-	prev, next     int32 // the LRU list, least recently put first; next also links free slots
+	// key is the task id followed by its context id: one string, so one
+	// allocation and one pointer per task.
+	key            string
+	idLen          uint32
+	backend, state uint16 // in the slab's names
+	updated        int64  // status time in Unix microseconds: the list order
+	expires        int64  // Unix nanoseconds
+	bucket         int32  // the (agent, owner) bucket
+	ctx            int32  // the context record; noSlot when the task has none
+	hashNext       int32  // the next slot in the same lookup chain
+	prev, next     int32  // the LRU list, least recently put first; next also links free slots
 }
 
+func (sl *memSlot) id() string        { return sl.key[:sl.idLen] }
+func (sl *memSlot) contextID() string { return sl.key[sl.idLen:] }
+
 // memContext remembers a context's owner while any task in it is alive.
+// Its strings are shared: the agent's and owner's with the bucket, the
+// context id with the key of the task that opened it.
 type memContext struct {
 	agent, contextID, owner string
 	tasks                   int32
@@ -75,6 +83,11 @@ type slab struct {
 	buckets    []*memBucket
 	freeBucket []int32
 	bucketIDs  map[bucketKey]int32
+
+	// names holds the backend names and states, a handful of values that
+	// every task repeats.
+	names   []string
+	nameIDs map[string]uint16
 }
 
 type (
@@ -88,7 +101,24 @@ func newSlab() slab {
 		seed:     maphash.MakeSeed(),
 		freeSlot: noSlot, freeContext: noSlot, lruHead: noSlot, lruTail: noSlot,
 		tasks: map[uint64]int32{}, contextIDs: map[uint64]int32{}, bucketIDs: map[bucketKey]int32{},
+		names: []string{""}, nameIDs: map[string]uint16{"": 0},
 	}
+}
+
+// name returns the number of a backend name or state, numbering it when new.
+func (s *slab) name(v string) uint16 {
+	if n, ok := s.nameIDs[v]; ok {
+		return n
+	}
+	if len(s.names) > 1<<16-1 {
+		// Backends come from the config and states from A2A's list, so
+		// this is a caller's bug; keep it visible rather than wrong.
+		panic("store: more than 65535 distinct backend names and states")
+	}
+	n := uint16(len(s.names))
+	s.names = append(s.names, v)
+	s.nameIDs[v] = n
+	return n
 }
 
 // find returns the slot of agent's task id, or noSlot.
@@ -98,7 +128,7 @@ func (s *slab) find(agent, id string) int32 {
 		return noSlot
 	}
 	for ; i != noSlot; i = s.slots[i].hashNext {
-		if sl := &s.slots[i]; sl.id == id && s.buckets[sl.bucket].agent == agent {
+		if sl := &s.slots[i]; sl.id() == id && s.buckets[sl.bucket].agent == agent {
 			return i
 		}
 	}
@@ -109,7 +139,8 @@ func (s *slab) find(agent, id string) int32 {
 func (s *slab) task(i int32) Task {
 	sl := &s.slots[i]
 	b := s.buckets[sl.bucket]
-	return Task{ID: sl.id, ContextID: sl.contextID, Owner: b.owner, Agent: b.agent, Backend: sl.backend, State: sl.state, Updated: fromMicros(sl.updated)}
+	return Task{ID: sl.id(), ContextID: sl.contextID(), Owner: b.owner, Agent: b.agent,
+		Backend: s.names[sl.backend], State: s.names[sl.state], Updated: fromMicros(sl.updated)}
 }
 
 // add stores a new task and returns its slot.
@@ -121,8 +152,8 @@ func (s *slab) add(t Task, expires int64) int32 {
 		s.slots = append(s.slots, memSlot{})
 		i = int32(len(s.slots) - 1)
 	}
-	s.slots[i] = memSlot{id: t.ID, backend: t.Backend, state: t.State, updated: t.Updated.UnixMicro(),
-		expires: expires, bucket: s.bucketFor(t.Agent, t.Owner), ctx: noSlot, prev: noSlot, next: noSlot}
+	s.slots[i] = memSlot{key: t.ID + t.ContextID, idLen: uint32(len(t.ID)), backend: s.name(t.Backend), state: s.name(t.State),
+		updated: t.Updated.UnixMicro(), expires: expires, bucket: s.bucketFor(t.Agent, t.Owner), ctx: noSlot, prev: noSlot, next: noSlot}
 	h := maphash.Comparable(s.seed, taskKey{t.Agent, t.ID})
 	if head, ok := s.tasks[h]; ok {
 		s.slots[i].hashNext = head
@@ -131,19 +162,27 @@ func (s *slab) add(t Task, expires int64) int32 {
 	}
 	s.tasks[h] = i
 	s.bucketInsert(s.buckets[s.slots[i].bucket], i)
-	s.setContext(i, t.Agent, t.ContextID, t.Owner)
+	s.setContext(i, t.Agent)
 	s.lruPushBack(i)
 	s.count++
 	return i
 }
 
-// setContext records contextID as the context of slot i, whose task had
-// none; a new context belongs to owner.
-func (s *slab) setContext(i int32, agent, contextID, owner string) {
+// addContextID gives slot i, whose task had no context id, one.
+func (s *slab) addContextID(i int32, agent, contextID string) {
+	sl := &s.slots[i]
+	sl.key = sl.id() + contextID
+	s.setContext(i, agent)
+}
+
+// setContext counts slot i in its context, which the slot's owner claims
+// if it is new.
+func (s *slab) setContext(i int32, agent string) {
+	contextID := s.slots[i].contextID()
 	if contextID == "" {
 		return
 	}
-	s.slots[i].contextID = contextID
+	owner := s.buckets[s.slots[i].bucket].owner
 	h := maphash.Comparable(s.seed, contextKey{agent, contextID})
 	head, ok := s.contextIDs[h]
 	if !ok {
@@ -187,7 +226,7 @@ func (s *slab) contextOwner(agent, contextID string) (string, bool) {
 func (s *slab) remove(i int32) {
 	sl := &s.slots[i]
 	b := s.buckets[sl.bucket]
-	s.unchain(s.tasks, maphash.Comparable(s.seed, taskKey{b.agent, sl.id}), i,
+	s.unchain(s.tasks, maphash.Comparable(s.seed, taskKey{b.agent, sl.id()}), i,
 		func(j int32) *int32 { return &s.slots[j].hashNext })
 	s.bucketRemove(b, i)
 	if b.n == 0 {
@@ -286,7 +325,7 @@ func (s *slab) listOrder(a, b int32) int {
 		}
 		return 1
 	}
-	return strings.Compare(sa.id, sb.id)
+	return strings.Compare(sa.id(), sb.id())
 }
 
 // blockFor returns the block slot i belongs in: the first whose last entry
