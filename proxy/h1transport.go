@@ -72,9 +72,9 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeRequestBody(req)
 		return nil, fmt.Errorf("the connection pool to %s cannot send a request to %s://%s", t.host, req.URL.Scheme, req.URL.Host)
 	}
-	if err := ctx.Err(); err != nil {
+	if ctx.Err() != nil {
 		closeRequestBody(req)
-		return nil, err
+		return nil, context.Cause(ctx)
 	}
 	c, reused, err := t.conn(ctx)
 	if err != nil {

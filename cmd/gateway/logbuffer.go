@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"time"
@@ -11,7 +12,9 @@ import (
 // on a small request. logBuffer writes the first line after a quiet spell
 // at once and gathers the lines that follow for up to one batch window,
 // or until 32 KiB, and writes them together (Envoy batches its access log
-// the same way). Lines are never split: the log handler writes each whole.
+// the same way). A warning or an error goes out at once, after what was
+// gathered before it. Lines are never split: the log handler writes each
+// whole.
 type logBuffer struct {
 	out    io.Writer
 	window time.Duration
@@ -40,10 +43,17 @@ func (l *logBuffer) Write(p []byte) (int, error) {
 		return l.out.Write(p)
 	}
 	l.buf = append(l.buf, p...)
-	if len(l.buf) >= logBufferLimit {
+	if len(l.buf) >= logBufferLimit || urgent(p) {
 		l.flushLocked()
 	}
 	return len(p), nil
+}
+
+// urgent tells a warning or an error line of the JSON handler, whose level
+// comes right after the time.
+func urgent(line []byte) bool {
+	head := line[:min(len(line), 80)]
+	return bytes.Contains(head, []byte(`"level":"WARN`)) || bytes.Contains(head, []byte(`"level":"ERROR`))
 }
 
 // endBatch writes what the window gathered; the next line after it is

@@ -60,10 +60,15 @@ func TestLogBufferBatches(t *testing.T) {
 			t.Fatalf("a full buffer waited: %d writes", len(got))
 		}
 		l.Write([]byte("e\n"))
+		warn := `{"time":"2026-11-29T20:11:05.119Z","level":"WARN","msg":"w"}` + "\n"
+		l.Write([]byte(warn)) // out at once, after what was gathered
+		if got := out.snapshot(); len(got) != 5 || got[4] != "e\n"+warn {
+			t.Fatalf("a warning waited: %q", got[len(got)-1])
+		}
 		l.Close()
 		l.Write([]byte("f\n"))
 		got := out.snapshot()
-		if strings.Join(got, "") != "a\nb\nc\nd\n"+big+"e\nf\n" {
+		if strings.Join(got, "") != "a\nb\nc\nd\n"+big+"e\n"+warn+"f\n" {
 			t.Fatalf("lines lost or reordered: %q", bytes.TrimSpace([]byte(strings.Join(got, ""))))
 		}
 	})

@@ -274,3 +274,23 @@ func TestReloadOnSIGHUP(t *testing.T) {
 		return gjson.Get(b, "name").Str == "AfterHUP"
 	})
 }
+
+// TestPprofOnlyWhenAsked: Go's profiles are on the admin listener only
+// when admin.pprof says so.
+func TestPprofOnlyWhenAsked(t *testing.T) {
+	agent := legacyagent.New(legacyagent.Options{})
+	defer agent.Close()
+	backend := httptest.NewServer(agent)
+	defer backend.Close()
+	off := startGateway(t, gatewayConfig(backend.URL+"/", "Off"))
+	if code, _ := httpGet(t, off.admin+"/debug/pprof/"); code != http.StatusNotFound {
+		t.Errorf("pprof without admin.pprof: HTTP %d, want 404", code)
+	}
+	on := startGateway(t, strings.Replace(gatewayConfig(backend.URL+"/", "On"), "admin:\n", "admin:\n  pprof: true\n", 1))
+	if code, body := httpGet(t, on.admin+"/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("pprof with admin.pprof: HTTP %d", code)
+	}
+	if code, _ := httpGet(t, on.url+"/debug/pprof/"); code == http.StatusOK {
+		t.Error("pprof is served on the traffic listener")
+	}
+}

@@ -1,0 +1,184 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// h1Target is a backend for the transport tests: it answers every POST
+// with its body echoed, and counts the connections it accepted.
+func h1Target(t testing.TB) (*httptest.Server, *atomic.Int64) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &conns
+}
+
+func newTestH1(t testing.TB, rawURL string) (*h1Transport, *url.URL) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := BackendConfig{ConnectTimeout: time.Second, ResponseHeaderTimeout: 5 * time.Second, MaxIdleConns: 4}
+	tr := newH1Transport(u.Host, hostPort(u), cfg)
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr, u
+}
+
+func h1Post(ctx context.Context, tr http.RoundTripper, u *url.URL, body string) (string, error) {
+	req := (&http.Request{Method: http.MethodPost, URL: u, Host: u.Host, Header: http.Header{},
+		Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)),
+		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil },
+	}).WithContext(ctx)
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	out, err := io.ReadAll(res.Body)
+	return string(out), err
+}
+
+// TestH1TransportReusesConnections: calls in a row share one connection;
+// a connection the backend closed while idle is noticed and replaced.
+func TestH1TransportReusesConnections(t *testing.T) {
+	srv, conns := h1Target(t)
+	tr, u := newTestH1(t, srv.URL)
+	ctx := context.Background()
+	for i := range 5 {
+		got, err := h1Post(ctx, tr, u, `{"n":1}`)
+		if err != nil || got != `{"n":1}` {
+			t.Fatalf("call %d: %q, %v", i, got, err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("5 calls in a row used %d connections, want 1", n)
+	}
+	srv.CloseClientConnections() // the backend drops its idle keep-alive connections
+	if got, err := h1Post(ctx, tr, u, `{"n":2}`); err != nil || got != `{"n":2}` {
+		t.Fatalf("after the backend closed idle connections: %q, %v", got, err)
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections, want 2 (the closed one replaced)", n)
+	}
+}
+
+// TestH1TransportStopsWithTheCall: ending the call's context ends a call
+// waiting for its answer at once, with the context's cause, and the
+// connection is not reused.
+func TestH1TransportStopsWithTheCall(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	tr, u := newTestH1(t, srv.URL)
+	cause := errors.New("the caller left")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := h1Post(ctx, tr, u, `{}`)
+		done <- err
+	}()
+	cancel(cause)
+	if err := <-done; !errors.Is(err, cause) {
+		t.Fatalf("err = %v, want the cause", err)
+	}
+	tr.mu.Lock()
+	idle := len(tr.idle)
+	tr.mu.Unlock()
+	if idle != 0 {
+		t.Errorf("%d idle connections after a stopped call, want 0", idle)
+	}
+}
+
+// TestH1TransportHeaderTimeout words a backend that never answers as
+// net/http does, so callers read the same message from both transports.
+func TestH1TransportHeaderTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	u, _ := url.Parse(srv.URL)
+	cfg := BackendConfig{ConnectTimeout: time.Second, ResponseHeaderTimeout: 50 * time.Millisecond, MaxIdleConns: 4}
+	tr := newH1Transport(u.Host, hostPort(u), cfg)
+	_, err := h1Post(context.Background(), tr, u, `{}`)
+	if !errors.Is(err, errHeaderTimeout) || describeTransportError(err, cfg) != "did not answer within 50ms" {
+		t.Fatalf("err = %v (%q)", err, describeTransportError(err, cfg))
+	}
+}
+
+// TestH1TransportRefusesOtherOrigins: the pool serves its backend only.
+func TestH1TransportRefusesOtherOrigins(t *testing.T) {
+	srv, _ := h1Target(t)
+	tr, _ := newTestH1(t, srv.URL)
+	other, _ := url.Parse("http://elsewhere.invalid/")
+	if _, err := h1Post(context.Background(), tr, other, `{}`); err == nil {
+		t.Fatal("a request for another origin was sent")
+	}
+}
+
+// TestH1TransportClosedPool: after CloseIdleConnections a retired pool
+// still answers calls in flight but keeps no connection.
+func TestH1TransportClosedPool(t *testing.T) {
+	srv, conns := h1Target(t)
+	tr, u := newTestH1(t, srv.URL)
+	if _, err := h1Post(context.Background(), tr, u, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	tr.CloseIdleConnections()
+	if _, err := h1Post(context.Background(), tr, u, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	tr.mu.Lock()
+	idle := len(tr.idle)
+	tr.mu.Unlock()
+	if idle != 0 || conns.Load() != 2 {
+		t.Errorf("idle %d, connections %d; want 0 and 2", idle, conns.Load())
+	}
+}
+
+// BenchmarkBackendTransport is one unary backend call over loopback, with
+// the gateway's pool and with net/http's Transport as the gateway had it.
+//
+//	go test -run '^$' -bench BackendTransport -benchmem ./proxy
+func BenchmarkBackendTransport(b *testing.B) {
+	srv, _ := h1Target(b)
+	body := strings.Repeat("x", 800)
+	lean, u := newTestH1(b, srv.URL)
+	std := newTransport(BackendConfig{ConnectTimeout: time.Second, ResponseHeaderTimeout: 5 * time.Second, MaxIdleConns: 4})
+	b.Cleanup(std.CloseIdleConnections)
+	for _, c := range []struct {
+		name string
+		rt   http.RoundTripper
+	}{{"h1Transport", lean}, {"net-http-Transport", std}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, err := h1Post(context.Background(), c.rt, u, body); err != nil || len(got) != len(body) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
