@@ -38,13 +38,15 @@ type memSlot struct {
 func (sl *memSlot) id() string        { return sl.key[:sl.idLen] }
 func (sl *memSlot) contextID() string { return sl.key[sl.idLen:] }
 
-// memContext remembers a context's owner while any task in it is alive.
-// Its strings are shared: the agent's and owner's with the bucket, the
-// context id with the key of the task that opened it.
+// memContext remembers a context's owner while any task in it is alive:
+// the bucket of the task that opened it (agent and owner), which stays
+// while any context refers to it; the context id is shared with that
+// task's key.
 type memContext struct {
-	agent, contextID, owner string
-	tasks                   int32
-	hashNext                int32 // the next context in the same lookup chain, or the next free one
+	contextID string
+	bucket    int32
+	tasks     int32
+	hashNext  int32 // the next context in the same lookup chain, or the next free one
 }
 
 // memBucket holds one (agent, owner)'s tasks, as slot indexes, sorted in
@@ -56,6 +58,7 @@ type memBucket struct {
 	agent, owner string
 	blocks       [][]int32 // each non-empty and sorted; block i entirely before block i+1
 	n            int
+	contexts     int // contexts whose owner this bucket names
 }
 
 // memBlockSize is the size at which a block splits in two.
@@ -182,14 +185,14 @@ func (s *slab) setContext(i int32, agent string) {
 	if contextID == "" {
 		return
 	}
-	owner := s.buckets[s.slots[i].bucket].owner
+	bucket := s.slots[i].bucket
 	h := maphash.Comparable(s.seed, contextKey{agent, contextID})
 	head, ok := s.contextIDs[h]
 	if !ok {
 		head = noSlot
 	}
 	for c := head; c != noSlot; c = s.contexts[c].hashNext {
-		if s.contexts[c].contextID == contextID && s.contexts[c].agent == agent {
+		if s.contexts[c].contextID == contextID && s.buckets[s.contexts[c].bucket].agent == agent {
 			s.contexts[c].tasks++
 			s.slots[i].ctx = c
 			return
@@ -202,7 +205,8 @@ func (s *slab) setContext(i int32, agent string) {
 		s.contexts = append(s.contexts, memContext{})
 		c = int32(len(s.contexts) - 1)
 	}
-	s.contexts[c] = memContext{agent: agent, contextID: contextID, owner: owner, tasks: 1, hashNext: head}
+	s.contexts[c] = memContext{contextID: contextID, bucket: bucket, tasks: 1, hashNext: head}
+	s.buckets[bucket].contexts++
 	s.contextIDs[h] = c
 	s.slots[i].ctx = c
 	s.liveCtx++
@@ -215,8 +219,8 @@ func (s *slab) contextOwner(agent, contextID string) (string, bool) {
 		return "", false
 	}
 	for ; c != noSlot; c = s.contexts[c].hashNext {
-		if s.contexts[c].contextID == contextID && s.contexts[c].agent == agent {
-			return s.contexts[c].owner, true
+		if b := s.buckets[s.contexts[c].bucket]; s.contexts[c].contextID == contextID && b.agent == agent {
+			return b.owner, true
 		}
 	}
 	return "", false
@@ -229,25 +233,36 @@ func (s *slab) remove(i int32) {
 	s.unchain(s.tasks, maphash.Comparable(s.seed, taskKey{b.agent, sl.id()}), i,
 		func(j int32) *int32 { return &s.slots[j].hashNext })
 	s.bucketRemove(b, i)
-	if b.n == 0 {
-		delete(s.bucketIDs, bucketKey{b.agent, b.owner})
-		s.buckets[sl.bucket] = nil
-		s.freeBucket = append(s.freeBucket, sl.bucket)
-	}
 	if c := sl.ctx; c != noSlot {
 		if s.contexts[c].tasks--; s.contexts[c].tasks == 0 {
 			ctx := &s.contexts[c]
-			s.unchain(s.contextIDs, maphash.Comparable(s.seed, contextKey{ctx.agent, ctx.contextID}), c,
+			owner := ctx.bucket
+			s.unchain(s.contextIDs, maphash.Comparable(s.seed, contextKey{s.buckets[owner].agent, ctx.contextID}), c,
 				func(j int32) *int32 { return &s.contexts[j].hashNext })
 			*ctx = memContext{hashNext: s.freeContext}
 			s.freeContext = c
 			s.liveCtx--
+			s.buckets[owner].contexts--
+			s.dropBucketIfUnused(owner)
 		}
 	}
+	s.dropBucketIfUnused(sl.bucket)
 	s.lruRemove(i)
 	*sl = memSlot{bucket: noSlot, ctx: noSlot, hashNext: noSlot, prev: noSlot, next: s.freeSlot}
 	s.freeSlot = i
 	s.count--
+}
+
+// dropBucketIfUnused frees bucket bi once it holds no task and names the
+// owner of no context.
+func (s *slab) dropBucketIfUnused(bi int32) {
+	b := s.buckets[bi]
+	if b == nil || b.n > 0 || b.contexts > 0 {
+		return
+	}
+	delete(s.bucketIDs, bucketKey{b.agent, b.owner})
+	s.buckets[bi] = nil
+	s.freeBucket = append(s.freeBucket, bi)
 }
 
 // unchain takes i out of the lookup chain that starts at heads[h]; next

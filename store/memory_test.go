@@ -82,6 +82,8 @@ func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 // others. The caller holds m.mu.
 type census struct {
 	tasks, chained, indexed, contextRefs, listed, buckets, contexts, freeSlots int
+	// unused counts buckets kept with no task and no context: a leak.
+	unused int
 }
 
 func (m *Memory) census() census {
@@ -95,6 +97,9 @@ func (m *Memory) census() census {
 		if b != nil {
 			c.indexed += b.n
 			c.buckets++
+			if b.n == 0 && b.contexts == 0 {
+				c.unused++
+			}
 		}
 	}
 	for _, ctx := range m.contexts {
@@ -258,7 +263,7 @@ func TestMemorySlabStaysConsistent(t *testing.T) {
 		m.mu.Lock()
 		c := m.census()
 		m.mu.Unlock()
-		if c.tasks != n || c.chained != n || c.indexed != n || c.contextRefs != n-m.tasksWithoutContext() || c.listed != n {
+		if c.tasks != n || c.chained != n || c.indexed != n || c.contextRefs != n-m.tasksWithoutContext() || c.listed != n || c.unused != 0 {
 			t.Fatalf("step %d: %+v, Len %d", step, c, n)
 		}
 		listed := 0
