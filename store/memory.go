@@ -85,7 +85,7 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 	m.purge(now)
 	expires := now.Add(m.ttl).UnixNano()
 	if i := m.find(t.Agent, t.ID); i != noSlot {
-		if m.buckets[m.slots[i].bucket].owner != t.Owner {
+		if m.buckets[m.slots.at(i).bucket].owner != t.Owner {
 			return ErrOwnerConflict
 		}
 		m.update(i, t, expires)
@@ -99,7 +99,7 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 }
 
 func (m *Memory) update(i int32, t Task, expires int64) {
-	sl := &m.slots[i]
+	sl := m.slots.at(i)
 	if sl.contextID() == "" && t.ContextID != "" {
 		m.addContextID(i, t.Agent, t.ContextID)
 	}
@@ -119,7 +119,7 @@ func (m *Memory) update(i int32, t Task, expires int64) {
 // because the LRU list is also in expiry order.
 func (m *Memory) purge(now time.Time) {
 	ns := now.UnixNano()
-	for m.lruHead != noSlot && m.slots[m.lruHead].expires <= ns {
+	for m.lruHead != noSlot && m.slots.at(m.lruHead).expires <= ns {
 		m.remove(m.lruHead)
 	}
 }
@@ -182,7 +182,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 		end = b.index(m.search(b, func(sl *memSlot) bool { return sl.updated < oldest }))
 	}
 	matches := func(i int32) bool {
-		sl := &m.slots[i]
+		sl := m.slots.at(i)
 		return (q.ContextID == "" || sl.contextID() == q.ContextID) && (q.State == "" || m.names[sl.state] == q.State)
 	}
 	if q.ContextID == "" && q.State == "" {

@@ -71,14 +71,14 @@ type memPos struct{ block, off int }
 // into them. Its methods expect the Memory's lock held.
 type slab struct {
 	seed     maphash.Seed
-	slots    []memSlot
+	slots    chunked[memSlot]
 	freeSlot int32
 	tasks    map[uint64]int32 // hash of (agent, id) to the first slot of its chain
 	count    int
 	lruHead  int32
 	lruTail  int32
 
-	contexts    []memContext
+	contexts    chunked[memContext]
 	freeContext int32
 	contextIDs  map[uint64]int32 // hash of (agent, context id) to the first context of its chain
 	liveCtx     int
@@ -130,8 +130,8 @@ func (s *slab) find(agent, id string) int32 {
 	if !ok {
 		return noSlot
 	}
-	for ; i != noSlot; i = s.slots[i].hashNext {
-		if sl := &s.slots[i]; sl.id() == id && s.buckets[sl.bucket].agent == agent {
+	for ; i != noSlot; i = s.slots.at(i).hashNext {
+		if sl := s.slots.at(i); sl.id() == id && s.buckets[sl.bucket].agent == agent {
 			return i
 		}
 	}
@@ -140,7 +140,7 @@ func (s *slab) find(agent, id string) int32 {
 
 // task returns the Task slot i holds.
 func (s *slab) task(i int32) Task {
-	sl := &s.slots[i]
+	sl := s.slots.at(i)
 	b := s.buckets[sl.bucket]
 	return Task{ID: sl.id(), ContextID: sl.contextID(), Owner: b.owner, Agent: b.agent,
 		Backend: s.names[sl.backend], State: s.names[sl.state], Updated: fromMicros(sl.updated)}
@@ -150,21 +150,20 @@ func (s *slab) task(i int32) Task {
 func (s *slab) add(t Task, expires int64) int32 {
 	i := s.freeSlot
 	if i != noSlot {
-		s.freeSlot = s.slots[i].next
+		s.freeSlot = s.slots.at(i).next
 	} else {
-		s.slots = append(s.slots, memSlot{})
-		i = int32(len(s.slots) - 1)
+		i = s.slots.grow()
 	}
-	s.slots[i] = memSlot{key: t.ID + t.ContextID, idLen: uint32(len(t.ID)), backend: s.name(t.Backend), state: s.name(t.State),
+	*s.slots.at(i) = memSlot{key: t.ID + t.ContextID, idLen: uint32(len(t.ID)), backend: s.name(t.Backend), state: s.name(t.State),
 		updated: t.Updated.UnixMicro(), expires: expires, bucket: s.bucketFor(t.Agent, t.Owner), ctx: noSlot, prev: noSlot, next: noSlot}
 	h := maphash.Comparable(s.seed, taskKey{t.Agent, t.ID})
 	if head, ok := s.tasks[h]; ok {
-		s.slots[i].hashNext = head
+		s.slots.at(i).hashNext = head
 	} else {
-		s.slots[i].hashNext = noSlot
+		s.slots.at(i).hashNext = noSlot
 	}
 	s.tasks[h] = i
-	s.bucketInsert(s.buckets[s.slots[i].bucket], i)
+	s.bucketInsert(s.buckets[s.slots.at(i).bucket], i)
 	s.setContext(i, t.Agent)
 	s.lruPushBack(i)
 	s.count++
@@ -173,7 +172,7 @@ func (s *slab) add(t Task, expires int64) int32 {
 
 // addContextID gives slot i, whose task had no context id, one.
 func (s *slab) addContextID(i int32, agent, contextID string) {
-	sl := &s.slots[i]
+	sl := s.slots.at(i)
 	sl.key = sl.id() + contextID
 	s.setContext(i, agent)
 }
@@ -181,34 +180,33 @@ func (s *slab) addContextID(i int32, agent, contextID string) {
 // setContext counts slot i in its context, which the slot's owner claims
 // if it is new.
 func (s *slab) setContext(i int32, agent string) {
-	contextID := s.slots[i].contextID()
+	contextID := s.slots.at(i).contextID()
 	if contextID == "" {
 		return
 	}
-	bucket := s.slots[i].bucket
+	bucket := s.slots.at(i).bucket
 	h := maphash.Comparable(s.seed, contextKey{agent, contextID})
 	head, ok := s.contextIDs[h]
 	if !ok {
 		head = noSlot
 	}
-	for c := head; c != noSlot; c = s.contexts[c].hashNext {
-		if s.contexts[c].contextID == contextID && s.buckets[s.contexts[c].bucket].agent == agent {
-			s.contexts[c].tasks++
-			s.slots[i].ctx = c
+	for c := head; c != noSlot; c = s.contexts.at(c).hashNext {
+		if s.contexts.at(c).contextID == contextID && s.buckets[s.contexts.at(c).bucket].agent == agent {
+			s.contexts.at(c).tasks++
+			s.slots.at(i).ctx = c
 			return
 		}
 	}
 	c := s.freeContext
 	if c != noSlot {
-		s.freeContext = s.contexts[c].hashNext
+		s.freeContext = s.contexts.at(c).hashNext
 	} else {
-		s.contexts = append(s.contexts, memContext{})
-		c = int32(len(s.contexts) - 1)
+		c = s.contexts.grow()
 	}
-	s.contexts[c] = memContext{contextID: contextID, bucket: bucket, tasks: 1, hashNext: head}
+	*s.contexts.at(c) = memContext{contextID: contextID, bucket: bucket, tasks: 1, hashNext: head}
 	s.buckets[bucket].contexts++
 	s.contextIDs[h] = c
-	s.slots[i].ctx = c
+	s.slots.at(i).ctx = c
 	s.liveCtx++
 }
 
@@ -218,8 +216,8 @@ func (s *slab) contextOwner(agent, contextID string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for ; c != noSlot; c = s.contexts[c].hashNext {
-		if b := s.buckets[s.contexts[c].bucket]; s.contexts[c].contextID == contextID && b.agent == agent {
+	for ; c != noSlot; c = s.contexts.at(c).hashNext {
+		if b := s.buckets[s.contexts.at(c).bucket]; s.contexts.at(c).contextID == contextID && b.agent == agent {
 			return b.owner, true
 		}
 	}
@@ -228,17 +226,17 @@ func (s *slab) contextOwner(agent, contextID string) (string, bool) {
 
 // remove drops the task in slot i and frees what only it used.
 func (s *slab) remove(i int32) {
-	sl := &s.slots[i]
+	sl := s.slots.at(i)
 	b := s.buckets[sl.bucket]
 	s.unchain(s.tasks, maphash.Comparable(s.seed, taskKey{b.agent, sl.id()}), i,
-		func(j int32) *int32 { return &s.slots[j].hashNext })
+		func(j int32) *int32 { return &s.slots.at(j).hashNext })
 	s.bucketRemove(b, i)
 	if c := sl.ctx; c != noSlot {
-		if s.contexts[c].tasks--; s.contexts[c].tasks == 0 {
-			ctx := &s.contexts[c]
+		if s.contexts.at(c).tasks--; s.contexts.at(c).tasks == 0 {
+			ctx := s.contexts.at(c)
 			owner := ctx.bucket
 			s.unchain(s.contextIDs, maphash.Comparable(s.seed, contextKey{s.buckets[owner].agent, ctx.contextID}), c,
-				func(j int32) *int32 { return &s.contexts[j].hashNext })
+				func(j int32) *int32 { return &s.contexts.at(j).hashNext })
 			*ctx = memContext{hashNext: s.freeContext}
 			s.freeContext = c
 			s.liveCtx--
@@ -307,9 +305,9 @@ func (s *slab) bucketFor(agent, owner string) int32 {
 }
 
 func (s *slab) lruPushBack(i int32) {
-	s.slots[i].prev, s.slots[i].next = s.lruTail, noSlot
+	s.slots.at(i).prev, s.slots.at(i).next = s.lruTail, noSlot
 	if s.lruTail != noSlot {
-		s.slots[s.lruTail].next = i
+		s.slots.at(s.lruTail).next = i
 	} else {
 		s.lruHead = i
 	}
@@ -317,14 +315,14 @@ func (s *slab) lruPushBack(i int32) {
 }
 
 func (s *slab) lruRemove(i int32) {
-	sl := &s.slots[i]
+	sl := s.slots.at(i)
 	if sl.prev != noSlot {
-		s.slots[sl.prev].next = sl.next
+		s.slots.at(sl.prev).next = sl.next
 	} else {
 		s.lruHead = sl.next
 	}
 	if sl.next != noSlot {
-		s.slots[sl.next].prev = sl.prev
+		s.slots.at(sl.next).prev = sl.prev
 	} else {
 		s.lruTail = sl.prev
 	}
@@ -333,7 +331,7 @@ func (s *slab) lruRemove(i int32) {
 
 // listOrder orders slots as List returns them: newest first, ties by ID.
 func (s *slab) listOrder(a, b int32) int {
-	sa, sb := &s.slots[a], &s.slots[b]
+	sa, sb := s.slots.at(a), s.slots.at(b)
 	if sa.updated != sb.updated {
 		if sa.updated > sb.updated {
 			return -1
@@ -397,13 +395,13 @@ func (s *slab) bucketRemove(b *memBucket, i int32) {
 func (s *slab) search(b *memBucket, pred func(*memSlot) bool) memPos {
 	bi := sort.Search(len(b.blocks), func(k int) bool {
 		blk := b.blocks[k]
-		return pred(&s.slots[blk[len(blk)-1]])
+		return pred(s.slots.at(blk[len(blk)-1]))
 	})
 	if bi == len(b.blocks) {
 		return memPos{block: bi}
 	}
 	blk := b.blocks[bi]
-	return memPos{block: bi, off: sort.Search(len(blk), func(k int) bool { return pred(&s.slots[blk[k]]) })}
+	return memPos{block: bi, off: sort.Search(len(blk), func(k int) bool { return pred(s.slots.at(blk[k])) })}
 }
 
 // index returns p's position counted from the start of the bucket.
@@ -429,3 +427,28 @@ func (b *memBucket) each(p memPos, fn func(int32) bool) {
 		}
 	}
 }
+
+// chunked is an array that grows by fixed-size chunks: growing never copies
+// or frees what it holds, so a filling index never holds its old and new
+// arrays at once, and holds at most one chunk more than it uses.
+type chunked[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+const chunkShift = 12 // 4,096 elements a chunk
+
+func (c *chunked[T]) at(i int32) *T {
+	return &c.chunks[i>>chunkShift][i&(1<<chunkShift-1)]
+}
+
+// grow adds a zero element and returns its index.
+func (c *chunked[T]) grow() int32 {
+	if c.n == len(c.chunks)<<chunkShift {
+		c.chunks = append(c.chunks, make([]T, 1<<chunkShift))
+	}
+	c.n++
+	return int32(c.n - 1)
+}
+
+func (c *chunked[T]) len() int { return c.n }

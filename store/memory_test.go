@@ -89,7 +89,7 @@ type census struct {
 func (m *Memory) census() census {
 	c := census{tasks: m.count, contexts: m.liveCtx}
 	for _, head := range m.slab.tasks {
-		for i := head; i != noSlot; i = m.slots[i].hashNext {
+		for i := head; i != noSlot; i = m.slots.at(i).hashNext {
 			c.chained++
 		}
 	}
@@ -102,13 +102,13 @@ func (m *Memory) census() census {
 			}
 		}
 	}
-	for _, ctx := range m.contexts {
-		c.contextRefs += int(ctx.tasks)
+	for i := range int32(m.contexts.len()) {
+		c.contextRefs += int(m.contexts.at(i).tasks)
 	}
-	for i := m.lruHead; i != noSlot; i = m.slots[i].next {
+	for i := m.lruHead; i != noSlot; i = m.slots.at(i).next {
 		c.listed++
 	}
-	for i := m.freeSlot; i != noSlot; i = m.slots[i].next {
+	for i := m.freeSlot; i != noSlot; i = m.slots.at(i).next {
 		c.freeSlots++
 	}
 	return c
@@ -210,7 +210,8 @@ func TestMemoryLargeBucket(t *testing.T) {
 	}
 	want := 0
 	m.mu.Lock()
-	for _, sl := range m.slots {
+	for i := range int32(m.slots.len()) {
+		sl := m.slots.at(i)
 		if sl.bucket != noSlot && !fromMicros(sl.updated).Before(after) {
 			want++
 		}
@@ -297,7 +298,8 @@ func (m *Memory) tasksWithoutContext() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
-	for _, sl := range m.slots {
+	for i := range int32(m.slots.len()) {
+		sl := m.slots.at(i)
 		if sl.bucket != noSlot && sl.ctx == noSlot {
 			n++
 		}
