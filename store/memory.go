@@ -84,21 +84,29 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 	}
 	m.purge(now)
 	expires := now.Add(m.ttl).UnixNano()
+	backend, err := m.name(t.Backend)
+	if err != nil {
+		return err
+	}
+	state, err := m.name(t.State)
+	if err != nil {
+		return err
+	}
 	if i := m.find(t.Agent, t.ID); i != noSlot {
 		if m.buckets[m.slots.at(i).bucket].owner != t.Owner {
 			return ErrOwnerConflict
 		}
-		m.update(i, t, expires)
+		m.update(i, t, state, expires)
 		return nil
 	}
 	if m.count >= m.maxTasks {
 		m.remove(m.lruHead)
 	}
-	m.add(t, expires)
+	m.add(t, backend, state, expires)
 	return nil
 }
 
-func (m *Memory) update(i int32, t Task, expires int64) {
+func (m *Memory) update(i int32, t Task, state uint16, expires int64) {
 	sl := m.slots.at(i)
 	if sl.contextID() == "" && t.ContextID != "" {
 		m.addContextID(i, t.Agent, t.ContextID)
@@ -106,7 +114,7 @@ func (m *Memory) update(i int32, t Task, expires int64) {
 	if updated := t.Updated.UnixMicro(); updated >= sl.updated {
 		b := m.buckets[sl.bucket]
 		m.bucketRemove(b, i)
-		sl.state, sl.updated = m.name(t.State), updated
+		sl.state, sl.updated = state, updated
 		m.bucketInsert(b, i)
 	}
 	sl.expires = expires

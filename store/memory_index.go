@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"hash/maphash"
 	"slices"
 	"sort"
@@ -108,20 +109,23 @@ func newSlab() slab {
 	}
 }
 
+// errTooManyNames refuses a task whose backend name or state would be the
+// 65,536th distinct one: backends come from the config and states from
+// A2A's list, so only a caller's bug gets here.
+var errTooManyNames = errors.New("put task: more than 65535 distinct backend names and states")
+
 // name returns the number of a backend name or state, numbering it when new.
-func (s *slab) name(v string) uint16 {
+func (s *slab) name(v string) (uint16, error) {
 	if n, ok := s.nameIDs[v]; ok {
-		return n
+		return n, nil
 	}
 	if len(s.names) > 1<<16-1 {
-		// Backends come from the config and states from A2A's list, so
-		// this is a caller's bug; keep it visible rather than wrong.
-		panic("store: more than 65535 distinct backend names and states")
+		return 0, errTooManyNames
 	}
 	n := uint16(len(s.names))
 	s.names = append(s.names, v)
 	s.nameIDs[v] = n
-	return n
+	return n, nil
 }
 
 // find returns the slot of agent's task id, or noSlot.
@@ -146,15 +150,16 @@ func (s *slab) task(i int32) Task {
 		Backend: s.names[sl.backend], State: s.names[sl.state], Updated: fromMicros(sl.updated)}
 }
 
-// add stores a new task and returns its slot.
-func (s *slab) add(t Task, expires int64) int32 {
+// add stores a new task, whose backend and state are numbered, and returns
+// its slot.
+func (s *slab) add(t Task, backend, state uint16, expires int64) int32 {
 	i := s.freeSlot
 	if i != noSlot {
 		s.freeSlot = s.slots.at(i).next
 	} else {
 		i = s.slots.grow()
 	}
-	*s.slots.at(i) = memSlot{key: t.ID + t.ContextID, idLen: uint32(len(t.ID)), backend: s.name(t.Backend), state: s.name(t.State),
+	*s.slots.at(i) = memSlot{key: t.ID + t.ContextID, idLen: uint32(len(t.ID)), backend: backend, state: state,
 		updated: t.Updated.UnixMicro(), expires: expires, bucket: s.bucketFor(t.Agent, t.Owner), ctx: noSlot, prev: noSlot, next: noSlot}
 	h := maphash.Comparable(s.seed, taskKey{t.Agent, t.ID})
 	if head, ok := s.tasks[h]; ok {

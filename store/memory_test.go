@@ -306,3 +306,23 @@ func (m *Memory) tasksWithoutContext() int {
 	}
 	return n
 }
+
+// TestMemoryRefusesEndlessNames: backend names and states are numbered in a
+// small table; a caller that made up more than it holds gets an error and
+// the index stays whole.
+func TestMemoryRefusesEndlessNames(t *testing.T) {
+	t.Parallel()
+	m := NewMemory(MemoryConfig{MaxTasks: 10})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	var err error
+	for i := 0; err == nil && i < 1<<17; i++ {
+		err = m.Put(ctx, Task{ID: "t", Owner: "o", Agent: "x", State: fmt.Sprint("S", i)})
+	}
+	if !errors.Is(err, errTooManyNames) {
+		t.Fatalf("err = %v, want errTooManyNames", err)
+	}
+	if got, err := m.Get(ctx, "x", "t"); err != nil || got.State != "S65534" {
+		t.Fatalf("after the refusal: %+v, %v", got, err)
+	}
+}
