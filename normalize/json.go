@@ -42,9 +42,9 @@ func getWriter() *writer {
 	return w
 }
 
-// release returns w to the pool unless its buffer grew unusually large.
+// release returns w to the pool unless its buffers grew unusually large.
 func (w *writer) release() {
-	if cap(w.buf) <= 1<<20 {
+	if cap(w.buf) <= 1<<20 && cap(w.spans) <= 1<<16 {
 		writerPool.Put(w)
 	}
 }
