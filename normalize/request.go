@@ -33,6 +33,13 @@ type RequestInfo struct {
 // non-nil input means the target method takes no params. Failures are
 // *Error of kind InvalidParams, with the JSON path of what is wrong.
 func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
+	return ParamsTo(nil, op, from, to, params)
+}
+
+// ParamsTo is Params writing a translation over dst, from its start, so a
+// caller can give it a buffer it reuses; it returns params itself, not
+// dst, when nothing had to change.
+func ParamsTo(dst []byte, op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	if op == dialect.ListTasks && to == dialect.V03 {
 		if _, err := ParseListTasks(params); err != nil {
@@ -56,7 +63,7 @@ func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestI
 	if !w.changed && len(params) > 0 {
 		return params, info, nil
 	}
-	return w.bytes(), info, nil
+	return append(dst[:0], w.buf...), info, nil
 }
 
 // params writes the params of op in dialect to, always in full: whether

@@ -19,6 +19,12 @@ func Result(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, error) {
 // what the gateway records of a send, get or cancel result (see Inspect);
 // the info is zero for other operations.
 func ResultInfo(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
+	return ResultInfoTo(nil, op, from, to, result)
+}
+
+// ResultInfoTo is ResultInfo writing a translation over dst, from its
+// start; it returns result itself, not dst, when nothing had to change.
+func ResultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
 	if op == dialect.GetExtendedCard {
 		// Cards are rewritten for publishing, with the gateway's URLs, by
 		// the card translator; see CardToCanonical.
@@ -42,7 +48,7 @@ func ResultInfo(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, Even
 	if !w.changed {
 		return result, info, nil
 	}
-	return w.bytes(), info, nil
+	return append(dst[:0], w.buf...), info, nil
 }
 
 // result writes the result of op in dialect to, always in full: whether

@@ -142,10 +142,10 @@ type call struct {
 	outcome   string // one of the outcome constants; "" is ok
 	events    int
 	bytes     int
-	// lent are the pooled buffers the call reads and writes in; a unary
-	// call needs three, held inline.
+	// lent are the pooled buffers the call reads and writes in: a unary
+	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
-	lentInline [3]*[]byte
+	lentInline [6]*[]byte
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
@@ -322,7 +322,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 // caller's dialect.
 func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.Op, method string, params []byte) ([]byte, *normalize.Error) {
 	b := c.backend
-	res, err := b.post(ctx, r, method, c.env.ID, params, false)
+	res, err := b.post(ctx, r, c, method, params, false)
 	if err != nil {
 		return nil, b.transportError(ctx, err)
 	}
@@ -334,7 +334,9 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	if reply.Error != nil {
 		return nil, a.backendError(c, reply.Error)
 	}
-	result, info, err := normalize.ResultInfo(op, b.dialect, c.env.Dialect, reply.Result)
+	buf := c.buffer(len(reply.Result) + 512)
+	result, info, err := normalize.ResultInfoTo(*buf, op, b.dialect, c.env.Dialect, reply.Result)
+	keep(buf, result, reply.Result)
 	if err != nil {
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)

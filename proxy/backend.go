@@ -116,9 +116,20 @@ var hopHeaders = []string{
 	dialect.HeaderExtensionsV10, dialect.HeaderExtensionsV03,
 }
 
-// post sends one JSON-RPC request to the backend.
-func (b *backend) post(ctx context.Context, in *http.Request, method string, id, params []byte, stream bool) (*http.Response, error) {
-	body := make([]byte, 0, len(params)+len(method)+len(id)+48)
+// post sends one JSON-RPC request of call c to the backend.
+func (b *backend) post(ctx context.Context, in *http.Request, c *call, method string, params []byte, stream bool) (*http.Response, error) {
+	id := c.env.ID
+	size := len(params) + len(method) + len(id) + 48
+	var body []byte
+	if _, ok := b.transport.(*h1Transport); ok {
+		// The gateway's pool has written the body when RoundTrip
+		// returns; net/http's may still be writing it after.
+		p := c.buffer(size)
+		defer func() { *p = body }()
+		body = *p
+	} else {
+		body = make([]byte, 0, size)
+	}
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	if len(id) == 0 {
 		id = []byte("1") // the gateway's own call (a card fetch over HTTP GET)

@@ -66,3 +66,12 @@ func (c *call) giveBack() {
 	}
 	c.lent = c.lent[:0]
 }
+
+// keep records out as the content of the lent buffer p when a function
+// writing over p's buffer returned it (or grew it), and not its input in:
+// so a grown buffer is the one given back.
+func keep(p *[]byte, out, in []byte) {
+	if len(out) > 0 && (len(in) == 0 || &out[0] != &in[0]) {
+		*p = out
+	}
+}

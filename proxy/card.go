@@ -323,7 +323,7 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, norma
 		if b.dialect == dialect.V10 {
 			params = []byte("{}")
 		}
-		res, err := b.post(r.Context(), r, method, c.env.ID, params, false)
+		res, err := b.post(r.Context(), r, c, method, params, false)
 		if err != nil {
 			return nil, b.transportError(r.Context(), err)
 		}

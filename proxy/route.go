@@ -40,7 +40,9 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 	if len(a.routes) > 0 {
 		to = env.Dialect
 	}
-	params, info, err := normalize.Params(env.Op, env.Dialect, to, env.Params)
+	buf := c.buffer(len(env.Params) + 256)
+	params, info, err := normalize.ParamsTo(*buf, env.Op, env.Dialect, to, env.Params)
+	keep(buf, params, env.Params)
 	if err != nil {
 		e := normalize.AsError(err, dialect.ErrInvalidParams)
 		a.metrics.translationError("request", e.Kind)

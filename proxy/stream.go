@@ -35,7 +35,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 			return
 		}
 	}
-	res, err := b.post(r.Context(), r, method, c.env.ID, params, true)
+	res, err := b.post(r.Context(), r, c, method, params, true)
 	if err != nil {
 		a.streamFail(s, b.transportError(r.Context(), err))
 		return
