@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -180,5 +181,29 @@ func BenchmarkBackendTransport(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// brokenConn is an idle connection the backend has closed in a way the
+// liveness check cannot see: writing to it fails.
+type brokenConn struct{ net.Conn }
+
+func (brokenConn) Write([]byte) (int, error) { return 0, errors.New("write: broken pipe") }
+
+// TestH1TransportSendsAgainAfterAFailedWrite: a request whose write fails
+// on a reused connection never reached the backend, so it goes out once
+// more on a new connection.
+func TestH1TransportSendsAgainAfterAFailedWrite(t *testing.T) {
+	srv, conns := h1Target(t)
+	tr, u := newTestH1(t, srv.URL)
+	client, server := net.Pipe()
+	defer server.Close()
+	tr.put(&h1Conn{nc: brokenConn{client}, br: bufio.NewReader(client)})
+	got, err := h1Post(context.Background(), tr, u, `{"again":true}`)
+	if err != nil || got != `{"again":true}` {
+		t.Fatalf("after a failed write on a reused connection: %q, %v", got, err)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("the backend saw %d connections, want 1 (the new one)", n)
 	}
 }
