@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -276,6 +277,28 @@ func TestServeHTTPStreams(t *testing.T) {
 			if _, ok := EventStamp(e); !ok {
 				t.Fatalf("%s: event without stamp: %s", d, e)
 			}
+		}
+	}
+}
+
+// TestServeHTTPKeepsAStreamOnItsSchedule: with a start time, event i is
+// written no earlier than start + i intervals, however late the stream
+// was opened.
+func TestServeHTTPKeepsAStreamOnItsSchedule(t *testing.T) {
+	srv := httptest.NewServer(New())
+	t.Cleanup(srv.Close)
+	interval := 2 * time.Millisecond
+	start := time.Now().Add(20 * time.Millisecond)
+	shape := StreamShape{Events: 4, IntervalMicros: int(interval / time.Microsecond), StartMicros: start.UnixMicro()}
+	out := post(t, srv.URL+"/", Request{Dialect: V10, Op: Stream, ID: "p", Stream: shape}.Append(nil))
+	evs := events(t, out)
+	if len(evs) != 4 {
+		t.Fatalf("%d events, want 4", len(evs))
+	}
+	for i, e := range evs {
+		stamp, _ := EventStamp(e)
+		if due := start.Truncate(time.Microsecond).Add(time.Duration(i) * interval); stamp < due.UnixNano() {
+			t.Errorf("event %d written %s before it was due", i, time.Duration(due.UnixNano()-stamp))
 		}
 	}
 }
