@@ -24,7 +24,7 @@ step "go test -race"
 go test -race -count=1 ./...
 
 step "fuzz smoke (each target a few seconds; longer: see README)"
-scripts/fuzz.sh "${FUZZ_TIME:-5s}"
+scripts/fuzz.sh "${FUZZ_TIME:-50000x}"
 
 step "benchmark smoke: microbenchmarks, then the load benchmark for about a second a case"
 go test -run '^$' -bench . -benchtime 100x ./normalize/ ./proxy/ ./store/ >/dev/null
