@@ -81,8 +81,20 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeRequestBody(req)
 		return nil, err
 	}
-	// Ending the call's context stops whatever the connection is doing;
-	// a connection it stopped is never reused.
+	res, err := t.send(c, req)
+	if err != nil && reused && isWriteFailure(err) {
+		// The backend had closed the idle connection: it never saw the
+		// request, so it is safe to send it once more on a new one.
+		return t.retry(req)
+	}
+	return res, err
+}
+
+// send exchanges req on c. Ending the call's context stops whatever the
+// connection is doing; a connection it stopped, or whose exchange failed,
+// is closed and never reused.
+func (t *h1Transport) send(c *h1Conn, req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
 	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(time.Unix(1, 0)) })
 	res, err := t.exchange(c, req)
 	if err != nil {
@@ -91,11 +103,6 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if ended {
 			// The deadline that stopped the exchange is not the backend's.
 			return nil, context.Cause(ctx)
-		}
-		if reused && isWriteFailure(err) {
-			// The backend had closed the idle connection: it never saw
-			// the request, so it is safe to send it once more on a new one.
-			return t.retry(req)
 		}
 		return nil, err
 	}
@@ -119,18 +126,7 @@ func (t *h1Transport) retry(req *http.Request) (*http.Response, error) {
 		body.Close()
 		return nil, err
 	}
-	stop := context.AfterFunc(req.Context(), func() { _ = c.nc.SetDeadline(time.Unix(1, 0)) })
-	res, err := t.exchange(c, &again)
-	if err != nil {
-		ended := !stop()
-		c.nc.Close()
-		if ended {
-			return nil, context.Cause(req.Context())
-		}
-		return nil, err
-	}
-	res.Body = &h1Body{rc: res.Body, ctx: req.Context(), t: t, c: c, stop: stop, reuse: !res.Close}
-	return res, nil
+	return t.send(c, &again)
 }
 
 // writeFailure marks an error from writing the request.

@@ -238,7 +238,7 @@ func TestListTasksWalk(t *testing.T) {
 					if res.Get("pageSize").Int() != 7 || !res.Get("nextPageToken").Exists() || !res.Get("totalSize").Exists() {
 						t.Fatalf("ListTasks result misses required members: %s", res.Raw)
 					}
-					prev := ""
+					var prev time.Time
 					for _, task := range res.Get("tasks").Array() {
 						id := task.Get("id").Str
 						if _, mine := want[who][id]; !mine {
@@ -254,11 +254,17 @@ func TestListTasksWalk(t *testing.T) {
 						if filter != "" && task.Get("status.state").Str != "TASK_STATE_FAILED" {
 							t.Fatalf("status filter let through %s", task.Raw)
 						}
+						// Compared as times: RFC 3339 strings of different precision
+						// (".406Z", ".406614Z") do not sort as text.
 						ts := task.Get("status.timestamp").Str
-						if prev != "" && ts > prev {
-							t.Fatalf("not newest first: %s after %s", ts, prev)
+						at, err := time.Parse(time.RFC3339Nano, ts)
+						if err != nil {
+							t.Fatalf("task %s: status.timestamp %q: %v", id, ts, err)
 						}
-						prev = ts
+						if !prev.IsZero() && at.After(prev) {
+							t.Fatalf("not newest first: %s after %s", ts, prev.Format(time.RFC3339Nano))
+						}
+						prev = at
 					}
 					token = res.Get("nextPageToken").Str
 					if token == "" {
