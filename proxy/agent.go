@@ -260,6 +260,12 @@ func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
 
 func (a *Agent) logCall(c *call, r *http.Request) {
 	a.metrics.observe(a.cfg.Name, c)
+	// Straight to the handler: Logger.LogAttrs would also record the
+	// caller's program counter, which the access log never shows.
+	h, ctx := a.log.Handler(), r.Context()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
 	outcome := c.outcome
 	if outcome == "" {
 		outcome = outcomeOK
@@ -278,7 +284,9 @@ func (a *Agent) logCall(c *call, r *http.Request) {
 	if c.env.Op.Streaming() {
 		attrs = append(attrs, slog.Int("events", c.events))
 	}
-	a.log.LogAttrs(r.Context(), slog.LevelInfo, "call", attrs...)
+	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "call", 0)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(ctx, rec)
 }
 
 // forward sends a parsed call to the right backend and answers it.

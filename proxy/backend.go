@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -150,11 +149,13 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        make(http.Header, 12),
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
+		Body:          newMemoryBody(body),
 		ContentLength: int64(len(body)),
 		Host:          b.target.Host,
 	}).WithContext(ctx)
+	if _, ok := b.transport.(*h1Transport); !ok {
+		req.GetBody = func() (io.ReadCloser, error) { return newMemoryBody(body), nil }
+	}
 	b.setHeaders(req, in)
 	h := req.Header
 	h["Content-Type"] = headerJSON
@@ -175,6 +176,8 @@ var (
 	headerEventStream = []string{"text/event-stream"}
 	headerIdentity    = []string{"identity"}
 	headerVersion10   = []string{"1.0"}
+	headerHTTP        = []string{"http"}
+	headerHTTPS       = []string{"https"}
 	keyVersion        = http.CanonicalHeaderKey(dialect.HeaderVersion)
 )
 
@@ -200,23 +203,23 @@ func (b *backend) setHeaders(req, in *http.Request) {
 			}
 			req.Header[k] = vv // shared with the caller's request, which outlives this one
 		}
-		ext := in.Header.Values(dialect.HeaderExtensionsV10)
-		ext = append(ext, in.Header.Values(dialect.HeaderExtensionsV03)...)
-		for _, v := range ext {
-			req.Header.Add(dialect.ExtensionsHeader(b.dialect), v)
+		for _, name := range [...]string{dialect.HeaderExtensionsV10, dialect.HeaderExtensionsV03} {
+			for _, v := range in.Header.Values(name) {
+				req.Header.Add(dialect.ExtensionsHeader(b.dialect), v)
+			}
 		}
+		// Canonical keys, set directly: Header.Set would check each again.
 		if host, _, err := net.SplitHostPort(in.RemoteAddr); err == nil {
-			if prior := in.Header.Values("X-Forwarded-For"); len(prior) > 0 {
+			if prior := in.Header["X-Forwarded-For"]; len(prior) > 0 {
 				host = strings.Join(prior, ", ") + ", " + host
 			}
-			req.Header.Set("X-Forwarded-For", host)
+			req.Header["X-Forwarded-For"] = []string{host}
 		}
-		req.Header.Set("X-Forwarded-Host", in.Host)
-		proto := "http"
+		req.Header["X-Forwarded-Host"] = []string{in.Host}
+		req.Header["X-Forwarded-Proto"] = headerHTTP
 		if in.TLS != nil {
-			proto = "https"
+			req.Header["X-Forwarded-Proto"] = headerHTTPS
 		}
-		req.Header.Set("X-Forwarded-Proto", proto)
 	}
 	for k, vv := range b.static {
 		req.Header[k] = vv

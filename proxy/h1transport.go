@@ -112,12 +112,17 @@ func (t *h1Transport) send(c *h1Conn, req *http.Request) (*http.Response, error)
 
 // retry sends req again on a new connection, when it can be sent again.
 func (t *h1Transport) retry(req *http.Request) (*http.Response, error) {
-	if req.GetBody == nil {
+	var body io.ReadCloser
+	switch b, ok := req.Body.(*memoryBody); {
+	case ok:
+		body = newMemoryBody(b.data)
+	case req.GetBody != nil:
+		var err error
+		if body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	default:
 		return nil, errors.New("backend closed an idle connection as the request was sent")
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return nil, err
 	}
 	again := *req
 	again.Body = body
@@ -144,7 +149,7 @@ func isWriteFailure(err error) bool {
 func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, error) {
 	bw := requestWriters.Get().(*bufio.Writer)
 	bw.Reset(c.nc)
-	err := req.Write(bw)
+	err := writeRequest(bw, req)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -12,8 +12,8 @@ import (
 // too: several SDK clients reject any other status before reading the body.
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = headerJSON // canonical keys, set directly: no copies
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
