@@ -161,10 +161,10 @@ func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, er
 	if t.headerTimeout > 0 {
 		_ = c.nc.SetReadDeadline(time.Now().Add(t.headerTimeout))
 	}
-	res, err := http.ReadResponse(c.br, req)
+	res, err := readResponse(c.br, req)
 	// Informational answers (103 Early Hints) come before the real one.
 	for err == nil && res.StatusCode >= 100 && res.StatusCode < 200 && res.StatusCode != http.StatusSwitchingProtocols {
-		res, err = http.ReadResponse(c.br, req)
+		res, err = readResponse(c.br, req)
 	}
 	if err != nil {
 		var ne net.Error
