@@ -130,3 +130,35 @@ func hasLabels(m *dto.Metric, want map[string]string) bool {
 	}
 	return n == len(want)
 }
+
+// TestRequestsCounterLabels: calls with the same labels count on one series
+// (whose counter the gateway remembers), and codes outside A2A's set share
+// the "other" series.
+func TestRequestsCounterLabels(t *testing.T) {
+	m := NewMetrics(prometheus.NewRegistry(), nil)
+	b := &backend{dialect: dialect.V10}
+	observe := func(code int, outcome string) {
+		c := &call{backend: b, code: code, outcome: outcome}
+		c.env.Dialect, c.env.Op = dialect.V03, dialect.SendMessage
+		m.observe("echo", c)
+	}
+	observe(0, "")
+	observe(0, "")
+	observe(12345, outcomeAgentError)
+	observe(-1, outcomeAgentError)
+	observe(-32001, outcomeAgentError)
+	count := func(outcome, code string) float64 {
+		return testutil.ToFloat64(m.requests.WithLabelValues("echo", dialect.V03.String(), dialect.V10.String(), dialect.SendMessage.String(), outcome, code))
+	}
+	for _, c := range []struct {
+		outcome, code string
+		want          float64
+	}{{outcomeOK, "0", 2}, {outcomeAgentError, "other", 2}, {outcomeAgentError, "-32001", 1}} {
+		if got := count(c.outcome, c.code); got != c.want {
+			t.Errorf("outcome %s code %s: %v calls, want %v", c.outcome, c.code, got, c.want)
+		}
+	}
+	if n := testutil.CollectAndCount(m.requests); n != 3 {
+		t.Errorf("%d series, want 3", n)
+	}
+}
