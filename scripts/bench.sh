@@ -4,12 +4,13 @@
 # this machine, against the same canned A2A backend. See bench/README.md.
 #
 # Usage:
-#   scripts/bench.sh                 full run (about 6 minutes on an idle
+#   scripts/bench.sh                 full run (about 12 minutes on an idle
 #                                    machine; before each measurement it waits
 #                                    up to 3 minutes for other load to pass, and
 #                                    measures again what others disturbed):
-#                                    every case for 10 s at 1, 32 and 256
-#                                    connections, 1,000 streams of 50 events,
+#                                    every case in 3 rounds of 5 s at 1, 32 and
+#                                    256 connections (each row: the round with
+#                                    the median req/s), 1,000 streams of 50 events,
 #                                    5,000 idle streams; writes
 #                                    bench/results/latest.{md,json}
 #   scripts/bench.sh --smoke         every case for about a second, to prove the
@@ -57,5 +58,5 @@ go build -o "$tmp/gateway" ./cmd/gateway
 if [[ $smoke == 1 ]]; then
   "$tmp/loadbench" run -smoke -gateway "$tmp/gateway" -out "$tmp/results" "${args[@]}"
 else
-  "$tmp/loadbench" run -gateway "$tmp/gateway" -duration 10s -quiet-wait 3m -retries 2 -out bench/results "${args[@]}"
+  "$tmp/loadbench" run -gateway "$tmp/gateway" -rounds 3 -duration 5s -quiet-wait 3m -retries 2 -out bench/results "${args[@]}"
 fi

@@ -54,7 +54,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	warmup := fs.Duration("warmup", time.Second, "unmeasured load before each measurement")
 	measure := fs.Duration("duration", 5*time.Second, "measured load per case and number of connections")
 	conns := fs.String("conns", "1,32,256", "numbers of concurrent connections, comma-separated")
-	streams := fs.Int("streams", 1000, "concurrent streams")
+	streams := fs.Int("streams", 1000, "concurrent streams (0: skip the stream runs)")
 	streamEvents := fs.Int("stream-events", 50, "events per stream")
 	streamInterval := fs.Duration("stream-interval", 100*time.Millisecond, "pause between events in the paced stream runs")
 	streamModes := fs.String("stream-modes", "max,paced", "which stream runs: max (throughput), paced (latency), or both")
@@ -62,6 +62,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	idleHold := fs.Duration("idle-hold", 500*time.Millisecond, "how long the idle streams stay open before the gateway's memory is read (longer: time to profile it)")
 	quietWait := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the rest of the machine to be idle (shared machines)")
 	retries := fs.Int("retries", 0, "measure a case again, up to this many times, when other processes used more than a quarter of a core meanwhile")
+	rounds := fs.Int("rounds", 1, "measure the request cases this many times, every case once per round, and report each case's round with the median req/s (noisy machines)")
 	indexMaxTasks := fs.Int("index-max-tasks", 0, "diagnostic: bound the gateway's in-memory task index to this many tasks (default: the gateway's default)")
 	pin := fs.String("pin", "auto", "pin the system under test to CPU 0 and the rest to CPU 1: auto (when there are 2+ CPUs and taskset), on, off")
 	out := fs.String("out", "", "write latest.json and latest.md here (default: print only)")
@@ -76,8 +77,11 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		return errors.New("run: -gateway BIN is required (scripts/bench.sh builds it)")
 	}
 	opt := options{gateway: *gateway, smoke: *smoke, warmup: *warmup, measure: *measure, streams: *streams,
-		streamEvents: *streamEvents, streamInterval: *streamInterval, idleStreams: *idleStreams, idleHold: *idleHold, quietWait: *quietWait, retries: *retries, indexMaxTasks: *indexMaxTasks,
+		streamEvents: *streamEvents, streamInterval: *streamInterval, idleStreams: *idleStreams, idleHold: *idleHold, quietWait: *quietWait, retries: *retries, rounds: *rounds, indexMaxTasks: *indexMaxTasks,
 		out: *out, redis: *redis, gatewayLog: *gatewayLog, gatewayAdmin: *gatewayAdmin}
+	if opt.rounds < 1 {
+		return fmt.Errorf("-rounds: %d; want 1 or more", opt.rounds)
+	}
 	var err error
 	if opt.conns, err = parseConns(*conns); err != nil {
 		return err

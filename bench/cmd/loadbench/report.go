@@ -45,6 +45,7 @@ type settings struct {
 	IndexMaxTasks     int     `json:"index_max_tasks,omitempty"`
 	QuietWaitS        float64 `json:"quiet_wait_s,omitempty"`
 	Retries           int     `json:"retries,omitempty"`
+	Rounds            int     `json:"rounds,omitempty"`
 	Pinned            bool    `json:"pinned"`
 	LoadgenGOMAXPROCS int     `json:"loadgen_gomaxprocs"`
 }
@@ -59,6 +60,12 @@ type unaryRow struct {
 	Errors     int     `json:"errors,omitempty"`
 	FirstError string  `json:"first_error,omitempty"`
 	RPS        float64 `json:"rps,omitempty"`
+	// Rounds, when more than one, is how many times the case was measured;
+	// the row is the round with the median req/s, RPSMin and RPSMax the
+	// spread of all of them.
+	Rounds int     `json:"rounds,omitempty"`
+	RPSMin float64 `json:"rps_min,omitempty"`
+	RPSMax float64 `json:"rps_max,omitempty"`
 	// Ratio is RPS over the best plain proxy's at the same connections.
 	Ratio float64 `json:"ratio_to_best_plain,omitempty"`
 	// CPURatio is the best plain proxy's CPU per request over this one's:
@@ -346,6 +353,9 @@ func (r *report) markdown(w io.Writer) {
 	}
 	p("Each measurement: fresh processes, %.1f s warm-up, %.1f s measured; sends (`message/send` / `SendMessage`, ~0.8 KB request, ~1.7 KB task reply); %s. ", r.Settings.WarmupS, r.Settings.MeasureS, pin)
 	p("Ratio: requests/s over the best plain proxy (%s, best at %d conns) at the same number of connections. CPU s/10k: CPU seconds the system under test used per 10,000 requests; CPU ratio: the best plain proxy's CPU s/10k over this row's, the throughput ratio if each were held back by its own CPU alone. CPU %%: share of one core during the window (sut = system under test, gen = load generator, other = everything else on the machine). Bound: *sut* when the system under test used its whole core, *client* when the load generator and the backend used theirs, so that the row's req/s is a floor for the system under test.\n\n", orDash(r.BestPlain), r.RefConns)
+	if r.Settings.Rounds > 1 {
+		p("Rounds: every case measured %d times, each round measuring every case once (so that each case meets the machine's slow spells and fast ones alike); each row is the case's round with the median req/s, and the range in brackets is the lowest and highest req/s of its rounds.\n\n", r.Settings.Rounds)
+	}
 	p("| case | conns | req/s | ratio | CPU ratio | p50 ms | p99 ms | p99.9 ms | CPU s/10k | RSS idle MiB | RSS peak MiB | CPU %% sut / gen / backend / other | bound | errors |\n")
 	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|\n")
 	for _, u := range r.Unary {
@@ -353,8 +363,12 @@ func (r *report) markdown(w io.Writer) {
 			p("| %s | | %s | | | | | | | | | | | |\n", u.Case, u.Skipped)
 			continue
 		}
-		p("| %s | %d | %.0f | %s | %s | %.3f | %.3f | %.3f | %.2f | %s | %s | %.0f / %.0f / %.0f / %.0f | %s | %d |\n",
-			u.Case, u.Conns, u.RPS, num(u.Ratio, "%.2fx"), num(u.CPURatio, "%.2fx"), u.P50Ms, u.P99Ms, u.P999Ms, u.CPUPer10k,
+		rps := fmt.Sprintf("%.0f", u.RPS)
+		if u.Rounds > 1 {
+			rps += fmt.Sprintf(" (%.0f–%.0f)", u.RPSMin, u.RPSMax)
+		}
+		p("| %s | %d | %s | %s | %s | %.3f | %.3f | %.3f | %.2f | %s | %s | %.0f / %.0f / %.0f / %.0f | %s | %d |\n",
+			u.Case, u.Conns, rps, num(u.Ratio, "%.2fx"), num(u.CPURatio, "%.2fx"), u.P50Ms, u.P99Ms, u.P999Ms, u.CPUPer10k,
 			num(u.RSSIdleMiB, "%.1f"), num(u.RSSPeakMiB, "%.1f"), u.SUTCPU, u.LoadgenCPU, u.BackendCPU, u.OtherCPU, orNone(u.Bound), u.Errors)
 	}
 	if len(r.Streams) > 0 {

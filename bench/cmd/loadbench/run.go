@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +31,7 @@ type options struct {
 	indexMaxTasks  int
 	streamModes    map[string]bool
 	retries        int
+	rounds         int
 	pin            bool
 	out            string
 	redis          string
@@ -79,7 +82,7 @@ func newBench(opt options, progress io.Writer) (*bench, error) {
 		Settings: settings{
 			Smoke: opt.smoke, WarmupS: opt.warmup.Seconds(), MeasureS: opt.measure.Seconds(), Conns: opt.conns,
 			Streams: opt.streams, StreamEvents: opt.streamEvents, StreamIntervalMs: millis(opt.streamInterval),
-			IdleStreams: opt.idleStreams, IndexMaxTasks: opt.indexMaxTasks, QuietWaitS: opt.quietWait.Seconds(), Retries: opt.retries, Pinned: opt.pin, LoadgenGOMAXPROCS: runtime.GOMAXPROCS(0),
+			IdleStreams: opt.idleStreams, IndexMaxTasks: opt.indexMaxTasks, QuietWaitS: opt.quietWait.Seconds(), Retries: opt.retries, Rounds: opt.rounds, Pinned: opt.pin, LoadgenGOMAXPROCS: runtime.GOMAXPROCS(0),
 		},
 	}
 	return b, nil
@@ -99,28 +102,9 @@ func (b *bench) selected(name string) bool { return b.opt.only == nil || b.opt.o
 
 // run measures every case and evaluates the targets.
 func (b *bench) run() {
-	for _, c := range unaryCases() {
-		if !b.selected(c.name) {
-			continue
-		}
-		if why := b.skipReason(c); why != "" {
-			b.logf("%-40s %s", c.name, why)
-			b.rep.Unary = append(b.rep.Unary, unaryRow{Case: c.name, Kind: c.kind, Skipped: why})
-			continue
-		}
-		for _, n := range b.opt.conns {
-			row := b.measureUnary(c, n)
-			for try := 0; try < b.opt.retries && row.OtherCPU > noisy && row.Skipped == ""; try++ {
-				b.logf("%-40s %4d conns measured again: other processes used %.0f%% of a core", c.name, n, row.OtherCPU)
-				if again := b.measureUnary(c, n); again.Skipped == "" && again.OtherCPU < row.OtherCPU {
-					row = again
-				}
-			}
-			b.rep.Unary = append(b.rep.Unary, row)
-		}
-	}
+	b.measureAllUnary()
 	for _, c := range streamCases() {
-		if !b.selected("stream " + c.name) {
+		if !b.selected("stream "+c.name) || b.opt.streams == 0 {
 			continue
 		}
 		if why := b.skipReason(c); why != "" {
@@ -133,6 +117,84 @@ func (b *bench) run() {
 		b.rep.Idle = b.measureIdleStreams(c)
 	}
 	b.rep.finish()
+}
+
+// measureAllUnary measures every selected request case at every number of
+// connections, in rounds: each round measures every case once, so that
+// every case meets the machine's slow spells and fast ones alike, and each
+// row reported is the round with the median req/s.
+func (b *bench) measureAllUnary() {
+	type cell struct {
+		c      sutCase
+		n      int
+		rows   []unaryRow
+		result *unaryRow // a skipped case's row
+	}
+	var cells []*cell
+	for _, c := range unaryCases() {
+		if !b.selected(c.name) {
+			continue
+		}
+		if why := b.skipReason(c); why != "" {
+			b.logf("%-40s %s", c.name, why)
+			cells = append(cells, &cell{result: &unaryRow{Case: c.name, Kind: c.kind, Skipped: why}})
+			continue
+		}
+		for _, n := range b.opt.conns {
+			cells = append(cells, &cell{c: c, n: n})
+		}
+	}
+	for round := 1; round <= max(b.opt.rounds, 1); round++ {
+		if b.opt.rounds > 1 {
+			b.logf("round %d of %d", round, b.opt.rounds)
+		}
+		for _, cl := range cells {
+			if cl.result == nil {
+				cl.rows = append(cl.rows, b.measureQuietly(cl.c, cl.n))
+			}
+		}
+	}
+	for _, cl := range cells {
+		if cl.result == nil {
+			r := medianRound(cl.rows)
+			cl.result = &r
+		}
+		b.rep.Unary = append(b.rep.Unary, *cl.result)
+	}
+}
+
+// measureQuietly measures c with n connections, again (up to -retries
+// times) when other processes disturbed it, keeping the least disturbed.
+func (b *bench) measureQuietly(c sutCase, n int) unaryRow {
+	row := b.measureUnary(c, n)
+	for try := 0; try < b.opt.retries && row.OtherCPU > noisy && row.Skipped == ""; try++ {
+		b.logf("%-40s %4d conns measured again: other processes used %.0f%% of a core", c.name, n, row.OtherCPU)
+		if again := b.measureUnary(c, n); again.Skipped == "" && again.OtherCPU < row.OtherCPU {
+			row = again
+		}
+	}
+	return row
+}
+
+// medianRound is the round with the median req/s (the lower of the two
+// middle ones for an even count), with the spread of all rounds: one real
+// measurement, not a mix of figures from different rounds.
+func medianRound(rows []unaryRow) unaryRow {
+	var measured []unaryRow
+	for _, r := range rows {
+		if r.Skipped == "" {
+			measured = append(measured, r)
+		}
+	}
+	if len(measured) == 0 {
+		return rows[0]
+	}
+	slices.SortFunc(measured, func(a, b unaryRow) int { return cmp.Compare(a.RPS, b.RPS) })
+	median := measured[(len(measured)-1)/2]
+	if len(measured) > 1 {
+		median.Rounds, median.RPSMin, median.RPSMax = len(measured), measured[0].RPS, measured[len(measured)-1].RPS
+	}
+	return median
 }
 
 // measureUnary runs c with n connections on fresh processes, so that the
