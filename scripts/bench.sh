@@ -10,7 +10,7 @@
 #                                    measures again what others disturbed):
 #                                    every case in 3 rounds of 5 s at 1, 32 and
 #                                    256 connections (each row: the round with
-#                                    the median req/s), 1,000 streams of 50 events,
+#                                    the most req/s), 1,000 streams of 50 events,
 #                                    5,000 idle streams; writes
 #                                    bench/results/latest.{md,json}
 #   scripts/bench.sh --smoke         every case for about a second, to prove the

@@ -21,6 +21,9 @@ type loadSpec struct {
 	measure time.Duration
 	request canned.Request
 	header  http.Header
+	// services are the processes, besides the backend, that the system
+	// under test calls (Redis), whose CPU is not another user's.
+	services []int
 }
 
 // loadResult is what one load measured in its window.
@@ -52,7 +55,7 @@ var resultMarker = []byte(`"result":`)
 
 // runLoad drives spec against url and samples the processes at the edges of
 // the measurement window.
-func runLoad(spec loadSpec, sutPID, backendPID int) (loadResult, error) {
+func runLoad(spec loadSpec, sutPID int, backendPIDs []int) (loadResult, error) {
 	tr := newLoadTransport(spec.conns)
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
@@ -66,9 +69,9 @@ func runLoad(spec loadSpec, sutPID, backendPID int) (loadResult, error) {
 	sampled.Go(func() {
 		time.Sleep(time.Until(windowStart))
 		var err1, err2 error
-		res.start, err1 = takeSample(sutPID, backendPID)
+		res.start, err1 = takeSample(sutPID, backendPIDs, spec.services...)
 		time.Sleep(time.Until(windowEnd))
-		res.end, err2 = takeSample(sutPID, backendPID)
+		res.end, err2 = takeSample(sutPID, backendPIDs, spec.services...)
 		if err1 != nil || err2 != nil {
 			sampleErr = fmt.Errorf("sampling /proc: %v %v", err1, err2)
 		}

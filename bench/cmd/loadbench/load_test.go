@@ -27,7 +27,7 @@ func TestRunLoadCountsAnswersAndErrors(t *testing.T) {
 		url: srv.URL + "/v10/", conns: 4, warmup: 20 * time.Millisecond, measure: 200 * time.Millisecond,
 		request: canned.Request{Dialect: canned.V10, Op: canned.Send},
 		header:  http.Header{"Content-Type": {"application/json"}},
-	}, os.Getpid(), 0)
+	}, os.Getpid(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestRunStreamsReadsEveryEvent(t *testing.T) {
 			url: srv.URL + "/", streams: 6, header: http.Header{"Content-Type": {"application/json"}},
 			request: canned.Request{Dialect: d, Op: canned.Stream, Stream: canned.StreamShape{Events: 7, IntervalMicros: 100}},
 			stagger: time.Millisecond,
-		}, os.Getpid(), 0)
+		}, os.Getpid(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestRunStreamsReportsShortStreams(t *testing.T) {
 	res, err := runStreams(streamSpec{
 		url: srv.URL + "/", streams: 2, header: http.Header{"X-Cut": {"1"}},
 		request: canned.Request{Dialect: canned.V10, Op: canned.Stream, Stream: canned.StreamShape{Events: 5}},
-	}, os.Getpid(), 0)
+	}, os.Getpid(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

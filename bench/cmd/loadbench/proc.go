@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -109,20 +110,30 @@ type sample struct {
 	at      time.Time
 	sut     time.Duration // CPU time of the system under test
 	backend time.Duration
-	loadgen time.Duration
-	machine machineCPU
+	// services is what the system under test's services used (Redis),
+	// which are neither the backend nor another user of the machine.
+	services time.Duration
+	loadgen  time.Duration
+	machine  machineCPU
 }
 
-// takeSample reads the CPU times of the system under test, the backend (0
-// when the backend is the system under test) and this process.
-func takeSample(sutPID, backendPID int) (sample, error) {
+// takeSample reads the CPU times of the system under test, the backend
+// (none when the backend is the system under test), the services the
+// system under test uses (Redis for the Redis index case) and this process.
+func takeSample(sutPID int, backendPIDs []int, servicePIDs ...int) (sample, error) {
 	s := sample{at: time.Now()}
 	var errs []error
 	var err error
 	s.sut, err = procCPU(sutPID)
 	errs = append(errs, err)
-	if backendPID != 0 {
-		s.backend, err = procCPU(backendPID)
+	for _, pid := range backendPIDs {
+		cpu, err := procCPU(pid)
+		s.backend += cpu
+		errs = append(errs, err)
+	}
+	for _, pid := range servicePIDs {
+		cpu, err := procCPU(pid)
+		s.services += cpu
 		errs = append(errs, err)
 	}
 	s.loadgen, err = procCPU(os.Getpid())
@@ -130,6 +141,22 @@ func takeSample(sutPID, backendPID int) (sample, error) {
 	s.machine, err = readMachineCPU()
 	errs = append(errs, err)
 	return s, errors.Join(errs...)
+}
+
+// processesNamed returns the PIDs of the processes whose command is name.
+func processesNamed(name string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if comm, err := os.ReadFile("/proc/" + e.Name() + "/comm"); err == nil && strings.TrimSpace(string(comm)) == name {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // cpuShare is d as a percentage of one CPU over window.

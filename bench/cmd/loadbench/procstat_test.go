@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,5 +81,19 @@ func TestQuantile(t *testing.T) {
 	}
 	if got := latencies(nil).quantile(0.99); got != 0 {
 		t.Errorf("empty: %d", got)
+	}
+}
+
+func TestProcessesNamed(t *testing.T) {
+	comm, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Skip("no /proc here")
+	}
+	name := strings.TrimSpace(string(comm))
+	if pids := processesNamed(name); !slices.Contains(pids, os.Getpid()) {
+		t.Errorf("processesNamed(%q) = %v, without this process (%d)", name, pids, os.Getpid())
+	}
+	if pids := processesNamed("no-such-process-here"); len(pids) != 0 {
+		t.Errorf("a name no process has: %v", pids)
 	}
 }

