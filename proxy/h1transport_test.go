@@ -46,10 +46,24 @@ func newTestH1(t testing.TB, rawURL string) (*h1Transport, *url.URL) {
 }
 
 func h1Post(ctx context.Context, tr http.RoundTripper, u *url.URL, body string) (string, error) {
+	// As the gateway sends them: the body in memory.
+	req := (&http.Request{Method: http.MethodPost, URL: u, Host: u.Host, Header: http.Header{},
+		Body: newMemoryBody([]byte(body)), ContentLength: int64(len(body)),
+	}).WithContext(ctx)
+	return h1RoundTrip(tr, req)
+}
+
+// h1PostStream posts a body that is not in memory: one that only GetBody
+// can give again.
+func h1PostStream(ctx context.Context, tr http.RoundTripper, u *url.URL, body string) (string, error) {
 	req := (&http.Request{Method: http.MethodPost, URL: u, Host: u.Host, Header: http.Header{},
 		Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)),
 		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil },
 	}).WithContext(ctx)
+	return h1RoundTrip(tr, req)
+}
+
+func h1RoundTrip(tr http.RoundTripper, req *http.Request) (string, error) {
 	res, err := tr.RoundTrip(req)
 	if err != nil {
 		return "", err
@@ -194,16 +208,22 @@ func (brokenConn) Write([]byte) (int, error) { return 0, errors.New("write: brok
 // on a reused connection never reached the backend, so it goes out once
 // more on a new connection.
 func TestH1TransportSendsAgainAfterAFailedWrite(t *testing.T) {
-	srv, conns := h1Target(t)
-	tr, u := newTestH1(t, srv.URL)
-	client, server := net.Pipe()
-	defer server.Close()
-	tr.put(&h1Conn{nc: brokenConn{client}, br: bufio.NewReader(client)})
-	got, err := h1Post(context.Background(), tr, u, `{"again":true}`)
-	if err != nil || got != `{"again":true}` {
-		t.Fatalf("after a failed write on a reused connection: %q, %v", got, err)
-	}
-	if n := conns.Load(); n != 1 {
-		t.Errorf("the backend saw %d connections, want 1 (the new one)", n)
+	for name, post := range map[string]func(context.Context, http.RoundTripper, *url.URL, string) (string, error){
+		"body in memory": h1Post, "body from GetBody": h1PostStream,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv, conns := h1Target(t)
+			tr, u := newTestH1(t, srv.URL)
+			client, server := net.Pipe()
+			defer server.Close()
+			tr.put(&h1Conn{nc: brokenConn{client}, br: bufio.NewReader(client)})
+			got, err := post(context.Background(), tr, u, `{"again":true}`)
+			if err != nil || got != `{"again":true}` {
+				t.Fatalf("after a failed write on a reused connection: %q, %v", got, err)
+			}
+			if n := conns.Load(); n != 1 {
+				t.Errorf("the backend saw %d connections, want 1 (the new one)", n)
+			}
+		})
 	}
 }
