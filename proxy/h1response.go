@@ -44,6 +44,9 @@ const maxPlainHeaders = 64
 // response and the head's length, or nil when the head is not whole in
 // buf or not plain.
 func parsePlainHead(buf []byte, req *http.Request) (*http.Response, int) {
+	if req != nil && req.Method == http.MethodHead {
+		return nil, 0 // no body whatever the head says: net/http knows
+	}
 	end := bytes.Index(buf, []byte("\r\n\r\n"))
 	if end < 0 {
 		return nil, 0
@@ -57,7 +60,7 @@ func parsePlainHead(buf []byte, req *http.Request) (*http.Response, int) {
 		return nil, 0
 	}
 	code, err := strconv.Atoi(string(line[9:12]))
-	if err != nil || code < 200 || code > 999 || code == http.StatusNoContent || code == http.StatusNotModified {
+	if err != nil || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
 		return nil, 0
 	}
 	res := &http.Response{
@@ -82,8 +85,8 @@ func parsePlainHead(buf []byte, req *http.Request) (*http.Response, int) {
 		switch key {
 		case "Content-Length":
 			v, err := strconv.ParseInt(value, 10, 64)
-			if err != nil || v < 0 || value[0] == '+' {
-				return nil, 0
+			if err != nil || strings.TrimLeft(value, "0123456789") != "" {
+				return nil, 0 // a sign, or too long: net/http words it
 			}
 			lengths++
 			res.ContentLength = v
@@ -109,13 +112,9 @@ func parsePlainHead(buf []byte, req *http.Request) (*http.Response, int) {
 		return nil, 0 // conflicting framing: net/http refuses it in its words
 	case chunked:
 		res.TransferEncoding = []string{"chunked"}
-		res.ContentLength = -1
 		delete(res.Header, "Transfer-Encoding") // as net/http: framing is in TransferEncoding
 	case lengths == 0:
 		res.Close = true // the body runs until the backend closes
-	}
-	if req != nil && req.Method == http.MethodHead {
-		return nil, 0
 	}
 	return res, end + 4
 }
