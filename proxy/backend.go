@@ -238,10 +238,21 @@ func skipHeader(k string, connectionTokens []string) bool {
 		}
 	}
 	for _, v := range connectionTokens {
-		for _, tok := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(tok), k) {
-				return true
-			}
+		if hasConnectionToken(v, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasConnectionToken tells whether the Connection header value v lists
+// token (case-insensitively, as RFC 9110 §7.6.1 has it).
+func hasConnectionToken(v, token string) bool {
+	for v != "" {
+		var t string
+		t, v, _ = strings.Cut(v, ",")
+		if strings.EqualFold(strings.Trim(t, " \t"), token) {
+			return true
 		}
 	}
 	return false

@@ -266,17 +266,6 @@ func commonHeaderKey(b []byte) string {
 	return textproto.CanonicalMIMEHeaderKey(string(b))
 }
 
-func hasConnectionToken(v, token string) bool {
-	for v != "" {
-		var t string
-		t, v, _ = strings.Cut(v, ",")
-		if strings.EqualFold(strings.Trim(t, " \t"), token) {
-			return true
-		}
-	}
-	return false
-}
-
 // crlfLines tells whether every line break in head is a CRLF and no NUL
 // is in it: bare CRs and LFs are net/http's to judge.
 func crlfLines(head []byte) bool {
