@@ -137,14 +137,11 @@ func (m *Metrics) observe(agent string, c *call) {
 	if outcome == "" {
 		outcome = outcomeOK
 	}
-	key := callLabels{agent: agent, outcome: outcome, caller: c.env.Dialect, backend: c.backend.dialect, op: c.env.Op, code: c.code}
-	if _, known := dialect.ErrorByCode(key.code); !known && key.code != 0 {
-		key.code = -1
-	}
+	key := callLabels{agent: agent, outcome: outcome, caller: c.env.Dialect, backend: c.backend.dialect, op: c.env.Op, code: closedCode(c.code)}
 	counter, ok := m.callCounters.Load(key)
 	if !ok {
 		counter, _ = m.callCounters.LoadOrStore(key, m.requests.WithLabelValues(agent, c.env.Dialect.String(),
-			c.backend.dialect.String(), c.env.Op.String(), outcome, codeLabel(c.code)))
+			c.backend.dialect.String(), c.env.Op.String(), outcome, codeLabel(key.code)))
 	}
 	counter.(prometheus.Counter).Inc()
 	m.duration.WithLabelValues(agent, c.env.Op.String()).Observe(time.Since(c.start).Seconds())
@@ -153,15 +150,21 @@ func (m *Metrics) observe(agent string, c *call) {
 	}
 }
 
-// codeLabel keeps the code label a closed set: A2A's codes, else "other".
+// closedCode keeps the code label a closed set: 0, A2A's codes, else -1
+// ("other").
+func closedCode(code int) int {
+	if _, known := dialect.ErrorByCode(code); !known && code != 0 {
+		return -1
+	}
+	return code
+}
+
+// codeLabel spells a code closedCode returned.
 func codeLabel(code int) string {
-	if code == 0 {
-		return "0"
+	if code == -1 {
+		return "other"
 	}
-	if _, ok := dialect.ErrorByCode(code); ok {
-		return strconv.Itoa(code)
-	}
-	return "other"
+	return strconv.Itoa(code)
 }
 
 func (m *Metrics) translationError(direction string, kind dialect.ErrorKind) {
