@@ -134,6 +134,8 @@ var (
 	jsonType = []string{"application/json"}
 	sseType  = []string{"text/event-stream"}
 	noCache  = []string{"no-cache"}
+
+	accelNoBuffering = []string{"no"}
 )
 
 func serveCard(w http.ResponseWriter, r *http.Request) {
@@ -171,6 +173,8 @@ func (b *Backend) stream(w http.ResponseWriter, r *http.Request, c call, buf []b
 	h := w.Header()
 	h["Content-Type"] = sseType
 	h["Cache-Control"] = noCache
+	// What SSE servers send so that nginx passes each event on at once.
+	h["X-Accel-Buffering"] = accelNoBuffering
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	var idBuf [32]byte

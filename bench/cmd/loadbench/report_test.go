@@ -28,6 +28,7 @@ func sampleReport() report {
 	r.Unary = append(r.Unary, unaryRow{Case: "gateway 0.3→1.0 +JWT +memory index", Kind: kindGateway, Skipped: "skipped: not supported by this build"})
 	r.Streams = []streamRow{
 		{Case: "backend direct", Kind: kindDirect, Mode: "paced", P50Us: 50, P99Us: 400},
+		{Case: "nginx", Kind: kindPlain, Mode: "paced", P50Us: 60, P99Us: 450},
 		{Case: "gateway 1.0→1.0", Kind: kindGateway, Mode: "paced", P50Us: 120, P99Us: 480},
 		{Case: "gateway 0.3→1.0", Kind: kindGateway, Mode: "paced", P50Us: 150, P99Us: 700},
 	}
@@ -48,7 +49,7 @@ func TestReportRatiosAreToTheBestPlainProxyAt32Conns(t *testing.T) {
 	if u := r.row("gateway 1.0→1.0", 256); u.Ratio != 0 {
 		t.Fatalf("no plain proxy at 256 conns, yet ratio %v", u.Ratio)
 	}
-	if s := r.Streams[2]; s.AddedP50Us != 100 || s.AddedP99Us != 300 {
+	if s := r.Streams[3]; s.AddedP50Us != 100 || s.AddedP99Us != 300 {
 		t.Fatalf("added %v / %v", s.AddedP50Us, s.AddedP99Us)
 	}
 }
@@ -75,6 +76,11 @@ func TestReportTargets(t *testing.T) {
 	for name, w := range want {
 		if got[name] != w {
 			t.Errorf("%s: %s, want %s", name, got[name], w)
+		}
+	}
+	for _, tg := range r.Targets {
+		if strings.HasPrefix(tg.Name, "added p99 latency per stream event") && !strings.Contains(tg.Got, "nginx, no translation, adds +50 µs (p50 +10 µs)") {
+			t.Errorf("%s: got %q does not name what the plain proxy adds", tg.Name, tg.Got)
 		}
 	}
 }
