@@ -56,7 +56,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	conns := fs.String("conns", "1,32,256", "numbers of concurrent connections, comma-separated")
 	streams := fs.Int("streams", 1000, "concurrent streams (0: skip the stream runs)")
 	streamEvents := fs.Int("stream-events", 50, "events per stream")
-	streamInterval := fs.Duration("stream-interval", 100*time.Millisecond, "pause between events in the paced stream runs")
+	streamIntervals := fs.String("stream-interval", "100ms,250ms", "pause between events in the paced stream runs, per stream; several, comma-separated, give one paced run each (the load on the gateway: 1,000 streams at 100ms are 10,000 events/s)")
 	streamModes := fs.String("stream-modes", "max,paced", "which stream runs: max (throughput), paced (latency), or both")
 	idleStreams := fs.Int("idle-streams", 5000, "idle open streams for the memory-per-stream measurement (0: skip)")
 	idleHold := fs.Duration("idle-hold", 500*time.Millisecond, "how long the idle streams stay open before the gateway's memory is read (longer: time to profile it)")
@@ -77,13 +77,16 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		return errors.New("run: -gateway BIN is required (scripts/bench.sh builds it)")
 	}
 	opt := options{gateway: *gateway, smoke: *smoke, warmup: *warmup, measure: *measure, streams: *streams,
-		streamEvents: *streamEvents, streamInterval: *streamInterval, idleStreams: *idleStreams, idleHold: *idleHold, quietWait: *quietWait, retries: *retries, rounds: *rounds, indexMaxTasks: *indexMaxTasks,
+		streamEvents: *streamEvents, idleStreams: *idleStreams, idleHold: *idleHold, quietWait: *quietWait, retries: *retries, rounds: *rounds, indexMaxTasks: *indexMaxTasks,
 		out: *out, redis: *redis, gatewayLog: *gatewayLog, gatewayAdmin: *gatewayAdmin}
 	if opt.rounds < 1 {
 		return fmt.Errorf("-rounds: %d; want 1 or more", opt.rounds)
 	}
 	var err error
 	if opt.conns, err = parseConns(*conns); err != nil {
+		return err
+	}
+	if opt.streamIntervals, err = parseIntervals(*streamIntervals); err != nil {
 		return err
 	}
 	opt.streamModes = map[string]bool{}
@@ -100,7 +103,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	if opt.smoke {
 		opt.warmup, opt.measure = 150*time.Millisecond, 600*time.Millisecond
-		opt.streams, opt.streamInterval, opt.idleStreams = min(opt.streams, 100), 10*time.Millisecond, min(opt.idleStreams, 200)
+		opt.streams, opt.streamIntervals, opt.idleStreams = min(opt.streams, 100), []time.Duration{10 * time.Millisecond}, min(opt.idleStreams, 200)
 	}
 	if opt.pin, err = decidePin(*pin); err != nil {
 		return err
@@ -172,6 +175,19 @@ func parseConns(s string) ([]int, error) {
 			return nil, fmt.Errorf("-conns: %q is not a positive number", f)
 		}
 		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parseIntervals reads the -stream-interval list.
+func parseIntervals(list string) ([]time.Duration, error) {
+	var out []time.Duration
+	for f := range strings.SplitSeq(list, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("-stream-interval: %q is not a positive duration", f)
+		}
+		out = append(out, d)
 	}
 	return out, nil
 }

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -34,20 +36,21 @@ type machine struct {
 }
 
 type settings struct {
-	Smoke             bool    `json:"smoke"`
-	WarmupS           float64 `json:"warmup_s"`
-	MeasureS          float64 `json:"measure_s"`
-	Conns             []int   `json:"conns"`
-	Streams           int     `json:"streams"`
-	StreamEvents      int     `json:"stream_events"`
-	StreamIntervalMs  float64 `json:"stream_interval_ms"`
-	IdleStreams       int     `json:"idle_streams"`
-	IndexMaxTasks     int     `json:"index_max_tasks,omitempty"`
-	QuietWaitS        float64 `json:"quiet_wait_s,omitempty"`
-	Retries           int     `json:"retries,omitempty"`
-	Rounds            int     `json:"rounds,omitempty"`
-	Pinned            bool    `json:"pinned"`
-	LoadgenGOMAXPROCS int     `json:"loadgen_gomaxprocs"`
+	Smoke             bool      `json:"smoke"`
+	WarmupS           float64   `json:"warmup_s"`
+	MeasureS          float64   `json:"measure_s"`
+	Conns             []int     `json:"conns"`
+	Streams           int       `json:"streams"`
+	StreamEvents      int       `json:"stream_events"`
+	StreamIntervalMs  float64   `json:"stream_interval_ms"` // the first of StreamIntervalsMs
+	StreamIntervalsMs []float64 `json:"stream_intervals_ms,omitempty"`
+	IdleStreams       int       `json:"idle_streams"`
+	IndexMaxTasks     int       `json:"index_max_tasks,omitempty"`
+	QuietWaitS        float64   `json:"quiet_wait_s,omitempty"`
+	Retries           int       `json:"retries,omitempty"`
+	Rounds            int       `json:"rounds,omitempty"`
+	Pinned            bool      `json:"pinned"`
+	LoadgenGOMAXPROCS int       `json:"loadgen_gomaxprocs"`
 }
 
 // unaryRow is one case at one number of connections.
@@ -161,7 +164,7 @@ func (r *report) finish() {
 			continue
 		}
 		for _, d := range r.Streams {
-			if d.Kind == kindDirect && d.Mode == s.Mode && d.Skipped == "" {
+			if d.Kind == kindDirect && d.Mode == s.Mode && d.IntervalMs == s.IntervalMs && d.Skipped == "" {
 				s.AddedP50Us, s.AddedP99Us = s.P50Us-d.P50Us, s.P99Us-d.P99Us
 			}
 		}
@@ -281,24 +284,16 @@ func (r *report) evaluate() []target {
 	mem("gateway RSS idle", "< 30 MiB", idle, 30)
 	mem("gateway peak RSS at "+itoa(maxConns)+" conns", "< 60 MiB", peak, 60)
 
-	var direct, plain *streamRow
-	for i, s := range r.Streams {
-		if s.Mode != "paced" || s.Skipped != "" {
+	for _, s := range r.Streams {
+		if s.Kind != kindGateway || s.Mode != "paced" || s.Skipped != "" {
 			continue
 		}
-		switch s.Kind {
-		case kindDirect:
-			direct = &r.Streams[i]
-		case kindPlain:
-			plain = &r.Streams[i]
-		}
-	}
-	for _, s := range r.Streams {
-		if s.Kind != kindGateway || s.Mode != "paced" || s.Skipped != "" || direct == nil {
+		direct, plain := r.streamRow(kindDirect, s), r.streamRow(kindPlain, s)
+		if direct == nil {
 			continue
 		}
 		t := target{
-			Name: "added p99 latency per stream event, " + s.Case + " (paced)", Want: "<= 100 µs over the backend read directly",
+			Name: fmt.Sprintf("added p99 latency per stream event, %s (paced, %s)", s.Case, s.load()), Want: "<= 100 µs over the backend read directly",
 			Got: fmt.Sprintf("%+.0f µs (p50 %+.0f µs)", s.AddedP99Us, s.AddedP50Us), Result: passOrMiss(s.AddedP99Us <= 100),
 		}
 		if plain != nil {
@@ -319,6 +314,60 @@ func (r *report) evaluate() []target {
 		})
 	}
 	return out
+}
+
+// streamRow is the measured row of kind in the same run (mode and pace)
+// as s, or nil.
+func (r *report) streamRow(kind string, s streamRow) *streamRow {
+	for i, o := range r.Streams {
+		if o.Kind == kind && o.Mode == s.Mode && o.IntervalMs == s.IntervalMs && o.Skipped == "" {
+			return &r.Streams[i]
+		}
+	}
+	return nil
+}
+
+// load names a paced run by the events per second it asks of the system.
+func (s streamRow) load() string {
+	if s.IntervalMs <= 0 {
+		return s.Mode
+	}
+	return fmt.Sprintf("%s events/s", groupThousands(float64(s.Streams)*1000/s.IntervalMs))
+}
+
+// modeName is the row's mode as the streams table names it.
+func (s streamRow) modeName() string {
+	if s.Mode == "paced" && s.IntervalMs > 0 {
+		return fmt.Sprintf("paced %.0f ms", s.IntervalMs)
+	}
+	return s.Mode
+}
+
+// paceLoads says what load each measured pace puts on the system.
+func (r *report) paceLoads() string {
+	paces := r.Settings.StreamIntervalsMs
+	if len(paces) == 0 {
+		paces = []float64{r.Settings.StreamIntervalMs}
+	}
+	var parts []string
+	for _, ms := range paces {
+		row := streamRow{Mode: "paced", Streams: r.Settings.Streams, IntervalMs: ms}
+		parts = append(parts, fmt.Sprintf("%.0f ms: %s", ms, row.load()))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groupThousands spells n rounded, with commas between thousands.
+func groupThousands(n float64) string {
+	digits := strconv.FormatInt(int64(math.Round(n)), 10)
+	var b strings.Builder
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 && digits[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // writeFiles writes latest.json and latest.md into dir.
@@ -392,8 +441,8 @@ func (r *report) markdown(w io.Writer) {
 			num(u.RSSIdleMiB, "%.1f"), num(u.RSSPeakMiB, "%.1f"), u.SUTCPU, u.LoadgenCPU, backendShare(u), u.OtherCPU, orNone(u.Bound), u.Errors)
 	}
 	if len(r.Streams) > 0 {
-		p("\n## Streams\n\n%d concurrent streams of %d events each. *max*: the backend sends the events back to back, all streams at once (throughput). *paced*: one event every %.0f ms per stream, the streams all opened first and their events evenly spread over each interval (latency under a load the system carries; the events of the first second, the warm-up, are not counted in the latency). Latency: arrival at the client minus the time the backend stamped into the event just before writing it; *added* is over the backend read directly in the same mode and run. The plain proxy (nginx, told by the backend's `X-Accel-Buffering: no` to pass each event on at once) shows what a proxy that translates nothing adds on the same machine.\n\n",
-			r.Settings.Streams, r.Settings.StreamEvents, r.Settings.StreamIntervalMs)
+		p("\n## Streams\n\n%d concurrent streams of %d events each. *max*: the backend sends the events back to back, all streams at once (throughput). *paced N ms*: one event every N ms per stream, the streams all opened first and their events evenly spread over each interval (latency under a load the system carries, %s; the events of the first second, the warm-up, are not counted in the latency). Latency: arrival at the client minus the time the backend stamped into the event just before writing it; *added* is over the backend read directly in the same mode and run. The plain proxy (nginx, told by the backend's `X-Accel-Buffering: no` to pass each event on at once) shows what a proxy that translates nothing adds on the same machine.\n\n",
+			r.Settings.Streams, r.Settings.StreamEvents, r.paceLoads())
 		p("| case | mode | events/s | p50 µs | p99 µs | p99.9 µs | added p50 µs | added p99 µs | CPU s/10k events | RSS peak MiB | CPU %% sut / gen / backend / other | errors |\n")
 		p("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, s := range r.Streams {
@@ -406,7 +455,7 @@ func (r *report) markdown(w io.Writer) {
 				added50, added99 = fmt.Sprintf("%+.0f", s.AddedP50Us), fmt.Sprintf("%+.0f", s.AddedP99Us)
 			}
 			p("| %s | %s | %.0f | %.0f | %.0f | %.0f | %s | %s | %.2f | %.1f | %.0f / %.0f / %.0f / %.0f | %d |\n",
-				s.Case, s.Mode, s.EventsPerSec, s.P50Us, s.P99Us, s.P999Us, added50, added99, s.CPUPer10kEvents, s.RSSPeakMiB,
+				s.Case, s.modeName(), s.EventsPerSec, s.P50Us, s.P99Us, s.P999Us, added50, added99, s.CPUPer10kEvents, s.RSSPeakMiB,
 				s.SUTCPU, s.LoadgenCPU, s.BackendCPU, s.OtherCPU, s.Errors)
 		}
 	}

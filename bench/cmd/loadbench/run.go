@@ -18,27 +18,27 @@ import (
 
 // options are the run's settings, from flags.
 type options struct {
-	gateway        string
-	smoke          bool
-	warmup         time.Duration
-	measure        time.Duration
-	conns          []int
-	streams        int
-	streamEvents   int
-	streamInterval time.Duration
-	idleStreams    int
-	idleHold       time.Duration
-	quietWait      time.Duration
-	indexMaxTasks  int
-	streamModes    map[string]bool
-	retries        int
-	rounds         int
-	pin            bool
-	out            string
-	redis          string
-	only           *regexp.Regexp
-	gatewayLog     string
-	gatewayAdmin   string
+	gateway         string
+	smoke           bool
+	warmup          time.Duration
+	measure         time.Duration
+	conns           []int
+	streams         int
+	streamEvents    int
+	streamIntervals []time.Duration // one paced run each
+	idleStreams     int
+	idleHold        time.Duration
+	quietWait       time.Duration
+	indexMaxTasks   int
+	streamModes     map[string]bool
+	retries         int
+	rounds          int
+	pin             bool
+	out             string
+	redis           string
+	only            *regexp.Regexp
+	gatewayLog      string
+	gatewayAdmin    string
 }
 
 // bench is one run.
@@ -82,7 +82,7 @@ func newBench(opt options, progress io.Writer) (*bench, error) {
 		Machine: machineInfo(),
 		Settings: settings{
 			Smoke: opt.smoke, WarmupS: opt.warmup.Seconds(), MeasureS: opt.measure.Seconds(), Conns: opt.conns,
-			Streams: opt.streams, StreamEvents: opt.streamEvents, StreamIntervalMs: millis(opt.streamInterval),
+			Streams: opt.streams, StreamEvents: opt.streamEvents, StreamIntervalMs: millis(opt.streamIntervals[0]), StreamIntervalsMs: millisList(opt.streamIntervals),
 			IdleStreams: opt.idleStreams, IndexMaxTasks: opt.indexMaxTasks, QuietWaitS: opt.quietWait.Seconds(), Retries: opt.retries, Rounds: opt.rounds, Pinned: opt.pin, LoadgenGOMAXPROCS: runtime.GOMAXPROCS(0),
 		},
 	}
@@ -270,9 +270,22 @@ func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 	return row
 }
 
-// measureStreams runs the streams of c twice on the same processes: as
-// fast as the backend can send (throughput) and paced (latency per event
-// under a load the system can carry).
+// streamRun is one run of a stream case: max, or paced at interval.
+type streamRun struct {
+	name     string
+	interval time.Duration
+}
+
+func (r streamRun) String() string {
+	if r.interval == 0 {
+		return r.name
+	}
+	return r.name + " " + r.interval.String()
+}
+
+// measureStreams runs the streams of c on the same processes: as fast as
+// the backend can send (throughput), and paced at each interval (latency
+// per event under loads the system can carry).
 func (b *bench) measureStreams(c sutCase) []streamRow {
 	b.waitQuiet()
 	sut, backend, url, err := b.startSUT(c, true)
@@ -290,14 +303,17 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 	if backend != nil {
 		backendPIDs = append(backendPIDs, backend.pid())
 	}
-	var rows []streamRow
-	for _, mode := range []struct {
-		name     string
-		interval time.Duration
-	}{{"max", 0}, {"paced", b.opt.streamInterval}} {
-		if !b.opt.streamModes[mode.name] {
-			continue
+	var runs []streamRun
+	if b.opt.streamModes["max"] {
+		runs = append(runs, streamRun{"max", 0})
+	}
+	if b.opt.streamModes["paced"] {
+		for _, d := range b.opt.streamIntervals {
+			runs = append(runs, streamRun{"paced", d})
 		}
+	}
+	var rows []streamRow
+	for _, mode := range runs {
 		spec := streamSpec{
 			url: url, streams: b.opt.streams, header: c.header(),
 			request: canned.Request{Dialect: c.caller, Op: canned.Stream,
@@ -309,7 +325,7 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 		}
 		res, err := runStreams(spec, sut.pid(), backendPIDs)
 		if err != nil {
-			b.fail("stream %s (%s): %v", c.name, mode.name, err)
+			b.fail("stream %s (%s): %v", c.name, mode, err)
 			continue
 		}
 		row := streamRow{Case: c.name, Kind: c.kind, Mode: mode.name, Streams: spec.streams, EventsPerStream: b.opt.streamEvents,
@@ -331,10 +347,10 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 			row.RSSPeakMiB = mib(peak)
 		}
 		if res.errors > 0 {
-			b.fail("stream %s (%s): %d of %d streams failed, first: %s", c.name, mode.name, res.errors, spec.streams, res.firstErr)
+			b.fail("stream %s (%s): %d of %d streams failed, first: %s", c.name, mode, res.errors, spec.streams, res.firstErr)
 		}
-		b.logf("stream %-33s %-5s %5d×%d  %9.0f events/s  p50 %7.0f µs  p99 %7.0f µs  CPU %5.2f s/10k events  (sut %3.0f%% gen %3.0f%% backend %3.0f%% other %3.0f%%)",
-			c.name, mode.name, spec.streams, b.opt.streamEvents, row.EventsPerSec, row.P50Us, row.P99Us, row.CPUPer10kEvents, row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.OtherCPU)
+		b.logf("stream %-33s %-12s %5d×%d  %9.0f events/s  p50 %7.0f µs  p99 %7.0f µs  CPU %5.2f s/10k events  (sut %3.0f%% gen %3.0f%% backend %3.0f%% other %3.0f%%)",
+			c.name, mode, spec.streams, b.opt.streamEvents, row.EventsPerSec, row.P50Us, row.P99Us, row.CPUPer10kEvents, row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.OtherCPU)
 		rows = append(rows, row)
 	}
 	return rows

@@ -37,6 +37,14 @@ func (l latencies) quantile(q float64) time.Duration {
 // millis is d in milliseconds, for reports.
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+func millisList(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = millis(d)
+	}
+	return out
+}
+
 // micros is d in microseconds, for reports.
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
