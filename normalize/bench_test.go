@@ -227,6 +227,23 @@ func TestBenchmarkBaselineAgrees(t *testing.T) {
 			t.Errorf("task %s: baseline and gateway disagree\nstd:     %s\ngateway: %s", bc.name, got, want)
 		}
 	}
+	id := []byte(`"caller-7"`)
+	for _, shape := range []string{"status_update_working", "artifact_update_append"} {
+		for _, bc := range benchCases(benchEventEnvelope(t, shape+".v03.json"), benchEventEnvelope(t, shape+".v10.json")) {
+			got, err := stdTranslateEvent(bc.from, bc.to, id, bc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reply, _ := ParseReply(bc.in)
+			result, err := Event(bc.from, bc.to, reply.Result, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := AppendResult(nil, id, result); !jsonEqual(got, want) {
+				t.Errorf("event %s %s: baseline and gateway disagree\nstd:     %s\ngateway: %s", shape, bc.name, got, want)
+			}
+		}
+	}
 }
 
 // The baseline's model: Go structs shaped like the SDKs' (a2a-go, a2a-python
@@ -635,4 +652,120 @@ func benchEventEnvelope(tb testing.TB, name string) []byte {
 		tb.Fatal(err)
 	}
 	return []byte(`{"jsonrpc":"2.0","id":"gw-1f3a","result":` + strings.TrimSpace(string(result)) + `}`)
+}
+
+// BenchmarkStreamEvent_encodingJSON does BenchmarkStreamEvent's work with
+// encoding/json and SDK-shaped structs.
+func BenchmarkStreamEvent_encodingJSON(b *testing.B) {
+	for _, shape := range []string{"status_update_working", "artifact_update_append"} {
+		for _, bc := range benchCases(benchEventEnvelope(b, shape+".v03.json"), benchEventEnvelope(b, shape+".v10.json")) {
+			b.Run(shape+"/"+bc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(bc.in)))
+				var frame []byte
+				for b.Loop() {
+					out, err := stdTranslateEvent(bc.from, bc.to, []byte(`"caller-7"`), bc.in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					frame = AppendSSEEvent(frame[:0], SSEEvent{Data: out})
+				}
+			})
+		}
+	}
+}
+
+type (
+	v03Event struct {
+		Kind      string         `json:"kind"`
+		TaskID    string         `json:"taskId"`
+		ContextID string         `json:"contextId"`
+		Status    *v03Status     `json:"status,omitempty"`
+		Artifact  *v03Artifact   `json:"artifact,omitempty"`
+		Append    *bool          `json:"append,omitempty"`
+		LastChunk *bool          `json:"lastChunk,omitempty"`
+		Final     *bool          `json:"final,omitempty"`
+		Metadata  map[string]any `json:"metadata,omitempty"`
+	}
+	v10Event struct {
+		StatusUpdate   *v10Update `json:"statusUpdate,omitempty"`
+		ArtifactUpdate *v10Update `json:"artifactUpdate,omitempty"`
+	}
+	v10Update struct {
+		TaskID    string         `json:"taskId"`
+		ContextID string         `json:"contextId"`
+		Status    *v10Status     `json:"status,omitempty"`
+		Artifact  *v10Artifact   `json:"artifact,omitempty"`
+		Append    *bool          `json:"append,omitempty"`
+		LastChunk *bool          `json:"lastChunk,omitempty"`
+		Metadata  map[string]any `json:"metadata,omitempty"`
+	}
+	rawReply struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+	}
+)
+
+// stdTranslateEvent translates a status or artifact update event, wrapped
+// in its JSON-RPC response, into to's dialect, answering to id.
+func stdTranslateEvent(from, to dialect.ID, id, body []byte) ([]byte, error) {
+	var r rawReply
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, err
+	}
+	var u v10Update
+	kind := "status-update"
+	if from == dialect.V03 {
+		var e v03Event
+		if err := json.Unmarshal(r.Result, &e); err != nil {
+			return nil, err
+		}
+		kind = e.Kind
+		u = v10Update{TaskID: e.TaskID, ContextID: e.ContextID, Metadata: e.Metadata}
+		if e.Status != nil {
+			t, err := taskToV10(v03Task{Status: *e.Status})
+			if err != nil {
+				return nil, err
+			}
+			u.Status = &t.Status
+		}
+		if a := e.Artifact; a != nil {
+			u.Artifact = &v10Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: partsToV10(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions}
+			u.Append, u.LastChunk = e.Append, e.LastChunk
+		}
+	} else {
+		var e v10Event
+		if err := json.Unmarshal(r.Result, &e); err != nil {
+			return nil, err
+		}
+		if e.StatusUpdate != nil {
+			u = *e.StatusUpdate
+		} else if e.ArtifactUpdate != nil {
+			u, kind = *e.ArtifactUpdate, "artifact-update"
+		}
+	}
+	var result any
+	switch {
+	case to == dialect.V10 && kind == "status-update":
+		result = v10Event{StatusUpdate: &u}
+	case to == dialect.V10:
+		result = v10Event{ArtifactUpdate: &u}
+	default:
+		e := v03Event{Kind: kind, TaskID: u.TaskID, ContextID: u.ContextID, Metadata: u.Metadata}
+		if u.Status != nil {
+			s := taskToV03(v10Task{Status: *u.Status}).Status
+			e.Status, e.Final = &s, new(bool)
+		}
+		if a := u.Artifact; a != nil {
+			e.Artifact = &v03Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: partsToV03(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions}
+			e.Append, e.LastChunk = u.Append, u.LastChunk
+		}
+		result = e
+	}
+	return json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}{"2.0", id, result})
 }
