@@ -27,6 +27,10 @@ type Envelope struct {
 	Op      dialect.Op
 	// Params is the raw params value; nil when absent.
 	Params []byte
+	// doc is where Params sits in the request and the request's container
+	// spans, recorded while it was validated: ParamsTo walks Params without
+	// scanning it for them again.
+	doc docSpans
 }
 
 var envelopeKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
@@ -61,8 +65,21 @@ func scanOK(b []byte) bool {
 // *Error, and the Envelope holds whatever id and dialect could be read, so
 // the error can still be answered to the right request in the right dialect.
 func ParseRequest(body []byte) (Envelope, error) {
+	return parseRequest(body, nil)
+}
+
+// ParseRequestTo is ParseRequest recording the request's container spans
+// in *spans, over what it held, for Envelope.ParamsTo: the Envelope reads
+// them until *spans is reused.
+func ParseRequestTo(spans *[]int, body []byte) (Envelope, error) {
+	*spans = (*spans)[:0]
+	return parseRequest(body, spans)
+}
+
+// parseRequest records the spans in *spans, unless spans is nil.
+func parseRequest(body []byte, spans *[]int) (Envelope, error) {
 	var env Envelope
-	if !Valid(body) {
+	if !utf8.Valid(body) || !validJSONSpans(body, spans) {
 		return env, Errorf(dialect.ErrParse, "%s", invalidJSONReason(body))
 	}
 	root := parse(body)
@@ -73,7 +90,7 @@ func ParseRequest(body []byte) (Envelope, error) {
 		return env, Errorf(dialect.ErrInvalidRequest, "the body must be a JSON-RPC request object, got %s", typeName(root))
 	}
 	var m members
-	if err := collect(root, envelopeKeys, &m); err != nil {
+	if err := collect(withSpans(root, derefSpans(spans)), envelopeKeys, &m); err != nil {
 		env.ID = unambiguousID(root)
 		return env, &Error{Kind: dialect.ErrInvalidRequest, Message: "invalid JSON-RPC request: " + err.Error(), Err: err}
 	}
@@ -112,6 +129,7 @@ func ParseRequest(body []byte) (Envelope, error) {
 		}
 		if p.IsObject() {
 			env.Params = body[p.Index : p.Index+len(p.Raw)]
+			env.doc = docSpans{at: p.Index, spans: derefSpans(spans)}
 		}
 	} else if op != dialect.GetExtendedCard {
 		return env, Errorf(dialect.ErrInvalidParams, `invalid params: "params" is required for %s`, env.Method)
@@ -197,6 +215,9 @@ type Reply struct {
 	ID     []byte
 	Result []byte // nil when the reply is an error
 	Error  []byte // the error object; nil on success
+	// doc is where Result sits in the reply and the reply's container
+	// spans (see Envelope).
+	doc docSpans
 }
 
 var replyKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error", ""}}
@@ -205,11 +226,24 @@ var replyKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error",
 // kind InvalidAgentResponse. A success without "result" (the Go 1.0 SDK
 // writes none for an empty one) reads as a null result.
 func ParseReply(body []byte) (Reply, error) {
+	return parseReply(body, nil)
+}
+
+// ParseReplyTo is ParseReply recording the reply's container spans in
+// *spans, over what it held, for the Reply's methods: the Reply reads them
+// until *spans is reused.
+func ParseReplyTo(spans *[]int, body []byte) (Reply, error) {
+	*spans = (*spans)[:0]
+	return parseReply(body, spans)
+}
+
+// parseReply records the spans in *spans, unless spans is nil.
+func parseReply(body []byte, spans *[]int) (Reply, error) {
 	var r Reply
-	if !Valid(body) {
+	if !utf8.Valid(body) || !validJSONSpans(body, spans) {
 		return r, Errorf(dialect.ErrInvalidAgentResponse, "the agent's reply is not valid JSON")
 	}
-	root := parse(body)
+	root := withSpans(parse(body), derefSpans(spans))
 	var m members
 	if err := collect(root, replyKeys, &m); err != nil {
 		return r, &Error{Kind: dialect.ErrInvalidAgentResponse, Message: "the agent's reply is not a JSON-RPC response: " + err.Error(), Err: err}
@@ -231,6 +265,7 @@ func ParseReply(body []byte) (Reply, error) {
 		r.Error = body[e.Index : e.Index+len(e.Raw)]
 	case res.Exists():
 		r.Result = body[res.Index : res.Index+len(res.Raw)]
+		r.doc = docSpans{at: res.Index, spans: derefSpans(spans)}
 	default:
 		r.Result = []byte("null")
 	}

@@ -92,7 +92,17 @@ type EventInfo struct {
 
 // Inspect reads an event or send result without translating it.
 func Inspect(result []byte) (EventInfo, error) {
-	kind, inner, err := payload(parse(result))
+	return inspectResult(parse(result))
+}
+
+// Inspect is the package's Inspect for the reply's own result, walked with
+// the spans ParseReply recorded.
+func (r *Reply) Inspect() (EventInfo, error) {
+	return inspectResult(r.doc.view(r.Result))
+}
+
+func inspectResult(root gjson.Result) (EventInfo, error) {
+	kind, inner, err := payload(root)
 	if err != nil {
 		return EventInfo{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -483,6 +484,13 @@ func FuzzValidJSON(f *testing.F) {
 		// The translators read with gjson: it must take all that passes.
 		if got && !gjson.ValidBytes(b) {
 			t.Fatalf("validJSON accepts %q, which gjson's validator refuses", b)
+		}
+		var spans []int
+		if validJSONSpans(b, &spans) != got {
+			t.Fatalf("validJSONSpans(%q) disagrees with validJSON (%v)", b, got)
+		}
+		if want := containerSpans(str(b), nil); got && !slices.Equal(spans, want) {
+			t.Fatalf("validJSONSpans(%q) recorded spans %v; containerSpans says %v", b, spans, want)
 		}
 	})
 }

@@ -284,8 +284,15 @@ func skipContainer(json string, i int) int {
 // a time: it replaced gjson's validator and the separate depth scan, which
 // together were a quarter of a request's translation time. FuzzValidJSON
 // holds it to encoding/json.Valid.
-func validJSON(b []byte) bool {
+func validJSON(b []byte) bool { return validJSONSpans(b, nil) }
+
+// validJSONSpans is validJSON that also appends to *spans, unless spans is
+// nil, where each container opens and ends, as containerSpans does: a
+// document validated here need not be scanned for them again. On false,
+// *spans holds nothing of use.
+func validJSONSpans(b []byte, spans *[]int) bool {
 	var open [MaxDepth]byte // the bracket of each enclosing container
+	var at [MaxDepth]int32  // where in *spans each enclosing container is
 	depth := 0
 	i := 0
 	for {
@@ -299,6 +306,10 @@ func validJSON(b []byte) bool {
 			if depth == MaxDepth {
 				return false
 			}
+			if spans != nil {
+				at[depth] = int32(len(*spans))
+				*spans = append(*spans, i, 0)
+			}
 			open[depth] = c
 			depth++
 			if i = skipWS(b, i+1); i == len(b) {
@@ -307,6 +318,9 @@ func validJSON(b []byte) bool {
 			if b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				depth--
 				i++
+				if spans != nil {
+					(*spans)[at[depth]+1] = i
+				}
 				break
 			}
 			if c == '{' {
@@ -349,6 +363,9 @@ func validJSON(b []byte) bool {
 			if b[i] == top+2 {
 				depth--
 				i++
+				if spans != nil {
+					(*spans)[at[depth]+1] = i
+				}
 				continue
 			}
 			if b[i] != ',' {

@@ -40,6 +40,17 @@ func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestI
 // caller can give it a buffer it reuses; it returns params itself, not
 // dst, when nothing had to change.
 func ParamsTo(dst []byte, op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
+	return paramsTo(dst, op, from, to, params, docSpans{})
+}
+
+// ParamsTo translates the request's own params into dialect to, as the
+// package's ParamsTo does, walking them with the spans ParseRequest
+// recorded.
+func (e *Envelope) ParamsTo(dst []byte, to dialect.ID) ([]byte, RequestInfo, error) {
+	return paramsTo(dst, e.Op, e.Dialect, to, e.Params, e.doc)
+}
+
+func paramsTo(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, doc docSpans) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	if op == dialect.ListTasks && to == dialect.V03 {
 		if _, err := ParseListTasks(params); err != nil {
@@ -54,7 +65,7 @@ func ParamsTo(dst []byte, op dialect.Op, from, to dialect.ID, params []byte) ([]
 	defer w.release()
 	root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
 	if len(params) > 0 {
-		root = parseWithSpans(params, &w.spans)
+		root = doc.root(params, &w.spans)
 	}
 	c := conv{w: w, from: from}
 	if err := c.params(op, root, to, &info); err != nil {

@@ -25,6 +25,16 @@ func ResultInfo(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, Even
 // ResultInfoTo is ResultInfo writing a translation over dst, from its
 // start; it returns result itself, not dst, when nothing had to change.
 func ResultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
+	return resultInfoTo(dst, op, from, to, result, docSpans{})
+}
+
+// ResultInfoTo is the package's ResultInfoTo for the reply's own result,
+// walked with the spans ParseReply recorded.
+func (r *Reply) ResultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID) ([]byte, EventInfo, error) {
+	return resultInfoTo(dst, op, from, to, r.Result, r.doc)
+}
+
+func resultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID, result []byte, doc docSpans) ([]byte, EventInfo, error) {
 	if op == dialect.GetExtendedCard {
 		// Cards are rewritten for publishing, with the gateway's URLs, by
 		// the card translator; see CardToCanonical.
@@ -33,7 +43,7 @@ func ResultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID, result []byte)
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
-	root := parseWithSpans(result, &w.spans)
+	root := doc.root(result, &w.spans)
 	if err := c.result(op, root, to); err != nil {
 		return nil, EventInfo{}, badReply(err)
 	}
@@ -88,10 +98,20 @@ func Event(from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 // stream can reuse one buffer for all its events; it returns result itself,
 // not dst, when nothing had to change.
 func EventTo(dst []byte, from, to dialect.ID, result []byte, final bool) ([]byte, error) {
+	return eventTo(dst, from, to, result, final, docSpans{})
+}
+
+// EventTo is the package's EventTo for the reply's own result, walked with
+// the spans ParseReply recorded.
+func (r *Reply) EventTo(dst []byte, from, to dialect.ID, final bool) ([]byte, error) {
+	return eventTo(dst, from, to, r.Result, final, r.doc)
+}
+
+func eventTo(dst []byte, from, to dialect.ID, result []byte, final bool, doc docSpans) ([]byte, error) {
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
-	if err := c.event(parseWithSpans(result, &w.spans), to, final); err != nil {
+	if err := c.event(doc.root(result, &w.spans), to, final); err != nil {
 		return nil, badReply(err)
 	}
 	if !w.changed {

@@ -21,12 +21,50 @@ import (
 // root value carries the document's container spans, recorded in *spans
 // (reused: pass the same slice back for the next document).
 func parseWithSpans(b []byte, spans *[]int) gjson.Result {
-	root := parse(b)
 	*spans = containerSpans(str(b), (*spans)[:0])
-	if len(*spans) > 2 { // a flat document gains nothing
-		root.Indexes = *spans
+	return withSpans(parse(b), *spans)
+}
+
+// docSpans is where a value sits in the document it was read from, with the
+// spans of that whole document, recorded while it was validated (see
+// validJSONSpans). The zero docSpans knows nothing: the value is scanned.
+type docSpans struct {
+	at    int
+	spans []int
+}
+
+// root is the gjson view of value, which sits where d says, carrying d's
+// spans; without them it is parseWithSpans.
+func (d docSpans) root(value []byte, scratch *[]int) gjson.Result {
+	if d.spans == nil {
+		return parseWithSpans(value, scratch)
 	}
+	return d.view(value)
+}
+
+// view is the gjson view of value with d's spans if it has any, else the
+// plain parse.
+func (d docSpans) view(value []byte) gjson.Result {
+	root := withSpans(parse(value), d.spans)
+	// Offsets in spans are the document's.
+	root.Index = d.at
 	return root
+}
+
+// derefSpans is *spans, or nil.
+func derefSpans(spans *[]int) []int {
+	if spans == nil {
+		return nil
+	}
+	return *spans
+}
+
+// withSpans is v carrying spans, unless they are too few to help.
+func withSpans(v gjson.Result, spans []int) gjson.Result {
+	if len(spans) > 2 { // a flat document gains nothing
+		v.Indexes = spans
+	}
+	return v
 }
 
 // containerSpans appends, for each object or array of the validated

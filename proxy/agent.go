@@ -146,6 +146,7 @@ type call struct {
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
 	lentInline [6]*[]byte
+	spans      *spanScratch // lent too: where the request's and reply's containers are
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
@@ -160,7 +161,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
-	c.env, err = normalize.ParseRequest(body)
+	c.env, err = normalize.ParseRequestTo(&c.scratchSpans().request, body)
 	if err != nil {
 		if c.env.Dialect == 0 {
 			c.env.Dialect = guessDialect(body, r)
@@ -343,7 +344,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		return nil, a.backendError(c, reply.Error)
 	}
 	buf := c.buffer(len(reply.Result) + 512)
-	result, info, err := normalize.ResultInfoTo(*buf, op, b.dialect, c.env.Dialect, reply.Result)
+	result, info, err := reply.ResultInfoTo(*buf, op, b.dialect, c.env.Dialect)
 	keep(buf, result, reply.Result)
 	if err != nil {
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
@@ -379,7 +380,7 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 	if int64(len(body)) > a.cfg.MaxReplyBytes {
 		return normalize.Reply{}, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered more than %d bytes", b.name, a.cfg.MaxReplyBytes)
 	}
-	reply, err := normalize.ParseReply(body)
+	reply, err := normalize.ParseReplyTo(&c.scratchSpans().reply, body)
 	if err == nil && (res.StatusCode == http.StatusOK || reply.Error != nil) {
 		return reply, nil
 	}

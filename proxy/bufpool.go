@@ -65,6 +65,7 @@ func (c *call) giveBack() {
 		c.lent[i] = nil
 	}
 	c.lent = c.lent[:0]
+	c.giveBackSpans()
 }
 
 // keep records out as the content of the lent buffer p when a function
@@ -73,5 +74,35 @@ func (c *call) giveBack() {
 func keep(p *[]byte, out, in []byte) {
 	if len(out) > 0 && (len(in) == 0 || &out[0] != &in[0]) {
 		*p = out
+	}
+}
+
+// spanScratch holds where the containers of a call's request and reply
+// open and end, recorded while each is validated, so that translating them
+// does not scan for them again (normalize.ParseRequestTo, ParseReplyTo).
+// Like the buffers, it is the call's until the call is answered.
+type spanScratch struct{ request, reply []int }
+
+var spanPool = sync.Pool{New: func() any { return new(spanScratch) }}
+
+// maxKeptSpans bounds the scratch kept for reuse: a document with more
+// containers than this is rare, and its room is not kept.
+const maxKeptSpans = 1 << 14
+
+// scratchSpans lends the call its span scratch.
+func (c *call) scratchSpans() *spanScratch {
+	if c.spans == nil {
+		c.spans = spanPool.Get().(*spanScratch)
+	}
+	return c.spans
+}
+
+// giveBackSpans returns the call's span scratch to the pool.
+func (c *call) giveBackSpans() {
+	if s := c.spans; s != nil {
+		c.spans = nil
+		if cap(s.request) <= maxKeptSpans && cap(s.reply) <= maxKeptSpans {
+			spanPool.Put(s)
+		}
 	}
 }

@@ -41,7 +41,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		to = env.Dialect
 	}
 	buf := c.buffer(len(env.Params) + 256)
-	params, info, err := normalize.ParamsTo(*buf, env.Op, env.Dialect, to, env.Params)
+	params, info, err := env.ParamsTo(*buf, to)
 	keep(buf, params, env.Params)
 	if err != nil {
 		e := normalize.AsError(err, dialect.ErrInvalidParams)

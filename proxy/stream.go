@@ -158,6 +158,7 @@ type relay struct {
 	lastTask  string // what the task index last heard
 	lastState string
 	scratch   []byte // where events are translated, one at a time
+	spans     []int  // where the containers of the event being read are
 }
 
 func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
@@ -211,7 +212,7 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 		// the caller, whose event ids are its own.
 		return ev.Comment == nil || s.comment(ev.Comment) == nil
 	}
-	reply, err := normalize.ParseReply(ev.Data)
+	reply, err := normalize.ParseReplyTo(&rl.spans, ev.Data)
 	if err != nil {
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
 		return false
@@ -220,7 +221,7 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 		a.streamFail(s, a.backendError(s.c, reply.Error))
 		return false
 	}
-	info, err := normalize.Inspect(reply.Result)
+	info, err := reply.Inspect()
 	if err != nil {
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
 		return false
@@ -242,7 +243,7 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 		rl.grace = time.AfterFunc(a.interruptGrace, rl.graceOver)
 		return true
 	}
-	return rl.emit(reply.Result, dialect.TerminalState(info.State))
+	return rl.emit(&reply, dialect.TerminalState(info.State))
 }
 
 // graceOver sends the held event when the backend kept the stream open
@@ -263,12 +264,15 @@ func (rl *relay) release(final bool) bool {
 	rl.grace.Stop()
 	held := rl.held
 	rl.held, rl.grace = nil, nil
-	return rl.emit(held, final)
+	return rl.emit(&normalize.Reply{Result: held}, final)
 }
 
-func (rl *relay) emit(result []byte, final bool) bool {
+// emit translates and sends one event: a reply just read (walked with the
+// spans its parse recorded) or a held result, which is scanned.
+func (rl *relay) emit(reply *normalize.Reply, final bool) bool {
 	a, s := rl.a, rl.s
-	out, err := normalize.EventTo(rl.scratch, s.c.backend.dialect, s.c.env.Dialect, result, final)
+	result := reply.Result
+	out, err := reply.EventTo(rl.scratch, s.c.backend.dialect, s.c.env.Dialect, final)
 	if err != nil {
 		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))

@@ -63,7 +63,7 @@ func startRevProxy(b *bench, backendAddr string) (*process, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := startProcess("revproxy", b.sutCPUs, []string{b.self, "revproxy", "-listen", addr, "-upstream", "http://" + backendAddr}, nil, nil)
+	p, err := b.startSUTProcess("revproxy", []string{b.self, "revproxy", "-listen", addr, "-upstream", "http://" + backendAddr}, nil, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -79,7 +79,7 @@ func startNginx(b *bench, backendAddr string) (*process, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := startProcess("nginx", b.sutCPUs, argv, nil, nil)
+	p, err := b.startSUTProcess("nginx", argv, nil, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -97,7 +97,7 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 		if err != nil {
 			return nil, "", err
 		}
-		p, err := startProcess("gateway", b.sutCPUs, []string{b.opt.gateway, "-config", path}, gatewayEnv(s), b.gatewayLog)
+		p, err := b.startSUTProcess("gateway", []string{b.opt.gateway, "-config", path}, gatewayEnv(s), b.gatewayLog)
 		if err != nil {
 			return nil, "", err
 		}

@@ -4,6 +4,7 @@
 //
 //	loadbench run -gateway BIN [-smoke] [-out DIR] ...  measure everything
 //	loadbench report -in latest.json [-out DIR]         render a saved run again
+//	loadbench instr -gateway BIN [-only RE]             instructions per request (callgrind)
 //	loadbench backend -listen ADDR                      the canned A2A agent
 //	loadbench revproxy -listen ADDR -upstream URL       the Go plain proxy
 //

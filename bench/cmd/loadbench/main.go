@@ -27,7 +27,7 @@ func main() {
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadbench run|backend|revproxy [flags]")
+		return errors.New("usage: loadbench run|instr|report|backend|revproxy [flags]")
 	}
 	switch args[0] {
 	case "backend":
@@ -38,8 +38,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return runCommand(args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(args[1:], stdout, stderr)
+	case "instr":
+		return instrCommand(args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q: want run, report, backend or revproxy", args[0])
+	return fmt.Errorf("unknown command %q: want run, instr, report, backend or revproxy", args[0])
 }
 
 // pinnedEnv marks a loadbench that already moved itself to the load

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,6 +49,14 @@ func startProcess(name, cpus string, argv, env []string, out io.Writer) (*proces
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// startSUTProcess starts a system under test on its CPUs, inside the
+// wrapper the measurement runs it in, if any (valgrind, for instr).
+func (b *bench) startSUTProcess(name string, argv, env []string, out io.Writer) (*process, error) {
+	argv = append(slices.Clone(b.sutWrap), argv...)
+	env = append(slices.Clone(env), b.sutEnv...)
+	return startProcess(name, b.sutCPUs, argv, env, out)
 }
 
 // stop ends the process: SIGTERM, then SIGKILL if it is still there after

@@ -43,11 +43,14 @@ type options struct {
 
 // bench is one run.
 type bench struct {
-	opt               options
-	tmp               string
-	self              string // this program, which is also the backend and the Go proxy
-	sutCPUs           string // where the system under test runs ("" = anywhere)
-	otherCPUs         string // where the backend runs
+	opt       options
+	tmp       string
+	self      string // this program, which is also the backend and the Go proxy
+	sutCPUs   string // where the system under test runs ("" = anywhere)
+	otherCPUs string // where the backend runs
+	// sutWrap and sutEnv run each system under test inside another
+	// program, with more environment (valgrind, for instr).
+	sutWrap, sutEnv   []string
 	redisPrefix       string
 	gatewayLog        io.Writer
 	progress          io.Writer
@@ -82,9 +85,12 @@ func newBench(opt options, progress io.Writer) (*bench, error) {
 		Machine: machineInfo(),
 		Settings: settings{
 			Smoke: opt.smoke, WarmupS: opt.warmup.Seconds(), MeasureS: opt.measure.Seconds(), Conns: opt.conns,
-			Streams: opt.streams, StreamEvents: opt.streamEvents, StreamIntervalMs: millis(opt.streamIntervals[0]), StreamIntervalsMs: millisList(opt.streamIntervals),
+			Streams: opt.streams, StreamEvents: opt.streamEvents, StreamIntervalsMs: millisList(opt.streamIntervals),
 			IdleStreams: opt.idleStreams, IndexMaxTasks: opt.indexMaxTasks, QuietWaitS: opt.quietWait.Seconds(), Retries: opt.retries, Rounds: opt.rounds, Pinned: opt.pin, LoadgenGOMAXPROCS: runtime.GOMAXPROCS(0),
 		},
+	}
+	if len(opt.streamIntervals) > 0 {
+		b.rep.Settings.StreamIntervalMs = millis(opt.streamIntervals[0])
 	}
 	return b, nil
 }
