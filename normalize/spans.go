@@ -1,8 +1,6 @@
 package normalize
 
 import (
-	"sort"
-
 	"github.com/tidwall/gjson"
 )
 
@@ -102,10 +100,19 @@ func containerSpans(json string, spans []int) []int {
 // spanEnd returns the end of the container that opens at offset in the
 // document spans describe, or -1 when spans has none there.
 func spanEnd(spans []int, offset int) int {
-	n := len(spans) / 2
-	k := sort.Search(n, func(k int) bool { return spans[2*k] >= offset })
-	if k == n || spans[2*k] != offset {
+	// A binary search over the opening offsets, written out: sort.Search
+	// calls a closure per probe (0.5% of a request's instructions).
+	lo, hi := 0, len(spans)/2
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if spans[2*mid] < offset {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(spans)/2 || spans[2*lo] != offset {
 		return -1
 	}
-	return spans[2*k+1]
+	return spans[2*lo+1]
 }
