@@ -58,3 +58,24 @@ func TestHeadersTowardBackend(t *testing.T) {
 		}
 	}
 }
+
+func TestEqualFoldASCII(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Connection", "connection", true},
+		{"KEEP-ALIVE", "keep-alive", true},
+		{"Keep-Alive", "Keep-Alive", true},
+		{"", "", true},
+		{"Te", "Tea", false},
+		{"Upgrade", "Upgrades", false},
+		{"A-b", "a_B", false},
+		{"\u212Aeep-Alive", "Keep-Alive", false}, // the Kelvin sign is not a letter k of a field name
+		{"[", "{", false},                        // 0x5b and 0x7b differ by the case bit but are not letters
+	} {
+		if got := equalFoldASCII(tc.a, tc.b); got != tc.want {
+			t.Errorf("equalFoldASCII(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
