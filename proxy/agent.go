@@ -169,7 +169,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
-	if v := r.Header.Get(dialect.HeaderVersion); !dialect.SupportedVersionHeader(v) {
+	if v := firstValue(r.Header, keyVersion); !dialect.SupportedVersionHeader(v) {
 		a.fail(w, c, normalize.Errorf(dialect.ErrVersionNotSupported, "A2A-Version %q is not supported: this gateway speaks 0.2, 0.3 and 1.0", truncateHeader(v)))
 		return
 	}

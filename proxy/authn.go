@@ -18,7 +18,7 @@ func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bo
 	if a.verifier == nil {
 		return true
 	}
-	p, err := a.verifier.Verify(r.Context(), r.Header.Get("Authorization"))
+	p, err := a.verifier.Verify(r.Context(), firstValue(r.Header, "Authorization"))
 	if err == nil {
 		c.owner = p.String()
 		return true

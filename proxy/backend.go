@@ -179,7 +179,19 @@ var (
 	headerHTTP        = []string{"http"}
 	headerHTTPS       = []string{"https"}
 	keyVersion        = http.CanonicalHeaderKey(dialect.HeaderVersion)
+	keyExtensionsV10  = http.CanonicalHeaderKey(dialect.HeaderExtensionsV10)
+	keyExtensionsV03  = http.CanonicalHeaderKey(dialect.HeaderExtensionsV03)
 )
+
+// firstValue is h.Get(key) for a key already in canonical form, as the
+// keys of a request net/http parsed are: Get would canonicalize it again
+// on every call.
+func firstValue(h http.Header, key string) string {
+	if vv := h[key]; len(vv) > 0 {
+		return vv[0]
+	}
+	return ""
+}
 
 // get fetches a plain HTTP resource of the backend (cards).
 func (b *backend) get(ctx context.Context, in *http.Request, target string) (*http.Response, error) {
@@ -196,15 +208,15 @@ func (b *backend) get(ctx context.Context, in *http.Request, target string) (*ht
 // dialect's version and extension headers.
 func (b *backend) setHeaders(req, in *http.Request) {
 	if in != nil {
-		drop := in.Header.Values("Connection")
+		drop := in.Header["Connection"]
 		for k, vv := range in.Header {
 			if skipHeader(k, drop) || (k == "Authorization" && !b.cfg.ForwardAuthorization) {
 				continue
 			}
 			req.Header[k] = vv // shared with the caller's request, which outlives this one
 		}
-		for _, name := range [...]string{dialect.HeaderExtensionsV10, dialect.HeaderExtensionsV03} {
-			for _, v := range in.Header.Values(name) {
+		for _, name := range [...]string{keyExtensionsV10, keyExtensionsV03} {
+			for _, v := range in.Header[name] {
 				req.Header.Add(dialect.ExtensionsHeader(b.dialect), v)
 			}
 		}
