@@ -619,16 +619,17 @@ func BenchmarkStreamEvent(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(bc.in)))
 				var scratch, resp, frame []byte
+				var spans []int
 				id := []byte(`"caller-7"`)
 				for b.Loop() {
-					reply, err := ParseReply(bc.in)
+					reply, err := ParseReplyTo(&spans, bc.in)
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := Inspect(reply.Result); err != nil {
+					if _, err := reply.Inspect(); err != nil {
 						b.Fatal(err)
 					}
-					out, err := EventTo(scratch, bc.from, bc.to, reply.Result, false)
+					out, err := reply.EventTo(scratch, bc.from, bc.to, false)
 					if err != nil {
 						b.Fatal(err)
 					}
