@@ -228,20 +228,18 @@ func TestBenchmarkBaselineAgrees(t *testing.T) {
 		}
 	}
 	id := []byte(`"caller-7"`)
-	for _, shape := range []string{"status_update_working", "artifact_update_append"} {
-		for _, bc := range benchCases(benchEventEnvelope(t, shape+".v03.json"), benchEventEnvelope(t, shape+".v10.json")) {
-			got, err := stdTranslateEvent(bc.from, bc.to, id, bc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			reply, _ := ParseReply(bc.in)
-			result, err := Event(bc.from, bc.to, reply.Result, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := AppendResult(nil, id, result); !jsonEqual(got, want) {
-				t.Errorf("event %s %s: baseline and gateway disagree\nstd:     %s\ngateway: %s", shape, bc.name, got, want)
-			}
+	for _, bc := range benchEventCases(t) {
+		got, err := stdTranslateEvent(bc.from, bc.to, id, bc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply, _ := ParseReply(bc.in)
+		result, err := Event(bc.from, bc.to, reply.Result, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := AppendResult(nil, id, result); !jsonEqual(got, want) {
+			t.Errorf("event %s: baseline and gateway disagree\nstd:     %s\ngateway: %s", bc.name, got, want)
 		}
 	}
 }
@@ -613,35 +611,46 @@ func taskToV03(t v10Task) v03Task {
 //
 //	go test -run '^$' -bench StreamEvent -benchmem ./normalize
 func BenchmarkStreamEvent(b *testing.B) {
-	for _, shape := range []string{"status_update_working", "artifact_update_append"} {
-		for _, bc := range benchCases(benchEventEnvelope(b, shape+".v03.json"), benchEventEnvelope(b, shape+".v10.json")) {
-			b.Run(shape+"/"+bc.name, func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(len(bc.in)))
-				var scratch, resp, frame []byte
-				var spans []int
-				id := []byte(`"caller-7"`)
-				for b.Loop() {
-					reply, err := ParseReplyTo(&spans, bc.in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := reply.Inspect(); err != nil {
-						b.Fatal(err)
-					}
-					out, err := reply.EventTo(scratch, bc.from, bc.to, false)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if len(out) > 0 && &out[0] != &reply.Result[0] {
-						scratch = out
-					}
-					resp = AppendResult(resp[:0], id, out)
-					frame = AppendSSEEvent(frame[:0], SSEEvent{Data: resp})
+	for _, bc := range benchEventCases(b) {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			var scratch, resp, frame []byte
+			var spans []int
+			id := []byte(`"caller-7"`)
+			for b.Loop() {
+				reply, err := ParseReplyTo(&spans, bc.in)
+				if err != nil {
+					b.Fatal(err)
 				}
-			})
+				if _, err := reply.Inspect(); err != nil {
+					b.Fatal(err)
+				}
+				out, err := reply.EventTo(scratch, bc.from, bc.to, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(out) > 0 && &out[0] != &reply.Result[0] {
+					scratch = out
+				}
+				resp = AppendResult(resp[:0], id, out)
+				frame = AppendSSEEvent(frame[:0], SSEEvent{Data: resp})
+			}
+		})
+	}
+}
+
+// benchEventCases are a status and an artifact update, each for every
+// caller/backend pair, named shape/pair.
+func benchEventCases(tb testing.TB) []benchCase {
+	var out []benchCase
+	for _, shape := range []string{"status_update_working", "artifact_update_append"} {
+		for _, bc := range benchCases(benchEventEnvelope(tb, shape+".v03.json"), benchEventEnvelope(tb, shape+".v10.json")) {
+			bc.name = shape + "/" + bc.name
+			out = append(out, bc)
 		}
 	}
+	return out
 }
 
 // benchEventEnvelope is a golden event result as a backend sends it: in a
@@ -658,21 +667,19 @@ func benchEventEnvelope(tb testing.TB, name string) []byte {
 // BenchmarkStreamEvent_encodingJSON does BenchmarkStreamEvent's work with
 // encoding/json and SDK-shaped structs.
 func BenchmarkStreamEvent_encodingJSON(b *testing.B) {
-	for _, shape := range []string{"status_update_working", "artifact_update_append"} {
-		for _, bc := range benchCases(benchEventEnvelope(b, shape+".v03.json"), benchEventEnvelope(b, shape+".v10.json")) {
-			b.Run(shape+"/"+bc.name, func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(len(bc.in)))
-				var frame []byte
-				for b.Loop() {
-					out, err := stdTranslateEvent(bc.from, bc.to, []byte(`"caller-7"`), bc.in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					frame = AppendSSEEvent(frame[:0], SSEEvent{Data: out})
+	for _, bc := range benchEventCases(b) {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			var frame []byte
+			for b.Loop() {
+				out, err := stdTranslateEvent(bc.from, bc.to, []byte(`"caller-7"`), bc.in)
+				if err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+				frame = AppendSSEEvent(frame[:0], SSEEvent{Data: out})
+			}
+		})
 	}
 }
 
