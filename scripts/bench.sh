@@ -4,7 +4,7 @@
 # this machine, against the same canned A2A backend. See bench/README.md.
 #
 # Usage:
-#   scripts/bench.sh                 full run (about 12 minutes on an idle
+#   scripts/bench.sh                 full run (about 16 minutes on an idle
 #                                    machine; before each measurement it waits
 #                                    up to 3 minutes for other load to pass, and
 #                                    measures again what others disturbed):
