@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -97,6 +98,18 @@ func TestParseConns(t *testing.T) {
 	}
 	for _, bad := range []string{"", "0", "1,x", "-3"} {
 		if _, err := parseConns(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestParseIntervals(t *testing.T) {
+	got, err := parseIntervals("100ms, 250ms")
+	if err != nil || len(got) != 2 || got[0] != 100*time.Millisecond || got[1] != 250*time.Millisecond {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{"", "100", "0s", "-1s", "100ms,"} {
+		if _, err := parseIntervals(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}

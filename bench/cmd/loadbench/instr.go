@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -52,10 +51,8 @@ func instrCommand(args []string, stdout, stderr io.Writer) error {
 		return errors.New("instr: callgrind_control (valgrind's) is not on PATH")
 	}
 	opt := options{gateway: *gateway, redis: *redis}
-	if *only != "" {
-		if opt.only, err = regexp.Compile(*only); err != nil {
-			return fmt.Errorf("-only: %w", err)
-		}
+	if opt.only, err = compileOnly(*only); err != nil {
+		return err
 	}
 	b, err := newBench(opt, stderr)
 	if err != nil {
@@ -119,13 +116,14 @@ func (b *bench) countInstructions(c sutCase, control string, warmup, n int, keep
 	client := &http.Client{Transport: newLoadTransport(1)}
 	defer client.Transport.(*http.Transport).CloseIdleConnections()
 	req := canned.Request{Dialect: c.caller, Op: canned.Send}
+	header := c.header()
 	var body []byte
 	buf := new(bytes.Buffer)
 	send := func(count int, prefix string) error {
 		for i := range count {
 			req.ID = prefix + strconv.Itoa(i)
 			body = req.Append(body[:0])
-			if err := post(client, url, c.header(), body, buf); err != nil {
+			if err := post(client, url, header, body, buf); err != nil {
 				return err
 			}
 		}

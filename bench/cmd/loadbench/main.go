@@ -98,10 +98,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		}
 		opt.streamModes[m] = true
 	}
-	if *only != "" {
-		if opt.only, err = regexp.Compile(*only); err != nil {
-			return fmt.Errorf("-only: %w", err)
-		}
+	if opt.only, err = compileOnly(*only); err != nil {
+		return err
 	}
 	if opt.smoke {
 		opt.warmup, opt.measure = 150*time.Millisecond, 600*time.Millisecond
@@ -179,6 +177,18 @@ func parseConns(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// compileOnly reads the -only regexp; "" selects every case.
+func compileOnly(expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("-only: %w", err)
+	}
+	return re, nil
 }
 
 // parseIntervals reads the -stream-interval list.
