@@ -95,7 +95,7 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // is closed and never reused.
 func (t *h1Transport) send(c *h1Conn, req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(time.Unix(1, 0)) })
+	stop := context.AfterFunc(ctx, c.stop)
 	res, err := t.exchange(c, req)
 	if err != nil {
 		ended := !stop()
@@ -158,8 +158,9 @@ func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, er
 	if err != nil {
 		return nil, writeFailure{err}
 	}
+	ctx := req.Context()
 	if t.headerTimeout > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(t.headerTimeout))
+		c.setReadDeadline(ctx, time.Now().Add(t.headerTimeout))
 	}
 	res, err := readResponse(c.br, req)
 	// Informational answers (103 Early Hints) come before the real one.
@@ -174,7 +175,7 @@ func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, er
 		return nil, err
 	}
 	if t.headerTimeout > 0 {
-		_ = c.nc.SetReadDeadline(time.Time{})
+		c.setReadDeadline(ctx, time.Time{})
 	}
 	return res, nil
 }
@@ -213,6 +214,20 @@ func (t *h1Transport) dial(ctx context.Context) (*h1Conn, error) {
 		return nil, err
 	}
 	return &h1Conn{nc: nc, br: bufio.NewReaderSize(nc, h1ReadBufferSize)}, nil
+}
+
+// stop ends whatever the connection is doing, from any goroutine.
+func (c *h1Conn) stop() { _ = c.nc.SetDeadline(time.Unix(1, 0)) }
+
+// setReadDeadline moves the read deadline of a call's connection. The
+// call's end stops the connection from another goroutine (stop); when it
+// came first, the deadline set here would undo it, so it is stopped again.
+// When the end comes later, its stop runs after this check.
+func (c *h1Conn) setReadDeadline(ctx context.Context, d time.Time) {
+	_ = c.nc.SetReadDeadline(d)
+	if ctx.Err() != nil {
+		c.stop()
+	}
 }
 
 // open tells whether the backend has kept an idle connection open: it has

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -223,6 +224,93 @@ func TestH1TransportSendsAgainAfterAFailedWrite(t *testing.T) {
 			}
 			if n := conns.Load(); n != 1 {
 				t.Errorf("the backend saw %d connections, want 1 (the new one)", n)
+			}
+		})
+	}
+}
+
+// cancelingConn ends the call's context at a chosen point of the exchange
+// and lets the exchange go on only once the context's end has stopped the
+// connection, so the exchange's own deadline changes come after it.
+type cancelingConn struct {
+	net.Conn
+	onWrite, onRead bool
+	cancel          context.CancelFunc
+	stopped         chan struct{}
+	once            sync.Once
+}
+
+func (c *cancelingConn) SetDeadline(d time.Time) error {
+	err := c.Conn.SetDeadline(d)
+	if !d.IsZero() && d.Before(time.Now()) {
+		c.once.Do(func() { close(c.stopped) })
+	}
+	return err
+}
+
+func (c *cancelingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if c.onWrite {
+		c.onWrite = false
+		c.cancel()
+		<-c.stopped
+	}
+	return n, err
+}
+
+func (c *cancelingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if c.onRead && n > 0 {
+		c.onRead = false
+		c.cancel()
+		<-c.stopped
+	}
+	return n, err
+}
+
+// TestH1TransportCallEndWinsOverDeadlines: a call that ends while its
+// request is written, or while its response head is read, stops at once.
+// The exchange sets and clears the response header deadline itself; that
+// must not undo the stop, or the call would wait for the backend (the
+// header timeout is minutes) with no caller left.
+func TestH1TransportCallEndWinsOverDeadlines(t *testing.T) {
+	for _, phase := range []string{"request written", "response head read"} {
+		t.Run(phase, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.ReadAll(r.Body)
+				w.Header().Set("Content-Length", "10")
+				w.WriteHeader(http.StatusOK)
+				_, _ = io.WriteString(w, "{")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			}))
+			defer srv.Close()
+			u, _ := url.Parse(srv.URL)
+			cfg := BackendConfig{ConnectTimeout: time.Second, ResponseHeaderTimeout: time.Hour, MaxIdleConns: 4}
+			tr := newH1Transport(u.Host, hostPort(u), cfg)
+			defer tr.CloseIdleConnections()
+			nc, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close() // before the server's Close, which waits for its connections
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			conn := &cancelingConn{Conn: nc, cancel: cancel, stopped: make(chan struct{}),
+				onWrite: phase == "request written", onRead: phase == "response head read"}
+			tr.put(&h1Conn{nc: conn, br: bufio.NewReaderSize(conn, h1ReadBufferSize)})
+			done := make(chan error, 1)
+			go func() {
+				_, err := h1Post(ctx, tr, u, `{}`)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("err = %v, want context.Canceled", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call went on waiting for the backend after it ended")
 			}
 		})
 	}
