@@ -120,8 +120,10 @@ func (b *bench) run() {
 		}
 		b.rep.Streams = append(b.rep.Streams, b.measureStreams(c)...)
 	}
-	if c := streamCases()[2]; b.selected("idle streams "+c.name) && b.opt.idleStreams > 0 {
-		b.rep.Idle = b.measureIdleStreams(c)
+	for _, c := range streamCases() {
+		if c.name == idleStreamCase && b.selected("idle streams "+c.name) && b.opt.idleStreams > 0 {
+			b.rep.Idle = b.measureIdleStreams(c)
+		}
 	}
 	b.rep.finish()
 }
