@@ -98,9 +98,9 @@ func (t *h1Transport) send(c *h1Conn, req *http.Request) (*http.Response, error)
 	stop := context.AfterFunc(ctx, c.stop)
 	res, err := t.exchange(c, req)
 	if err != nil {
-		ended := !stop()
+		stop()
 		c.nc.Close()
-		if ended {
+		if ctx.Err() != nil {
 			// The deadline that stopped the exchange is not the backend's.
 			return nil, context.Cause(ctx)
 		}
