@@ -34,6 +34,10 @@ var (
 	// of its lines but before the blank line that dispatches it. It wraps
 	// io.ErrUnexpectedEOF.
 	ErrSSETruncated = fmt.Errorf("normalize: sse stream ended inside an event: %w", io.ErrUnexpectedEOF)
+
+	// ErrSSENeedsRead is what TryNext returns when the next event is not
+	// all buffered yet. It is not final: Next reads on from where it was.
+	ErrSSENeedsRead = errors.New("normalize: the next sse event is not buffered yet")
 )
 
 var sseBOM = []byte("\xEF\xBB\xBF")
@@ -69,6 +73,7 @@ type SSEReader struct {
 	max int
 	err error // sticky: once set, every Next returns it
 
+	noRead  bool   // TryNext is running: return ErrSSENeedsRead rather than read
 	started bool   // the leading byte-order mark has been looked for
 	skipLF  bool   // the last line ended in CR, so a leading LF completes that line end
 	noLF    bool   // the unread part of the bufio buffer holds no LF
@@ -135,6 +140,9 @@ func (r *SSEReader) Next() (SSEEvent, error) {
 	}
 	for {
 		line, err := r.readLine()
+		if err == ErrSSENeedsRead {
+			return SSEEvent{}, err
+		}
 		if err != nil {
 			return r.fail(err)
 		}
@@ -146,6 +154,17 @@ func (r *SSEReader) Next() (SSEEvent, error) {
 			return ev, nil
 		}
 	}
+}
+
+// TryNext is Next from the bytes already buffered: when they hold no
+// complete event it returns ErrSSENeedsRead, having consumed what they do
+// hold, and a later Next or TryNext goes on from there. A relay uses it to
+// tell when its source has nothing more ready, the moment to flush.
+func (r *SSEReader) TryNext() (SSEEvent, error) {
+	r.noRead = true
+	ev, err := r.Next()
+	r.noRead = false
+	return ev, err
 }
 
 // fail records err as final and returns a pending comment run first, since its
@@ -172,6 +191,9 @@ func (r *SSEReader) readLine() ([]byte, error) {
 			return nil, err
 		}
 		if !r.started {
+			if r.noRead && buf[0] == sseBOM[0] && len(buf) < len(sseBOM) {
+				return nil, ErrSSENeedsRead // the Peek below would read
+			}
 			r.started = true
 			if buf[0] == sseBOM[0] {
 				// May block for two more bytes, but only when the stream starts
@@ -226,6 +248,9 @@ func (r *SSEReader) readLine() ([]byte, error) {
 // source if there are none.
 func (r *SSEReader) buffered() ([]byte, error) {
 	n := r.br.Buffered()
+	if n == 0 && r.noRead {
+		return nil, ErrSSENeedsRead
+	}
 	if n == 0 {
 		r.noLF = false
 		if _, err := r.br.Peek(1); err != nil {

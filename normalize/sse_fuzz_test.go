@@ -18,7 +18,9 @@ import (
 //   - no event is empty or larger than the limit, and only messages have a type;
 //   - reading one byte at a time gives the same events and error as reading
 //     all at once, so chunking never changes framing;
-//   - every event written back with AppendSSEEvent reads back unchanged.
+//   - every event written back with AppendSSEEvent reads back unchanged;
+//   - reading as the relay does (TryNext, and Next only when it needs a
+//     read) gives the same events, and TryNext never reads.
 func FuzzSSEReader(f *testing.F) {
 	for _, tc := range sseFramingCases {
 		limit := tc.max
@@ -57,6 +59,12 @@ func FuzzSSEReader(f *testing.F) {
 		}
 		if !reflect.DeepEqual(oneByte, whole) {
 			t.Errorf("one byte at a time gives different events\n one byte: %s\nall at once: %s", sseFormat(oneByte), sseFormat(whole))
+		}
+		for _, src := range []io.Reader{bytes.NewReader(input), iotest.OneByteReader(bytes.NewReader(input)), iotest.HalfReader(bytes.NewReader(input))} {
+			relayed, relayedErr := sseReadAsRelay(src, limit)
+			if sseErrKind(relayedErr) != sseErrKind(wholeErr) || !reflect.DeepEqual(relayed, whole) {
+				t.Errorf("read as the relay does: %s, %v\nwith Next alone: %s, %v", sseFormat(relayed), relayedErr, sseFormat(whole), wholeErr)
+			}
 		}
 	})
 }

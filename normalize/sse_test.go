@@ -217,6 +217,45 @@ func sseRead(src io.Reader, limit int) ([]normalize.SSEEvent, error) {
 	}
 }
 
+// sseReadAsRelay is sseRead reading as the proxy's relay does: from what is
+// buffered while it holds a complete event (TryNext), and from the source
+// only when it does not. TryNext must never read: it would block a relay
+// that has events to flush.
+func sseReadAsRelay(src io.Reader, limit int) ([]normalize.SSEEvent, error) {
+	guard := &sseReadGuard{r: src}
+	r := normalize.NewSSEReader(guard, limit)
+	var events []normalize.SSEEvent
+	for {
+		guard.forbidden = true
+		ev, err := r.TryNext()
+		guard.forbidden = false
+		if guard.violated {
+			return events, errors.New("TryNext read from the source")
+		}
+		if errors.Is(err, normalize.ErrSSENeedsRead) {
+			ev, err = r.Next()
+		}
+		if err != nil {
+			return events, err
+		}
+		ev.Data = bytes.Clone(ev.Data)
+		ev.Comment = bytes.Clone(ev.Comment)
+		events = append(events, ev)
+	}
+}
+
+type sseReadGuard struct {
+	r                   io.Reader
+	forbidden, violated bool
+}
+
+func (g *sseReadGuard) Read(p []byte) (int, error) {
+	if g.forbidden {
+		g.violated = true
+	}
+	return g.r.Read(p)
+}
+
 // sseChunkReader returns data in chunks of random size between 1 and maxChunk.
 type sseChunkReader struct {
 	data     []byte
@@ -272,12 +311,14 @@ func TestSSEReaderFraming(t *testing.T) {
 				limit = sseTestLimit
 			}
 			for _, shape := range sseReaderShapes() {
-				got, err := sseRead(shape.open([]byte(tc.input)), limit)
-				if !errors.Is(err, tc.wantErr) {
-					t.Errorf("%s: final error = %v, want %v", shape.name, err, tc.wantErr)
-				}
-				if !reflect.DeepEqual(got, tc.want) {
-					t.Errorf("%s: events mismatch\n got: %s\nwant: %s", shape.name, sseFormat(got), sseFormat(tc.want))
+				for mode, read := range map[string]func(io.Reader, int) ([]normalize.SSEEvent, error){"Next": sseRead, "TryNext, then Next": sseReadAsRelay} {
+					got, err := read(shape.open([]byte(tc.input)), limit)
+					if !errors.Is(err, tc.wantErr) {
+						t.Errorf("%s, %s: final error = %v, want %v", shape.name, mode, err, tc.wantErr)
+					}
+					if !reflect.DeepEqual(got, tc.want) {
+						t.Errorf("%s, %s: events mismatch\n got: %s\nwant: %s", shape.name, mode, sseFormat(got), sseFormat(tc.want))
+					}
 				}
 			}
 		})
