@@ -18,9 +18,10 @@ import (
 )
 
 // stream forwards a streaming call and translates the backend's events one
-// by one as they arrive. Nothing is buffered: each event is written and
-// flushed before the next is read. The one exception is documented at
-// holdsForFinal.
+// by one as they arrive. Nothing is buffered: each event is written, and
+// flushed before the gateway waits for anything, so events the backend sent
+// together go out together and none waits for a later one. The one
+// exception is documented at holdsForFinal.
 func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
 	b := c.backend
 	defer a.metrics.streamOpened(a.cfg.Name)()
@@ -99,6 +100,12 @@ type sse struct {
 	// and its SSE framing.
 	buf   []byte
 	frame []byte
+	// batching is set while the relay writes an event that its backend sent
+	// with others still unread: the flush waits for the last of them
+	// (unflushed reports it waiting). It saves a write to the caller per
+	// event in a burst, such as a model's tokens.
+	batching  bool
+	unflushed bool
 }
 
 func (s *sse) start() {
@@ -125,7 +132,7 @@ func (s *sse) data(payload []byte) error {
 	if _, err := s.w.Write(out); err != nil {
 		return err
 	}
-	return s.rc.Flush()
+	return s.flushUnlessBatching()
 }
 
 // comment passes a keep-alive comment on.
@@ -135,6 +142,20 @@ func (s *sse) comment(text []byte) error {
 	if _, err := s.w.Write(out); err != nil {
 		return err
 	}
+	return s.flushUnlessBatching()
+}
+
+func (s *sse) flushUnlessBatching() error {
+	if s.batching {
+		s.unflushed = true
+		return nil
+	}
+	return s.flush()
+}
+
+// flush sends what was written to the caller at once.
+func (s *sse) flush() error {
+	s.unflushed = false
 	return s.rc.Flush()
 }
 
@@ -179,15 +200,34 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 		rl.mu.Unlock()
 	}()
 	for {
-		ev, err := rd.Next()
+		ev, err := rd.TryNext()
+		if errors.Is(err, normalize.ErrSSENeedsRead) {
+			// The backend has sent nothing more yet: what was written goes
+			// to the caller before the wait.
+			if !rl.flush() {
+				return
+			}
+			ev, err = rd.Next()
+		}
 		idle.Reset(b.cfg.StreamIdleTimeout)
 		rl.mu.Lock()
+		s.batching = true
 		more := rl.step(ev, err)
+		s.batching = false
 		rl.mu.Unlock()
 		if !more {
+			rl.flush()
 			return
 		}
 	}
+}
+
+// flush sends the events written but not yet flushed, and reports whether
+// the caller is still there.
+func (rl *relay) flush() bool {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return !rl.s.unflushed || rl.s.flush() == nil
 }
 
 // step handles one read from the backend's stream and reports whether to
@@ -227,6 +267,10 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 		return false
 	}
 	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
+		// The task index may be a network away: no event waits for it.
+		if s.unflushed && s.flush() != nil {
+			return false
+		}
 		if e := a.record(rl.ctx, s.c, info); e != nil {
 			a.streamFail(s, e)
 			return false

@@ -1,9 +1,11 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +29,17 @@ func (g *testGateway) stream(id, method, params string) *eventStream {
 	g.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	g.t.Cleanup(cancel)
+	res, err := http.DefaultClient.Do(g.streamRequest(ctx, id, method, params))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.t.Cleanup(func() { res.Body.Close() })
+	return &eventStream{t: g.t, res: res, rd: normalize.NewSSEReader(res.Body, 1<<20), id: id, done: cancel}
+}
+
+// streamRequest is the request of a streaming call as a caller of method's
+// dialect sends it.
+func (g *testGateway) streamRequest(ctx context.Context, id, method, params string) *http.Request {
 	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, g.url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -37,12 +50,7 @@ func (g *testGateway) stream(id, method, params string) *eventStream {
 	if g.token != "" {
 		req.Header.Set("Authorization", "Bearer "+g.token)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	g.t.Cleanup(func() { res.Body.Close() })
-	return &eventStream{t: g.t, res: res, rd: normalize.NewSSEReader(res.Body, 1<<20), id: id, done: cancel}
+	return req
 }
 
 // next returns the next JSON-RPC response event, or false at the end.
@@ -188,6 +196,85 @@ func TestStreamNotBuffered(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStreamEventsSentTogetherArriveTogether: events the backend sent in
+// one write are flushed together, and none of them waits for the backend's
+// next move. The backend sends three (a working update and two artifact
+// chunks) and then blocks until the caller has read all three translated.
+// The caller reads on its own goroutine: a gateway that never flushed would
+// not even send the response's head.
+func TestStreamEventsSentTogetherArriveTogether(t *testing.T) {
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			hold := make(chan struct{})
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				chunk := func(text string, last bool) string {
+					return `data: {"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"artifact-update","taskId":"t1","contextId":"c1","artifact":{"artifactId":"a1","parts":[{"kind":"text","text":"` + text + `"}]},"append":true,"lastChunk":` + strconv.FormatBool(last) + `}}` + "\n\n"
+				}
+				sseWrite(w, working(id)+chunk("to", false)+chunk("kens", true))
+				select {
+				case <-hold:
+				case <-r.Context().Done():
+					return
+				}
+				sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"completed"},"final":true}}`+"\n\n")
+			}), dialect.Version03)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			type read struct {
+				events [][]byte // data of each event, in order
+				err    error
+			}
+			first, rest := make(chan read, 1), make(chan read, 1)
+			go func() {
+				res, err := http.DefaultClient.Do(g.streamRequest(ctx, "4", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("go"), "")))
+				if err != nil {
+					first <- read{err: err}
+					return
+				}
+				defer res.Body.Close()
+				rd := normalize.NewSSEReader(res.Body, 1<<20)
+				var got read
+				for out := first; ; {
+					ev, err := rd.Next()
+					if err != nil {
+						got.err = err
+						out <- got
+						return
+					}
+					if ev.Data == nil {
+						continue
+					}
+					if got.events = append(got.events, bytes.Clone(ev.Data)); len(got.events) == 3 && out == first {
+						out <- got
+						got, out = read{}, rest
+					}
+				}
+			}()
+			var together read
+			select {
+			case together = <-first:
+			case <-time.After(10 * time.Second):
+				close(hold) // lets the exchange end, so the test does
+				t.Fatal("gateway is buffering: events the backend sent together did not all arrive while it was still working")
+			}
+			if len(together.events) != 3 {
+				t.Fatalf("the stream ended after %d of the 3 events the backend sent together: %v", len(together.events), together.err)
+			}
+			for i, data := range together.events {
+				if e := gjson.ParseBytes(data); e.Get("id").Raw != "4" || !e.Get("result").Exists() {
+					t.Errorf("event %d is not a result for the caller's id 4: %s", i, data)
+				}
+			}
+			close(hold)
+			after := <-rest
+			if len(after.events) != 1 || after.err != io.EOF || stateOf(c.d, gjson.ParseBytes(after.events[0]).Get("result")) != c.state("completed") {
+				t.Fatalf("after release the stream must end with the completed update: %q, %v", after.events, after.err)
+			}
+		})
 	}
 }
 
