@@ -100,10 +100,10 @@ type sse struct {
 	// and its SSE framing.
 	buf   []byte
 	frame []byte
-	// batching is set while the relay writes an event that its backend sent
-	// with others still unread: the flush waits for the last of them
-	// (unflushed reports it waiting). It saves a write to the caller per
-	// event in a burst, such as a model's tokens.
+	// batching is set while the relay handles an event: its flush waits
+	// until the relay is about to wait for something (unflushed reports one
+	// waiting), so a burst, such as a model's tokens, costs the caller's
+	// connection one write rather than one per event.
 	batching  bool
 	unflushed bool
 }
@@ -157,6 +157,14 @@ func (s *sse) flushUnlessBatching() error {
 func (s *sse) flush() error {
 	s.unflushed = false
 	return s.rc.Flush()
+}
+
+// flushPending flushes what batching held back, if anything.
+func (s *sse) flushPending() error {
+	if !s.unflushed {
+		return nil
+	}
+	return s.flush()
 }
 
 // relay copies the backend's events to the caller, translated, on the
@@ -227,7 +235,7 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 func (rl *relay) flush() bool {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
-	return !rl.s.unflushed || rl.s.flush() == nil
+	return rl.s.flushPending() == nil
 }
 
 // step handles one read from the backend's stream and reports whether to
@@ -268,7 +276,7 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 	}
 	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
 		// The task index may be a network away: no event waits for it.
-		if s.unflushed && s.flush() != nil {
+		if s.flushPending() != nil {
 			return false
 		}
 		if e := a.record(rl.ctx, s.c, info); e != nil {
