@@ -259,12 +259,15 @@ func (l *logTail) waitFor(timeout time.Duration, stop <-chan struct{}, match fun
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
-		if j, ok := l.find(match); ok {
-			return j, nil
-		}
+		// changed is taken before the lines are searched: a line that
+		// comes in between closes it, where one taken after the search
+		// would already be its successor and the line's wake-up lost.
 		l.mu.Lock()
 		changed, done := l.changed, l.done
 		l.mu.Unlock()
+		if j, ok := l.find(match); ok {
+			return j, nil
+		}
 		if done {
 			return gjson.Result{}, errors.New("the log ended")
 		}
