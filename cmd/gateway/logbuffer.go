@@ -53,7 +53,12 @@ func (l *logBuffer) Write(p []byte) (int, error) {
 // comes right after the time.
 func urgent(line []byte) bool {
 	head := line[:min(len(line), 80)]
-	return bytes.Contains(head, []byte(`"level":"WARN`)) || bytes.Contains(head, []byte(`"level":"ERROR`))
+	i := bytes.Index(head, []byte(`"level":"`))
+	if i < 0 {
+		return false
+	}
+	level := head[i+len(`"level":"`):]
+	return bytes.HasPrefix(level, []byte("WARN")) || bytes.HasPrefix(level, []byte("ERROR"))
 }
 
 // endBatch writes what the window gathered; the next line after it is

@@ -37,7 +37,7 @@ var configPollInterval = 2 * time.Second
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level)) // validated with the config
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(newJSONLogHandler(w, l))
 }
 
 // runtime is what lives for the whole process: listeners, the task index
