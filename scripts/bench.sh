@@ -4,14 +4,15 @@
 # this machine, against the same canned A2A backend. See bench/README.md.
 #
 # Usage:
-#   scripts/bench.sh                 full run (about 16 minutes on an idle
+#   scripts/bench.sh                 full run (about 22 minutes on an idle
 #                                    machine; before each measurement it waits
 #                                    up to 3 minutes for other load to pass, and
 #                                    measures again what others disturbed):
 #                                    every case in 3 rounds of 5 s at 1, 32 and
 #                                    256 connections (each row: the round with
-#                                    the most req/s), 1,000 streams of 50 events,
-#                                    5,000 idle streams; writes
+#                                    the most req/s), 1,000 streams of 50 events
+#                                    (3 rounds too: the lowest p99, the most
+#                                    events/s), 5,000 idle streams; writes
 #                                    bench/results/latest.{md,json}
 #   scripts/bench.sh --smoke         every case for about a second, to prove the
 #                                    benchmark works (what CI runs, ~30 s);

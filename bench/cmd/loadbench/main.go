@@ -64,7 +64,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	idleHold := fs.Duration("idle-hold", 500*time.Millisecond, "how long the idle streams stay open before the gateway's memory is read (longer: time to profile it)")
 	quietWait := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the rest of the machine to be idle (shared machines)")
 	retries := fs.Int("retries", 0, "measure a case again, up to this many times, when other processes used more than a quarter of a core meanwhile")
-	rounds := fs.Int("rounds", 1, "measure the request cases this many times, every case once per round, and report each case's round with the most req/s (noisy machines)")
+	rounds := fs.Int("rounds", 1, "measure every case this many times, every case once per round, and report each case's best round: the most req/s, for streams the most events/s or the lowest p99 (noisy machines)")
 	indexMaxTasks := fs.Int("index-max-tasks", 0, "diagnostic: bound the gateway's in-memory task index to this many tasks (default: the gateway's default)")
 	pin := fs.String("pin", "auto", "pin the system under test to CPU 0 and the rest to CPU 1: auto (when there are 2+ CPUs and taskset), on, off")
 	out := fs.String("out", "", "write latest.json and latest.md here (default: print only)")

@@ -183,6 +183,26 @@ func TestBestRound(t *testing.T) {
 		t.Errorf("every round failed: %+v, want the failure", got)
 	}
 
+	paced := []streamRow{
+		{Case: "g", Mode: "paced", IntervalMs: 100, P99Us: 900, EventsPerSec: 9000},
+		{Case: "g", Mode: "paced", IntervalMs: 100, P99Us: 300, Errors: 2},
+		{Case: "g", Mode: "paced", IntervalMs: 100, P99Us: 500, EventsPerSec: 8000},
+	}
+	if got := bestStreamRound(paced); got.P99Us != 500 || got.Rounds != 2 || !slices.Equal(got.P99Rounds, []float64{900, 500}) {
+		t.Errorf("paced: %+v, want the lowest p99 of the rounds without failed streams", got)
+	}
+	maxed := []streamRow{{Case: "g", Mode: "max", EventsPerSec: 5, P99Us: 1}, {Case: "g", Mode: "max", EventsPerSec: 9, P99Us: 2}}
+	if got := bestStreamRound(maxed); got.EventsPerSec != 9 {
+		t.Errorf("max: %+v, want the most events/s", got)
+	}
+	if got := bestStreamRound(paced[1:2]); got.Errors != 2 {
+		t.Errorf("every round had failures: %+v, want one of them", got)
+	}
+	byMode := bestStreamRounds([][]streamRow{{maxed[0], paced[0]}, {maxed[1], paced[2]}})
+	if len(byMode) != 2 || byMode[0].Mode != "max" || byMode[0].EventsPerSec != 9 || byMode[1].P99Us != 500 {
+		t.Errorf("two rounds of two modes: %+v", byMode)
+	}
+
 	r := sampleReport()
 	r.Settings.Rounds = 3
 	r.Unary[0].Rounds, r.Unary[0].RPSMin = 3, r.Unary[0].RPS-10
