@@ -26,6 +26,9 @@ type report struct {
 	Streams   []streamRow `json:"streams"`
 	Idle      *idleRow    `json:"idle_streams,omitempty"`
 	Targets   []target    `json:"targets"`
+	// Failures are the measurements that went wrong, whether or not a
+	// row shows them (a round that is not its case's best does not).
+	Failures []string `json:"failures,omitempty"`
 }
 
 type machine struct {
@@ -489,6 +492,12 @@ func (r *report) markdown(w io.Writer) {
 	p("\n## Targets\n\n| target | want | got | result |\n|---|---|---|---|\n")
 	for _, t := range r.Targets {
 		p("| %s | %s | %s | **%s** |\n", t.Name, t.Want, t.Got, t.Result)
+	}
+	if len(r.Failures) > 0 {
+		p("\n## Failed measurements\n\n")
+		for _, f := range r.Failures {
+			p("- %s\n", f)
+		}
 	}
 }
 

@@ -203,6 +203,14 @@ func TestBestRound(t *testing.T) {
 		t.Errorf("two rounds of two modes: %+v", byMode)
 	}
 
+	failed := sampleReport()
+	failed.Failures = []string{"stream nginx (paced 250ms): 1 of 1000 streams failed, first: unexpected EOF"}
+	var fmd strings.Builder
+	failed.markdown(&fmd)
+	if !strings.Contains(fmd.String(), "## Failed measurements\n\n- stream nginx (paced 250ms): 1 of 1000") {
+		t.Errorf("Markdown hides a failed measurement:\n%s", fmd.String())
+	}
+
 	r := sampleReport()
 	r.Settings.Rounds = 3
 	r.Unary[0].Rounds, r.Unary[0].RPSMin = 3, r.Unary[0].RPS-10

@@ -102,6 +102,7 @@ func (b *bench) logf(format string, args ...any) { fmt.Fprintf(b.progress, forma
 func (b *bench) fail(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	b.failures = append(b.failures, msg)
+	b.rep.Failures = append(b.rep.Failures, msg)
 	b.logf("FAILED: %s", msg)
 }
 
