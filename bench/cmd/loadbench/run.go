@@ -206,28 +206,27 @@ func (b *bench) measureAllStreams() {
 	}
 }
 
-// bestStreamRounds picks, for each mode a case ran in, its best round (see
-// bestStreamRound), in the order of the first round.
+// bestStreamRounds picks, of one case's rounds, the best round of each mode
+// (see bestStreamRound), in the order the modes ran.
 func bestStreamRounds(rounds [][]streamRow) []streamRow {
-	var out []streamRow
-	seen := map[string]bool{}
+	type mode struct {
+		name       string
+		intervalMs float64
+	}
+	var order []mode
+	byMode := map[mode][]streamRow{}
 	for _, rows := range rounds {
 		for _, r := range rows {
-			key := fmt.Sprintf("%s/%s/%g", r.Case, r.Mode, r.IntervalMs)
-			if seen[key] {
-				continue
+			m := mode{r.Mode, r.IntervalMs}
+			if byMode[m] == nil {
+				order = append(order, m)
 			}
-			seen[key] = true
-			var same []streamRow
-			for _, rs := range rounds {
-				for _, o := range rs {
-					if o.Case == r.Case && o.Mode == r.Mode && o.IntervalMs == r.IntervalMs {
-						same = append(same, o)
-					}
-				}
-			}
-			out = append(out, bestStreamRound(same))
+			byMode[m] = append(byMode[m], r)
 		}
+	}
+	var out []streamRow
+	for _, m := range order {
+		out = append(out, bestStreamRound(byMode[m]))
 	}
 	return out
 }
