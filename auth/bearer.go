@@ -48,13 +48,18 @@ func isB64Token(s string) bool {
 		return false
 	}
 	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
-		default:
+		if !b64TokenByte[body[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// b64TokenByte tells the bytes of a b64token before its padding: one load
+// per byte of a token checked on every call.
+var b64TokenByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/", byte(c)) >= 0
+	}
+	return t
+}()

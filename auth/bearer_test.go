@@ -44,3 +44,20 @@ func TestBearerToken(t *testing.T) {
 		}
 	}
 }
+
+// TestB64TokenBytes holds the byte table to RFC 6750's b64token grammar for
+// every byte, inside a token and as its only character.
+func TestB64TokenBytes(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		b := byte(c)
+		want := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' ||
+			b == '-' || b == '.' || b == '_' || b == '~' || b == '+' || b == '/'
+		if got := isB64Token("ab" + string([]byte{b}) + "cd"); got != want {
+			t.Errorf("byte %#02x inside a token: accepted %v, want %v", b, got, want)
+		}
+		if got := isB64Token(string([]byte{b})); got != want {
+			t.Errorf("byte %#02x alone: accepted %v, want %v", b, got, want)
+		}
+	}
+}
