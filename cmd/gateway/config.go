@@ -36,6 +36,9 @@ type Config struct {
 	Agents []proxy.AgentConfig `yaml:"agents"`
 	// Store is the task index shared by all agents.
 	Store StoreConfig `yaml:"store"`
+	// source is the content of the file the config was read from: the
+	// watcher tells a change of the file against it.
+	source []byte
 }
 
 // StoreConfig chooses the task index.
@@ -191,5 +194,6 @@ func loadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	c.source = raw
 	return c, nil
 }

@@ -176,8 +176,9 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 
 // watch reloads on SIGHUP and when the config file changes (Kubernetes
 // swaps a ConfigMap's files by symlink, which changes what the path reads).
-func (rt *runtime) watch(ctx context.Context, path string, hup <-chan os.Signal) {
-	last, _ := os.ReadFile(path)
+// last is the content the running config was read from: a change made
+// after that read, even before watch runs, is a change.
+func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-chan os.Signal) {
 	tick := time.NewTicker(configPollInterval)
 	defer tick.Stop()
 	for {
@@ -245,7 +246,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		hup := make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)
 		defer signal.Stop(hup)
-		go rt.watch(wctx, path, hup)
+		go rt.watch(wctx, path, cfg.source, hup)
 	}
 
 	// Calls still running when the shutdown timeout passes are canceled

@@ -116,6 +116,53 @@ agents:
 `
 }
 
+// TestConfigChangedBeforeWatchIsReloaded: a change written after the config
+// was read but before the watcher first looked is a change: the watcher
+// tells changes from what the running config was read from, not from what
+// the file holds when it starts.
+func TestConfigChangedBeforeWatchIsReloaded(t *testing.T) {
+	old := configPollInterval
+	configPollInterval = 20 * time.Millisecond
+	t.Cleanup(func() { configPollInterval = old })
+	agent := legacyagent.New(legacyagent.Options{})
+	defer agent.Close()
+	backend := httptest.NewServer(agent)
+	defer backend.Close()
+	path := filepath.Join(t.TempDir(), "gateway.yaml")
+	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "First")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "Second")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ready := make(chan string, 1)
+	go func() {
+		done <- serve(ctx, cfg, path, &lockedBuffer{}, func(addr, _ string) { ready <- "http://" + addr })
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case err := <-done:
+		t.Fatalf("gateway did not start: %v", err)
+	}
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("gateway stopped with %v", err)
+		}
+	}()
+	eventually(t, "the config written before the watcher started", func() bool {
+		_, b := httpGet(t, url+"/.well-known/agent.json")
+		return gjson.Get(b, "name").Str == "Second"
+	})
+}
+
 // TestReloadDuringOpenStream: a valid config takes over for new calls while
 // an open stream finishes on the old one; an invalid config is refused and
 // counted, and the running config keeps serving.
