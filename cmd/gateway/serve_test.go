@@ -51,6 +51,12 @@ func startGateway(t *testing.T, config string) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runGateway(t, path, cfg)
+}
+
+// runGateway serves cfg, read from path, until the test ends.
+func runGateway(t *testing.T, path string, cfg *Config) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{path: path, done: make(chan error, 1), stop: cancel, log: &lockedBuffer{}}
 	ready := make(chan struct{})
@@ -139,26 +145,9 @@ func TestConfigChangedBeforeWatchIsReloaded(t *testing.T) {
 	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "Second")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	ready := make(chan string, 1)
-	go func() {
-		done <- serve(ctx, cfg, path, &lockedBuffer{}, func(addr, _ string) { ready <- "http://" + addr })
-	}()
-	var url string
-	select {
-	case url = <-ready:
-	case err := <-done:
-		t.Fatalf("gateway did not start: %v", err)
-	}
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("gateway stopped with %v", err)
-		}
-	}()
+	g := runGateway(t, path, cfg)
 	eventually(t, "the config written before the watcher started", func() bool {
-		_, b := httpGet(t, url+"/.well-known/agent.json")
+		_, b := httpGet(t, g.url+"/.well-known/agent.json")
 		return gjson.Get(b, "name").Str == "Second"
 	})
 }
