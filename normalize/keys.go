@@ -10,10 +10,18 @@ import (
 // name that ProtoJSON parsers must also accept on input.
 type keySpec struct{ camel, snake string }
 
+// maxMembers bounds the spec tables (the largest has 9 members). It is kept
+// tight because every object level of a translation holds a members on its
+// stack frame, and a call's goroutine keeps the stack its deepest
+// translation needed: with room for 16 members the deepest replies took the
+// net/http connection goroutine past 16 KiB, so to a 32 KiB stack.
+// TestKeySpecsFitMembers holds every table to it.
+const maxMembers = 10
+
 // members holds the known members of one input object, indexed like its
 // spec table. A zero Result means absent.
 type members struct {
-	vals    [16]gjson.Result
+	vals    [maxMembers]gjson.Result
 	unknown bool // the object has members the spec does not know
 	renamed bool // a member used its snake_case spelling
 }
