@@ -22,7 +22,7 @@ const (
 	DefaultResponseHeaderTimeout = 5 * time.Minute
 	DefaultStreamIdleTimeout     = 5 * time.Minute
 	DefaultInterruptGrace        = 250 * time.Millisecond
-	DefaultMaxIdleConns          = 64
+	DefaultMaxIdleConns          = 256
 )
 
 // AgentConfig publishes one backend agent through the gateway.
@@ -133,7 +133,10 @@ type BackendConfig struct {
 	// keep-alive, for this long. Defaults to 5m.
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
 	// MaxIdleConns is the size of the keep-alive pool to the backend.
-	// Defaults to 64.
+	// Defaults to 256: a pool smaller than the calls and streams open at
+	// once closes a connection at the end of each call beyond it and dials
+	// one for the next (at 256 connections a pool of 64 cost 23% more CPU
+	// per call), and an idle connection costs 4 KiB.
 	MaxIdleConns int `yaml:"max_idle_conns"`
 	// ForwardAuthorization passes the caller's Authorization header on to
 	// the backend. Defaults to false: the gateway consumes it.
