@@ -95,12 +95,6 @@ func Inspect(result []byte) (EventInfo, error) {
 	return inspectResult(parse(result))
 }
 
-// Inspect is the package's Inspect for the reply's own result, walked with
-// the spans ParseReply recorded.
-func (r *Reply) Inspect() (EventInfo, error) {
-	return inspectResult(r.doc.view(r.Result))
-}
-
 func inspectResult(root gjson.Result) (EventInfo, error) {
 	kind, inner, err := payload(root)
 	if err != nil {
@@ -171,6 +165,14 @@ func (c *conv) event(result gjson.Result, to dialect.ID, final bool) error {
 	if err != nil {
 		return err
 	}
+	return c.eventPayload(result, kind, inner, to, final)
+}
+
+// eventPayload is event for a result whose payload has been found.
+func (c *conv) eventPayload(result gjson.Result, kind Kind, inner gjson.Result, to dialect.ID, final bool) (err error) {
+	if c.info != nil {
+		c.info.Kind = kind
+	}
 	w := c.w
 	wrapped := inner.Index != result.Index || inner.Raw != result.Raw
 	if (to == dialect.V10) != wrapped {
@@ -230,8 +232,9 @@ var updateKeys = []keySpec{
 }
 
 // update reads the members common to status and artifact updates and
-// writes the head of the object: kind, taskId, contextId.
-func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind string) error {
+// writes the head of the object: kind, taskId, contextId, which it records
+// in info when info is not nil.
+func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind string, info *EventInfo) error {
 	if err := collect(obj, updateKeys, m); err != nil {
 		return err
 	}
@@ -249,6 +252,9 @@ func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind stri
 	}
 	if err := wantObject(v[uMetadata], "metadata"); err != nil {
 		return err
+	}
+	if info != nil {
+		info.TaskID, info.ContextID = v[uTaskID].Str, v[uContextID].Str
 	}
 	w := c.w
 	// A 1.0 wrapper holds no kind; one left inside must not pass through.
@@ -274,7 +280,11 @@ func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind stri
 
 func (c *conv) statusUpdate(obj gjson.Result, to dialect.ID, final bool) error {
 	var m members
-	if err := c.updateHead(obj, &m, to, "status-update"); err != nil {
+	info, local := c.takeInfo(), EventInfo{}
+	if info == nil {
+		info = &local // the state decides final when c.finalIfTerminal
+	}
+	if err := c.updateHead(obj, &m, to, "status-update", info); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -286,18 +296,24 @@ func (c *conv) statusUpdate(obj gjson.Result, to dialect.ID, final bool) error {
 		return at(fail("is required"), "status")
 	}
 	w.key("status")
-	if err := c.status(v[uStatus], to); err != nil {
+	if err := c.status(v[uStatus], to, info); err != nil {
 		return at(err, "status")
 	}
 	f := v[uFinal]
 	if err := wantBool(f, "final"); err != nil {
 		return err
 	}
+	if f.Exists() {
+		info.Final, info.HasFinal = f.Bool(), true
+	}
 	if to == dialect.V03 {
 		w.key("final")
 		if f.Exists() {
 			w.raw(f.Raw)
 		} else {
+			if c.finalIfTerminal {
+				final = dialect.TerminalState(info.State)
+			}
 			w.bool(final)
 			w.changed = true
 		}
@@ -310,7 +326,7 @@ func (c *conv) statusUpdate(obj gjson.Result, to dialect.ID, final bool) error {
 
 func (c *conv) artifactUpdate(obj gjson.Result, to dialect.ID) error {
 	var m members
-	if err := c.updateHead(obj, &m, to, "artifact-update"); err != nil {
+	if err := c.updateHead(obj, &m, to, "artifact-update", c.takeInfo()); err != nil {
 		return err
 	}
 	v := &m.vals

@@ -317,6 +317,7 @@ func FuzzEvent(f *testing.F) {
 				continue
 			}
 			checkPassThrough(t, from, to, body, out, func(c *conv) error { return c.event(parse(body), to, final) })
+			checkEventInfo(t, from, to, body)
 			info, err := Inspect(out)
 			if err != nil {
 				t.Fatalf("Inspect rejects translated output: %v\n%s", err, out)

@@ -13,6 +13,22 @@ type conv struct {
 	// whichever dialect wrote them; from decides the few that do not
 	// (historyLength 0, the push config "id", compat-wrapped data).
 	from dialect.ID
+	// info, when set, is where the walk records what the gateway needs of
+	// the result's own object (see EventInfo), so that no second walk reads
+	// it. The first object walked takes it, not those nested in it.
+	info *EventInfo
+	// finalIfTerminal makes the 0.x final flag written on a status update
+	// that carries none follow the update's state (true when terminal),
+	// rather than the flag the caller passed.
+	finalIfTerminal bool
+}
+
+// takeInfo returns where the object being walked records its EventInfo, and
+// nil to every object after the first.
+func (c *conv) takeInfo() *EventInfo {
+	info := c.info
+	c.info = nil
+	return info
 }
 
 const (
@@ -105,9 +121,13 @@ func roleOf(v gjson.Result) (dialect.Pair, error) {
 
 // message writes the Message obj in dialect to.
 func (c *conv) message(obj gjson.Result, to dialect.ID) error {
+	info := c.takeInfo()
 	var m members
 	if err := readMessage(obj, &m); err != nil {
 		return err
+	}
+	if info != nil {
+		info.TaskID, info.ContextID = m.vals[mTaskID].Str, m.vals[mContextID].Str
 	}
 	return c.writeMessage(obj, &m, to)
 }
@@ -198,9 +218,4 @@ func (c *conv) array(arr gjson.Result, write func(gjson.Result) error) error {
 	})
 	c.w.close(']')
 	return err
-}
-
-// messages writes an array of messages (a task's history).
-func (c *conv) messages(arr gjson.Result, to dialect.ID) error {
-	return c.array(arr, func(v gjson.Result) error { return c.message(v, to) })
 }

@@ -43,17 +43,16 @@ func resultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID, result []byte,
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
-	root := doc.root(result, &w.spans)
-	if err := c.result(op, root, to); err != nil {
-		return nil, EventInfo{}, badReply(err)
-	}
 	var info EventInfo
 	switch op {
 	case dialect.SendMessage:
-		kind, inner, _ := payload(root) // the translation has read it
-		info = inspect(kind, inner)
+		c.info = &info
 	case dialect.GetTask, dialect.CancelTask:
-		info = inspect(KindTask, root)
+		info.Kind = KindTask
+		c.info = &info
+	}
+	if err := c.result(op, doc.root(result, &w.spans), to); err != nil {
+		return nil, EventInfo{}, badReply(err)
 	}
 	if !w.changed {
 		return result, info, nil
@@ -120,15 +119,43 @@ func eventTo(dst []byte, from, to dialect.ID, result []byte, final bool, doc doc
 	return append(dst[:0], w.buf...), nil
 }
 
+// EventInfoTo is EventTo that also reads, from the same walk, what Inspect
+// reads of the event; a status update that carries no final flag gets one
+// that says whether its state is terminal, which is the flag the gateway
+// writes unless it holds the event back (see package proxy).
+func EventInfoTo(dst []byte, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
+	return eventInfoTo(dst, from, to, result, docSpans{})
+}
+
+// EventInfoTo is the package's EventInfoTo for the reply's own result,
+// walked with the spans ParseReply recorded.
+func (r *Reply) EventInfoTo(dst []byte, from, to dialect.ID) ([]byte, EventInfo, error) {
+	return eventInfoTo(dst, from, to, r.Result, r.doc)
+}
+
+func eventInfoTo(dst []byte, from, to dialect.ID, result []byte, doc docSpans) ([]byte, EventInfo, error) {
+	w := getWriter()
+	defer w.release()
+	var info EventInfo
+	c := conv{w: w, from: from, info: &info, finalIfTerminal: true}
+	if err := c.event(doc.root(result, &w.spans), to, false); err != nil {
+		return nil, EventInfo{}, badReply(err)
+	}
+	if !w.changed {
+		return result, info, nil
+	}
+	return append(dst[:0], w.buf...), info, nil
+}
+
 func (c *conv) sendResult(root gjson.Result, to dialect.ID) error {
-	kind, _, err := payload(root)
+	kind, inner, err := payload(root)
 	if err != nil {
 		return err
 	}
 	if kind != KindTask && kind != KindMessage {
 		return fail("a send returns a task or a message, got a %s", kind)
 	}
-	return c.event(root, to, false)
+	return c.eventPayload(root, kind, inner, to, false)
 }
 
 var pushListKeys = []keySpec{{"configs", ""}, {"nextPageToken", "next_page_token"}}

@@ -30,6 +30,7 @@ var taskKeys = []keySpec{
 
 // task writes the Task obj in dialect to.
 func (c *conv) task(obj gjson.Result, to dialect.ID) error {
+	info := c.takeInfo()
 	var m members
 	if err := collect(obj, taskKeys, &m); err != nil {
 		return err
@@ -52,6 +53,9 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	if err := wantObject(v[tMetadata], "metadata"); err != nil {
 		return err
 	}
+	if info != nil {
+		info.TaskID, info.ContextID = v[tID].Str, v[tContextID].Str
+	}
 	w := c.w
 	w.changed = w.changed || m.renamed || (to == dialect.V10) == v[tKind].Exists()
 	w.open('{')
@@ -72,7 +76,7 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 		w.changed = true
 	}
 	w.key("status")
-	if err := c.status(v[tStatus], to); err != nil {
+	if err := c.status(v[tStatus], to, info); err != nil {
 		return at(err, "status")
 	}
 	if a := v[tArtifacts]; a.Exists() {
@@ -83,8 +87,13 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	}
 	if h := v[tHistory]; h.Exists() {
 		w.key("history")
-		if err := c.messages(h, to); err != nil {
+		n := 0
+		err := c.array(h, func(v gjson.Result) error { n++; return c.message(v, to) })
+		if err != nil {
 			return at(err, "history")
+		}
+		if info != nil {
+			info.History, info.HasHistory = n, true
 		}
 	}
 	if md := v[tMetadata]; md.Exists() {
@@ -110,8 +119,9 @@ var statusKeys = []keySpec{
 	sTimestamp: {"timestamp", ""},
 }
 
-// status writes a TaskStatus in dialect to.
-func (c *conv) status(obj gjson.Result, to dialect.ID) error {
+// status writes a TaskStatus in dialect to, and records its state and
+// timestamp in info when info is not nil.
+func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 	var m members
 	if err := collect(obj, statusKeys, &m); err != nil {
 		return err
@@ -130,6 +140,12 @@ func (c *conv) status(obj gjson.Result, to dialect.ID) error {
 	if v[sState].Exists() || to == dialect.V03 {
 		w.key("state")
 		c.enum(v[sState], state, to)
+	}
+	if info != nil {
+		if v[sState].Exists() {
+			info.State = state.V10
+		}
+		info.Timestamp = timestampOf(v[sTimestamp])
 	}
 	if msg := v[sMessage]; msg.Exists() {
 		w.key("message")

@@ -269,11 +269,19 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 		a.streamFail(s, a.backendError(s.c, reply.Error))
 		return false
 	}
-	info, err := reply.Inspect()
+	// A further event: the one held, if any, did not end the stream. It
+	// goes first, and is translated into the scratch buffer this event's
+	// translation then reuses.
+	if !rl.release(false) {
+		return false
+	}
+	out, info, err := reply.EventInfoTo(rl.scratch, b.dialect, s.c.env.Dialect)
 	if err != nil {
+		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
 		return false
 	}
+	rl.keepScratch(out, reply.Result)
 	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
 		// The task index may be a network away: no event waits for it.
 		if s.flushPending() != nil {
@@ -286,16 +294,14 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 		// The event's bytes are the reader's, reused by the next read.
 		rl.lastTask, rl.lastState = strings.Clone(info.TaskID), info.State
 	}
-	if !rl.release(false) {
-		return false
-	}
 	rl.ended = endsExchange(info)
 	if a.holdsForFinal(s.c, info) {
+		// Translated again, with its final flag, when released.
 		rl.held = append([]byte(nil), reply.Result...)
 		rl.grace = time.AfterFunc(a.interruptGrace, rl.graceOver)
 		return true
 	}
-	return rl.emit(&reply, dialect.TerminalState(info.State))
+	return s.event(out) == nil
 }
 
 // graceOver sends the held event when the backend kept the stream open
@@ -316,24 +322,23 @@ func (rl *relay) release(final bool) bool {
 	rl.grace.Stop()
 	held := rl.held
 	rl.held, rl.grace = nil, nil
-	return rl.emit(&normalize.Reply{Result: held}, final)
-}
-
-// emit translates and sends one event: a reply just read (walked with the
-// spans its parse recorded) or a held result, which is scanned.
-func (rl *relay) emit(reply *normalize.Reply, final bool) bool {
 	a, s := rl.a, rl.s
-	result := reply.Result
-	out, err := reply.EventTo(rl.scratch, s.c.backend.dialect, s.c.env.Dialect, final)
-	if err != nil {
+	out, err := normalize.EventTo(rl.scratch, s.c.backend.dialect, s.c.env.Dialect, held, final)
+	if err != nil { // it translated once already, when it arrived
 		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
 		return false
 	}
-	if len(out) > 0 && (len(result) == 0 || &out[0] != &result[0]) {
-		rl.scratch = out // the translation's buffer, free again once written
-	}
+	rl.keepScratch(out, held)
 	return s.event(out) == nil
+}
+
+// keepScratch keeps the buffer a translation wrote out in, free again once
+// out is written, unless out is the input itself.
+func (rl *relay) keepScratch(out, in []byte) {
+	if len(out) > 0 && (len(in) == 0 || &out[0] != &in[0]) {
+		rl.scratch = out
+	}
 }
 
 // holdsForFinal reports whether an event must wait before it is sent. A 0.x
