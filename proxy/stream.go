@@ -194,11 +194,11 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 	rl := &relay{a: a, s: s, ctx: r.Context()}
 	b := s.c.backend
 	rd := normalize.NewSSEReader(body, a.cfg.MaxEventBytes)
-	idle := time.AfterFunc(b.cfg.StreamIdleTimeout, func() {
+	idle := startIdleTimer(b.cfg.StreamIdleTimeout, func() {
 		rl.idleFired.Store(true)
 		body.Close()
 	})
-	defer idle.Stop()
+	defer idle.stop()
 	defer func() {
 		rl.mu.Lock()
 		rl.finished = true
@@ -217,7 +217,7 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 			}
 			ev, err = rd.Next()
 		}
-		idle.Reset(b.cfg.StreamIdleTimeout)
+		idle.active()
 		rl.mu.Lock()
 		s.batching = true
 		more := rl.step(ev, err)
