@@ -260,7 +260,8 @@ func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
 }
 
 func (a *Agent) logCall(c *call, r *http.Request) {
-	a.metrics.observe(a.cfg.Name, c)
+	end := time.Now()
+	a.metrics.observe(a.cfg.Name, c, end.Sub(c.start))
 	// Straight to the handler: Logger.LogAttrs would also record the
 	// caller's program counter, which the access log never shows.
 	h, ctx := a.log.Handler(), r.Context()
@@ -276,7 +277,7 @@ func (a *Agent) logCall(c *call, r *http.Request) {
 		slog.String("backend_dialect", c.backend.dialect.String()),
 		slog.String("op", c.env.Op.String()),
 		slog.String("outcome", outcome),
-		slog.Duration("duration", time.Since(c.start)),
+		slog.Duration("duration", end.Sub(c.start)),
 		slog.Int("bytes", c.bytes),
 	}
 	if c.code != 0 {
@@ -285,7 +286,7 @@ func (a *Agent) logCall(c *call, r *http.Request) {
 	if c.env.Op.Streaming() {
 		attrs = append(attrs, slog.Int("events", c.events))
 	}
-	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "call", 0)
+	rec := slog.NewRecord(end, slog.LevelInfo, "call", 0)
 	rec.AddAttrs(attrs...)
 	_ = h.Handle(ctx, rec)
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -140,7 +141,7 @@ func TestRequestsCounterLabels(t *testing.T) {
 	observe := func(code int, outcome string) {
 		c := &call{backend: b, code: code, outcome: outcome}
 		c.env.Dialect, c.env.Op = dialect.V03, dialect.SendMessage
-		m.observe("echo", c)
+		m.observe("echo", c, time.Millisecond)
 	}
 	observe(0, "")
 	observe(0, "")
@@ -160,5 +161,17 @@ func TestRequestsCounterLabels(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(m.requests); n != 3 {
 		t.Errorf("%d series, want 3", n)
+	}
+	// Every call, whatever its outcome, times into the agent's and op's one
+	// duration series.
+	var d dto.Metric
+	if err := m.duration.WithLabelValues("echo", dialect.SendMessage.String()).(prometheus.Metric).Write(&d); err != nil {
+		t.Fatal(err)
+	}
+	if n, sum := d.GetHistogram().GetSampleCount(), d.GetHistogram().GetSampleSum(); n != 5 || sum < 0.0049 || sum > 0.0051 {
+		t.Errorf("duration series: %d calls summing %vs, want 5 summing 0.005s", n, sum)
+	}
+	if n := testutil.CollectAndCount(m.duration); n != 1 {
+		t.Errorf("%d duration series, want 1", n)
 	}
 }
