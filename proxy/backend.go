@@ -119,13 +119,13 @@ var hopHeaders = []string{
 func (b *backend) post(ctx context.Context, in *http.Request, c *call, method string, params []byte, stream bool) (*http.Response, error) {
 	id := c.env.ID
 	size := len(params) + len(method) + len(id) + 48
+	var lent *[]byte
 	var body []byte
 	if _, ok := b.transport.(*h1Transport); ok {
 		// The gateway's pool has written the body when RoundTrip
 		// returns; net/http's may still be writing it after.
-		p := c.buffer(size)
-		defer func() { *p = body }()
-		body = *p
+		lent = c.buffer(size)
+		body = *lent
 	} else {
 		body = make([]byte, 0, size)
 	}
@@ -142,6 +142,9 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		body = append(body, params...)
 	}
 	body = append(body, '}')
+	if lent != nil {
+		*lent = body // grown or not, the buffer the call gives back
+	}
 	req := (&http.Request{
 		Method:        http.MethodPost,
 		URL:           b.target,
