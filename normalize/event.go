@@ -1,8 +1,6 @@
 package normalize
 
 import (
-	"time"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -80,8 +78,6 @@ type EventInfo struct {
 	TaskID    string
 	ContextID string
 	State     string // 1.0 task state name; "" for messages and artifact updates
-	// Timestamp is the status timestamp, zero when absent or unreadable.
-	Timestamp time.Time
 	// Final is the 0.x final flag when the event carried one.
 	Final, HasFinal bool
 	// History is the number of messages in a task's history member;
@@ -138,11 +134,8 @@ func inspect(kind Kind, obj gjson.Result) EventInfo {
 		return info
 	}
 	each(status, func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "state":
+		if k.Str == "state" {
 			info.State = StateV10(v)
-		case "timestamp":
-			info.Timestamp = timestampOf(v)
 		}
 		return true
 	})
@@ -369,15 +362,4 @@ func (c *conv) updateTail(obj gjson.Result, m *members) {
 // InspectTask reads a bare Task (a get or cancel result) in either dialect.
 func InspectTask(task []byte) EventInfo {
 	return inspect(KindTask, parse(task))
-}
-
-func timestampOf(v gjson.Result) time.Time {
-	if v.Type != gjson.String {
-		return time.Time{}
-	}
-	t, err := parseISO8601(v.Str)
-	if err != nil {
-		return time.Time{}
-	}
-	return t.UTC()
 }

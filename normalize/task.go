@@ -119,8 +119,8 @@ var statusKeys = []keySpec{
 	sTimestamp: {"timestamp", ""},
 }
 
-// status writes a TaskStatus in dialect to, and records its state and
-// timestamp in info when info is not nil.
+// status writes a TaskStatus in dialect to, and records its state in info
+// when info is not nil.
 func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 	var m members
 	if err := collect(obj, statusKeys, &m); err != nil {
@@ -141,11 +141,8 @@ func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 		w.key("state")
 		c.enum(v[sState], state, to)
 	}
-	if info != nil {
-		if v[sState].Exists() {
-			info.State = state.V10
-		}
-		info.Timestamp = timestampOf(v[sTimestamp])
+	if info != nil && v[sState].Exists() {
+		info.State = state.V10
 	}
 	if msg := v[sMessage]; msg.Exists() {
 		w.key("message")
