@@ -31,6 +31,9 @@ type MemoryConfig struct {
 	TTL time.Duration `yaml:"ttl"`
 
 	now func() time.Time // tests inject a clock; time.Now otherwise
+	// presizedHeads, when set, replaces maxPresizedHeads: tests start the
+	// lookups small to make them grow.
+	presizedHeads int
 }
 
 // SetDefaults fills the unset fields with their defaults.

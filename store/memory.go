@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -46,7 +47,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 		maxTasks: cfg.MaxTasks,
 		ttl:      cfg.TTL,
 		now:      now,
-		slab:     newSlab(),
+		slab:     newSlab(cfg.MaxTasks, cmp.Or(cfg.presizedHeads, maxPresizedHeads)),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}

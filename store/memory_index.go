@@ -17,6 +17,12 @@ import (
 // hashes and hold indexes, and the sorted arrays hold indexes: none of
 // those has a pointer in it. What a slot still points at is its id and
 // context id, and strings shared by every task (backend, state).
+//
+// The lookups are chained hash tables over arrays of int32 heads, not Go
+// maps: a map[uint64]int32 of 100,000 entries holds 24 to 37 bytes per
+// entry (16-byte slots, control bytes, the room it grows into), a head
+// array at most 8, and the index's heap is what the garbage collector's
+// pacing doubles.
 
 // noSlot is the index of no slot, bucket or context.
 const noSlot = -1
@@ -74,14 +80,14 @@ type slab struct {
 	seed     maphash.Seed
 	slots    chunked[memSlot]
 	freeSlot int32
-	tasks    map[uint64]int32 // hash of (agent, id) to the first slot of its chain
+	tasks    chainHeads // hash of (agent, id) to the first slot of its chain
 	count    int
 	lruHead  int32
 	lruTail  int32
 
 	contexts    chunked[memContext]
 	freeContext int32
-	contextIDs  map[uint64]int32 // hash of (agent, context id) to the first context of its chain
+	contextIDs  chainHeads // hash of (agent, context id) to the first context of its chain
 	liveCtx     int
 
 	buckets    []*memBucket
@@ -100,12 +106,61 @@ type (
 	contextKey struct{ agent, contextID string }
 )
 
-func newSlab() slab {
+// newSlab makes the storage of an index of at most maxTasks tasks (and as
+// many contexts), with lookup heads for up to presize of them at first.
+func newSlab(maxTasks, presize int) slab {
+	heads := min(maxTasks, presize)
 	return slab{
 		seed:     maphash.MakeSeed(),
 		freeSlot: noSlot, freeContext: noSlot, lruHead: noSlot, lruTail: noSlot,
-		tasks: map[uint64]int32{}, contextIDs: map[uint64]int32{}, bucketIDs: map[bucketKey]int32{},
+		tasks: newChainHeads(heads), contextIDs: newChainHeads(heads), bucketIDs: map[bucketKey]int32{},
 		names: []string{""}, nameIDs: map[string]uint16{"": 0},
+	}
+}
+
+// maxPresizedHeads bounds the lookup heads made up front: the default index
+// (100,000 tasks) never rehashes, and a much larger bound costs memory only
+// as tasks arrive (the heads double, rehashing, as they fill).
+const maxPresizedHeads = 1 << 17
+
+// chainHeads maps a hash to the first element of its lookup chain, or
+// noSlot: a power-of-two array of element indexes plus one, so that its
+// zero value reads as no chain. A chain holds the elements whose hashes
+// share their low bits; lookups compare the elements themselves.
+type chainHeads struct {
+	heads []int32
+	mask  uint64
+}
+
+func newChainHeads(elements int) chainHeads {
+	n := 1
+	for n < elements {
+		n <<= 1
+	}
+	return chainHeads{heads: make([]int32, n), mask: uint64(n - 1)}
+}
+
+func (c *chainHeads) head(h uint64) int32 { return c.heads[h&c.mask] - 1 }
+
+func (c *chainHeads) setHead(h uint64, i int32) { c.heads[h&c.mask] = i + 1 }
+
+// makeRoom doubles the heads, rechaining every element, when one more than
+// count would make the chains longer than one element on average. hash
+// returns an element's hash, next its chain link.
+func (c *chainHeads) makeRoom(count int, hash func(int32) uint64, next func(int32) *int32) {
+	if count < len(c.heads) {
+		return
+	}
+	old := c.heads
+	*c = newChainHeads(2 * len(old))
+	for _, head := range old {
+		for i := head - 1; i != noSlot; {
+			following := *next(i)
+			h := hash(i)
+			*next(i) = c.head(h)
+			c.setHead(h, i)
+			i = following
+		}
 	}
 }
 
@@ -130,11 +185,7 @@ func (s *slab) name(v string) (uint16, error) {
 
 // find returns the slot of agent's task id, or noSlot.
 func (s *slab) find(agent, id string) int32 {
-	i, ok := s.tasks[maphash.Comparable(s.seed, taskKey{agent, id})]
-	if !ok {
-		return noSlot
-	}
-	for ; i != noSlot; i = s.slots.at(i).hashNext {
+	for i := s.tasks.head(maphash.Comparable(s.seed, taskKey{agent, id})); i != noSlot; i = s.slots.at(i).hashNext {
 		if sl := s.slots.at(i); sl.id() == id && s.buckets[sl.bucket].agent == agent {
 			return i
 		}
@@ -161,13 +212,10 @@ func (s *slab) add(t Task, backend, state uint16, expires int64) int32 {
 	}
 	*s.slots.at(i) = memSlot{key: t.ID + t.ContextID, idLen: uint32(len(t.ID)), backend: backend, state: state,
 		updated: t.Updated.UnixMicro(), expires: expires, bucket: s.bucketFor(t.Agent, t.Owner), ctx: noSlot, prev: noSlot, next: noSlot}
+	s.tasks.makeRoom(s.count, s.taskHash, s.taskNext)
 	h := maphash.Comparable(s.seed, taskKey{t.Agent, t.ID})
-	if head, ok := s.tasks[h]; ok {
-		s.slots.at(i).hashNext = head
-	} else {
-		s.slots.at(i).hashNext = noSlot
-	}
-	s.tasks[h] = i
+	s.slots.at(i).hashNext = s.tasks.head(h)
+	s.tasks.setHead(h, i)
 	s.bucketInsert(s.buckets[s.slots.at(i).bucket], i)
 	s.setContext(i, t.Agent)
 	s.lruPushBack(i)
@@ -190,11 +238,9 @@ func (s *slab) setContext(i int32, agent string) {
 		return
 	}
 	bucket := s.slots.at(i).bucket
+	s.contextIDs.makeRoom(s.liveCtx, s.contextHash, s.contextNext)
 	h := maphash.Comparable(s.seed, contextKey{agent, contextID})
-	head, ok := s.contextIDs[h]
-	if !ok {
-		head = noSlot
-	}
+	head := s.contextIDs.head(h)
 	for c := head; c != noSlot; c = s.contexts.at(c).hashNext {
 		if s.contexts.at(c).contextID == contextID && s.buckets[s.contexts.at(c).bucket].agent == agent {
 			s.contexts.at(c).tasks++
@@ -210,18 +256,14 @@ func (s *slab) setContext(i int32, agent string) {
 	}
 	*s.contexts.at(c) = memContext{contextID: contextID, bucket: bucket, tasks: 1, hashNext: head}
 	s.buckets[bucket].contexts++
-	s.contextIDs[h] = c
+	s.contextIDs.setHead(h, c)
 	s.slots.at(i).ctx = c
 	s.liveCtx++
 }
 
 // contextOwner returns the owner of agent's context, or false.
 func (s *slab) contextOwner(agent, contextID string) (string, bool) {
-	c, ok := s.contextIDs[maphash.Comparable(s.seed, contextKey{agent, contextID})]
-	if !ok {
-		return "", false
-	}
-	for ; c != noSlot; c = s.contexts.at(c).hashNext {
+	for c := s.contextIDs.head(maphash.Comparable(s.seed, contextKey{agent, contextID})); c != noSlot; c = s.contexts.at(c).hashNext {
 		if b := s.buckets[s.contexts.at(c).bucket]; s.contexts.at(c).contextID == contextID && b.agent == agent {
 			return b.owner, true
 		}
@@ -233,15 +275,13 @@ func (s *slab) contextOwner(agent, contextID string) (string, bool) {
 func (s *slab) remove(i int32) {
 	sl := s.slots.at(i)
 	b := s.buckets[sl.bucket]
-	s.unchain(s.tasks, maphash.Comparable(s.seed, taskKey{b.agent, sl.id()}), i,
-		func(j int32) *int32 { return &s.slots.at(j).hashNext })
+	s.unchain(&s.tasks, s.taskHash(i), i, s.taskNext)
 	s.bucketRemove(b, i)
 	if c := sl.ctx; c != noSlot {
 		if s.contexts.at(c).tasks--; s.contexts.at(c).tasks == 0 {
 			ctx := s.contexts.at(c)
 			owner := ctx.bucket
-			s.unchain(s.contextIDs, maphash.Comparable(s.seed, contextKey{s.buckets[owner].agent, ctx.contextID}), c,
-				func(j int32) *int32 { return &s.contexts.at(j).hashNext })
+			s.unchain(&s.contextIDs, s.contextHash(c), c, s.contextNext)
 			*ctx = memContext{hashNext: s.freeContext}
 			s.freeContext = c
 			s.liveCtx--
@@ -268,16 +308,26 @@ func (s *slab) dropBucketIfUnused(bi int32) {
 	s.freeBucket = append(s.freeBucket, bi)
 }
 
+func (s *slab) taskHash(i int32) uint64 {
+	sl := s.slots.at(i)
+	return maphash.Comparable(s.seed, taskKey{s.buckets[sl.bucket].agent, sl.id()})
+}
+
+func (s *slab) taskNext(i int32) *int32 { return &s.slots.at(i).hashNext }
+
+func (s *slab) contextHash(c int32) uint64 {
+	ctx := s.contexts.at(c)
+	return maphash.Comparable(s.seed, contextKey{s.buckets[ctx.bucket].agent, ctx.contextID})
+}
+
+func (s *slab) contextNext(c int32) *int32 { return &s.contexts.at(c).hashNext }
+
 // unchain takes i out of the lookup chain that starts at heads[h]; next
 // returns the chain link of an element.
-func (s *slab) unchain(heads map[uint64]int32, h uint64, i int32, next func(int32) *int32) {
-	head := heads[h]
+func (s *slab) unchain(heads *chainHeads, h uint64, i int32, next func(int32) *int32) {
+	head := heads.head(h)
 	if head == i {
-		if n := *next(i); n == noSlot {
-			delete(heads, h)
-		} else {
-			heads[h] = n
-		}
+		heads.setHead(h, *next(i))
 		return
 	}
 	for j := head; j != noSlot; j = *next(j) {

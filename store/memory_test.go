@@ -24,6 +24,46 @@ func TestMemoryConformance(t *testing.T) {
 	runConformance(t, openMemory(MemoryConfig{}))
 }
 
+// TestMemoryConformanceGrowingLookups runs the suite with lookups that
+// start with one head and double, rechaining, as tasks and contexts arrive.
+func TestMemoryConformanceGrowingLookups(t *testing.T) {
+	t.Parallel()
+	runConformance(t, openMemory(MemoryConfig{presizedHeads: 1}))
+}
+
+func TestMemoryLookupsGrowWithTheIndex(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	m := NewMemory(MemoryConfig{MaxTasks: 300, presizedHeads: 2, now: clock.Now})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	for i := range 1000 {
+		clock.Advance(time.Millisecond)
+		mustPut(t, m, Task{ID: fmt.Sprintf("t%d", i), ContextID: fmt.Sprintf("c%d", i%400),
+			Owner: fmt.Sprintf("o%d", i%400%3), Agent: "x", State: working})
+	}
+	m.mu.Lock()
+	c, heads, ctxHeads := m.census(), len(m.slab.tasks.heads), len(m.slab.contextIDs.heads)
+	m.mu.Unlock()
+	if c.tasks != 300 || c.chained != 300 || c.indexed != 300 || c.contextRefs != 300 || c.listed != 300 || c.unused != 0 {
+		t.Errorf("%+v; want 300 tasks in every index", c)
+	}
+	if heads != 512 || ctxHeads != 512 {
+		t.Errorf("lookup heads: %d for tasks, %d for contexts; want 512 each (grown from 2 past 300)", heads, ctxHeads)
+	}
+	// Every task kept is found by its id, and every context by its id.
+	for i := 700; i < 1000; i++ {
+		task, err := m.Get(ctx, "x", fmt.Sprintf("t%d", i))
+		if err != nil || task.ContextID != fmt.Sprintf("c%d", i%400) {
+			t.Fatalf("Get(t%d) = %+v, %v", i, task, err)
+		}
+		owner, err := m.ContextOwner(ctx, "x", fmt.Sprintf("c%d", i%400))
+		if err != nil || owner != fmt.Sprintf("o%d", i%400%3) {
+			t.Fatalf("ContextOwner(c%d) = %q, %v", i%400, owner, err)
+		}
+	}
+}
+
 func TestMemoryEvictsLeastRecentlyUpdated(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
@@ -88,8 +128,8 @@ type census struct {
 
 func (m *Memory) census() census {
 	c := census{tasks: m.count, contexts: m.liveCtx}
-	for _, head := range m.slab.tasks {
-		for i := head; i != noSlot; i = m.slots.at(i).hashNext {
+	for _, head := range m.slab.tasks.heads {
+		for i := head - 1; i != noSlot; i = m.slots.at(i).hashNext {
 			c.chained++
 		}
 	}
