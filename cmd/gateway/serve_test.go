@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -328,5 +329,24 @@ func TestPprofOnlyWhenAsked(t *testing.T) {
 	}
 	if code, _ := httpGet(t, on.url+"/debug/pprof/"); code == http.StatusOK {
 		t.Error("pprof is served on the traffic listener")
+	}
+}
+
+// TestServeSamplesNoHeapProfileWithoutPprof: a gateway whose admin
+// listener serves no profiles records none. Not parallel: the sampling rate
+// is the process's.
+func TestServeSamplesNoHeapProfileWithoutPprof(t *testing.T) {
+	was := goruntime.MemProfileRate
+	t.Cleanup(func() { goruntime.MemProfileRate = was })
+	config := filepath.Join(t.TempDir(), "gateway.yaml")
+	os.WriteFile(config, []byte(gatewayConfig("http://127.0.0.1:9/", "x")), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // serve sets up and shuts down at once
+	var errOut bytes.Buffer
+	if err := run(ctx, []string{"-config", config}, io.Discard, &errOut); err != nil {
+		t.Fatalf("serve: %v\n%s", err, &errOut)
+	}
+	if goruntime.MemProfileRate != 0 {
+		t.Fatalf("MemProfileRate = %d after serving without pprof, want 0", goruntime.MemProfileRate)
 	}
 }
