@@ -63,15 +63,21 @@ func parsePlainHead(buf []byte, req *http.Request) (*http.Response, int) {
 	if err != nil || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
 		return nil, 0
 	}
+	fields := bytes.Count(rest, []byte("\r\n"))
+	if fields > maxPlainHeaders {
+		return nil, 0
+	}
+	// Every string of the head is a piece of one copy of it, and every
+	// value slice a piece of one array, as Header.Clone lays them out: two
+	// allocations where a string and a slice per field were 2n.
+	text := string(head)
+	values := make([]string, fields)
 	res := &http.Response{
-		Status: string(line[9:]), StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: make(http.Header, 8), Request: req, ContentLength: -1,
+		Status: text[9:len(line)], StatusCode: code, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header, fields), Request: req, ContentLength: -1,
 	}
 	lengths, chunked := 0, false
-	for n := 0; len(rest) > 0; n++ {
-		if n == maxPlainHeaders {
-			return nil, 0
-		}
+	for n, at := 0, len(line)+2; len(rest) > 0; n++ {
 		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 || !tokenBytes(line[:colon]) {
@@ -81,7 +87,8 @@ func parsePlainHead(buf []byte, req *http.Request) (*http.Response, int) {
 			return nil, 0
 		}
 		key := commonHeaderKey(line[:colon])
-		value := string(bytes.Trim(line[colon+1:], " \t"))
+		value := strings.Trim(text[at+colon+1:at+len(line)], " \t")
+		at += len(line) + 2
 		switch key {
 		case "Content-Length":
 			v, err := strconv.ParseInt(value, 10, 64)
@@ -102,7 +109,12 @@ func parsePlainHead(buf []byte, req *http.Request) (*http.Response, int) {
 		case "Trailer":
 			return nil, 0
 		}
-		res.Header[key] = append(res.Header[key], value)
+		if prior := res.Header[key]; prior != nil {
+			res.Header[key] = append(prior, value) // a repeated field: a slice of its own
+		} else {
+			values[n] = value
+			res.Header[key] = values[n : n+1 : n+1]
+		}
 	}
 	if res.Close {
 		delete(res.Header, "Connection") // as net/http does when it says close
