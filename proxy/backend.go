@@ -121,13 +121,16 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 	size := len(params) + len(method) + len(id) + 48
 	var lent *[]byte
 	var body []byte
+	var header http.Header
 	if _, ok := b.transport.(*h1Transport); ok {
-		// The gateway's pool has written the body when RoundTrip
-		// returns; net/http's may still be writing it after.
+		// The gateway's pool has written the body and header when
+		// RoundTrip returns; net/http's may still be writing them after.
 		lent = c.buffer(size)
 		body = *lent
+		header = c.requestHeader()
 	} else {
 		body = make([]byte, 0, size)
+		header = make(http.Header, 12)
 	}
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	if len(id) == 0 {
@@ -151,7 +154,7 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        make(http.Header, 12),
+		Header:        header,
 		Body:          newMemoryBody(body),
 		ContentLength: int64(len(body)),
 		Host:          b.target.Host,
