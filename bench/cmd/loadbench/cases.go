@@ -98,6 +98,11 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 			return nil, "", err
 		}
 		s.indexMaxTasks, s.admin = b.opt.indexMaxTasks, b.opt.gatewayAdmin
+		if s.admin == "" && b.opt.gatewayProfiles != "" {
+			if s.admin, err = freeAddr(); err != nil {
+				return nil, "", err
+			}
+		}
 		path, err := writeGatewayConfig(b.tmp, gatewayConfig(addr, backendAddr, s, b.opt.redis, b.redisPrefix))
 		if err != nil {
 			return nil, "", err
@@ -106,6 +111,7 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 		if err != nil {
 			return nil, "", err
 		}
+		p.admin = s.admin
 		return p, "http://" + addr + "/", p.waitReady("http://"+addr+"/.well-known/agent-card.json", 20*time.Second)
 	}
 }

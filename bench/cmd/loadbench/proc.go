@@ -23,6 +23,8 @@ type process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
+	// admin is a gateway's admin listener, with pprof, if it serves one.
+	admin string
 }
 
 // pid is the process's id. With pinning, taskset execs the real program in

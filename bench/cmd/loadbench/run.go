@@ -39,6 +39,7 @@ type options struct {
 	only            *regexp.Regexp
 	gatewayLog      string
 	gatewayAdmin    string
+	gatewayProfiles string
 }
 
 // bench is one run.
@@ -57,6 +58,7 @@ type bench struct {
 	rep               report
 	failures          []string
 	loadgenGOMAXPROCS int
+	profiles          int // gateway profiles recorded, which numbers their files
 }
 
 func newBench(opt options, progress io.Writer) (*bench, error) {
@@ -325,10 +327,12 @@ func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 	if rss, _, err := procMemory(sut.pid()); err == nil {
 		row.RSSIdleMiB = mib(rss)
 	}
+	profiled := b.profileGateway(sut, fmt.Sprintf("%s %d conns", c.name, n), b.opt.warmup+b.opt.measure)
 	res, err := runLoad(loadSpec{
 		url: url, conns: n, warmup: b.opt.warmup, measure: b.opt.measure,
 		request: canned.Request{Dialect: c.caller, Op: canned.Send}, header: c.header(), services: services,
 	}, sut.pid(), backendPIDs)
+	profiled()
 	if err != nil {
 		b.fail("%s, %d conns: %v", c.name, n, err)
 	}
@@ -414,7 +418,9 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 		if mode.interval > 0 {
 			spec.warmupEvents = min(int(b.opt.warmup/mode.interval), b.opt.streamEvents/2)
 		}
+		profiled := b.profileGateway(sut, fmt.Sprintf("stream %s %s", c.name, mode), time.Duration(b.opt.streamEvents)*mode.interval)
 		res, err := runStreams(spec, sut.pid(), backendPIDs)
+		profiled()
 		if err != nil {
 			b.fail("stream %s (%s): %v", c.name, mode, err)
 			continue

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// profileGateway records a CPU profile of the gateway p for d, from its
+// admin listener, into the -gateway-profiles directory, under name. It
+// returns at once; the returned func waits for the profile and reports a
+// failure to take it. Without -gateway-profiles, or for a process that is
+// not a gateway, it does nothing.
+//
+// The profiles are what scripts/pgo.sh merges into cmd/gateway/default.pgo,
+// the profile the gateway is built with.
+func (b *bench) profileGateway(p *process, name string, d time.Duration) (wait func()) {
+	if b.opt.gatewayProfiles == "" || p.admin == "" {
+		return func() {}
+	}
+	b.profiles++
+	path := filepath.Join(b.opt.gatewayProfiles, fmt.Sprintf("%03d-%s.pprof", b.profiles, fileSafe(name)))
+	// pprof takes whole seconds.
+	seconds := max(1, int(d.Round(time.Second)/time.Second))
+	url := "http://" + p.admin + "/debug/pprof/profile?seconds=" + strconv.Itoa(seconds)
+	done := make(chan error, 1)
+	go func() { done <- fetchTo(url, path, time.Duration(seconds+30)*time.Second) }()
+	return func() {
+		if err := <-done; err != nil {
+			b.fail("profile of %s: %v", name, err)
+		}
+	}
+}
+
+// fetchTo writes what url answers to path.
+func fetchTo(url, path string, timeout time.Duration) error {
+	client := &http.Client{Timeout: timeout}
+	res, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+		return fmt.Errorf("%s: %s: %s", url, res.Status, msg)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, res.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// fileSafe turns a case name into a file name.
+func fileSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '.', r == '-':
+			return r
+		}
+		return '_'
+	}, name)
+}
