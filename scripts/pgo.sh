@@ -7,7 +7,7 @@
 # index, at 32 connections; streams flat out and paced), records a CPU
 # profile of the gateway during each measurement, and merges them. Run it
 # again when the hot path has changed much: a stale profile still builds, it
-# only optimises less. About 3 minutes.
+# only optimises less. About a minute, and a build.
 #
 # Usage: scripts/pgo.sh [loadbench run flags]
 set -euo pipefail
