@@ -69,7 +69,7 @@ func TestImportPolicy(t *testing.T) {
 			if !strings.HasPrefix(imp, module) {
 				continue
 			}
-			// A main package built with a profile (cmd/gateway/default.pgo)
+			// A main package built with a profile (a default.pgo beside it)
 			// imports its own builds of the module's packages, which go list
 			// names "PKG [MAIN]".
 			imp, _, _ = strings.Cut(imp, " [")

@@ -71,7 +71,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	redis := fs.String("redis", "127.0.0.1:6379", "Redis for the Redis task index case")
 	only := fs.String("only", "", "run only the cases whose name matches this regexp")
 	gatewayAdmin := fs.String("gateway-admin", "", "diagnostic: serve the gateway's admin listener, with /debug/pprof/, at this address (profile it during a measurement)")
-	gatewayProfiles := fs.String("gateway-profiles", "", "record a CPU profile of the gateway during each of its measurements into this directory (scripts/pgo.sh makes cmd/gateway/default.pgo of them)")
+	gatewayProfiles := fs.String("gateway-profiles", "", "record a CPU profile of the gateway during each of its measurements into this directory (for go tool pprof)")
 	gatewayLog := fs.String("gateway-log", "", "write the gateway's log here (default: discarded; its formatting cost is measured either way)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -17,8 +17,9 @@ import (
 // failure to take it. Without -gateway-profiles, or for a process that is
 // not a gateway, it does nothing.
 //
-// The profiles are what scripts/pgo.sh merges into cmd/gateway/default.pgo,
-// the profile the gateway is built with.
+// The profiles are for pprof, and are what a profile-guided build would be
+// made from (go tool pprof -proto merges them); see bench/README.md for why
+// the gateway is built without one.
 func (b *bench) profileGateway(p *process, name string, d time.Duration) (wait func()) {
 	if b.opt.gatewayProfiles == "" || p.admin == "" {
 		return func() {}
