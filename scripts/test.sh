@@ -24,7 +24,7 @@ step "go test -race"
 go test -race -count=1 ./...
 
 step "budgets: allocations and stacks, which the race detector's own allocations and deeper frames hide"
-go test -count=1 -run 'Budget|AllocsPerRequest' ./normalize/ ./proxy/
+go test -count=1 -run 'Budget|AllocsPerRequest' ./normalize/ ./proxy/ ./cmd/gateway/
 
 step "fuzz smoke (each target a few seconds; longer: see README)"
 scripts/fuzz.sh "${FUZZ_TIME:-50000x}"

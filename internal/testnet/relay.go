@@ -1,6 +1,7 @@
 // Package testnet holds network fixtures for tests: a TCP relay that stands
 // between the gateway and a real service, so a test can cut the service off
-// and bring it back without touching the service itself.
+// and bring it back without touching the service itself, and the measure of
+// the stack an HTTP server's connections keep.
 package testnet
 
 import (

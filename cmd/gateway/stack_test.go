@@ -1,0 +1,60 @@
+package main
+
+import (
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/internal/testnet"
+)
+
+// connectionStackBudget is the goroutine stack a keep-alive connection may
+// keep after a call: 16 KiB, as package proxy's TestCallStackBudget holds
+// the handler to. At 256 connections each doubling costs 4 MiB of stack,
+// and as much again of heap, since the collector's goal counts stacks.
+const connectionStackBudget = 16 << 10
+
+// TestConnectionStackBudget holds the gateway as it ships to the budget:
+// the calls go through the real server, logger and connection pool to a
+// backend over TCP, and this package's tests are built as the binary is,
+// with any profile it is given (default.pgo): a profile's inlining merges
+// frames that package proxy's tests see apart, and one took every
+// connection to a 32 KiB stack.
+func TestConnectionStackBudget(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector deepens every frame: the budget holds without it")
+	}
+	backend := httptest.NewServer(canned.New())
+	defer backend.Close()
+	// The canned backend answers in the dialect it is called in.
+	for _, c := range []struct{ caller, backend canned.Dialect }{
+		{canned.V10, canned.V10},
+		{canned.V03, canned.V10},
+		{canned.V10, canned.V03},
+		{canned.V03, canned.V03},
+	} {
+		t.Run(string(c.caller)+"-to-"+string(c.backend), func(t *testing.T) {
+			r := startGateway(t, `listen: 127.0.0.1:0
+agents:
+  - name: helpdesk
+    public_url: http://gateway.test/
+    backend:
+      url: `+backend.URL+`/
+      dialect: "`+string(c.backend)+`"
+`)
+			// A send's reply is the deepest document a unary call translates:
+			// a task with its history and artifacts.
+			body := canned.Request{Dialect: c.caller, Op: canned.Send, ID: "9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d"}.Append(nil)
+			head := "POST / HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
+			if c.caller == canned.V10 {
+				head += "A2A-Version: 1.0\r\n"
+			}
+			got := testnet.StackPerConnection(t, strings.TrimPrefix(r.url, "http://"), append([]byte(head+"\r\n"), body...))
+			if got > connectionStackBudget+connectionStackBudget/2 {
+				t.Errorf("a call leaves its connection goroutine with a %d-byte stack; the budget is %d: a frame grew in the shipped build (see members in package normalize)", got, connectionStackBudget)
+			}
+		})
+	}
+}
