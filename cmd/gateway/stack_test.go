@@ -1,8 +1,8 @@
 package main
 
 import (
+	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -47,11 +47,11 @@ agents:
 			// A send's reply is the deepest document a unary call translates:
 			// a task with its history and artifacts.
 			body := canned.Request{Dialect: c.caller, Op: canned.Send, ID: "9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d"}.Append(nil)
-			head := "POST / HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
+			header := http.Header{"Content-Type": {"application/json"}}
 			if c.caller == canned.V10 {
-				head += "A2A-Version: 1.0\r\n"
+				header.Set("A2A-Version", "1.0")
 			}
-			got := testnet.StackPerConnection(t, strings.TrimPrefix(r.url, "http://"), append([]byte(head+"\r\n"), body...))
+			got := testnet.StackPerConnection(t, strings.TrimPrefix(r.url, "http://"), testnet.Post(t, header, body))
 			if got > connectionStackBudget+connectionStackBudget/2 {
 				t.Errorf("a call leaves its connection goroutine with a %d-byte stack; the budget is %d: a frame grew in the shipped build (see members in package normalize)", got, connectionStackBudget)
 			}

@@ -2,11 +2,13 @@ package testnet
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net"
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"testing"
 )
 
@@ -41,4 +43,18 @@ func StackPerConnection(t testing.TB, addr string, request []byte) uint64 {
 	}
 	runtime.ReadMemStats(&after)
 	return (after.StackInuse - before.StackInuse) / n
+}
+
+// Post is a keep-alive HTTP/1.1 POST of body with header, as
+// StackPerConnection sends it.
+func Post(t testing.TB, header http.Header, body []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("POST / HTTP/1.1\r\nHost: gateway.test\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n")
+	if err := header.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("\r\n")
+	b.Write(body)
+	return b.Bytes()
 }
