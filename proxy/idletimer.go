@@ -28,8 +28,8 @@ func startIdleTimer(timeout time.Duration, fire func()) *idleTimer {
 	return t
 }
 
-// active reports activity: the timeout starts again from now.
-func (t *idleTimer) active() { t.last.Store(int64(time.Since(t.start))) }
+// activeAt reports activity at now: the timeout starts again from then.
+func (t *idleTimer) activeAt(now time.Time) { t.last.Store(int64(now.Sub(t.start))) }
 
 func (t *idleTimer) check() {
 	if t.stopped.Load() {

@@ -14,9 +14,9 @@ func TestIdleTimerFiresAfterTimeoutOfSilence(t *testing.T) {
 		defer it.stop()
 		// Activity at 4 s and 9 s: silence from 9 s, so it fires at 19 s.
 		time.Sleep(4 * time.Second)
-		it.active()
+		it.activeAt(time.Now())
 		time.Sleep(5 * time.Second)
-		it.active()
+		it.activeAt(time.Now())
 		if got := <-fired; got != 19*time.Second {
 			t.Fatalf("fired after %s, want 19s (10s after the last activity)", got)
 		}
@@ -40,7 +40,7 @@ func TestIdleTimerStopped(t *testing.T) {
 		calls := 0
 		it := startIdleTimer(time.Second, func() { calls++ })
 		time.Sleep(500 * time.Millisecond)
-		it.active()
+		it.activeAt(time.Now())
 		it.stop()
 		time.Sleep(time.Hour)
 		synctest.Wait()

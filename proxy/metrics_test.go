@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"flag"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/store"
 )
 
 var updateMetrics = flag.Bool("update-metrics", false, "rewrite testdata/metrics/families.txt")
@@ -174,4 +176,97 @@ func TestRequestsCounterLabels(t *testing.T) {
 	if n := testutil.CollectAndCount(m.duration); n != 1 {
 		t.Errorf("%d duration series, want 1", n)
 	}
+}
+
+// slowIndex is a task index whose writes take delay: time an event spends
+// in the gateway while the index records its state.
+type slowIndex struct {
+	store.Store
+	delay time.Duration
+}
+
+func (s slowIndex) Put(ctx context.Context, t store.Task) error {
+	time.Sleep(s.delay)
+	return s.Store.Put(ctx, t)
+}
+
+// TestStreamEventRelayTime: every event relayed is timed once, from the
+// backend read that brought it to its flush to the caller, so the time
+// covers the gateway's own work on it (here the index recording a new
+// state) and an event is not charged another's. The backend sends each
+// event in its own write only once the caller has read the one before.
+func TestStreamEventRelayTime(t *testing.T) {
+	const indexDelay = 200 * time.Millisecond
+	reg := prometheus.NewRegistry()
+	next := make(chan struct{})
+	update := func(id, result string) string {
+		return `data: {"jsonrpc":"2.0","id":` + id + `,"result":` + result + "}\n\n"
+	}
+	g := newGatewayOpts(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i, ev := range []string{
+			working(id), // a new task: recorded
+			update(id, `{"kind":"artifact-update","taskId":"t1","contextId":"c1","artifact":{"artifactId":"a1","parts":[{"kind":"text","text":"half"}]}}`),
+			update(id, `{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"completed"},"final":true}`), // a new state: recorded
+		} {
+			if i > 0 {
+				select {
+				case <-next:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			sseWrite(w, ev)
+		}
+	}), dialect.Version03, Options{Metrics: NewMetrics(reg, nil), Tasks: slowIndex{store.NewMemory(store.MemoryConfig{}), indexDelay}})
+	c := callers[0]
+	s := g.stream("1", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("go"), ""))
+	events := 0
+	for {
+		if _, ok := s.next(); !ok {
+			break
+		}
+		if events++; events < 3 {
+			next <- struct{}{}
+		}
+	}
+	if events != 3 {
+		t.Fatalf("caller got %d events, want 3", events)
+	}
+	h := relayHistogram(t, reg, "test")
+	if h.GetSampleCount() != 3 {
+		t.Fatalf("%d events timed, want the 3 relayed", h.GetSampleCount())
+	}
+	if min := 2 * indexDelay.Seconds(); h.GetSampleSum() < min {
+		t.Errorf("relay times sum to %.3f s: the two events the index recorded spent at least %.3f s in the gateway", h.GetSampleSum(), min)
+	}
+	var belowDelay uint64
+	for _, b := range h.GetBucket() {
+		if b.GetUpperBound() < indexDelay.Seconds() {
+			belowDelay = b.GetCumulativeCount()
+		}
+	}
+	if belowDelay != 1 {
+		t.Errorf("%d events timed under %s, want 1: the artifact update, which the index does not record, is charged no other event's wait", belowDelay, indexDelay)
+	}
+}
+
+func relayHistogram(t *testing.T, reg *prometheus.Registry, agent string) *dto.Histogram {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "a2a_gateway_stream_event_relay_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if hasLabels(m, map[string]string{"agent": agent}) {
+				return m.GetHistogram()
+			}
+		}
+	}
+	t.Fatalf("no stream event relay histogram for agent %q", agent)
+	return nil
 }

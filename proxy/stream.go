@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -25,7 +26,7 @@ import (
 func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
 	b := c.backend
 	defer a.metrics.streamOpened(a.cfg.Name)()
-	s := &sse{w: w, rc: http.NewResponseController(w), c: c}
+	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name)}
 	defer s.releaseScratch()
 	if c.env.Op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10 && b.dialect == dialect.V03 {
 		first, e := a.subscribeSnapshot(r, c)
@@ -106,6 +107,13 @@ type sse struct {
 	// connection one write rather than one per event.
 	batching  bool
 	unflushed bool
+	// readAt is when the backend read that brought the events being
+	// relayed returned, and unobserved counts the events written since the
+	// last flush: the flush records each one's time in the gateway in
+	// relayTime (nil without metrics).
+	readAt     time.Time
+	unobserved int
+	relayTime  prometheus.Observer
 }
 
 func (s *sse) start() {
@@ -175,6 +183,7 @@ func (s *sse) data(payload []byte) error {
 	if _, err := s.w.Write(out); err != nil {
 		return err
 	}
+	s.unobserved++
 	return s.flushUnlessBatching()
 }
 
@@ -199,7 +208,27 @@ func (s *sse) flushUnlessBatching() error {
 // flush sends what was written to the caller at once.
 func (s *sse) flush() error {
 	s.unflushed = false
-	return s.rc.Flush()
+	if err := s.rc.Flush(); err != nil {
+		return err
+	}
+	s.observeRelayed()
+	return nil
+}
+
+// observeRelayed records the time the events just flushed spent in the
+// gateway, from the backend read that brought them (or, for an event held
+// for its final flag, the last read before its release). Events the
+// gateway wrote of its own, before any read, are not relayed ones.
+func (s *sse) observeRelayed() {
+	n := s.unobserved
+	s.unobserved = 0
+	if s.relayTime == nil || s.readAt.IsZero() {
+		return
+	}
+	d := time.Since(s.readAt).Seconds()
+	for range n {
+		s.relayTime.Observe(d)
+	}
 }
 
 // flushPending flushes what batching held back, if anything.
@@ -249,6 +278,7 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 		rl.mu.Unlock()
 	}()
 	for {
+		var readAt time.Time // zero: the event was buffered by an earlier read
 		ev, err := rd.TryNext()
 		if errors.Is(err, normalize.ErrSSENeedsRead) {
 			// The backend has sent nothing more yet: what was written goes
@@ -257,9 +287,13 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 				return
 			}
 			ev, err = rd.Next()
+			readAt = time.Now()
+			idle.activeAt(readAt)
 		}
-		idle.active()
 		rl.mu.Lock()
+		if !readAt.IsZero() {
+			s.readAt = readAt
+		}
 		s.batching = true
 		more := rl.step(ev, err)
 		s.batching = false
