@@ -53,11 +53,15 @@ func unaryCases() []sutCase {
 // streamCases are the cases of the streaming table: the plain proxies
 // beside the gateway show what a proxy that does no translation adds to
 // each event on the same machine in the same run; Go's ReverseProxy does it
-// on the gateway's runtime and HTTP stack.
+// on the gateway's runtime and HTTP stack, and the TCP relay, which copies
+// bytes without HTTP, is the floor any proxy on its own CPU stands on.
 func streamCases() []sutCase {
 	all := unaryCases()
-	return []sutCase{all[0], all[1], all[2], all[3], all[4]}
+	relay := sutCase{name: tcpRelayCase, kind: kindPlain, caller: canned.V10, backend: canned.V10, start: startTCPRelay}
+	return []sutCase{all[0], relay, all[1], all[2], all[3], all[4]}
 }
+
+const tcpRelayCase = "TCP relay (bytes only)"
 
 // idleStreamCase is the gateway case whose memory per open stream is
 // measured.
@@ -69,6 +73,18 @@ func startRevProxy(b *bench, backendAddr string) (*process, string, error) {
 		return nil, "", err
 	}
 	p, err := b.startSUTProcess("revproxy", []string{b.self, "revproxy", "-listen", addr, "-upstream", "http://" + backendAddr}, nil, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", 10*time.Second)
+}
+
+func startTCPRelay(b *bench, backendAddr string) (*process, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := b.startSUTProcess("tcprelay", []string{b.self, "tcprelay", "-listen", addr, "-upstream", backendAddr}, nil, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -98,7 +114,8 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 			return nil, "", err
 		}
 		s.indexMaxTasks, s.admin = b.opt.indexMaxTasks, b.opt.gatewayAdmin
-		if s.admin == "" && b.opt.gatewayProfiles != "" {
+		s.pprof = s.admin != "" || b.opt.gatewayProfiles != ""
+		if s.admin == "" {
 			if s.admin, err = freeAddr(); err != nil {
 				return nil, "", err
 			}

@@ -22,7 +22,11 @@ type gatewayFile struct {
 		Level string `yaml:"level"`
 	} `yaml:"log"`
 	Agents []proxy.AgentConfig `yaml:"agents"`
-	Store  struct {
+	Admin  struct {
+		Listen string `yaml:"listen"`
+		Pprof  bool   `yaml:"pprof"`
+	} `yaml:"admin"`
+	Store struct {
 		Type   string             `yaml:"type"`
 		Memory store.MemoryConfig `yaml:"memory"`
 		Redis  store.RedisConfig  `yaml:"redis"`
@@ -37,6 +41,8 @@ func TestGatewayConfigIsValid(t *testing.T) {
 		{backend: canned.V10, auth: true, store: "memory"},
 		{backend: canned.V10, auth: true, store: "redis"},
 		{backend: canned.V03, indexMaxTasks: 1000},
+		{backend: canned.V10, admin: "127.0.0.1:6061"},
+		{backend: canned.V10, admin: "127.0.0.1:6061", pprof: true},
 	} {
 		raw := gatewayConfig("127.0.0.1:8080", "127.0.0.1:9090", s, "127.0.0.1:6379", "loadbench:1:")
 		var f gatewayFile
@@ -65,6 +71,9 @@ func TestGatewayConfigIsValid(t *testing.T) {
 		}
 		if (a.Auth != nil) != s.auth || f.Store.Type != wantStore {
 			t.Fatalf("%+v: auth %v store %q", s, a.Auth != nil, f.Store.Type)
+		}
+		if f.Admin.Listen != s.admin || f.Admin.Pprof != s.pprof {
+			t.Fatalf("%+v: admin %+v", s, f.Admin)
 		}
 		if s.store == "redis" {
 			f.Store.Redis.SetDefaults()

@@ -418,6 +418,11 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 		if mode.interval > 0 {
 			spec.warmupEvents = min(int(b.opt.warmup/mode.interval), b.opt.streamEvents/2)
 		}
+		var relayBefore relayBuckets
+		var relayErr error
+		if c.kind == kindGateway && mode.interval > 0 {
+			spec.afterWarmup = func() { relayBefore, relayErr = scrapeRelayTime(sut.admin, benchAgent) }
+		}
 		profiled := b.profileGateway(sut, fmt.Sprintf("stream %s %s", c.name, mode), time.Duration(b.opt.streamEvents)*mode.interval)
 		res, err := runStreams(spec, sut.pid(), backendPIDs)
 		profiled()
@@ -443,11 +448,16 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 		if _, peak, err := procMemory(sut.pid()); err == nil {
 			row.RSSPeakMiB = mib(peak)
 		}
+		if spec.afterWarmup != nil {
+			if err := row.setRelayTime(relayBefore, relayErr, sut.admin); err != nil {
+				b.fail("stream %s (%s): the gateway's relay time: %v", c.name, mode, err)
+			}
+		}
 		if res.errors > 0 {
 			b.fail("stream %s (%s): %d of %d streams failed, first: %s", c.name, mode, res.errors, spec.streams, res.firstErr)
 		}
-		b.logf("stream %-33s %-12s %5d×%d  %9.0f events/s  p50 %7.0f µs  p99 %7.0f µs  CPU %5.2f s/10k events  (sut %3.0f%% gen %3.0f%% backend %3.0f%% other %3.0f%%)",
-			c.name, mode, spec.streams, b.opt.streamEvents, row.EventsPerSec, row.P50Us, row.P99Us, row.CPUPer10kEvents, row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.OtherCPU)
+		b.logf("stream %-33s %-12s %5d×%d  %9.0f events/s  p50 %7.0f µs  p99 %7.0f µs  CPU %5.2f s/10k events  (sut %3.0f%% gen %3.0f%% backend %3.0f%% other %3.0f%%)%s",
+			c.name, mode, spec.streams, b.opt.streamEvents, row.EventsPerSec, row.P50Us, row.P99Us, row.CPUPer10kEvents, row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.OtherCPU, row.relayTimeNote())
 		rows = append(rows, row)
 	}
 	return rows

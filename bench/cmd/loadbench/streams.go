@@ -33,6 +33,9 @@ type streamSpec struct {
 	// of every process involved (fresh goroutines, buffers, the first
 	// garbage collections), as the warm-up of the request cases does.
 	warmupEvents int
+	// afterWarmup, when set, is called once every stream is past its
+	// warm-up events, and has returned before runStreams does.
+	afterWarmup func()
 }
 
 // streamResult is what a set of streams measured.
@@ -109,12 +112,26 @@ func runStreams(spec streamSpec, sutPID int, backendPIDs []int) (streamResult, e
 			}
 		})
 	}
+	var warmedUp chan struct{}
+	if spec.afterWarmup != nil {
+		// The last stream's first event is due a stagger after settle.
+		interval := time.Duration(spec.request.Stream.IntervalMicros) * time.Microsecond
+		warmupEnd := begin.Add(settle + spec.stagger + time.Duration(spec.warmupEvents)*interval)
+		warmedUp = make(chan struct{})
+		time.AfterFunc(time.Until(warmupEnd), func() {
+			spec.afterWarmup()
+			close(warmedUp)
+		})
+	}
 	time.Sleep(time.Until(begin.Add(settle)))
 	if res.start, err = takeSample(sutPID, backendPIDs); err != nil {
 		wg.Wait()
 		return res, err
 	}
 	wg.Wait()
+	if warmedUp != nil {
+		<-warmedUp
+	}
 	if res.end, err = takeSample(sutPID, backendPIDs); err != nil {
 		return res, err
 	}
