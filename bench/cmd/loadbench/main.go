@@ -27,7 +27,7 @@ func main() {
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadbench run|instr|report|backend|revproxy|tcprelay [flags]")
+		return errors.New("usage: loadbench run|instr|report|wakeup|backend|revproxy|tcprelay [flags]")
 	}
 	switch args[0] {
 	case "backend":
@@ -36,6 +36,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return serveRevProxy(args[1:], stderr)
 	case "tcprelay":
 		return serveTCPRelay(args[1:], stderr)
+	case "wakeup":
+		return wakeupCommand(args[1:], stdout, stderr)
+	case "wakeup-peer":
+		return wakeupPeer(args[1:], stdout, stderr)
 	case "run":
 		return runCommand(args[1:], stdout, stderr)
 	case "report":
@@ -43,7 +47,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case "instr":
 		return instrCommand(args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q: want run, instr, report, backend, revproxy or tcprelay", args[0])
+	return fmt.Errorf("unknown command %q: want run, instr, report, wakeup, backend, revproxy or tcprelay", args[0])
 }
 
 // pinnedEnv marks a loadbench that already moved itself to the load
