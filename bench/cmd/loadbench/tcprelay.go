@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os/signal"
 	"sync"
-	"syscall"
 )
 
 // serveTCPRelay runs the least a proxy can be: `loadbench tcprelay -listen
@@ -31,7 +29,7 @@ func serveTCPRelay(args []string, stderr io.Writer) error {
 	if _, _, err := net.SplitHostPort(*upstream); err != nil {
 		return fmt.Errorf("tcprelay: -upstream %q is not host:port", *upstream)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := signalContext()
 	defer stop()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
