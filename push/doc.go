@@ -26,12 +26,12 @@
 // Enqueue returns ErrQueueFull at once instead of waiting or evicting. The
 // caller, the receiver of the backend's webhook, answers the backend 503:
 // the delivery is refused before the backend was told it was accepted, so
-// the backend still holds it and a backend that retries (a2a-go's
-// FailOnError path, or any sender with a retry policy) delivers it again
-// when the queue has room, and one that does not logs the failure on its
-// side. Evicting an older delivery instead would lose one the gateway had
-// already accepted with a 2xx, silently; blocking the receiver would tie up
-// the backend's connections while the caller's receiver is slow. The
+// the backend still holds it. A backend that retries delivers it again when
+// the queue has room; one that does not (the official senders of @a2a-js/sdk
+// and a2a-go log a failed POST and move on) records the loss on its own
+// side. Evicting an older delivery instead would silently lose one the
+// gateway had already accepted with a 2xx; blocking the receiver would tie
+// up the backend's connections while the caller's receiver is slow. The
 // refusal is observed as DroppedQueueFull, for a metric and a log line at
 // the edge.
 //

@@ -134,6 +134,8 @@ func (e *PolicyError) Error() string {
 const (
 	hintPrivate = "allow it with agents[].push.allowed_cidrs or allow_private_networks"
 	hintName    = "allow it with agents[].push.allowed_hosts"
+	// hintResolved is for a name that resolved into a private range.
+	hintResolved = "allow it with agents[].push.allowed_hosts, allowed_cidrs or allow_private_networks"
 )
 
 // CheckURL reports whether rawURL may be a webhook target, from what the URL
@@ -210,6 +212,9 @@ func (p *Policy) DialContext(d *net.Dialer) func(ctx context.Context, network, a
 			if perr := p.checkDialAddress(address, hostAllowed); perr != nil {
 				if name != "" {
 					perr.Host = host
+					if perr.Hint == hintPrivate {
+						perr.Hint = hintResolved
+					}
 				}
 				return perr
 			}

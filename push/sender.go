@@ -144,6 +144,9 @@ func (s *Sender) attempt(ctx context.Context, d *Delivery, shownURL string) (Att
 		var certErr *tls.CertificateVerificationError
 		switch {
 		case errors.As(err, &perr):
+			refused := *perr
+			refused.URL = shownURL
+			a.Err = &refused
 			return a, RefusedPolicy, 0
 		case errors.As(err, &certErr):
 			// A certificate that does not verify will not verify on retry.

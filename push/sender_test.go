@@ -206,7 +206,7 @@ func TestSendRefusesAtDialTime(t *testing.T) {
 	if r.Outcome != RefusedPolicy || r.Attempts != 1 || !errors.As(r.Err, &perr) || len(sl.list()) != 0 {
 		t.Fatalf("result %+v, waits %v", r, sl.list())
 	}
-	if msg := r.Err.Error(); !strings.Contains(msg, "rebind.example resolved to 127.0.0.1, which is a loopback address") {
+	if msg := r.Err.Error(); !strings.HasPrefix(msg, "webhook url "+target+": rebind.example resolved to 127.0.0.1, which is a loopback address (127.0.0.0/8); allow it with agents[].push.allowed_hosts") {
 		t.Errorf("error %q", msg)
 	}
 	if hits.Load() != 0 {
@@ -253,5 +253,24 @@ func TestSendStopsWhenContextEnds(t *testing.T) {
 	r := s.Send(ctx, &Delivery{TaskID: "t", URL: srv.URL}, Observer{})
 	if r.Outcome != AbandonedShutdown || r.Attempts != 1 || n.Load() != 1 {
 		t.Fatalf("result %+v", r)
+	}
+}
+
+func TestSendErrorsNameNoCredential(t *testing.T) {
+	srv, _ := statusSequence(t, []int{401}, nil)
+	s, _ := testSender(t, loopbackPolicy(), nil)
+	h := Headers(dialect.V10, "tok-SECRET", &Auth{Schemes: []string{"Bearer"}, Credentials: "cred-SECRET"})
+	var rec recorder
+	r := s.Send(context.Background(), &Delivery{TaskID: "t", URL: srv.URL + "/hook?sig=q-SECRET#f-SECRET", Header: h}, rec.observer())
+	if r.Outcome != Rejected || r.Status != 401 {
+		t.Fatalf("result %+v", r)
+	}
+	for _, msg := range []string{r.Err.Error(), rec.attempts[0].Err.Error()} {
+		if strings.Contains(msg, "SECRET") {
+			t.Errorf("error shows a credential: %q", msg)
+		}
+		if !strings.Contains(msg, srv.URL+"/hook?…") {
+			t.Errorf("error does not name the URL: %q", msg)
+		}
 	}
 }
