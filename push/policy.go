@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -171,14 +172,24 @@ func (p *Policy) CheckURL(rawURL string) error {
 	if host == "" {
 		return refuse("the URL has no host", "")
 	}
-	if addr, err := netip.ParseAddr(host); err == nil {
+	if addr, err := netip.ParseAddr(strings.TrimSuffix(host, ".")); err == nil {
 		if perr := p.checkAddr(addr, false); perr != nil {
 			perr.URL = shown
 			return perr
 		}
 		return nil
 	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return refuse(fmt.Sprintf("port %s is not a TCP port (1-65535)", port), "")
+		}
+	}
 	name := normalizeHost(host)
+	if looksNumeric(name) {
+		// Resolvers read 2130706433, 0x7f.1 or 127.1 as an IPv4 address;
+		// no DNS name ends in a number.
+		return refuse(fmt.Sprintf("%s is neither a host name nor a dotted-decimal IPv4 address", host), "")
+	}
 	if metadataHosts[name] {
 		return refuse(fmt.Sprintf("%s is a cloud metadata endpoint", host), "")
 	}
@@ -310,6 +321,19 @@ func (p *Policy) hostAllowed(name string) bool {
 		}
 	}
 	return false
+}
+
+// looksNumeric reports whether the last label of name is a number, decimal
+// or hex, as the WHATWG URL standard's "ends in a number" check does.
+func looksNumeric(name string) bool {
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if h, ok := strings.CutPrefix(last, "0x"); ok {
+		return strings.Trim(h, "0123456789abcdef") == ""
+	}
+	return strings.Trim(last, "0123456789") == ""
 }
 
 func normalizeHost(h string) string {

@@ -83,6 +83,8 @@ func TestPolicyAllowsPublicAddresses(t *testing.T) {
 		"https://[2606:2800:220:1:248:1893:25c8:1946]/x",
 		"http://[64:ff9b::5db8:d822]/", // NAT64 of 93.184.216.34
 		"HTTPS://Receiver.Example.com./x",
+		"http://0x.example.com/",
+		"http://123.example.com:65535/",
 	} {
 		if err := p.CheckURL(u); err != nil {
 			t.Errorf("CheckURL(%s) = %v, want nil", u, err)
@@ -109,6 +111,13 @@ func TestPolicyRefusesURLForms(t *testing.T) {
 		{"http://METADATA.google.internal./", "cloud metadata endpoint"},
 		{"http://[::1%25eth0]/", "loopback"},
 		{"http://exa mple.com/", "not a valid URL"},
+		{"http://2130706433/", "neither a host name nor a dotted-decimal IPv4 address"},
+		{"http://0x7f.1/", "neither a host name"},
+		{"http://127.1/", "neither a host name"},
+		{"http://127.0.0.1./", "loopback address"},
+		{"http://017700000001/", "neither a host name"},
+		{"http://example.com:0/", "port 0 is not a TCP port"},
+		{"http://example.com:70000/", "port 70000 is not a TCP port"},
 	} {
 		err := p.CheckURL(c.url)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -61,6 +61,8 @@ func NewSender(c *Config, p *Policy) *Sender {
 		MaxIdleConns:        64,
 		MaxIdleConnsPerHost: 8,
 		IdleConnTimeout:     90 * time.Second,
+		// A receiver's answer is a status; its headers need not be large.
+		MaxResponseHeaderBytes: 64 << 10,
 	}
 	s.client = &http.Client{
 		Transport: transport,
