@@ -274,3 +274,39 @@ func TestSendErrorsNameNoCredential(t *testing.T) {
 		}
 	}
 }
+
+// TestSendAllowedHostNeverReachesMetadata: a name allowed by AllowedHosts
+// that resolves to a metadata address is refused when dialled.
+func TestSendAllowedHostNeverReachesMetadata(t *testing.T) {
+	p := Policy{AllowedHosts: []string{"receiver.internal"}, AllowPrivateNetworks: true}
+	s, _ := testSender(t, &p, nil)
+	s.dialer.Resolver = fakeDNS(t, netip.MustParseAddr("169.254.169.254"))
+	r := s.Send(context.Background(), &Delivery{TaskID: "t", URL: "http://receiver.internal/hook"}, Observer{})
+	if r.Outcome != RefusedPolicy || r.Err == nil || !strings.Contains(r.Err.Error(), "cloud metadata address") {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+// TestHeadersReachTheReceiver: what a receiver written for either 1.0
+// sender reads arrives.
+func TestHeadersReachTheReceiver(t *testing.T) {
+	got := make(chan http.Header, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got <- r.Header.Clone() }))
+	defer srv.Close()
+	s, _ := testSender(t, loopbackPolicy(), nil)
+	h := Headers(dialect.V10, "tok", &Auth{Schemes: []string{"Bearer"}, Credentials: "jwt"})
+	if r := s.Send(context.Background(), &Delivery{TaskID: "t", URL: srv.URL, Header: h, Body: []byte(`{"task":{}}`)}, Observer{}); r.Outcome != Delivered {
+		t.Fatalf("result %+v", r)
+	}
+	rh := <-got
+	for name, want := range map[string]string{
+		"X-A2A-Notification-Token": "tok", // @a2a-js/sdk 1.3.0, a2a-python
+		"A2A-Notification-Token":   "tok", // a2a-go v2
+		"Authorization":            "Bearer jwt",
+		"Content-Type":             "application/json",
+	} {
+		if rh.Get(name) != want {
+			t.Errorf("%s = %q, want %q", name, rh.Get(name), want)
+		}
+	}
+}
