@@ -19,6 +19,7 @@ var allowed = map[string][]string{
 	"normalize":             {"dialect"},
 	"proxy":                 {"normalize", "dialect", "auth", "store"},
 	"configs":               {},
+	"push":                  {"dialect"},
 	"legacyagent":           {},
 	"internal/agent10":      {},
 	"internal/testnet":      {},

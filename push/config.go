@@ -1,0 +1,156 @@
+package push
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxAttempts  = 5
+	DefaultTimeout      = 10 * time.Second
+	DefaultQueueSize    = 1000
+	DefaultWorkers      = 8
+	DefaultMaxBodyBytes = 4 << 20
+	DefaultBackoffBase  = 500 * time.Millisecond
+	DefaultBackoffMax   = 30 * time.Second
+)
+
+// Config is an agent's push relay: agents[].push in the YAML.
+type Config struct {
+	// Enabled turns the relay on. Defaults to on when the backend's card
+	// advertises push notifications.
+	Enabled *bool `yaml:"enabled"`
+	// MaxAttempts bounds the POSTs of one delivery, the first included.
+	// Defaults to 5.
+	MaxAttempts int `yaml:"max_attempts"`
+	// Timeout bounds one attempt, from dialling to the end of the
+	// response. Defaults to 10s.
+	Timeout time.Duration `yaml:"timeout"`
+	// QueueSize bounds the deliveries waiting or in flight for the agent;
+	// beyond it the receiver answers the backend 503. Defaults to 1000.
+	QueueSize int `yaml:"queue_size"`
+	// Workers bounds the deliveries in flight at once (each to a different
+	// task). Defaults to 8.
+	Workers int `yaml:"workers"`
+	// MaxBodyBytes bounds a delivery the backend posts to the gateway.
+	// Defaults to 4 MiB, as a stream event.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// BackoffBase is the wait before the first retry, doubled for each
+	// next one, with full jitter. Defaults to 500ms.
+	BackoffBase time.Duration `yaml:"backoff_base"`
+	// BackoffMax caps one wait between attempts, a receiver's Retry-After
+	// included. Defaults to 30s.
+	BackoffMax time.Duration `yaml:"backoff_max"`
+	// AllowPrivateNetworks allows webhooks into loopback, private,
+	// link-local, unique-local and CGNAT ranges. Defaults to false. Cloud
+	// metadata addresses stay refused.
+	AllowPrivateNetworks bool `yaml:"allow_private_networks"`
+	// AllowedHosts are host names (exact, case-insensitive) allowed even
+	// when they resolve into a private range, for receivers inside the
+	// cluster.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// AllowedCIDRs are address ranges ("10.1.0.0/16", or one address)
+	// allowed even though they are private.
+	AllowedCIDRs []string `yaml:"allowed_cidrs"`
+}
+
+// SetDefaults fills the unset fields with their defaults.
+func (c *Config) SetDefaults() {
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.QueueSize == 0 {
+		c.QueueSize = DefaultQueueSize
+	}
+	if c.Workers == 0 {
+		c.Workers = DefaultWorkers
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.BackoffBase == 0 {
+		c.BackoffBase = DefaultBackoffBase
+	}
+	if c.BackoffMax == 0 {
+		c.BackoffMax = DefaultBackoffMax
+	}
+}
+
+// EnabledFor reports whether the relay is on for a backend whose card does
+// or does not advertise push notifications.
+func (c *Config) EnabledFor(cardAdvertisesPush bool) bool {
+	if c.Enabled != nil {
+		return *c.Enabled
+	}
+	return cardAdvertisesPush
+}
+
+// Validate reports every problem of c, joined. Call it after SetDefaults.
+func (c *Config) Validate() error {
+	var problems []error
+	positive := func(name string, v int64, shown any) {
+		if v <= 0 {
+			problems = append(problems, fmt.Errorf("%s: must be positive, got %v", name, shown))
+		}
+	}
+	positive("max_attempts", int64(c.MaxAttempts), c.MaxAttempts)
+	positive("timeout", int64(c.Timeout), c.Timeout)
+	positive("queue_size", int64(c.QueueSize), c.QueueSize)
+	positive("workers", int64(c.Workers), c.Workers)
+	positive("max_body_bytes", c.MaxBodyBytes, c.MaxBodyBytes)
+	positive("backoff_base", int64(c.BackoffBase), c.BackoffBase)
+	positive("backoff_max", int64(c.BackoffMax), c.BackoffMax)
+	if c.BackoffBase > 0 && c.BackoffMax > 0 && c.BackoffMax < c.BackoffBase {
+		problems = append(problems, fmt.Errorf("backoff_max: must be at least backoff_base (%s), got %s", c.BackoffBase, c.BackoffMax))
+	}
+	for i, h := range c.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/:*@ ") {
+			problems = append(problems, fmt.Errorf("allowed_hosts[%d]: want a host name such as receiver.internal, got %q", i, h))
+		} else if metadataHosts[normalizeHost(h)] {
+			problems = append(problems, fmt.Errorf("allowed_hosts[%d]: %s is a cloud metadata endpoint, which is never allowed", i, h))
+		}
+	}
+	for i, s := range c.AllowedCIDRs {
+		if _, err := parseCIDR(s); err != nil {
+			problems = append(problems, fmt.Errorf("allowed_cidrs[%d]: %w", i, err))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// Policy returns the webhook target policy c sets. Call it after Validate.
+func (c *Config) Policy() (*Policy, error) {
+	p := &Policy{AllowPrivateNetworks: c.AllowPrivateNetworks, AllowedHosts: c.AllowedHosts}
+	for i, s := range c.AllowedCIDRs {
+		pfx, err := parseCIDR(s)
+		if err != nil {
+			return nil, fmt.Errorf("allowed_cidrs[%d]: %w", i, err)
+		}
+		p.AllowedCIDRs = append(p.AllowedCIDRs, pfx)
+	}
+	return p, nil
+}
+
+// parseCIDR reads a range, or one address as a range of one.
+func parseCIDR(s string) (netip.Prefix, error) {
+	s = strings.TrimSpace(s)
+	if !strings.Contains(s, "/") {
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return netip.Prefix{}, fmt.Errorf("want a CIDR range such as 10.1.0.0/16 or an address, got %q", s)
+		}
+		return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("want a CIDR range such as 10.1.0.0/16 or an address, got %q", s)
+	}
+	return p.Masked(), nil
+}

@@ -1,0 +1,90 @@
+package push
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	var c Config
+	c.SetDefaults()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+	if c.MaxAttempts != 5 || c.Timeout != DefaultTimeout || c.QueueSize != 1000 || c.Workers != 8 ||
+		c.MaxBodyBytes != 4<<20 || c.BackoffBase != DefaultBackoffBase || c.BackoffMax != DefaultBackoffMax {
+		t.Errorf("defaults: %+v", c)
+	}
+	if c.AllowPrivateNetworks {
+		t.Error("allow_private_networks defaults to true")
+	}
+	if !c.EnabledFor(true) || c.EnabledFor(false) {
+		t.Error("enabled does not follow the card by default")
+	}
+	off := false
+	c.Enabled = &off
+	if c.EnabledFor(true) {
+		t.Error("enabled: false did not turn the relay off")
+	}
+}
+
+func TestConfigYAML(t *testing.T) {
+	src := `
+enabled: true
+max_attempts: 3
+timeout: 2s
+queue_size: 10
+max_body_bytes: 1024
+allow_private_networks: false
+allowed_hosts: [receiver.internal]
+allowed_cidrs: [10.1.0.0/16, 192.168.7.9, "fd00:1::/32"]
+`
+	var c Config
+	dec := yaml.NewDecoder(strings.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	c.SetDefaults()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Policy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("192.168.7.9/32"), netip.MustParsePrefix("fd00:1::/32")}
+	if len(p.AllowedCIDRs) != len(want) {
+		t.Fatalf("cidrs %v", p.AllowedCIDRs)
+	}
+	for i := range want {
+		if p.AllowedCIDRs[i] != want[i] {
+			t.Errorf("cidr %d = %v, want %v", i, p.AllowedCIDRs[i], want[i])
+		}
+	}
+	if *c.Enabled != true || c.MaxAttempts != 3 || c.QueueSize != 10 || p.AllowedHosts[0] != "receiver.internal" {
+		t.Errorf("decoded %+v", c)
+	}
+}
+
+func TestConfigValidateReportsEveryProblem(t *testing.T) {
+	c := Config{MaxAttempts: -1, Timeout: -1, QueueSize: -2, Workers: -1, MaxBodyBytes: -1,
+		BackoffBase: 2e9, BackoffMax: 1e9,
+		AllowedHosts: []string{"http://x/", "metadata.google.internal"},
+		AllowedCIDRs: []string{"10.0.0.0/33", "nope"}}
+	c.SetDefaults()
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"max_attempts:", "timeout:", "queue_size:", "workers:", "max_body_bytes:",
+		"backoff_max: must be at least backoff_base", "allowed_hosts[0]:", "allowed_hosts[1]: metadata.google.internal is a cloud metadata endpoint",
+		"allowed_cidrs[0]:", "allowed_cidrs[1]:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+var (
+	// ErrQueueFull is returned by Enqueue when QueueSize deliveries are
+	// waiting or in flight.
+	ErrQueueFull = errors.New("push delivery queue is full")
+	// ErrClosed is returned by Enqueue once Close has begun.
+	ErrClosed = errors.New("push delivery queue is closed")
+)
+
+// Queue delivers an agent's notifications: a bounded number waiting, a
+// bounded number in flight, one at a time per task and URL.
+type Queue struct {
+	sender   *Sender
+	observer Observer
+	size     int
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	lanes     map[laneKey]*lane
+	ready     []*lane // lanes with a delivery to start, oldest first
+	depth     int     // deliveries waiting or in flight
+	closing   bool
+	abandoned int
+
+	run    context.Context // ends when Close gives up waiting
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+type laneKey struct{ task, url string }
+
+// lane holds one task's deliveries to one URL; items[0] is in flight or
+// next. A lane exists while it has items, and is in ready exactly when no
+// worker holds it.
+type lane struct {
+	key   laneKey
+	items []queued
+}
+
+type queued struct {
+	d        Delivery
+	enqueued time.Time
+}
+
+// NewQueue starts c.Workers delivering goroutines; Close stops them.
+func NewQueue(c *Config, s *Sender, o Observer) *Queue {
+	q := &Queue{sender: s, observer: o, size: c.QueueSize, lanes: map[laneKey]*lane{}}
+	q.cond = sync.NewCond(&q.mu)
+	q.run, q.cancel = context.WithCancel(context.Background())
+	for range c.Workers {
+		q.wg.Add(1)
+		go q.work()
+	}
+	return q
+}
+
+// Enqueue queues d and returns at once. It returns ErrQueueFull when the
+// queue is full and ErrClosed when it is closing; either way d will not be
+// sent, and the Observer has seen its outcome.
+func (q *Queue) Enqueue(d Delivery) error {
+	q.mu.Lock()
+	var err error
+	switch {
+	case q.closing:
+		err = ErrClosed
+	case q.depth >= q.size:
+		err = ErrQueueFull
+	default:
+		q.depth++
+		key := laneKey{d.TaskID, d.URL}
+		l := q.lanes[key]
+		if l == nil {
+			l = &lane{key: key}
+			q.lanes[key] = l
+		}
+		l.items = append(l.items, queued{d: d, enqueued: time.Now()})
+		if len(l.items) == 1 {
+			q.ready = append(q.ready, l)
+			q.cond.Signal()
+		}
+	}
+	q.mu.Unlock()
+	switch err {
+	case ErrClosed:
+		q.observer.outcome(&d, Result{Outcome: AbandonedShutdown, Err: err})
+	case ErrQueueFull:
+		q.observer.outcome(&d, Result{Outcome: DroppedQueueFull, Err: err})
+	}
+	return err
+}
+
+// Len reports the deliveries waiting or in flight.
+func (q *Queue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.depth
+}
+
+// Close stops accepting deliveries and waits until every queued one went out
+// or ctx ends; then the ones in flight are cancelled and the rest dropped,
+// each observed as AbandonedShutdown. It returns how many were abandoned,
+// and ctx's error when it ended first. Call it once.
+func (q *Queue) Close(ctx context.Context) (abandoned int, err error) {
+	q.mu.Lock()
+	q.closing = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+
+	stopped := make(chan struct{})
+	go func() {
+		q.wg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		err = ctx.Err()
+		q.mu.Lock()
+		q.cancel()
+		q.cond.Broadcast()
+		q.mu.Unlock()
+		<-stopped // attempts and waits end with q.run
+	}
+	q.cancel()
+
+	q.mu.Lock()
+	var left []queued
+	for _, l := range q.lanes {
+		left = append(left, l.items...)
+	}
+	q.lanes, q.ready = map[laneKey]*lane{}, nil
+	q.depth -= len(left)
+	q.abandoned += len(left)
+	abandoned = q.abandoned
+	q.mu.Unlock()
+	for _, it := range left {
+		q.observer.outcome(&it.d, Result{Outcome: AbandonedShutdown, Err: errShutdown, Latency: time.Since(it.enqueued)})
+	}
+	return abandoned, err
+}
+
+func (q *Queue) work() {
+	defer q.wg.Done()
+	for {
+		q.mu.Lock()
+		for len(q.ready) == 0 && q.run.Err() == nil && !(q.closing && q.depth == 0) {
+			q.cond.Wait()
+		}
+		if len(q.ready) == 0 || q.run.Err() != nil {
+			q.mu.Unlock()
+			return
+		}
+		l := q.ready[0]
+		q.ready = q.ready[1:]
+		it := l.items[0]
+		q.mu.Unlock()
+
+		r := q.sender.send(q.run, &it.d, q.observer)
+		r.Latency = time.Since(it.enqueued)
+
+		q.mu.Lock()
+		l.items = l.items[1:]
+		q.depth--
+		if len(l.items) > 0 {
+			q.ready = append(q.ready, l)
+			q.cond.Signal()
+		} else {
+			delete(q.lanes, l.key)
+		}
+		if r.Outcome == AbandonedShutdown {
+			q.abandoned++
+		}
+		if q.closing && q.depth == 0 {
+			q.cond.Broadcast()
+		}
+		q.mu.Unlock()
+		q.observer.outcome(&it.d, r)
+	}
+}
