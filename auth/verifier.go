@@ -192,12 +192,12 @@ func (v *Verifier) key(ctx context.Context, t *jwt.Token) (any, error) {
 	// RFC 7515 §4.1.11: a recipient must refuse extensions it does not
 	// understand, and this verifier understands none.
 	if _, ok := t.Header["crit"]; ok {
-		return nil, newError(ReasonMalformed, errCritical)
+		return nil, newError(ReasonMalformedToken, errCritical)
 	}
 	kidValue, hasKID := t.Header["kid"]
 	kid, ok := kidValue.(string)
 	if hasKID && !ok {
-		return nil, newError(ReasonMalformed, errKIDType)
+		return nil, newError(ReasonMalformedToken, errKIDType)
 	}
 
 	// JWKS keys are asymmetric only (symmetric "oct" keys are never taken
