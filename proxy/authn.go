@@ -14,16 +14,25 @@ import (
 // records the caller's principal on the call. A refused caller gets 401
 // with a WWW-Authenticate challenge (RFC 6750 §3) and a JSON-RPC error in its
 // dialect; the token itself is never logged.
+//
+// A request with more than one Authorization header is refused: the
+// gateway would check one while the backend, given all of them with
+// forward_authorization, may act on another. So the one header a request
+// that passes here carries is the token just verified, and it is all that
+// setHeaders forwards.
 func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if a.verifier == nil {
 		return true
 	}
-	p, err := a.verifier.Verify(r.Context(), firstValue(r.Header, "Authorization"))
+	header, err := auth.Credential(r.Header["Authorization"])
 	if err == nil {
-		c.owner = p.String()
-		return true
+		var p auth.Principal
+		if p, err = a.verifier.Verify(r.Context(), header); err == nil {
+			c.owner = p.String()
+			return true
+		}
 	}
-	reason := auth.ReasonMalformed
+	reason := auth.ReasonMalformedToken
 	var ae *auth.Error
 	if errors.As(err, &ae) {
 		reason = ae.Reason
@@ -37,8 +46,11 @@ func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bo
 		status = http.StatusServiceUnavailable
 		e.Kind = dialect.ErrInternal
 		e.Message = "the gateway cannot check tokens right now: its signing keys are unavailable"
+	} else {
+		// Only with a 401: a challenge naming invalid_token on a 503 would
+		// tell the client to drop a token nobody could check.
+		w.Header().Set("WWW-Authenticate", challenge(a.cfg.PublicURL, reason))
 	}
-	w.Header().Set("WWW-Authenticate", challenge(a.cfg.PublicURL, reason))
 	out := a.errorResponse(c, e)
 	c.bytes += len(out)
 	c.reason = string(reason)
