@@ -74,3 +74,16 @@ func TestErrorWrapsDetail(t *testing.T) {
 		t.Errorf("Error() = %q is not lower-case", bare.Error())
 	}
 }
+
+// RFC 6750 §3: error_description is %x20-21 / %x23-5B / %x5D-7E, so every
+// description can go into the challenge as it is, without escaping.
+func TestReasonDescriptionsFitTheChallenge(t *testing.T) {
+	t.Parallel()
+	for _, r := range Reasons() {
+		for _, c := range []byte(r.Description()) {
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+				t.Errorf("%s: description %q has byte %#02x, not allowed in error_description", r, r.Description(), c)
+			}
+		}
+	}
+}
