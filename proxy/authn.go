@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/a2agate/gateway/auth"
@@ -46,6 +48,10 @@ func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bo
 		status = http.StatusServiceUnavailable
 		e.Kind = dialect.ErrInternal
 		e.Message = "the gateway cannot check tokens right now: its signing keys are unavailable"
+		if a.cfg.Auth != nil && a.cfg.Auth.JWKSMinRefetch > 0 {
+			// No sooner will a token make the gateway fetch the keys again.
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(a.cfg.Auth.JWKSMinRefetch.Seconds()))))
+		}
 	} else {
 		// Only with a 401: a challenge naming invalid_token on a 503 would
 		// tell the client to drop a token nobody could check.

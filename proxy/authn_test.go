@@ -238,6 +238,9 @@ func TestAuthJWKSOutage(t *testing.T) {
 		if www := h.Get("WWW-Authenticate"); www != "" {
 			t.Fatalf("%s: the 503 challenges the token: %q", c.d, www)
 		}
+		if ra := h.Get("Retry-After"); ra != "1" { // jwks_min_refetch 1ns, rounded up
+			t.Fatalf("%s: Retry-After %q, want 1", c.d, ra)
+		}
 		wantError(t, gjson.ParseBytes(b), c.d, -32603)
 	}
 }
