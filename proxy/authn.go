@@ -39,7 +39,10 @@ func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bo
 	if errors.As(err, &ae) {
 		reason = ae.Reason
 	}
-	a.log.Warn("authentication failed", "reason", string(reason))
+	// The detail never holds the token (package auth sees to it) and tells
+	// operators what the reason alone cannot, such as a JWKS that cannot be
+	// refreshed while tokens naming a new kid are refused.
+	a.log.Warn("authentication failed", "reason", string(reason), "error", err.Error())
 	a.metrics.authFailure(a.cfg.Name, string(reason))
 	status := http.StatusUnauthorized
 	e := &normalize.Error{Kind: dialect.ErrUnauthenticated, Message: "authentication required: " + reason.Description(), Err: err}

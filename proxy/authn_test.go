@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/base64"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -215,19 +217,32 @@ func TestAuthJWKSOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded := newGateway(t, (&headerRecorder{}), dialect.Version03, withJWKS(issuer.URL), func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	loaded := newGatewayOpts(t, &headerRecorder{}, dialect.Version03, Options{Logger: logger}, withJWKS(issuer.URL), func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
 	issuer.Close() // the outage begins after the first fetch
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
-	never := newGateway(t, (&headerRecorder{}), dialect.Version03, withJWKS(down.URL))
+	never := newGateway(t, &headerRecorder{}, dialect.Version03, withJWKS(down.URL))
 
 	for _, c := range callers {
 		body := rpc(c.method(dialect.GetTask), `{"id":"t"}`)
-		status, h, b := postHeaders(t, loaded.url, body, [2]string{"Authorization", sign("forged", other)})
+		forged := sign("forged", other)
+		status, h, b := postHeaders(t, loaded.url, body, [2]string{"Authorization", forged})
 		if status != http.StatusUnauthorized || !strings.Contains(h.Get("WWW-Authenticate"), `error="invalid_token"`) {
 			t.Fatalf("%s: unknown kid during an outage: HTTP %d, %q: %s", c.d, status, h.Get("WWW-Authenticate"), b)
 		}
 		wantError(t, gjson.ParseBytes(b), c.d, -31401)
+		// The log tells operators why a new kid cannot be found.
+		line := logs.String()
+		if !strings.Contains(line, "reason=unknown_key") || !strings.Contains(line, "refreshing the key set failed") {
+			t.Fatalf("%s: the log does not name the failed refresh: %s", c.d, line)
+		}
+		for _, part := range strings.Split(strings.TrimPrefix(forged, "Bearer "), ".") {
+			if strings.Contains(line, part) {
+				t.Fatalf("%s: the log holds part of the token: %s", c.d, line)
+			}
+		}
 		if status, _, b := postHeaders(t, loaded.url, body, [2]string{"Authorization", sign("k1", key)}); status != http.StatusOK {
 			t.Fatalf("%s: held key during an outage: HTTP %d: %s", c.d, status, b)
 		}
@@ -243,4 +258,23 @@ func TestAuthJWKSOutage(t *testing.T) {
 		}
 		wantError(t, gjson.ParseBytes(b), c.d, -32603)
 	}
+}
+
+// syncBuffer is a bytes.Buffer the gateway's handlers may log into while the
+// test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
