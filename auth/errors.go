@@ -18,13 +18,13 @@ const (
 	ReasonBadAudience     Reason = "bad_audience"     // aud holds none of the configured audiences
 	ReasonUnknownKey      Reason = "unknown_key"      // no configured key fits the token's kid and alg
 	ReasonMissingClaim    Reason = "missing_claim"    // exp, iss, aud or the principal claim is absent
-	ReasonKeysUnavailable Reason = "keys_unavailable" // the JWKS could not be fetched
+	ReasonKeysUnavailable Reason = "keys_unavailable" // no JWKS key set could be fetched yet
 )
 
 // reasons is every Reason, in declaration order.
 var reasons = []Reason{
-	ReasonMissingToken, ReasonMalformed, ReasonDuplicate, ReasonMalformedToken, ReasonBadSignature, ReasonBadAlgorithm,
-	ReasonExpired, ReasonNotYetValid, ReasonBadIssuer, ReasonBadAudience,
+	ReasonMissingToken, ReasonMalformed, ReasonDuplicate, ReasonMalformedToken,
+	ReasonBadSignature, ReasonBadAlgorithm, ReasonExpired, ReasonNotYetValid, ReasonBadIssuer, ReasonBadAudience,
 	ReasonUnknownKey, ReasonMissingClaim, ReasonKeysUnavailable,
 }
 
