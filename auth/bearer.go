@@ -11,10 +11,28 @@ const maxTokenBytes = 16 << 10
 
 var (
 	errNotBearer      = errors.New("authorization scheme is not Bearer")
+	errManyHeaders    = errors.New("the request has more than one Authorization header")
+	errJoinedHeader   = errors.New("the Authorization header holds a comma-separated list of credentials")
 	errEmptyToken     = errors.New("bearer token is empty")
 	errTokenTooLong   = errors.New("bearer token is too long")
 	errTokenBadSyntax = errors.New("bearer token has characters outside the RFC 6750 b64token syntax")
 )
+
+// Credential returns the one Authorization header value of a request, given
+// all of them (http.Header's slice for the key). A request with several is
+// refused (ReasonDuplicate): the gateway would verify one while the backend
+// might act on another. An absent header yields "", which Verify refuses as
+// ReasonMissingToken.
+func Credential(values []string) (string, error) {
+	switch len(values) {
+	case 0:
+		return "", nil
+	case 1:
+		return values[0], nil
+	default:
+		return "", newError(ReasonDuplicate, errManyHeaders)
+	}
+}
 
 // bearerToken extracts the token from an Authorization header value of the
 // form "Bearer <token>" (RFC 6750 §2.1; the scheme is case-insensitive per
@@ -23,6 +41,12 @@ func bearerToken(header string) (string, *Error) {
 	header = strings.TrimSpace(header)
 	if header == "" {
 		return "", newError(ReasonMissingToken, nil)
+	}
+	// Authorization is not a list header (RFC 9110 §11.6.2), and no byte
+	// of a b64token is a comma: a comma means two header lines were joined
+	// into one, by the client or a proxy on the way.
+	if strings.IndexByte(header, ',') >= 0 {
+		return "", newError(ReasonDuplicate, errJoinedHeader)
 	}
 	scheme, rest, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
@@ -33,7 +57,8 @@ func bearerToken(header string) (string, *Error) {
 	case token == "":
 		return "", newError(ReasonMalformed, errEmptyToken)
 	case len(token) > maxTokenBytes:
-		return "", newError(ReasonMalformed, errTokenTooLong)
+		// Well-formed as a request, but no token the issuer mints.
+		return "", newError(ReasonMalformedToken, errTokenTooLong)
 	case !isB64Token(token):
 		return "", newError(ReasonMalformed, errTokenBadSyntax)
 	}

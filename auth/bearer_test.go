@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -25,7 +27,12 @@ func TestBearerToken(t *testing.T) {
 		{"Basic dXNlcjpwYXNz", "", ReasonMalformed},
 		{"Token abc", "", ReasonMalformed},
 		{"Bearer abc def", "", ReasonMalformed},
-		{"Bearer abc,def", "", ReasonMalformed},
+		{"Bearer abc,def", "", ReasonDuplicate},
+		{"Bearer abc.def.ghi, Basic YWRtaW46YWRtaW4=", "", ReasonDuplicate},
+		{"Basic YWRtaW46YWRtaW4=, Bearer abc.def.ghi", "", ReasonDuplicate},
+		{"Bearer abc.def.ghi,", "", ReasonDuplicate},
+		{"Bearer " + strings.Repeat("a", maxTokenBytes), strings.Repeat("a", maxTokenBytes), ""},
+		{"Bearer " + strings.Repeat("a", maxTokenBytes+1), "", ReasonMalformedToken},
 		{"Bearer ===", "", ReasonMalformed},
 		{"Bearer ab=c", "", ReasonMalformed},
 		{"Bearer abc\"", "", ReasonMalformed},
@@ -58,6 +65,27 @@ func TestB64TokenBytes(t *testing.T) {
 		}
 		if got := isB64Token(string([]byte{b})); got != want {
 			t.Errorf("byte %#02x alone: accepted %v, want %v", b, got, want)
+		}
+	}
+}
+
+func TestCredential(t *testing.T) {
+	t.Parallel()
+	for _, values := range [][]string{nil, {}, {""}, {"Bearer abc"}} {
+		got, err := Credential(values)
+		want := ""
+		if len(values) == 1 {
+			want = values[0]
+		}
+		if err != nil || got != want {
+			t.Errorf("Credential(%q) = %q, %v; want %q", values, got, err, want)
+		}
+	}
+	for _, values := range [][]string{{"Bearer abc", "Basic YWRtaW46YWRtaW4="}, {"Bearer abc", "Bearer abc"}, {"", ""}} {
+		got, err := Credential(values)
+		var authErr *Error
+		if !errors.As(err, &authErr) || authErr.Reason != ReasonDuplicate || got != "" {
+			t.Errorf("Credential(%q) = %q, %v; want reason %s", values, got, err, ReasonDuplicate)
 		}
 	}
 }

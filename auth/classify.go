@@ -16,7 +16,7 @@ var claimReasons = []struct {
 	sentinel error
 	reason   Reason
 }{
-	{jwt.ErrInvalidType, ReasonMalformed},
+	{jwt.ErrInvalidType, ReasonMalformedToken},
 	{jwt.ErrTokenInvalidIssuer, ReasonBadIssuer},
 	{jwt.ErrTokenInvalidAudience, ReasonBadAudience},
 	{jwt.ErrTokenRequiredClaimMissing, ReasonMissingClaim},
@@ -33,7 +33,7 @@ func (v *Verifier) classify(err error, token *jwt.Token) *Error {
 		return authErr // from our Keyfunc
 	}
 	if errors.Is(err, jwt.ErrTokenMalformed) || token == nil {
-		return newError(ReasonMalformed, jwt.ErrTokenMalformed)
+		return newError(ReasonMalformedToken, jwt.ErrTokenMalformed)
 	}
 	// The library reports an algorithm outside the allow-list as an invalid
 	// signature and an unregistered one as unverifiable, so look at the
@@ -49,7 +49,7 @@ func (v *Verifier) classify(err error, token *jwt.Token) *Error {
 			return newError(c.reason, err)
 		}
 	}
-	return newError(ReasonMalformed, jwt.ErrTokenUnverifiable)
+	return newError(ReasonMalformedToken, jwt.ErrTokenUnverifiable)
 }
 
 // algorithmError names the refused algorithm only when it is one we know, so

@@ -7,7 +7,9 @@ type Reason string
 // The reasons a token can be refused.
 const (
 	ReasonMissingToken    Reason = "missing_token"    // no Authorization header
-	ReasonMalformed       Reason = "malformed"        // not "Bearer <token>", or not a parsable JWS
+	ReasonMalformed       Reason = "malformed"        // the header is not "Bearer <b64token>"
+	ReasonDuplicate       Reason = "duplicate"        // more than one Authorization header or credential
+	ReasonMalformedToken  Reason = "malformed_token"  // the token is not a parsable JWS with a JWT payload
 	ReasonBadSignature    Reason = "bad_signature"    // signature does not verify
 	ReasonBadAlgorithm    Reason = "bad_algorithm"    // alg not in the allow-list, unknown or "none"
 	ReasonExpired         Reason = "expired"          // exp is past, beyond the leeway
@@ -16,13 +18,13 @@ const (
 	ReasonBadAudience     Reason = "bad_audience"     // aud holds none of the configured audiences
 	ReasonUnknownKey      Reason = "unknown_key"      // no configured key fits the token's kid and alg
 	ReasonMissingClaim    Reason = "missing_claim"    // exp, iss, aud or the principal claim is absent
-	ReasonKeysUnavailable Reason = "keys_unavailable" // the JWKS could not be fetched
+	ReasonKeysUnavailable Reason = "keys_unavailable" // no JWKS key set could be fetched yet
 )
 
 // reasons is every Reason, in declaration order.
 var reasons = []Reason{
-	ReasonMissingToken, ReasonMalformed, ReasonBadSignature, ReasonBadAlgorithm,
-	ReasonExpired, ReasonNotYetValid, ReasonBadIssuer, ReasonBadAudience,
+	ReasonMissingToken, ReasonMalformed, ReasonDuplicate, ReasonMalformedToken,
+	ReasonBadSignature, ReasonBadAlgorithm, ReasonExpired, ReasonNotYetValid, ReasonBadIssuer, ReasonBadAudience,
 	ReasonUnknownKey, ReasonMissingClaim, ReasonKeysUnavailable,
 }
 
@@ -35,13 +37,15 @@ func Reasons() []Reason {
 func (r Reason) String() string { return string(r) }
 
 // OAuthError returns the RFC 6750 §3.1 error code for a WWW-Authenticate
-// challenge: "invalid_request" for a missing or malformed credential and
-// "invalid_token" otherwise. RFC 6750 §3.1 also says a challenge to a request
-// without any credential (ReasonMissingToken) should carry no error code at
-// all; leaving it out is the renderer's choice.
+// challenge: "invalid_request" when the request itself is malformed (no
+// credential, a header that is not "Bearer <b64token>", more than one
+// credential) and "invalid_token" for a token that was read and refused,
+// including one that is not a JWT at all. RFC 6750 §3.1 also says a
+// challenge to a request without any credential (ReasonMissingToken) should
+// carry no error code at all; leaving it out is the renderer's choice.
 func (r Reason) OAuthError() string {
 	switch r {
-	case ReasonMissingToken, ReasonMalformed:
+	case ReasonMissingToken, ReasonMalformed, ReasonDuplicate:
 		return "invalid_request"
 	default:
 		return "invalid_token"
@@ -56,6 +60,10 @@ func (r Reason) Description() string {
 	case ReasonMissingToken:
 		return "bearer token required"
 	case ReasonMalformed:
+		return "the Authorization header is not Bearer followed by a token"
+	case ReasonDuplicate:
+		return "the request carries more than one Authorization credential"
+	case ReasonMalformedToken:
 		return "malformed bearer token"
 	case ReasonBadSignature:
 		return "token signature is invalid"

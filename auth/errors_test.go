@@ -31,8 +31,8 @@ func TestReasonsAreAClosedLabelSet(t *testing.T) {
 		}
 		descriptions[d] = r
 	}
-	if len(seen) != 11 {
-		t.Errorf("Reasons() has %d members, want 11", len(seen))
+	if len(seen) != 13 {
+		t.Errorf("Reasons() has %d members, want 13", len(seen))
 	}
 	Reasons()[0] = "mutated"
 	if Reasons()[0] != ReasonMissingToken {
@@ -43,8 +43,11 @@ func TestReasonsAreAClosedLabelSet(t *testing.T) {
 func TestReasonOAuthError(t *testing.T) {
 	t.Parallel()
 	for _, r := range Reasons() {
+		// RFC 6750 §3.1: invalid_request is a malformed request, including
+		// one that repeats the credential; a token that was read and is
+		// not a JWT is an invalid_token like any other refused token.
 		want := "invalid_token"
-		if r == ReasonMissingToken || r == ReasonMalformed {
+		if r == ReasonMissingToken || r == ReasonMalformed || r == ReasonDuplicate {
 			want = "invalid_request"
 		}
 		if got := r.OAuthError(); got != want {
@@ -69,5 +72,18 @@ func TestErrorWrapsDetail(t *testing.T) {
 	}
 	if strings.ToLower(bare.Error()) != bare.Error() {
 		t.Errorf("Error() = %q is not lower-case", bare.Error())
+	}
+}
+
+// RFC 6750 §3: error_description is %x20-21 / %x23-5B / %x5D-7E, so every
+// description can go into the challenge as it is, without escaping.
+func TestReasonDescriptionsFitTheChallenge(t *testing.T) {
+	t.Parallel()
+	for _, r := range Reasons() {
+		for _, c := range []byte(r.Description()) {
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+				t.Errorf("%s: description %q has byte %#02x, not allowed in error_description", r, r.Description(), c)
+			}
+		}
 	}
 }

@@ -57,7 +57,7 @@ func mustRSA() *rsa.PrivateKey {
 	return k
 }
 
-func newECKey(t *testing.T, curve elliptic.Curve) *ecdsa.PrivateKey {
+func newECKey(t testing.TB, curve elliptic.Curve) *ecdsa.PrivateKey {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(curve, rand.Reader)
 	if err != nil {
@@ -76,14 +76,14 @@ func newEdKey(t *testing.T) ed25519.PrivateKey {
 }
 
 // sign returns a compact JWS of claims made with k, naming k.kid when set.
-func sign(t *testing.T, k testKey, claims jwt.MapClaims) string {
+func sign(t testing.TB, k testKey, claims jwt.MapClaims) string {
 	t.Helper()
 	return signWithHeader(t, k.method, k.private, map[string]any{"kid": k.kid}, claims)
 }
 
 // signWithHeader signs claims with key, adding the given header members; a
 // member whose value is "" is left out.
-func signWithHeader(t *testing.T, method jwt.SigningMethod, key any, header map[string]any, claims jwt.MapClaims) string {
+func signWithHeader(t testing.TB, method jwt.SigningMethod, key any, header map[string]any, claims jwt.MapClaims) string {
 	t.Helper()
 	token := jwt.NewWithClaims(method, claims)
 	for name, value := range header {
@@ -99,7 +99,7 @@ func signWithHeader(t *testing.T, method jwt.SigningMethod, key any, header map[
 }
 
 // unsignedToken builds a JWS by hand, for headers the library refuses to sign.
-func unsignedToken(t *testing.T, header, claims map[string]any, signature string) string {
+func unsignedToken(t testing.TB, header, claims map[string]any, signature string) string {
 	t.Helper()
 	h, err := json.Marshal(header)
 	if err != nil {

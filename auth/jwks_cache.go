@@ -69,6 +69,9 @@ func (c *jwksCache) current() keySet {
 	return nil
 }
 
+// loaded reports whether a key set was ever fetched successfully.
+func (c *jwksCache) loaded() bool { return c.keys.Load() != nil }
+
 // lastError returns the error of the latest fetch, nil if it succeeded.
 func (c *jwksCache) lastError() error {
 	c.mu.Lock()

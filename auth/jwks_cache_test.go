@@ -183,9 +183,11 @@ func TestJWKSErrorStatusKeepsCachedKeys(t *testing.T) {
 	h.set([]byte("upstream sad"), http.StatusServiceUnavailable)
 	clock.Advance(DefaultJWKSMinRefetch)
 
+	// The last good set is held, so a kid outside it is the token's fault
+	// (a 401 invalid_token), not an outage; the log still names the cause.
 	unknown := sign(t, testKey{kid: "rotated", method: key.method, private: key.private}, validClaims(clock.Now()))
 	_, err := v.Verify(context.Background(), "Bearer "+unknown)
-	wantReason(t, err, ReasonKeysUnavailable, unknown)
+	wantReason(t, err, ReasonUnknownKey, unknown)
 	if !strings.Contains(err.Error(), "503") {
 		t.Fatalf("error %q does not name the status", err)
 	}
@@ -293,7 +295,7 @@ func TestJWKSBackgroundRefreshAndClose(t *testing.T) {
 		time.Sleep(cfg.JWKSMinRefetch)
 		unknown := sign(t, testKey{kid: "unknown", method: newKey.method, private: newKey.private}, validClaims(time.Now()))
 		_, err = v.Verify(context.Background(), "Bearer "+unknown)
-		wantReason(t, err, ReasonKeysUnavailable, unknown)
+		wantReason(t, err, ReasonUnknownKey, unknown)
 		if !errors.Is(err, errJWKSClosed) {
 			t.Fatalf("unknown kid after Close: %v, want errJWKSClosed", err)
 		}
@@ -302,4 +304,71 @@ func TestJWKSBackgroundRefreshAndClose(t *testing.T) {
 		}
 		// synctest.Test fails if the refresh goroutine outlives the bubble.
 	})
+}
+
+// Issue 22 item 9: once a key set was loaded, an outage of the JWKS server
+// must not turn forged tokens into "keys unavailable" (a 503 the caller may
+// take for the gateway's fault and retry); only a gateway that never had a
+// set answers that.
+func TestJWKSOutageKeepsTheLastSet(t *testing.T) {
+	t.Parallel()
+	key := testKey{kid: "k", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	srv, h := newJWKSServer(t, key)
+	clock := newFakeClock()
+	v := mustVerifier(t, jwksConfig(srv.URL, "ES256", "EdDSA"), clock, srv.Client())
+	srv.Close() // the issuer goes away after the first fetch
+
+	verify := func(k testKey) (string, error) {
+		token := sign(t, k, validClaims(clock.Now()))
+		_, err := v.Verify(context.Background(), "Bearer "+token)
+		return token, err
+	}
+	forged := testKey{kid: "forged", method: key.method, private: newECKey(t, elliptic.P256())}
+	for _, step := range []string{"refetch fails", "refetch rate-limited"} {
+		if step == "refetch fails" {
+			clock.Advance(DefaultJWKSMinRefetch)
+		}
+		token, err := verify(forged)
+		wantReason(t, err, ReasonUnknownKey, token)
+		if got := ReasonUnknownKey.OAuthError(); got != "invalid_token" {
+			t.Fatalf("%s: OAuthError = %q", step, got)
+		}
+		if _, err := verify(key); err != nil {
+			t.Fatalf("%s: the held key: %v", step, err)
+		}
+		// No kid: the held set's keys of the algorithm are tried.
+		token, err = verify(testKey{method: forged.method, private: forged.private})
+		wantReason(t, err, ReasonBadSignature, token)
+		// No held key can verify EdDSA, which is allowed.
+		token, err = verify(testKey{kid: "ed", method: jwt.SigningMethodEdDSA, private: newEdKey(t)})
+		wantReason(t, err, ReasonUnknownKey, token)
+	}
+	if got := h.fetches.Load(); got != 1 {
+		t.Fatalf("fetches served = %d, want 1 (only the first, before the outage)", got)
+	}
+	if err := v.jwks.lastError(); err == nil {
+		t.Fatal("the refetch during the outage did not fail; the test proves nothing")
+	}
+}
+
+func TestJWKSNeverLoadedIsUnavailable(t *testing.T) {
+	t.Parallel()
+	key := testKey{kid: "k", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	h := &jwksHandler{}
+	h.set([]byte("down"), http.StatusBadGateway)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	clock := newFakeClock()
+	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	for _, k := range []testKey{key, {method: key.method, private: key.private}} {
+		token := sign(t, k, validClaims(clock.Now()))
+		_, err := v.Verify(context.Background(), "Bearer "+token)
+		wantReason(t, err, ReasonKeysUnavailable, token)
+		clock.Advance(DefaultJWKSMinRefetch)
+	}
+	// The issuer comes back: the next refetch loads the set.
+	h.set(jwksBody(t, jwksOf(t, key)...), http.StatusOK)
+	if _, err := v.Verify(context.Background(), "Bearer "+sign(t, key, validClaims(clock.Now()))); err != nil {
+		t.Fatalf("after the issuer came back: %v", err)
+	}
 }

@@ -34,9 +34,11 @@ type Verifier struct {
 // http.DefaultClient. ctx bounds the first JWKS fetch only.
 //
 // New fails on invalid configuration and on unreadable keys or secrets. It
-// does not fail when the first JWKS fetch does: tokens are then refused with
-// ReasonKeysUnavailable until a later fetch succeeds, so that a gateway can
-// start while the issuer is briefly down.
+// does not fail when the first JWKS fetch does: tokens that need a JWKS key
+// are then refused with ReasonKeysUnavailable until a fetch succeeds, so
+// that a gateway can start while the issuer is briefly down. Once a set was
+// loaded it is kept through failed refreshes, and a token whose key is not
+// in it is ReasonUnknownKey.
 func New(ctx context.Context, cfg Config, defaultAudience string, client *http.Client) (*Verifier, error) {
 	return newVerifier(ctx, cfg, defaultAudience, client, nil)
 }
@@ -192,12 +194,12 @@ func (v *Verifier) key(ctx context.Context, t *jwt.Token) (any, error) {
 	// RFC 7515 §4.1.11: a recipient must refuse extensions it does not
 	// understand, and this verifier understands none.
 	if _, ok := t.Header["crit"]; ok {
-		return nil, newError(ReasonMalformed, errCritical)
+		return nil, newError(ReasonMalformedToken, errCritical)
 	}
 	kidValue, hasKID := t.Header["kid"]
 	kid, ok := kidValue.(string)
 	if hasKID && !ok {
-		return nil, newError(ReasonMalformed, errKIDType)
+		return nil, newError(ReasonMalformedToken, errKIDType)
 	}
 
 	// JWKS keys are asymmetric only (symmetric "oct" keys are never taken
@@ -228,7 +230,14 @@ func (v *Verifier) key(ctx context.Context, t *jwt.Token) (any, error) {
 	case 0:
 		if useJWKS {
 			if err := v.jwks.lastError(); err != nil {
-				return nil, newError(ReasonKeysUnavailable, err)
+				// Only a gateway that never had a key set cannot tell a
+				// forged kid from a rotated one. With a set held, a kid
+				// outside it is the token's fault: answering 503 would let
+				// any forged token pass for an outage.
+				if !v.jwks.loaded() {
+					return nil, newError(ReasonKeysUnavailable, err)
+				}
+				return nil, newError(ReasonUnknownKey, fmt.Errorf("%w; refreshing the key set failed: %w", errNoKeyFound, err))
 			}
 		}
 		return nil, newError(ReasonUnknownKey, errNoKeyFound)

@@ -11,7 +11,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,6 +55,8 @@ func newAttackFixture(t *testing.T, algorithms ...string) *attackFixture {
 	return f
 }
 
+func b64(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
 func hasHMAC(algorithms []string) bool {
 	for _, a := range algorithms {
 		if strings.HasPrefix(a, "HS") {
@@ -86,12 +91,35 @@ func TestVerifyRefusesAttacks(t *testing.T) {
 		{"bearer with spaces only", "Bearer    ", ReasonMalformed},
 		{"two tokens", "Bearer " + sign(t, f.rsa, good) + " extra", ReasonMalformed},
 		{"control character", "Bearer abc\x00def", ReasonMalformed},
-		{"oversized token", "Bearer " + strings.Repeat("a", maxTokenBytes+1), ReasonMalformed},
-		{"garbage token", "Bearer not-a-jwt", ReasonMalformed},
-		{"garbage segments", "Bearer aaaa.bbbb.cccc", ReasonMalformed},
-		{"four segments", "Bearer " + sign(t, f.rsa, good) + ".x", ReasonMalformed},
+		{"oversized token", "Bearer " + strings.Repeat("a", maxTokenBytes+1), ReasonMalformedToken},
+		{"garbage token", "Bearer not-a-jwt", ReasonMalformedToken},
+		{"garbage segments", "Bearer aaaa.bbbb.cccc", ReasonMalformedToken},
+		{"four segments", "Bearer " + sign(t, f.rsa, good) + ".x", ReasonMalformedToken},
+		{"two segments", "Bearer " + strings.Join(strings.Split(sign(t, f.rsa, good), ".")[:2], "."), ReasonMalformedToken},
+		{"empty segments", "Bearer ..", ReasonMalformedToken},
+		{"standard base64 header", "Bearer eyJhbGciOiJSUzI1NiJ9+/.e30.c2ln", ReasonMalformedToken},
+		{"padded signature", "Bearer " + sign(t, f.rsa, good) + "==", ReasonMalformedToken},
+		// b64token allows "=" only at the end: the header's syntax is wrong.
+		{"padding inside the token", "Bearer " + base64.URLEncoding.EncodeToString([]byte(`{"alg":"RS256"}.`)) + ".e30.c2ln", ReasonMalformed},
+		{"header not JSON", "Bearer " + b64("not json") + ".e30.c2ln", ReasonMalformedToken},
+		{"header a JSON array", "Bearer " + b64(`["RS256"]`) + ".e30.c2ln", ReasonMalformedToken},
+		{"header a JSON string", "Bearer " + b64(`"RS256"`) + ".e30.c2ln", ReasonMalformedToken},
+		{"payload not JSON", "Bearer " + b64(`{"alg":"RS256","kid":"rsa-1"}`) + "." + b64("sub=admin") + ".c2ln", ReasonMalformedToken},
+		{"payload a JSON array", "Bearer " + b64(`{"alg":"RS256","kid":"rsa-1"}`) + "." + b64("[]") + ".c2ln", ReasonMalformedToken},
+		{"signature not base64url", "Bearer " + strings.Join(strings.Split(sign(t, f.rsa, good), ".")[:2], ".") + ".c2ln+/", ReasonMalformedToken},
+		{"largest token, three segments", "Bearer " + b64(`{"alg":"RS256","kid":"rsa-1"}`) + "." + strings.Repeat("A", maxTokenBytes-100) + ".c2ln", ReasonMalformedToken},
+		{"deeply nested header", "Bearer " + b64(`{"alg":"RS256","x":`+strings.Repeat("[", 5000)+strings.Repeat("]", 5000)+`}`) + ".e30.c2ln", ReasonBadSignature},
+		{"second credential joined by a comma", "Bearer " + sign(t, f.rsa, good) + ", Basic YWRtaW46YWRtaW4=", ReasonDuplicate},
+		{"second credential joined first", "Basic YWRtaW46YWRtaW4=, Bearer " + sign(t, f.rsa, good), ReasonDuplicate},
 		{"alg none", "Bearer " + unsignedToken(t, map[string]any{"alg": "none", "typ": "JWT", "kid": "rsa-1"}, good, ""), ReasonBadAlgorithm},
 		{"alg None", "Bearer " + unsignedToken(t, map[string]any{"alg": "None", "kid": "rsa-1"}, good, ""), ReasonBadAlgorithm},
+		{"alg none without kid", "Bearer " + unsignedToken(t, map[string]any{"alg": "none"}, good, ""), ReasonBadAlgorithm},
+		{"alg none with a signature", "Bearer " + unsignedToken(t, map[string]any{"alg": "none"}, good, "c2ln"), ReasonBadAlgorithm},
+		{"alg not a string", "Bearer " + unsignedToken(t, map[string]any{"alg": 256, "kid": "rsa-1"}, good, "c2ln"), ReasonBadAlgorithm},
+		{"alg with trailing space", "Bearer " + unsignedToken(t, map[string]any{"alg": "RS256 ", "kid": "rsa-1"}, good, "c2ln"), ReasonBadAlgorithm},
+		{"alg lower case", "Bearer " + unsignedToken(t, map[string]any{"alg": "rs256", "kid": "rsa-1"}, good, "c2ln"), ReasonBadAlgorithm},
+		{"HS256 with a guessed secret, no kid", "Bearer " + signWithHeader(t, jwt.SigningMethodHS256, []byte("secret"), nil, good), ReasonBadAlgorithm},
+		{"HS256 with the RSA modulus as secret", "Bearer " + signWithHeader(t, jwt.SigningMethodHS256, rsaPrimary().N.Bytes(), map[string]any{"kid": "rsa-1"}, good), ReasonBadAlgorithm},
 		{"alg missing", "Bearer " + unsignedToken(t, map[string]any{"kid": "rsa-1"}, good, "c2ln"), ReasonBadAlgorithm},
 		{"alg unknown", "Bearer " + unsignedToken(t, map[string]any{"alg": "XS256\n", "kid": "rsa-1"}, good, "c2ln"), ReasonBadAlgorithm},
 		{"HS256 with the RSA public key as secret", "Bearer " + signWithHeader(t, jwt.SigningMethodHS256, f.rsaPublicKeyPEM, map[string]any{"kid": "rsa-1"}, good), ReasonBadAlgorithm},
@@ -105,13 +133,24 @@ func TestVerifyRefusesAttacks(t *testing.T) {
 		{"expired", "Bearer " + sign(t, f.rsa, with(good, "exp", now.Add(-time.Hour).Unix())), ReasonExpired},
 		{"not yet valid", "Bearer " + sign(t, f.rsa, with(good, "nbf", now.Add(time.Hour).Unix())), ReasonNotYetValid},
 		{"missing exp", "Bearer " + sign(t, f.rsa, with(good, "exp", nil)), ReasonMissingClaim},
-		{"exp not a number", "Bearer " + sign(t, f.rsa, with(good, "exp", "tomorrow")), ReasonMalformed},
+		{"exp not a number", "Bearer " + sign(t, f.rsa, with(good, "exp", "tomorrow")), ReasonMalformedToken},
+		{"exp an object", "Bearer " + sign(t, f.rsa, with(good, "exp", map[string]any{"$gt": 0})), ReasonMalformedToken},
+		{"aud a number", "Bearer " + sign(t, f.rsa, with(good, "aud", 7)), ReasonMissingClaim},
+		{"subject not a string", "Bearer " + sign(t, f.rsa, with(good, "sub", []string{"alice", "admin"})), ReasonMissingClaim},
 		{"missing subject", "Bearer " + sign(t, f.rsa, with(good, "sub", nil)), ReasonMissingClaim},
 		{"empty subject", "Bearer " + sign(t, f.rsa, with(good, "sub", "")), ReasonMissingClaim},
 		{"wrong issuer and expired", "Bearer " + sign(t, f.rsa, with(good, "iss", "https://evil.test", "exp", now.Add(-time.Hour).Unix())), ReasonBadIssuer},
 		{"unknown kid", "Bearer " + sign(t, testKey{kid: "nope", method: jwt.SigningMethodRS256, private: f.rsa.private}, good), ReasonUnknownKey},
 		{"no kid, signed by an unpublished key", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, rsaOther(), nil, good), ReasonBadSignature},
-		{"kid not a string", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, f.rsa.private, map[string]any{"kid": 7}, good), ReasonMalformed},
+		{"kid not a string", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, f.rsa.private, map[string]any{"kid": 7}, good), ReasonMalformedToken},
+		{"kid an object", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, f.rsa.private, map[string]any{"kid": map[string]any{"$ne": ""}}, good), ReasonMalformedToken},
+		{"kid a path", "Bearer " + sign(t, testKey{kid: "../../../../etc/passwd", method: jwt.SigningMethodRS256, private: rsaOther()}, good), ReasonUnknownKey},
+		{"kid a path to a known kid", "Bearer " + sign(t, testKey{kid: "x/../rsa-1", method: jwt.SigningMethodRS256, private: rsaOther()}, good), ReasonUnknownKey},
+		{"kid a URL", "Bearer " + sign(t, testKey{kid: "https://evil.test/jwks.json#rsa-1", method: jwt.SigningMethodRS256, private: rsaOther()}, good), ReasonUnknownKey},
+		{"kid with NUL and CRLF", "Bearer " + sign(t, testKey{kid: "rsa-1\x00\r\nX-Admin: 1", method: jwt.SigningMethodRS256, private: rsaOther()}, good), ReasonUnknownKey},
+		{"kid with a SQL quote", "Bearer " + sign(t, testKey{kid: "' OR '1'='1", method: jwt.SigningMethodRS256, private: rsaOther()}, good), ReasonUnknownKey},
+		{"kid of 8 KiB", "Bearer " + sign(t, testKey{kid: strings.Repeat("k", 8<<10), method: jwt.SigningMethodRS256, private: rsaOther()}, good), ReasonUnknownKey},
+		{"kid empty, signed by an unpublished key", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, rsaOther(), map[string]any{"kid": ""}, good), ReasonBadSignature},
 		{"ES256 naming the RSA key", "Bearer " + sign(t, testKey{kid: "rsa-1", method: jwt.SigningMethodES256, private: f.ec.private}, good), ReasonUnknownKey},
 		{"RS256 naming the EC key", "Bearer " + sign(t, testKey{kid: "ec-1", method: jwt.SigningMethodRS256, private: f.rsa.private}, good), ReasonUnknownKey},
 		{"ES256 naming a P-384 key", "Bearer " + sign(t, testKey{kid: "ec-384", method: jwt.SigningMethodES256, private: f.ec.private}, good), ReasonUnknownKey},
@@ -120,7 +159,7 @@ func TestVerifyRefusesAttacks(t *testing.T) {
 		{"signature from another EC key", "Bearer " + sign(t, f.ec2, good), ReasonBadSignature},
 		{"signature from another Ed25519 key", "Bearer " + sign(t, testKey{kid: "ed-1", method: jwt.SigningMethodEdDSA, private: newEdKey(t)}, good), ReasonBadSignature},
 		{"signature stripped", "Bearer " + strings.TrimRight(sign(t, f.rsa, good), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"), ReasonBadSignature},
-		{"critical header", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, f.rsa.private, map[string]any{"kid": "rsa-1", "crit": []string{"exp"}, "exp": 1}, good), ReasonMalformed},
+		{"critical header", "Bearer " + signWithHeader(t, jwt.SigningMethodRS256, f.rsa.private, map[string]any{"kid": "rsa-1", "crit": []string{"exp"}, "exp": 1}, good), ReasonMalformedToken},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +191,39 @@ func TestVerifyRefusesHMACKeyConfusion(t *testing.T) {
 	token := signWithHeader(t, jwt.SigningMethodHS256, secret, map[string]any{"kid": "rsa-1"}, validClaims(now))
 	if _, err := f.verifier.Verify(context.Background(), "Bearer "+token); err != nil {
 		t.Fatalf("Verify(HS256 with the configured secret) = %v", err)
+	}
+}
+
+// Keys and key URLs a token brings along (RFC 7515 jku, jwk, x5u, x5c) are
+// never used or fetched: only the configured keys count.
+func TestVerifyIgnoresKeysNamedByTheToken(t *testing.T) {
+	t.Parallel()
+	f := newAttackFixture(t)
+	attacker := rsaOther()
+	var fetched atomic.Int64
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fetched.Add(1)
+		w.Write(jwksBody(t, jwkOf(t, "attacker", attacker.Public()), jwkOf(t, "rsa-1", attacker.Public())))
+	}))
+	t.Cleanup(evil.Close)
+	good := validClaims(f.clock.Now())
+	for _, kid := range []string{"attacker", "rsa-1", ""} {
+		header := map[string]any{
+			"kid": kid,
+			"jku": evil.URL,
+			"x5u": evil.URL,
+			"jwk": jwkOf(t, kid, attacker.Public()),
+		}
+		token := signWithHeader(t, jwt.SigningMethodRS256, attacker, header, good)
+		_, err := f.verifier.Verify(context.Background(), "Bearer "+token)
+		want := ReasonBadSignature
+		if kid == "attacker" {
+			want = ReasonUnknownKey
+		}
+		wantReason(t, err, want, token)
+	}
+	if n := fetched.Load(); n != 0 {
+		t.Fatalf("the verifier fetched the token's key URL %d times", n)
 	}
 }
 
@@ -365,7 +437,7 @@ func TestVerifyErrorsNeverQuoteToken(t *testing.T) {
 	header := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256",SECRETSECRET}`))
 	token := header + ".e30.c2ln"
 	_, err := f.verifier.Verify(context.Background(), "Bearer "+token)
-	wantReason(t, err, ReasonMalformed, token)
+	wantReason(t, err, ReasonMalformedToken, token)
 	if strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "'S'") {
 		t.Fatalf("error %q quotes token content", err)
 	}

@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/a2agate/gateway/auth"
@@ -14,21 +16,33 @@ import (
 // records the caller's principal on the call. A refused caller gets 401
 // with a WWW-Authenticate challenge (RFC 6750 §3) and a JSON-RPC error in its
 // dialect; the token itself is never logged.
+//
+// A request with more than one Authorization header is refused: the
+// gateway would check one while the backend, given all of them with
+// forward_authorization, may act on another. So the one header a request
+// that passes here carries is the token just verified, and it is all that
+// setHeaders forwards.
 func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if a.verifier == nil {
 		return true
 	}
-	p, err := a.verifier.Verify(r.Context(), firstValue(r.Header, "Authorization"))
+	header, err := auth.Credential(r.Header["Authorization"])
 	if err == nil {
-		c.owner = p.String()
-		return true
+		var p auth.Principal
+		if p, err = a.verifier.Verify(r.Context(), header); err == nil {
+			c.owner = p.String()
+			return true
+		}
 	}
-	reason := auth.ReasonMalformed
+	reason := auth.ReasonMalformedToken
 	var ae *auth.Error
 	if errors.As(err, &ae) {
 		reason = ae.Reason
 	}
-	a.log.Warn("authentication failed", "reason", string(reason))
+	// The detail never holds the token (package auth sees to it) and tells
+	// operators what the reason alone cannot, such as a JWKS that cannot be
+	// refreshed while tokens naming a new kid are refused.
+	a.log.Warn("authentication failed", "reason", string(reason), "error", err.Error())
 	a.metrics.authFailure(a.cfg.Name, string(reason))
 	status := http.StatusUnauthorized
 	e := &normalize.Error{Kind: dialect.ErrUnauthenticated, Message: "authentication required: " + reason.Description(), Err: err}
@@ -37,8 +51,15 @@ func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bo
 		status = http.StatusServiceUnavailable
 		e.Kind = dialect.ErrInternal
 		e.Message = "the gateway cannot check tokens right now: its signing keys are unavailable"
+		if a.cfg.Auth != nil && a.cfg.Auth.JWKSMinRefetch > 0 {
+			// No sooner will a token make the gateway fetch the keys again.
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(a.cfg.Auth.JWKSMinRefetch.Seconds()))))
+		}
+	} else {
+		// Only with a 401: a challenge naming invalid_token on a 503 would
+		// tell the client to drop a token nobody could check.
+		w.Header().Set("WWW-Authenticate", challenge(a.cfg.PublicURL, reason))
 	}
-	w.Header().Set("WWW-Authenticate", challenge(a.cfg.PublicURL, reason))
 	out := a.errorResponse(c, e)
 	c.bytes += len(out)
 	c.reason = string(reason)

@@ -69,7 +69,7 @@ func TestAuthRefusals(t *testing.T) {
 	}{
 		{"no token", "", ""},
 		{"not bearer", "Basic dXNlcjpwYXNz", "invalid_request"},
-		{"garbage", "Bearer not.a.jwt", "invalid_request"},
+		{"garbage", "Bearer not.a.jwt", "invalid_token"},
 		{"expired", "Bearer " + token(t, "alice", func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-time.Hour).Unix() }), "invalid_token"},
 		{"wrong audience", "Bearer " + token(t, "alice", func(c jwt.MapClaims) { c["aud"] = "https://elsewhere.test/" }), "invalid_token"},
 		{"wrong issuer", "Bearer " + token(t, "alice", func(c jwt.MapClaims) { c["iss"] = "https://evil.test" }), "invalid_token"},
