@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -136,7 +137,7 @@ func TestDeployYAMLParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 10 {
+	if n < 11 {
 		t.Errorf("found %d YAML files under deploy/, want the kubernetes, helm, compose and prometheus ones", n)
 	}
 }
@@ -751,11 +752,14 @@ func TestHelmTemplate(t *testing.T) {
 	}
 }
 
-// The dashboard and the alert rules.
+// The dashboard and the alert rules: deploy/grafana and deploy/prometheus
+// hold the canonical files; the chart holds copies in files/, since Helm
+// reads only files inside the chart.
 var (
 	dashboardFile = filepath.Join("deploy", "grafana", "a2a-gateway-dashboard.json")
 	rulesFile     = filepath.Join("deploy", "prometheus", "a2a-gateway-rules.yaml")
 	rulesTestFile = filepath.Join("deploy", "prometheus", "a2a-gateway-rules.test.yaml")
+	chartFiles    = filepath.Join("deploy", "helm", "a2a-gateway", "files")
 )
 
 func readRepoFile(t *testing.T, rel string) []byte {
@@ -765,6 +769,34 @@ func readRepoFile(t *testing.T, rel string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestChartMonitoringFilesMatchDeploy: the chart installs the very files
+// deploy/ ships, and nothing else from files/.
+func TestChartMonitoringFilesMatchDeploy(t *testing.T) {
+	want := map[string]string{}
+	for _, canonical := range []string{dashboardFile, rulesFile} {
+		want[filepath.Base(canonical)] = canonical
+	}
+	entries, err := os.ReadDir(filepath.Join(repoRoot, chartFiles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, ok := want[e.Name()]; !ok {
+			t.Errorf("%s/%s is not a copy of a file under deploy/grafana or deploy/prometheus: remove it", chartFiles, e.Name())
+		}
+	}
+	for name, canonical := range want {
+		copied := filepath.Join(chartFiles, name)
+		if _, err := os.Stat(filepath.Join(repoRoot, copied)); err != nil {
+			t.Errorf("the chart has no copy of %s: cp %s %s", canonical, canonical, copied)
+			continue
+		}
+		if !bytes.Equal(readRepoFile(t, canonical), readRepoFile(t, copied)) {
+			t.Errorf("%s differs from %s, which is the one to edit: cp %s %s", copied, canonical, canonical, copied)
+		}
+	}
 }
 
 // metricFamily is what the queries may rely on about a metric.
@@ -1192,4 +1224,87 @@ func TestPromtoolRules(t *testing.T) {
 	if out, err := runTool(t, "promtool", "test", "rules", rulesTestFile); err != nil {
 		t.Fatalf("promtool test rules: %v\n%s", err, out)
 	}
+}
+
+// renderedObject is the part of a rendered manifest TestHelmMonitoring reads.
+type renderedObject struct {
+	Kind     string `yaml:"kind"`
+	Metadata struct {
+		Name        string            `yaml:"name"`
+		Namespace   string            `yaml:"namespace"`
+		Labels      map[string]string `yaml:"labels"`
+		Annotations map[string]string `yaml:"annotations"`
+	} `yaml:"metadata"`
+	Data map[string]string `yaml:"data"`
+	Spec map[string]any    `yaml:"spec"`
+}
+
+// TestHelmMonitoring renders the chart's dashboard ConfigMap and
+// PrometheusRule: off by default, the rule only where its CRD is, and both
+// carrying the files of deploy/ unchanged.
+func TestHelmMonitoring(t *testing.T) {
+	chart := filepath.Join("deploy", "helm", "a2a-gateway")
+	render := func(t *testing.T, args ...string) (dashboards, rules []renderedObject) {
+		t.Helper()
+		base := []string{"template", "rel", chart, "--kube-version", "1.31.0", "--namespace", "agents", "--set", "gateway.publicURL=https://helpdesk.example.com/"}
+		out, err := runTool(t, "helm", slices.Concat(base, args)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range decodeAll(t, out) {
+			var o renderedObject
+			decodeInto(t, doc, &o)
+			switch {
+			case o.Kind == "PrometheusRule":
+				rules = append(rules, o)
+			case o.Kind == "ConfigMap" && o.Data["a2a-gateway-dashboard.json"] != "":
+				dashboards = append(dashboards, o)
+			}
+		}
+		return dashboards, rules
+	}
+	const withCRD = "--api-versions=monitoring.coreos.com/v1/PrometheusRule"
+
+	t.Run("off by default", func(t *testing.T) {
+		dashboards, rules := render(t, withCRD)
+		if len(dashboards)+len(rules) != 0 {
+			t.Errorf("rendered %d dashboard ConfigMaps and %d PrometheusRules without being asked", len(dashboards), len(rules))
+		}
+	})
+	t.Run("enabled", func(t *testing.T) {
+		dashboards, rules := render(t, withCRD, "--set", "grafanaDashboard.enabled=true,prometheusRule.enabled=true,prometheusRule.labels.release=kube-prometheus-stack")
+		if len(dashboards) != 1 || len(rules) != 1 {
+			t.Fatalf("rendered %d dashboard ConfigMaps and %d PrometheusRules, want one of each", len(dashboards), len(rules))
+		}
+		cm := dashboards[0]
+		if cm.Metadata.Labels["grafana_dashboard"] != "1" || cm.Metadata.Namespace != "agents" {
+			t.Errorf("dashboard ConfigMap: labels %v, namespace %q; want grafana_dashboard: \"1\" in the release's namespace", cm.Metadata.Labels, cm.Metadata.Namespace)
+		}
+		if got := cm.Data["a2a-gateway-dashboard.json"]; got != string(readRepoFile(t, dashboardFile)) {
+			t.Errorf("the ConfigMap's dashboard is not %s byte for byte", dashboardFile)
+		}
+		pr := rules[0]
+		if pr.Metadata.Labels["release"] != "kube-prometheus-stack" || pr.Metadata.Labels["app.kubernetes.io/instance"] != "rel" {
+			t.Errorf("PrometheusRule labels %v: want prometheusRule.labels beside the chart's", pr.Metadata.Labels)
+		}
+		want := decodeFile(t, filepath.Join(repoRoot, rulesFile))[0]
+		if !reflect.DeepEqual(pr.Spec, want) {
+			t.Errorf("the PrometheusRule's spec is not %s:\n%v", rulesFile, pr.Spec)
+		}
+	})
+	t.Run("no CRD", func(t *testing.T) {
+		if _, rules := render(t, "--set", "prometheusRule.enabled=true"); len(rules) != 0 {
+			t.Errorf("rendered a PrometheusRule where the cluster has no such CRD")
+		}
+	})
+	t.Run("sidecar label and namespace", func(t *testing.T) {
+		dashboards, _ := render(t, "--set", "grafanaDashboard.enabled=true,grafanaDashboard.label=dashboards,grafanaDashboard.labelValue=a2a,grafanaDashboard.namespace=monitoring,grafanaDashboard.annotations.grafana_folder=A2A")
+		if len(dashboards) != 1 {
+			t.Fatalf("rendered %d dashboard ConfigMaps, want one", len(dashboards))
+		}
+		m := dashboards[0].Metadata
+		if m.Labels["dashboards"] != "a2a" || m.Namespace != "monitoring" || m.Annotations["grafana_folder"] != "A2A" {
+			t.Errorf("dashboard ConfigMap: labels %v, annotations %v, namespace %q; want dashboards: a2a, grafana_folder: A2A, in monitoring", m.Labels, m.Annotations, m.Namespace)
+		}
+	})
 }
