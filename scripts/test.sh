@@ -19,6 +19,7 @@ go vet ./...
 
 step "redis"
 scripts/ensure-redis.sh
+scripts/ensure-promtool.sh
 
 step "go test -race"
 go test -race -count=1 ./...

@@ -9,12 +9,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,6 +26,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/a2agate/gateway/legacyagent"
 )
 
 // gatewayImage is the image name the manifests give the gateway container.
@@ -131,8 +137,8 @@ func TestDeployYAMLParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 5 {
-		t.Errorf("found %d YAML files under deploy/, want the kubernetes, helm and compose ones", n)
+	if n < 11 {
+		t.Errorf("found %d YAML files under deploy/, want the kubernetes, helm, compose and prometheus ones", n)
 	}
 }
 
@@ -744,4 +750,561 @@ func TestHelmTemplate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The dashboard and the alert rules: deploy/grafana and deploy/prometheus
+// hold the canonical files; the chart holds copies in files/, since Helm
+// reads only files inside the chart.
+var (
+	dashboardFile = filepath.Join("deploy", "grafana", "a2a-gateway-dashboard.json")
+	rulesFile     = filepath.Join("deploy", "prometheus", "a2a-gateway-rules.yaml")
+	rulesTestFile = filepath.Join("deploy", "prometheus", "a2a-gateway-rules.test.yaml")
+	chartFiles    = filepath.Join("deploy", "helm", "a2a-gateway", "files")
+)
+
+func readRepoFile(t *testing.T, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestChartMonitoringFilesMatchDeploy: the chart installs the very files
+// deploy/ ships, and nothing else from files/.
+func TestChartMonitoringFilesMatchDeploy(t *testing.T) {
+	want := map[string]string{}
+	for _, canonical := range []string{dashboardFile, rulesFile} {
+		want[filepath.Base(canonical)] = canonical
+	}
+	entries, err := os.ReadDir(filepath.Join(repoRoot, chartFiles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, ok := want[e.Name()]; !ok {
+			t.Errorf("%s/%s is not a copy of a file under deploy/grafana or deploy/prometheus: remove it", chartFiles, e.Name())
+		}
+	}
+	for name, canonical := range want {
+		copied := filepath.Join(chartFiles, name)
+		if _, err := os.Stat(filepath.Join(repoRoot, copied)); err != nil {
+			t.Errorf("the chart has no copy of %s: cp %s %s", canonical, canonical, copied)
+			continue
+		}
+		if !bytes.Equal(readRepoFile(t, canonical), readRepoFile(t, copied)) {
+			t.Errorf("%s differs from %s, which is the one to edit: cp %s %s", copied, canonical, canonical, copied)
+		}
+	}
+}
+
+// metricFamily is what the queries may rely on about a metric.
+type metricFamily struct {
+	kind   string // counter, gauge, histogram, ...
+	labels map[string]bool
+}
+
+var familyLine = regexp.MustCompile(`^(a2a_gateway_[a-z0-9_]+) ([a-z]+) \{([a-z0-9_,]*)\} `)
+
+// gatewayMetrics lists the gateway's metric families: the proxy's from its
+// golden file (which has every family, observed or not), and the gateway's
+// own (config reloads) from the /metrics of a running gateway.
+func gatewayMetrics(t *testing.T) map[string]metricFamily {
+	t.Helper()
+	families := map[string]metricFamily{}
+	for _, line := range strings.Split(string(readRepoFile(t, filepath.Join("proxy", "testdata", "metrics", "families.txt"))), "\n") {
+		if line == "" {
+			continue
+		}
+		m := familyLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("proxy/testdata/metrics/families.txt: cannot read %q", line)
+		}
+		f := metricFamily{kind: m[2], labels: map[string]bool{}}
+		for _, l := range strings.Split(m[3], ",") {
+			if l != "" {
+				f.labels[l] = true
+			}
+		}
+		families[m[1]] = f
+	}
+
+	agent := legacyagent.New(legacyagent.Options{})
+	t.Cleanup(agent.Close)
+	backend := httptest.NewServer(agent)
+	t.Cleanup(backend.Close)
+	g := startGateway(t, gatewayConfig(backend.URL+"/", "Metrics"))
+	status, body := httpGet(t, g.admin+"/metrics")
+	if status != http.StatusOK {
+		t.Fatalf("GET /metrics: %d", status)
+	}
+	typeLine := regexp.MustCompile(`^# TYPE (a2a_gateway_[a-z0-9_]+) ([a-z]+)$`)
+	sample := regexp.MustCompile(`^(a2a_gateway_[a-z0-9_]+)\{([^}]*)\}`)
+	labelName := regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="`)
+	for _, line := range strings.Split(body, "\n") {
+		if m := typeLine.FindStringSubmatch(line); m != nil {
+			if _, ok := families[m[1]]; !ok {
+				families[m[1]] = metricFamily{kind: m[2], labels: map[string]bool{}}
+			}
+		}
+		if m := sample.FindStringSubmatch(line); m != nil {
+			if f, ok := families[m[1]]; ok && f.kind != "histogram" {
+				for _, l := range labelName.FindAllStringSubmatch(m[2], -1) {
+					f.labels[l[1]] = true
+				}
+			}
+		}
+	}
+	if _, ok := families["a2a_gateway_config_reloads_total"]; !ok {
+		t.Fatalf("the gateway's /metrics has no a2a_gateway_config_reloads_total:\n%s", body)
+	}
+	return families
+}
+
+// targetLabels are the labels Prometheus and the Prometheus Operator attach
+// to every scraped series.
+var targetLabels = map[string]bool{"job": true, "instance": true, "namespace": true, "pod": true, "service": true, "container": true, "endpoint": true}
+
+var (
+	metricRef     = regexp.MustCompile(`a2a_gateway_[a-z0-9_]+`)
+	selectorRef   = regexp.MustCompile(`(a2a_gateway_[a-z0-9_]+)\{([^{}]*)\}`)
+	matcherLabel  = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)`)
+	groupingRef   = regexp.MustCompile(`by\s*\(([^)]*)\)\s*\((?:(?:rate|increase|irate|delta)\()?(a2a_gateway_[a-z0-9_]+)`)
+	quotedString  = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	histogramPart = regexp.MustCompile(`_(bucket|sum|count)$`)
+)
+
+// resolveMetric maps a series name a query uses to its family, and says
+// what is wrong with using it: a name that does not exist, or a histogram
+// queried without its _bucket, _sum or _count suffix.
+func resolveMetric(families map[string]metricFamily, series string) (metricFamily, string) {
+	if f, ok := families[series]; ok {
+		if f.kind == "histogram" {
+			return f, series + " is a histogram: query its _bucket, _sum or _count series"
+		}
+		return f, ""
+	}
+	if base := histogramPart.ReplaceAllString(series, ""); base != series {
+		if f, ok := families[base]; ok && f.kind == "histogram" {
+			return f, ""
+		}
+	}
+	return metricFamily{}, series + " is not a metric the gateway exports (proxy/testdata/metrics/families.txt, or the gateway's /metrics)"
+}
+
+// queryProblems checks a PromQL expression against the gateway's metrics:
+// every metric it names exists, and every label it matches on or groups by
+// is one of that metric's (or a target label). It returns the metric
+// families named and what is wrong.
+func queryProblems(families map[string]metricFamily, expr string) (names, problems []string) {
+	for _, series := range metricRef.FindAllString(expr, -1) {
+		if _, problem := resolveMetric(families, series); problem != "" {
+			problems = append(problems, problem)
+			continue
+		}
+		names = append(names, histogramPart.ReplaceAllString(series, ""))
+	}
+	allowed := func(series, label string) bool {
+		f, problem := resolveMetric(families, series)
+		return problem != "" || f.labels[label] || targetLabels[label] || (label == "le" && strings.HasSuffix(series, "_bucket"))
+	}
+	unquoted := quotedString.ReplaceAllString(expr, `""`)
+	for _, m := range selectorRef.FindAllStringSubmatch(unquoted, -1) {
+		for _, l := range matcherLabel.FindAllStringSubmatch(m[2], -1) {
+			if !allowed(m[1], l[1]) {
+				problems = append(problems, fmt.Sprintf("%s has no label %q", m[1], l[1]))
+			}
+		}
+	}
+	for _, m := range groupingRef.FindAllStringSubmatch(unquoted, -1) {
+		for _, l := range strings.Split(m[1], ",") {
+			if l = strings.TrimSpace(l); l != "" && !allowed(m[2], l) {
+				problems = append(problems, fmt.Sprintf("groups %s by %q, a label it does not have", m[2], l))
+			}
+		}
+	}
+	return names, problems
+}
+
+// checkQuery reports queryProblems as test errors and returns the families
+// the expression names.
+func checkQuery(t *testing.T, families map[string]metricFamily, where, expr string) []string {
+	t.Helper()
+	names, problems := queryProblems(families, expr)
+	for _, p := range problems {
+		t.Errorf("%s: %s\n  in %s", where, p, expr)
+	}
+	return names
+}
+
+func TestQueryProblemsCatchesWrongNamesAndLabels(t *testing.T) {
+	families := map[string]metricFamily{
+		"a2a_gateway_requests_total":           {kind: "counter", labels: map[string]bool{"agent": true, "outcome": true}},
+		"a2a_gateway_request_duration_seconds": {kind: "histogram", labels: map[string]bool{"agent": true, "op": true}},
+		"a2a_gateway_task_index_tasks":         {kind: "gauge", labels: map[string]bool{}},
+		"a2a_gateway_task_index_errors_total":  {kind: "counter", labels: map[string]bool{"operation": true}},
+	}
+	for _, tc := range []struct {
+		expr string
+		bad  bool
+	}{
+		{`sum by (agent, outcome) (rate(a2a_gateway_requests_total{job=~"$job", outcome!="ok"}[5m]))`, false},
+		{`histogram_quantile(0.99, sum by (agent, le) (rate(a2a_gateway_request_duration_seconds_bucket{op!~"a|b"}[5m])))`, false},
+		{`min by (namespace, job, instance) (a2a_gateway_task_index_tasks) < 0`, false},
+		{`rate(a2a_gateway_requests_total{outcome="agent=\"x\""}[5m])`, false},   // a label inside a string is no matcher
+		{`sum(rate(a2a_gateway_request_total[5m]))`, true},                       // renamed
+		{`rate(a2a_gateway_request_duration_seconds[5m])`, true},                 // a histogram without its suffix
+		{`rate(a2a_gateway_requests_total_bucket[5m])`, true},                    // not a histogram
+		{`sum by (agent) (rate(a2a_gateway_task_index_errors_total[5m]))`, true}, // no agent label
+		{`rate(a2a_gateway_task_index_errors_total{agent=~"$agent"}[5m])`, true}, // no agent label
+		{`sum by (le) (rate(a2a_gateway_requests_total[5m]))`, true},             // le on a counter
+	} {
+		_, problems := queryProblems(families, tc.expr)
+		if got := len(problems) > 0; got != tc.bad {
+			t.Errorf("%s: problems %q, want problems: %v", tc.expr, problems, tc.bad)
+		}
+	}
+}
+
+// dashboardPanel is the part of a Grafana panel these tests check.
+type dashboardPanel struct {
+	ID         int                      `json:"id"`
+	Type       string                   `json:"type"`
+	Title      string                   `json:"title"`
+	Datasource *datasourceRef           `json:"datasource"`
+	GridPos    struct{ H, W, X, Y int } `json:"gridPos"`
+	Targets    []struct {
+		Datasource *datasourceRef `json:"datasource"`
+		Expr       string         `json:"expr"`
+		RefID      string         `json:"refId"`
+	} `json:"targets"`
+	Panels []dashboardPanel `json:"panels"` // a collapsed row's
+}
+
+type datasourceRef struct {
+	Type string `json:"type"`
+	UID  string `json:"uid"`
+}
+
+type dashboard struct {
+	UID        string           `json:"uid"`
+	Title      string           `json:"title"`
+	Panels     []dashboardPanel `json:"panels"`
+	Templating struct {
+		List []struct {
+			Name       string          `json:"name"`
+			Type       string          `json:"type"`
+			Query      json.RawMessage `json:"query"`
+			Definition string          `json:"definition"`
+		} `json:"list"`
+	} `json:"templating"`
+}
+
+func loadDashboard(t *testing.T) dashboard {
+	t.Helper()
+	var d dashboard
+	dec := json.NewDecoder(bytes.NewReader(readRepoFile(t, dashboardFile)))
+	if err := dec.Decode(&d); err != nil {
+		t.Fatalf("%s is not a Grafana dashboard: %v", dashboardFile, err)
+	}
+	if dec.More() {
+		t.Fatalf("%s holds more than one JSON value", dashboardFile)
+	}
+	return d
+}
+
+// allPanels flattens rows.
+func allPanels(panels []dashboardPanel) []dashboardPanel {
+	var all []dashboardPanel
+	for _, p := range panels {
+		all = append(all, p)
+		all = append(all, allPanels(p.Panels)...)
+	}
+	return all
+}
+
+// dashboardVar matches a Grafana variable reference: $name or ${name}.
+var dashboardVar = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// TestDashboard checks the dashboard's structure: unique panel ids, a
+// layout without overlaps, every query on the templated Prometheus data
+// source, and only variables it defines.
+func TestDashboard(t *testing.T) {
+	d := loadDashboard(t)
+	if d.UID == "" || d.Title == "" {
+		t.Errorf("the dashboard needs a uid and a title (uid %q, title %q)", d.UID, d.Title)
+	}
+	vars := map[string]string{}
+	for _, v := range d.Templating.List {
+		vars[v.Name] = v.Type
+	}
+	if vars["datasource"] != "datasource" {
+		t.Errorf("no data source variable named datasource: the dashboard must not name a data source of one Grafana (variables: %v)", vars)
+	}
+	if vars["agent"] != "query" {
+		t.Errorf("no agent query variable (variables: %v)", vars)
+	}
+	const wantDS = "${datasource}"
+	ids := map[int]string{}
+	type cell struct{ x, y int }
+	taken := map[cell]string{}
+	queries := 0
+	for _, p := range allPanels(d.Panels) {
+		if p.ID <= 0 {
+			t.Errorf("panel %q has no id", p.Title)
+		} else if other, dup := ids[p.ID]; dup {
+			t.Errorf("panels %q and %q share id %d", other, p.Title, p.ID)
+		}
+		ids[p.ID] = p.Title
+		if p.Title == "" {
+			t.Errorf("panel %d has no title", p.ID)
+		}
+		g := p.GridPos
+		if g.W <= 0 || g.H <= 0 || g.X < 0 || g.X+g.W > 24 {
+			t.Errorf("panel %q: gridPos %+v is outside Grafana's 24 columns", p.Title, g)
+		}
+		for x := g.X; x < g.X+g.W; x++ {
+			for y := g.Y; y < g.Y+g.H; y++ {
+				if other, ok := taken[cell{x, y}]; ok {
+					t.Errorf("panels %q and %q overlap at %d,%d", other, p.Title, x, y)
+					x, y = g.X+g.W, g.Y+g.H
+				}
+				taken[cell{x, y}] = p.Title
+			}
+		}
+		if p.Type == "row" {
+			continue
+		}
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		if p.Datasource == nil || p.Datasource.UID != wantDS {
+			t.Errorf("panel %q: datasource %+v, want uid %s", p.Title, p.Datasource, wantDS)
+		}
+		refs := map[string]bool{}
+		for _, q := range p.Targets {
+			queries++
+			if q.Datasource == nil || q.Datasource.UID != wantDS || q.Datasource.Type != "prometheus" {
+				t.Errorf("panel %q, query %s: datasource %+v, want prometheus %s", p.Title, q.RefID, q.Datasource, wantDS)
+			}
+			if q.Expr == "" || q.RefID == "" || refs[q.RefID] {
+				t.Errorf("panel %q: a query without an expression or with an empty or repeated refId %q", p.Title, q.RefID)
+			}
+			refs[q.RefID] = true
+			for _, m := range dashboardVar.FindAllStringSubmatch(q.Expr, -1) {
+				if _, ok := vars[m[1]]; !ok && !strings.HasPrefix(m[1], "__") {
+					t.Errorf("panel %q uses $%s, which the dashboard does not define", p.Title, m[1])
+				}
+			}
+		}
+	}
+	if queries < 20 {
+		t.Errorf("found only %d queries in the dashboard", queries)
+	}
+}
+
+// dashboardQueries returns every PromQL expression of the dashboard, its
+// variables' queries included, by where it is.
+func dashboardQueries(t *testing.T) map[string]string {
+	t.Helper()
+	d := loadDashboard(t)
+	exprs := map[string]string{}
+	for _, p := range allPanels(d.Panels) {
+		for _, q := range p.Targets {
+			exprs[fmt.Sprintf("%s: panel %q, query %s", dashboardFile, p.Title, q.RefID)] = q.Expr
+		}
+	}
+	for _, v := range d.Templating.List {
+		if v.Type == "query" {
+			exprs[fmt.Sprintf("%s: variable %s", dashboardFile, v.Name)] = v.Definition
+		}
+	}
+	return exprs
+}
+
+// alertRule is one rule of a rule file.
+type alertRule struct {
+	Alert       string            `yaml:"alert"`
+	Record      string            `yaml:"record"`
+	Expr        string            `yaml:"expr"`
+	For         string            `yaml:"for"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations"`
+}
+
+func loadRules(t *testing.T) []alertRule {
+	t.Helper()
+	docs := decodeFile(t, filepath.Join(repoRoot, rulesFile))
+	if len(docs) != 1 {
+		t.Fatalf("%s: want one document, got %d", rulesFile, len(docs))
+	}
+	var f struct {
+		Groups []struct {
+			Name  string      `yaml:"name"`
+			Rules []alertRule `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	decodeInto(t, docs[0], &f)
+	var rules []alertRule
+	for _, g := range f.Groups {
+		rules = append(rules, g.Rules...)
+	}
+	if len(rules) == 0 {
+		t.Fatalf("%s holds no rules", rulesFile)
+	}
+	return rules
+}
+
+// TestAlertRules checks what promtool does not: every alert waits with for:,
+// has a severity an Alertmanager routes on, and tells the operator what
+// happened and what to do.
+func TestAlertRules(t *testing.T) {
+	names := map[string]bool{}
+	for _, r := range loadRules(t) {
+		if r.Alert == "" {
+			continue
+		}
+		if names[r.Alert] {
+			t.Errorf("alert %s is defined twice", r.Alert)
+		}
+		names[r.Alert] = true
+		if d, err := time.ParseDuration(r.For); err != nil || d <= 0 {
+			t.Errorf("alert %s: for: %q, want a duration: an alert that fires on one evaluation pages for every blip", r.Alert, r.For)
+		}
+		if s := r.Labels["severity"]; !slices.Contains([]string{"critical", "warning", "info"}, s) {
+			t.Errorf("alert %s: severity %q, want critical, warning or info", r.Alert, s)
+		}
+		if len(r.Annotations["summary"]) < 20 || len(r.Annotations["description"]) < 100 {
+			t.Errorf("alert %s: the summary and the description must say what happened and what to do", r.Alert)
+		}
+	}
+	for _, want := range []string{"A2AGatewayBackendFailureRatioHigh", "A2AGatewayAuthFailureSpike", "A2AGatewayTaskIndexUnreachable", "A2AGatewayConfigReloadFailed", "A2AGatewayLatencyP99High"} {
+		if !names[want] {
+			t.Errorf("no alert %s", want)
+		}
+	}
+}
+
+// TestDashboardAndAlertsQueryExistingMetrics: a metric renamed or a label
+// dropped in the gateway fails here, not in an operator's empty panel or
+// silent alert. The dashboard also shows every metric the gateway exports.
+func TestDashboardAndAlertsQueryExistingMetrics(t *testing.T) {
+	families := gatewayMetrics(t)
+	shown := map[string]bool{}
+	for where, expr := range dashboardQueries(t) {
+		for _, name := range checkQuery(t, families, where, expr) {
+			shown[name] = true
+		}
+	}
+	for name := range families {
+		if !shown[name] {
+			t.Errorf("the gateway exports %s, which no panel of %s shows: add one", name, dashboardFile)
+		}
+	}
+	for _, r := range loadRules(t) {
+		where := fmt.Sprintf("%s: %s%s", rulesFile, r.Alert, r.Record)
+		checkQuery(t, families, where, r.Expr)
+		// The queries an annotation tells the operator to run.
+		for key, text := range r.Annotations {
+			for _, series := range metricRef.FindAllString(text, -1) {
+				if _, problem := resolveMetric(families, series); problem != "" {
+					t.Errorf("%s, annotation %s: %s", where, key, problem)
+				}
+			}
+		}
+	}
+}
+
+// TestPromtoolRules runs promtool's own check and the rules' unit tests.
+func TestPromtoolRules(t *testing.T) {
+	if out, err := runTool(t, "promtool", "check", "rules", rulesFile); err != nil {
+		t.Fatalf("promtool check rules: %v\n%s", err, out)
+	}
+	if out, err := runTool(t, "promtool", "test", "rules", rulesTestFile); err != nil {
+		t.Fatalf("promtool test rules: %v\n%s", err, out)
+	}
+}
+
+// renderedObject is the part of a rendered manifest TestHelmMonitoring reads.
+type renderedObject struct {
+	Kind     string `yaml:"kind"`
+	Metadata struct {
+		Name        string            `yaml:"name"`
+		Namespace   string            `yaml:"namespace"`
+		Labels      map[string]string `yaml:"labels"`
+		Annotations map[string]string `yaml:"annotations"`
+	} `yaml:"metadata"`
+	Data map[string]string `yaml:"data"`
+	Spec map[string]any    `yaml:"spec"`
+}
+
+// TestHelmMonitoring renders the chart's dashboard ConfigMap and
+// PrometheusRule: off by default, the rule only where its CRD is, and both
+// carrying the files of deploy/ unchanged.
+func TestHelmMonitoring(t *testing.T) {
+	chart := filepath.Join("deploy", "helm", "a2a-gateway")
+	render := func(t *testing.T, args ...string) (dashboards, rules []renderedObject) {
+		t.Helper()
+		base := []string{"template", "rel", chart, "--kube-version", "1.31.0", "--namespace", "agents", "--set", "gateway.publicURL=https://helpdesk.example.com/"}
+		out, err := runTool(t, "helm", slices.Concat(base, args)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range decodeAll(t, out) {
+			var o renderedObject
+			decodeInto(t, doc, &o)
+			switch {
+			case o.Kind == "PrometheusRule":
+				rules = append(rules, o)
+			case o.Kind == "ConfigMap" && o.Data["a2a-gateway-dashboard.json"] != "":
+				dashboards = append(dashboards, o)
+			}
+		}
+		return dashboards, rules
+	}
+	const withCRD = "--api-versions=monitoring.coreos.com/v1/PrometheusRule"
+
+	t.Run("off by default", func(t *testing.T) {
+		dashboards, rules := render(t, withCRD)
+		if len(dashboards)+len(rules) != 0 {
+			t.Errorf("rendered %d dashboard ConfigMaps and %d PrometheusRules without being asked", len(dashboards), len(rules))
+		}
+	})
+	t.Run("enabled", func(t *testing.T) {
+		dashboards, rules := render(t, withCRD, "--set", "grafanaDashboard.enabled=true,prometheusRule.enabled=true,prometheusRule.labels.release=kube-prometheus-stack")
+		if len(dashboards) != 1 || len(rules) != 1 {
+			t.Fatalf("rendered %d dashboard ConfigMaps and %d PrometheusRules, want one of each", len(dashboards), len(rules))
+		}
+		cm := dashboards[0]
+		if cm.Metadata.Labels["grafana_dashboard"] != "1" || cm.Metadata.Namespace != "agents" {
+			t.Errorf("dashboard ConfigMap: labels %v, namespace %q; want grafana_dashboard: \"1\" in the release's namespace", cm.Metadata.Labels, cm.Metadata.Namespace)
+		}
+		if got := cm.Data["a2a-gateway-dashboard.json"]; got != string(readRepoFile(t, dashboardFile)) {
+			t.Errorf("the ConfigMap's dashboard is not %s byte for byte", dashboardFile)
+		}
+		pr := rules[0]
+		if pr.Metadata.Labels["release"] != "kube-prometheus-stack" || pr.Metadata.Labels["app.kubernetes.io/instance"] != "rel" {
+			t.Errorf("PrometheusRule labels %v: want prometheusRule.labels beside the chart's", pr.Metadata.Labels)
+		}
+		want := decodeFile(t, filepath.Join(repoRoot, rulesFile))[0]
+		if !reflect.DeepEqual(pr.Spec, want) {
+			t.Errorf("the PrometheusRule's spec is not %s:\n%v", rulesFile, pr.Spec)
+		}
+	})
+	t.Run("no CRD", func(t *testing.T) {
+		if _, rules := render(t, "--set", "prometheusRule.enabled=true"); len(rules) != 0 {
+			t.Errorf("rendered a PrometheusRule where the cluster has no such CRD")
+		}
+	})
+	t.Run("sidecar label and namespace", func(t *testing.T) {
+		dashboards, _ := render(t, "--set", "grafanaDashboard.enabled=true,grafanaDashboard.label=dashboards,grafanaDashboard.labelValue=a2a,grafanaDashboard.namespace=monitoring,grafanaDashboard.annotations.grafana_folder=A2A")
+		if len(dashboards) != 1 {
+			t.Fatalf("rendered %d dashboard ConfigMaps, want one", len(dashboards))
+		}
+		m := dashboards[0].Metadata
+		if m.Labels["dashboards"] != "a2a" || m.Namespace != "monitoring" || m.Annotations["grafana_folder"] != "A2A" {
+			t.Errorf("dashboard ConfigMap: labels %v, annotations %v, namespace %q; want dashboards: a2a, grafana_folder: A2A, in monitoring", m.Labels, m.Annotations, m.Namespace)
+		}
+	})
 }
