@@ -39,6 +39,7 @@ var conformanceCases = []conformanceCase{
 	{"Len", testLen},
 	{"Concurrency", testConcurrency},
 	{"OwnerRace", testOwnerRace},
+	{"Known", testKnown},
 	{"Close", testClose},
 }
 

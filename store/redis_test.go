@@ -95,6 +95,14 @@ func TestRedisConformance(t *testing.T) {
 	runConformance(t, openRedis)
 }
 
+func TestRedisShareConformance(t *testing.T) {
+	t.Parallel()
+	requireRedis(t)
+	runShareConformance(t, func(t *testing.T, clock *fakeClock) Store {
+		return openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t), now: clock.Now, MaxTasksPerOwner: testShare})
+	})
+}
+
 // TestRedisReplicasRaceOwners plays two gateway replicas sharing one index:
 // for every new id, exactly one owner's Put wins.
 func TestRedisReplicasRaceOwners(t *testing.T) {
