@@ -181,7 +181,7 @@ func (m *Memory) makeRoom(agent, owner string) error {
 	if len(m.tasks) >= m.maxTasks {
 		e := m.final.Front()
 		if e == nil {
-			return ErrIndexFull
+			return m.indexFull()
 		}
 		m.remove(e.Value.(*memTask))
 	}
@@ -192,12 +192,16 @@ func (m *Memory) makeRoom(agent, owner string) error {
 // tasks are evicted. The caller holds m.mu.
 func (m *Memory) admit(agent, owner string) error {
 	if b := m.buckets[bucketKey{agent, owner}]; m.shareFull(b) && b.final.Len() == 0 {
-		return ErrOwnerQuota
+		return &LimitError{Err: ErrOwnerQuota, Limit: m.maxPerOwner, Setting: "store.memory.max_tasks_per_owner"}
 	}
 	if len(m.tasks) >= m.maxTasks && m.final.Len() == 0 {
-		return ErrIndexFull
+		return m.indexFull()
 	}
 	return nil
+}
+
+func (m *Memory) indexFull() error {
+	return &LimitError{Err: ErrIndexFull, Limit: m.maxTasks, Setting: "store.memory.max_tasks"}
 }
 
 // shareFull reports whether bucket b holds its owner's whole share. Tasks

@@ -120,9 +120,13 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	case 0:
 		return ErrOwnerConflict
 	case 2:
-		return ErrOwnerQuota
+		return r.ownerQuota()
 	}
 	return nil
+}
+
+func (r *Redis) ownerQuota() error {
+	return &LimitError{Err: ErrOwnerQuota, Limit: r.maxPerOwner, Setting: "store.redis.max_tasks_per_owner"}
 }
 
 // Known implements Store.
@@ -134,27 +138,41 @@ func (r *Redis) Known(ctx context.Context, id string) (bool, error) {
 	return n > 0, nil
 }
 
-// Admit implements Store. It is one round trip, which also reads the
-// context's owner that a send checks anyway.
+// Admit implements Store. It is one round trip of reads (a pipeline), which
+// also reads the context's owner that a send checks anyway.
 func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
-	reply, err := admitScript.Run(ctx, r.client,
-		[]string{r.keys.bucket(a.Agent, a.Owner), r.keys.context(a.Agent, a.ContextID)},
-		r.keys.taskPrefix(a.Agent), a.Owner, micros(r.now()), r.maxPerOwner, r.keys.idsPrefix(),
-	).Slice()
+	now := r.now()
+	bucket := r.keys.bucket(a.Agent, a.Owner)
+	live := "(" + micros(now)
+	var tasks, finals *redis.IntCmd
+	var owner *redis.SliceCmd
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		tasks = p.ZCount(ctx, bucket+":exp", live, "+inf")
+		// A final task's score is when it was put; it lives for the TTL.
+		finals = p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
+		owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+		return nil
+	})
 	if err != nil {
 		return "", unavailable("admit task", err)
 	}
-	if len(reply) == 0 {
-		return "", unavailable("admit task", errors.New("empty reply"))
+	if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
+		return "", r.ownerQuota()
 	}
-	if code, _ := reply[0].(int64); code == 2 {
-		return "", ErrOwnerQuota
-	}
-	if len(reply) < 2 || a.ContextID == "" {
+	vals := owner.Val()
+	o, ok1 := vals[0].(string)
+	exp, ok2 := vals[1].(string)
+	if a.ContextID == "" || !ok1 || !ok2 {
 		return "", ErrNotFound
 	}
-	owner, _ := reply[1].(string)
-	return owner, nil
+	expires, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return "", unavailable("decode context", err)
+	}
+	if expires <= now.UnixMicro() {
+		return "", ErrNotFound
+	}
+	return o, nil
 }
 
 // Get implements Store.

@@ -221,25 +221,6 @@ for _, id in ipairs(ids) do out[#out + 1] = redis.call('HGETALL', taskPrefix .. 
 return out
 `)
 
-// admitScript implements Redis.Admit. It returns {2} when the owner's share
-// is full of tasks that are not final, else {0, context owner} ({0} when
-// no live context).
-//
-//	KEYS: bucket, context
-//	ARGV: taskPrefix, owner, now, max tasks per owner, ids prefix
-var admitScript = redis.NewScript(luaCommon + `
-local bucket, ck = KEYS[1], KEYS[2]
-local taskPrefix, owner, now, maxPerOwner, idsPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-
-purge(bucket, taskPrefix, idsPrefix, owner, now)
-if shareFull(bucket, owner, maxPerOwner) and redis.call('ZCARD', bucket .. ':fin') == 0 then
-  return {2}
-end
-local c = redis.call('HMGET', ck, 'owner', 'exp')
-if c[2] and tonumber(c[2]) > tonumber(now) then return {0, c[1]} end
-return {0}
-`)
-
 // lenScript implements Redis.Len.
 //
 //	KEYS: count

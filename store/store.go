@@ -126,6 +126,22 @@ var (
 	ErrUnavailable = errors.New("task store unavailable")
 )
 
+// LimitError is ErrOwnerQuota or ErrIndexFull with the bound that was
+// reached, for an error message that names what to change or wait for.
+type LimitError struct {
+	Err error // ErrOwnerQuota or ErrIndexFull
+	// Limit is the bound reached; Setting its config field, such as
+	// "store.memory.max_tasks_per_owner".
+	Limit   int
+	Setting string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%v (%s: %d)", e.Err, e.Setting, e.Limit)
+}
+
+func (e *LimitError) Unwrap() error { return e.Err }
+
 // unavailable wraps cause so that errors.Is matches both ErrUnavailable and
 // the cause (context.Canceled, for instance).
 func unavailable(op string, cause error) error {
