@@ -213,11 +213,25 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		return errTaskNotFound()
 	}
 	a.metrics.storeError("write")
-	a.log.Error("recording a task in the index failed after the backend acted; the caller gets its task and the write is retried",
-		"op", c.env.Op.String(), "task_id", t.ID, "error", err)
-	go a.retryRecord(t)
+	select {
+	case recordRetrySlots <- struct{}{}:
+		a.log.Error("recording a task in the index failed after the backend acted; the caller gets its task and the write is retried",
+			"op", c.env.Op.String(), "task_id", t.ID, "error", err)
+		go func() {
+			defer func() { <-recordRetrySlots }()
+			a.retryRecord(t)
+		}()
+	default:
+		a.log.Error("recording a task in the index failed after the backend acted, and too many writes are being retried already: "+
+			"the caller gets its task, which the gateway will not know", "op", c.env.Op.String(), "task_id", t.ID, "error", err)
+	}
 	return nil
 }
+
+// recordRetrySlots bounds the task writes retried at once, across agents:
+// a stream's every state change while the index is down would otherwise
+// start one more.
+var recordRetrySlots = make(chan struct{}, 1024)
 
 // recordRetryDelays are the waits before each background retry of a failed
 // task write: about 6 s in all, past a Redis failover or reconnect.
