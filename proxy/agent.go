@@ -397,6 +397,9 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 // backendError carries a backend's JSON-RPC error to the caller: same code
 // and message, data in the caller's dialect.
 func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
+	if e := uncheckedAnswer(c, obj); e != nil {
+		return e
+	}
 	out, err := normalize.ErrorObject(c.backend.dialect, c.env.Dialect, obj)
 	if err != nil {
 		return normalize.AsError(err, dialect.ErrInvalidAgentResponse)

@@ -39,6 +39,7 @@ var conformanceCases = []conformanceCase{
 	{"Len", testLen},
 	{"Concurrency", testConcurrency},
 	{"OwnerRace", testOwnerRace},
+	{"Known", testKnown},
 	{"Close", testClose},
 }
 
@@ -150,6 +151,8 @@ func testClose(t *testing.T, open opener) {
 	_, calls["ContextOwner"] = s.ContextOwner(ctx, "a", "c")
 	_, calls["List"] = s.List(ctx, Query{Agent: "a", Owner: "o", PageSize: 10})
 	_, calls["Len"] = s.Len(ctx)
+	_, calls["Known"] = s.Known(ctx, "t1")
+	_, calls["Admit"] = s.Admit(ctx, Admission{Agent: "a", Owner: "o"})
 	for name, err := range calls {
 		if !errors.Is(err, ErrUnavailable) {
 			t.Errorf("%s after Close = %v, want ErrUnavailable", name, err)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -93,6 +94,14 @@ func TestRedisConformance(t *testing.T) {
 	t.Parallel()
 	requireRedis(t)
 	runConformance(t, openRedis)
+}
+
+func TestRedisShareConformance(t *testing.T) {
+	t.Parallel()
+	requireRedis(t)
+	runShareConformance(t, func(t *testing.T, clock *fakeClock) Store {
+		return openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t), now: clock.Now, MaxTasksPerOwner: testShare})
+	})
 }
 
 // TestRedisReplicasRaceOwners plays two gateway replicas sharing one index:
@@ -229,4 +238,40 @@ func TestRedisErrorsWrapUnavailable(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
 		t.Errorf("Put(canceled context) = %v, want ErrUnavailable wrapping context.Canceled", err)
 	}
+}
+
+// BenchmarkRedisAdmit measures the check a send makes before it is
+// forwarded, beside the context-owner read it replaces for a send that
+// names a context.
+//
+//	go test -run '^$' -bench RedisAdmit -benchtime 2000x ./store
+func BenchmarkRedisAdmit(b *testing.B) {
+	if os.Getenv("A2AGW_SKIP_REDIS") != "" {
+		b.Skip("A2AGW_SKIP_REDIS is set")
+	}
+	s, err := NewRedis(RedisConfig{Address: redisAddr(), KeyPrefix: fmt.Sprintf("a2agw-bench-%d:", time.Now().UnixNano()), TTL: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for i := range 50 {
+		if err := s.Put(ctx, Task{ID: fmt.Sprint("t", i), ContextID: "c", Owner: "o", Agent: "a", State: "TASK_STATE_WORKING"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("Admit", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.Admit(ctx, Admission{Agent: "a", Owner: "o", ContextID: "c"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ContextOwner", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.ContextOwner(ctx, "a", "c"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
