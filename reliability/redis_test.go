@@ -53,6 +53,9 @@ func probe(cl *client, taskID string) map[string]error {
 // caller's dialect and /readyz says 503; once it is back, service resumes
 // without a gateway restart and the tasks made before are still there.
 func TestRedisRestartUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a load test: skipped with -short")
+	}
 	f := newFault(t, "Redis task index cut and restored under load")
 	relay := testnet.NewRelay(t, testredis.Addr(t))
 	be := startBackends(t)
