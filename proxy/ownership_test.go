@@ -17,6 +17,7 @@ import (
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/testnet"
+	"github.com/a2agate/gateway/internal/testredis"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -401,7 +402,7 @@ func TestSkillRouting(t *testing.T) {
 // through one is served, with its owner, by the other. Redis going away
 // makes task calls fail closed; its return restores service.
 func TestRedisSharedIndex(t *testing.T) {
-	relay := testnet.NewRelay(t, "127.0.0.1:6379")
+	relay := testnet.NewRelay(t, testredis.Addr(t))
 	prefix := fmt.Sprintf("a2agw-test-%d:", time.Now().UnixNano())
 	open := func() store.Store {
 		s, err := store.NewRedis(store.RedisConfig{Address: relay.Addr, KeyPrefix: prefix, TTL: time.Hour, DialTimeout: time.Second, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
@@ -410,7 +411,7 @@ func TestRedisSharedIndex(t *testing.T) {
 		}
 		t.Cleanup(func() { s.Close() })
 		if err := s.Ping(context.Background()); err != nil {
-			t.Fatalf("Redis on 127.0.0.1:6379 is needed (scripts/ensure-redis.sh): %v", err)
+			t.Fatalf("Redis through the relay: %v", err)
 		}
 		return s
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,29 +13,9 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/a2agate/gateway/internal/testredis"
 )
-
-// The Redis tests use the real Redis at 127.0.0.1:6379 (A2AGW_REDIS_ADDR
-// overrides it). They fail when it is unreachable, unless A2AGW_SKIP_REDIS=1.
-
-func redisAddr() string {
-	if addr := os.Getenv("A2AGW_REDIS_ADDR"); addr != "" {
-		return addr
-	}
-	return DefaultRedisAddress
-}
-
-func requireRedis(t *testing.T) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", redisAddr(), time.Second)
-	if err != nil {
-		if os.Getenv("A2AGW_SKIP_REDIS") == "1" {
-			t.Skipf("redis unreachable at %s and A2AGW_SKIP_REDIS=1: %v", redisAddr(), err)
-		}
-		t.Fatalf("redis unreachable at %s (set A2AGW_SKIP_REDIS=1 to skip the Redis tests): %v", redisAddr(), err)
-	}
-	conn.Close()
-}
 
 // testPrefix returns a key prefix of its own for one test, and deletes its
 // keys when the test ends.
@@ -61,7 +40,7 @@ func testPrefix(t *testing.T) string {
 
 // adminClient is a plain client for inspecting Redis behind a store's back.
 func adminClient(t *testing.T) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: redisAddr()})
+	c := redis.NewClient(&redis.Options{Addr: testredis.Addr(t)})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -86,21 +65,21 @@ func openRedisStore(t *testing.T, cfg RedisConfig) *Redis {
 }
 
 func openRedis(t *testing.T, clock *fakeClock) Store {
-	requireRedis(t)
-	return openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t), now: clock.Now})
+	addr := testredis.Addr(t)
+	return openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: testPrefix(t), now: clock.Now})
 }
 
 func TestRedisConformance(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
+	testredis.Addr(t)
 	runConformance(t, openRedis)
 }
 
 func TestRedisShareConformance(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
+	addr := testredis.Addr(t)
 	runShareConformance(t, func(t *testing.T, clock *fakeClock) Store {
-		return openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t), now: clock.Now, MaxTasksPerOwner: testShare})
+		return openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: testPrefix(t), now: clock.Now, MaxTasksPerOwner: testShare})
 	})
 }
 
@@ -108,12 +87,12 @@ func TestRedisShareConformance(t *testing.T) {
 // for every new id, exactly one owner's Put wins.
 func TestRedisReplicasRaceOwners(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
+	addr := testredis.Addr(t)
 	prefix := testPrefix(t)
 	clock := newFakeClock()
 	replicas := []Store{
-		openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, now: clock.Now}),
-		openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, now: clock.Now}),
+		openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now}),
+		openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now}),
 	}
 	raceOwners(t, replicas, 50, 2)
 	for i, r := range replicas {
@@ -128,10 +107,10 @@ func TestRedisReplicasRaceOwners(t *testing.T) {
 // rather than waiting for Redis to expire them.
 func TestRedisKeysExpire(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
+	addr := testredis.Addr(t)
 	prefix := testPrefix(t)
 	clock := newFakeClock()
-	s := openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, TTL: time.Hour, now: clock.Now})
+	s := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, TTL: time.Hour, now: clock.Now})
 	ctx := context.Background()
 	admin := adminClient(t)
 	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: working})
@@ -230,8 +209,8 @@ func TestNewRedisReadsPassword(t *testing.T) {
 
 func TestRedisErrorsWrapUnavailable(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
-	s := openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t)})
+	addr := testredis.Addr(t)
+	s := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: testPrefix(t)})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	err := s.Put(ctx, Task{ID: "t", Agent: "a"})
@@ -246,10 +225,7 @@ func TestRedisErrorsWrapUnavailable(t *testing.T) {
 //
 //	go test -run '^$' -bench RedisAdmit -benchtime 2000x ./store
 func BenchmarkRedisAdmit(b *testing.B) {
-	if os.Getenv("A2AGW_SKIP_REDIS") != "" {
-		b.Skip("A2AGW_SKIP_REDIS is set")
-	}
-	s, err := NewRedis(RedisConfig{Address: redisAddr(), KeyPrefix: fmt.Sprintf("a2agw-bench-%d:", time.Now().UnixNano()), TTL: time.Minute})
+	s, err := NewRedis(RedisConfig{Address: testredis.Addr(b), KeyPrefix: fmt.Sprintf("a2agw-bench-%d:", time.Now().UnixNano()), TTL: time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}

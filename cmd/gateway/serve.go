@@ -34,10 +34,12 @@ const endCallsGrace = time.Second
 // configPollInterval is how often the config file is checked for changes.
 var configPollInterval = 2 * time.Second
 
+// newLogger writes JSON lines to w, each in one write as it is logged, so
+// that no line waits in the process to be lost at exit or on a crash.
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level)) // validated with the config
-	return slog.New(newJSONLogHandler(w, l))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
 // runtime is what lives for the whole process: listeners, the task index
