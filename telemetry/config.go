@@ -39,7 +39,8 @@ type Config struct {
 	// else 1 (every trace).
 	SampleRatio *float64 `yaml:"sample_ratio"`
 	// ServiceName is the service.name of the gateway's spans. Defaults to
-	// OTEL_SERVICE_NAME, else "a2a-gateway".
+	// OTEL_SERVICE_NAME, else the service.name of OTEL_RESOURCE_ATTRIBUTES,
+	// else "a2a-gateway".
 	ServiceName string `yaml:"service_name"`
 
 	// Tests shrink the export's bounds; the constants of setup.go otherwise.
@@ -89,6 +90,9 @@ func (c *Config) SetDefaults() {
 	}
 	if c.ServiceName == "" {
 		c.ServiceName = firstEnv("OTEL_SERVICE_NAME")
+	}
+	if c.ServiceName == "" {
+		c.ServiceName = serviceNameFromResourceEnv()
 	}
 	if c.ServiceName == "" {
 		c.ServiceName = DefaultServiceName
@@ -186,6 +190,21 @@ func firstEnv(names ...string) string {
 	for _, n := range names {
 		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
 			return v
+		}
+	}
+	return ""
+}
+
+// serviceNameFromResourceEnv is the service.name OTEL_RESOURCE_ATTRIBUTES
+// (key=value pairs, comma-separated, values percent-encoded) holds, if any.
+func serviceNameFromResourceEnv() string {
+	for _, pair := range strings.Split(os.Getenv("OTEL_RESOURCE_ATTRIBUTES"), ",") {
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok || strings.TrimSpace(k) != "service.name" {
+			continue
+		}
+		if name, err := url.PathUnescape(strings.TrimSpace(v)); err == nil {
+			return name
 		}
 	}
 	return ""

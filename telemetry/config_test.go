@@ -17,6 +17,12 @@ func TestDefaults(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Errorf("defaults do not validate: %v", err)
 	}
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=prod,service.name=from%20resource")
+	c = Config{}
+	c.SetDefaults()
+	if c.ServiceName != "from resource" {
+		t.Errorf("service name %q, want the one of OTEL_RESOURCE_ATTRIBUTES", c.ServiceName)
+	}
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	t.Setenv("OTEL_SERVICE_NAME", "svc")
 	c = Config{}
