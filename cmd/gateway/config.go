@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2agate/gateway/proxy"
 	"github.com/a2agate/gateway/store"
+	"github.com/a2agate/gateway/telemetry"
 )
 
 // Defaults of Config.
@@ -36,6 +37,8 @@ type Config struct {
 	Agents []proxy.AgentConfig `yaml:"agents"`
 	// Store is the task index shared by all agents.
 	Store StoreConfig `yaml:"store"`
+	// Tracing exports OpenTelemetry spans; off by default.
+	Tracing telemetry.Config `yaml:"tracing"`
 	// source is the content of the file the config was read from: the
 	// watcher tells a change of the file against it.
 	source []byte
@@ -100,6 +103,7 @@ func (c *Config) setDefaults() {
 	}
 	c.Store.Memory.SetDefaults()
 	c.Store.Redis.SetDefaults()
+	c.Tracing.SetDefaults()
 }
 
 // validate reports every problem at once.
@@ -124,6 +128,9 @@ func (c *Config) validate() error {
 		}
 	default:
 		errs = append(errs, fmt.Errorf("store.type %q is not one of memory, redis", c.Store.Type))
+	}
+	if err := c.Tracing.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("tracing: %w", err))
 	}
 	if len(c.Agents) == 0 {
 		errs = append(errs, errors.New("agents: at least one agent is required"))

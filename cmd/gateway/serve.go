@@ -25,6 +25,7 @@ import (
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/proxy"
 	"github.com/a2agate/gateway/store"
+	"github.com/a2agate/gateway/telemetry"
 )
 
 // endCallsGrace is how long the calls canceled at the shutdown timeout get
@@ -52,6 +53,9 @@ type runtime struct {
 	reloads  *prometheus.CounterVec
 	registry *prometheus.Registry
 	pprof    bool
+	// tracing is process-wide, like the task index; the proxy's Options
+	// take it in the next step of issue 26.
+	tracing *telemetry.Tracing
 
 	mu  sync.RWMutex
 	cur *generation
@@ -157,8 +161,8 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 		rt.mu.RLock()
 		old := rt.cur.cfg
 		rt.mu.RUnlock()
-		if cfg.Listen != old.Listen || cfg.Admin != old.Admin || cfg.Server != old.Server || !reflect.DeepEqual(cfg.Store, old.Store) {
-			return errors.New("listen, admin, server and store settings change only with a restart")
+		if cfg.Listen != old.Listen || cfg.Admin != old.Admin || cfg.Server != old.Server || !reflect.DeepEqual(cfg.Store, old.Store) || !reflect.DeepEqual(cfg.Tracing, old.Tracing) {
+			return errors.New("listen, admin, server, store and tracing settings change only with a restart")
 		}
 		g, err := rt.build(ctx, cfg)
 		if err != nil {
@@ -206,8 +210,19 @@ func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-ch
 // returns. path, when set, is the config file to watch for reloads. ready,
 // when set, is told the traffic and admin addresses once they accept.
 func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, ready func(addr, admin string)) error {
-	log := newLogger(logOut, cfg.Log.Level)
+	log := slog.New(telemetry.LogHandler(newLogger(logOut, cfg.Log.Level).Handler()))
 	redis.SetLogger(redisLogger{log})
+	tracing, err := telemetry.Setup(ctx, cfg.Tracing, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Server.ShutdownTimeout)
+		defer cancel()
+		if err := tracing.Shutdown(tctx); err != nil {
+			log.Warn("tracing shutdown", "error", err)
+		}
+	}()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
@@ -228,6 +243,8 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	rt.reloads.WithLabelValues("success")
 	rt.reloads.WithLabelValues("failure")
 	reg.MustRegister(rt.reloads)
+	rt.tracing = tracing
+	reg.MustRegister(tracing.Collector())
 
 	g, err := rt.build(ctx, cfg)
 	if err != nil {
