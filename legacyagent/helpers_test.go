@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // The tests read the wire as generic JSON, never through the agent's own
@@ -24,6 +26,19 @@ import (
 // testTimeout bounds every request, so that a hung stream fails the test
 // instead of stalling it.
 const testTimeout = 10 * time.Second
+
+// question is the status message of an input-required task.
+const question = agentcore.Question
+
+// JSON-RPC and A2A 0.2.5 error codes (specification §8).
+const (
+	codeParseError        = agentcore.CodeParseError
+	codeInvalidRequest    = agentcore.CodeInvalidRequest
+	codeMethodNotFound    = agentcore.CodeMethodNotFound
+	codeInvalidParams     = agentcore.CodeInvalidParams
+	codeTaskNotFound      = agentcore.CodeTaskNotFound
+	codeTaskNotCancelable = agentcore.CodeTaskNotCancelable
+)
 
 type obj = map[string]any
 

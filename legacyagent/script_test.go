@@ -111,29 +111,6 @@ func TestCloseEndsScriptsStreamsAndBlockingSends(t *testing.T) {
 	})
 }
 
-func TestClassify(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		text string
-		want behaviour
-	}{
-		{"Is it up?", answer},
-		{"  wait, is it up?  ", answer},
-		{"FAILURE", fail},
-		{"fail?", answer},
-		{"Input", askInput},
-		{"WAIT here", waitForCancel},
-		{"hello", complete},
-		{"", complete},
-		{"please fail", complete},
-	}
-	for _, tt := range tests {
-		if got := classify(tt.text); got != tt.want {
-			t.Errorf("classify(%q) = %v, want %v", tt.text, got, tt.want)
-		}
-	}
-}
-
 func TestFormatTimestamp(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -149,39 +126,5 @@ func TestFormatTimestamp(t *testing.T) {
 		if got := formatTimestamp(tt.in); got != tt.want {
 			t.Errorf("formatTimestamp(%v) = %q, want %q", tt.in, got, tt.want)
 		}
-	}
-}
-
-func TestStoreForgetsOldestTerminalTask(t *testing.T) {
-	t.Parallel()
-	s := newStore(time.Now)
-	s.maxTasks = 2
-	msg := message{Kind: kindMessage, MessageID: "m", Role: roleUser}
-	running, _ := s.create(msg)
-	done, _ := s.create(msg)
-	s.setStatus(done, stateCompleted, nil)
-
-	newest, _ := s.create(msg)
-	for rec, want := range map[*record]bool{running: true, done: false, newest: true} {
-		if _, ok := s.lookup(rec.task.ID); ok != want {
-			t.Errorf("task %s kept = %v, want %v", rec.task.Status.State, ok, want)
-		}
-	}
-	// Nothing terminal left to forget: the store grows past the bound
-	// rather than dropping live tasks.
-	s.create(msg)
-	if len(s.tasks) != 3 {
-		t.Fatalf("store holds %d tasks, want 3", len(s.tasks))
-	}
-}
-
-func TestNewIDIsAUUID(t *testing.T) {
-	t.Parallel()
-	id := newID()
-	if len(id) != 36 || id[14] != '4' || strings.Count(id, "-") != 4 || !strings.ContainsRune("89ab", rune(id[19])) {
-		t.Fatalf("newID() = %q, want a version 4 UUID", id)
-	}
-	if newID() == id {
-		t.Fatal("two ids are equal")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 func TestEnvelopeErrors(t *testing.T) {
@@ -131,7 +133,7 @@ func TestClosedAgentRefusesCalls(t *testing.T) {
 func TestOversizedBodyIsRefused(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	body := `{"jsonrpc":"2.0","id":"a","method":"GetTask","params":{"id":"` + strings.Repeat("x", maxRequestBytes) + `"}}`
+	body := `{"jsonrpc":"2.0","id":"a","method":"GetTask","params":{"id":"` + strings.Repeat("x", agentcore.MaxRequestBytes) + `"}}`
 	e, ok := rpcRaw(t, srv, body)["error"].(obj)
 	if !ok {
 		t.Fatal("an oversized request was accepted")

@@ -110,26 +110,6 @@ func TestCloseEndsScriptsStreamsAndBlockingSends(t *testing.T) {
 	})
 }
 
-func TestClassify(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		text string
-		want behaviour
-	}{
-		{"Is it up?", answer},
-		{"FAILURE", fail},
-		{"Input", askInput},
-		{"WAIT here", waitForCancel},
-		{"hello", complete},
-		{"", complete},
-	}
-	for _, tt := range tests {
-		if got := classify(tt.text); got != tt.want {
-			t.Errorf("classify(%q) = %v, want %v", tt.text, got, tt.want)
-		}
-	}
-}
-
 func TestFormatTimestamp(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -163,27 +143,6 @@ func TestProtoBytes(t *testing.T) {
 		if err := json.Unmarshal([]byte(in), &b); err == nil {
 			t.Errorf("decoding %s: no error", in)
 		}
-	}
-}
-
-func TestStoreForgetsOldestTerminalTask(t *testing.T) {
-	t.Parallel()
-	s := newStore(time.Now)
-	s.maxTasks = 2
-	msg := message{MessageID: "m", Role: roleUser}
-	running, _ := s.create(msg)
-	done, _ := s.create(msg)
-	s.setStatus(done, stateCompleted, nil)
-
-	newest, _ := s.create(msg)
-	for rec, want := range map[*record]bool{running: true, done: false, newest: true} {
-		if _, ok := s.lookup(rec.task.ID); ok != want {
-			t.Errorf("task %s kept = %v, want %v", rec.task.Status.State, ok, want)
-		}
-	}
-	s.create(msg)
-	if len(s.tasks) != 3 {
-		t.Fatalf("store holds %d tasks, want 3", len(s.tasks))
 	}
 }
 
