@@ -32,11 +32,11 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 
 	// A question sends exactly one message event on a stream.
 	s := openStream(t, srv, "message/stream", send("Streaming?"))
-	ev := s.mustNext()
+	ev := s.MustNext()
 	if ev["kind"] != "message" || str(t, ev, "parts", 0, "text") != "You asked: Streaming?" {
 		t.Fatalf("stream event = %v", ev)
 	}
-	s.wantEnd()
+	s.WantEnd()
 }
 
 // lifecycle is the expected state sequence and ending of each behaviour.
@@ -120,7 +120,7 @@ func TestStreamEventOrder(t *testing.T) {
 			var got []string
 			var taskID, contextID string
 			for {
-				ev, ok := s.next()
+				ev, ok := s.Next()
 				if !ok {
 					break
 				}
@@ -173,7 +173,7 @@ func TestNonBlockingSendReturnsAtOnce(t *testing.T) {
 	s := openStream(t, srv, "tasks/resubscribe", obj{"id": res["id"]})
 	var last string
 	for {
-		ev, ok := s.next()
+		ev, ok := s.Next()
 		if !ok {
 			break
 		}
@@ -198,17 +198,17 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 		var done obj
 		if streaming {
 			s := openStream(t, srv, "message/stream", obj{"message": reply})
-			snap := s.mustNext()
+			snap := s.MustNext()
 			if snap["kind"] != "task" || str(t, snap, "status", "state") != "working" {
 				t.Fatalf("first follow-up event = %v, want the working task", snap)
 			}
-			if ev := s.mustNext(); ev["kind"] != "artifact-update" {
+			if ev := s.MustNext(); ev["kind"] != "artifact-update" {
 				t.Fatalf("second follow-up event = %v, want the artifact", ev)
 			}
-			if ev := s.mustNext(); path(t, ev, "status", "state") != "completed" || ev["final"] != true {
+			if ev := s.MustNext(); path(t, ev, "status", "state") != "completed" || ev["final"] != true {
 				t.Fatalf("third follow-up event = %v, want completed", ev)
 			}
-			s.wantEnd()
+			s.WantEnd()
 			done = call(t, srv, "tasks/get", obj{"id": first["id"]}).(obj)
 		} else {
 			done = call(t, srv, "message/send", obj{"message": reply}).(obj)
@@ -239,8 +239,8 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
 	s := openStream(t, srv, "message/stream", send("wait for it"))
-	snap := s.mustNext()
-	if ev := s.mustNext(); path(t, ev, "status", "state") != "working" || ev["final"] != false {
+	snap := s.MustNext()
+	if ev := s.MustNext(); path(t, ev, "status", "state") != "working" || ev["final"] != false {
 		t.Fatalf("second event = %v, want working", ev)
 	}
 
@@ -248,10 +248,10 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 	if canceled["kind"] != "task" || str(t, canceled, "status", "state") != "canceled" {
 		t.Fatalf("cancel result = %v", canceled)
 	}
-	if ev := s.mustNext(); path(t, ev, "status", "state") != "canceled" || ev["final"] != true {
+	if ev := s.MustNext(); path(t, ev, "status", "state") != "canceled" || ev["final"] != true {
 		t.Fatalf("event after cancel = %v, want a final canceled update", ev)
 	}
-	s.wantEnd()
+	s.WantEnd()
 
 	e := callErr(t, srv, "tasks/cancel", obj{"id": snap["id"]})
 	wantCode(t, e, codeTaskNotCancelable)
@@ -263,20 +263,20 @@ func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
 	hold := make(chan struct{})
 	_, srv := startAgent(t, Options{Hold: hold})
 	s := openStream(t, srv, "message/stream", send("wait and see"))
-	s.mustNext()
+	s.MustNext()
 	// The working update arrives while the task is held: each event is
 	// flushed as it happens, not when the stream ends.
-	if ev := s.mustNext(); path(t, ev, "status", "state") != "working" {
+	if ev := s.MustNext(); path(t, ev, "status", "state") != "working" {
 		t.Fatalf("second event = %v, want working", ev)
 	}
 	close(hold)
-	if ev := s.mustNext(); ev["kind"] != "artifact-update" {
+	if ev := s.MustNext(); ev["kind"] != "artifact-update" {
 		t.Fatalf("event after Hold = %v, want the artifact", ev)
 	}
-	if ev := s.mustNext(); path(t, ev, "status", "state") != "completed" {
+	if ev := s.MustNext(); path(t, ev, "status", "state") != "completed" {
 		t.Fatalf("last event = %v, want completed", ev)
 	}
-	s.wantEnd()
+	s.WantEnd()
 }
 
 func TestBlockingSendWaitsForTheHold(t *testing.T) {

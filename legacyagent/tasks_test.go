@@ -81,27 +81,27 @@ func TestTasksResubscribe(t *testing.T) {
 
 	// A running task: the Task first, then its updates to the end.
 	first := openStream(t, srv, "message/stream", send("wait"))
-	snap := first.mustNext()
-	first.mustNext() // working
+	snap := first.MustNext()
+	first.MustNext() // working
 
 	s := openStream(t, srv, "tasks/resubscribe", obj{"id": snap["id"]})
-	if ev := s.mustNext(); ev["kind"] != "task" || str(t, ev, "status", "state") != "working" || ev["id"] != snap["id"] {
+	if ev := s.MustNext(); ev["kind"] != "task" || str(t, ev, "status", "state") != "working" || ev["id"] != snap["id"] {
 		t.Fatalf("first resubscribe event = %v, want the working task", ev)
 	}
 	call(t, srv, "tasks/cancel", obj{"id": snap["id"]})
 	for _, stream := range []*sse{s, first} {
-		if ev := stream.mustNext(); path(t, ev, "status", "state") != "canceled" || ev["final"] != true {
+		if ev := stream.MustNext(); path(t, ev, "status", "state") != "canceled" || ev["final"] != true {
 			t.Fatalf("event after cancel = %v", ev)
 		}
-		stream.wantEnd()
+		stream.WantEnd()
 	}
 
 	// A terminal task, and an interrupted one: the Task event alone.
 	for _, text := range []string{"finish", "input"} {
 		res := call(t, srv, "message/send", send(text)).(obj)
 		s := openStream(t, srv, "tasks/resubscribe", obj{"id": res["id"]})
-		wantJSON(t, text+" task event", s.mustNext(), res)
-		s.wantEnd()
+		wantJSON(t, text+" task event", s.MustNext(), res)
+		s.WantEnd()
 	}
 
 	e := callErr(t, srv, "tasks/resubscribe", obj{"id": "missing"})

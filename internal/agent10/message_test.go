@@ -33,10 +33,10 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 	}
 
 	s := openStream(t, srv, "SendStreamingMessage", send("Streaming?"))
-	if got := str(t, s.nextOf("message"), "parts", 0, "text"); got != "You asked: Streaming?" {
+	if got := str(t, s.NextOf("message"), "parts", 0, "text"); got != "You asked: Streaming?" {
 		t.Fatalf("streamed reply = %q", got)
 	}
-	s.wantEnd()
+	s.WantEnd()
 }
 
 // lifecycles is the expected stream and ending of each behaviour.
@@ -136,7 +136,7 @@ func TestStreamEventOrder(t *testing.T) {
 			var got []string
 			var taskID, contextID string
 			for {
-				ev, ok := s.next()
+				ev, ok := s.Next()
 				if !ok {
 					break
 				}
@@ -203,14 +203,14 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 		var done obj
 		if streaming {
 			s := openStream(t, srv, "SendStreamingMessage", obj{"message": reply})
-			if st := str(t, s.nextOf("task"), "status", "state"); st != "TASK_STATE_WORKING" {
+			if st := str(t, s.NextOf("task"), "status", "state"); st != "TASK_STATE_WORKING" {
 				t.Fatalf("first follow-up event state = %q, want working", st)
 			}
-			s.nextOf("artifactUpdate")
-			if st := str(t, s.nextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_COMPLETED" {
+			s.NextOf("artifactUpdate")
+			if st := str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_COMPLETED" {
 				t.Fatalf("last follow-up event state = %q, want completed", st)
 			}
-			s.wantEnd()
+			s.WantEnd()
 			done = call(t, srv, "GetTask", obj{"id": first["id"]}).(obj)
 		} else {
 			done = path(t, call(t, srv, "SendMessage", obj{"message": reply}), "task").(obj)
@@ -238,8 +238,8 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
 	s := openStream(t, srv, "SendStreamingMessage", send("wait for it"))
-	snap := s.nextOf("task")
-	if st := str(t, s.nextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_WORKING" {
+	snap := s.NextOf("task")
+	if st := str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_WORKING" {
 		t.Fatalf("second event state = %q, want working", st)
 	}
 
@@ -247,10 +247,10 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 	if str(t, canceled, "status", "state") != "TASK_STATE_CANCELED" || canceled["id"] != snap["id"] {
 		t.Fatalf("cancel result = %v, want the bare canceled task", canceled)
 	}
-	if st := str(t, s.nextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_CANCELED" {
+	if st := str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_CANCELED" {
 		t.Fatalf("event after cancel state = %q", st)
 	}
-	s.wantEnd()
+	s.WantEnd()
 
 	md := wantCode(t, callErr(t, srv, "CancelTask", obj{"id": snap["id"]}), codeTaskNotCancelable)
 	wantJSON(t, "metadata", md, obj{"taskId": snap["id"], "state": "TASK_STATE_CANCELED"})
@@ -261,16 +261,16 @@ func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
 	hold := make(chan struct{})
 	_, srv := startAgent(t, Options{Hold: hold})
 	s := openStream(t, srv, "SendStreamingMessage", send("wait and see"))
-	s.nextOf("task")
+	s.NextOf("task")
 	// The working update arrives while the task is held: each event is
 	// flushed as it happens, not when the stream ends.
-	s.nextOf("statusUpdate")
+	s.NextOf("statusUpdate")
 	close(hold)
-	s.nextOf("artifactUpdate")
-	if st := str(t, s.nextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_COMPLETED" {
+	s.NextOf("artifactUpdate")
+	if st := str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_COMPLETED" {
 		t.Fatalf("last state = %q, want completed", st)
 	}
-	s.wantEnd()
+	s.WantEnd()
 }
 
 func TestBlockingSendWaitsForTheHold(t *testing.T) {

@@ -77,26 +77,26 @@ func TestSubscribeToTask(t *testing.T) {
 	_, srv := startAgent(t, Options{})
 
 	first := openStream(t, srv, "SendStreamingMessage", send("wait"))
-	snap := first.nextOf("task")
-	first.nextOf("statusUpdate") // working
+	snap := first.NextOf("task")
+	first.NextOf("statusUpdate") // working
 
 	s := openStream(t, srv, "SubscribeToTask", obj{"id": snap["id"]})
-	if ev := s.nextOf("task"); str(t, ev, "status", "state") != "TASK_STATE_WORKING" || ev["id"] != snap["id"] {
+	if ev := s.NextOf("task"); str(t, ev, "status", "state") != "TASK_STATE_WORKING" || ev["id"] != snap["id"] {
 		t.Fatalf("first subscribe event = %v, want the working task", ev)
 	}
 	call(t, srv, "CancelTask", obj{"id": snap["id"]})
 	for _, stream := range []*sse{s, first} {
-		if st := str(t, stream.nextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_CANCELED" {
+		if st := str(t, stream.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_CANCELED" {
 			t.Fatalf("event after cancel: state %q", st)
 		}
-		stream.wantEnd()
+		stream.WantEnd()
 	}
 
 	// An interrupted task: the task event alone.
 	asking := path(t, call(t, srv, "SendMessage", send("input")), "task").(obj)
 	s = openStream(t, srv, "SubscribeToTask", obj{"id": asking["id"]})
-	wantJSON(t, "task event", s.nextOf("task"), asking)
-	s.wantEnd()
+	wantJSON(t, "task event", s.NextOf("task"), asking)
+	s.WantEnd()
 
 	// A terminal task cannot be subscribed to.
 	done := path(t, call(t, srv, "SendMessage", send("finish")), "task").(obj)

@@ -1,0 +1,147 @@
+package agentcore_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/a2agate/gateway/internal/agent10"
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/legacyagent"
+)
+
+// The behaviours the core gives both agents are tested here once per
+// dialect, on the wire; what only one dialect does is tested in its own
+// package.
+
+type obj = agenttest.Obj
+
+// dialect is how one agent spells what the tests send and read.
+type dialect struct {
+	name string
+	new  func(agentcore.Options) agenttest.Agent
+	// version is the A2A-Version header its clients send, "" for none.
+	version string
+	// oneKey: every stream result is a one-key StreamResponse.
+	oneKey bool
+	// Method names; foreign is a method of the other dialect.
+	send, stream, get, cancel, foreign string
+	// states spells the neutral state names the tests use.
+	states map[string]string
+	// stepStamps are the status timestamps of a "hello" task paced by a
+	// 300ms StepDelay, in a synctest bubble.
+	stepStamps []string
+	// userMessage is a user message whose only part is text.
+	userMessage func(text string) obj
+	// sendNow is the params of a send that returns the task at once.
+	sendNow func(msg obj) obj
+	// task is the task in a send result.
+	task func(t *testing.T, res obj) obj
+	// event is the kind ("task", "status", "artifact", "message") and body
+	// of a stream event.
+	event func(t *testing.T, ev obj) (string, obj)
+	// detail is what an error says it is about.
+	detail func(t *testing.T, e obj) any
+}
+
+var dialects = []dialect{
+	{
+		name:    "0.2.5",
+		new:     func(o agentcore.Options) agenttest.Agent { return legacyagent.New(o) },
+		send:    "message/send",
+		stream:  "message/stream",
+		get:     "tasks/get",
+		cancel:  "tasks/cancel",
+		foreign: "SendMessage",
+		states:  map[string]string{"working": "working", "canceled": "canceled"},
+		stepStamps: []string{
+			"2000-01-01T00:00:00+00:00", // submitted, at once; no fraction when it is zero
+			"2000-01-01T00:00:00.300000+00:00",
+			"2000-01-01T00:00:00.900000+00:00", // the artifact took one step
+		},
+		userMessage: func(text string) obj {
+			return obj{"kind": "message", "messageId": "m-" + text, "role": "user", "parts": []any{obj{"kind": "text", "text": text}}}
+		},
+		sendNow: func(msg obj) obj {
+			return obj{"message": msg, "configuration": obj{"acceptedOutputModes": []any{}, "blocking": false}}
+		},
+		task: func(t *testing.T, res obj) obj { return res },
+		event: func(t *testing.T, ev obj) (string, obj) {
+			kinds := map[string]string{"status-update": "status", "artifact-update": "artifact", "task": "task", "message": "message"}
+			return kinds[agenttest.Str(t, ev, "kind")], ev
+		},
+		detail: func(t *testing.T, e obj) any { return e["data"] },
+	},
+	{
+		name:    "1.0",
+		new:     func(o agentcore.Options) agenttest.Agent { return agent10.New(o) },
+		version: "1.0",
+		oneKey:  true,
+		send:    "SendMessage",
+		stream:  "SendStreamingMessage",
+		get:     "GetTask",
+		cancel:  "CancelTask",
+		foreign: "message/send",
+		states:  map[string]string{"working": "TASK_STATE_WORKING", "canceled": "TASK_STATE_CANCELED"},
+		stepStamps: []string{
+			"2000-01-01T00:00:00.000Z",
+			"2000-01-01T00:00:00.300Z",
+			"2000-01-01T00:00:00.900Z",
+		},
+		userMessage: func(text string) obj {
+			return obj{"messageId": "m-" + text, "role": "ROLE_USER", "parts": []any{obj{"text": text}}}
+		},
+		sendNow: func(msg obj) obj { return obj{"message": msg, "configuration": obj{"returnImmediately": true}} },
+		task:    func(t *testing.T, res obj) obj { return agenttest.Path(t, res, "task").(obj) },
+		event: func(t *testing.T, ev obj) (string, obj) {
+			for key, inner := range ev {
+				kind := map[string]string{"statusUpdate": "status", "artifactUpdate": "artifact", "task": "task", "message": "message"}[key]
+				return kind, inner.(obj)
+			}
+			t.Fatalf("empty stream event")
+			return "", nil
+		},
+		detail: func(t *testing.T, e obj) any { return agenttest.Path(t, e, "data", 0, "metadata") },
+	},
+}
+
+// forEach runs test as a parallel subtest per dialect.
+func forEach(t *testing.T, test func(t *testing.T, d dialect)) {
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, d)
+		})
+	}
+}
+
+func (d dialect) start(t *testing.T, opts agentcore.Options) (agenttest.Agent, *httptest.Server) {
+	t.Helper()
+	a := d.new(opts)
+	return a, agenttest.Start(t, a)
+}
+
+func (d dialect) post(t *testing.T, srv *httptest.Server, body string) *http.Response {
+	t.Helper()
+	return agenttest.Post(t, srv, body, d.version)
+}
+
+func (d dialect) rpcRaw(t *testing.T, srv *httptest.Server, body string) obj {
+	t.Helper()
+	return agenttest.DecodeResponse(t, d.post(t, srv, body))
+}
+
+// serve runs one JSON-RPC call straight through ServeHTTP, so that it can
+// run inside a synctest bubble, and returns the response body.
+func (d dialect) serve(t *testing.T, a agenttest.Agent, method string, params any) string {
+	t.Helper()
+	return agenttest.Serve(t, a, d.version, method, params)
+}
+
+func (d dialect) serveResult(t *testing.T, a agenttest.Agent, method string, params any) obj {
+	t.Helper()
+	return agenttest.ServeResult(t, a, d.version, method, params)
+}
+
+func (d dialect) sendText(text string) obj { return obj{"message": d.userMessage(text)} }
