@@ -39,62 +39,6 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 	s.WantEnd()
 }
 
-// lifecycle is the expected state sequence and ending of each behaviour.
-var lifecycles = []struct {
-	name, text string
-	// events are the stream's kinds, a status update written as its state.
-	events []string
-	final  string
-	// statusText is the final status message's text, "" for none.
-	statusText string
-}{
-	{"complete", "Reset my password", []string{"task", "working", "artifact-update", "completed"}, "completed", ""},
-	{"fail", "FAIL loudly", []string{"task", "working", "failed"}, "failed", `Failed as asked: the message starts with "fail".`},
-	{"input", "Input needed", []string{"task", "working", "input-required"}, "input-required", question},
-}
-
-func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, tt := range lifecycles {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			msg := userMessage(tt.text)
-			msg["contextId"] = "ctx-" + tt.name
-			res := call(t, srv, "message/send", obj{"message": msg}).(obj)
-
-			if res["kind"] != "task" || str(t, res, "id") == "" {
-				t.Fatalf("result is not a task: %v", res)
-			}
-			if got := str(t, res, "status", "state"); got != tt.final {
-				t.Fatalf("state = %q, want %q", got, tt.final)
-			}
-			if res["contextId"] != "ctx-"+tt.name {
-				t.Fatalf("contextId = %v, want the caller's", res["contextId"])
-			}
-			first := path(t, res, "history", 0).(obj)
-			if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] {
-				t.Fatalf("history[0] = %v, want the user message bound to the task", first)
-			}
-			status := path(t, res, "status").(obj)
-			if tt.statusText == "" {
-				if _, ok := status["message"]; ok {
-					t.Fatalf("unexpected status message %v", status["message"])
-				}
-				return
-			}
-			if got := str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
-				t.Fatalf("status message = %q, want %q", got, tt.statusText)
-			}
-			if str(t, status, "message", "role") != "agent" || str(t, status, "message", "taskId") != res["id"] {
-				t.Fatalf("status message = %v", status["message"])
-			}
-			// The agent's status message is kept in the history too.
-			wantJSON(t, "last history message", path(t, res, "history", 1), status["message"])
-		})
-	}
-}
-
 func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
@@ -108,50 +52,6 @@ func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 		"name":       "result",
 		"parts":      []any{obj{"kind": "text", "text": "done: Echo these"}, file, link, data},
 	}})
-}
-
-func TestStreamEventOrder(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, tt := range lifecycles {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := openStream(t, srv, "message/stream", send(tt.text))
-			var got []string
-			var taskID, contextID string
-			for {
-				ev, ok := s.Next()
-				if !ok {
-					break
-				}
-				kind := str(t, ev, "kind")
-				switch kind {
-				case "task":
-					taskID, contextID = str(t, ev, "id"), str(t, ev, "contextId")
-					if st := str(t, ev, "status", "state"); st != "submitted" {
-						t.Fatalf("first task event state = %q, want submitted", st)
-					}
-				case "status-update":
-					kind = str(t, ev, "status", "state")
-					final, ok := ev["final"].(bool)
-					if !ok || final != (kind == tt.final) {
-						t.Fatalf("%s update: final = %v", kind, ev["final"])
-					}
-				case "artifact-update":
-					if str(t, ev, "artifact", "parts", 0, "text") != "done: "+tt.text || ev["lastChunk"] != true {
-						t.Fatalf("artifact update = %v", ev)
-					}
-				}
-				if kind != "task" && (ev["taskId"] != taskID || ev["contextId"] != contextID) {
-					t.Fatalf("%s event names task %v/%v, want %s/%s", kind, ev["taskId"], ev["contextId"], taskID, contextID)
-				}
-				got = append(got, kind)
-			}
-			if strings.Join(got, " ") != strings.Join(tt.events, " ") {
-				t.Fatalf("events = %v, want %v", got, tt.events)
-			}
-		})
-	}
 }
 
 func TestNonBlockingSendReturnsAtOnce(t *testing.T) {
@@ -232,62 +132,6 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 		if str(t, done, "history", 2, "contextId") != first["contextId"] {
 			t.Fatal("follow-up message not bound to the task's context")
 		}
-	}
-}
-
-func TestWaitRunsUntilCanceled(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	s := openStream(t, srv, "message/stream", send("wait for it"))
-	snap := s.MustNext()
-	if ev := s.MustNext(); path(t, ev, "status", "state") != "working" || ev["final"] != false {
-		t.Fatalf("second event = %v, want working", ev)
-	}
-
-	canceled := call(t, srv, "tasks/cancel", obj{"id": snap["id"]}).(obj)
-	if canceled["kind"] != "task" || str(t, canceled, "status", "state") != "canceled" {
-		t.Fatalf("cancel result = %v", canceled)
-	}
-	if ev := s.MustNext(); path(t, ev, "status", "state") != "canceled" || ev["final"] != true {
-		t.Fatalf("event after cancel = %v, want a final canceled update", ev)
-	}
-	s.WantEnd()
-
-	e := callErr(t, srv, "tasks/cancel", obj{"id": snap["id"]})
-	wantCode(t, e, codeTaskNotCancelable)
-	wantJSON(t, "error data", e["data"], obj{"taskId": snap["id"], "state": "canceled"})
-}
-
-func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
-	t.Parallel()
-	hold := make(chan struct{})
-	_, srv := startAgent(t, Options{Hold: hold})
-	s := openStream(t, srv, "message/stream", send("wait and see"))
-	s.MustNext()
-	// The working update arrives while the task is held: each event is
-	// flushed as it happens, not when the stream ends.
-	if ev := s.MustNext(); path(t, ev, "status", "state") != "working" {
-		t.Fatalf("second event = %v, want working", ev)
-	}
-	close(hold)
-	if ev := s.MustNext(); ev["kind"] != "artifact-update" {
-		t.Fatalf("event after Hold = %v, want the artifact", ev)
-	}
-	if ev := s.MustNext(); path(t, ev, "status", "state") != "completed" {
-		t.Fatalf("last event = %v, want completed", ev)
-	}
-	s.WantEnd()
-}
-
-func TestBlockingSendWaitsForTheHold(t *testing.T) {
-	t.Parallel()
-	hold := make(chan struct{})
-	_, srv := startAgent(t, Options{Hold: hold})
-	close(hold)
-	// Returning before the hold had released the task would show working.
-	res := call(t, srv, "message/send", send("wait a bit")).(obj)
-	if st := str(t, res, "status", "state"); st != "completed" {
-		t.Fatalf("state = %q, want completed", st)
 	}
 }
 

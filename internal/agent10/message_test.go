@@ -39,64 +39,6 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 	s.WantEnd()
 }
 
-// lifecycles is the expected stream and ending of each behaviour.
-var lifecycles = []struct {
-	name, text string
-	// events are the stream's wrapper keys, a status update written as its
-	// state.
-	events     []string
-	final      string
-	statusText string
-}{
-	{"complete", "Reset my password", []string{"task", "TASK_STATE_WORKING", "artifactUpdate", "TASK_STATE_COMPLETED"}, "TASK_STATE_COMPLETED", ""},
-	{"fail", "FAIL loudly", []string{"task", "TASK_STATE_WORKING", "TASK_STATE_FAILED"}, "TASK_STATE_FAILED", `Failed as asked: the message starts with "fail".`},
-	{"input", "Input needed", []string{"task", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"}, "TASK_STATE_INPUT_REQUIRED", question},
-}
-
-func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, tt := range lifecycles {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			msg := userMessage(tt.text)
-			msg["contextId"] = "ctx-" + tt.name
-			out := call(t, srv, "SendMessage", obj{"message": msg}).(obj)
-			if len(out) != 1 {
-				t.Fatalf("result = %v, want {\"task\": ...} alone", out)
-			}
-			res := path(t, out, "task").(obj)
-			if _, ok := res["kind"]; ok {
-				t.Fatal("1.0 task has a kind")
-			}
-			if got := str(t, res, "status", "state"); got != tt.final {
-				t.Fatalf("state = %q, want %q", got, tt.final)
-			}
-			if res["contextId"] != "ctx-"+tt.name {
-				t.Fatalf("contextId = %v, want the caller's", res["contextId"])
-			}
-			first := path(t, res, "history", 0).(obj)
-			if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] || first["role"] != "ROLE_USER" {
-				t.Fatalf("history[0] = %v, want the user message bound to the task", first)
-			}
-			status := path(t, res, "status").(obj)
-			if tt.statusText == "" {
-				if _, ok := status["message"]; ok {
-					t.Fatalf("unexpected status message %v", status["message"])
-				}
-				return
-			}
-			if got := str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
-				t.Fatalf("status message = %q, want %q", got, tt.statusText)
-			}
-			if str(t, status, "message", "role") != "ROLE_AGENT" {
-				t.Fatalf("status message = %v", status["message"])
-			}
-			wantJSON(t, "last history message", path(t, res, "history", 1), status["message"])
-		})
-	}
-}
-
 func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
@@ -124,53 +66,6 @@ func TestRawBytesAreReencodedAsStandardBase64(t *testing.T) {
 	}
 	e := callErr(t, srv, "SendMessage", obj{"message": userMessage("bytes", obj{"raw": "not base64!"})})
 	wantCode(t, e, codeInvalidParams)
-}
-
-func TestStreamEventOrder(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, tt := range lifecycles {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := openStream(t, srv, "SendStreamingMessage", send(tt.text))
-			var got []string
-			var taskID, contextID string
-			for {
-				ev, ok := s.Next()
-				if !ok {
-					break
-				}
-				var key string
-				var inner obj
-				for k, v := range ev {
-					key, inner = k, v.(obj)
-				}
-				switch key {
-				case "task":
-					taskID, contextID = str(t, inner, "id"), str(t, inner, "contextId")
-					if st := str(t, inner, "status", "state"); st != "TASK_STATE_SUBMITTED" {
-						t.Fatalf("first task event state = %q", st)
-					}
-				case "statusUpdate":
-					key = str(t, inner, "status", "state")
-					if _, ok := inner["final"]; ok {
-						t.Fatalf("1.0 status update has final: %v", inner)
-					}
-				case "artifactUpdate":
-					if str(t, inner, "artifact", "parts", 0, "text") != "done: "+tt.text || inner["lastChunk"] != true {
-						t.Fatalf("artifact update = %v", inner)
-					}
-				}
-				if key != "task" && (inner["taskId"] != taskID || inner["contextId"] != contextID) {
-					t.Fatalf("%s event names task %v/%v, want %s/%s", key, inner["taskId"], inner["contextId"], taskID, contextID)
-				}
-				got = append(got, key)
-			}
-			if strings.Join(got, " ") != strings.Join(tt.events, " ") {
-				t.Fatalf("events = %v, want %v", got, tt.events)
-			}
-		})
-	}
 }
 
 func TestReturnImmediately(t *testing.T) {
@@ -231,56 +126,6 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 		if strings.Join(roles, ",") != "ROLE_USER,ROLE_AGENT,ROLE_USER" || strings.Join(texts, "|") != strings.Join(want, "|") {
 			t.Fatalf("history roles %v texts %v", roles, texts)
 		}
-	}
-}
-
-func TestWaitRunsUntilCanceled(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	s := openStream(t, srv, "SendStreamingMessage", send("wait for it"))
-	snap := s.NextOf("task")
-	if st := str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_WORKING" {
-		t.Fatalf("second event state = %q, want working", st)
-	}
-
-	canceled := call(t, srv, "CancelTask", obj{"id": snap["id"]}).(obj)
-	if str(t, canceled, "status", "state") != "TASK_STATE_CANCELED" || canceled["id"] != snap["id"] {
-		t.Fatalf("cancel result = %v, want the bare canceled task", canceled)
-	}
-	if st := str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_CANCELED" {
-		t.Fatalf("event after cancel state = %q", st)
-	}
-	s.WantEnd()
-
-	md := wantCode(t, callErr(t, srv, "CancelTask", obj{"id": snap["id"]}), codeTaskNotCancelable)
-	wantJSON(t, "metadata", md, obj{"taskId": snap["id"], "state": "TASK_STATE_CANCELED"})
-}
-
-func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
-	t.Parallel()
-	hold := make(chan struct{})
-	_, srv := startAgent(t, Options{Hold: hold})
-	s := openStream(t, srv, "SendStreamingMessage", send("wait and see"))
-	s.NextOf("task")
-	// The working update arrives while the task is held: each event is
-	// flushed as it happens, not when the stream ends.
-	s.NextOf("statusUpdate")
-	close(hold)
-	s.NextOf("artifactUpdate")
-	if st := str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_COMPLETED" {
-		t.Fatalf("last state = %q, want completed", st)
-	}
-	s.WantEnd()
-}
-
-func TestBlockingSendWaitsForTheHold(t *testing.T) {
-	t.Parallel()
-	hold := make(chan struct{})
-	_, srv := startAgent(t, Options{Hold: hold})
-	close(hold)
-	res := call(t, srv, "SendMessage", send("wait a bit")).(obj)
-	if st := str(t, res, "task", "status", "state"); st != "TASK_STATE_COMPLETED" {
-		t.Fatalf("state = %q, want completed", st)
 	}
 }
 

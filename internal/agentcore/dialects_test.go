@@ -27,8 +27,12 @@ type dialect struct {
 	oneKey bool
 	// Method names; foreign is a method of the other dialect.
 	send, stream, get, cancel, foreign string
-	// states spells the neutral state names the tests use.
-	states map[string]string
+	// states spells the neutral state names the tests use; roles the user
+	// and agent roles.
+	states      map[string]string
+	user, agent string
+	// finalFlag: status updates carry "final" (0.2.5); else they must not.
+	finalFlag bool
 	// stepStamps are the status timestamps of a "hello" task paced by a
 	// 300ms StepDelay, in a synctest bubble.
 	stepStamps []string
@@ -36,7 +40,7 @@ type dialect struct {
 	userMessage func(text string) obj
 	// sendNow is the params of a send that returns the task at once.
 	sendNow func(msg obj) obj
-	// task is the task in a send result.
+	// task is the task in a send result, which must hold one.
 	task func(t *testing.T, res obj) obj
 	// event is the kind ("task", "status", "artifact", "message") and body
 	// of a stream event.
@@ -54,7 +58,12 @@ var dialects = []dialect{
 		get:     "tasks/get",
 		cancel:  "tasks/cancel",
 		foreign: "SendMessage",
-		states:  map[string]string{"working": "working", "canceled": "canceled"},
+		states: map[string]string{
+			"submitted": "submitted", "working": "working", "input-required": "input-required",
+			"completed": "completed", "canceled": "canceled", "failed": "failed",
+		},
+		user: "user", agent: "agent",
+		finalFlag: true,
 		stepStamps: []string{
 			"2000-01-01T00:00:00+00:00", // submitted, at once; no fraction when it is zero
 			"2000-01-01T00:00:00.300000+00:00",
@@ -66,7 +75,12 @@ var dialects = []dialect{
 		sendNow: func(msg obj) obj {
 			return obj{"message": msg, "configuration": obj{"acceptedOutputModes": []any{}, "blocking": false}}
 		},
-		task: func(t *testing.T, res obj) obj { return res },
+		task: func(t *testing.T, res obj) obj {
+			if res["kind"] != "task" || agenttest.Str(t, res, "id") == "" {
+				t.Fatalf("result is not a task: %v", res)
+			}
+			return res
+		},
 		event: func(t *testing.T, ev obj) (string, obj) {
 			kinds := map[string]string{"status-update": "status", "artifact-update": "artifact", "task": "task", "message": "message"}
 			return kinds[agenttest.Str(t, ev, "kind")], ev
@@ -83,7 +97,11 @@ var dialects = []dialect{
 		get:     "GetTask",
 		cancel:  "CancelTask",
 		foreign: "message/send",
-		states:  map[string]string{"working": "TASK_STATE_WORKING", "canceled": "TASK_STATE_CANCELED"},
+		states: map[string]string{
+			"submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "input-required": "TASK_STATE_INPUT_REQUIRED",
+			"completed": "TASK_STATE_COMPLETED", "canceled": "TASK_STATE_CANCELED", "failed": "TASK_STATE_FAILED",
+		},
+		user: "ROLE_USER", agent: "ROLE_AGENT",
 		stepStamps: []string{
 			"2000-01-01T00:00:00.000Z",
 			"2000-01-01T00:00:00.300Z",
@@ -93,7 +111,16 @@ var dialects = []dialect{
 			return obj{"messageId": "m-" + text, "role": "ROLE_USER", "parts": []any{obj{"text": text}}}
 		},
 		sendNow: func(msg obj) obj { return obj{"message": msg, "configuration": obj{"returnImmediately": true}} },
-		task:    func(t *testing.T, res obj) obj { return agenttest.Path(t, res, "task").(obj) },
+		task: func(t *testing.T, res obj) obj {
+			if len(res) != 1 {
+				t.Fatalf("result = %v, want {\"task\": ...} alone", res)
+			}
+			task := agenttest.Path(t, res, "task").(obj)
+			if _, ok := task["kind"]; ok {
+				t.Fatal("1.0 task has a kind")
+			}
+			return task
+		},
 		event: func(t *testing.T, ev obj) (string, obj) {
 			for key, inner := range ev {
 				kind := map[string]string{"statusUpdate": "status", "artifactUpdate": "artifact", "task": "task", "message": "message"}[key]
@@ -145,3 +172,40 @@ func (d dialect) serveResult(t *testing.T, a agenttest.Agent, method string, par
 }
 
 func (d dialect) sendText(text string) obj { return obj{"message": d.userMessage(text)} }
+
+// call invokes method and returns its result, failing on a JSON-RPC error.
+func (d dialect) call(t *testing.T, srv *httptest.Server, method string, params any) obj {
+	t.Helper()
+	return agenttest.Result(t, d.rpcRaw(t, srv, agenttest.RPCRequest(method, params)), method).(obj)
+}
+
+// callErr invokes method and returns its JSON-RPC error object.
+func (d dialect) callErr(t *testing.T, srv *httptest.Server, method string, params any) obj {
+	t.Helper()
+	return agenttest.ErrorOf(t, d.rpcRaw(t, srv, agenttest.RPCRequest(method, params)), method)
+}
+
+func (d dialect) openStream(t *testing.T, srv *httptest.Server, method string, params any) *agenttest.SSE {
+	t.Helper()
+	return agenttest.OpenStream(t, d.post(t, srv, agenttest.RPCRequest(method, params)), d.oneKey)
+}
+
+// next returns the next stream event, which must be of kind, unwrapped.
+func (d dialect) next(t *testing.T, s *agenttest.SSE, kind string) obj {
+	t.Helper()
+	ev := s.MustNext()
+	got, inner := d.event(t, ev)
+	if got != kind {
+		t.Fatalf("event = %v, want a %s event", ev, kind)
+	}
+	return inner
+}
+
+// wantFinal checks a status update's final flag, or its absence in 1.0.
+func (d dialect) wantFinal(t *testing.T, update obj, final bool) {
+	t.Helper()
+	got, has := update["final"]
+	if d.finalFlag && got != final || !d.finalFlag && has {
+		t.Fatalf("status update %v: final = %v, want %v", update, got, map[bool]any{true: final, false: "none"}[d.finalFlag])
+	}
+}

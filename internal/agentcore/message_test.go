@@ -1,0 +1,176 @@
+package agentcore_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+)
+
+// lifecycles is the expected stream and ending of each behaviour, in
+// neutral state names.
+var lifecycles = []struct {
+	name, text string
+	// events are the stream's event kinds, a status update written as its
+	// state.
+	events     []string
+	final      string
+	statusText string
+}{
+	{"complete", "Reset my password", []string{"task", "working", "artifact", "completed"}, "completed", ""},
+	{"fail", "FAIL loudly", []string{"task", "working", "failed"}, "failed", `Failed as asked: the message starts with "fail".`},
+	{"input", "Input needed", []string{"task", "working", "input-required"}, "input-required", agentcore.Question},
+}
+
+func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		for _, tt := range lifecycles {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				msg := d.userMessage(tt.text)
+				msg["contextId"] = "ctx-" + tt.name
+				res := d.task(t, d.call(t, srv, d.send, obj{"message": msg}))
+				if got := agenttest.Str(t, res, "status", "state"); got != d.states[tt.final] {
+					t.Fatalf("state = %q, want %q", got, d.states[tt.final])
+				}
+				if res["contextId"] != "ctx-"+tt.name {
+					t.Fatalf("contextId = %v, want the caller's", res["contextId"])
+				}
+				first := agenttest.Path(t, res, "history", 0).(obj)
+				if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] || first["role"] != d.user {
+					t.Fatalf("history[0] = %v, want the user message bound to the task", first)
+				}
+				status := agenttest.Path(t, res, "status").(obj)
+				if tt.statusText == "" {
+					if _, ok := status["message"]; ok {
+						t.Fatalf("unexpected status message %v", status["message"])
+					}
+					return
+				}
+				if got := agenttest.Str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
+					t.Fatalf("status message = %q, want %q", got, tt.statusText)
+				}
+				if agenttest.Str(t, status, "message", "role") != d.agent || agenttest.Str(t, status, "message", "taskId") != res["id"] {
+					t.Fatalf("status message = %v", status["message"])
+				}
+				// The agent's status message is kept in the history too.
+				agenttest.WantJSON(t, "last history message", agenttest.Path(t, res, "history", 1), status["message"])
+			})
+		}
+	})
+}
+
+func TestStreamEventOrder(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		for _, tt := range lifecycles {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				s := d.openStream(t, srv, d.stream, d.sendText(tt.text))
+				var got []string
+				var taskID, contextID string
+				for {
+					ev, ok := s.Next()
+					if !ok {
+						break
+					}
+					kind, inner := d.event(t, ev)
+					switch kind {
+					case "task":
+						taskID, contextID = agenttest.Str(t, inner, "id"), agenttest.Str(t, inner, "contextId")
+						if st := agenttest.Str(t, inner, "status", "state"); st != d.states["submitted"] {
+							t.Fatalf("first task event state = %q, want submitted", st)
+						}
+					case "status":
+						state := agenttest.Str(t, inner, "status", "state")
+						d.wantFinal(t, inner, state == d.states[tt.final])
+						for neutral, name := range d.states {
+							if name == state {
+								kind = neutral
+							}
+						}
+					case "artifact":
+						if agenttest.Str(t, inner, "artifact", "parts", 0, "text") != "done: "+tt.text || inner["lastChunk"] != true {
+							t.Fatalf("artifact update = %v", inner)
+						}
+					}
+					if kind != "task" && (inner["taskId"] != taskID || inner["contextId"] != contextID) {
+						t.Fatalf("%s event names task %v/%v, want %s/%s", kind, inner["taskId"], inner["contextId"], taskID, contextID)
+					}
+					got = append(got, kind)
+				}
+				if strings.Join(got, " ") != strings.Join(tt.events, " ") {
+					t.Fatalf("events = %v, want %v", got, tt.events)
+				}
+			})
+		}
+	})
+}
+
+func TestWaitRunsUntilCanceled(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		s := d.openStream(t, srv, d.stream, d.sendText("wait for it"))
+		snap := d.next(t, s, "task")
+		working := d.next(t, s, "status")
+		if st := agenttest.Str(t, working, "status", "state"); st != d.states["working"] {
+			t.Fatalf("second event state = %q, want working", st)
+		}
+		d.wantFinal(t, working, false)
+
+		canceled := d.call(t, srv, d.cancel, obj{"id": snap["id"]})
+		if agenttest.Str(t, canceled, "status", "state") != d.states["canceled"] || canceled["id"] != snap["id"] {
+			t.Fatalf("cancel result = %v, want the canceled task", canceled)
+		}
+		update := d.next(t, s, "status")
+		if st := agenttest.Str(t, update, "status", "state"); st != d.states["canceled"] {
+			t.Fatalf("event after cancel state = %q", st)
+		}
+		d.wantFinal(t, update, true)
+		s.WantEnd()
+
+		e := d.callErr(t, srv, d.cancel, obj{"id": snap["id"]})
+		agenttest.WantCode(t, e, agentcore.CodeTaskNotCancelable)
+		agenttest.WantJSON(t, "error detail", d.detail(t, e), obj{"taskId": snap["id"], "state": d.states["canceled"]})
+	})
+}
+
+func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		hold := make(chan struct{})
+		_, srv := d.start(t, agentcore.Options{Hold: hold})
+		s := d.openStream(t, srv, d.stream, d.sendText("wait and see"))
+		d.next(t, s, "task")
+		// The working update arrives while the task is held: each event is
+		// flushed as it happens, not when the stream ends.
+		if st := agenttest.Str(t, d.next(t, s, "status"), "status", "state"); st != d.states["working"] {
+			t.Fatalf("second event state = %q, want working", st)
+		}
+		close(hold)
+		d.next(t, s, "artifact")
+		if st := agenttest.Str(t, d.next(t, s, "status"), "status", "state"); st != d.states["completed"] {
+			t.Fatalf("last state = %q, want completed", st)
+		}
+		s.WantEnd()
+	})
+}
+
+func TestBlockingSendWaitsForTheHold(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		hold := make(chan struct{})
+		_, srv := d.start(t, agentcore.Options{Hold: hold})
+		close(hold)
+		// Returning before the hold had released the task would show working.
+		res := d.task(t, d.call(t, srv, d.send, d.sendText("wait a bit")))
+		if st := agenttest.Str(t, res, "status", "state"); st != d.states["completed"] {
+			t.Fatalf("state = %q, want completed", st)
+		}
+	})
+}
