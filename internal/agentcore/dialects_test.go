@@ -33,6 +33,11 @@ type dialect struct {
 	user, agent string
 	// finalFlag: status updates carry "final" (0.2.5); else they must not.
 	finalFlag bool
+	// cardPath is the public card's route, otherPaths the card routes of
+	// the other dialect; cardURL reads the card's JSON-RPC endpoint.
+	cardPath   string
+	otherPaths []string
+	cardURL    func(t *testing.T, card obj) string
 	// stepStamps are the status timestamps of a "hello" task paced by a
 	// 300ms StepDelay, in a synctest bubble.
 	stepStamps []string
@@ -51,13 +56,16 @@ type dialect struct {
 
 var dialects = []dialect{
 	{
-		name:    "0.2.5",
-		new:     func(o agentcore.Options) agenttest.Agent { return legacyagent.New(o) },
-		send:    "message/send",
-		stream:  "message/stream",
-		get:     "tasks/get",
-		cancel:  "tasks/cancel",
-		foreign: "SendMessage",
+		name:       "0.2.5",
+		new:        func(o agentcore.Options) agenttest.Agent { return legacyagent.New(o) },
+		send:       "message/send",
+		stream:     "message/stream",
+		get:        "tasks/get",
+		cancel:     "tasks/cancel",
+		foreign:    "SendMessage",
+		cardPath:   "/.well-known/agent.json",
+		otherPaths: []string{"/.well-known/agent-card.json"},
+		cardURL:    func(t *testing.T, card obj) string { return agenttest.Str(t, card, "url") },
 		states: map[string]string{
 			"submitted": "submitted", "working": "working", "input-required": "input-required",
 			"completed": "completed", "canceled": "canceled", "failed": "failed",
@@ -88,15 +96,18 @@ var dialects = []dialect{
 		detail: func(t *testing.T, e obj) any { return e["data"] },
 	},
 	{
-		name:    "1.0",
-		new:     func(o agentcore.Options) agenttest.Agent { return agent10.New(o) },
-		version: "1.0",
-		oneKey:  true,
-		send:    "SendMessage",
-		stream:  "SendStreamingMessage",
-		get:     "GetTask",
-		cancel:  "CancelTask",
-		foreign: "message/send",
+		name:       "1.0",
+		new:        func(o agentcore.Options) agenttest.Agent { return agent10.New(o) },
+		version:    "1.0",
+		oneKey:     true,
+		send:       "SendMessage",
+		stream:     "SendStreamingMessage",
+		get:        "GetTask",
+		cancel:     "CancelTask",
+		foreign:    "message/send",
+		cardPath:   "/.well-known/agent-card.json",
+		otherPaths: []string{"/.well-known/agent.json", "/agent/authenticatedExtendedCard"},
+		cardURL:    func(t *testing.T, card obj) string { return agenttest.Str(t, card, "supportedInterfaces", 0, "url") },
 		states: map[string]string{
 			"submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "input-required": "TASK_STATE_INPUT_REQUIRED",
 			"completed": "TASK_STATE_COMPLETED", "canceled": "TASK_STATE_CANCELED", "failed": "TASK_STATE_FAILED",

@@ -328,3 +328,34 @@ func ServeResult(t *testing.T, h http.Handler, version, method string, params an
 	}
 	return out.Result
 }
+
+// GetJSON fetches url, which must answer 200 with a JSON object.
+func GetJSON(t *testing.T, url string) Obj {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d", url, resp.StatusCode)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("GET %s: Content-Type %q", url, ct)
+	}
+	var v Obj
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// SkillIDs lists the ids of an agent card's skills.
+func SkillIDs(t *testing.T, card Obj) []any {
+	t.Helper()
+	var ids []any
+	for _, s := range Path(t, card, "skills").([]any) {
+		ids = append(ids, Path(t, s, "id"))
+	}
+	return ids
+}
