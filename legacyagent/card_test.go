@@ -20,12 +20,12 @@ func TestCard(t *testing.T) {
 		"capabilities":                      obj{"streaming": true, "pushNotifications": true, "stateTransitionHistory": false},
 		"defaultInputModes":                 []any{"text/plain", "application/json", "application/octet-stream"},
 	} {
-		wantJSON(t, key, path(t, card, key), want)
+		agenttest.WantJSON(t, key, agenttest.Path(t, card, key), want)
 	}
 	for _, key := range []string{"description", "version", "defaultOutputModes"} {
-		path(t, card, key) // required by the 0.2.5 schema
+		agenttest.Path(t, card, key) // required by the 0.2.5 schema
 	}
-	wantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work"})
+	agenttest.WantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work"})
 	for _, key := range []string{"supportedInterfaces", "additionalInterfaces"} {
 		if _, ok := card[key]; ok {
 			t.Errorf("0.2.5 card has %q", key)
@@ -37,7 +37,7 @@ func TestExtendedCard(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
 	card := agenttest.GetJSON(t, srv.URL+"/agent/authenticatedExtendedCard")
-	wantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work", "admin"})
+	agenttest.WantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work", "admin"})
 	if card["protocolVersion"] != "0.2.5" || card["url"] != srv.URL+"/" {
 		t.Fatalf("extended card protocolVersion, url = %v, %v", card["protocolVersion"], card["url"])
 	}

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agentcore/agenttest"
 )
 
 func TestQuestionGetsADirectMessage(t *testing.T) {
@@ -12,8 +15,8 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 
 	msg := userMessage("  Is the VPN up? ")
 	msg["contextId"] = "ctx-q"
-	res := call(t, srv, "message/send", obj{"message": msg}).(obj)
-	wantJSON(t, "reply", res, obj{
+	res := client.Call(t, srv, "message/send", obj{"message": msg}).(obj)
+	agenttest.WantJSON(t, "reply", res, obj{
 		"kind":      "message",
 		"messageId": res["messageId"],
 		"role":      "agent",
@@ -25,15 +28,15 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 	}
 
 	// Without a contextId the agent makes one up.
-	res = call(t, srv, "message/send", send("WHY?")).(obj)
-	if str(t, res, "contextId") == "" {
+	res = client.Call(t, srv, "message/send", send("WHY?")).(obj)
+	if agenttest.Str(t, res, "contextId") == "" {
 		t.Fatal("reply without a contextId")
 	}
 
-	// A question sends exactly one message event on a stream.
-	s := openStream(t, srv, "message/stream", send("Streaming?"))
+	// A agentcore.Question sends exactly one message event on a stream.
+	s := client.OpenStream(t, srv, "message/stream", send("Streaming?"))
 	ev := s.MustNext()
-	if ev["kind"] != "message" || str(t, ev, "parts", 0, "text") != "You asked: Streaming?" {
+	if ev["kind"] != "message" || agenttest.Str(t, ev, "parts", 0, "text") != "You asked: Streaming?" {
 		t.Fatalf("stream event = %v", ev)
 	}
 	s.WantEnd()
@@ -46,9 +49,9 @@ func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 	link := obj{"kind": "file", "file": obj{"uri": "https://example.com/y.pdf", "mimeType": "application/pdf"}, "metadata": obj{"m": 1}}
 	data := obj{"kind": "data", "data": obj{"k": []any{1, "two", nil}, "big": json.Number("12345678901234567890")}}
 
-	res := call(t, srv, "message/send", obj{"message": userMessage("Echo these", file, link, data)}).(obj)
-	wantJSON(t, "artifacts", res["artifacts"], []any{obj{
-		"artifactId": str(t, res, "artifacts", 0, "artifactId"),
+	res := client.Call(t, srv, "message/send", obj{"message": userMessage("Echo these", file, link, data)}).(obj)
+	agenttest.WantJSON(t, "artifacts", res["artifacts"], []any{obj{
+		"artifactId": agenttest.Str(t, res, "artifacts", 0, "artifactId"),
 		"name":       "result",
 		"parts":      []any{obj{"kind": "text", "text": "done: Echo these"}, file, link, data},
 	}})
@@ -57,11 +60,11 @@ func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 func TestNonBlockingSendReturnsAtOnce(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	res := call(t, srv, "message/send", obj{
+	res := client.Call(t, srv, "message/send", obj{
 		"message":       userMessage("Later please"),
 		"configuration": obj{"acceptedOutputModes": []any{"text/plain"}, "blocking": false},
 	}).(obj)
-	if st := str(t, res, "status", "state"); st != "submitted" {
+	if st := agenttest.Str(t, res, "status", "state"); st != "submitted" {
 		t.Fatalf("state = %q, want submitted", st)
 	}
 	if _, ok := res["artifacts"]; ok {
@@ -70,14 +73,14 @@ func TestNonBlockingSendReturnsAtOnce(t *testing.T) {
 
 	// Following the task shows it run to completion; it may have completed
 	// already, in which case the Task event alone says so.
-	s := openStream(t, srv, "tasks/resubscribe", obj{"id": res["id"]})
+	s := client.OpenStream(t, srv, "tasks/resubscribe", obj{"id": res["id"]})
 	var last string
 	for {
 		ev, ok := s.Next()
 		if !ok {
 			break
 		}
-		last = str(t, ev, "status", "state")
+		last = agenttest.Str(t, ev, "status", "state")
 	}
 	if last != "completed" {
 		t.Fatalf("last state seen = %q, want completed", last)
@@ -88,8 +91,8 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
 	for _, streaming := range []bool{false, true} {
-		first := call(t, srv, "message/send", send("input please")).(obj)
-		if st := str(t, first, "status", "state"); st != "input-required" {
+		first := client.Call(t, srv, "message/send", send("input please")).(obj)
+		if st := agenttest.Str(t, first, "status", "state"); st != "input-required" {
 			t.Fatalf("state = %q, want input-required", st)
 		}
 		reply := userMessage("Ada Lovelace")
@@ -97,39 +100,39 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 
 		var done obj
 		if streaming {
-			s := openStream(t, srv, "message/stream", obj{"message": reply})
+			s := client.OpenStream(t, srv, "message/stream", obj{"message": reply})
 			snap := s.MustNext()
-			if snap["kind"] != "task" || str(t, snap, "status", "state") != "working" {
+			if snap["kind"] != "task" || agenttest.Str(t, snap, "status", "state") != "working" {
 				t.Fatalf("first follow-up event = %v, want the working task", snap)
 			}
 			if ev := s.MustNext(); ev["kind"] != "artifact-update" {
 				t.Fatalf("second follow-up event = %v, want the artifact", ev)
 			}
-			if ev := s.MustNext(); path(t, ev, "status", "state") != "completed" || ev["final"] != true {
+			if ev := s.MustNext(); agenttest.Path(t, ev, "status", "state") != "completed" || ev["final"] != true {
 				t.Fatalf("third follow-up event = %v, want completed", ev)
 			}
 			s.WantEnd()
-			done = call(t, srv, "tasks/get", obj{"id": first["id"]}).(obj)
+			done = client.Call(t, srv, "tasks/get", obj{"id": first["id"]}).(obj)
 		} else {
-			done = call(t, srv, "message/send", obj{"message": reply}).(obj)
+			done = client.Call(t, srv, "message/send", obj{"message": reply}).(obj)
 		}
 
-		if st := str(t, done, "status", "state"); st != "completed" {
+		if st := agenttest.Str(t, done, "status", "state"); st != "completed" {
 			t.Fatalf("follow-up state = %q, want completed", st)
 		}
-		if got := str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
+		if got := agenttest.Str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
 			t.Fatalf("artifact text %q does not quote the follow-up", got)
 		}
 		var roles, texts []string
-		for _, m := range path(t, done, "history").([]any) {
-			roles = append(roles, str(t, m, "role"))
-			texts = append(texts, str(t, m, "parts", 0, "text"))
+		for _, m := range agenttest.Path(t, done, "history").([]any) {
+			roles = append(roles, agenttest.Str(t, m, "role"))
+			texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
 		}
-		want := []string{"input please", question, "Ada Lovelace"}
+		want := []string{"input please", agentcore.Question, "Ada Lovelace"}
 		if strings.Join(roles, ",") != "user,agent,user" || strings.Join(texts, "|") != strings.Join(want, "|") {
 			t.Fatalf("history roles %v texts %v", roles, texts)
 		}
-		if str(t, done, "history", 2, "contextId") != first["contextId"] {
+		if agenttest.Str(t, done, "history", 2, "contextId") != first["contextId"] {
 			t.Fatal("follow-up message not bound to the task's context")
 		}
 	}
@@ -138,21 +141,21 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 func TestSendHistoryLength(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	res := call(t, srv, "message/send", obj{
+	res := client.Call(t, srv, "message/send", obj{
 		"message":       userMessage("input x"),
 		"configuration": obj{"acceptedOutputModes": []any{}, "historyLength": 1},
 	}).(obj)
-	if h := path(t, res, "history").([]any); len(h) != 1 || str(t, h[0], "role") != "agent" {
-		t.Fatalf("history = %v, want only the agent's question", h)
+	if h := agenttest.Path(t, res, "history").([]any); len(h) != 1 || agenttest.Str(t, h[0], "role") != "agent" {
+		t.Fatalf("history = %v, want only the agent's agentcore.Question", h)
 	}
 }
 
 func TestContinuationErrors(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	done := call(t, srv, "message/send", send("finish")).(obj)
-	asking := call(t, srv, "message/send", send("input")).(obj)
-	running := call(t, srv, "message/send", obj{
+	done := client.Call(t, srv, "message/send", send("finish")).(obj)
+	asking := client.Call(t, srv, "message/send", send("input")).(obj)
+	running := client.Call(t, srv, "message/send", obj{
 		"message":       userMessage("wait"),
 		"configuration": obj{"acceptedOutputModes": []any{}, "blocking": false},
 	}).(obj)
@@ -171,15 +174,15 @@ func TestContinuationErrors(t *testing.T) {
 		code   int
 		data   obj
 	}{
-		{"unknown task", followUp("nope", ""), codeTaskNotFound, obj{"taskId": "nope"}},
-		{"terminal task", followUp(done["id"], ""), codeInvalidParams, obj{"taskId": done["id"], "state": "completed"}},
-		{"running task", followUp(running["id"], ""), codeInvalidParams, nil},
-		{"other context", followUp(asking["id"], "elsewhere"), codeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
+		{"unknown task", followUp("nope", ""), agentcore.CodeTaskNotFound, obj{"taskId": "nope"}},
+		{"terminal task", followUp(done["id"], ""), agentcore.CodeInvalidParams, obj{"taskId": done["id"], "state": "completed"}},
+		{"running task", followUp(running["id"], ""), agentcore.CodeInvalidParams, nil},
+		{"other context", followUp(asking["id"], "elsewhere"), agentcore.CodeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
 	}
 	for _, tt := range tests {
 		for _, method := range []string{"message/send", "message/stream"} {
-			e := callErr(t, srv, method, tt.params)
-			wantCode(t, e, tt.code)
+			e := client.CallErr(t, srv, method, tt.params)
+			agenttest.WantCode(t, e, tt.code)
 			data := e["data"].(obj)
 			if tt.data == nil { // submitted or working, depending on timing
 				if st := data["state"]; data["taskId"] != running["id"] || (st != "submitted" && st != "working") {
@@ -187,12 +190,12 @@ func TestContinuationErrors(t *testing.T) {
 				}
 				continue
 			}
-			wantJSON(t, tt.name+" "+method+" data", data, tt.data)
+			agenttest.WantJSON(t, tt.name+" "+method+" data", data, tt.data)
 		}
 	}
 	// The rejected follow-ups changed nothing.
-	still := call(t, srv, "tasks/get", obj{"id": asking["id"]}).(obj)
-	if st := str(t, still, "status", "state"); st != "input-required" || len(path(t, still, "history").([]any)) != 2 {
+	still := client.Call(t, srv, "tasks/get", obj{"id": asking["id"]}).(obj)
+	if st := agenttest.Str(t, still, "status", "state"); st != "input-required" || len(agenttest.Path(t, still, "history").([]any)) != 2 {
 		t.Fatalf("task after rejected follow-ups: state %q history %v", st, still["history"])
 	}
 }
@@ -234,8 +237,8 @@ func TestSendValidation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for _, method := range []string{"message/send", "message/stream"} {
-				e := callErr(t, srv, method, tt.params)
-				wantCode(t, e, codeInvalidParams)
+				e := client.CallErr(t, srv, method, tt.params)
+				agenttest.WantCode(t, e, agentcore.CodeInvalidParams)
 				if msg := e["message"].(string); !strings.Contains(msg, tt.detail) {
 					t.Fatalf("%s: message %q does not mention %q", method, msg, tt.detail)
 				}

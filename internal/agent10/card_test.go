@@ -3,6 +3,7 @@ package agent10
 import (
 	"testing"
 
+	"github.com/a2agate/gateway/internal/agentcore"
 	"github.com/a2agate/gateway/internal/agentcore/agenttest"
 )
 
@@ -19,12 +20,12 @@ func TestCard(t *testing.T) {
 		"capabilities":        obj{"streaming": true, "pushNotifications": true, "extendedAgentCard": true},
 		"defaultInputModes":   []any{"text/plain", "application/json", "application/octet-stream"},
 	} {
-		wantJSON(t, key, path(t, card, key), want)
+		agenttest.WantJSON(t, key, agenttest.Path(t, card, key), want)
 	}
 	for _, key := range []string{"description", "version", "defaultOutputModes", "provider"} {
-		path(t, card, key) // REQUIRED in the proto
+		agenttest.Path(t, card, key) // REQUIRED in the proto
 	}
-	wantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work"})
+	agenttest.WantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work"})
 	// 0.x card fields have no place in a 1.0 card.
 	for _, key := range []string{"protocolVersion", "url", "preferredTransport", "supportsAuthenticatedExtendedCard", "additionalInterfaces"} {
 		if _, ok := card[key]; ok {
@@ -37,17 +38,17 @@ func TestGetExtendedAgentCard(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
 	for _, body := range []string{
-		rpcRequest("GetExtendedAgentCard", obj{}),
-		rpcRequest("GetExtendedAgentCard", obj{"tenant": "t1"}),
+		agenttest.RPCRequest("GetExtendedAgentCard", obj{}),
+		agenttest.RPCRequest("GetExtendedAgentCard", obj{"tenant": "t1"}),
 		`{"jsonrpc":"2.0","id":"req-1","method":"GetExtendedAgentCard"}`,
 	} {
-		out := rpcRaw(t, srv, body)
+		out := client.RPCRaw(t, srv, body)
 		card, ok := out["result"].(obj)
 		if !ok {
 			t.Fatalf("%s: %v", body, out)
 		}
-		wantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work", "admin"})
-		wantJSON(t, "interfaces", card["supportedInterfaces"], []any{obj{"url": srv.URL + "/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}})
+		agenttest.WantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work", "admin"})
+		agenttest.WantJSON(t, "interfaces", card["supportedInterfaces"], []any{obj{"url": srv.URL + "/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}})
 	}
-	wantCode(t, callErr(t, srv, "GetExtendedAgentCard", obj{"id": "x"}), codeInvalidParams)
+	wantCode(t, client.CallErr(t, srv, "GetExtendedAgentCard", obj{"id": "x"}), agentcore.CodeInvalidParams)
 }

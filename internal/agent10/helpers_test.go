@@ -5,42 +5,17 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/a2agate/gateway/internal/agentcore"
 	"github.com/a2agate/gateway/internal/agentcore/agenttest"
 )
 
 // The tests read the wire as generic JSON through agenttest, never through
 // the agent's own structs, so that a misspelled tag cannot pass unnoticed.
 
-const testTimeout = agenttest.Timeout
+type obj = agenttest.Obj
 
-// question is the status message of an input-required task.
-const question = agentcore.Question
-
-// JSON-RPC error codes the 1.0 agent shares with 0.2.5.
-const (
-	codeParseError        = agentcore.CodeParseError
-	codeInvalidRequest    = agentcore.CodeInvalidRequest
-	codeMethodNotFound    = agentcore.CodeMethodNotFound
-	codeInvalidParams     = agentcore.CodeInvalidParams
-	codeTaskNotFound      = agentcore.CodeTaskNotFound
-	codeTaskNotCancelable = agentcore.CodeTaskNotCancelable
-)
-
-type (
-	obj = agenttest.Obj
-	sse = agenttest.SSE
-)
-
-var (
-	rpcRequest     = agenttest.RPCRequest
-	decodeResponse = agenttest.DecodeResponse
-	path           = agenttest.Path
-	str            = agenttest.Str
-	jsonEqual      = agenttest.JSONEqual
-	wantJSON       = agenttest.WantJSON
-	keys           = agenttest.Keys
-)
+// client calls as a 1.0 client does; its streams carry one-key
+// StreamResponses.
+var client = agenttest.Wire{Version: "1.0", OneKey: true}
 
 func startAgent(t *testing.T, opts Options) (*Agent, *httptest.Server) {
 	t.Helper()
@@ -48,34 +23,10 @@ func startAgent(t *testing.T, opts Options) (*Agent, *httptest.Server) {
 	return a, agenttest.Start(t, a)
 }
 
-// post sends body with the version header of a 1.0 client.
-func post(t *testing.T, srv *httptest.Server, body string) *http.Response {
-	t.Helper()
-	return agenttest.Post(t, srv, body, "1.0")
-}
-
 // postVersion sends body with A2A-Version: version, or none when it is "".
 func postVersion(t *testing.T, srv *httptest.Server, body, version string) *http.Response {
 	t.Helper()
 	return agenttest.Post(t, srv, body, version)
-}
-
-// rpcRaw posts body and decodes the whole JSON-RPC response.
-func rpcRaw(t *testing.T, srv *httptest.Server, body string) obj {
-	t.Helper()
-	return decodeResponse(t, post(t, srv, body))
-}
-
-// call invokes method and returns its result, failing on a JSON-RPC error.
-func call(t *testing.T, srv *httptest.Server, method string, params any) any {
-	t.Helper()
-	return agenttest.Result(t, rpcRaw(t, srv, rpcRequest(method, params)), method)
-}
-
-// callErr invokes method and returns its JSON-RPC error object.
-func callErr(t *testing.T, srv *httptest.Server, method string, params any) obj {
-	t.Helper()
-	return agenttest.ErrorOf(t, rpcRaw(t, srv, rpcRequest(method, params)), method)
 }
 
 // wantCode checks the error's code and that its data is exactly one
@@ -99,25 +50,6 @@ func wantCode(t *testing.T, e obj, code int) obj {
 		}
 	}
 	return md
-}
-
-// openStream calls a streaming method. Each result must be a
-// StreamResponse: an object with one key.
-func openStream(t *testing.T, srv *httptest.Server, method string, params any) *sse {
-	t.Helper()
-	return agenttest.OpenStream(t, post(t, srv, rpcRequest(method, params)), true)
-}
-
-// serve runs one JSON-RPC call straight through ServeHTTP, so that it can
-// run inside a synctest bubble, and returns the response body.
-func serve(t *testing.T, a *Agent, method string, params any) string {
-	t.Helper()
-	return agenttest.Serve(t, a, "1.0", method, params)
-}
-
-func serveResult(t *testing.T, a *Agent, method string, params any) obj {
-	t.Helper()
-	return agenttest.ServeResult(t, a, "1.0", method, params)
 }
 
 // userMessage is a 1.0 user message whose first part is text.

@@ -4,12 +4,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agentcore/agenttest"
 )
 
 func TestVersionHeader(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	body := rpcRequest("GetTask", obj{"id": "none"})
+	body := agenttest.RPCRequest("GetTask", obj{"id": "none"})
 	tests := []struct {
 		name, version string
 		query         string
@@ -40,20 +43,20 @@ func TestVersionHeader(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
-			e := decodeResponse(t, resp)["error"].(obj)
+			e := agenttest.DecodeResponse(t, resp)["error"].(obj)
 			if tt.ok {
-				wantCode(t, e, codeTaskNotFound) // past the version check
+				wantCode(t, e, agentcore.CodeTaskNotFound) // past the version check
 				return
 			}
 			md := wantCode(t, e, codeVersionNotSupported)
-			wantJSON(t, "metadata", md, obj{"requestedVersion": tt.requested, "supportedVersions": "1.0"})
+			agenttest.WantJSON(t, "metadata", md, obj{"requestedVersion": tt.requested, "supportedVersions": "1.0"})
 		})
 	}
 
 	// An unknown method is reported as such whatever the version.
-	e := decodeResponse(t, postVersion(t, srv, rpcRequest("message/send", obj{}), ""))["error"].(obj)
-	wantCode(t, e, codeMethodNotFound)
+	e := agenttest.DecodeResponse(t, postVersion(t, srv, agenttest.RPCRequest("message/send", obj{}), ""))["error"].(obj)
+	wantCode(t, e, agentcore.CodeMethodNotFound)
 	// Streaming methods check the version before anything is streamed.
-	resp := postVersion(t, srv, rpcRequest("SendStreamingMessage", send("hello")), "")
-	wantCode(t, decodeResponse(t, resp)["error"].(obj), codeVersionNotSupported)
+	resp := postVersion(t, srv, agenttest.RPCRequest("SendStreamingMessage", send("hello")), "")
+	wantCode(t, agenttest.DecodeResponse(t, resp)["error"].(obj), codeVersionNotSupported)
 }

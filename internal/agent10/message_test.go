@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agentcore/agenttest"
 )
 
 func TestQuestionGetsADirectMessage(t *testing.T) {
@@ -12,12 +15,12 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 
 	msg := userMessage("  Is the VPN up? ")
 	msg["contextId"] = "ctx-q"
-	res := call(t, srv, "SendMessage", obj{"message": msg}).(obj)
+	res := client.Call(t, srv, "SendMessage", obj{"message": msg}).(obj)
 	if len(res) != 1 {
 		t.Fatalf("result = %v, want {\"message\": ...} alone", res)
 	}
-	reply := path(t, res, "message").(obj)
-	wantJSON(t, "reply", reply, obj{
+	reply := agenttest.Path(t, res, "message").(obj)
+	agenttest.WantJSON(t, "reply", reply, obj{
 		"messageId": reply["messageId"],
 		"role":      "ROLE_AGENT",
 		"parts":     []any{obj{"text": "You asked: Is the VPN up?"}},
@@ -27,13 +30,13 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 		t.Fatal("reply without a messageId")
 	}
 
-	res = call(t, srv, "SendMessage", send("WHY?")).(obj)
-	if str(t, res, "message", "contextId") == "" {
+	res = client.Call(t, srv, "SendMessage", send("WHY?")).(obj)
+	if agenttest.Str(t, res, "message", "contextId") == "" {
 		t.Fatal("reply without a contextId")
 	}
 
-	s := openStream(t, srv, "SendStreamingMessage", send("Streaming?"))
-	if got := str(t, s.NextOf("message"), "parts", 0, "text"); got != "You asked: Streaming?" {
+	s := client.OpenStream(t, srv, "SendStreamingMessage", send("Streaming?"))
+	if got := agenttest.Str(t, s.NextOf("message"), "parts", 0, "text"); got != "You asked: Streaming?" {
 		t.Fatalf("streamed reply = %q", got)
 	}
 	s.WantEnd()
@@ -48,9 +51,9 @@ func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 	list := obj{"data": []any{1, 2}, "mediaType": "application/json"}
 	null := obj{"data": nil}
 
-	res := call(t, srv, "SendMessage", obj{"message": userMessage("Echo these", raw, link, data, list, null)}).(obj)
-	wantJSON(t, "artifacts", path(t, res, "task", "artifacts"), []any{obj{
-		"artifactId": str(t, res, "task", "artifacts", 0, "artifactId"),
+	res := client.Call(t, srv, "SendMessage", obj{"message": userMessage("Echo these", raw, link, data, list, null)}).(obj)
+	agenttest.WantJSON(t, "artifacts", agenttest.Path(t, res, "task", "artifacts"), []any{obj{
+		"artifactId": agenttest.Str(t, res, "task", "artifacts", 0, "artifactId"),
 		"name":       "result",
 		"parts":      []any{obj{"text": "done: Echo these"}, raw, link, data, list, null},
 	}})
@@ -60,23 +63,23 @@ func TestRawBytesAreReencodedAsStandardBase64(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
 	// URL-safe and unpadded, both of which ProtoJSON parsers accept.
-	res := call(t, srv, "SendMessage", obj{"message": userMessage("bytes", obj{"raw": "-_8"})}).(obj)
-	if got := str(t, res, "task", "artifacts", 0, "parts", 1, "raw"); got != "+/8=" {
+	res := client.Call(t, srv, "SendMessage", obj{"message": userMessage("bytes", obj{"raw": "-_8"})}).(obj)
+	if got := agenttest.Str(t, res, "task", "artifacts", 0, "parts", 1, "raw"); got != "+/8=" {
 		t.Fatalf("raw = %q, want +/8=", got)
 	}
-	e := callErr(t, srv, "SendMessage", obj{"message": userMessage("bytes", obj{"raw": "not base64!"})})
-	wantCode(t, e, codeInvalidParams)
+	e := client.CallErr(t, srv, "SendMessage", obj{"message": userMessage("bytes", obj{"raw": "not base64!"})})
+	wantCode(t, e, agentcore.CodeInvalidParams)
 }
 
 func TestReturnImmediately(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	res := call(t, srv, "SendMessage", obj{
+	res := client.Call(t, srv, "SendMessage", obj{
 		"message":       userMessage("Later please"),
 		"configuration": obj{"returnImmediately": true},
 	}).(obj)
-	task := path(t, res, "task").(obj)
-	if st := str(t, task, "status", "state"); st != "TASK_STATE_SUBMITTED" {
+	task := agenttest.Path(t, res, "task").(obj)
+	if st := agenttest.Str(t, task, "status", "state"); st != "TASK_STATE_SUBMITTED" {
 		t.Fatalf("state = %q, want submitted", st)
 	}
 	if _, ok := task["artifacts"]; ok {
@@ -88,8 +91,8 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
 	for _, streaming := range []bool{false, true} {
-		first := path(t, call(t, srv, "SendMessage", send("input please")), "task").(obj)
-		if st := str(t, first, "status", "state"); st != "TASK_STATE_INPUT_REQUIRED" {
+		first := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("input please")), "task").(obj)
+		if st := agenttest.Str(t, first, "status", "state"); st != "TASK_STATE_INPUT_REQUIRED" {
 			t.Fatalf("state = %q, want input-required", st)
 		}
 		reply := userMessage("Ada Lovelace")
@@ -97,32 +100,32 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 
 		var done obj
 		if streaming {
-			s := openStream(t, srv, "SendStreamingMessage", obj{"message": reply})
-			if st := str(t, s.NextOf("task"), "status", "state"); st != "TASK_STATE_WORKING" {
+			s := client.OpenStream(t, srv, "SendStreamingMessage", obj{"message": reply})
+			if st := agenttest.Str(t, s.NextOf("task"), "status", "state"); st != "TASK_STATE_WORKING" {
 				t.Fatalf("first follow-up event state = %q, want working", st)
 			}
 			s.NextOf("artifactUpdate")
-			if st := str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_COMPLETED" {
+			if st := agenttest.Str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_COMPLETED" {
 				t.Fatalf("last follow-up event state = %q, want completed", st)
 			}
 			s.WantEnd()
-			done = call(t, srv, "GetTask", obj{"id": first["id"]}).(obj)
+			done = client.Call(t, srv, "GetTask", obj{"id": first["id"]}).(obj)
 		} else {
-			done = path(t, call(t, srv, "SendMessage", obj{"message": reply}), "task").(obj)
+			done = agenttest.Path(t, client.Call(t, srv, "SendMessage", obj{"message": reply}), "task").(obj)
 		}
 
-		if st := str(t, done, "status", "state"); st != "TASK_STATE_COMPLETED" {
+		if st := agenttest.Str(t, done, "status", "state"); st != "TASK_STATE_COMPLETED" {
 			t.Fatalf("follow-up state = %q, want completed", st)
 		}
-		if got := str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
+		if got := agenttest.Str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
 			t.Fatalf("artifact text %q does not quote the follow-up", got)
 		}
 		var roles, texts []string
-		for _, m := range path(t, done, "history").([]any) {
-			roles = append(roles, str(t, m, "role"))
-			texts = append(texts, str(t, m, "parts", 0, "text"))
+		for _, m := range agenttest.Path(t, done, "history").([]any) {
+			roles = append(roles, agenttest.Str(t, m, "role"))
+			texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
 		}
-		want := []string{"input please", question, "Ada Lovelace"}
+		want := []string{"input please", agentcore.Question, "Ada Lovelace"}
 		if strings.Join(roles, ",") != "ROLE_USER,ROLE_AGENT,ROLE_USER" || strings.Join(texts, "|") != strings.Join(want, "|") {
 			t.Fatalf("history roles %v texts %v", roles, texts)
 		}
@@ -140,7 +143,7 @@ func TestSendHistoryLength(t *testing.T) {
 		if tt.length != nil {
 			cfg["historyLength"] = tt.length
 		}
-		task := path(t, call(t, srv, "SendMessage", obj{"message": userMessage("input x"), "configuration": cfg}), "task").(obj)
+		task := agenttest.Path(t, client.Call(t, srv, "SendMessage", obj{"message": userMessage("input x"), "configuration": cfg}), "task").(obj)
 		h, ok := task["history"].([]any)
 		if tt.want == 0 {
 			if _, present := task["history"]; present {
@@ -157,9 +160,9 @@ func TestSendHistoryLength(t *testing.T) {
 func TestContinuationErrors(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	done := path(t, call(t, srv, "SendMessage", send("finish")), "task").(obj)
-	asking := path(t, call(t, srv, "SendMessage", send("input")), "task").(obj)
-	running := path(t, call(t, srv, "SendMessage", obj{
+	done := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("finish")), "task").(obj)
+	asking := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("input")), "task").(obj)
+	running := agenttest.Path(t, client.Call(t, srv, "SendMessage", obj{
 		"message": userMessage("wait"), "configuration": obj{"returnImmediately": true},
 	}), "task").(obj)
 
@@ -177,25 +180,25 @@ func TestContinuationErrors(t *testing.T) {
 		code   int
 		md     obj
 	}{
-		{"unknown task", followUp("nope", ""), codeTaskNotFound, obj{"taskId": "nope"}},
+		{"unknown task", followUp("nope", ""), agentcore.CodeTaskNotFound, obj{"taskId": "nope"}},
 		{"terminal task", followUp(done["id"], ""), codeUnsupportedOperation, obj{"taskId": done["id"], "state": "TASK_STATE_COMPLETED"}},
 		{"running task", followUp(running["id"], ""), codeUnsupportedOperation, nil},
-		{"other context", followUp(asking["id"], "elsewhere"), codeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
+		{"other context", followUp(asking["id"], "elsewhere"), agentcore.CodeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
 	}
 	for _, tt := range tests {
 		for _, method := range []string{"SendMessage", "SendStreamingMessage"} {
-			md := wantCode(t, callErr(t, srv, method, tt.params), tt.code)
+			md := wantCode(t, client.CallErr(t, srv, method, tt.params), tt.code)
 			if tt.md == nil { // submitted or working, depending on timing
 				if md["taskId"] != running["id"] || !strings.HasPrefix(md["state"].(string), "TASK_STATE_") {
 					t.Fatalf("%s %s metadata = %v", tt.name, method, md)
 				}
 				continue
 			}
-			wantJSON(t, tt.name+" "+method+" metadata", md, tt.md)
+			agenttest.WantJSON(t, tt.name+" "+method+" metadata", md, tt.md)
 		}
 	}
-	still := call(t, srv, "GetTask", obj{"id": asking["id"]}).(obj)
-	if st := str(t, still, "status", "state"); st != "TASK_STATE_INPUT_REQUIRED" || len(path(t, still, "history").([]any)) != 2 {
+	still := client.Call(t, srv, "GetTask", obj{"id": asking["id"]}).(obj)
+	if st := agenttest.Str(t, still, "status", "state"); st != "TASK_STATE_INPUT_REQUIRED" || len(agenttest.Path(t, still, "history").([]any)) != 2 {
 		t.Fatalf("task after rejected follow-ups: state %q history %v", st, still["history"])
 	}
 }
@@ -234,8 +237,8 @@ func TestSendValidation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for _, method := range []string{"SendMessage", "SendStreamingMessage"} {
-				e := callErr(t, srv, method, tt.params)
-				wantCode(t, e, codeInvalidParams)
+				e := client.CallErr(t, srv, method, tt.params)
+				wantCode(t, e, agentcore.CodeInvalidParams)
 				if msg := e["message"].(string); !strings.Contains(msg, tt.detail) {
 					t.Fatalf("%s: message %q does not mention %q", method, msg, tt.detail)
 				}

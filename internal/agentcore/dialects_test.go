@@ -1,7 +1,6 @@
 package agentcore_test
 
 import (
-	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -21,10 +20,8 @@ type obj = agenttest.Obj
 type dialect struct {
 	name string
 	new  func(agentcore.Options) agenttest.Agent
-	// version is the A2A-Version header its clients send, "" for none.
-	version string
-	// oneKey: every stream result is a one-key StreamResponse.
-	oneKey bool
+	// Wire is how its clients call.
+	agenttest.Wire
 	// Method names; foreign is a method of the other dialect.
 	send, stream, get, cancel, foreign string
 	// states spells the neutral state names the tests use; roles the user
@@ -98,8 +95,7 @@ var dialects = []dialect{
 	{
 		name:       "1.0",
 		new:        func(o agentcore.Options) agenttest.Agent { return agent10.New(o) },
-		version:    "1.0",
-		oneKey:     true,
+		Wire:       agenttest.Wire{Version: "1.0", OneKey: true},
 		send:       "SendMessage",
 		stream:     "SendStreamingMessage",
 		get:        "GetTask",
@@ -160,46 +156,7 @@ func (d dialect) start(t *testing.T, opts agentcore.Options) (agenttest.Agent, *
 	return a, agenttest.Start(t, a)
 }
 
-func (d dialect) post(t *testing.T, srv *httptest.Server, body string) *http.Response {
-	t.Helper()
-	return agenttest.Post(t, srv, body, d.version)
-}
-
-func (d dialect) rpcRaw(t *testing.T, srv *httptest.Server, body string) obj {
-	t.Helper()
-	return agenttest.DecodeResponse(t, d.post(t, srv, body))
-}
-
-// serve runs one JSON-RPC call straight through ServeHTTP, so that it can
-// run inside a synctest bubble, and returns the response body.
-func (d dialect) serve(t *testing.T, a agenttest.Agent, method string, params any) string {
-	t.Helper()
-	return agenttest.Serve(t, a, d.version, method, params)
-}
-
-func (d dialect) serveResult(t *testing.T, a agenttest.Agent, method string, params any) obj {
-	t.Helper()
-	return agenttest.ServeResult(t, a, d.version, method, params)
-}
-
 func (d dialect) sendText(text string) obj { return obj{"message": d.userMessage(text)} }
-
-// call invokes method and returns its result, failing on a JSON-RPC error.
-func (d dialect) call(t *testing.T, srv *httptest.Server, method string, params any) obj {
-	t.Helper()
-	return agenttest.Result(t, d.rpcRaw(t, srv, agenttest.RPCRequest(method, params)), method).(obj)
-}
-
-// callErr invokes method and returns its JSON-RPC error object.
-func (d dialect) callErr(t *testing.T, srv *httptest.Server, method string, params any) obj {
-	t.Helper()
-	return agenttest.ErrorOf(t, d.rpcRaw(t, srv, agenttest.RPCRequest(method, params)), method)
-}
-
-func (d dialect) openStream(t *testing.T, srv *httptest.Server, method string, params any) *agenttest.SSE {
-	t.Helper()
-	return agenttest.OpenStream(t, d.post(t, srv, agenttest.RPCRequest(method, params)), d.oneKey)
-}
 
 // next returns the next stream event, which must be of kind, unwrapped.
 func (d dialect) next(t *testing.T, s *agenttest.SSE, kind string) obj {

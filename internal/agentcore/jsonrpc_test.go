@@ -41,7 +41,7 @@ func TestEnvelopeErrors(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				out := d.rpcRaw(t, srv, tt.body)
+				out := d.RPCRaw(t, srv, tt.body)
 				e, ok := out["error"].(obj)
 				if !ok {
 					t.Fatalf("want an error, got %v", out)
@@ -59,7 +59,7 @@ func TestMethodNotFoundNamesMethod(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
-		e := agenttest.ErrorOf(t, d.rpcRaw(t, srv, agenttest.RPCRequest(d.foreign, obj{})), d.foreign)
+		e := agenttest.ErrorOf(t, d.RPCRaw(t, srv, agenttest.RPCRequest(d.foreign, obj{})), d.foreign)
 		agenttest.WantJSON(t, "error detail", d.detail(t, e), obj{"method": d.foreign})
 	})
 }
@@ -69,7 +69,7 @@ func TestIDIsEchoedVerbatim(t *testing.T) {
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		// A float64 decode would round this id; the agent must echo its bytes.
-		resp := d.post(t, srv, `{"jsonrpc":"2.0","id":12345678901234567890,"method":"`+d.get+`","params":{"id":"none"}}`)
+		resp := d.Post(t, srv, `{"jsonrpc":"2.0","id":12345678901234567890,"method":"`+d.get+`","params":{"id":"none"}}`)
 		body, err := io.ReadAll(resp.Body)
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +85,7 @@ func TestClosedAgentRefusesCalls(t *testing.T) {
 	forEach(t, func(t *testing.T, d dialect) {
 		a, srv := d.start(t, agentcore.Options{})
 		a.Close()
-		if resp := d.post(t, srv, agenttest.RPCRequest(d.get, obj{"id": "x"})); resp.StatusCode != 503 {
+		if resp := d.Post(t, srv, agenttest.RPCRequest(d.get, obj{"id": "x"})); resp.StatusCode != 503 {
 			t.Fatalf("status after Close = %d, want 503", resp.StatusCode)
 		}
 	})
@@ -96,7 +96,7 @@ func TestOversizedBodyIsRefused(t *testing.T) {
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		body := `{"jsonrpc":"2.0","id":"a","method":"` + d.get + `","params":{"id":"` + strings.Repeat("x", agentcore.MaxRequestBytes) + `"}}`
-		e, ok := d.rpcRaw(t, srv, body)["error"].(obj)
+		e, ok := d.RPCRaw(t, srv, body)["error"].(obj)
 		if !ok {
 			t.Fatal("an oversized request was accepted")
 		}

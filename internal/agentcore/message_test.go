@@ -32,7 +32,7 @@ func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
 				t.Parallel()
 				msg := d.userMessage(tt.text)
 				msg["contextId"] = "ctx-" + tt.name
-				res := d.task(t, d.call(t, srv, d.send, obj{"message": msg}))
+				res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
 				if got := agenttest.Str(t, res, "status", "state"); got != d.states[tt.final] {
 					t.Fatalf("state = %q, want %q", got, d.states[tt.final])
 				}
@@ -70,7 +70,7 @@ func TestStreamEventOrder(t *testing.T) {
 		for _, tt := range lifecycles {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				s := d.openStream(t, srv, d.stream, d.sendText(tt.text))
+				s := d.OpenStream(t, srv, d.stream, d.sendText(tt.text))
 				var got []string
 				var taskID, contextID string
 				for {
@@ -115,7 +115,7 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
-		s := d.openStream(t, srv, d.stream, d.sendText("wait for it"))
+		s := d.OpenStream(t, srv, d.stream, d.sendText("wait for it"))
 		snap := d.next(t, s, "task")
 		working := d.next(t, s, "status")
 		if st := agenttest.Str(t, working, "status", "state"); st != d.states["working"] {
@@ -123,7 +123,7 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 		}
 		d.wantFinal(t, working, false)
 
-		canceled := d.call(t, srv, d.cancel, obj{"id": snap["id"]})
+		canceled := d.Call(t, srv, d.cancel, obj{"id": snap["id"]}).(obj)
 		if agenttest.Str(t, canceled, "status", "state") != d.states["canceled"] || canceled["id"] != snap["id"] {
 			t.Fatalf("cancel result = %v, want the canceled task", canceled)
 		}
@@ -134,7 +134,7 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 		d.wantFinal(t, update, true)
 		s.WantEnd()
 
-		e := d.callErr(t, srv, d.cancel, obj{"id": snap["id"]})
+		e := d.CallErr(t, srv, d.cancel, obj{"id": snap["id"]})
 		agenttest.WantCode(t, e, agentcore.CodeTaskNotCancelable)
 		agenttest.WantJSON(t, "error detail", d.detail(t, e), obj{"taskId": snap["id"], "state": d.states["canceled"]})
 	})
@@ -145,7 +145,7 @@ func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
 	forEach(t, func(t *testing.T, d dialect) {
 		hold := make(chan struct{})
 		_, srv := d.start(t, agentcore.Options{Hold: hold})
-		s := d.openStream(t, srv, d.stream, d.sendText("wait and see"))
+		s := d.OpenStream(t, srv, d.stream, d.sendText("wait and see"))
 		d.next(t, s, "task")
 		// The working update arrives while the task is held: each event is
 		// flushed as it happens, not when the stream ends.
@@ -168,7 +168,7 @@ func TestBlockingSendWaitsForTheHold(t *testing.T) {
 		_, srv := d.start(t, agentcore.Options{Hold: hold})
 		close(hold)
 		// Returning before the hold had released the task would show working.
-		res := d.task(t, d.call(t, srv, d.send, d.sendText("wait a bit")))
+		res := d.task(t, d.Call(t, srv, d.send, d.sendText("wait a bit")).(obj))
 		if st := agenttest.Str(t, res, "status", "state"); st != d.states["completed"] {
 			t.Fatalf("state = %q, want completed", st)
 		}

@@ -19,7 +19,7 @@ func TestStepDelayPacesTransitions(t *testing.T) {
 			defer a.Close()
 			// The bubble's clock starts at 2000-01-01T00:00:00Z; each
 			// transition lands exactly one StepDelay after the previous one.
-			body := d.serve(t, a, d.stream, d.sendText("hello"))
+			body := d.Serve(t, a, d.stream, d.sendText("hello"))
 			var stamps []string
 			for _, frame := range strings.Split(strings.TrimSuffix(body, "\n\n"), "\n\n") {
 				var ev struct{ Result obj }
@@ -46,11 +46,11 @@ func TestCancelStopsAPausedScript(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			a := d.new(agentcore.Options{StepDelay: time.Second})
 			defer a.Close()
-			res := d.task(t, d.serveResult(t, a, d.send, d.sendNow(d.userMessage("hello"))))
-			d.serveResult(t, a, d.cancel, obj{"id": res["id"]})
+			res := d.task(t, d.ServeResult(t, a, d.send, d.sendNow(d.userMessage("hello"))))
+			d.ServeResult(t, a, d.cancel, obj{"id": res["id"]})
 			time.Sleep(10 * time.Second)
 			synctest.Wait()
-			got := d.serveResult(t, a, d.get, obj{"id": res["id"]})
+			got := d.ServeResult(t, a, d.get, obj{"id": res["id"]})
 			if st := agenttest.Path(t, got, "status", "state"); st != d.states["canceled"] {
 				t.Fatalf("state = %v, want %s", st, d.states["canceled"])
 			}
@@ -67,9 +67,9 @@ func TestCloseEndsScriptsStreamsAndBlockingSends(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			a := d.new(agentcore.Options{})
 			blocked := make(chan string)
-			go func() { blocked <- d.serve(t, a, d.send, d.sendText("wait")) }()
+			go func() { blocked <- d.Serve(t, a, d.send, d.sendText("wait")) }()
 			streamed := make(chan string)
-			go func() { streamed <- d.serve(t, a, d.stream, d.sendText("wait too")) }()
+			go func() { streamed <- d.Serve(t, a, d.stream, d.sendText("wait too")) }()
 			synctest.Wait()
 
 			a.Close() // returns only once every script has stopped

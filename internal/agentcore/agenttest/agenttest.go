@@ -359,3 +359,53 @@ func SkillIDs(t *testing.T, card Obj) []any {
 	}
 	return ids
 }
+
+// Wire is how a dialect's clients call: the A2A-Version header they send
+// ("" for none), and whether every stream result is a one-key wrapper (1.0's
+// StreamResponse).
+type Wire struct {
+	Version string
+	OneKey  bool
+}
+
+// Post sends body to srv's JSON-RPC endpoint.
+func (w Wire) Post(t *testing.T, srv *httptest.Server, body string) *http.Response {
+	t.Helper()
+	return Post(t, srv, body, w.Version)
+}
+
+// RPCRaw posts body and decodes the whole JSON-RPC response.
+func (w Wire) RPCRaw(t *testing.T, srv *httptest.Server, body string) Obj {
+	t.Helper()
+	return DecodeResponse(t, w.Post(t, srv, body))
+}
+
+// Call invokes method and returns its result, failing on a JSON-RPC error.
+func (w Wire) Call(t *testing.T, srv *httptest.Server, method string, params any) any {
+	t.Helper()
+	return Result(t, w.RPCRaw(t, srv, RPCRequest(method, params)), method)
+}
+
+// CallErr invokes method and returns its JSON-RPC error object.
+func (w Wire) CallErr(t *testing.T, srv *httptest.Server, method string, params any) Obj {
+	t.Helper()
+	return ErrorOf(t, w.RPCRaw(t, srv, RPCRequest(method, params)), method)
+}
+
+// OpenStream calls a streaming method and reads its event stream.
+func (w Wire) OpenStream(t *testing.T, srv *httptest.Server, method string, params any) *SSE {
+	t.Helper()
+	return OpenStream(t, w.Post(t, srv, RPCRequest(method, params)), w.OneKey)
+}
+
+// Serve runs one call straight through h.ServeHTTP; see Serve.
+func (w Wire) Serve(t *testing.T, h http.Handler, method string, params any) string {
+	t.Helper()
+	return Serve(t, h, w.Version, method, params)
+}
+
+// ServeResult is the result of Serve, failing on a JSON-RPC error.
+func (w Wire) ServeResult(t *testing.T, h http.Handler, method string, params any) Obj {
+	t.Helper()
+	return ServeResult(t, h, w.Version, method, params)
+}
