@@ -150,56 +150,6 @@ func TestSendHistoryLength(t *testing.T) {
 	}
 }
 
-func TestContinuationErrors(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	done := client.Call(t, srv, "message/send", send("finish")).(obj)
-	asking := client.Call(t, srv, "message/send", send("input")).(obj)
-	running := client.Call(t, srv, "message/send", obj{
-		"message":       userMessage("wait"),
-		"configuration": obj{"acceptedOutputModes": []any{}, "blocking": false},
-	}).(obj)
-
-	followUp := func(taskID any, contextID string) obj {
-		m := userMessage("more")
-		m["taskId"] = taskID
-		if contextID != "" {
-			m["contextId"] = contextID
-		}
-		return obj{"message": m}
-	}
-	tests := []struct {
-		name   string
-		params obj
-		code   int
-		data   obj
-	}{
-		{"unknown task", followUp("nope", ""), agentcore.CodeTaskNotFound, obj{"taskId": "nope"}},
-		{"terminal task", followUp(done["id"], ""), agentcore.CodeInvalidParams, obj{"taskId": done["id"], "state": "completed"}},
-		{"running task", followUp(running["id"], ""), agentcore.CodeInvalidParams, nil},
-		{"other context", followUp(asking["id"], "elsewhere"), agentcore.CodeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
-	}
-	for _, tt := range tests {
-		for _, method := range []string{"message/send", "message/stream"} {
-			e := client.CallErr(t, srv, method, tt.params)
-			agenttest.WantCode(t, e, tt.code)
-			data := e["data"].(obj)
-			if tt.data == nil { // submitted or working, depending on timing
-				if st := data["state"]; data["taskId"] != running["id"] || (st != "submitted" && st != "working") {
-					t.Fatalf("%s %s data = %v", tt.name, method, data)
-				}
-				continue
-			}
-			agenttest.WantJSON(t, tt.name+" "+method+" data", data, tt.data)
-		}
-	}
-	// The rejected follow-ups changed nothing.
-	still := client.Call(t, srv, "tasks/get", obj{"id": asking["id"]}).(obj)
-	if st := agenttest.Str(t, still, "status", "state"); st != "input-required" || len(agenttest.Path(t, still, "history").([]any)) != 2 {
-		t.Fatalf("task after rejected follow-ups: state %q history %v", st, still["history"])
-	}
-}
-
 func TestSendValidation(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})

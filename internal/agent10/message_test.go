@@ -157,52 +157,6 @@ func TestSendHistoryLength(t *testing.T) {
 	}
 }
 
-func TestContinuationErrors(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	done := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("finish")), "task").(obj)
-	asking := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("input")), "task").(obj)
-	running := agenttest.Path(t, client.Call(t, srv, "SendMessage", obj{
-		"message": userMessage("wait"), "configuration": obj{"returnImmediately": true},
-	}), "task").(obj)
-
-	followUp := func(taskID any, contextID string) obj {
-		m := userMessage("more")
-		m["taskId"] = taskID
-		if contextID != "" {
-			m["contextId"] = contextID
-		}
-		return obj{"message": m}
-	}
-	tests := []struct {
-		name   string
-		params obj
-		code   int
-		md     obj
-	}{
-		{"unknown task", followUp("nope", ""), agentcore.CodeTaskNotFound, obj{"taskId": "nope"}},
-		{"terminal task", followUp(done["id"], ""), codeUnsupportedOperation, obj{"taskId": done["id"], "state": "TASK_STATE_COMPLETED"}},
-		{"running task", followUp(running["id"], ""), codeUnsupportedOperation, nil},
-		{"other context", followUp(asking["id"], "elsewhere"), agentcore.CodeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
-	}
-	for _, tt := range tests {
-		for _, method := range []string{"SendMessage", "SendStreamingMessage"} {
-			md := wantCode(t, client.CallErr(t, srv, method, tt.params), tt.code)
-			if tt.md == nil { // submitted or working, depending on timing
-				if md["taskId"] != running["id"] || !strings.HasPrefix(md["state"].(string), "TASK_STATE_") {
-					t.Fatalf("%s %s metadata = %v", tt.name, method, md)
-				}
-				continue
-			}
-			agenttest.WantJSON(t, tt.name+" "+method+" metadata", md, tt.md)
-		}
-	}
-	still := client.Call(t, srv, "GetTask", obj{"id": asking["id"]}).(obj)
-	if st := agenttest.Str(t, still, "status", "state"); st != "TASK_STATE_INPUT_REQUIRED" || len(agenttest.Path(t, still, "history").([]any)) != 2 {
-		t.Fatalf("task after rejected follow-ups: state %q history %v", st, still["history"])
-	}
-}
-
 func TestSendValidation(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})

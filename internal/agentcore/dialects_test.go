@@ -47,6 +47,8 @@ type dialect struct {
 	// event is the kind ("task", "status", "artifact", "message") and body
 	// of a stream event.
 	event func(t *testing.T, ev obj) (string, obj)
+	// notAccepting is the code of a message to a task that waits for none.
+	notAccepting int
 	// detail is what an error says it is about.
 	detail func(t *testing.T, e obj) any
 }
@@ -90,7 +92,8 @@ var dialects = []dialect{
 			kinds := map[string]string{"status-update": "status", "artifact-update": "artifact", "task": "task", "message": "message"}
 			return kinds[agenttest.Str(t, ev, "kind")], ev
 		},
-		detail: func(t *testing.T, e obj) any { return e["data"] },
+		notAccepting: agentcore.CodeInvalidParams,
+		detail:       func(t *testing.T, e obj) any { return e["data"] },
 	},
 	{
 		name:       "1.0",
@@ -136,7 +139,8 @@ var dialects = []dialect{
 			t.Fatalf("empty stream event")
 			return "", nil
 		},
-		detail: func(t *testing.T, e obj) any { return agenttest.Path(t, e, "data", 0, "metadata") },
+		notAccepting: -32004, // UnsupportedOperationError
+		detail:       func(t *testing.T, e obj) any { return agenttest.Path(t, e, "data", 0, "metadata") },
 	},
 }
 

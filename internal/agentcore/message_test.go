@@ -174,3 +174,52 @@ func TestBlockingSendWaitsForTheHold(t *testing.T) {
 		}
 	})
 }
+
+func TestContinuationErrors(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		done := d.task(t, d.Call(t, srv, d.send, d.sendText("finish")).(obj))
+		asking := d.task(t, d.Call(t, srv, d.send, d.sendText("input")).(obj))
+		running := d.task(t, d.Call(t, srv, d.send, d.sendNow(d.userMessage("wait"))).(obj))
+
+		followUp := func(taskID any, contextID string) obj {
+			m := d.userMessage("more")
+			m["taskId"] = taskID
+			if contextID != "" {
+				m["contextId"] = contextID
+			}
+			return obj{"message": m}
+		}
+		tests := []struct {
+			name   string
+			params obj
+			code   int
+			detail obj
+		}{
+			{"unknown task", followUp("nope", ""), agentcore.CodeTaskNotFound, obj{"taskId": "nope"}},
+			{"terminal task", followUp(done["id"], ""), d.notAccepting, obj{"taskId": done["id"], "state": d.states["completed"]}},
+			{"running task", followUp(running["id"], ""), d.notAccepting, nil},
+			{"other context", followUp(asking["id"], "elsewhere"), agentcore.CodeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
+		}
+		for _, tt := range tests {
+			for _, method := range []string{d.send, d.stream} {
+				e := d.CallErr(t, srv, method, tt.params)
+				agenttest.WantCode(t, e, tt.code)
+				detail, _ := d.detail(t, e).(obj)
+				if tt.detail == nil { // submitted or working, depending on timing
+					if st := detail["state"]; detail["taskId"] != running["id"] || (st != d.states["submitted"] && st != d.states["working"]) {
+						t.Fatalf("%s %s detail = %v", tt.name, method, detail)
+					}
+					continue
+				}
+				agenttest.WantJSON(t, tt.name+" "+method+" detail", detail, tt.detail)
+			}
+		}
+		// The rejected follow-ups changed nothing.
+		still := d.Call(t, srv, d.get, obj{"id": asking["id"]}).(obj)
+		if st := agenttest.Str(t, still, "status", "state"); st != d.states["input-required"] || len(agenttest.Path(t, still, "history").([]any)) != 2 {
+			t.Fatalf("task after rejected follow-ups: state %q history %v", st, still["history"])
+		}
+	})
+}
