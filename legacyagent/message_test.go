@@ -87,57 +87,6 @@ func TestNonBlockingSendReturnsAtOnce(t *testing.T) {
 	}
 }
 
-func TestInputRequiredThenFollowUp(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, streaming := range []bool{false, true} {
-		first := client.Call(t, srv, "message/send", send("input please")).(obj)
-		if st := agenttest.Str(t, first, "status", "state"); st != "input-required" {
-			t.Fatalf("state = %q, want input-required", st)
-		}
-		reply := userMessage("Ada Lovelace")
-		reply["taskId"] = first["id"]
-
-		var done obj
-		if streaming {
-			s := client.OpenStream(t, srv, "message/stream", obj{"message": reply})
-			snap := s.MustNext()
-			if snap["kind"] != "task" || agenttest.Str(t, snap, "status", "state") != "working" {
-				t.Fatalf("first follow-up event = %v, want the working task", snap)
-			}
-			if ev := s.MustNext(); ev["kind"] != "artifact-update" {
-				t.Fatalf("second follow-up event = %v, want the artifact", ev)
-			}
-			if ev := s.MustNext(); agenttest.Path(t, ev, "status", "state") != "completed" || ev["final"] != true {
-				t.Fatalf("third follow-up event = %v, want completed", ev)
-			}
-			s.WantEnd()
-			done = client.Call(t, srv, "tasks/get", obj{"id": first["id"]}).(obj)
-		} else {
-			done = client.Call(t, srv, "message/send", obj{"message": reply}).(obj)
-		}
-
-		if st := agenttest.Str(t, done, "status", "state"); st != "completed" {
-			t.Fatalf("follow-up state = %q, want completed", st)
-		}
-		if got := agenttest.Str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
-			t.Fatalf("artifact text %q does not quote the follow-up", got)
-		}
-		var roles, texts []string
-		for _, m := range agenttest.Path(t, done, "history").([]any) {
-			roles = append(roles, agenttest.Str(t, m, "role"))
-			texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
-		}
-		want := []string{"input please", agentcore.Question, "Ada Lovelace"}
-		if strings.Join(roles, ",") != "user,agent,user" || strings.Join(texts, "|") != strings.Join(want, "|") {
-			t.Fatalf("history roles %v texts %v", roles, texts)
-		}
-		if agenttest.Str(t, done, "history", 2, "contextId") != first["contextId"] {
-			t.Fatal("follow-up message not bound to the task's context")
-		}
-	}
-}
-
 func TestSendHistoryLength(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})

@@ -87,51 +87,6 @@ func TestReturnImmediately(t *testing.T) {
 	}
 }
 
-func TestInputRequiredThenFollowUp(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, streaming := range []bool{false, true} {
-		first := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("input please")), "task").(obj)
-		if st := agenttest.Str(t, first, "status", "state"); st != "TASK_STATE_INPUT_REQUIRED" {
-			t.Fatalf("state = %q, want input-required", st)
-		}
-		reply := userMessage("Ada Lovelace")
-		reply["taskId"] = first["id"]
-
-		var done obj
-		if streaming {
-			s := client.OpenStream(t, srv, "SendStreamingMessage", obj{"message": reply})
-			if st := agenttest.Str(t, s.NextOf("task"), "status", "state"); st != "TASK_STATE_WORKING" {
-				t.Fatalf("first follow-up event state = %q, want working", st)
-			}
-			s.NextOf("artifactUpdate")
-			if st := agenttest.Str(t, s.NextOf("statusUpdate"), "status", "state"); st != "TASK_STATE_COMPLETED" {
-				t.Fatalf("last follow-up event state = %q, want completed", st)
-			}
-			s.WantEnd()
-			done = client.Call(t, srv, "GetTask", obj{"id": first["id"]}).(obj)
-		} else {
-			done = agenttest.Path(t, client.Call(t, srv, "SendMessage", obj{"message": reply}), "task").(obj)
-		}
-
-		if st := agenttest.Str(t, done, "status", "state"); st != "TASK_STATE_COMPLETED" {
-			t.Fatalf("follow-up state = %q, want completed", st)
-		}
-		if got := agenttest.Str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
-			t.Fatalf("artifact text %q does not quote the follow-up", got)
-		}
-		var roles, texts []string
-		for _, m := range agenttest.Path(t, done, "history").([]any) {
-			roles = append(roles, agenttest.Str(t, m, "role"))
-			texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
-		}
-		want := []string{"input please", agentcore.Question, "Ada Lovelace"}
-		if strings.Join(roles, ",") != "ROLE_USER,ROLE_AGENT,ROLE_USER" || strings.Join(texts, "|") != strings.Join(want, "|") {
-			t.Fatalf("history roles %v texts %v", roles, texts)
-		}
-	}
-}
-
 func TestSendHistoryLength(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})

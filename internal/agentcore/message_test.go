@@ -223,3 +223,56 @@ func TestContinuationErrors(t *testing.T) {
 		}
 	})
 }
+
+func TestInputRequiredThenFollowUp(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		for _, streaming := range []bool{false, true} {
+			first := d.task(t, d.Call(t, srv, d.send, d.sendText("input please")).(obj))
+			if st := agenttest.Str(t, first, "status", "state"); st != d.states["input-required"] {
+				t.Fatalf("state = %q, want input-required", st)
+			}
+			reply := d.userMessage("Ada Lovelace")
+			reply["taskId"] = first["id"]
+
+			var done obj
+			if streaming {
+				s := d.OpenStream(t, srv, d.stream, obj{"message": reply})
+				if st := agenttest.Str(t, d.next(t, s, "task"), "status", "state"); st != d.states["working"] {
+					t.Fatalf("first follow-up event state = %q, want working", st)
+				}
+				d.next(t, s, "artifact")
+				last := d.next(t, s, "status")
+				if st := agenttest.Str(t, last, "status", "state"); st != d.states["completed"] {
+					t.Fatalf("last follow-up event state = %q, want completed", st)
+				}
+				d.wantFinal(t, last, true)
+				s.WantEnd()
+				done = d.Call(t, srv, d.get, obj{"id": first["id"]}).(obj)
+			} else {
+				done = d.task(t, d.Call(t, srv, d.send, obj{"message": reply}).(obj))
+			}
+
+			if st := agenttest.Str(t, done, "status", "state"); st != d.states["completed"] {
+				t.Fatalf("follow-up state = %q, want completed", st)
+			}
+			if got := agenttest.Str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
+				t.Fatalf("artifact text %q does not quote the follow-up", got)
+			}
+			var roles, texts []string
+			for _, m := range agenttest.Path(t, done, "history").([]any) {
+				roles = append(roles, agenttest.Str(t, m, "role"))
+				texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
+			}
+			wantRoles := []string{d.user, d.agent, d.user}
+			wantTexts := []string{"input please", agentcore.Question, "Ada Lovelace"}
+			if strings.Join(roles, ",") != strings.Join(wantRoles, ",") || strings.Join(texts, "|") != strings.Join(wantTexts, "|") {
+				t.Fatalf("history roles %v texts %v", roles, texts)
+			}
+			if agenttest.Str(t, done, "history", 2, "contextId") != first["contextId"] {
+				t.Fatal("follow-up message not bound to the task's context")
+			}
+		}
+	})
+}
