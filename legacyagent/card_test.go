@@ -3,7 +3,7 @@ package legacyagent
 import (
 	"testing"
 
-	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 func TestCard(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/internal/agentcore"
-	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 func TestQuestionGetsADirectMessage(t *testing.T) {
@@ -33,7 +33,7 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 		t.Fatal("reply without a contextId")
 	}
 
-	// A agentcore.Question sends exactly one message event on a stream.
+	// A question sends exactly one message event on a stream.
 	s := client.OpenStream(t, srv, "message/stream", send("Streaming?"))
 	ev := s.MustNext()
 	if ev["kind"] != "message" || agenttest.Str(t, ev, "parts", 0, "text") != "You asked: Streaming?" {
@@ -95,7 +95,7 @@ func TestSendHistoryLength(t *testing.T) {
 		"configuration": obj{"acceptedOutputModes": []any{}, "historyLength": 1},
 	}).(obj)
 	if h := agenttest.Path(t, res, "history").([]any); len(h) != 1 || agenttest.Str(t, h[0], "role") != "agent" {
-		t.Fatalf("history = %v, want only the agent's agentcore.Question", h)
+		t.Fatalf("history = %v, want only the agent's question", h)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/internal/agentcore"
-	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 // listIDs calls ListTasks and returns the result and its task ids in order.

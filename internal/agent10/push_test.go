@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/internal/agentcore"
-	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 func TestPushNotificationConfigs(t *testing.T) {

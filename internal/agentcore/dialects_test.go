@@ -6,7 +6,7 @@ import (
 
 	"github.com/a2agate/gateway/internal/agent10"
 	"github.com/a2agate/gateway/internal/agentcore"
-	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/internal/agenttest"
 	"github.com/a2agate/gateway/legacyagent"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/internal/agentcore"
-	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 func TestEnvelopeErrors(t *testing.T) {

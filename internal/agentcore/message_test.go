@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/internal/agentcore"
-	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 // lifecycles is the expected stream and ending of each behaviour, in

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/internal/agentcore"
-	"github.com/a2agate/gateway/internal/agentcore/agenttest"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 func TestStepDelayPacesTransitions(t *testing.T) {
