@@ -9,39 +9,6 @@ import (
 	"github.com/a2agate/gateway/internal/agenttest"
 )
 
-func TestQuestionGetsADirectMessage(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-
-	msg := userMessage("  Is the VPN up? ")
-	msg["contextId"] = "ctx-q"
-	res := client.Call(t, srv, "message/send", obj{"message": msg}).(obj)
-	agenttest.WantJSON(t, "reply", res, obj{
-		"kind":      "message",
-		"messageId": res["messageId"],
-		"role":      "agent",
-		"parts":     []any{obj{"kind": "text", "text": "You asked: Is the VPN up?"}},
-		"contextId": "ctx-q",
-	})
-	if res["messageId"] == "" {
-		t.Fatal("reply without a messageId")
-	}
-
-	// Without a contextId the agent makes one up.
-	res = client.Call(t, srv, "message/send", send("WHY?")).(obj)
-	if agenttest.Str(t, res, "contextId") == "" {
-		t.Fatal("reply without a contextId")
-	}
-
-	// A question sends exactly one message event on a stream.
-	s := client.OpenStream(t, srv, "message/stream", send("Streaming?"))
-	ev := s.MustNext()
-	if ev["kind"] != "message" || agenttest.Str(t, ev, "parts", 0, "text") != "You asked: Streaming?" {
-		t.Fatalf("stream event = %v", ev)
-	}
-	s.WantEnd()
-}
-
 func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})

@@ -9,39 +9,6 @@ import (
 	"github.com/a2agate/gateway/internal/agenttest"
 )
 
-func TestQuestionGetsADirectMessage(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-
-	msg := userMessage("  Is the VPN up? ")
-	msg["contextId"] = "ctx-q"
-	res := client.Call(t, srv, "SendMessage", obj{"message": msg}).(obj)
-	if len(res) != 1 {
-		t.Fatalf("result = %v, want {\"message\": ...} alone", res)
-	}
-	reply := agenttest.Path(t, res, "message").(obj)
-	agenttest.WantJSON(t, "reply", reply, obj{
-		"messageId": reply["messageId"],
-		"role":      "ROLE_AGENT",
-		"parts":     []any{obj{"text": "You asked: Is the VPN up?"}},
-		"contextId": "ctx-q",
-	})
-	if reply["messageId"] == "" {
-		t.Fatal("reply without a messageId")
-	}
-
-	res = client.Call(t, srv, "SendMessage", send("WHY?")).(obj)
-	if agenttest.Str(t, res, "message", "contextId") == "" {
-		t.Fatal("reply without a contextId")
-	}
-
-	s := client.OpenStream(t, srv, "SendStreamingMessage", send("Streaming?"))
-	if got := agenttest.Str(t, s.NextOf("message"), "parts", 0, "text"); got != "You asked: Streaming?" {
-		t.Fatalf("streamed reply = %q", got)
-	}
-	s.WantEnd()
-}
-
 func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})

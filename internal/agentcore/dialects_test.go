@@ -40,6 +40,10 @@ type dialect struct {
 	stepStamps []string
 	// userMessage is a user message whose only part is text.
 	userMessage func(text string) obj
+	// agentMessage is the agent's message id holding text, in contextID.
+	agentMessage func(id any, text, contextID string) obj
+	// reply is the agent's message in a send result, which must hold one.
+	reply func(t *testing.T, res obj) obj
 	// sendNow is the params of a send that returns the task at once.
 	sendNow func(msg obj) obj
 	// task is the task in a send result, which must hold one.
@@ -78,6 +82,15 @@ var dialects = []dialect{
 		},
 		userMessage: func(text string) obj {
 			return obj{"kind": "message", "messageId": "m-" + text, "role": "user", "parts": []any{obj{"kind": "text", "text": text}}}
+		},
+		agentMessage: func(id any, text, contextID string) obj {
+			return obj{"kind": "message", "messageId": id, "role": "agent", "parts": []any{obj{"kind": "text", "text": text}}, "contextId": contextID}
+		},
+		reply: func(t *testing.T, res obj) obj {
+			if res["kind"] != "message" {
+				t.Fatalf("result is not a message: %v", res)
+			}
+			return res
 		},
 		sendNow: func(msg obj) obj {
 			return obj{"message": msg, "configuration": obj{"acceptedOutputModes": []any{}, "blocking": false}}
@@ -119,6 +132,15 @@ var dialects = []dialect{
 		},
 		userMessage: func(text string) obj {
 			return obj{"messageId": "m-" + text, "role": "ROLE_USER", "parts": []any{obj{"text": text}}}
+		},
+		agentMessage: func(id any, text, contextID string) obj {
+			return obj{"messageId": id, "role": "ROLE_AGENT", "parts": []any{obj{"text": text}}, "contextId": contextID}
+		},
+		reply: func(t *testing.T, res obj) obj {
+			if len(res) != 1 {
+				t.Fatalf("result = %v, want {\"message\": ...} alone", res)
+			}
+			return agenttest.Path(t, res, "message").(obj)
 		},
 		sendNow: func(msg obj) obj { return obj{"message": msg, "configuration": obj{"returnImmediately": true}} },
 		task: func(t *testing.T, res obj) obj {

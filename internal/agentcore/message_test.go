@@ -276,3 +276,31 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 		}
 	})
 }
+
+func TestQuestionGetsADirectMessage(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+
+		msg := d.userMessage("  Is the VPN up? ")
+		msg["contextId"] = "ctx-q"
+		reply := d.reply(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
+		agenttest.WantJSON(t, "reply", reply, d.agentMessage(reply["messageId"], "You asked: Is the VPN up?", "ctx-q"))
+		if reply["messageId"] == "" {
+			t.Fatal("reply without a messageId")
+		}
+
+		// Without a contextId the agent makes one up.
+		reply = d.reply(t, d.Call(t, srv, d.send, d.sendText("WHY?")).(obj))
+		if agenttest.Str(t, reply, "contextId") == "" {
+			t.Fatal("reply without a contextId")
+		}
+
+		// A question sends exactly one message event on a stream.
+		s := d.OpenStream(t, srv, d.stream, d.sendText("Streaming?"))
+		if got := agenttest.Str(t, d.next(t, s, "message"), "parts", 0, "text"); got != "You asked: Streaming?" {
+			t.Fatalf("streamed reply = %q", got)
+		}
+		s.WantEnd()
+	})
+}
