@@ -7,11 +7,8 @@ import (
 	"github.com/a2agate/gateway/internal/agentcore"
 )
 
-// Routes served by an Agent.
-const (
-	rpcPath  = "/"
-	cardPath = "/.well-known/agent-card.json"
-)
+// cardPath is the card's route; JSON-RPC is served on /.
+const cardPath = "/.well-known/agent-card.json"
 
 // DefaultName is the agent card's name when Options.Name is empty.
 const DefaultName = "Helpdesk Agent"
@@ -19,12 +16,10 @@ const DefaultName = "Helpdesk Agent"
 // Options configures an Agent. The zero value is usable.
 type Options = agentcore.Options
 
-// Agent is an A2A 1.0 agent. It is an http.Handler; see the package
-// documentation for its routes and behaviour.
-type Agent struct {
-	core    *core
-	methods *agentcore.Methods
-}
+// Agent is an A2A 1.0 agent. It is an http.Handler serving JSON-RPC on
+// POST / and the public agent card on GET; see the package documentation
+// for its behaviour.
+type Agent struct{ core *core }
 
 // core is the agent's dialect-neutral part, instantiated with the 1.0 wire
 // structs.
@@ -40,8 +35,8 @@ func New(opts Options) *Agent {
 	if opts.Name == "" {
 		opts.Name = DefaultName
 	}
-	a := &Agent{core: agentcore.New[message, artifact, pushConfig](opts, wire{}, timestampPrecision)}
-	a.methods = &agentcore.Methods{
+	a := &Agent{}
+	methods := &agentcore.Methods{
 		Unary: map[string]agentcore.Unary{
 			"SendMessage":                      a.sendMessage,
 			"GetTask":                          a.getTask,
@@ -63,24 +58,17 @@ func New(opts Options) *Agent {
 		Admit:       checkVersion,
 		EncodeError: encodeError,
 	}
+	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact]{
+		Dialect:   wire{},
+		Methods:   methods,
+		Cards:     map[string]func(string) any{cardPath: func(url string) any { return a.card(url, false) }},
+		Precision: timestampPrecision,
+	})
 	return a
 }
 
 // ServeHTTP serves JSON-RPC on POST / and the public agent card on GET.
-func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case rpcPath:
-		if r.Method != http.MethodPost {
-			agentcore.MethodNotAllowed(w, http.MethodPost)
-			return
-		}
-		a.core.ServeRPC(w, r, a.methods)
-	case cardPath:
-		a.core.ServeCard(w, r, func(url string) any { return a.card(url, false) })
-	default:
-		http.NotFound(w, r)
-	}
-}
+func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.core.ServeHTTP(w, r) }
 
 // Close stops every running task script, ends open streams and blocking
 // sends, and waits for the scripts to return. Later JSON-RPC calls get 503.

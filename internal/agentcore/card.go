@@ -53,8 +53,8 @@ func MediaModes() []string {
 	return []string{"text/plain", "application/json", "application/octet-stream"}
 }
 
-// ServeCard answers a GET or HEAD with card(the public JSON-RPC URL).
-func (c *Core[M, A, C]) ServeCard(w http.ResponseWriter, r *http.Request, card func(url string) any) {
+// serveCard answers a GET or HEAD with card(the public JSON-RPC URL).
+func (c *Core[M, A, C]) serveCard(w http.ResponseWriter, r *http.Request, card func(url string) any) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		MethodNotAllowed(w, "GET, HEAD")
 		return

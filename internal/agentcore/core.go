@@ -2,6 +2,7 @@ package agentcore
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -53,6 +54,10 @@ type Core[M, A, C any] struct {
 	Opts    Options
 	dialect Dialect[M, A]
 	store   *store[M, A, C]
+	methods *Methods
+	// cards maps each card route to the card it serves, given the public
+	// JSON-RPC URL.
+	cards map[string]func(url string) any
 
 	// ctx is the parent of every task script; Close cancels it.
 	ctx    context.Context
@@ -65,19 +70,50 @@ type Core[M, A, C any] struct {
 	scripts sync.WaitGroup
 }
 
-// New returns a Core speaking through d. precision is the resolution of
-// the status timestamps the dialect writes, so that a timestamp read back
-// from the wire compares equal to the one stored.
-func New[M, A, C any](opts Options, d Dialect[M, A], precision time.Duration) *Core[M, A, C] {
+// Wire is what a dialect adds to the core: its spelling of messages and
+// artifacts, its JSON-RPC methods and its agent cards.
+type Wire[M, A any] struct {
+	Dialect Dialect[M, A]
+	Methods *Methods
+	// Cards maps each card route to the card it serves, given the public
+	// JSON-RPC URL.
+	Cards map[string]func(url string) any
+	// Precision is the resolution of the status timestamps the dialect
+	// writes, so that a timestamp read back from the wire compares equal to
+	// the one stored.
+	Precision time.Duration
+}
+
+// New returns a Core speaking w.
+func New[M, A, C any](opts Options, w Wire[M, A]) *Core[M, A, C] {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Core[M, A, C]{
 		Opts:    opts,
-		dialect: d,
-		store:   newStore[M, A, C](time.Now, precision),
+		dialect: w.Dialect,
+		store:   newStore[M, A, C](time.Now, w.Precision),
+		methods: w.Methods,
+		cards:   w.Cards,
 		ctx:     ctx,
 		cancel:  cancel,
 		done:    make(chan struct{}),
 	}
+}
+
+// ServeHTTP serves JSON-RPC on POST / and the cards on GET and HEAD.
+func (c *Core[M, A, C]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/" {
+		if r.Method != http.MethodPost {
+			MethodNotAllowed(w, http.MethodPost)
+			return
+		}
+		c.serveRPC(w, r)
+		return
+	}
+	if card, ok := c.cards[r.URL.Path]; ok {
+		c.serveCard(w, r, card)
+		return
+	}
+	http.NotFound(w, r)
 }
 
 // Close stops every running task script, ends open streams and blocking

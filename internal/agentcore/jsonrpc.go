@@ -90,9 +90,9 @@ type errorResponse struct {
 	Error   any             `json:"error"`
 }
 
-// ServeRPC answers one JSON-RPC request with m, or 503 once the agent is
-// closed.
-func (c *Core[M, A, C]) ServeRPC(w http.ResponseWriter, r *http.Request, m *Methods) {
+// serveRPC answers one JSON-RPC request, or 503 once the agent is closed.
+func (c *Core[M, A, C]) serveRPC(w http.ResponseWriter, r *http.Request) {
+	m := c.methods
 	if c.closedNow() {
 		http.Error(w, "agent is closed", http.StatusServiceUnavailable)
 		return
