@@ -1,22 +1,22 @@
-package legacyagent
+package agentcore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 )
 
-// subscription is what an SSE response carries: first, then, when rec is
-// set, rec's events from cursor on until the stream cycle ends.
-type subscription struct {
-	first  any
-	rec    *record
-	cursor int
+// Subscription is what an SSE response carries: First, then, when follow
+// is set, the events it passes on until the stream cycle ends.
+type Subscription struct {
+	First  any
+	follow func(ctx context.Context, emit func(any) error)
 }
 
 // serveStream writes sub as Server-Sent Events, one JSON-RPC response per
 // "data:" line, flushing each event as soon as it is written.
-func (a *Agent) serveStream(w http.ResponseWriter, r *http.Request, id json.RawMessage, sub subscription) {
+func (c *Core[M, A, C]) serveStream(w http.ResponseWriter, r *http.Request, id json.RawMessage, sub Subscription) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -34,8 +34,8 @@ func (a *Agent) serveStream(w http.ResponseWriter, r *http.Request, id json.RawM
 		}
 		return rc.Flush()
 	}
-	if emit(sub.first) != nil || sub.rec == nil {
+	if emit(sub.First) != nil || sub.follow == nil {
 		return
 	}
-	a.store.follow(r.Context(), a.done, sub.rec, sub.cursor, emit)
+	sub.follow(r.Context(), emit)
 }
