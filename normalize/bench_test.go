@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/sse"
 )
 
 // The benchmarks translate the two payloads that dominate gateway traffic,
@@ -632,7 +633,7 @@ func BenchmarkStreamEvent(b *testing.B) {
 					scratch = out
 				}
 				resp = AppendResult(resp[:0], id, out)
-				frame = AppendSSEEvent(frame[:0], SSEEvent{Data: resp})
+				frame = sse.AppendEvent(frame[:0], sse.Event{Data: resp})
 			}
 		})
 	}
@@ -675,7 +676,7 @@ func BenchmarkStreamEvent_encodingJSON(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				frame = AppendSSEEvent(frame[:0], SSEEvent{Data: out})
+				frame = sse.AppendEvent(frame[:0], sse.Event{Data: out})
 			}
 		})
 	}

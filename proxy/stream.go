@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	sseframe "github.com/a2agate/gateway/internal/sse"
 	"github.com/a2agate/gateway/normalize"
 )
 
@@ -177,7 +178,7 @@ func (s *sse) event(result []byte) error {
 func (s *sse) data(payload []byte) error {
 	s.start()
 	sc := s.scratch()
-	sc.frame = normalize.AppendSSEEvent(sc.frame[:0], normalize.SSEEvent{Data: payload})
+	sc.frame = sseframe.AppendEvent(sc.frame[:0], sseframe.Event{Data: payload})
 	out := sc.frame
 	s.c.bytes += len(out)
 	if _, err := s.w.Write(out); err != nil {
@@ -190,7 +191,7 @@ func (s *sse) data(payload []byte) error {
 // comment passes a keep-alive comment on.
 func (s *sse) comment(text []byte) error {
 	s.start()
-	out := normalize.AppendSSEEvent(nil, normalize.SSEEvent{Comment: text})
+	out := sseframe.AppendEvent(nil, sseframe.Event{Comment: text})
 	if _, err := s.w.Write(out); err != nil {
 		return err
 	}
@@ -263,7 +264,7 @@ type relay struct {
 func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 	rl := &relay{a: a, s: s, ctx: r.Context()}
 	b := s.c.backend
-	rd := normalize.NewSSEReader(body, a.cfg.MaxEventBytes)
+	rd := sseframe.NewReader(body, a.cfg.MaxEventBytes)
 	idle := startIdleTimer(b.cfg.StreamIdleTimeout, func() {
 		rl.idleFired.Store(true)
 		body.Close()
@@ -280,7 +281,7 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 	for {
 		var readAt time.Time // zero: the event was buffered by an earlier read
 		ev, err := rd.TryNext()
-		if errors.Is(err, normalize.ErrSSENeedsRead) {
+		if errors.Is(err, sseframe.ErrNeedsRead) {
 			// The backend has sent nothing more yet: what was written goes
 			// to the caller before the wait.
 			if !rl.flush() {
@@ -318,7 +319,7 @@ func (rl *relay) flush() bool {
 
 // step handles one read from the backend's stream and reports whether to
 // read on. It runs with rl.mu held.
-func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
+func (rl *relay) step(ev sseframe.Event, err error) bool {
 	a, s := rl.a, rl.s
 	b := s.c.backend
 	switch {
@@ -447,7 +448,7 @@ func (rl *relay) end(err error) {
 	case errors.Is(err, io.EOF) && rl.ended:
 	case errors.Is(err, io.EOF):
 		a.streamFail(s, backendFault(backendStreamCut, "backend %q ended the stream before the task reached a final or interrupted state", b.name))
-	case errors.Is(err, normalize.ErrSSEEventTooLarge):
+	case errors.Is(err, sseframe.ErrEventTooLarge):
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event larger than %d bytes", b.name, a.cfg.MaxEventBytes))
 	default:
 		a.streamFail(s, backendFault(backendStreamDropped, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))

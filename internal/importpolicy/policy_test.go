@@ -17,17 +17,26 @@ var allowed = map[string][]string{
 	"auth":                  {},
 	"store":                 {},
 	"normalize":             {"dialect"},
-	"proxy":                 {"normalize", "dialect", "auth", "store"},
+	"proxy":                 {"normalize", "dialect", "auth", "store", "internal/sse"},
 	"configs":               {},
 	"legacyagent":           {},
 	"internal/agent10":      {},
 	"internal/testnet":      {},
+	"internal/sse":          {},
 	"internal/importpolicy": {},
 	"cmd/gateway":           {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent"},
 	"bench/canned":          {},
 	"bench/cmd/loadbench":   {"bench/canned", "dialect"},
 	"reliability":           {"*"},
 	"reliability/cmd/*":     {"*"},
+}
+
+// denied lists, for packages that must stay pure functions over bytes, the
+// standard-library and third-party imports they may not have: no HTTP, so
+// they can be fuzzed and benchmarked alone and no transport concern leaks in.
+var denied = map[string][]string{
+	"normalize":    {"net/http"},
+	"internal/sse": {"net/http"},
 }
 
 type pkg struct {
@@ -66,6 +75,9 @@ func TestImportPolicy(t *testing.T) {
 			continue
 		}
 		for _, imp := range p.Imports {
+			if slices.Contains(denied[name], imp) {
+				t.Errorf("%s imports %s, which the policy denies it", name, imp)
+			}
 			if !strings.HasPrefix(imp, module) {
 				continue
 			}
