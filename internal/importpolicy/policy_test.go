@@ -17,7 +17,8 @@ var allowed = map[string][]string{
 	"auth":                  {},
 	"store":                 {},
 	"normalize":             {"dialect"},
-	"proxy":                 {"normalize", "dialect", "auth", "store", "internal/sse"},
+	"agentcard":             {"dialect"},
+	"proxy":                 {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse"},
 	"configs":               {},
 	"legacyagent":           {},
 	"internal/agent10":      {},
@@ -37,6 +38,7 @@ var allowed = map[string][]string{
 var denied = map[string][]string{
 	"normalize":    {"net/http"},
 	"internal/sse": {"net/http"},
+	"agentcard":    {"net/http"},
 }
 
 type pkg struct {

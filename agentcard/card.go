@@ -1,11 +1,8 @@
-package normalize
-
-// Agent card translation.
-//
-// A backend's card (0.2.5, 0.3, 1.0, or one of the hybrid shapes the SDKs
-// emit) is read once into the canonical 1.0 ProtoJSON card (CardToCanonical),
+// Package agentcard translates A2A agent cards. A backend's card (0.2.5, 0.3, 1.0,
+// or one of the hybrid shapes the SDKs
+// emit) is read once into the canonical 1.0 ProtoJSON card (ToCanonical),
 // and every card the gateway publishes is rendered from that canonical card
-// (CardV025, CardV03, CardV10, CardHybrid). Readers accept both dialects'
+// (V025, V03, V10, Hybrid). Readers accept both dialects'
 // spellings everywhere, and the snake_case field names ProtoJSON parsers must
 // also accept; writers emit exactly the keys the target dialect defines, in a
 // fixed order, so output is byte-stable for a given input.
@@ -22,10 +19,15 @@ package normalize
 //     a2a-python 1.0's parse_agent_card, prefers "type" and ignores the rest;
 //   - @a2a-js/sdk 0.3 does not validate; 1.0 sees "type" and uses the card as
 //     plain JSON, as it does for every Python 1.0 card.
+//
 // a2a-python 1.0 itself serves the 0.3 shape only (agent_card_to_dict), which
 // a2a-go 1.0 rejects ("unknown security scheme"); the JS 1.0 SDK serves two
 // cards chosen by the A2A-Version header. Serving per-version cards remains the
-// cleanest option, hence CardV03 and CardV10 beside CardHybrid.
+// cleanest option, hence V03 and V10 beside Hybrid.
+//
+// Cards are not on the hot path (read once per backend, rendered once per
+// change), so this package is separate from the message translator.
+package agentcard
 
 import (
 	"errors"
@@ -38,13 +40,13 @@ import (
 	"github.com/a2agate/gateway/dialect"
 )
 
-// ErrInvalidCard reports an agent card that cannot be translated: not a JSON
-// object, without a name, or (for CardDialect) without an interface the
+// ErrInvalid reports an agent card that cannot be translated: not a JSON
+// object, without a name, or (for Dialect) without an interface the
 // gateway can speak to.
-var ErrInvalidCard = errors.New("invalid agent card")
+var ErrInvalid = errors.New("invalid agent card")
 
-// CardPublish says how the gateway publishes a backend's card.
-type CardPublish struct {
+// PublishOptions says how the gateway publishes a backend's card.
+type PublishOptions struct {
 	// URL is the gateway's public JSON-RPC URL for this agent. It becomes
 	// every interface URL of the published card; no backend URL survives.
 	URL string
@@ -57,39 +59,39 @@ type CardPublish struct {
 	// ExtendedCard says whether the gateway serves an extended card.
 	ExtendedCard bool
 	// Overrides replace fields of the backend's card.
-	Overrides CardOverrides
+	Overrides Overrides
 }
 
-// CardOverrides are fields the platform team sets in the gateway's config;
+// Overrides are fields the platform team sets in the gateway's config;
 // each one that is set replaces the backend's value.
-type CardOverrides struct {
+type Overrides struct {
 	// Name, Description, IconURL and DocumentationURL replace the backend's
 	// value when non-empty.
 	Name, Description, IconURL, DocumentationURL string
 	// Provider replaces the backend's provider when non-nil; one with both
 	// fields empty removes it.
-	Provider *CardProvider
+	Provider *Provider
 	// Skills is a raw JSON array of 1.0 skills; when non-nil it replaces the
 	// backend's list.
 	Skills []byte
 }
 
-// CardProvider is the organization that publishes an agent.
-type CardProvider struct {
+// Provider is the organization that publishes an agent.
+type Provider struct {
 	Organization, URL string
 }
 
-// CardHasSignatures reports whether card carries JWS signatures. Translation
+// HasSignatures reports whether card carries JWS signatures. Translation
 // always drops them: a rewritten card no longer matches what was signed, so
 // the caller should log that they were dropped.
-func CardHasSignatures(card []byte) bool {
+func HasSignatures(card []byte) bool {
 	if !gjson.ValidBytes(card) {
 		return false
 	}
 	return cardHasElements(gjson.GetBytes(card, "signatures"))
 }
 
-// CardDialect reports which JSON-RPC dialect the agent behind card speaks,
+// Dialect reports which JSON-RPC dialect the agent behind card speaks,
 // with a sentence for the log explaining why.
 //
 // The card's interfaces are read as a 1.0 client reads them: supportedInterfaces
@@ -100,7 +102,7 @@ func CardHasSignatures(card []byte) bool {
 // dialect.Version03. A 0.x card without protocolVersion is taken as 0.3, the
 // default of the 0.3 schema and of the 1.0 SDKs' card parsers. A card with no
 // JSONRPC interface at one of those versions is an error.
-func CardDialect(card []byte) (v dialect.Version, reason string, err error) {
+func Dialect(card []byte) (v dialect.Version, reason string, err error) {
 	root, err := cardParse(card)
 	if err != nil {
 		return "", "", err
@@ -109,20 +111,20 @@ func CardDialect(card []byte) (v dialect.Version, reason string, err error) {
 	return cardDialectOf(ifaces, from)
 }
 
-// CardToCanonical translates a backend's agent card of any dialect into the
+// ToCanonical translates a backend's agent card of any dialect into the
 // canonical 1.0 ProtoJSON card. Keys 1.0 does not define are dropped, among
-// them signatures (see CardHasSignatures) and stateTransitionHistory. An
+// them signatures (see HasSignatures) and stateTransitionHistory. An
 // OAuth2 scheme listing several flows keeps the first of authorizationCode,
 // clientCredentials, implicit, password (the order of @a2a-js/sdk; 1.0 allows
 // one flow). The result is stable: translating it again returns it unchanged.
-func CardToCanonical(card []byte) ([]byte, error) {
+func ToCanonical(card []byte) ([]byte, error) {
 	root, err := cardParse(card)
 	if err != nil {
 		return nil, err
 	}
 	name := cardField(root, "name")
 	if !cardNonEmptyString(name) {
-		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", ErrInvalidCard)
+		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", ErrInvalid)
 	}
 	ifaces, _ := cardInterfaces(root)
 	caps := cardField(root, "capabilities")
@@ -156,36 +158,36 @@ func CardToCanonical(card []byte) ([]byte, error) {
 	return o.close(), nil
 }
 
-// CardV025 renders the canonical card as an A2A 0.2.5 card, as served at
+// V025 renders the canonical card as an A2A 0.2.5 card, as served at
 // /.well-known/agent.json: protocolVersion "0.2.5", url and preferredTransport
 // "JSONRPC", 0.x security, supportsAuthenticatedExtendedCard. 0.2.5 has no
 // mutualTLS scheme, no oauth2MetadataUrl and no per-skill security.
-func CardV025(canon []byte, p CardPublish) ([]byte, error) {
+func V025(canon []byte, p PublishOptions) ([]byte, error) {
 	return cardRender(canon, p, cardV025)
 }
 
-// CardV03 renders the canonical card as a pure A2A 0.3 card: protocolVersion
+// V03 renders the canonical card as a pure A2A 0.3 card: protocolVersion
 // "0.3.0", url, preferredTransport and additionalInterfaces "JSONRPC", 0.x
 // security, supportsAuthenticatedExtendedCard.
-func CardV03(canon []byte, p CardPublish) ([]byte, error) {
+func V03(canon []byte, p PublishOptions) ([]byte, error) {
 	return cardRender(canon, p, cardV03)
 }
 
-// CardV10 renders the canonical card as a pure A2A 1.0 card: supportedInterfaces
+// V10 renders the canonical card as a pure A2A 1.0 card: supportedInterfaces
 // lists JSONRPC at 1.0, then JSONRPC at 0.3 (the gateway accepts both at
 // p.URL), capabilities.extendedAgentCard, 1.0 security.
-func CardV10(canon []byte, p CardPublish) ([]byte, error) {
+func V10(canon []byte, p PublishOptions) ([]byte, error) {
 	return cardRender(canon, p, cardV10)
 }
 
-// CardHybrid renders the canonical card for /.well-known/agent-card.json as
-// one document that 0.3 and 1.0 clients both accept: every CardV10 field plus
+// Hybrid renders the canonical card for /.well-known/agent-card.json as
+// one document that 0.3 and 1.0 clients both accept: every V10 field plus
 // the 0.3 fields url, preferredTransport, protocolVersion "0.3.0",
 // additionalInterfaces, supportsAuthenticatedExtendedCard and security. Each
 // security scheme carries both spellings (see the comment at the top of this
-// file). Prefer CardV03 or CardV10 when the request's A2A-Version header
+// file). Prefer V03 or V10 when the request's A2A-Version header
 // names a version.
-func CardHybrid(canon []byte, p CardPublish) ([]byte, error) {
+func Hybrid(canon []byte, p PublishOptions) ([]byte, error) {
 	return cardRender(canon, p, cardHybrid)
 }
 
@@ -212,11 +214,11 @@ var (
 // cardParse validates card once and returns its root object.
 func cardParse(card []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(card) {
-		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", ErrInvalidCard)
+		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", ErrInvalid)
 	}
 	root := gjson.ParseBytes(card)
 	if !root.IsObject() {
-		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", ErrInvalidCard)
+		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", ErrInvalid)
 	}
 	return root, nil
 }
@@ -291,7 +293,7 @@ func cardInterfaces(root gjson.Result) ([]cardInterface, cardSource) {
 
 func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, string, error) {
 	if len(ifaces) == 0 {
-		return "", "", fmt.Errorf("%w: no interface: supportedInterfaces is empty and url is missing", ErrInvalidCard)
+		return "", "", fmt.Errorf("%w: no interface: supportedInterfaces is empty and url is missing", ErrInvalid)
 	}
 	// Card text is quoted: the reason goes to the log.
 	explain := func(it cardInterface, v dialect.Version) (dialect.Version, string, error) {
@@ -327,7 +329,7 @@ func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, st
 	}
 	first := ifaces[0]
 	return "", "", fmt.Errorf("%w: no JSONRPC interface at 0.2, 0.3 or 1.0 (first interface: %q %q at %q)",
-		ErrInvalidCard, first.binding.Str, first.version.Str, first.url.Str)
+		ErrInvalid, first.binding.Str, first.version.Str, first.url.Str)
 }
 
 // cardVersionIs reports whether v is major.minor, optionally followed by
@@ -736,7 +738,7 @@ type cardPublished struct {
 	url                                                   string
 }
 
-func cardRender(canon []byte, p CardPublish, f cardForm) ([]byte, error) {
+func cardRender(canon []byte, p PublishOptions, f cardForm) ([]byte, error) {
 	c, err := newCardPublished(canon, p)
 	if err != nil {
 		return nil, err
@@ -748,7 +750,7 @@ func cardRender(canon []byte, p CardPublish, f cardForm) ([]byte, error) {
 	return c.appendV0x(dst, f), nil
 }
 
-func newCardPublished(canon []byte, p CardPublish) (*cardPublished, error) {
+func newCardPublished(canon []byte, p PublishOptions) (*cardPublished, error) {
 	root, err := cardParse(canon)
 	if err != nil {
 		return nil, err
@@ -768,7 +770,7 @@ func newCardPublished(canon []byte, p CardPublish) (*cardPublished, error) {
 		url:              p.URL,
 	}
 	if !cardNonEmptyString(c.name) {
-		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", ErrInvalidCard)
+		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", ErrInvalid)
 	}
 	if pr := p.Overrides.Provider; pr != nil {
 		o := cardOpen(nil, '{')
