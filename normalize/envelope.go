@@ -7,11 +7,12 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // MaxDepth bounds how deeply a document may nest. ProtoJSON parsers stop at
 // 100 as well; the bound also keeps recursive validation off deep stacks.
-const MaxDepth = 100
+const MaxDepth = jsonscan.MaxDepth
 
 // MaxIDBytes bounds a JSON-RPC id. Ids are echoed in every reply and event,
 // so a huge one would be a cheap amplifier.
@@ -27,10 +28,6 @@ type Envelope struct {
 	Op      dialect.Op
 	// Params is the raw params value; nil when absent.
 	Params []byte
-	// doc is where Params sits in the request and the request's container
-	// spans, recorded while it was validated: ParamsTo walks Params without
-	// scanning it for them again.
-	doc docSpans
 }
 
 var envelopeKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
@@ -38,51 +35,18 @@ var envelopeKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"para
 // Valid reports whether b is one well-formed JSON document: UTF-8, nested at
 // most MaxDepth deep, and valid JSON.
 func Valid(b []byte) bool {
-	return utf8.Valid(b) && validJSON(b)
-}
-
-// scanOK reports whether b nests at most MaxDepth deep, without recursion;
-// invalidJSONReason uses it to say why a body was refused.
-func scanOK(b []byte) bool {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			end, _ := skipString(str(b), i)
-			i = end - 1
-		case '{', '[':
-			if depth++; depth > MaxDepth {
-				return false
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return true
+	return utf8.Valid(b) && jsonscan.Valid(b)
 }
 
 // ParseRequest reads a JSON-RPC 2.0 request. On failure it returns an
 // *Error, and the Envelope holds whatever id and dialect could be read, so
 // the error can still be answered to the right request in the right dialect.
 func ParseRequest(body []byte) (Envelope, error) {
-	return parseRequest(body, nil)
-}
-
-// ParseRequestTo is ParseRequest recording the request's container spans
-// in *spans, over what it held, for Envelope.ParamsTo: the Envelope reads
-// them until *spans is reused.
-func ParseRequestTo(spans *[]int, body []byte) (Envelope, error) {
-	*spans = (*spans)[:0]
-	return parseRequest(body, spans)
-}
-
-// parseRequest records the spans in *spans, unless spans is nil.
-func parseRequest(body []byte, spans *[]int) (Envelope, error) {
 	var env Envelope
-	if !utf8.Valid(body) || !validJSONSpans(body, spans) {
+	if !Valid(body) {
 		return env, Errorf(dialect.ErrParse, "%s", invalidJSONReason(body))
 	}
-	root := parse(body)
+	root := jsonscan.Parse(body)
 	if root.IsArray() {
 		return env, Errorf(dialect.ErrInvalidRequest, "batch requests are not supported: send one JSON-RPC request object per HTTP request")
 	}
@@ -90,7 +54,7 @@ func parseRequest(body []byte, spans *[]int) (Envelope, error) {
 		return env, Errorf(dialect.ErrInvalidRequest, "the body must be a JSON-RPC request object, got %s", typeName(root))
 	}
 	var m members
-	if err := collect(withSpans(root, derefSpans(spans)), envelopeKeys, &m); err != nil {
+	if err := collect(root, envelopeKeys, &m); err != nil {
 		env.ID = unambiguousID(root)
 		return env, &Error{Kind: dialect.ErrInvalidRequest, Message: "invalid JSON-RPC request: " + err.Error(), Err: err}
 	}
@@ -129,7 +93,6 @@ func parseRequest(body []byte, spans *[]int) (Envelope, error) {
 		}
 		if p.IsObject() {
 			env.Params = body[p.Index : p.Index+len(p.Raw)]
-			env.doc = docSpans{at: p.Index, spans: derefSpans(spans)}
 		}
 	} else if op != dialect.GetExtendedCard {
 		return env, Errorf(dialect.ErrInvalidParams, `invalid params: "params" is required for %s`, env.Method)
@@ -200,11 +163,11 @@ func truncate(s string, n int) string {
 
 func invalidJSONReason(b []byte) string {
 	switch {
-	case len(strings.TrimSpace(str(b))) == 0:
+	case len(strings.TrimSpace(jsonscan.String(b))) == 0:
 		return "the request body is empty: send a JSON-RPC request object"
 	case !utf8.Valid(b):
 		return "the request body is not valid UTF-8"
-	case !scanOK(b):
+	case !jsonscan.DepthOK(b):
 		return "the request body nests deeper than 100 levels"
 	}
 	return "the request body is not valid JSON"
@@ -215,9 +178,6 @@ type Reply struct {
 	ID     []byte
 	Result []byte // nil when the reply is an error
 	Error  []byte // the error object; nil on success
-	// doc is where Result sits in the reply and the reply's container
-	// spans (see Envelope).
-	doc docSpans
 }
 
 var replyKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error", ""}}
@@ -226,24 +186,11 @@ var replyKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error",
 // kind InvalidAgentResponse. A success without "result" (the Go 1.0 SDK
 // writes none for an empty one) reads as a null result.
 func ParseReply(body []byte) (Reply, error) {
-	return parseReply(body, nil)
-}
-
-// ParseReplyTo is ParseReply recording the reply's container spans in
-// *spans, over what it held, for the Reply's methods: the Reply reads them
-// until *spans is reused.
-func ParseReplyTo(spans *[]int, body []byte) (Reply, error) {
-	*spans = (*spans)[:0]
-	return parseReply(body, spans)
-}
-
-// parseReply records the spans in *spans, unless spans is nil.
-func parseReply(body []byte, spans *[]int) (Reply, error) {
 	var r Reply
-	if !utf8.Valid(body) || !validJSONSpans(body, spans) {
+	if !Valid(body) {
 		return r, Errorf(dialect.ErrInvalidAgentResponse, "the agent's reply is not valid JSON")
 	}
-	root := withSpans(parse(body), derefSpans(spans))
+	root := jsonscan.Parse(body)
 	var m members
 	if err := collect(root, replyKeys, &m); err != nil {
 		return r, &Error{Kind: dialect.ErrInvalidAgentResponse, Message: "the agent's reply is not a JSON-RPC response: " + err.Error(), Err: err}
@@ -265,15 +212,14 @@ func parseReply(body []byte, spans *[]int) (Reply, error) {
 		r.Error = body[e.Index : e.Index+len(e.Raw)]
 	case res.Exists():
 		r.Result = body[res.Index : res.Index+len(res.Raw)]
-		r.doc = docSpans{at: res.Index, spans: derefSpans(spans)}
 	default:
 		r.Result = []byte("null")
 	}
 	return r, nil
 }
 
-// AppendResult appends a JSON-RPC success response.
-func AppendResult(dst, id, result []byte) []byte {
+// AppendResultResponse appends a JSON-RPC success response.
+func AppendResultResponse(dst, id, result []byte) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
 	dst = append(dst, `,"result":`...)

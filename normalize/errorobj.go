@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // AppendError appends the JSON-RPC error object for e in dialect d. 1.0
@@ -56,7 +57,7 @@ func appendKVs(dst []byte, kvs []KV) []byte {
 // metadata of a 1.0 ErrorInfo (values stringified, as map<string,string>
 // requires), and an ErrorInfo's metadata becomes 0.x data.
 func ErrorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
-	root := parse(obj)
+	root := jsonscan.Parse(obj)
 	code := root.Get("code")
 	if code.Type != gjson.Number || code.Num != float64(int64(code.Num)) {
 		return nil, Errorf(dialect.ErrInvalidAgentResponse, "the agent's error has no integer code")

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // keySpec is one member an object translator knows, with the proto field
@@ -36,7 +38,7 @@ func collect(obj gjson.Result, specs []keySpec, m *members) error {
 		return fail("must be an object, got %s", typeName(obj))
 	}
 	var err error
-	each(obj, func(k, v gjson.Result) bool {
+	jsonscan.Each(obj, func(k, v gjson.Result) bool {
 		i, snake := match(specs, k.Str)
 		if i < 0 {
 			if j := foldMatch(specs, k.Str); j >= 0 {
@@ -81,7 +83,7 @@ func foldMatch(specs []keySpec, k string) int {
 // unknownMembers copies every member of obj that specs does not know, so
 // extensions a peer added travel on untouched.
 func (w *writer) unknownMembers(obj gjson.Result, specs []keySpec) {
-	each(obj, func(k, v gjson.Result) bool {
+	jsonscan.Each(obj, func(k, v gjson.Result) bool {
 		if i, _ := match(specs, k.Str); i < 0 {
 			w.member(k, v)
 		}
@@ -157,7 +159,7 @@ func wantStringArray(v gjson.Result, name string) error {
 	}
 	var err error
 	i := 0
-	each(v, func(_, e gjson.Result) bool {
+	jsonscan.Each(v, func(_, e gjson.Result) bool {
 		if e.Type != gjson.String {
 			err = at(atIndex(fail("must be a string, got %s", typeName(e)), i), name)
 			return false

@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 const (
@@ -54,7 +55,7 @@ func ParseListTasks(params []byte) (ListQuery, error) {
 	q := ListQuery{PageSize: ListTasksDefaultPageSize}
 	root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
 	if len(params) > 0 {
-		root = parse(params)
+		root = jsonscan.Parse(params)
 	}
 	if err := readListTasks(root, &q); err != nil {
 		return q, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}

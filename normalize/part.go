@@ -4,6 +4,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 const (
@@ -228,7 +229,7 @@ func unwrapCompatData(data, meta gjson.Result) (gjson.Result, bool) {
 	}
 	var inner gjson.Result
 	n := 0
-	each(data, func(k, v gjson.Result) bool {
+	jsonscan.Each(data, func(k, v gjson.Result) bool {
 		n++
 		if k.Str == "value" {
 			inner = v
@@ -248,7 +249,7 @@ func metadataWithout(w *writer, meta gjson.Result, drop string) {
 	w.key("metadata")
 	w.open('{')
 	n := 0
-	each(meta, func(k, v gjson.Result) bool {
+	jsonscan.Each(meta, func(k, v gjson.Result) bool {
 		if k.Str != drop {
 			w.member(k, v)
 			n++
@@ -322,7 +323,7 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 	case wrap:
 		w.key("metadata")
 		w.open('{')
-		each(meta, func(k, v gjson.Result) bool {
+		jsonscan.Each(meta, func(k, v gjson.Result) bool {
 			if k.Str != compatFlag {
 				w.member(k, v)
 			}

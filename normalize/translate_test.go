@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // preserved is a metadata value written the way no encoder would write it:
@@ -376,9 +377,9 @@ func TestInspect(t *testing.T) {
 	}
 }
 
-// TestResultInfo holds the info read during a result's translation to what
+// TestAppendResultInfo holds the info read during a result's translation to what
 // Inspect reads on its own, and counts the history the gateway trims.
-func TestResultInfo(t *testing.T) {
+func TestAppendResultInfo(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		op       dialect.Op
@@ -400,7 +401,7 @@ func TestResultInfo(t *testing.T) {
 		{dialect.GetPushConfig, dialect.V10, dialect.V10, `{"taskId":"t1","id":"p","url":"https://x.example/hook"}`, EventInfo{}},
 	}
 	for _, tt := range tests {
-		out, got, err := ResultInfo(tt.op, tt.from, tt.to, []byte(tt.in))
+		out, got, err := AppendResult(nil, tt.op, tt.from, tt.to, []byte(tt.in))
 		if err != nil {
 			t.Fatalf("%s %s: %v", tt.op, tt.in, err)
 		}
@@ -408,13 +409,13 @@ func TestResultInfo(t *testing.T) {
 			t.Errorf("%s %s:\nwant %+v\n got %+v", tt.op, tt.in, tt.want, got)
 		}
 		if want, _ := Result(tt.op, tt.from, tt.to, []byte(tt.in)); string(out) != string(want) {
-			t.Errorf("%s: ResultInfo wrote %s, Result %s", tt.op, out, want)
+			t.Errorf("%s: AppendResult wrote %s, Result %s", tt.op, out, want)
 		}
 		if tt.op == dialect.SendMessage {
 			alone, _ := Inspect([]byte(tt.in))
 			alone.History, alone.HasHistory = got.History, got.HasHistory
 			if alone != got {
-				t.Errorf("%s: Inspect reads %+v, ResultInfo %+v", tt.in, alone, got)
+				t.Errorf("%s: Inspect reads %+v, AppendResult %+v", tt.in, alone, got)
 			}
 		}
 	}
@@ -529,7 +530,7 @@ func TestParseReply(t *testing.T) {
 
 func TestAppendResponses(t *testing.T) {
 	t.Parallel()
-	if got := string(AppendResult(nil, []byte(`"a"`), []byte(`{}`))); got != `{"jsonrpc":"2.0","id":"a","result":{}}` {
+	if got := string(AppendResultResponse(nil, []byte(`"a"`), []byte(`{}`))); got != `{"jsonrpc":"2.0","id":"a","result":{}}` {
 		t.Errorf("AppendResult: %s", got)
 	}
 	if got := string(AppendErrorResponse(nil, nil, []byte(`{"code":-32700,"message":"x"}`))); got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}` {
@@ -617,18 +618,18 @@ func TestStateV10(t *testing.T) {
 	t.Parallel()
 	for _, p := range dialect.TaskStates {
 		for _, in := range []string{`"` + p.V03 + `"`, `"` + p.V10 + `"`} {
-			if got := StateV10(parse([]byte(in))); got != p.V10 {
+			if got := StateV10(jsonscan.Parse([]byte(in))); got != p.V10 {
 				t.Errorf("StateV10(%s) = %q, want %q", in, got, p.V10)
 			}
 		}
 	}
 	for _, in := range []string{`"TASK_STATE_CANCELLED"`, `5`} {
-		if got := StateV10(parse([]byte(in))); got != "TASK_STATE_CANCELED" {
+		if got := StateV10(jsonscan.Parse([]byte(in))); got != "TASK_STATE_CANCELED" {
 			t.Errorf("StateV10(%s) = %q", in, got)
 		}
 	}
 	for _, in := range []string{`"Completed"`, `9`, `2.5`, `null`, `{}`} {
-		if got := StateV10(parse([]byte(in))); got != "" {
+		if got := StateV10(jsonscan.Parse([]byte(in))); got != "" {
 			t.Errorf("StateV10(%s) = %q, want empty", in, got)
 		}
 	}
@@ -657,13 +658,13 @@ func TestInt32Of(t *testing.T) {
 	t.Parallel()
 	good := map[string]int32{`5`: 5, `-3`: -3, `0`: 0, `1e2`: 100, `"7"`: 7, `"-0"`: 0, `"1e1"`: 10, `2147483647`: 2147483647}
 	for in, want := range good {
-		if got, ok := int32Of(parse([]byte(in))); !ok || got != want {
+		if got, ok := int32Of(jsonscan.Parse([]byte(in))); !ok || got != want {
 			t.Errorf("int32Of(%s) = %d, %v; want %d", in, got, ok, want)
 		}
 	}
 	for _, in := range []string{`1.5`, `2147483648`, `-2147483649`, `1e10`, `"5abc"`, `"0x10"`, `" 5"`, `"5 "`, `"3 4"`,
 		`"+5"`, `"05"`, `"1_000"`, `"Infinity"`, `"NaN"`, `""`, `"1.5"`, `true`, `null`, `[]`} {
-		if got, ok := int32Of(parse([]byte(in))); ok {
+		if got, ok := int32Of(jsonscan.Parse([]byte(in))); ok {
 			t.Errorf("int32Of(%s) = %d, accepted", in, got)
 		}
 	}

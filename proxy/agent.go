@@ -162,7 +162,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
-	c.env, err = normalize.ParseRequestTo(&c.scratchSpans().request, body)
+	c.env, err = normalize.ParseRequest(body)
 	if err != nil {
 		if c.env.Dialect == 0 {
 			c.env.Dialect = guessDialect(body, r)
@@ -324,7 +324,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	buf := c.buffer(len(result) + len(env.ID) + 40)
-	*buf = normalize.AppendResult(*buf, env.ID, result)
+	*buf = normalize.AppendResultResponse(*buf, env.ID, result)
 	c.bytes += len(*buf)
 	writeJSON(w, http.StatusOK, *buf)
 }
@@ -346,7 +346,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		return nil, a.backendError(c, reply.Error)
 	}
 	buf := c.buffer(len(reply.Result) + 512)
-	result, info, err := reply.ResultInfoTo(*buf, op, b.dialect, c.env.Dialect)
+	result, info, err := normalize.AppendResult((*buf)[:0], op, b.dialect, c.env.Dialect, reply.Result)
 	keep(buf, result, reply.Result)
 	if err != nil {
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
@@ -382,7 +382,7 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 	if int64(len(body)) > a.cfg.MaxReplyBytes {
 		return normalize.Reply{}, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered more than %d bytes", b.name, a.cfg.MaxReplyBytes)
 	}
-	reply, err := normalize.ParseReplyTo(&c.scratchSpans().reply, body)
+	reply, err := normalize.ParseReply(body)
 	if err == nil && (res.StatusCode == http.StatusOK || reply.Error != nil) {
 		return reply, nil
 	}
@@ -426,7 +426,7 @@ func (a *Agent) firstPushConfig(w http.ResponseWriter, r *http.Request, c *call)
 		a.fail(w, c, normalize.Errorf(dialect.ErrTaskNotFound, "task %s has no push notification config", c.info.TaskID))
 		return
 	}
-	out := normalize.AppendResult(nil, c.env.ID, []byte(first.Raw))
+	out := normalize.AppendResultResponse(nil, c.env.ID, []byte(first.Raw))
 	c.bytes += len(out)
 	writeJSON(w, http.StatusOK, out)
 }

@@ -283,7 +283,7 @@ func (a *Agent) serveExtendedCardRPC(w http.ResponseWriter, r *http.Request, c *
 		a.fail(w, c, e)
 		return
 	}
-	out := normalize.AppendResult(nil, c.env.ID, card)
+	out := normalize.AppendResultResponse(nil, c.env.ID, card)
 	c.bytes += len(out)
 	writeJSON(w, http.StatusOK, out)
 }

@@ -41,7 +41,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		to = env.Dialect
 	}
 	buf := c.buffer(len(env.Params) + 256)
-	params, info, err := env.ParamsTo(*buf, to)
+	params, info, err := normalize.AppendParams((*buf)[:0], env.Op, env.Dialect, to, env.Params)
 	keep(buf, params, env.Params)
 	if err != nil {
 		e := normalize.AsError(err, dialect.ErrInvalidParams)

@@ -126,12 +126,11 @@ func (s *sse) start() {
 }
 
 // eventScratch holds the buffers one stream event is read and written in:
-// the containers of the backend's response, the translated result, the
-// caller's JSON-RPC response and its SSE framing. A stream borrows them for
+// the translated result, the caller's JSON-RPC response and its SSE
+// framing. A stream borrows them for
 // one event, not for its life, so that a stream waiting for its backend
 // holds none (5,000 idle streams: 48.5 KiB each rather than 50).
 type eventScratch struct {
-	spans    []int
 	result   []byte
 	response []byte
 	frame    []byte
@@ -160,7 +159,7 @@ func (s *sse) releaseScratch() {
 		return
 	}
 	s.sc = nil
-	if cap(sc.result) > maxKeptEventBytes || cap(sc.response) > maxKeptEventBytes || cap(sc.frame) > maxKeptEventBytes || cap(sc.spans) > maxKeptSpans {
+	if cap(sc.result) > maxKeptEventBytes || cap(sc.response) > maxKeptEventBytes || cap(sc.frame) > maxKeptEventBytes {
 		return
 	}
 	eventScratchPool.Put(sc)
@@ -170,7 +169,7 @@ func (s *sse) releaseScratch() {
 func (s *sse) event(result []byte) error {
 	s.c.events++
 	sc := s.scratch()
-	sc.response = normalize.AppendResult(sc.response[:0], s.c.env.ID, result)
+	sc.response = normalize.AppendResultResponse(sc.response[:0], s.c.env.ID, result)
 	return s.data(sc.response)
 }
 
@@ -340,7 +339,7 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return ev.Comment == nil || s.comment(ev.Comment) == nil
 	}
 	sc := s.scratch()
-	reply, err := normalize.ParseReplyTo(&sc.spans, ev.Data)
+	reply, err := normalize.ParseReply(ev.Data)
 	if err != nil {
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
 		return false
@@ -355,7 +354,7 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 	if !rl.release(false) {
 		return false
 	}
-	out, info, err := reply.EventInfoTo(sc.result, b.dialect, s.c.env.Dialect)
+	out, info, err := normalize.AppendInspectedEvent(sc.result[:0], b.dialect, s.c.env.Dialect, reply.Result)
 	if err != nil {
 		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
@@ -405,7 +404,7 @@ func (rl *relay) release(final bool) bool {
 	rl.held, rl.grace = nil, nil
 	a, s := rl.a, rl.s
 	sc := s.scratch()
-	out, err := normalize.EventTo(sc.result, s.c.backend.dialect, s.c.env.Dialect, held, final)
+	out, err := normalize.AppendEvent(sc.result[:0], s.c.backend.dialect, s.c.env.Dialect, held, final)
 	if err != nil { // it translated once already, when it arrived
 		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))

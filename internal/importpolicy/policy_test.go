@@ -16,7 +16,7 @@ var allowed = map[string][]string{
 	"dialect":               {},
 	"auth":                  {},
 	"store":                 {},
-	"normalize":             {"dialect"},
+	"normalize":             {"dialect", "internal/jsonscan"},
 	"agentcard":             {"dialect"},
 	"proxy":                 {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse"},
 	"configs":               {},
@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/agent10":      {},
 	"internal/testnet":      {},
 	"internal/sse":          {},
+	"internal/jsonscan":     {},
 	"internal/importpolicy": {},
 	"cmd/gateway":           {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent"},
 	"bench/canned":          {},
@@ -36,9 +37,10 @@ var allowed = map[string][]string{
 // standard-library and third-party imports they may not have: no HTTP, so
 // they can be fuzzed and benchmarked alone and no transport concern leaks in.
 var denied = map[string][]string{
-	"normalize":    {"net/http"},
-	"internal/sse": {"net/http"},
-	"agentcard":    {"net/http"},
+	"normalize":         {"net/http"},
+	"internal/sse":      {"net/http"},
+	"internal/jsonscan": {"net/http"},
+	"agentcard":         {"net/http"},
 }
 
 type pkg struct {
