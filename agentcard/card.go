@@ -1108,3 +1108,37 @@ func cardSeen(seen *[]string, name string) bool {
 	*seen = append(*seen, name)
 	return false
 }
+
+// Skill is one skill of a canonical card: its id and its JSON object.
+type Skill struct {
+	ID   string
+	JSON []byte
+}
+
+// Skills returns the skills of a canonical card, in order.
+func Skills(canon []byte) []Skill {
+	var skills []Skill
+	gjson.GetBytes(canon, "skills").ForEach(func(_, s gjson.Result) bool {
+		skills = append(skills, Skill{ID: s.Get("id").Str, JSON: []byte(s.Raw)})
+		return true
+	})
+	return skills
+}
+
+// AppendSkillList appends skills as a JSON array of skill objects.
+func AppendSkillList(dst []byte, skills []Skill) []byte {
+	dst = append(dst, '[')
+	for i, s := range skills {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, s.JSON...)
+	}
+	return append(dst, ']')
+}
+
+// ExtendedCardCapable reports whether a canonical card says its agent
+// serves an extended card.
+func ExtendedCardCapable(canon []byte) bool {
+	return gjson.GetBytes(canon, "capabilities.extendedAgentCard").Bool()
+}

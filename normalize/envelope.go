@@ -128,6 +128,15 @@ func methodNotFound(name string) *Error {
 	return Errorf(dialect.ErrMethodNotFound, "method %q not found: this agent speaks A2A 0.x (message/send, tasks/get, ...) and 1.0 (SendMessage, GetTask, ...)", truncate(name, 64))
 }
 
+// GuessRequestDialect tells which dialect a request body that could not be
+// read looks like, from its method name if one is readable; false if none is.
+func GuessRequestDialect(body []byte) (dialect.ID, bool) {
+	if m := gjson.GetBytes(body, "method"); m.Type == gjson.String {
+		return GuessDialect(m.Str), true
+	}
+	return 0, false
+}
+
 // GuessDialect tells which dialect an unknown method name looks like, so an
 // error about it reads right to the caller: slash names are 0.x.
 func GuessDialect(method string) dialect.ID {
@@ -216,6 +225,25 @@ func ParseReply(body []byte) (Reply, error) {
 		r.Result = []byte("null")
 	}
 	return r, nil
+}
+
+// AppendRequest appends a JSON-RPC request: method with params (none when
+// params is nil), under id, or under 1 when id is empty (a call of the
+// gateway's own).
+func AppendRequest(dst, id []byte, method string, params []byte) []byte {
+	if len(id) == 0 {
+		id = []byte("1")
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"method":"`...)
+	dst = append(dst, method...)
+	dst = append(dst, '"')
+	if params != nil {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, params...)
+	}
+	return append(dst, '}')
 }
 
 // AppendResultResponse appends a JSON-RPC success response.

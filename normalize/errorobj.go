@@ -95,6 +95,31 @@ func ErrorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 	return w.bytes(), nil
 }
 
+// AgentError is a backend agent's own JSON-RPC error, read once from its
+// reply and already translated into the caller's dialect: the gateway
+// answers it as it is (same code and message, data in the caller's dialect),
+// unlike an *Error, which the gateway raises and renders itself.
+type AgentError struct {
+	Code    int
+	Message string
+	// Object is the whole error object in the caller's dialect.
+	Object []byte
+}
+
+func (e *AgentError) Error() string { return e.Message }
+
+// ParseAgentError translates a backend's error object from dialect from
+// into to (see ErrorObject) and reads its code and message. A malformed
+// object is an *Error of kind InvalidAgentResponse.
+func ParseAgentError(from, to dialect.ID, obj []byte) (*AgentError, error) {
+	out, err := ErrorObject(from, to, obj)
+	if err != nil {
+		return nil, err
+	}
+	root := jsonscan.Parse(out)
+	return &AgentError{Code: int(jsonscan.Member(root, "code").Int()), Message: jsonscan.Member(root, "message").Str, Object: out}, nil
+}
+
 // detailsOnly reports whether every element of arr is a ProtoJSON Any.
 func detailsOnly(arr gjson.Result) bool {
 	ok := true

@@ -8,11 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/agentcard"
 	"github.com/a2agate/gateway/dialect"
@@ -176,7 +175,7 @@ func (c *cards) set(raw []byte, p agentcard.PublishOptions) error {
 }
 
 func extendedCardCapable(canon []byte) bool {
-	return gjson.GetBytes(canon, "capabilities.extendedAgentCard").Bool()
+	return agentcard.ExtendedCardCapable(canon)
 }
 
 // CardStatus reports whether a card is being served and the last refresh error.
@@ -358,20 +357,12 @@ func (a *Agent) routedSkills(ctx context.Context, own []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []byte{'['}
-	add := func(skill string) {
-		if len(out) > 1 {
-			out = append(out, ',')
+	var skills []agentcard.Skill
+	for _, s := range agentcard.Skills(canon) {
+		if a.routes[s.ID] == nil {
+			skills = append(skills, s)
 		}
-		out = append(out, skill...)
 	}
-	routed := func(id string) bool { return a.routes[id] != nil }
-	gjson.GetBytes(canon, "skills").ForEach(func(_, s gjson.Result) bool {
-		if !routed(s.Get("id").Str) {
-			add(s.Raw)
-		}
-		return true
-	})
 	for _, r := range a.cfg.Skills.Routes {
 		b := a.routes[r.Skill]
 		raw, _, err := FetchCard(ctx, b.client, b.url)
@@ -382,17 +373,11 @@ func (a *Agent) routedSkills(ctx context.Context, own []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("skill %q: %w", r.Skill, err)
 		}
-		found := false
-		gjson.GetBytes(c, "skills").ForEach(func(_, s gjson.Result) bool {
-			if s.Get("id").Str == r.Skill {
-				add(s.Raw)
-				found = true
-			}
-			return !found
-		})
-		if !found {
+		i := slices.IndexFunc(agentcard.Skills(c), func(s agentcard.Skill) bool { return s.ID == r.Skill })
+		if i < 0 {
 			return nil, fmt.Errorf("skill %q is not on the card of the backend it is routed to", r.Skill)
 		}
+		skills = append(skills, agentcard.Skills(c)[i])
 	}
-	return append(out, ']'), nil
+	return agentcard.AppendSkillList(nil, skills), nil
 }

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
+	"github.com/a2agate/gateway/agentcard"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/store"
@@ -91,7 +89,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		switch {
 		case info.ContextID == "":
 			// The message rules of the spec, enforced whatever the backend does.
-			params, err = sjson.SetBytes(params, "message.contextId", known.ContextID)
+			params, err = normalize.SetContextID(params, known.ContextID)
 			if err != nil {
 				return nil, normalize.AsError(err, dialect.ErrInternal)
 			}
@@ -182,9 +180,10 @@ func (c *cards) skillIDs() []string {
 
 func skillIDsOf(canon []byte) []string {
 	var ids []string
-	gjson.GetBytes(canon, "skills.#.id").ForEach(func(_, v gjson.Result) bool {
-		ids = append(ids, v.Str)
-		return true
-	})
+	for _, s := range agentcard.Skills(canon) {
+		if s.ID != "" {
+			ids = append(ids, s.ID)
+		}
+	}
 	return ids
 }

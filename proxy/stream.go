@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
 	sseframe "github.com/a2agate/gateway/internal/sse"
@@ -60,23 +59,6 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		return
 	}
 	a.relay(s, r, res.Body)
-}
-
-// subscribeSnapshot fetches the task a 1.0 caller subscribes to from a 0.x
-// backend, whose resubscribe need not start with the task: a 1.0 stream
-// must (1.0 §3.1.6), and a finished task cannot be subscribed to.
-func (a *Agent) subscribeSnapshot(r *http.Request, c *call) ([]byte, *normalize.Error) {
-	params := append(gjson.AppendJSONString([]byte(`{"id":`), c.info.TaskID), '}')
-	method, _ := dialect.MethodName(c.backend.dialect, dialect.GetTask)
-	task, e := a.unary(r.Context(), r, c, dialect.GetTask, method, params)
-	if e != nil {
-		return nil, e
-	}
-	// unary has checked the task's shape.
-	if state := normalize.InspectTask(task).State; dialect.TerminalState(state) {
-		return nil, normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is already in a final state (%s): there is nothing to subscribe to", c.info.TaskID, state)
-	}
-	return append(append([]byte(`{"task":`), task...), '}'), nil
 }
 
 // streamFail answers an error that happened before the backend's stream
