@@ -40,10 +40,10 @@ import (
 	"github.com/a2agate/gateway/dialect"
 )
 
-// ErrInvalid reports an agent card that cannot be translated: not a JSON
+// errInvalid reports an agent card that cannot be translated: not a JSON
 // object, without a name, or (for Dialect) without an interface the
 // gateway can speak to.
-var ErrInvalid = errors.New("invalid agent card")
+var errInvalid = errors.New("invalid agent card")
 
 // PublishOptions says how the gateway publishes a backend's card.
 type PublishOptions struct {
@@ -124,7 +124,7 @@ func ToCanonical(card []byte) ([]byte, error) {
 	}
 	name := cardField(root, "name")
 	if !cardNonEmptyString(name) {
-		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", ErrInvalid)
+		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", errInvalid)
 	}
 	ifaces, _ := cardInterfaces(root)
 	caps := cardField(root, "capabilities")
@@ -214,11 +214,11 @@ var (
 // cardParse validates card once and returns its root object.
 func cardParse(card []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(card) {
-		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", ErrInvalid)
+		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", errInvalid)
 	}
 	root := gjson.ParseBytes(card)
 	if !root.IsObject() {
-		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", ErrInvalid)
+		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", errInvalid)
 	}
 	return root, nil
 }
@@ -293,7 +293,7 @@ func cardInterfaces(root gjson.Result) ([]cardInterface, cardSource) {
 
 func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, string, error) {
 	if len(ifaces) == 0 {
-		return "", "", fmt.Errorf("%w: no interface: supportedInterfaces is empty and url is missing", ErrInvalid)
+		return "", "", fmt.Errorf("%w: no interface: supportedInterfaces is empty and url is missing", errInvalid)
 	}
 	// Card text is quoted: the reason goes to the log.
 	explain := func(it cardInterface, v dialect.Version) (dialect.Version, string, error) {
@@ -329,7 +329,7 @@ func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, st
 	}
 	first := ifaces[0]
 	return "", "", fmt.Errorf("%w: no JSONRPC interface at 0.2, 0.3 or 1.0 (first interface: %q %q at %q)",
-		ErrInvalid, first.binding.Str, first.version.Str, first.url.Str)
+		errInvalid, first.binding.Str, first.version.Str, first.url.Str)
 }
 
 // cardVersionIs reports whether v is major.minor, optionally followed by
@@ -770,7 +770,7 @@ func newCardPublished(canon []byte, p PublishOptions) (*cardPublished, error) {
 		url:              p.URL,
 	}
 	if !cardNonEmptyString(c.name) {
-		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", ErrInvalid)
+		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", errInvalid)
 	}
 	if pr := p.Overrides.Provider; pr != nil {
 		o := cardOpen(nil, '{')

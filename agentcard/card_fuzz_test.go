@@ -39,8 +39,8 @@ func FuzzCardToCanonical(f *testing.F) {
 	f.Fuzz(func(t *testing.T, card []byte) {
 		canon, err := ToCanonical(card)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
-				t.Fatalf("ToCanonical error %v is not ErrInvalid", err)
+			if !errors.Is(err, errInvalid) {
+				t.Fatalf("ToCanonical error %v is not errInvalid", err)
 			}
 			return
 		}

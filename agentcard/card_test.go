@@ -519,16 +519,16 @@ func TestCardDialect(t *testing.T) {
 		`{"supportedInterfaces":[{"url":"https://b","protocolBinding":"JSONRPC"}]}`,
 		`{"supportedInterfaces":[42]}`,
 	} {
-		if v, reason, err := Dialect([]byte(card)); !errors.Is(err, ErrInvalid) {
-			t.Errorf("Dialect(%s) = %q, %q, %v; want ErrInvalid", card, v, reason, err)
+		if v, reason, err := Dialect([]byte(card)); !errors.Is(err, errInvalid) {
+			t.Errorf("Dialect(%s) = %q, %q, %v; want errInvalid", card, v, reason, err)
 		}
 	}
 }
 
 func TestCardToCanonicalErrors(t *testing.T) {
 	for _, card := range []string{``, `{"name":"a"`, `[]`, `"card"`, `null`, `{}`, `{"name":5}`, `{"name":""}`, `{"description":"no name"}`} {
-		if out, err := ToCanonical([]byte(card)); !errors.Is(err, ErrInvalid) {
-			t.Errorf("ToCanonical(%s) = %s, %v; want ErrInvalid", card, out, err)
+		if out, err := ToCanonical([]byte(card)); !errors.Is(err, errInvalid) {
+			t.Errorf("ToCanonical(%s) = %s, %v; want errInvalid", card, out, err)
 		}
 	}
 }

@@ -67,8 +67,8 @@ func TestParseAgentError(t *testing.T) {
 	if ae.Code != -32001 || ae.Message != "no such task" || !Valid(ae.Object) {
 		t.Errorf("ParseAgentError = %+v", ae)
 	}
-	if want, _ := ErrorObject(dialect.V03, dialect.V10, []byte(`{"code":-32001,"message":"no such task","data":{"taskId":"t"}}`)); string(ae.Object) != string(want) {
-		t.Errorf("Object = %s, ErrorObject says %s", ae.Object, want)
+	if want, _ := errorObject(dialect.V03, dialect.V10, []byte(`{"code":-32001,"message":"no such task","data":{"taskId":"t"}}`)); string(ae.Object) != string(want) {
+		t.Errorf("Object = %s, errorObject says %s", ae.Object, want)
 	}
 	var as *AgentError
 	if e := AsError(ae, dialect.ErrInternal); !errors.As(e, &as) || as != ae || e.Message != "no such task" {

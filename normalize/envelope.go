@@ -10,13 +10,9 @@ import (
 	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
-// MaxDepth bounds how deeply a document may nest. ProtoJSON parsers stop at
-// 100 as well; the bound also keeps recursive validation off deep stacks.
-const MaxDepth = jsonscan.MaxDepth
-
-// MaxIDBytes bounds a JSON-RPC id. Ids are echoed in every reply and event,
+// maxIDBytes bounds a JSON-RPC id. Ids are echoed in every reply and event,
 // so a huge one would be a cheap amplifier.
-const MaxIDBytes = 256
+const maxIDBytes = 256
 
 // Envelope is one JSON-RPC request, read and checked.
 type Envelope struct {
@@ -33,7 +29,7 @@ type Envelope struct {
 var envelopeKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
 
 // Valid reports whether b is one well-formed JSON document: UTF-8, nested at
-// most MaxDepth deep, and valid JSON.
+// most jsonscan.MaxDepth deep, and valid JSON.
 func Valid(b []byte) bool {
 	return utf8.Valid(b) && jsonscan.Valid(b)
 }
@@ -60,13 +56,13 @@ func ParseRequest(body []byte) (Envelope, error) {
 	}
 	v := &m.vals
 	if id := v[1]; id.Type == gjson.String || id.Type == gjson.Number {
-		if len(id.Raw) <= MaxIDBytes {
+		if len(id.Raw) <= maxIDBytes {
 			env.ID = []byte(id.Raw)
 		}
 	}
 	if meth := v[2]; meth.Type == gjson.String {
 		env.Method = meth.Str
-		env.Dialect = GuessDialect(meth.Str)
+		env.Dialect = guessDialect(meth.Str)
 	}
 	switch id := v[1]; {
 	case m.unknown:
@@ -77,8 +73,8 @@ func ParseRequest(body []byte) (Envelope, error) {
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is required (notifications are not supported)`)
 	case id.Type != gjson.String && id.Type != gjson.Number:
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" must be a string or a number, got %s`, typeName(id))
-	case len(id.Raw) > MaxIDBytes:
-		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is longer than %d bytes`, MaxIDBytes)
+	case len(id.Raw) > maxIDBytes:
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is longer than %d bytes`, maxIDBytes)
 	case v[2].Type != gjson.String:
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "method" must be a string`)
 	}
@@ -113,7 +109,7 @@ func unambiguousID(root gjson.Result) []byte {
 		}
 		return true
 	})
-	if n != 1 || (id.Type != gjson.String && id.Type != gjson.Number) || len(id.Raw) > MaxIDBytes {
+	if n != 1 || (id.Type != gjson.String && id.Type != gjson.Number) || len(id.Raw) > maxIDBytes {
 		return nil
 	}
 	return []byte(id.Raw)
@@ -132,14 +128,14 @@ func methodNotFound(name string) *Error {
 // read looks like, from its method name if one is readable; false if none is.
 func GuessRequestDialect(body []byte) (dialect.ID, bool) {
 	if m := gjson.GetBytes(body, "method"); m.Type == gjson.String {
-		return GuessDialect(m.Str), true
+		return guessDialect(m.Str), true
 	}
 	return 0, false
 }
 
-// GuessDialect tells which dialect an unknown method name looks like, so an
+// guessDialect tells which dialect an unknown method name looks like, so an
 // error about it reads right to the caller: slash names are 0.x.
-func GuessDialect(method string) dialect.ID {
+func guessDialect(method string) dialect.ID {
 	if d, _, ok := dialect.Lookup(method); ok {
 		return d
 	}

@@ -51,12 +51,12 @@ func appendKVs(dst []byte, kvs []KV) []byte {
 	return append(dst, '}')
 }
 
-// ErrorObject translates a backend's JSON-RPC error object from dialect
+// errorObject translates a backend's JSON-RPC error object from dialect
 // from into to. Code and message are kept (A2A kept the codes when it renamed
 // the errors); only data changes shape: a 0.x data object becomes the
 // metadata of a 1.0 ErrorInfo (values stringified, as map<string,string>
 // requires), and an ErrorInfo's metadata becomes 0.x data.
-func ErrorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
+func errorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 	root := jsonscan.Parse(obj)
 	code := root.Get("code")
 	if code.Type != gjson.Number || code.Num != float64(int64(code.Num)) {
@@ -109,10 +109,10 @@ type AgentError struct {
 func (e *AgentError) Error() string { return e.Message }
 
 // ParseAgentError translates a backend's error object from dialect from
-// into to (see ErrorObject) and reads its code and message. A malformed
+// into to (see errorObject) and reads its code and message. A malformed
 // object is an *Error of kind InvalidAgentResponse.
 func ParseAgentError(from, to dialect.ID, obj []byte) (*AgentError, error) {
-	out, err := ErrorObject(from, to, obj)
+	out, err := errorObject(from, to, obj)
 	if err != nil {
 		return nil, err
 	}

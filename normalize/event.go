@@ -136,7 +136,7 @@ func inspect(kind Kind, obj gjson.Result) EventInfo {
 	}
 	jsonscan.Each(status, func(k, v gjson.Result) bool {
 		if k.Str == "state" {
-			info.State = StateV10(v)
+			info.State = stateV10(v)
 		}
 		return true
 	})

@@ -337,7 +337,7 @@ func FuzzErrorObject(f *testing.F) {
 		from := dialectOf(fromB)
 		valid := Valid(body)
 		for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
-			out, err := ErrorObject(from, to, body)
+			out, err := errorObject(from, to, body)
 			if !valid {
 				continue
 			}
@@ -348,7 +348,7 @@ func FuzzErrorObject(f *testing.F) {
 			if !json.Valid(out) {
 				t.Fatalf("output is not valid JSON: %s", out)
 			}
-			again, err := ErrorObject(to, to, out)
+			again, err := errorObject(to, to, out)
 			if err != nil || !jsonEqual(out, again) {
 				t.Fatalf("output is not a fixed point (%v)\nfirst:  %s\nsecond: %s", err, out, again)
 			}

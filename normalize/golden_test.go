@@ -207,7 +207,7 @@ func translateGolden(dir, file string, from, to dialect.ID, in []byte) (part, ou
 	case "event":
 		out, err = Event(from, to, in, strings.Contains(filepath.Base(file), "final"))
 	case "error":
-		out, err = ErrorObject(from, to, in)
+		out, err = errorObject(from, to, in)
 	default:
 		return nil, nil, nil, errors.New("unknown golden directory " + dir)
 	}

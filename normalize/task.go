@@ -185,9 +185,9 @@ func stateOf(v gjson.Result) (dialect.Pair, error) {
 	return dialect.Pair{}, fail("unknown task state %s", v.Raw)
 }
 
-// StateV10 returns the 1.0 name of a task state written in either dialect,
+// stateV10 returns the 1.0 name of a task state written in either dialect,
 // and "" when v is not a task state.
-func StateV10(v gjson.Result) string {
+func stateV10(v gjson.Result) string {
 	p, err := stateOf(v)
 	if err != nil {
 		return ""
