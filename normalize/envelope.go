@@ -26,7 +26,7 @@ type Envelope struct {
 	Params []byte
 }
 
-var envelopeKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
+var envelopeKeys = [...]keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
 
 // Valid reports whether b is one well-formed JSON document: UTF-8, nested at
 // most jsonscan.MaxDepth deep, and valid JSON.
@@ -50,7 +50,7 @@ func ParseRequest(body []byte) (Envelope, error) {
 		return env, Errorf(dialect.ErrInvalidRequest, "the body must be a JSON-RPC request object, got %s", typeName(root))
 	}
 	var m members
-	if err := collect(root, envelopeKeys, &m); err != nil {
+	if err := collect(root, envelopeKeys[:], &m); err != nil {
 		env.ID = unambiguousID(root)
 		return env, &Error{Kind: dialect.ErrInvalidRequest, Message: "invalid JSON-RPC request: " + err.Error(), Err: err}
 	}
@@ -66,7 +66,7 @@ func ParseRequest(body []byte) (Envelope, error) {
 	}
 	switch id := v[1]; {
 	case m.unknown:
-		return env, Errorf(dialect.ErrInvalidRequest, "invalid JSON-RPC request: only jsonrpc, id, method and params are allowed, got %s", unknownNames(root, envelopeKeys))
+		return env, Errorf(dialect.ErrInvalidRequest, "invalid JSON-RPC request: only jsonrpc, id, method and params are allowed, got %s", unknownNames(root, envelopeKeys[:]))
 	case v[0].Type != gjson.String || v[0].Str != "2.0":
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "jsonrpc" must be "2.0"`)
 	case !id.Exists():
@@ -185,7 +185,7 @@ type Reply struct {
 	Error  []byte // the error object; nil on success
 }
 
-var replyKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error", ""}}
+var replyKeys = [...]keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error", ""}}
 
 // ParseReply reads a backend's JSON-RPC response. Failures are *Error of
 // kind InvalidAgentResponse. A success without "result" (the Go 1.0 SDK
@@ -197,7 +197,7 @@ func ParseReply(body []byte) (Reply, error) {
 	}
 	root := jsonscan.Parse(body)
 	var m members
-	if err := collect(root, replyKeys, &m); err != nil {
+	if err := collect(root, replyKeys[:], &m); err != nil {
 		return r, &Error{Kind: dialect.ErrInvalidAgentResponse, Message: "the agent's reply is not a JSON-RPC response: " + err.Error(), Err: err}
 	}
 	v := &m.vals

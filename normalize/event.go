@@ -213,7 +213,7 @@ const (
 // updateNames names the update kinds in error messages.
 var updateNames = map[string]string{"status-update": "a status update", "artifact-update": "an artifact update"}
 
-var updateKeys = []keySpec{
+var updateKeys = [...]keySpec{
 	uKind:      {"kind", ""},
 	uTaskID:    {"taskId", "task_id"},
 	uContextID: {"contextId", "context_id"},
@@ -229,7 +229,7 @@ var updateKeys = []keySpec{
 // writes the head of the object: kind, taskId, contextId, which it records
 // in info when info is not nil.
 func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind string, info *EventInfo) error {
-	if err := collect(obj, updateKeys, m); err != nil {
+	if err := collect(obj, updateKeys[:], m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -355,7 +355,7 @@ func (c *conv) updateTail(obj gjson.Result, m *members) {
 		w.raw(md.Raw)
 	}
 	if m.unknown {
-		w.unknownMembers(obj, updateKeys)
+		w.unknownMembers(obj, updateKeys[:])
 	}
 	w.close('}')
 }

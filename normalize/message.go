@@ -46,7 +46,7 @@ const (
 	mMetadata
 )
 
-var messageKeys = []keySpec{
+var messageKeys = [...]keySpec{
 	mKind:             {"kind", ""},
 	mMessageID:        {"messageId", "message_id"},
 	mRole:             {"role", ""},
@@ -60,7 +60,7 @@ var messageKeys = []keySpec{
 
 // readMessage collects and validates a Message in either dialect.
 func readMessage(obj gjson.Result, m *members) error {
-	if err := collect(obj, messageKeys, m); err != nil {
+	if err := collect(obj, messageKeys[:], m); err != nil {
 		return err
 	}
 	if k := m.vals[mKind]; k.Exists() && k.Str != "message" {
@@ -174,7 +174,7 @@ func (c *conv) writeMessage(obj gjson.Result, m *members, to dialect.ID) error {
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(obj, messageKeys)
+		w.unknownMembers(obj, messageKeys[:])
 	}
 	w.close('}')
 	return nil

@@ -19,7 +19,7 @@ const (
 	pMediaType
 )
 
-var partKeys = []keySpec{
+var partKeys = [...]keySpec{
 	pKind:      {"kind", ""},
 	pText:      {"text", ""},
 	pRaw:       {"raw", ""},
@@ -39,7 +39,7 @@ const (
 )
 
 // fileKeys are the members of a 0.x FileWithBytes / FileWithUri.
-var fileKeys = []keySpec{
+var fileKeys = [...]keySpec{
 	fBytes:    {"bytes", ""},
 	fURI:      {"uri", ""},
 	fMimeType: {"mimeType", ""},
@@ -64,7 +64,7 @@ type part struct {
 }
 
 func readPart(obj gjson.Result, p *part) error {
-	if err := collect(obj, partKeys, &p.m); err != nil {
+	if err := collect(obj, partKeys[:], &p.m); err != nil {
 		return err
 	}
 	v := &p.m.vals
@@ -129,7 +129,7 @@ func readPart(obj gjson.Result, p *part) error {
 // readFile lifts a 0.x file object's content into p.
 func readFile(p *part) error {
 	var f members
-	if err := collect(p.value, fileKeys, &f); err != nil {
+	if err := collect(p.value, fileKeys[:], &f); err != nil {
 		return err
 	}
 	p.fileUnknown = f.unknown
@@ -217,7 +217,7 @@ func (c *conv) partV10(obj gjson.Result, p *part) {
 		w.raw(p.mediaType.Raw)
 	}
 	if p.m.unknown {
-		w.unknownMembers(obj, partKeys)
+		w.unknownMembers(obj, partKeys[:])
 	}
 	w.close('}')
 }
@@ -303,7 +303,7 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 			w.raw(p.filename.Raw)
 		}
 		if p.fileUnknown {
-			w.unknownMembers(v[pFile], fileKeys)
+			w.unknownMembers(v[pFile], fileKeys[:])
 		}
 		w.close('}')
 	case pData:
@@ -337,7 +337,7 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 		w.raw(meta.Raw)
 	}
 	if p.m.unknown {
-		w.unknownMembers(obj, partKeys)
+		w.unknownMembers(obj, partKeys[:])
 	}
 	w.close('}')
 }

@@ -134,7 +134,7 @@ const (
 	spReturnImmediately
 )
 
-var sendKeys = []keySpec{
+var sendKeys = [...]keySpec{
 	spTenant:            {"tenant", ""},
 	spMessage:           {"message", ""},
 	spConfiguration:     {"configuration", ""},
@@ -144,7 +144,7 @@ var sendKeys = []keySpec{
 
 func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
-	if err := collect(root, sendKeys, &m); err != nil {
+	if err := collect(root, sendKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -190,7 +190,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		w.raw(md.Raw)
 	}
 	if m.unknown {
-		w.unknownMembers(root, sendKeys)
+		w.unknownMembers(root, sendKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -205,7 +205,7 @@ const (
 	scTaskPushConfig
 )
 
-var configurationKeys = []keySpec{
+var configurationKeys = [...]keySpec{
 	scAcceptedOutputModes: {"acceptedOutputModes", "accepted_output_modes"},
 	scHistoryLength:       {"historyLength", "history_length"},
 	scBlocking:            {"blocking", ""},
@@ -219,7 +219,7 @@ var configurationKeys = []keySpec{
 func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
 	if cfg.Exists() {
-		if err := collect(cfg, configurationKeys, &m); err != nil {
+		if err := collect(cfg, configurationKeys[:], &m); err != nil {
 			return at(err, "configuration")
 		}
 	}
@@ -309,7 +309,7 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(cfg, configurationKeys)
+		w.unknownMembers(cfg, configurationKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -386,7 +386,7 @@ const (
 	tpTenant
 )
 
-var taskIDKeys = []keySpec{
+var taskIDKeys = [...]keySpec{
 	tpID:            {"id", ""},
 	tpHistoryLength: {"historyLength", "history_length"},
 	tpMetadata:      {"metadata", ""},
@@ -397,7 +397,7 @@ var taskIDKeys = []keySpec{
 // plus, per dialect, historyLength, metadata and tenant.
 func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
-	if err := collect(root, taskIDKeys, &m); err != nil {
+	if err := collect(root, taskIDKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -438,7 +438,7 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(root, taskIDKeys)
+		w.unknownMembers(root, taskIDKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -454,7 +454,7 @@ const (
 	ppPageToken
 )
 
-var pushParamsKeys = []keySpec{
+var pushParamsKeys = [...]keySpec{
 	ppTaskID:    {"taskId", "task_id"},
 	ppID:        {"id", ""},
 	ppConfigID:  {"pushNotificationConfigId", ""},
@@ -469,7 +469,7 @@ var pushParamsKeys = []keySpec{
 // the config; 1.0 "taskId" is the task and "id" the config.
 func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
-	if err := collect(root, pushParamsKeys, &m); err != nil {
+	if err := collect(root, pushParamsKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -546,7 +546,7 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(root, pushParamsKeys)
+		w.unknownMembers(root, pushParamsKeys[:])
 	}
 	w.close('}')
 	return nil

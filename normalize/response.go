@@ -124,13 +124,13 @@ func (c *conv) sendResult(root gjson.Result, to dialect.ID) error {
 	return c.eventPayload(root, kind, inner, to, false)
 }
 
-var pushListKeys = []keySpec{{"configs", ""}, {"nextPageToken", "next_page_token"}}
+var pushListKeys = [...]keySpec{{"configs", ""}, {"nextPageToken", "next_page_token"}}
 
 func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 	list, next := root, gjson.Result{}
 	var m members
 	if root.IsObject() {
-		if err := collect(root, pushListKeys, &m); err != nil {
+		if err := collect(root, pushListKeys[:], &m); err != nil {
 			return err
 		}
 		list, next = m.vals[0], m.vals[1]
@@ -163,7 +163,7 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 			w.raw(next.Raw)
 		}
 		if m.unknown {
-			w.unknownMembers(root, pushListKeys)
+			w.unknownMembers(root, pushListKeys[:])
 		}
 		w.close('}')
 	}
@@ -194,12 +194,12 @@ func isEmptyObject(v gjson.Result) bool {
 	return empty
 }
 
-var taskListKeys = []keySpec{{"tasks", ""}, {"nextPageToken", "next_page_token"}, {"pageSize", "page_size"}, {"totalSize", "total_size"}}
+var taskListKeys = [...]keySpec{{"tasks", ""}, {"nextPageToken", "next_page_token"}, {"pageSize", "page_size"}, {"totalSize", "total_size"}}
 
 // taskList normalizes a 1.0 ListTasksResponse. ListTasks exists only in 1.0.
 func (c *conv) taskList(root gjson.Result) error {
 	var m members
-	if err := collect(root, taskListKeys, &m); err != nil {
+	if err := collect(root, taskListKeys[:], &m); err != nil {
 		return err
 	}
 	w := c.w
@@ -229,7 +229,7 @@ func (c *conv) taskList(root gjson.Result) error {
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(root, taskListKeys)
+		w.unknownMembers(root, taskListKeys[:])
 	}
 	w.close('}')
 	return nil
