@@ -679,7 +679,7 @@ func TestCardInterfaces(t *testing.T) {
 }
 
 func TestCardSecuritySchemes(t *testing.T) {
-	forms := map[string]cardForm{"v025": cardV025, "v03": cardV03, "v10": cardV10, "hybrid": cardHybrid}
+	forms := map[string]form{"v025": formV025, "v03": formV03, "v10": formV10, "hybrid": formHybrid}
 	tests := []struct {
 		name, in string
 		want     map[string]string // by form; "{}" when every scheme is left out
@@ -765,7 +765,7 @@ func TestCardSecuritySchemes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for form, want := range tt.want {
-			got, n := cardAppendSchemes(nil, gjson.Parse(tt.in), forms[form])
+			got, n := appendSchemes(nil, gjson.Parse(tt.in), forms[form])
 			if !json.Valid(got) || !cardJSONEqual(t, got, []byte(want)) {
 				t.Errorf("%s, %s: got %s, want %s", tt.name, form, got, want)
 			}
@@ -797,7 +797,7 @@ func TestCardRequirements(t *testing.T) {
 			v10  bool
 			want string
 		}{{true, tt.v10}, {false, tt.v0x}} {
-			got, n := cardAppendRequirements(nil, gjson.Parse(tt.in), form.v10)
+			got, n := appendRequirements(nil, gjson.Parse(tt.in), form.v10)
 			if !json.Valid(got) || !cardJSONEqual(t, got, []byte(form.want)) {
 				t.Errorf("%s (v10=%v): got %s, want %s", tt.name, form.v10, got, form.want)
 			}
@@ -810,8 +810,8 @@ func TestCardRequirements(t *testing.T) {
 
 func TestCardVersionIs(t *testing.T) {
 	for v, want := range map[string]bool{"1.0": true, "1.0.0": true, "1.0.1": true, "1.0.x": true, "1": false, "1.01": false, "1.0.": false, "11.0": false, "1.00": false, "": false} {
-		if got := cardVersionIs(v, "1", "0"); got != want {
-			t.Errorf("cardVersionIs(%q, 1, 0) = %v, want %v", v, got, want)
+		if got := versionIs(v, "1", "0"); got != want {
+			t.Errorf("versionIs(%q, 1, 0) = %v, want %v", v, got, want)
 		}
 	}
 }
