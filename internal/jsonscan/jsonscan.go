@@ -29,7 +29,7 @@ func Parse(b []byte) gjson.Result { return gjson.Parse(String(b)) }
 // Each calls fn for every member (key, value) of the object v, or every
 // element (index, value) of the array v, exactly as gjson's ForEach does,
 // which it replaces on the translation paths: gjson scans string contents
-// byte by byte, Each (SkipString) eight bytes at a time, and text is most
+// byte by byte, Each (skipString) eight bytes at a time, and text is most
 // of a message's bytes. Every nesting level is walked again by the level
 // below, so that scan dominated translation time. v must come from a
 // document Valid accepted; on anything else Each stops early or reports
@@ -58,7 +58,7 @@ func Each(v gjson.Result, fn func(key, value gjson.Result) bool) {
 			if json[i] != '"' {
 				return
 			}
-			end, esc := SkipString(json, i)
+			end, esc := skipString(json, i)
 			key = stringResult(json[i:end], esc, i+v.Index)
 			for i = end; i < len(json) && (json[i] <= ' ' || json[i] == ':'); i++ {
 			}
@@ -103,7 +103,7 @@ func valueAt(json string, i int) (gjson.Result, int) {
 		end := skipContainer(json, i)
 		return gjson.Result{Type: gjson.JSON, Raw: json[i:end]}, end
 	case '"':
-		end, esc := SkipString(json, i)
+		end, esc := skipString(json, i)
 		return stringResult(json[i:end], esc, 0), end
 	}
 	r := gjson.Parse(json[i:]) // a number or literal: gjson reads just that
@@ -131,11 +131,11 @@ func skipSpace(json string, i int) int {
 	return i
 }
 
-// SkipString returns the index just past the string literal that starts
+// skipString returns the index just past the string literal that starts
 // with the quote at json[i] (len(json) if it is unterminated), and whether
 // the string holds a backslash. It tests eight bytes at a time for a quote
 // or a backslash, the bulk of the work on text.
-func SkipString(json string, i int) (int, bool) {
+func skipString(json string, i int) (int, bool) {
 	esc := false
 	for j := i + 1; ; {
 		for j+8 <= len(json) {
@@ -177,7 +177,7 @@ func skipContainer(json string, i int) int {
 	for ; i < len(json); i++ {
 		switch json[i] {
 		case '"':
-			end, _ := SkipString(json, i)
+			end, _ := skipString(json, i)
 			i = end - 1
 		case '{', '[':
 			depth++

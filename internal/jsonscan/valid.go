@@ -234,7 +234,7 @@ func DepthOK(b []byte) bool {
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			end, _ := SkipString(String(b), i)
+			end, _ := skipString(String(b), i)
 			i = end - 1
 		case '{', '[':
 			if depth++; depth > MaxDepth {
