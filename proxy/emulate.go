@@ -16,8 +16,8 @@ import (
 //     with the task, which a 0.x resubscribe need not send.
 //   - the final-flag hold (0.x caller, 1.0 backend): 1.0 has no final flag,
 //     so a status update in an interrupted state is held until the next
-//     event or the stream's end says whether it was the last (relay.step and
-//     relay.release in stream.go, on the stream's write path).
+//     event or the stream's end says whether it was the last (holdsForFinal,
+//     release and graceOver below; relay.step in stream.go holds the event).
 //   - the contextId fill-in (any pair): a send that continues a known task
 //     without naming its context gets the task's context, as the message
 //     rules require (the send path of route in route.go, beside the owner
@@ -73,4 +73,47 @@ func (a *Agent) subscribeSnapshot(r *http.Request, c *call) ([]byte, *normalize.
 		return nil, normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is already in a final state (%s): there is nothing to subscribe to", c.info.TaskID, state)
 	}
 	return normalize.TaskEvent(task), nil
+}
+
+// graceOver sends the held event when the backend kept the stream open
+// after it: not final.
+func (rl *relay) graceOver() {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if !rl.finished {
+		rl.release(false)
+		rl.s.releaseScratch()
+	}
+}
+
+// release sends the held event, if any, with the given final flag.
+func (rl *relay) release(final bool) bool {
+	if rl.held == nil {
+		return true
+	}
+	rl.grace.Stop()
+	held := rl.held
+	rl.held, rl.grace = nil, nil
+	a, s := rl.a, rl.s
+	sc := s.scratch()
+	out, err := normalize.AppendEvent(sc.result[:0], s.c.backend.dialect, s.c.env.Dialect, held, final)
+	if err != nil { // it translated once already, when it arrived
+		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
+		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
+		return false
+	}
+	keep(&sc.result, out, held)
+	return s.event(out) == nil
+}
+
+// holdsForFinal reports whether an event must wait before it is sent. A 0.x
+// caller needs "final" on every status update, and final is true on
+// input-required and auth-required only when the backend ends the stream
+// after that event — which a 1.0 backend says only by closing it. Such an
+// event is held until the backend's next move: the close (final: true), a
+// further event, or interruptGrace passing (final: false). Nothing else is
+// ever held.
+func (a *Agent) holdsForFinal(c *call, info normalize.EventInfo) bool {
+	return c.env.Dialect == dialect.V03 && info.Kind == normalize.KindStatusUpdate &&
+		!info.HasFinal && dialect.InterruptedState(info.State)
 }

@@ -365,49 +365,6 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 	return s.event(out) == nil
 }
 
-// graceOver sends the held event when the backend kept the stream open
-// after it: not final.
-func (rl *relay) graceOver() {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	if !rl.finished {
-		rl.release(false)
-		rl.s.releaseScratch()
-	}
-}
-
-// release sends the held event, if any, with the given final flag.
-func (rl *relay) release(final bool) bool {
-	if rl.held == nil {
-		return true
-	}
-	rl.grace.Stop()
-	held := rl.held
-	rl.held, rl.grace = nil, nil
-	a, s := rl.a, rl.s
-	sc := s.scratch()
-	out, err := normalize.AppendEvent(sc.result[:0], s.c.backend.dialect, s.c.env.Dialect, held, final)
-	if err != nil { // it translated once already, when it arrived
-		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
-		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
-		return false
-	}
-	keep(&sc.result, out, held)
-	return s.event(out) == nil
-}
-
-// holdsForFinal reports whether an event must wait before it is sent. A 0.x
-// caller needs "final" on every status update, and final is true on
-// input-required and auth-required only when the backend ends the stream
-// after that event — which a 1.0 backend says only by closing it. Such an
-// event is held until the backend's next move: the close (final: true), a
-// further event, or interruptGrace passing (final: false). Nothing else is
-// ever held.
-func (a *Agent) holdsForFinal(c *call, info normalize.EventInfo) bool {
-	return c.env.Dialect == dialect.V03 && info.Kind == normalize.KindStatusUpdate &&
-		!info.HasFinal && dialect.InterruptedState(info.State)
-}
-
 // endsExchange reports whether a stream may end cleanly after this event.
 func endsExchange(info normalize.EventInfo) bool {
 	switch {
