@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
@@ -162,7 +160,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
-	c.env, err = normalize.ParseRequestTo(&c.scratchSpans().request, body)
+	c.env, err = normalize.ParseRequest(body)
 	if err != nil {
 		if c.env.Dialect == 0 {
 			c.env.Dialect = guessDialect(body, r)
@@ -213,8 +211,8 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 // guessDialect picks the dialect to answer a request in when it could not be
 // read: from whatever method name is readable, else the version header.
 func guessDialect(body []byte, r *http.Request) dialect.ID {
-	if m := gjson.GetBytes(body, "method"); m.Type == gjson.String {
-		return normalize.GuessDialect(m.Str)
+	if d, ok := normalize.GuessRequestDialect(body); ok {
+		return d
 	}
 	if strings.HasPrefix(r.Header.Get(dialect.HeaderVersion), "1.") {
 		return dialect.V10
@@ -235,10 +233,10 @@ func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
 
 // errorResponse renders e in the caller's dialect and notes it for the log.
 func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
-	var pe passthroughError
-	if errors.As(e, &pe) {
-		c.code, c.reason, c.outcome = int(gjson.GetBytes(pe.obj, "code").Int()), "agent_error", outcomeAgentError
-		return normalize.AppendErrorResponse(make([]byte, 0, len(pe.obj)+64), c.env.ID, pe.obj)
+	var ae *normalize.AgentError
+	if errors.As(e, &ae) {
+		c.code, c.reason, c.outcome = ae.Code, "agent_error", outcomeAgentError
+		return normalize.AppendErrorResponse(make([]byte, 0, len(ae.Object)+64), c.env.ID, ae.Object)
 	}
 	row := e.Kind.Error()
 	c.code, c.reason = row.Code, row.Reason
@@ -324,7 +322,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	buf := c.buffer(len(result) + len(env.ID) + 40)
-	*buf = normalize.AppendResult(*buf, env.ID, result)
+	*buf = normalize.AppendResultResponse(*buf, env.ID, result)
 	c.bytes += len(*buf)
 	writeJSON(w, http.StatusOK, *buf)
 }
@@ -346,7 +344,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		return nil, a.backendError(c, reply.Error)
 	}
 	buf := c.buffer(len(reply.Result) + 512)
-	result, info, err := reply.ResultInfoTo(*buf, op, b.dialect, c.env.Dialect)
+	result, info, err := normalize.AppendResult((*buf)[:0], op, b.dialect, c.env.Dialect, reply.Result)
 	keep(buf, result, reply.Result)
 	if err != nil {
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
@@ -382,7 +380,7 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 	if int64(len(body)) > a.cfg.MaxReplyBytes {
 		return normalize.Reply{}, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered more than %d bytes", b.name, a.cfg.MaxReplyBytes)
 	}
-	reply, err := normalize.ParseReplyTo(&c.scratchSpans().reply, body)
+	reply, err := normalize.ParseReply(body)
 	if err == nil && (res.StatusCode == http.StatusOK || reply.Error != nil) {
 		return reply, nil
 	}
@@ -397,39 +395,12 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 // backendError carries a backend's JSON-RPC error to the caller: same code
 // and message, data in the caller's dialect.
 func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
-	if e := uncheckedAnswer(c, obj); e != nil {
-		return e
-	}
-	out, err := normalize.ErrorObject(c.backend.dialect, c.env.Dialect, obj)
+	ae, err := normalize.ParseAgentError(c.backend.dialect, c.env.Dialect, obj)
 	if err != nil {
 		return normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
-	return &normalize.Error{Kind: dialect.ErrInternal, Err: passthroughError{obj: out}}
-}
-
-// passthroughError is a backend's error object, already translated, that
-// the gateway answers as it is.
-type passthroughError struct{ obj []byte }
-
-func (p passthroughError) Error() string { return gjson.GetBytes(p.obj, "message").Str }
-
-// firstPushConfig answers a 0.2.5-style push config get that names only the
-// task ("the server returns one of the configs"): 1.0 requires a config id,
-// so the gateway lists the task's configs and answers the first.
-func (a *Agent) firstPushConfig(w http.ResponseWriter, r *http.Request, c *call) {
-	params := append(gjson.AppendJSONString([]byte(`{"taskId":`), c.info.TaskID), '}')
-	method, _ := dialect.MethodName(c.backend.dialect, dialect.ListPushConfigs)
-	list, e := a.unary(r.Context(), r, c, dialect.ListPushConfigs, method, params)
-	if e != nil {
-		a.fail(w, c, e)
-		return
+	if e := uncheckedAnswer(c, ae); e != nil {
+		return e
 	}
-	first := gjson.GetBytes(list, "0")
-	if !first.Exists() {
-		a.fail(w, c, normalize.Errorf(dialect.ErrTaskNotFound, "task %s has no push notification config", c.info.TaskID))
-		return
-	}
-	out := normalize.AppendResult(nil, c.env.ID, []byte(first.Raw))
-	c.bytes += len(out)
-	writeJSON(w, http.StatusOK, out)
+	return normalize.AsError(ae, dialect.ErrInternal)
 }

@@ -132,19 +132,7 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		body = make([]byte, 0, size)
 		header = make(http.Header, 12)
 	}
-	body = append(body, `{"jsonrpc":"2.0","id":`...)
-	if len(id) == 0 {
-		id = []byte("1") // the gateway's own call (a card fetch over HTTP GET)
-	}
-	body = append(body, id...)
-	body = append(body, `,"method":"`...)
-	body = append(body, method...)
-	body = append(body, '"')
-	if params != nil {
-		body = append(body, `,"params":`...)
-		body = append(body, params...)
-	}
-	body = append(body, '}')
+	body = normalize.AppendRequest(body, id, method, params)
 	if lent != nil {
 		*lent = body // grown or not, the buffer the call gives back
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
-	"github.com/a2agate/gateway/normalize"
+	sseframe "github.com/a2agate/gateway/internal/sse"
 )
 
 const (
@@ -122,7 +122,7 @@ func TestHostileRequests(t *testing.T) {
 			ct := h.Get("Content-Type")
 			if d, op, ok := dialect.Lookup(gjson.Get(tc.body, "method").Str); ok && d == dialect.V03 && op.Streaming() && ct == "text/event-stream" {
 				// 0.x stream requests get their errors as an event.
-				ev, err := normalize.NewSSEReader(bytes.NewReader(b), 1<<20).Next()
+				ev, err := sseframe.NewReader(bytes.NewReader(b), 1<<20).Next()
 				if err != nil {
 					t.Fatalf("reading the error event: %v", err)
 				}

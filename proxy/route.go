@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
+	"github.com/a2agate/gateway/agentcard"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/store"
@@ -52,8 +50,8 @@ func (a *Agent) indexRefusal(operation string, err error) *normalize.Error {
 // a backend's answer may carry the id, and another caller's task must get
 // byte for byte the answer a missing one gets. It returns nil for any other
 // error.
-func uncheckedAnswer(c *call, obj []byte) *normalize.Error {
-	if !c.unchecked || gjson.GetBytes(obj, "code").Int() != int64(dialect.ErrTaskNotFound.Error().Code) {
+func uncheckedAnswer(c *call, ae *normalize.AgentError) *normalize.Error {
+	if !c.unchecked || ae.Code != dialect.ErrTaskNotFound.Error().Code {
 		return nil
 	}
 	return errTaskNotFound()
@@ -71,7 +69,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		to = env.Dialect
 	}
 	buf := c.buffer(len(env.Params) + 256)
-	params, info, err := env.ParamsTo(*buf, to)
+	params, info, err := normalize.AppendParams((*buf)[:0], env.Op, env.Dialect, to, env.Params)
 	keep(buf, params, env.Params)
 	if err != nil {
 		e := normalize.AsError(err, dialect.ErrInvalidParams)
@@ -122,7 +120,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		switch {
 		case info.ContextID == "":
 			// The message rules of the spec, enforced whatever the backend does.
-			params, err = sjson.SetBytes(params, "message.contextId", known.ContextID)
+			params, err = normalize.SetContextID(params, known.ContextID)
 			if err != nil {
 				return nil, normalize.AsError(err, dialect.ErrInternal)
 			}
@@ -273,9 +271,10 @@ func (c *cards) skillIDs() []string {
 
 func skillIDsOf(canon []byte) []string {
 	var ids []string
-	gjson.GetBytes(canon, "skills.#.id").ForEach(func(_, v gjson.Result) bool {
-		ids = append(ids, v.Str)
-		return true
-	})
+	for _, s := range agentcard.Skills(canon) {
+		if s.ID != "" {
+			ids = append(ids, s.ID)
+		}
+	}
 	return ids
 }

@@ -1,4 +1,6 @@
-package normalize
+// Package sse reads and writes text/event-stream framing (WHATWG server-sent
+// events) with a size limit on every event, for a proxy that passes streams on.
+package sse
 
 import (
 	"bufio"
@@ -10,9 +12,9 @@ import (
 	"strings"
 )
 
-// DefaultSSEMaxEventBytes is the event size limit NewSSEReader applies when it
+// DefaultMaxEventBytes is the event size limit NewReader applies when it
 // is given a limit of zero or less.
-const DefaultSSEMaxEventBytes = 1 << 20
+const DefaultMaxEventBytes = 1 << 20
 
 // sseReadBufferSize is the bufio buffer size. Lines longer than this are
 // assembled in a side buffer, so it bounds nothing but the read size. Every
@@ -26,29 +28,29 @@ const sseReadBufferSize = 2048
 const sseFieldPrefixSlack = len("retry: ")
 
 var (
-	// ErrSSEEventTooLarge reports an event whose data and comment bytes exceed
+	// ErrEventTooLarge reports an event whose data and comment bytes exceed
 	// the reader's limit, or a single line whose value does.
-	ErrSSEEventTooLarge = errors.New("normalize: sse event exceeds the size limit")
+	ErrEventTooLarge = errors.New("sse: event exceeds the size limit")
 
-	// ErrSSETruncated reports a stream that ended inside an event, after some
+	// ErrTruncated reports a stream that ended inside an event, after some
 	// of its lines but before the blank line that dispatches it. It wraps
 	// io.ErrUnexpectedEOF.
-	ErrSSETruncated = fmt.Errorf("normalize: sse stream ended inside an event: %w", io.ErrUnexpectedEOF)
+	ErrTruncated = fmt.Errorf("sse: stream ended inside an event: %w", io.ErrUnexpectedEOF)
 
-	// ErrSSENeedsRead is what TryNext returns when the next event is not
+	// ErrNeedsRead is what TryNext returns when the next event is not
 	// all buffered yet. It is not final: Next reads on from where it was.
-	ErrSSENeedsRead = errors.New("normalize: the next sse event is not buffered yet")
+	ErrNeedsRead = errors.New("sse: the next event is not buffered yet")
 )
 
 var sseBOM = []byte("\xEF\xBB\xBF")
 
-// SSEEvent is one server-sent event as the WHATWG spec frames it.
+// Event is one server-sent event as the WHATWG spec frames it.
 //
 // Data is nil for a block that WHATWG does not dispatch as a message: a run of
 // comment lines, or a block that only set id or retry (those still change the
 // client's last event ID or reconnection time, so a proxy must pass them on).
 // A non-nil Data, even empty, is a dispatched message.
-type SSEEvent struct {
+type Event struct {
 	ID      string // last "id:" field value of the event ("" if none)
 	HasID   bool   // an "id" field was present, even with an empty value
 	Type    string // "event:" field ("" means "message"); always "" when Data is nil
@@ -57,7 +59,7 @@ type SSEEvent struct {
 	Retry   string // last "retry:" value consisting of ASCII digits only, unparsed; "" if none
 }
 
-// SSEReader splits a text/event-stream into events, following the WHATWG
+// Reader splits a text/event-stream into events, following the WHATWG
 // event stream interpretation:
 // https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
 //
@@ -67,13 +69,13 @@ type SSEEvent struct {
 // multi-byte sequence). And "id" is reported per event (HasID) rather than
 // carried over to later events, so it is re-emitted only where it was sent.
 //
-// An SSEReader is not safe for concurrent use.
-type SSEReader struct {
+// A Reader is not safe for concurrent use.
+type Reader struct {
 	br  *bufio.Reader
 	max int
 	err error // sticky: once set, every Next returns it
 
-	noRead  bool   // TryNext is running: return ErrSSENeedsRead rather than read
+	noRead  bool   // TryNext is running: return ErrNeedsRead rather than read
 	started bool   // the leading byte-order mark has been looked for
 	skipLF  bool   // the last line ended in CR, so a leading LF completes that line end
 	noLF    bool   // the unread part of the bufio buffer holds no LF
@@ -97,21 +99,21 @@ type SSEReader struct {
 	idStr, typStr, retryStr string
 }
 
-// NewSSEReader returns a reader of the events in r. An event whose data and
+// NewReader returns a reader of the events in r. An event whose data and
 // comment bytes together exceed maxEventBytes is rejected with
-// ErrSSEEventTooLarge, as is an id, event or retry value longer than that or
+// ErrEventTooLarge, as is an id, event or retry value longer than that or
 // an ignored line longer than maxEventBytes plus a field prefix. A
-// maxEventBytes of zero or less means DefaultSSEMaxEventBytes.
+// maxEventBytes of zero or less means DefaultMaxEventBytes.
 //
 // The reader keeps buffers of up to about maxEventBytes between events.
-func NewSSEReader(r io.Reader, maxEventBytes int) *SSEReader {
+func NewReader(r io.Reader, maxEventBytes int) *Reader {
 	if maxEventBytes <= 0 {
-		maxEventBytes = DefaultSSEMaxEventBytes
+		maxEventBytes = DefaultMaxEventBytes
 	}
-	return &SSEReader{
+	return &Reader{
 		br:  bufio.NewReaderSize(r, sseReadBufferSize),
 		max: maxEventBytes,
-		// Non-nil from the start: a nil Data or Comment means "none" in SSEEvent.
+		// Non-nil from the start: a nil Data or Comment means "none" in Event.
 		data:    make([]byte, 0, 512),
 		comment: make([]byte, 0, 64),
 	}
@@ -128,20 +130,20 @@ func NewSSEReader(r io.Reader, maxEventBytes int) *SSEReader {
 // next call of Next.
 //
 // At the end of the stream an event not terminated by a blank line is not
-// dispatched (WHATWG): Next returns ErrSSETruncated if the stream stopped after
+// dispatched (WHATWG): Next returns ErrTruncated if the stream stopped after
 // a field line or inside a line, and io.EOF otherwise. Complete comment lines
 // are still returned first, as they are before any other error, unless they
 // are what exceeded the size limit. Past the size limit Next returns
-// ErrSSEEventTooLarge at once, without reading the rest of the event. Every
+// ErrEventTooLarge at once, without reading the rest of the event. Every
 // error is final: later calls return it again.
-func (r *SSEReader) Next() (SSEEvent, error) {
+func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
-		return SSEEvent{}, r.err
+		return Event{}, r.err
 	}
 	for {
 		line, err := r.readLine()
-		if err == ErrSSENeedsRead {
-			return SSEEvent{}, err
+		if err == ErrNeedsRead {
+			return Event{}, err
 		}
 		if err != nil {
 			return r.fail(err)
@@ -157,10 +159,10 @@ func (r *SSEReader) Next() (SSEEvent, error) {
 }
 
 // TryNext is Next from the bytes already buffered: when they hold no
-// complete event it returns ErrSSENeedsRead, having consumed what they do
+// complete event it returns ErrNeedsRead, having consumed what they do
 // hold, and a later Next or TryNext goes on from there. A relay uses it to
 // tell when its source has nothing more ready, the moment to flush.
-func (r *SSEReader) TryNext() (SSEEvent, error) {
+func (r *Reader) TryNext() (Event, error) {
 	r.noRead = true
 	ev, err := r.Next()
 	r.noRead = false
@@ -169,22 +171,22 @@ func (r *SSEReader) TryNext() (SSEEvent, error) {
 
 // fail records err as final and returns a pending comment run first, since its
 // lines are complete.
-func (r *SSEReader) fail(err error) (SSEEvent, error) {
+func (r *Reader) fail(err error) (Event, error) {
 	if err == io.EOF && (len(r.line) > 0 || r.inBlock) {
-		err = ErrSSETruncated
-	} else if errors.Is(err, ErrSSEEventTooLarge) {
-		err = fmt.Errorf("%w of %d bytes", ErrSSEEventTooLarge, r.max)
+		err = ErrTruncated
+	} else if errors.Is(err, ErrEventTooLarge) {
+		err = fmt.Errorf("%w of %d bytes", ErrEventTooLarge, r.max)
 	}
 	r.err = err
 	if r.hasComment && !r.inBlock {
 		return r.takeComment(), nil
 	}
-	return SSEEvent{}, err
+	return Event{}, err
 }
 
 // readLine returns the next line without its line end. The line aliases the
 // bufio buffer or r.line and stays valid until the next readLine call.
-func (r *SSEReader) readLine() ([]byte, error) {
+func (r *Reader) readLine() ([]byte, error) {
 	for {
 		buf, err := r.buffered()
 		if err != nil {
@@ -192,7 +194,7 @@ func (r *SSEReader) readLine() ([]byte, error) {
 		}
 		if !r.started {
 			if r.noRead && buf[0] == sseBOM[0] && len(buf) < len(sseBOM) {
-				return nil, ErrSSENeedsRead // the Peek below would read
+				return nil, ErrNeedsRead // the Peek below would read
 			}
 			r.started = true
 			if buf[0] == sseBOM[0] {
@@ -246,10 +248,10 @@ func (r *SSEReader) readLine() ([]byte, error) {
 
 // buffered returns the unread bytes of the bufio buffer, reading once from the
 // source if there are none.
-func (r *SSEReader) buffered() ([]byte, error) {
+func (r *Reader) buffered() ([]byte, error) {
 	n := r.br.Buffered()
 	if n == 0 && r.noRead {
-		return nil, ErrSSENeedsRead
+		return nil, ErrNeedsRead
 	}
 	if n == 0 {
 		r.noLF = false
@@ -263,12 +265,12 @@ func (r *SSEReader) buffered() ([]byte, error) {
 }
 
 // discard drops n bytes that are already buffered, which cannot fail.
-func (r *SSEReader) discard(n int) {
+func (r *Reader) discard(n int) {
 	_, _ = r.br.Discard(n)
 }
 
 // lineEnd returns the index of the first CR or LF in buf, or -1.
-func (r *SSEReader) lineEnd(buf []byte) int {
+func (r *Reader) lineEnd(buf []byte) int {
 	lf := -1
 	// Remembering that the buffer has no LF keeps a CR-only stream from
 	// rescanning the whole buffer for every line.
@@ -288,21 +290,21 @@ func (r *SSEReader) lineEnd(buf []byte) int {
 
 // processLine applies one complete line and reports whether it finished an
 // event to return.
-func (r *SSEReader) processLine(line []byte) (SSEEvent, bool, error) {
+func (r *Reader) processLine(line []byte) (Event, bool, error) {
 	if len(line) == 0 {
 		ev, ok := r.endBlock()
 		return ev, ok, nil
 	}
 	if err := r.checkLine(line, true); err != nil {
-		return SSEEvent{}, false, err
+		return Event{}, false, err
 	}
 	kind, value := sseClassify(line, true)
 	if kind == sseComment {
 		r.comment = sseAppendLine(r.comment, r.hasComment, value)
 		r.hasComment = true
-		return SSEEvent{}, false, nil
+		return Event{}, false, nil
 	}
-	var run SSEEvent
+	var run Event
 	flushRun := false
 	if !r.inBlock {
 		r.inBlock = true
@@ -330,11 +332,11 @@ func (r *SSEReader) processLine(line []byte) (SSEEvent, bool, error) {
 	return run, flushRun, nil
 }
 
-// checkLine returns ErrSSEEventTooLarge if line, or the line it is the start
+// checkLine returns ErrEventTooLarge if line, or the line it is the start
 // of when not complete, would take the event past the limit. The sizes only
 // grow as a partial line grows, so a line rejected early would be rejected
 // complete too, and chunking never changes the outcome.
-func (r *SSEReader) checkLine(line []byte, complete bool) error {
+func (r *Reader) checkLine(line []byte, complete bool) error {
 	kind, value := sseClassify(line, complete)
 	var size int
 	switch kind {
@@ -363,18 +365,18 @@ func (r *SSEReader) checkLine(line []byte, complete bool) error {
 		// The comments themselves overflowed: none of them is returned.
 		r.comment, r.hasComment = r.comment[:0], false
 	}
-	return ErrSSEEventTooLarge
+	return ErrEventTooLarge
 }
 
 // endBlock handles a blank line and reports whether it finished an event.
-func (r *SSEReader) endBlock() (SSEEvent, bool) {
+func (r *Reader) endBlock() (Event, bool) {
 	if !r.inBlock {
 		if r.hasComment {
 			return r.takeComment(), true
 		}
-		return SSEEvent{}, false
+		return Event{}, false
 	}
-	var ev SSEEvent
+	var ev Event
 	if r.hasData {
 		ev.Data = r.data[:len(r.data):len(r.data)]
 		if len(r.typ) > 0 {
@@ -402,8 +404,8 @@ func (r *SSEReader) endBlock() (SSEEvent, bool) {
 }
 
 // takeComment returns the pending comments as an event of their own.
-func (r *SSEReader) takeComment() SSEEvent {
-	ev := SSEEvent{Comment: r.comment[:len(r.comment):len(r.comment)]}
+func (r *Reader) takeComment() Event {
+	ev := Event{Comment: r.comment[:len(r.comment):len(r.comment)]}
 	r.comment, r.hasComment = r.comment[:0], false
 	return ev
 }
@@ -482,7 +484,7 @@ func sseCachedString(cache *string, b []byte) string {
 	return *cache
 }
 
-// AppendSSEEvent appends the wire form of ev to dst: "id:", "event:" and
+// AppendEvent appends the wire form of ev to dst: "id:", "event:" and
 // "retry:" lines, one "data:" line per line of Data, one ": text" line per
 // line of Comment, then a blank line, all with LF line ends.
 //
@@ -490,9 +492,9 @@ func sseCachedString(cache *string, b []byte) string {
 // Data and Comment when not nil (an empty non-nil Data is one empty "data:"
 // line, a dispatched empty message). CR, LF and CRLF inside Data and Comment
 // all start a new line, and an ID, Type or Retry value is cut at its first CR
-// or LF: a value can never inject fields of its own. Any event an SSEReader
+// or LF: a value can never inject fields of its own. Any event an Reader
 // returns reads back unchanged.
-func AppendSSEEvent(dst []byte, ev SSEEvent) []byte {
+func AppendEvent(dst []byte, ev Event) []byte {
 	dst = slices.Grow(dst, len(ev.ID)+len(ev.Type)+len(ev.Retry)+len(ev.Data)+len(ev.Comment)+32)
 	if ev.HasID {
 		dst = sseAppendField(dst, "id", sseFirstLine(ev.ID))

@@ -1,11 +1,8 @@
-package normalize
-
-// Agent card translation.
-//
-// A backend's card (0.2.5, 0.3, 1.0, or one of the hybrid shapes the SDKs
-// emit) is read once into the canonical 1.0 ProtoJSON card (CardToCanonical),
+// Package agentcard translates A2A agent cards. A backend's card (0.2.5, 0.3, 1.0,
+// or one of the hybrid shapes the SDKs
+// emit) is read once into the canonical 1.0 ProtoJSON card (ToCanonical),
 // and every card the gateway publishes is rendered from that canonical card
-// (CardV025, CardV03, CardV10, CardHybrid). Readers accept both dialects'
+// (V025, V03, V10, Hybrid). Readers accept both dialects'
 // spellings everywhere, and the snake_case field names ProtoJSON parsers must
 // also accept; writers emit exactly the keys the target dialect defines, in a
 // fixed order, so output is byte-stable for a given input.
@@ -22,10 +19,15 @@ package normalize
 //     a2a-python 1.0's parse_agent_card, prefers "type" and ignores the rest;
 //   - @a2a-js/sdk 0.3 does not validate; 1.0 sees "type" and uses the card as
 //     plain JSON, as it does for every Python 1.0 card.
+//
 // a2a-python 1.0 itself serves the 0.3 shape only (agent_card_to_dict), which
 // a2a-go 1.0 rejects ("unknown security scheme"); the JS 1.0 SDK serves two
 // cards chosen by the A2A-Version header. Serving per-version cards remains the
-// cleanest option, hence CardV03 and CardV10 beside CardHybrid.
+// cleanest option, hence V03 and V10 beside Hybrid.
+//
+// Cards are not on the hot path (read once per backend, rendered once per
+// change), so this package is separate from the message translator.
+package agentcard
 
 import (
 	"errors"
@@ -38,13 +40,13 @@ import (
 	"github.com/a2agate/gateway/dialect"
 )
 
-// ErrInvalidCard reports an agent card that cannot be translated: not a JSON
-// object, without a name, or (for CardDialect) without an interface the
+// errInvalid reports an agent card that cannot be translated: not a JSON
+// object, without a name, or (for Dialect) without an interface the
 // gateway can speak to.
-var ErrInvalidCard = errors.New("invalid agent card")
+var errInvalid = errors.New("invalid agent card")
 
-// CardPublish says how the gateway publishes a backend's card.
-type CardPublish struct {
+// PublishOptions says how the gateway publishes a backend's card.
+type PublishOptions struct {
 	// URL is the gateway's public JSON-RPC URL for this agent. It becomes
 	// every interface URL of the published card; no backend URL survives.
 	URL string
@@ -57,39 +59,39 @@ type CardPublish struct {
 	// ExtendedCard says whether the gateway serves an extended card.
 	ExtendedCard bool
 	// Overrides replace fields of the backend's card.
-	Overrides CardOverrides
+	Overrides Overrides
 }
 
-// CardOverrides are fields the platform team sets in the gateway's config;
+// Overrides are fields the platform team sets in the gateway's config;
 // each one that is set replaces the backend's value.
-type CardOverrides struct {
+type Overrides struct {
 	// Name, Description, IconURL and DocumentationURL replace the backend's
 	// value when non-empty.
 	Name, Description, IconURL, DocumentationURL string
 	// Provider replaces the backend's provider when non-nil; one with both
 	// fields empty removes it.
-	Provider *CardProvider
+	Provider *Provider
 	// Skills is a raw JSON array of 1.0 skills; when non-nil it replaces the
 	// backend's list.
 	Skills []byte
 }
 
-// CardProvider is the organization that publishes an agent.
-type CardProvider struct {
+// Provider is the organization that publishes an agent.
+type Provider struct {
 	Organization, URL string
 }
 
-// CardHasSignatures reports whether card carries JWS signatures. Translation
+// HasSignatures reports whether card carries JWS signatures. Translation
 // always drops them: a rewritten card no longer matches what was signed, so
 // the caller should log that they were dropped.
-func CardHasSignatures(card []byte) bool {
+func HasSignatures(card []byte) bool {
 	if !gjson.ValidBytes(card) {
 		return false
 	}
-	return cardHasElements(gjson.GetBytes(card, "signatures"))
+	return hasElements(gjson.GetBytes(card, "signatures"))
 }
 
-// CardDialect reports which JSON-RPC dialect the agent behind card speaks,
+// Dialect reports which JSON-RPC dialect the agent behind card speaks,
 // with a sentence for the log explaining why.
 //
 // The card's interfaces are read as a 1.0 client reads them: supportedInterfaces
@@ -100,123 +102,123 @@ func CardHasSignatures(card []byte) bool {
 // dialect.Version03. A 0.x card without protocolVersion is taken as 0.3, the
 // default of the 0.3 schema and of the 1.0 SDKs' card parsers. A card with no
 // JSONRPC interface at one of those versions is an error.
-func CardDialect(card []byte) (v dialect.Version, reason string, err error) {
-	root, err := cardParse(card)
+func Dialect(card []byte) (v dialect.Version, reason string, err error) {
+	root, err := parseCard(card)
 	if err != nil {
 		return "", "", err
 	}
-	ifaces, from := cardInterfaces(root)
-	return cardDialectOf(ifaces, from)
+	ifaces, from := interfacesOf(root)
+	return dialectOf(ifaces, from)
 }
 
-// CardToCanonical translates a backend's agent card of any dialect into the
+// ToCanonical translates a backend's agent card of any dialect into the
 // canonical 1.0 ProtoJSON card. Keys 1.0 does not define are dropped, among
-// them signatures (see CardHasSignatures) and stateTransitionHistory. An
+// them signatures (see HasSignatures) and stateTransitionHistory. An
 // OAuth2 scheme listing several flows keeps the first of authorizationCode,
 // clientCredentials, implicit, password (the order of @a2a-js/sdk; 1.0 allows
 // one flow). The result is stable: translating it again returns it unchanged.
-func CardToCanonical(card []byte) ([]byte, error) {
-	root, err := cardParse(card)
+func ToCanonical(card []byte) ([]byte, error) {
+	root, err := parseCard(card)
 	if err != nil {
 		return nil, err
 	}
-	name := cardField(root, "name")
-	if !cardNonEmptyString(name) {
-		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", ErrInvalidCard)
+	name := field(root, "name")
+	if !nonEmptyString(name) {
+		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", errInvalid)
 	}
-	ifaces, _ := cardInterfaces(root)
-	caps := cardField(root, "capabilities")
-	extended := cardField(caps, "extendedAgentCard")
-	if !cardIsBool(extended) {
-		extended = cardField(root, "supportsAuthenticatedExtendedCard")
+	ifaces, _ := interfacesOf(root)
+	caps := field(root, "capabilities")
+	extended := field(caps, "extendedAgentCard")
+	if !isBool(extended) {
+		extended = field(root, "supportsAuthenticatedExtendedCard")
 	}
 
-	o := cardOpen(make([]byte, 0, len(card)), '{')
+	o := openWriter(make([]byte, 0, len(card)), '{')
 	o.raw("name", name.Raw)
-	o.raw("description", cardStringOr(cardField(root, "description"), `""`))
+	o.raw("description", stringOr(field(root, "description"), `""`))
 	o.key("supportedInterfaces")
-	o.buf = cardAppendInterfaces(o.buf, ifaces)
-	if p := cardField(root, "provider"); cardProviderPresent(p) {
+	o.buf = appendInterfaces(o.buf, ifaces)
+	if p := field(root, "provider"); providerPresent(p) {
 		o.key("provider")
-		o.buf = cardAppendProvider(o.buf, p)
+		o.buf = appendProvider(o.buf, p)
 	}
-	o.raw("version", cardStringOr(cardField(root, "version"), `""`))
-	o.optionalString("documentationUrl", cardField(root, "documentationUrl"))
+	o.raw("version", stringOr(field(root, "version"), `""`))
+	o.optionalString("documentationUrl", field(root, "documentationUrl"))
 	o.key("capabilities")
-	o.buf = cardAppendCapabilities(o.buf, caps, extended, cardV10)
-	o.securitySchemes(cardField(root, "securitySchemes"), cardV10)
-	o.requirements("securityRequirements", cardRequirementsOf(root), true)
+	o.buf = appendCapabilities(o.buf, caps, extended, formV10)
+	o.securitySchemes(field(root, "securitySchemes"), formV10)
+	o.requirements("securityRequirements", requirementsOf(root), true)
 	o.key("defaultInputModes")
-	o.buf = cardAppendStrings(o.buf, cardField(root, "defaultInputModes"))
+	o.buf = appendStrings(o.buf, field(root, "defaultInputModes"))
 	o.key("defaultOutputModes")
-	o.buf = cardAppendStrings(o.buf, cardField(root, "defaultOutputModes"))
+	o.buf = appendStrings(o.buf, field(root, "defaultOutputModes"))
 	o.key("skills")
-	o.buf = cardAppendSkills(o.buf, cardField(root, "skills"), true)
-	o.optionalString("iconUrl", cardField(root, "iconUrl"))
+	o.buf = appendSkills(o.buf, field(root, "skills"), true)
+	o.optionalString("iconUrl", field(root, "iconUrl"))
 	return o.close(), nil
 }
 
-// CardV025 renders the canonical card as an A2A 0.2.5 card, as served at
+// V025 renders the canonical card as an A2A 0.2.5 card, as served at
 // /.well-known/agent.json: protocolVersion "0.2.5", url and preferredTransport
 // "JSONRPC", 0.x security, supportsAuthenticatedExtendedCard. 0.2.5 has no
 // mutualTLS scheme, no oauth2MetadataUrl and no per-skill security.
-func CardV025(canon []byte, p CardPublish) ([]byte, error) {
-	return cardRender(canon, p, cardV025)
+func V025(canon []byte, p PublishOptions) ([]byte, error) {
+	return renderForm(canon, p, formV025)
 }
 
-// CardV03 renders the canonical card as a pure A2A 0.3 card: protocolVersion
+// V03 renders the canonical card as a pure A2A 0.3 card: protocolVersion
 // "0.3.0", url, preferredTransport and additionalInterfaces "JSONRPC", 0.x
 // security, supportsAuthenticatedExtendedCard.
-func CardV03(canon []byte, p CardPublish) ([]byte, error) {
-	return cardRender(canon, p, cardV03)
+func V03(canon []byte, p PublishOptions) ([]byte, error) {
+	return renderForm(canon, p, formV03)
 }
 
-// CardV10 renders the canonical card as a pure A2A 1.0 card: supportedInterfaces
+// V10 renders the canonical card as a pure A2A 1.0 card: supportedInterfaces
 // lists JSONRPC at 1.0, then JSONRPC at 0.3 (the gateway accepts both at
 // p.URL), capabilities.extendedAgentCard, 1.0 security.
-func CardV10(canon []byte, p CardPublish) ([]byte, error) {
-	return cardRender(canon, p, cardV10)
+func V10(canon []byte, p PublishOptions) ([]byte, error) {
+	return renderForm(canon, p, formV10)
 }
 
-// CardHybrid renders the canonical card for /.well-known/agent-card.json as
-// one document that 0.3 and 1.0 clients both accept: every CardV10 field plus
+// Hybrid renders the canonical card for /.well-known/agent-card.json as
+// one document that 0.3 and 1.0 clients both accept: every V10 field plus
 // the 0.3 fields url, preferredTransport, protocolVersion "0.3.0",
 // additionalInterfaces, supportsAuthenticatedExtendedCard and security. Each
 // security scheme carries both spellings (see the comment at the top of this
-// file). Prefer CardV03 or CardV10 when the request's A2A-Version header
+// file). Prefer V03 or V10 when the request's A2A-Version header
 // names a version.
-func CardHybrid(canon []byte, p CardPublish) ([]byte, error) {
-	return cardRender(canon, p, cardHybrid)
+func Hybrid(canon []byte, p PublishOptions) ([]byte, error) {
+	return renderForm(canon, p, formHybrid)
 }
 
-// cardForm is a card spelling the writers produce.
-type cardForm uint8
+// form is a card spelling the writers produce.
+type form uint8
 
 const (
-	cardV025 cardForm = iota + 1
-	cardV03
-	cardV10
-	cardHybrid
+	formV025 form = iota + 1
+	formV03
+	formV10
+	formHybrid
 )
 
 // Values the writers emit.
 var (
-	cardJSONRPC   = gjson.Parse(`"JSONRPC"`)
-	cardDefault03 = gjson.Parse(`"0.3"`) // protocolVersion assumed for a 0.x card without one
-	cardTrue      = gjson.Parse(`true`)
+	jsonrpcTransport = gjson.Parse(`"JSONRPC"`)
+	default03        = gjson.Parse(`"0.3"`) // protocolVersion assumed for a 0.x card without one
+	jsonTrue         = gjson.Parse(`true`)
 	// The only security the gateway publishes: the bearer JWT it verifies.
-	cardBearerSchemes      = gjson.Parse(`{"bearer":{"httpAuthSecurityScheme":{"scheme":"bearer","bearerFormat":"JWT"}}}`)
-	cardBearerRequirements = gjson.Parse(`[{"schemes":{"bearer":{"list":[]}}}]`)
+	bearerSchemes      = gjson.Parse(`{"bearer":{"httpAuthSecurityScheme":{"scheme":"bearer","bearerFormat":"JWT"}}}`)
+	bearerRequirements = gjson.Parse(`[{"schemes":{"bearer":{"list":[]}}}]`)
 )
 
-// cardParse validates card once and returns its root object.
-func cardParse(card []byte) (gjson.Result, error) {
+// parseCard validates card once and returns its root object.
+func parseCard(card []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(card) {
-		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", ErrInvalidCard)
+		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", errInvalid)
 	}
 	root := gjson.ParseBytes(card)
 	if !root.IsObject() {
-		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", ErrInvalidCard)
+		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", errInvalid)
 	}
 	return root, nil
 }
@@ -228,30 +230,30 @@ type cardInterface struct {
 	url, binding, tenant, version gjson.Result
 }
 
-// cardSource says where a card's interfaces came from and explains them.
-type cardSource uint8
+// interfaceSource says where a card's interfaces came from and explains them.
+type interfaceSource uint8
 
 const (
-	fromSupportedInterfaces cardSource = iota + 1
-	fromURL                            // url + additionalInterfaces at the top-level protocolVersion
-	fromURLDefaulted                   // the same, without a protocolVersion
+	fromSupportedInterfaces interfaceSource = iota + 1
+	fromURL                                 // url + additionalInterfaces at the top-level protocolVersion
+	fromURLDefaulted                        // the same, without a protocolVersion
 )
 
-// cardInterfaces lists root's interfaces the way the 1.0 SDKs' card parsers
+// interfacesOf lists root's interfaces the way the 1.0 SDKs' card parsers
 // do: supportedInterfaces wins when it has any entry, and the 0.x fields are
 // then ignored (a2a-python parse_agent_card, a2a-go a2av0, a2a-js).
-func cardInterfaces(root gjson.Result) ([]cardInterface, cardSource) {
-	if si := cardField(root, "supportedInterfaces"); cardHasElements(si) {
+func interfacesOf(root gjson.Result) ([]cardInterface, interfaceSource) {
+	if si := field(root, "supportedInterfaces"); hasElements(si) {
 		var list []cardInterface
 		si.ForEach(func(_, e gjson.Result) bool {
-			it := cardInterface{url: cardField(e, "url"), binding: cardField(e, "protocolBinding")}
-			if !cardNonEmptyString(it.url) || !cardNonEmptyString(it.binding) {
+			it := cardInterface{url: field(e, "url"), binding: field(e, "protocolBinding")}
+			if !nonEmptyString(it.url) || !nonEmptyString(it.binding) {
 				return true
 			}
-			if t := cardField(e, "tenant"); cardNonEmptyString(t) {
+			if t := field(e, "tenant"); nonEmptyString(t) {
 				it.tenant = t
 			}
-			if v := cardField(e, "protocolVersion"); cardNonEmptyString(v) {
+			if v := field(e, "protocolVersion"); nonEmptyString(v) {
 				it.version = v
 			}
 			list = append(list, it)
@@ -259,23 +261,23 @@ func cardInterfaces(root gjson.Result) ([]cardInterface, cardSource) {
 		})
 		return list, fromSupportedInterfaces
 	}
-	primary := cardField(root, "url")
-	if !cardNonEmptyString(primary) {
+	primary := field(root, "url")
+	if !nonEmptyString(primary) {
 		return nil, fromURL
 	}
 	source := fromURL
-	version := cardField(root, "protocolVersion")
-	if !cardNonEmptyString(version) {
-		version, source = cardDefault03, fromURLDefaulted
+	version := field(root, "protocolVersion")
+	if !nonEmptyString(version) {
+		version, source = default03, fromURLDefaulted
 	}
-	binding := cardField(root, "preferredTransport")
-	if !cardNonEmptyString(binding) {
-		binding = cardJSONRPC
+	binding := field(root, "preferredTransport")
+	if !nonEmptyString(binding) {
+		binding = jsonrpcTransport
 	}
 	list := []cardInterface{{url: primary, binding: binding, version: version}}
-	cardField(root, "additionalInterfaces").ForEach(func(_, e gjson.Result) bool {
-		u, t := cardField(e, "url"), cardField(e, "transport")
-		if !cardNonEmptyString(u) || !cardNonEmptyString(t) {
+	field(root, "additionalInterfaces").ForEach(func(_, e gjson.Result) bool {
+		u, t := field(e, "url"), field(e, "transport")
+		if !nonEmptyString(u) || !nonEmptyString(t) {
 			return true
 		}
 		for _, it := range list {
@@ -289,9 +291,9 @@ func cardInterfaces(root gjson.Result) ([]cardInterface, cardSource) {
 	return list, source
 }
 
-func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, string, error) {
+func dialectOf(ifaces []cardInterface, from interfaceSource) (dialect.Version, string, error) {
 	if len(ifaces) == 0 {
-		return "", "", fmt.Errorf("%w: no interface: supportedInterfaces is empty and url is missing", ErrInvalidCard)
+		return "", "", fmt.Errorf("%w: no interface: supportedInterfaces is empty and url is missing", errInvalid)
 	}
 	// Card text is quoted: the reason goes to the log.
 	explain := func(it cardInterface, v dialect.Version) (dialect.Version, string, error) {
@@ -310,7 +312,7 @@ func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, st
 		return v, reason, nil
 	}
 	for _, it := range ifaces {
-		if it.binding.Str == "JSONRPC" && cardVersionIs(it.version.Str, "1", "0") {
+		if it.binding.Str == "JSONRPC" && versionIs(it.version.Str, "1", "0") {
 			return explain(it, dialect.Version10)
 		}
 	}
@@ -319,29 +321,29 @@ func cardDialectOf(ifaces []cardInterface, from cardSource) (dialect.Version, st
 			continue
 		}
 		switch {
-		case cardVersionIs(it.version.Str, "0", "3"):
+		case versionIs(it.version.Str, "0", "3"):
 			return explain(it, dialect.Version03)
-		case cardVersionIs(it.version.Str, "0", "2"):
+		case versionIs(it.version.Str, "0", "2"):
 			return explain(it, dialect.Version025)
 		}
 	}
 	first := ifaces[0]
 	return "", "", fmt.Errorf("%w: no JSONRPC interface at 0.2, 0.3 or 1.0 (first interface: %q %q at %q)",
-		ErrInvalidCard, first.binding.Str, first.version.Str, first.url.Str)
+		errInvalid, first.binding.Str, first.version.Str, first.url.Str)
 }
 
-// cardVersionIs reports whether v is major.minor, optionally followed by
+// versionIs reports whether v is major.minor, optionally followed by
 // .patch, as "1.0", "1.0.1" or "0.3.0".
-func cardVersionIs(v, major, minor string) bool {
+func versionIs(v, major, minor string) bool {
 	rest, ok := strings.CutPrefix(v, major+"."+minor)
 	return ok && (rest == "" || len(rest) > 1 && rest[0] == '.')
 }
 
-func cardAppendInterfaces(dst []byte, ifaces []cardInterface) []byte {
-	a := cardOpen(dst, '[')
+func appendInterfaces(dst []byte, ifaces []cardInterface) []byte {
+	a := openWriter(dst, '[')
 	for _, it := range ifaces {
 		a.elem()
-		o := cardOpen(a.buf, '{')
+		o := openWriter(a.buf, '{')
 		o.raw("url", it.url.Raw)
 		o.raw("protocolBinding", it.binding.Raw)
 		if it.tenant.Exists() {
@@ -357,55 +359,55 @@ func cardAppendInterfaces(dst []byte, ifaces []cardInterface) []byte {
 
 // --- card fields shared by all dialects
 
-func cardProviderPresent(p gjson.Result) bool {
-	return cardNonEmptyString(cardField(p, "organization")) || cardNonEmptyString(cardField(p, "url"))
+func providerPresent(p gjson.Result) bool {
+	return nonEmptyString(field(p, "organization")) || nonEmptyString(field(p, "url"))
 }
 
-// cardAppendProvider writes both provider fields: every schema requires both,
+// appendProvider writes both provider fields: every schema requires both,
 // and a2a-python 0.3 rejects a provider without either.
-func cardAppendProvider(dst []byte, p gjson.Result) []byte {
-	o := cardOpen(dst, '{')
-	o.raw("organization", cardStringOr(cardField(p, "organization"), `""`))
-	o.raw("url", cardStringOr(cardField(p, "url"), `""`))
+func appendProvider(dst []byte, p gjson.Result) []byte {
+	o := openWriter(dst, '{')
+	o.raw("organization", stringOr(field(p, "organization"), `""`))
+	o.raw("url", stringOr(field(p, "url"), `""`))
 	return o.close()
 }
 
-// cardAppendCapabilities writes caps in form f. extended is the extended-card
+// appendCapabilities writes caps in form f. extended is the extended-card
 // flag (a JSON bool, or absent); 0.x keeps it at the card's top level.
 // stateTransitionHistory has no 1.0 spelling and is dropped.
-func cardAppendCapabilities(dst []byte, caps, extended gjson.Result, f cardForm) []byte {
-	o := cardOpen(dst, '{')
-	o.optionalBool("streaming", cardField(caps, "streaming"))
-	o.optionalBool("pushNotifications", cardField(caps, "pushNotifications"))
-	if ext := cardField(caps, "extensions"); cardHasElements(ext) {
+func appendCapabilities(dst []byte, caps, extended gjson.Result, f form) []byte {
+	o := openWriter(dst, '{')
+	o.optionalBool("streaming", field(caps, "streaming"))
+	o.optionalBool("pushNotifications", field(caps, "pushNotifications"))
+	if ext := field(caps, "extensions"); hasElements(ext) {
 		m := o.mark()
 		o.key("extensions")
 		var n int
-		o.buf, n = cardAppendExtensions(o.buf, ext)
+		o.buf, n = appendExtensions(o.buf, ext)
 		if n == 0 {
 			o.rollback(m)
 		}
 	}
-	if f == cardV10 || f == cardHybrid {
+	if f == formV10 || f == formHybrid {
 		o.optionalBool("extendedAgentCard", extended)
 	}
 	return o.close()
 }
 
-func cardAppendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
-	a := cardOpen(dst, '[')
+func appendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
+	a := openWriter(dst, '[')
 	n := 0
 	exts.ForEach(func(_, e gjson.Result) bool {
-		uri := cardField(e, "uri")
-		if !cardNonEmptyString(uri) {
+		uri := field(e, "uri")
+		if !nonEmptyString(uri) {
 			return true
 		}
 		a.elem()
-		o := cardOpen(a.buf, '{')
+		o := openWriter(a.buf, '{')
 		o.raw("uri", uri.Raw)
-		o.optionalString("description", cardField(e, "description"))
-		o.optionalBool("required", cardField(e, "required"))
-		if params := cardField(e, "params"); params.IsObject() {
+		o.optionalString("description", field(e, "description"))
+		o.optionalBool("required", field(e, "required"))
+		if params := field(e, "params"); params.IsObject() {
 			o.raw("params", params.Raw)
 		}
 		a.buf = o.close()
@@ -415,27 +417,27 @@ func cardAppendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
 	return a.close(), n
 }
 
-// cardAppendSkills writes the skill objects of skills. Skill keys are the
+// appendSkills writes the skill objects of skills. Skill keys are the
 // same in every dialect but for security; withRequirements keeps it, in 1.0
 // form.
-func cardAppendSkills(dst []byte, skills gjson.Result, withRequirements bool) []byte {
-	a := cardOpen(dst, '[')
+func appendSkills(dst []byte, skills gjson.Result, withRequirements bool) []byte {
+	a := openWriter(dst, '[')
 	skills.ForEach(func(_, s gjson.Result) bool {
 		if !s.IsObject() {
 			return true
 		}
 		a.elem()
-		o := cardOpen(a.buf, '{')
-		o.raw("id", cardStringOr(cardField(s, "id"), `""`))
-		o.raw("name", cardStringOr(cardField(s, "name"), `""`))
-		o.raw("description", cardStringOr(cardField(s, "description"), `""`))
+		o := openWriter(a.buf, '{')
+		o.raw("id", stringOr(field(s, "id"), `""`))
+		o.raw("name", stringOr(field(s, "name"), `""`))
+		o.raw("description", stringOr(field(s, "description"), `""`))
 		o.key("tags")
-		o.buf = cardAppendStrings(o.buf, cardField(s, "tags"))
-		o.optionalStrings("examples", cardField(s, "examples"))
-		o.optionalStrings("inputModes", cardField(s, "inputModes"))
-		o.optionalStrings("outputModes", cardField(s, "outputModes"))
+		o.buf = appendStrings(o.buf, field(s, "tags"))
+		o.optionalStrings("examples", field(s, "examples"))
+		o.optionalStrings("inputModes", field(s, "inputModes"))
+		o.optionalStrings("outputModes", field(s, "outputModes"))
 		if withRequirements {
-			o.requirements("securityRequirements", cardRequirementsOf(s), true)
+			o.requirements("securityRequirements", requirementsOf(s), true)
 		}
 		a.buf = o.close()
 		return true
@@ -443,9 +445,9 @@ func cardAppendSkills(dst []byte, skills gjson.Result, withRequirements bool) []
 	return a.close()
 }
 
-// cardAppendStrings writes the string elements of arr, dropping the rest.
-func cardAppendStrings(dst []byte, arr gjson.Result) []byte {
-	a := cardOpen(dst, '[')
+// appendStrings writes the string elements of arr, dropping the rest.
+func appendStrings(dst []byte, arr gjson.Result) []byte {
+	a := openWriter(dst, '[')
 	arr.ForEach(func(_, v gjson.Result) bool {
 		if v.Type == gjson.String {
 			a.elem()
@@ -458,31 +460,31 @@ func cardAppendStrings(dst []byte, arr gjson.Result) []byte {
 
 // --- security requirements
 
-// cardRequirementsOf returns obj's security requirements: the 1.0 key when
+// requirementsOf returns obj's security requirements: the 1.0 key when
 // it lists any, else the 0.x key (a2a-python and a2a-go resolve hybrid cards
 // the same way).
-func cardRequirementsOf(obj gjson.Result) gjson.Result {
-	if r := cardField(obj, "securityRequirements"); cardHasElements(r) {
+func requirementsOf(obj gjson.Result) gjson.Result {
+	if r := field(obj, "securityRequirements"); hasElements(r) {
 		return r
 	}
-	return cardField(obj, "security")
+	return field(obj, "security")
 }
 
-// cardAppendRequirements writes a requirement list in 1.0 form
+// appendRequirements writes a requirement list in 1.0 form
 // ([{"schemes":{"name":{"list":[scopes]}}}]) or 0.x form ([{"name":[scopes]}])
 // and reports how many alternatives it wrote. It reads either form under
 // either key, with or without the StringList "list" wrapper (a2a-go 1.0
 // omits it). An alternative whose entries are all unreadable is dropped
 // rather than written as {}, which would mean "no authentication".
-func cardAppendRequirements(dst []byte, reqs gjson.Result, v10 bool) ([]byte, int) {
-	a := cardOpen(dst, '[')
+func appendRequirements(dst []byte, reqs gjson.Result, v10 bool) ([]byte, int) {
+	a := openWriter(dst, '[')
 	n := 0
 	reqs.ForEach(func(_, req gjson.Result) bool {
 		if !req.IsObject() {
 			return true
 		}
 		entries := req
-		if s := cardField(req, "schemes"); s.IsObject() {
+		if s := field(req, "schemes"); s.IsObject() {
 			entries = s // 1.0 form; a 0.x scheme named "schemes" maps to an array
 		}
 		m := a.mark()
@@ -490,22 +492,22 @@ func cardAppendRequirements(dst []byte, reqs gjson.Result, v10 bool) ([]byte, in
 		var seen []string
 		total := 0
 		if v10 {
-			o := cardOpen(a.buf, '{')
-			var s cardWriter
+			o := openWriter(a.buf, '{')
+			var s writer
 			entries.ForEach(func(name, scopes gjson.Result) bool {
 				total++
-				list, ok := cardScopes(scopes)
-				if !ok || cardSeen(&seen, name.Str) {
+				list, ok := scopesOf(scopes)
+				if !ok || markSeen(&seen, name.Str) {
 					return true
 				}
 				if len(seen) == 1 {
 					o.key("schemes")
-					s = cardOpen(o.buf, '{')
+					s = openWriter(o.buf, '{')
 				}
 				s.rawKey(name.Raw)
-				l := cardOpen(s.buf, '{')
+				l := openWriter(s.buf, '{')
 				l.key("list")
-				l.buf = cardAppendStrings(l.buf, list)
+				l.buf = appendStrings(l.buf, list)
 				s.buf = l.close()
 				return true
 			})
@@ -514,15 +516,15 @@ func cardAppendRequirements(dst []byte, reqs gjson.Result, v10 bool) ([]byte, in
 			}
 			a.buf = o.close()
 		} else {
-			o := cardOpen(a.buf, '{')
+			o := openWriter(a.buf, '{')
 			entries.ForEach(func(name, scopes gjson.Result) bool {
 				total++
-				list, ok := cardScopes(scopes)
-				if !ok || cardSeen(&seen, name.Str) {
+				list, ok := scopesOf(scopes)
+				if !ok || markSeen(&seen, name.Str) {
 					return true
 				}
 				o.rawKey(name.Raw)
-				o.buf = cardAppendStrings(o.buf, list)
+				o.buf = appendStrings(o.buf, list)
 				return true
 			})
 			a.buf = o.close()
@@ -537,29 +539,29 @@ func cardAppendRequirements(dst []byte, reqs gjson.Result, v10 bool) ([]byte, in
 	return a.close(), n
 }
 
-// cardScopes returns the scope list of one requirement entry: a 0.x or a2a-go
+// scopesOf returns the scope list of one requirement entry: a 0.x or a2a-go
 // array, or a ProtoJSON StringList ({"list":[...]}, {} when empty).
-func cardScopes(v gjson.Result) (gjson.Result, bool) {
+func scopesOf(v gjson.Result) (gjson.Result, bool) {
 	switch {
 	case v.IsArray():
 		return v, true
 	case v.IsObject():
-		return cardField(v, "list"), true
+		return field(v, "list"), true
 	}
 	return gjson.Result{}, false
 }
 
 // --- security schemes
 
-// cardSchemeKind is one security scheme type in both spellings.
-type cardSchemeKind struct {
+// schemeKind is one security scheme type in both spellings.
+type schemeKind struct {
 	wrapper string   // 1.0 oneof key
 	typ     string   // 0.x "type" value
 	fields  []string // string fields by their 1.0 names, in proto order; "flows" holds the OAuth flows
 	since03 bool     // absent from 0.2.5
 }
 
-var cardSchemeKinds = []cardSchemeKind{
+var schemeKinds = []schemeKind{
 	{"apiKeySecurityScheme", "apiKey", []string{"description", "location", "name"}, false},
 	{"httpAuthSecurityScheme", "http", []string{"description", "scheme", "bearerFormat"}, false},
 	{"oauth2SecurityScheme", "oauth2", []string{"description", "flows", "oauth2MetadataUrl"}, false},
@@ -567,10 +569,10 @@ var cardSchemeKinds = []cardSchemeKind{
 	{"mtlsSecurityScheme", "mutualTLS", []string{"description"}, true},
 }
 
-// cardFlowKinds lists the OAuth flows in the order a single 1.0 flow is
+// flowKinds lists the OAuth flows in the order a single 1.0 flow is
 // chosen from several 0.x ones (@a2a-js/sdk toCoreOAuthFlows; a2a-python lets
 // the last one win instead, see a2a-dialects.md §8.3).
-var cardFlowKinds = []struct {
+var flowKinds = []struct {
 	name   string
 	fields []string // string fields in proto order; scopes and pkceRequired follow
 	v0x    bool     // 0.x has the flow; deviceCode is 1.0 only
@@ -582,65 +584,65 @@ var cardFlowKinds = []struct {
 	{"deviceCode", []string{"deviceAuthorizationUrl", "tokenUrl", "refreshUrl"}, false},
 }
 
-// cardScheme is one security scheme read from either dialect.
-type cardScheme struct {
-	kind *cardSchemeKind
+// scheme is one security scheme read from either dialect.
+type scheme struct {
+	kind *schemeKind
 	body gjson.Result // the 1.0 wrapper's value, or the 0.x object itself
 	v0x  bool
 }
 
-// cardReadScheme reads v, preferring the 1.0 wrapper when both spellings are
+// readScheme reads v, preferring the 1.0 wrapper when both spellings are
 // present (a hybrid card) because only it carries pkceRequired and deviceCode.
-func cardReadScheme(v gjson.Result) (cardScheme, bool) {
+func readScheme(v gjson.Result) (scheme, bool) {
 	if !v.IsObject() {
-		return cardScheme{}, false
+		return scheme{}, false
 	}
-	for i := range cardSchemeKinds {
-		if w := cardField(v, cardSchemeKinds[i].wrapper); w.IsObject() {
-			return cardScheme{kind: &cardSchemeKinds[i], body: w}, true
+	for i := range schemeKinds {
+		if w := field(v, schemeKinds[i].wrapper); w.IsObject() {
+			return scheme{kind: &schemeKinds[i], body: w}, true
 		}
 	}
 	t := v.Get("type")
-	for i := range cardSchemeKinds {
-		if t.Type == gjson.String && t.Str == cardSchemeKinds[i].typ {
-			return cardScheme{kind: &cardSchemeKinds[i], body: v, v0x: true}, true
+	for i := range schemeKinds {
+		if t.Type == gjson.String && t.Str == schemeKinds[i].typ {
+			return scheme{kind: &schemeKinds[i], body: v, v0x: true}, true
 		}
 	}
-	return cardScheme{}, false
+	return scheme{}, false
 }
 
 // get returns the field named by its 1.0 name, whatever the spelling of s.
-func (s cardScheme) get(name string) gjson.Result {
+func (s scheme) get(name string) gjson.Result {
 	if s.v0x && name == "location" {
 		return s.body.Get("in")
 	}
-	return cardField(s.body, name)
+	return field(s.body, name)
 }
 
-// cardAppendSchemes writes the securitySchemes map in form f and reports how
+// appendSchemes writes the securitySchemes map in form f and reports how
 // many schemes it wrote. Schemes form f cannot express are left out: an
 // unknown type, mutualTLS in 0.2.5, an OAuth2 scheme without a flow f has
 // (deviceCode going to 0.x). The hybrid form leaves out what 0.x cannot
 // express, because a scheme without "type" makes a2a-go 0.3 reject the card.
-func cardAppendSchemes(dst []byte, schemes gjson.Result, f cardForm) ([]byte, int) {
-	o := cardOpen(dst, '{')
+func appendSchemes(dst []byte, schemes gjson.Result, f form) ([]byte, int) {
+	o := openWriter(dst, '{')
 	var seen []string
 	schemes.ForEach(func(name, v gjson.Result) bool {
-		s, ok := cardReadScheme(v)
-		if !ok || cardSeen(&seen, name.Str) {
+		s, ok := readScheme(v)
+		if !ok || markSeen(&seen, name.Str) {
 			return true
 		}
 		m := o.mark()
 		o.rawKey(name.Raw)
-		body := cardOpen(o.buf, '{')
+		body := openWriter(o.buf, '{')
 		ok = true
-		if f != cardV10 {
+		if f != formV10 {
 			ok = body.schemeV0x(s, f)
 		}
-		if ok && (f == cardV10 || f == cardHybrid) {
+		if ok && (f == formV10 || f == formHybrid) {
 			body.key(s.kind.wrapper)
-			inner := cardOpen(body.buf, '{')
-			ok = inner.schemeFields(s, cardV10)
+			inner := openWriter(body.buf, '{')
+			ok = inner.schemeFields(s, formV10)
 			body.buf = inner.close()
 		}
 		o.buf = body.close()
@@ -654,27 +656,27 @@ func cardAppendSchemes(dst []byte, schemes gjson.Result, f cardForm) ([]byte, in
 }
 
 // schemeV0x writes s as 0.x members ("type" first) into w.
-func (w *cardWriter) schemeV0x(s cardScheme, f cardForm) bool {
-	if f == cardV025 && s.kind.since03 {
+func (w *writer) schemeV0x(s scheme, f form) bool {
+	if f == formV025 && s.kind.since03 {
 		return false
 	}
 	w.str("type", s.kind.typ)
 	return w.schemeFields(s, f)
 }
 
-// schemeFields writes the fields of s spelled for form f (cardV10 for the
+// schemeFields writes the fields of s spelled for form f (formV10 for the
 // inside of a 1.0 wrapper, a 0.x form otherwise) and reports false when s
 // needs an OAuth flow that form lacks.
-func (w *cardWriter) schemeFields(s cardScheme, f cardForm) bool {
+func (w *writer) schemeFields(s scheme, f form) bool {
 	for _, name := range s.kind.fields {
 		switch {
 		case name == "flows":
-			if !w.flows(cardField(s.body, "flows"), f) {
+			if !w.flows(field(s.body, "flows"), f) {
 				return false
 			}
-		case name == "oauth2MetadataUrl" && f == cardV025:
+		case name == "oauth2MetadataUrl" && f == formV025:
 			// 0.3 added it.
-		case name == "location" && f != cardV10:
+		case name == "location" && f != formV10:
 			w.optionalString("in", s.get(name))
 		default:
 			w.optionalString(name, s.get(name))
@@ -684,23 +686,23 @@ func (w *cardWriter) schemeFields(s cardScheme, f cardForm) bool {
 }
 
 // flows writes the first flow of flows that form f has, as "flows":{...}.
-func (w *cardWriter) flows(flows gjson.Result, f cardForm) bool {
-	for _, k := range cardFlowKinds {
-		flow := cardField(flows, k.name)
-		if !flow.IsObject() || !k.v0x && f != cardV10 {
+func (w *writer) flows(flows gjson.Result, f form) bool {
+	for _, k := range flowKinds {
+		flow := field(flows, k.name)
+		if !flow.IsObject() || !k.v0x && f != formV10 {
 			continue
 		}
 		w.key("flows")
-		outer := cardOpen(w.buf, '{')
+		outer := openWriter(w.buf, '{')
 		outer.key(k.name)
-		o := cardOpen(outer.buf, '{')
+		o := openWriter(outer.buf, '{')
 		for _, name := range k.fields {
-			o.optionalString(name, cardField(flow, name))
+			o.optionalString(name, field(flow, name))
 		}
 		o.key("scopes")
-		o.buf = cardAppendScopeMap(o.buf, cardField(flow, "scopes"))
-		if f == cardV10 && k.name == "authorizationCode" {
-			o.optionalBool("pkceRequired", cardField(flow, "pkceRequired"))
+		o.buf = appendScopeMap(o.buf, field(flow, "scopes"))
+		if f == formV10 && k.name == "authorizationCode" {
+			o.optionalBool("pkceRequired", field(flow, "pkceRequired"))
 		}
 		outer.buf = o.close()
 		w.buf = outer.close()
@@ -709,13 +711,13 @@ func (w *cardWriter) flows(flows gjson.Result, f cardForm) bool {
 	return false
 }
 
-// cardAppendScopeMap writes an OAuth scope map (name to description),
+// appendScopeMap writes an OAuth scope map (name to description),
 // keeping string values only.
-func cardAppendScopeMap(dst []byte, scopes gjson.Result) []byte {
-	o := cardOpen(dst, '{')
+func appendScopeMap(dst []byte, scopes gjson.Result) []byte {
+	o := openWriter(dst, '{')
 	var seen []string
 	scopes.ForEach(func(name, desc gjson.Result) bool {
-		if desc.Type == gjson.String && !cardSeen(&seen, name.Str) {
+		if desc.Type == gjson.String && !markSeen(&seen, name.Str) {
 			o.rawKey(name.Raw)
 			o.buf = append(o.buf, desc.Raw...)
 		}
@@ -726,8 +728,8 @@ func cardAppendScopeMap(dst []byte, scopes gjson.Result) []byte {
 
 // --- publishing
 
-// cardPublished is the canonical card with the publishing decisions applied.
-type cardPublished struct {
+// published is the canonical card with the publishing decisions applied.
+type published struct {
 	root                                                  gjson.Result // the canonical card
 	name, description, version, iconURL, documentationURL gjson.Result
 	provider, skills                                      gjson.Result
@@ -736,61 +738,61 @@ type cardPublished struct {
 	url                                                   string
 }
 
-func cardRender(canon []byte, p CardPublish, f cardForm) ([]byte, error) {
+func renderForm(canon []byte, p PublishOptions, f form) ([]byte, error) {
 	c, err := newCardPublished(canon, p)
 	if err != nil {
 		return nil, err
 	}
 	dst := make([]byte, 0, len(canon)+256)
-	if f == cardV10 || f == cardHybrid {
+	if f == formV10 || f == formHybrid {
 		return c.appendV10(dst, f), nil
 	}
 	return c.appendV0x(dst, f), nil
 }
 
-func newCardPublished(canon []byte, p CardPublish) (*cardPublished, error) {
-	root, err := cardParse(canon)
+func newCardPublished(canon []byte, p PublishOptions) (*published, error) {
+	root, err := parseCard(canon)
 	if err != nil {
 		return nil, err
 	}
-	if err := cardCheckPublicURL(p.URL); err != nil {
+	if err := checkPublicURL(p.URL); err != nil {
 		return nil, err
 	}
-	c := &cardPublished{
+	c := &published{
 		root:             root,
-		name:             cardOverride(p.Overrides.Name, cardField(root, "name")),
-		description:      cardOverride(p.Overrides.Description, cardField(root, "description")),
-		version:          cardField(root, "version"),
-		iconURL:          cardOverride(p.Overrides.IconURL, cardField(root, "iconUrl")),
-		documentationURL: cardOverride(p.Overrides.DocumentationURL, cardField(root, "documentationUrl")),
-		provider:         cardField(root, "provider"),
-		skills:           cardField(root, "skills"),
+		name:             overrideOr(p.Overrides.Name, field(root, "name")),
+		description:      overrideOr(p.Overrides.Description, field(root, "description")),
+		version:          field(root, "version"),
+		iconURL:          overrideOr(p.Overrides.IconURL, field(root, "iconUrl")),
+		documentationURL: overrideOr(p.Overrides.DocumentationURL, field(root, "documentationUrl")),
+		provider:         field(root, "provider"),
+		skills:           field(root, "skills"),
 		url:              p.URL,
 	}
-	if !cardNonEmptyString(c.name) {
-		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", ErrInvalidCard)
+	if !nonEmptyString(c.name) {
+		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", errInvalid)
 	}
 	if pr := p.Overrides.Provider; pr != nil {
-		o := cardOpen(nil, '{')
+		o := openWriter(nil, '{')
 		o.str("organization", pr.Organization)
 		o.str("url", pr.URL)
 		c.provider = gjson.ParseBytes(o.close())
 	}
 	if p.Overrides.Skills != nil {
-		if c.skills, err = cardParseSkills(p.Overrides.Skills); err != nil {
+		if c.skills, err = parseSkills(p.Overrides.Skills); err != nil {
 			return nil, err
 		}
 	}
 	if p.Bearer {
-		c.schemes, c.requirements = cardBearerSchemes, cardBearerRequirements
+		c.schemes, c.requirements = bearerSchemes, bearerRequirements
 	}
 	if p.ExtendedCard {
-		c.extended = cardTrue
+		c.extended = jsonTrue
 	}
 	return c, nil
 }
 
-func cardCheckPublicURL(raw string) error {
+func checkPublicURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("card publish url: %w", err)
@@ -801,8 +803,8 @@ func cardCheckPublicURL(raw string) error {
 	return nil
 }
 
-// cardParseSkills validates the skills override: a JSON array of objects.
-func cardParseSkills(raw []byte) (gjson.Result, error) {
+// parseSkills validates the skills override: a JSON array of objects.
+func parseSkills(raw []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(raw) {
 		return gjson.Result{}, errors.New("card skills override: not valid JSON")
 	}
@@ -823,8 +825,8 @@ func cardParseSkills(raw []byte) (gjson.Result, error) {
 	return skills, err
 }
 
-// cardOverride returns the override as a JSON string when set, else v.
-func cardOverride(override string, v gjson.Result) gjson.Result {
+// overrideOr returns the override as a JSON string when set, else v.
+func overrideOr(override string, v gjson.Result) gjson.Result {
 	if override == "" {
 		return v
 	}
@@ -832,14 +834,14 @@ func cardOverride(override string, v gjson.Result) gjson.Result {
 }
 
 // appendV0x writes the card in 0.2.5 or 0.3 form.
-func (c *cardPublished) appendV0x(dst []byte, f cardForm) []byte {
-	o := cardOpen(dst, '{')
+func (c *published) appendV0x(dst []byte, f form) []byte {
+	o := openWriter(dst, '{')
 	o.raw("name", c.name.Raw)
-	o.raw("description", cardStringOr(c.description, `""`))
-	o.raw("version", cardStringOr(c.version, `""`))
+	o.raw("description", stringOr(c.description, `""`))
+	o.raw("version", stringOr(c.version, `""`))
 	o.str("url", c.url)
-	o.raw("preferredTransport", cardJSONRPC.Raw)
-	if f == cardV025 {
+	o.raw("preferredTransport", jsonrpcTransport.Raw)
+	if f == formV025 {
 		o.raw("protocolVersion", `"0.2.5"`)
 	} else {
 		o.raw("protocolVersion", `"0.3.0"`)
@@ -852,37 +854,37 @@ func (c *cardPublished) appendV0x(dst []byte, f cardForm) []byte {
 	return o.close()
 }
 
-// appendV10 writes the card in 1.0 form, or in hybrid form when f is cardHybrid.
-func (c *cardPublished) appendV10(dst []byte, f cardForm) []byte {
-	o := cardOpen(dst, '{')
+// appendV10 writes the card in 1.0 form, or in hybrid form when f is formHybrid.
+func (c *published) appendV10(dst []byte, f form) []byte {
+	o := openWriter(dst, '{')
 	o.raw("name", c.name.Raw)
-	o.raw("description", cardStringOr(c.description, `""`))
+	o.raw("description", stringOr(c.description, `""`))
 	o.key("supportedInterfaces")
-	a := cardOpen(o.buf, '[')
+	a := openWriter(o.buf, '[')
 	for _, version := range []string{"1.0", "0.3"} {
 		a.elem()
-		i := cardOpen(a.buf, '{')
+		i := openWriter(a.buf, '{')
 		i.str("url", c.url)
-		i.raw("protocolBinding", cardJSONRPC.Raw)
+		i.raw("protocolBinding", jsonrpcTransport.Raw)
 		i.str("protocolVersion", version)
 		a.buf = i.close()
 	}
 	o.buf = a.close()
-	if cardProviderPresent(c.provider) {
+	if providerPresent(c.provider) {
 		o.key("provider")
-		o.buf = cardAppendProvider(o.buf, c.provider)
+		o.buf = appendProvider(o.buf, c.provider)
 	}
-	o.raw("version", cardStringOr(c.version, `""`))
+	o.raw("version", stringOr(c.version, `""`))
 	o.optionalString("documentationUrl", c.documentationURL)
 	o.key("capabilities")
-	o.buf = cardAppendCapabilities(o.buf, cardField(c.root, "capabilities"), c.extended, f)
+	o.buf = appendCapabilities(o.buf, field(c.root, "capabilities"), c.extended, f)
 	o.securitySchemes(c.schemes, f)
 	o.requirements("securityRequirements", c.requirements, true)
 	c.appendModesAndSkills(&o)
 	o.optionalString("iconUrl", c.iconURL)
-	if f == cardHybrid {
+	if f == formHybrid {
 		o.str("url", c.url)
-		o.raw("preferredTransport", cardJSONRPC.Raw)
+		o.raw("preferredTransport", jsonrpcTransport.Raw)
 		o.raw("protocolVersion", `"0.3.0"`)
 		o.additionalInterfaces(c.url)
 		if c.extended.Exists() {
@@ -894,15 +896,15 @@ func (c *cardPublished) appendV10(dst []byte, f cardForm) []byte {
 }
 
 // appendCommonTail writes the 0.x card fields that follow the interface fields.
-func (c *cardPublished) appendCommonTail(o *cardWriter, f cardForm) {
-	if cardProviderPresent(c.provider) {
+func (c *published) appendCommonTail(o *writer, f form) {
+	if providerPresent(c.provider) {
 		o.key("provider")
-		o.buf = cardAppendProvider(o.buf, c.provider)
+		o.buf = appendProvider(o.buf, c.provider)
 	}
 	o.optionalString("iconUrl", c.iconURL)
 	o.optionalString("documentationUrl", c.documentationURL)
 	o.key("capabilities")
-	o.buf = cardAppendCapabilities(o.buf, cardField(c.root, "capabilities"), c.extended, f)
+	o.buf = appendCapabilities(o.buf, field(c.root, "capabilities"), c.extended, f)
 	o.securitySchemes(c.schemes, f)
 	o.requirements("security", c.requirements, false)
 	c.appendModesAndSkills(o)
@@ -910,48 +912,48 @@ func (c *cardPublished) appendCommonTail(o *cardWriter, f cardForm) {
 
 // appendModesAndSkills writes the default modes and the skills, without
 // per-skill security: it named the backend's schemes, which are not published.
-func (c *cardPublished) appendModesAndSkills(o *cardWriter) {
+func (c *published) appendModesAndSkills(o *writer) {
 	o.key("defaultInputModes")
-	o.buf = cardAppendStrings(o.buf, cardField(c.root, "defaultInputModes"))
+	o.buf = appendStrings(o.buf, field(c.root, "defaultInputModes"))
 	o.key("defaultOutputModes")
-	o.buf = cardAppendStrings(o.buf, cardField(c.root, "defaultOutputModes"))
+	o.buf = appendStrings(o.buf, field(c.root, "defaultOutputModes"))
 	o.key("skills")
-	o.buf = cardAppendSkills(o.buf, c.skills, false)
+	o.buf = appendSkills(o.buf, c.skills, false)
 }
 
 // --- JSON writing
 
-// cardWriter appends one JSON object or array to buf, member by member.
-// Nested values are written by opening another cardWriter on w.buf and
+// writer appends one JSON object or array to buf, member by member.
+// Nested values are written by opening another writer on w.buf and
 // assigning its close() back to w.buf.
-type cardWriter struct {
+type writer struct {
 	buf   []byte
 	end   byte
 	empty bool
 }
 
-// cardMark is a point to roll a writer back to.
-type cardMark struct {
+// writerMark is a point to roll a writer back to.
+type writerMark struct {
 	n     int
 	empty bool
 }
 
-func cardOpen(dst []byte, open byte) cardWriter {
+func openWriter(dst []byte, open byte) writer {
 	end := byte('}')
 	if open == '[' {
 		end = ']'
 	}
-	return cardWriter{buf: append(dst, open), end: end, empty: true}
+	return writer{buf: append(dst, open), end: end, empty: true}
 }
 
-func (w *cardWriter) close() []byte { return append(w.buf, w.end) }
+func (w *writer) close() []byte { return append(w.buf, w.end) }
 
-func (w *cardWriter) mark() cardMark { return cardMark{len(w.buf), w.empty} }
+func (w *writer) mark() writerMark { return writerMark{len(w.buf), w.empty} }
 
-func (w *cardWriter) rollback(m cardMark) { w.buf, w.empty = w.buf[:m.n], m.empty }
+func (w *writer) rollback(m writerMark) { w.buf, w.empty = w.buf[:m.n], m.empty }
 
 // elem starts an array element.
-func (w *cardWriter) elem() {
+func (w *writer) elem() {
 	if !w.empty {
 		w.buf = append(w.buf, ',')
 	}
@@ -959,66 +961,66 @@ func (w *cardWriter) elem() {
 }
 
 // key starts a member named by a constant.
-func (w *cardWriter) key(k string) {
+func (w *writer) key(k string) {
 	w.elem()
 	w.buf = gjson.AppendJSONString(w.buf, k)
 	w.buf = append(w.buf, ':')
 }
 
 // rawKey starts a member whose name is raw JSON copied from the input.
-func (w *cardWriter) rawKey(raw string) {
+func (w *writer) rawKey(raw string) {
 	w.elem()
 	w.buf = append(w.buf, raw...)
 	w.buf = append(w.buf, ':')
 }
 
-func (w *cardWriter) raw(k, v string) {
+func (w *writer) raw(k, v string) {
 	w.key(k)
 	w.buf = append(w.buf, v...)
 }
 
-func (w *cardWriter) str(k, v string) {
+func (w *writer) str(k, v string) {
 	w.key(k)
 	w.buf = gjson.AppendJSONString(w.buf, v)
 }
 
-func (w *cardWriter) optionalString(k string, v gjson.Result) {
-	if cardNonEmptyString(v) {
+func (w *writer) optionalString(k string, v gjson.Result) {
+	if nonEmptyString(v) {
 		w.raw(k, v.Raw)
 	}
 }
 
-func (w *cardWriter) optionalBool(k string, v gjson.Result) {
-	if cardIsBool(v) {
+func (w *writer) optionalBool(k string, v gjson.Result) {
+	if isBool(v) {
 		w.raw(k, v.Raw)
 	}
 }
 
-func (w *cardWriter) optionalStrings(k string, v gjson.Result) {
+func (w *writer) optionalStrings(k string, v gjson.Result) {
 	m := w.mark()
 	w.key(k)
 	before := len(w.buf)
-	w.buf = cardAppendStrings(w.buf, v)
+	w.buf = appendStrings(w.buf, v)
 	if len(w.buf)-before == len("[]") {
 		w.rollback(m)
 	}
 }
 
-func (w *cardWriter) securitySchemes(schemes gjson.Result, f cardForm) {
+func (w *writer) securitySchemes(schemes gjson.Result, f form) {
 	m := w.mark()
 	w.key("securitySchemes")
 	var n int
-	w.buf, n = cardAppendSchemes(w.buf, schemes, f)
+	w.buf, n = appendSchemes(w.buf, schemes, f)
 	if n == 0 {
 		w.rollback(m)
 	}
 }
 
-func (w *cardWriter) requirements(k string, reqs gjson.Result, v10 bool) {
+func (w *writer) requirements(k string, reqs gjson.Result, v10 bool) {
 	m := w.mark()
 	w.key(k)
 	var n int
-	w.buf, n = cardAppendRequirements(w.buf, reqs, v10)
+	w.buf, n = appendRequirements(w.buf, reqs, v10)
 	if n == 0 {
 		w.rollback(m)
 	}
@@ -1026,36 +1028,36 @@ func (w *cardWriter) requirements(k string, reqs gjson.Result, v10 bool) {
 
 // additionalInterfaces writes the 0.3 list, repeating the main url as the
 // 0.3 schema recommends.
-func (w *cardWriter) additionalInterfaces(u string) {
+func (w *writer) additionalInterfaces(u string) {
 	w.key("additionalInterfaces")
-	a := cardOpen(w.buf, '[')
+	a := openWriter(w.buf, '[')
 	a.elem()
-	o := cardOpen(a.buf, '{')
+	o := openWriter(a.buf, '{')
 	o.str("url", u)
-	o.raw("transport", cardJSONRPC.Raw)
+	o.raw("transport", jsonrpcTransport.Raw)
 	a.buf = o.close()
 	w.buf = a.close()
 }
 
 // --- reading helpers
 
-// cardField returns obj's member camel, or its snake_case spelling, which
+// field returns obj's member camel, or its snake_case spelling, which
 // ProtoJSON parsers must also accept (a2a-python emits it on request).
 // camel is always a constant, never input, so it is a safe gjson path.
-func cardField(obj gjson.Result, camel string) gjson.Result {
+func field(obj gjson.Result, camel string) gjson.Result {
 	if !obj.IsObject() {
 		return gjson.Result{}
 	}
 	if r := obj.Get(camel); r.Exists() {
 		return r
 	}
-	if snake := cardSnake(camel); snake != camel {
+	if snake := snakeCase(camel); snake != camel {
 		return obj.Get(snake)
 	}
 	return gjson.Result{}
 }
 
-func cardSnake(camel string) string {
+func snakeCase(camel string) string {
 	if strings.ToLower(camel) == camel {
 		return camel
 	}
@@ -1071,19 +1073,19 @@ func cardSnake(camel string) string {
 	return b.String()
 }
 
-func cardNonEmptyString(v gjson.Result) bool { return v.Type == gjson.String && v.Str != "" }
+func nonEmptyString(v gjson.Result) bool { return v.Type == gjson.String && v.Str != "" }
 
-func cardIsBool(v gjson.Result) bool { return v.Type == gjson.True || v.Type == gjson.False }
+func isBool(v gjson.Result) bool { return v.Type == gjson.True || v.Type == gjson.False }
 
-// cardStringOr returns v as raw JSON when it is a string, else def.
-func cardStringOr(v gjson.Result, def string) string {
+// stringOr returns v as raw JSON when it is a string, else def.
+func stringOr(v gjson.Result, def string) string {
 	if v.Type == gjson.String {
 		return v.Raw
 	}
 	return def
 }
 
-func cardHasElements(v gjson.Result) bool {
+func hasElements(v gjson.Result) bool {
 	if !v.IsArray() {
 		return false
 	}
@@ -1095,9 +1097,9 @@ func cardHasElements(v gjson.Result) bool {
 	return found
 }
 
-// cardSeen records name and reports whether it was already recorded: on a
+// markSeen records name and reports whether it was already recorded: on a
 // duplicate key the first member wins, as gjson reads it.
-func cardSeen(seen *[]string, name string) bool {
+func markSeen(seen *[]string, name string) bool {
 	for _, s := range *seen {
 		if s == name {
 			return true
@@ -1105,4 +1107,38 @@ func cardSeen(seen *[]string, name string) bool {
 	}
 	*seen = append(*seen, name)
 	return false
+}
+
+// Skill is one skill of a canonical card: its id and its JSON object.
+type Skill struct {
+	ID   string
+	JSON []byte
+}
+
+// Skills returns the skills of a canonical card, in order.
+func Skills(canon []byte) []Skill {
+	var skills []Skill
+	gjson.GetBytes(canon, "skills").ForEach(func(_, s gjson.Result) bool {
+		skills = append(skills, Skill{ID: s.Get("id").Str, JSON: []byte(s.Raw)})
+		return true
+	})
+	return skills
+}
+
+// AppendSkillList appends skills as a JSON array of skill objects.
+func AppendSkillList(dst []byte, skills []Skill) []byte {
+	dst = append(dst, '[')
+	for i, s := range skills {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, s.JSON...)
+	}
+	return append(dst, ']')
+}
+
+// ExtendedCardCapable reports whether a canonical card says its agent
+// serves an extended card.
+func ExtendedCardCapable(canon []byte) bool {
+	return gjson.GetBytes(canon, "capabilities.extendedAgentCard").Bool()
 }

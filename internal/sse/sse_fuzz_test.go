@@ -1,4 +1,4 @@
-package normalize_test
+package sse_test
 
 import (
 	"bytes"
@@ -8,17 +8,17 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/internal/sse"
 )
 
-// FuzzSSEReader feeds arbitrary bytes to an SSEReader with an arbitrary limit
+// FuzzSSEReader feeds arbitrary bytes to an Reader with an arbitrary limit
 // from 1 to 65536 bytes (limitMinus1 + 1). Properties:
-//   - it never panics and always ends with io.EOF, ErrSSETruncated,
-//     ErrSSEEventTooLarge or nothing else;
+//   - it never panics and always ends with io.EOF, ErrTruncated,
+//     ErrEventTooLarge or nothing else;
 //   - no event is empty or larger than the limit, and only messages have a type;
 //   - reading one byte at a time gives the same events and error as reading
 //     all at once, so chunking never changes framing;
-//   - every event written back with AppendSSEEvent reads back unchanged;
+//   - every event written back with AppendEvent reads back unchanged;
 //   - reading as the relay does (TryNext, and Next only when it needs a
 //     read) gives the same events, and TryNext never reads.
 func FuzzSSEReader(f *testing.F) {
@@ -33,23 +33,23 @@ func FuzzSSEReader(f *testing.F) {
 		limit := int(limitMinus1) + 1
 		whole, wholeErr := sseRead(bytes.NewReader(input), limit)
 		if !sseExpectedEnd(wholeErr) {
-			t.Fatalf("final error = %v, want io.EOF, ErrSSETruncated or ErrSSEEventTooLarge", wholeErr)
+			t.Fatalf("final error = %v, want io.EOF, ErrTruncated or ErrEventTooLarge", wholeErr)
 		}
 		for i, ev := range whole {
 			if size := len(ev.Data) + len(ev.Comment); size > limit {
 				t.Errorf("event %d has %d data and comment bytes, limit %d", i, size, limit)
 			}
 			if ev.Data == nil && ev.Comment == nil && !ev.HasID && ev.Retry == "" {
-				t.Errorf("event %d is empty: %s", i, sseFormat([]normalize.SSEEvent{ev}))
+				t.Errorf("event %d is empty: %s", i, sseFormat([]sse.Event{ev}))
 			}
 			if ev.Data == nil && ev.Type != "" {
 				t.Errorf("event %d has type %q but no data", i, ev.Type)
 			}
-			wire := normalize.AppendSSEEvent(nil, ev)
+			wire := sse.AppendEvent(nil, ev)
 			back, err := sseRead(bytes.NewReader(wire), limit)
 			if err != io.EOF || len(back) != 1 || !reflect.DeepEqual(back[0], ev) {
 				t.Errorf("event %d %s written as %q reads back as %s, %v",
-					i, sseFormat([]normalize.SSEEvent{ev}), wire, sseFormat(back), err)
+					i, sseFormat([]sse.Event{ev}), wire, sseFormat(back), err)
 			}
 		}
 
@@ -70,16 +70,16 @@ func FuzzSSEReader(f *testing.F) {
 }
 
 func sseExpectedEnd(err error) bool {
-	return err == io.EOF || errors.Is(err, normalize.ErrSSETruncated) || errors.Is(err, normalize.ErrSSEEventTooLarge)
+	return err == io.EOF || errors.Is(err, sse.ErrTruncated) || errors.Is(err, sse.ErrEventTooLarge)
 }
 
 func sseErrKind(err error) string {
 	switch {
 	case err == io.EOF:
 		return "EOF"
-	case errors.Is(err, normalize.ErrSSETruncated):
+	case errors.Is(err, sse.ErrTruncated):
 		return "truncated"
-	case errors.Is(err, normalize.ErrSSEEventTooLarge):
+	case errors.Is(err, sse.ErrEventTooLarge):
 		return "too large"
 	}
 	return "other: " + err.Error()

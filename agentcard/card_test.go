@@ -1,4 +1,4 @@
-package normalize
+package agentcard
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 	"github.com/a2agate/gateway/dialect"
 )
 
-// updateCards rewrites the card goldens: go test ./normalize -run Card -update-cards
+// updateCards rewrites the card goldens: go test ./agentcard -update-cards
 var updateCards = flag.Bool("update-cards", false, "rewrite the golden files under testdata/card")
 
 const (
@@ -30,23 +30,23 @@ const (
 // cardRenderers are the published forms, by golden file suffix.
 var cardRenderers = []struct {
 	suffix string
-	render func([]byte, CardPublish) ([]byte, error)
+	render func([]byte, PublishOptions) ([]byte, error)
 }{
-	{"v025", CardV025},
-	{"v03", CardV03},
-	{"v10", CardV10},
-	{"hybrid", CardHybrid},
+	{"v025", V025},
+	{"v03", V03},
+	{"v10", V10},
+	{"hybrid", Hybrid},
 }
 
 // cardCase is one golden input with the publishing settings its outputs use.
 type cardCase struct {
 	name    string
 	card    []byte
-	publish CardPublish
+	publish PublishOptions
 }
 
 // cardCases reads testdata/card/*.card.json. A sibling NAME.publish.json sets
-// the CardPublish (URL is always cardTestURL); without one the card is
+// the PublishOptions (URL is always cardTestURL); without one the card is
 // published with Bearer and ExtendedCard.
 func cardCases(t testing.TB) []cardCase {
 	t.Helper()
@@ -61,22 +61,22 @@ func cardCases(t testing.TB) []cardCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := cardCase{name: name, card: card, publish: CardPublish{URL: cardTestURL, Bearer: true, ExtendedCard: true}}
+		c := cardCase{name: name, card: card, publish: PublishOptions{URL: cardTestURL, Bearer: true, ExtendedCard: true}}
 		if raw, err := os.ReadFile(filepath.Join("testdata", "card", name+".publish.json")); err == nil {
 			var pf struct {
 				Bearer, ExtendedCard bool
 				Overrides            struct {
 					Name, Description, IconURL, DocumentationURL string
-					Provider                                     *CardProvider
+					Provider                                     *Provider
 					Skills                                       json.RawMessage
 				}
 			}
 			if err := json.Unmarshal(raw, &pf); err != nil {
 				t.Fatalf("%s.publish.json: %v", name, err)
 			}
-			c.publish = CardPublish{
+			c.publish = PublishOptions{
 				URL: cardTestURL, Bearer: pf.Bearer, ExtendedCard: pf.ExtendedCard,
-				Overrides: CardOverrides{
+				Overrides: Overrides{
 					Name: pf.Overrides.Name, Description: pf.Overrides.Description,
 					IconURL: pf.Overrides.IconURL, DocumentationURL: pf.Overrides.DocumentationURL,
 					Provider: pf.Overrides.Provider, Skills: pf.Overrides.Skills,
@@ -93,9 +93,9 @@ func cardCases(t testing.TB) []cardCase {
 func TestCardGolden(t *testing.T) {
 	for _, c := range cardCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			canon, err := CardToCanonical(c.card)
+			canon, err := ToCanonical(c.card)
 			if err != nil {
-				t.Fatalf("CardToCanonical: %v", err)
+				t.Fatalf("ToCanonical: %v", err)
 			}
 			cardCheckGolden(t, c.name+".canon.json", canon)
 			for _, r := range cardRenderers {
@@ -159,20 +159,20 @@ func TestCardProperties(t *testing.T) {
 	shapes := cardShapes()
 	for _, c := range cardCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			canon, err := CardToCanonical(c.card)
+			canon, err := ToCanonical(c.card)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if again, _ := CardToCanonical(c.card); !bytes.Equal(again, canon) {
-				t.Errorf("CardToCanonical is not deterministic:\n%s\n%s", canon, again)
+			if again, _ := ToCanonical(c.card); !bytes.Equal(again, canon) {
+				t.Errorf("ToCanonical is not deterministic:\n%s\n%s", canon, again)
 			}
-			if again, err := CardToCanonical(canon); err != nil || !bytes.Equal(again, canon) {
-				t.Errorf("CardToCanonical(canonical) = %s, %v; want it unchanged:\n%s", again, err, canon)
+			if again, err := ToCanonical(canon); err != nil || !bytes.Equal(again, canon) {
+				t.Errorf("ToCanonical(canonical) = %s, %v; want it unchanged:\n%s", again, err, canon)
 			}
-			v1, _, err1 := CardDialect(c.card)
-			v2, _, err2 := CardDialect(canon)
+			v1, _, err1 := Dialect(c.card)
+			v2, _, err2 := Dialect(canon)
 			if v1 != v2 || (err1 == nil) != (err2 == nil) {
-				t.Errorf("CardDialect(card) = %q, %v but CardDialect(canonical) = %q, %v", v1, err1, v2, err2)
+				t.Errorf("Dialect(card) = %q, %v but Dialect(canonical) = %q, %v", v1, err1, v2, err2)
 			}
 			if bytes.Contains(canon, []byte(`"signatures"`)) {
 				t.Errorf("canonical card kept signatures")
@@ -194,11 +194,11 @@ func TestCardProperties(t *testing.T) {
 			}
 			// The hybrid card carries the whole 1.0 card: reading it back must
 			// give what reading the pure 1.0 card gives.
-			fromHybrid, err := CardToCanonical(outputs["hybrid"])
+			fromHybrid, err := ToCanonical(outputs["hybrid"])
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromV10, err := CardToCanonical(outputs["v10"])
+			fromV10, err := ToCanonical(outputs["v10"])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +210,7 @@ func TestCardProperties(t *testing.T) {
 }
 
 // cardCheckPublished checks the publishing rules on one output.
-func cardCheckPublished(t *testing.T, form string, out []byte, p CardPublish) {
+func cardCheckPublished(t *testing.T, form string, out []byte, p PublishOptions) {
 	t.Helper()
 	if bytes.Contains(out, []byte(cardBackendHost)) {
 		t.Errorf("%s leaks a backend URL: %s", form, out)
@@ -503,9 +503,9 @@ func TestCardDialect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, reason, err := CardDialect([]byte(tt.card))
+			got, reason, err := Dialect([]byte(tt.card))
 			if err != nil || got != tt.want || !strings.Contains(reason, tt.reason) {
-				t.Errorf("CardDialect(%s) = %q, %q, %v; want %q, reason containing %q", tt.card, got, reason, err, tt.want, tt.reason)
+				t.Errorf("Dialect(%s) = %q, %q, %v; want %q, reason containing %q", tt.card, got, reason, err, tt.want, tt.reason)
 			}
 		})
 	}
@@ -519,39 +519,39 @@ func TestCardDialect(t *testing.T) {
 		`{"supportedInterfaces":[{"url":"https://b","protocolBinding":"JSONRPC"}]}`,
 		`{"supportedInterfaces":[42]}`,
 	} {
-		if v, reason, err := CardDialect([]byte(card)); !errors.Is(err, ErrInvalidCard) {
-			t.Errorf("CardDialect(%s) = %q, %q, %v; want ErrInvalidCard", card, v, reason, err)
+		if v, reason, err := Dialect([]byte(card)); !errors.Is(err, errInvalid) {
+			t.Errorf("Dialect(%s) = %q, %q, %v; want errInvalid", card, v, reason, err)
 		}
 	}
 }
 
 func TestCardToCanonicalErrors(t *testing.T) {
 	for _, card := range []string{``, `{"name":"a"`, `[]`, `"card"`, `null`, `{}`, `{"name":5}`, `{"name":""}`, `{"description":"no name"}`} {
-		if out, err := CardToCanonical([]byte(card)); !errors.Is(err, ErrInvalidCard) {
-			t.Errorf("CardToCanonical(%s) = %s, %v; want ErrInvalidCard", card, out, err)
+		if out, err := ToCanonical([]byte(card)); !errors.Is(err, errInvalid) {
+			t.Errorf("ToCanonical(%s) = %s, %v; want errInvalid", card, out, err)
 		}
 	}
 }
 
 func TestCardRenderErrors(t *testing.T) {
 	canon := []byte(`{"name":"a"}`)
-	ok := CardPublish{URL: cardTestURL}
+	ok := PublishOptions{URL: cardTestURL}
 	tests := []struct {
 		name  string
 		canon []byte
-		p     CardPublish
+		p     PublishOptions
 	}{
 		{"invalid canonical", []byte(`{"name":`), ok},
 		{"canonical not an object", []byte(`[]`), ok},
 		{"canonical without name", []byte(`{"description":"x"}`), ok},
-		{"empty url", canon, CardPublish{}},
-		{"relative url", canon, CardPublish{URL: "/agents/a"}},
-		{"not http", canon, CardPublish{URL: "ftp://gateway.example.com/a"}},
-		{"unparsable url", canon, CardPublish{URL: "https://gate way/%zz"}},
-		{"skills not JSON", canon, CardPublish{URL: cardTestURL, Overrides: CardOverrides{Skills: []byte(`[`)}}},
-		{"skills empty bytes", canon, CardPublish{URL: cardTestURL, Overrides: CardOverrides{Skills: []byte{}}}},
-		{"skills not an array", canon, CardPublish{URL: cardTestURL, Overrides: CardOverrides{Skills: []byte(`{"id":"s"}`)}}},
-		{"skill not an object", canon, CardPublish{URL: cardTestURL, Overrides: CardOverrides{Skills: []byte(`[{"id":"s"},"t"]`)}}},
+		{"empty url", canon, PublishOptions{}},
+		{"relative url", canon, PublishOptions{URL: "/agents/a"}},
+		{"not http", canon, PublishOptions{URL: "ftp://gateway.example.com/a"}},
+		{"unparsable url", canon, PublishOptions{URL: "https://gate way/%zz"}},
+		{"skills not JSON", canon, PublishOptions{URL: cardTestURL, Overrides: Overrides{Skills: []byte(`[`)}}},
+		{"skills empty bytes", canon, PublishOptions{URL: cardTestURL, Overrides: Overrides{Skills: []byte{}}}},
+		{"skills not an array", canon, PublishOptions{URL: cardTestURL, Overrides: Overrides{Skills: []byte(`{"id":"s"}`)}}},
+		{"skill not an object", canon, PublishOptions{URL: cardTestURL, Overrides: Overrides{Skills: []byte(`[{"id":"s"},"t"]`)}}},
 	}
 	for _, tt := range tests {
 		for _, r := range cardRenderers {
@@ -561,22 +561,22 @@ func TestCardRenderErrors(t *testing.T) {
 		}
 	}
 	// A canonical card whose name an override supplies is fine.
-	if _, err := CardV10([]byte(`{}`), CardPublish{URL: cardTestURL, Overrides: CardOverrides{Name: "n"}}); err != nil {
+	if _, err := V10([]byte(`{}`), PublishOptions{URL: cardTestURL, Overrides: Overrides{Name: "n"}}); err != nil {
 		t.Errorf("name from override: %v", err)
 	}
 }
 
 func TestCardOverrides(t *testing.T) {
-	canon, err := CardToCanonical([]byte(`{
+	canon, err := ToCanonical([]byte(`{
 		"name":"Backend","description":"backend text","iconUrl":"https://b/icon","documentationUrl":"https://b/docs",
 		"provider":{"organization":"Backend Org","url":"https://b"},"url":"https://backend.internal/a2a",
 		"skills":[{"id":"old","name":"Old","description":"d","tags":[]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := CardPublish{URL: cardTestURL, Overrides: CardOverrides{
+	p := PublishOptions{URL: cardTestURL, Overrides: Overrides{
 		Name: "Gateway \"Agent\"", Description: "<b>façade</b> & more", IconURL: "https://p/icon", DocumentationURL: "https://p/docs",
-		Provider: &CardProvider{Organization: "Platform", URL: "https://p"},
+		Provider: &Provider{Organization: "Platform", URL: "https://p"},
 		Skills:   []byte(`[{"id":"new","name":"New","description":"n","tags":["t"],"x-private":1,"security":[{"k":[]}]}]`),
 	}}
 	for _, r := range cardRenderers {
@@ -601,7 +601,7 @@ func TestCardOverrides(t *testing.T) {
 		}
 	}
 	// Empty overrides keep the backend's values.
-	out, err := CardV03(canon, CardPublish{URL: cardTestURL})
+	out, err := V03(canon, PublishOptions{URL: cardTestURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,7 +613,7 @@ func TestCardOverrides(t *testing.T) {
 // TestCardPreservesRawText proves strings are copied, not re-encoded.
 func TestCardPreservesRawText(t *testing.T) {
 	card := []byte(`{"name":"Caf\u00e9 \"Agent\"","description":"line\nbreak \ud83d\ude00","url":"https://b","version":"1"}`)
-	canon, err := CardToCanonical(card)
+	canon, err := ToCanonical(card)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -631,8 +631,8 @@ func TestCardHasSignatures(t *testing.T) {
 		`{"name":"a"}`:                                                  false,
 		`{"signatures":[{"protected":"p"}]`:                             false, // invalid JSON
 	} {
-		if got := CardHasSignatures([]byte(card)); got != want {
-			t.Errorf("CardHasSignatures(%s) = %v, want %v", card, got, want)
+		if got := HasSignatures([]byte(card)); got != want {
+			t.Errorf("HasSignatures(%s) = %v, want %v", card, got, want)
 		}
 	}
 }
@@ -648,12 +648,12 @@ func TestCardCapabilities(t *testing.T) {
 			`{"pushNotifications":true,"extensions":[{"uri":"u"}]}`},
 		{`{"name":"a","capabilities":{"extensions":[{"description":"no uri"}]}}`, `{}`},
 	} {
-		canon, err := CardToCanonical([]byte(tt.card))
+		canon, err := ToCanonical([]byte(tt.card))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := gjson.GetBytes(canon, "capabilities").Raw; !cardJSONEqual(t, []byte(got), []byte(tt.want)) {
-			t.Errorf("CardToCanonical(%s).capabilities = %s, want %s", tt.card, got, tt.want)
+			t.Errorf("ToCanonical(%s).capabilities = %s, want %s", tt.card, got, tt.want)
 		}
 	}
 }
@@ -668,18 +668,18 @@ func TestCardInterfaces(t *testing.T) {
 			`[{"url":"https://b/v1","protocolBinding":"JSONRPC","tenant":"t","protocolVersion":"1.0"}]`},
 		{`{"name":"a"}`, `[]`},
 	} {
-		canon, err := CardToCanonical([]byte(tt.card))
+		canon, err := ToCanonical([]byte(tt.card))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := gjson.GetBytes(canon, "supportedInterfaces").Raw; !cardJSONEqual(t, []byte(got), []byte(tt.want)) {
-			t.Errorf("CardToCanonical(%s).supportedInterfaces = %s, want %s", tt.card, got, tt.want)
+			t.Errorf("ToCanonical(%s).supportedInterfaces = %s, want %s", tt.card, got, tt.want)
 		}
 	}
 }
 
 func TestCardSecuritySchemes(t *testing.T) {
-	forms := map[string]cardForm{"v025": cardV025, "v03": cardV03, "v10": cardV10, "hybrid": cardHybrid}
+	forms := map[string]form{"v025": formV025, "v03": formV03, "v10": formV10, "hybrid": formHybrid}
 	tests := []struct {
 		name, in string
 		want     map[string]string // by form; "{}" when every scheme is left out
@@ -765,7 +765,7 @@ func TestCardSecuritySchemes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for form, want := range tt.want {
-			got, n := cardAppendSchemes(nil, gjson.Parse(tt.in), forms[form])
+			got, n := appendSchemes(nil, gjson.Parse(tt.in), forms[form])
 			if !json.Valid(got) || !cardJSONEqual(t, got, []byte(want)) {
 				t.Errorf("%s, %s: got %s, want %s", tt.name, form, got, want)
 			}
@@ -797,7 +797,7 @@ func TestCardRequirements(t *testing.T) {
 			v10  bool
 			want string
 		}{{true, tt.v10}, {false, tt.v0x}} {
-			got, n := cardAppendRequirements(nil, gjson.Parse(tt.in), form.v10)
+			got, n := appendRequirements(nil, gjson.Parse(tt.in), form.v10)
 			if !json.Valid(got) || !cardJSONEqual(t, got, []byte(form.want)) {
 				t.Errorf("%s (v10=%v): got %s, want %s", tt.name, form.v10, got, form.want)
 			}
@@ -810,8 +810,8 @@ func TestCardRequirements(t *testing.T) {
 
 func TestCardVersionIs(t *testing.T) {
 	for v, want := range map[string]bool{"1.0": true, "1.0.0": true, "1.0.1": true, "1.0.x": true, "1": false, "1.01": false, "1.0.": false, "11.0": false, "1.00": false, "": false} {
-		if got := cardVersionIs(v, "1", "0"); got != want {
-			t.Errorf("cardVersionIs(%q, 1, 0) = %v, want %v", v, got, want)
+		if got := versionIs(v, "1", "0"); got != want {
+			t.Errorf("versionIs(%q, 1, 0) = %v, want %v", v, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package normalize
+package agentcard
 
 import (
 	"bytes"
@@ -35,26 +35,26 @@ func FuzzCardToCanonical(f *testing.F) {
 	} {
 		f.Add([]byte(card))
 	}
-	publish := CardPublish{URL: cardTestURL, Bearer: true, ExtendedCard: true}
+	publish := PublishOptions{URL: cardTestURL, Bearer: true, ExtendedCard: true}
 	f.Fuzz(func(t *testing.T, card []byte) {
-		canon, err := CardToCanonical(card)
+		canon, err := ToCanonical(card)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidCard) {
-				t.Fatalf("CardToCanonical error %v is not ErrInvalidCard", err)
+			if !errors.Is(err, errInvalid) {
+				t.Fatalf("ToCanonical error %v is not errInvalid", err)
 			}
 			return
 		}
 		if !json.Valid(canon) {
-			t.Fatalf("CardToCanonical(%q) is not valid JSON: %s", card, canon)
+			t.Fatalf("ToCanonical(%q) is not valid JSON: %s", card, canon)
 		}
-		again, err := CardToCanonical(canon)
+		again, err := ToCanonical(canon)
 		if err != nil || !bytes.Equal(again, canon) {
 			t.Fatalf("not stable:\ninput  %s\nfirst  %s\nsecond %s (%v)", card, canon, again, err)
 		}
-		v1, _, err1 := CardDialect(card)
-		v2, _, err2 := CardDialect(canon)
+		v1, _, err1 := Dialect(card)
+		v2, _, err2 := Dialect(canon)
 		if v1 != v2 || (err1 == nil) != (err2 == nil) {
-			t.Fatalf("CardDialect(card) = %q, %v; CardDialect(canonical) = %q, %v\ninput %s\ncanon %s", v1, err1, v2, err2, card, canon)
+			t.Fatalf("Dialect(card) = %q, %v; Dialect(canonical) = %q, %v\ninput %s\ncanon %s", v1, err1, v2, err2, card, canon)
 		}
 		for _, r := range cardRenderers {
 			out, err := r.render(canon, publish)

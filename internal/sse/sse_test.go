@@ -1,4 +1,4 @@
-package normalize_test
+package sse_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/internal/sse"
 )
 
 // sseFramingCase is one input stream and the events and final error every
@@ -20,14 +20,14 @@ type sseFramingCase struct {
 	name    string
 	input   string
 	max     int // event size limit; 0 means sseTestLimit
-	want    []normalize.SSEEvent
-	wantErr error // io.EOF, normalize.ErrSSETruncated or normalize.ErrSSEEventTooLarge
+	want    []sse.Event
+	wantErr error // io.EOF, sse.ErrTruncated or sse.ErrEventTooLarge
 }
 
 const sseTestLimit = 1 << 16
 
-func sseData(s string) normalize.SSEEvent    { return normalize.SSEEvent{Data: []byte(s)} }
-func sseComment(s string) normalize.SSEEvent { return normalize.SSEEvent{Comment: []byte(s)} }
+func sseData(s string) sse.Event    { return sse.Event{Data: []byte(s)} }
+func sseComment(s string) sse.Event { return sse.Event{Comment: []byte(s)} }
 
 var (
 	sseLongValue  = strings.Repeat("0123456789", 1000) // spans several bufio buffers
@@ -37,175 +37,175 @@ var (
 var sseFramingCases = []sseFramingCase{
 	{name: "empty stream", input: "", wantErr: io.EOF},
 	{name: "blank lines only", input: "\n\r\n\r\n\n", wantErr: io.EOF},
-	{name: "LF", input: "data: hello\n\n", want: []normalize.SSEEvent{sseData("hello")}, wantErr: io.EOF},
-	{name: "CRLF", input: "data: hello\r\n\r\n", want: []normalize.SSEEvent{sseData("hello")}, wantErr: io.EOF},
-	{name: "lone CR", input: "data: hello\r\r", want: []normalize.SSEEvent{sseData("hello")}, wantErr: io.EOF},
+	{name: "LF", input: "data: hello\n\n", want: []sse.Event{sseData("hello")}, wantErr: io.EOF},
+	{name: "CRLF", input: "data: hello\r\n\r\n", want: []sse.Event{sseData("hello")}, wantErr: io.EOF},
+	{name: "lone CR", input: "data: hello\r\r", want: []sse.Event{sseData("hello")}, wantErr: io.EOF},
 	{
 		name: "mixed line ends", input: "data: a\r\ndata: b\rdata: c\n\r\n",
-		want: []normalize.SSEEvent{sseData("a\nb\nc")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("a\nb\nc")}, wantErr: io.EOF,
 	},
 	{
 		name: "CR CR LF is a line end then a blank line", input: "data: a\r\r\ndata: b\n\n",
-		want: []normalize.SSEEvent{sseData("a"), sseData("b")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("a"), sseData("b")}, wantErr: io.EOF,
 	},
-	{name: "LF CR is a line end then a blank line", input: "data: a\n\r", want: []normalize.SSEEvent{sseData("a")}, wantErr: io.EOF},
+	{name: "LF CR is a line end then a blank line", input: "data: a\n\r", want: []sse.Event{sseData("a")}, wantErr: io.EOF},
 	{
 		name: "CR inside a line ends it", input: "data: a\rb: c\n\n",
-		want: []normalize.SSEEvent{sseData("a")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("a")}, wantErr: io.EOF,
 	},
 	{
 		name: "multi-line data", input: "data: a\ndata: b\ndata: c\n\n",
-		want: []normalize.SSEEvent{sseData("a\nb\nc")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("a\nb\nc")}, wantErr: io.EOF,
 	},
 	{
 		name: "empty data lines", input: "data\ndata:\ndata: \n\n",
-		want: []normalize.SSEEvent{sseData("\n\n")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("\n\n")}, wantErr: io.EOF,
 	},
-	{name: "field without colon dispatches empty data", input: "data\n\n", want: []normalize.SSEEvent{sseData("")}, wantErr: io.EOF},
+	{name: "field without colon dispatches empty data", input: "data\n\n", want: []sse.Event{sseData("")}, wantErr: io.EOF},
 	{
 		name: "only one space after the colon is removed", input: "data:x\n\ndata:  x \n\n",
-		want: []normalize.SSEEvent{sseData("x"), sseData(" x ")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("x"), sseData(" x ")}, wantErr: io.EOF,
 	},
-	{name: "colon in value", input: "data: a: b:c\n\n", want: []normalize.SSEEvent{sseData("a: b:c")}, wantErr: io.EOF},
+	{name: "colon in value", input: "data: a: b:c\n\n", want: []sse.Event{sseData("a: b:c")}, wantErr: io.EOF},
 	{
 		name: "id event retry", input: "id: 42\nevent: status\nretry: 1500\ndata: {}\n\n",
-		want:    []normalize.SSEEvent{{ID: "42", HasID: true, Type: "status", Retry: "1500", Data: []byte("{}")}},
+		want:    []sse.Event{{ID: "42", HasID: true, Type: "status", Retry: "1500", Data: []byte("{}")}},
 		wantErr: io.EOF,
 	},
 	{
 		name: "last field wins", input: "id: 1\nid: 2\nevent: a\nevent: b\nretry: 1\nretry: 2\ndata: x\n\n",
-		want:    []normalize.SSEEvent{{ID: "2", HasID: true, Type: "b", Retry: "2", Data: []byte("x")}},
+		want:    []sse.Event{{ID: "2", HasID: true, Type: "b", Retry: "2", Data: []byte("x")}},
 		wantErr: io.EOF,
 	},
 	{
 		name: "id with NUL is ignored", input: "id: 1\nid: a\x00b\ndata: x\n\nid: \x00\ndata: y\n\n",
-		want:    []normalize.SSEEvent{{ID: "1", HasID: true, Data: []byte("x")}, sseData("y")},
+		want:    []sse.Event{{ID: "1", HasID: true, Data: []byte("x")}, sseData("y")},
 		wantErr: io.EOF,
 	},
 	{
 		name: "empty id is kept", input: "id\ndata: x\n\nid:\ndata: y\n\n",
-		want:    []normalize.SSEEvent{{HasID: true, Data: []byte("x")}, {HasID: true, Data: []byte("y")}},
+		want:    []sse.Event{{HasID: true, Data: []byte("x")}, {HasID: true, Data: []byte("y")}},
 		wantErr: io.EOF,
 	},
 	{
 		name: "retry that is not all digits is ignored", input: "retry: 10s\ndata: x\n\nretry:\ndata: y\n\nretry: -1\ndata: z\n\n",
-		want:    []normalize.SSEEvent{sseData("x"), sseData("y"), sseData("z")},
+		want:    []sse.Event{sseData("x"), sseData("y"), sseData("z")},
 		wantErr: io.EOF,
 	},
 	{
 		name: "event type does not carry over", input: "event: a\ndata: 1\n\ndata: 2\n\n",
-		want:    []normalize.SSEEvent{{Type: "a", Data: []byte("1")}, sseData("2")},
+		want:    []sse.Event{{Type: "a", Data: []byte("1")}, sseData("2")},
 		wantErr: io.EOF,
 	},
 	{
 		name: "empty data buffer is not dispatched", input: "event: a\n\nevent: b\nfoo: bar\n\ndata: x\n\n",
-		want: []normalize.SSEEvent{sseData("x")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("x")}, wantErr: io.EOF,
 	},
 	{
 		name: "id only block is passed on", input: "id: 7\n\n",
-		want: []normalize.SSEEvent{{ID: "7", HasID: true}}, wantErr: io.EOF,
+		want: []sse.Event{{ID: "7", HasID: true}}, wantErr: io.EOF,
 	},
 	{
 		name: "retry only block is passed on without its type", input: "event: x\nretry: 3000\n\n",
-		want: []normalize.SSEEvent{{Retry: "3000"}}, wantErr: io.EOF,
+		want: []sse.Event{{Retry: "3000"}}, wantErr: io.EOF,
 	},
-	{name: "unknown fields are ignored", input: "foo: bar\ndata: x\nDATA: y\ndatax: z\n\n", want: []normalize.SSEEvent{sseData("x")}, wantErr: io.EOF},
-	{name: "comment alone", input: ": ping\n\n", want: []normalize.SSEEvent{sseComment("ping")}, wantErr: io.EOF},
-	{name: "empty comment", input: ":\n\n", want: []normalize.SSEEvent{sseComment("")}, wantErr: io.EOF},
+	{name: "unknown fields are ignored", input: "foo: bar\ndata: x\nDATA: y\ndatax: z\n\n", want: []sse.Event{sseData("x")}, wantErr: io.EOF},
+	{name: "comment alone", input: ": ping\n\n", want: []sse.Event{sseComment("ping")}, wantErr: io.EOF},
+	{name: "empty comment", input: ":\n\n", want: []sse.Event{sseComment("")}, wantErr: io.EOF},
 	{
 		name: "comment run", input: ": a\n:b\n:  c\n\n",
-		want: []normalize.SSEEvent{sseComment("a\nb\n c")}, wantErr: io.EOF,
+		want: []sse.Event{sseComment("a\nb\n c")}, wantErr: io.EOF,
 	},
 	{
 		name: "comment run ends at the first field line", input: ": ka\ndata: x\n\n",
-		want: []normalize.SSEEvent{sseComment("ka"), sseData("x")}, wantErr: io.EOF,
+		want: []sse.Event{sseComment("ka"), sseData("x")}, wantErr: io.EOF,
 	},
 	{
 		name: "comment run before an ignored block", input: ": ka\nevent: x\n\n",
-		want: []normalize.SSEEvent{sseComment("ka")}, wantErr: io.EOF,
+		want: []sse.Event{sseComment("ka")}, wantErr: io.EOF,
 	},
 	{
 		name: "comments after a field belong to the event", input: "data: x\n: c1\ndata: y\n: c2\n\n",
-		want: []normalize.SSEEvent{{Data: []byte("x\ny"), Comment: []byte("c1\nc2")}}, wantErr: io.EOF,
+		want: []sse.Event{{Data: []byte("x\ny"), Comment: []byte("c1\nc2")}}, wantErr: io.EOF,
 	},
 	{
 		name: "comments between events", input: "data: 1\n\n: ka\n\n: ka\n\ndata: 2\n\n",
-		want: []normalize.SSEEvent{sseData("1"), sseComment("ka"), sseComment("ka"), sseData("2")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("1"), sseComment("ka"), sseComment("ka"), sseData("2")}, wantErr: io.EOF,
 	},
 	{
 		name: "comment in a block without data", input: "id: 3\n: c\n\n",
-		want: []normalize.SSEEvent{{ID: "3", HasID: true, Comment: []byte("c")}}, wantErr: io.EOF,
+		want: []sse.Event{{ID: "3", HasID: true, Comment: []byte("c")}}, wantErr: io.EOF,
 	},
-	{name: "BOM is skipped", input: "\xEF\xBB\xBFdata: x\n\n", want: []normalize.SSEEvent{sseData("x")}, wantErr: io.EOF},
+	{name: "BOM is skipped", input: "\xEF\xBB\xBFdata: x\n\n", want: []sse.Event{sseData("x")}, wantErr: io.EOF},
 	{name: "BOM alone", input: "\xEF\xBB\xBF", wantErr: io.EOF},
 	{name: "only the first BOM is skipped", input: "\xEF\xBB\xBF\xEF\xBB\xBFdata: x\n\n", wantErr: io.EOF},
 	{
 		name: "BOM after the start is data", input: "data: a\n\n\xEF\xBB\xBFdata: b\n\ndata: \xEF\xBB\xBF\n\n",
-		want: []normalize.SSEEvent{sseData("a"), sseData("\xEF\xBB\xBF")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("a"), sseData("\xEF\xBB\xBF")}, wantErr: io.EOF,
 	},
 	{name: "partial BOM is part of the line", input: "\xEF\xBBdata: x\n\n", wantErr: io.EOF},
 	{
 		name: "bytes pass through undecoded", input: "data: \xff\xfe caf\xc3\xa9\n\n",
-		want: []normalize.SSEEvent{sseData("\xff\xfe caf\xc3\xa9")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("\xff\xfe caf\xc3\xa9")}, wantErr: io.EOF,
 	},
-	{name: "unterminated final event", input: "data: a\n\ndata: b\n", want: []normalize.SSEEvent{sseData("a")}, wantErr: normalize.ErrSSETruncated},
-	{name: "unterminated final event ending in CR", input: "data: a\r", wantErr: normalize.ErrSSETruncated},
-	{name: "stream cut inside a line", input: "data: a\n\ndata: b", want: []normalize.SSEEvent{sseData("a")}, wantErr: normalize.ErrSSETruncated},
-	{name: "stream cut after an ignored field", input: "event: x\n", wantErr: normalize.ErrSSETruncated},
-	{name: "stream cut inside a comment", input: ": ka", wantErr: normalize.ErrSSETruncated},
+	{name: "unterminated final event", input: "data: a\n\ndata: b\n", want: []sse.Event{sseData("a")}, wantErr: sse.ErrTruncated},
+	{name: "unterminated final event ending in CR", input: "data: a\r", wantErr: sse.ErrTruncated},
+	{name: "stream cut inside a line", input: "data: a\n\ndata: b", want: []sse.Event{sseData("a")}, wantErr: sse.ErrTruncated},
+	{name: "stream cut after an ignored field", input: "event: x\n", wantErr: sse.ErrTruncated},
+	{name: "stream cut inside a comment", input: ": ka", wantErr: sse.ErrTruncated},
 	{
 		name: "complete comments before a cut are returned", input: ": a\n: b",
-		want: []normalize.SSEEvent{sseComment("a")}, wantErr: normalize.ErrSSETruncated,
+		want: []sse.Event{sseComment("a")}, wantErr: sse.ErrTruncated,
 	},
-	{name: "comment run at the end is a clean end", input: ": ka\n", want: []normalize.SSEEvent{sseComment("ka")}, wantErr: io.EOF},
+	{name: "comment run at the end is a clean end", input: ": ka\n", want: []sse.Event{sseComment("ka")}, wantErr: io.EOF},
 	{
 		name: "long line spans buffers", input: "id: " + sseLongValue + "\ndata: " + sseLongValue + "\n: " + sseLongValue + "\n\n",
-		want:    []normalize.SSEEvent{{ID: sseLongValue, HasID: true, Data: []byte(sseLongValue), Comment: []byte(sseLongValue)}},
+		want:    []sse.Event{{ID: sseLongValue, HasID: true, Data: []byte(sseLongValue), Comment: []byte(sseLongValue)}},
 		wantErr: io.EOF,
 	},
 	{
 		name: "CR only stream longer than the buffer", input: sseLongCROnly,
-		want: []normalize.SSEEvent{sseData(strings.Repeat(strings.Repeat("c", 300)+"\n", 39) + strings.Repeat("c", 300))}, wantErr: io.EOF,
+		want: []sse.Event{sseData(strings.Repeat(strings.Repeat("c", 300)+"\n", 39) + strings.Repeat("c", 300))}, wantErr: io.EOF,
 	},
-	{name: "event at the limit", max: 8, input: "data: 1234\ndata: 567\n\n", want: []normalize.SSEEvent{sseData("1234\n567")}, wantErr: io.EOF},
-	{name: "oversize data line", max: 8, input: "data: 123456789\n\ndata: x\n\n", wantErr: normalize.ErrSSEEventTooLarge},
-	{name: "oversize multi-line event", max: 8, input: "data: 1234\ndata: 5678\n\n", wantErr: normalize.ErrSSEEventTooLarge},
-	{name: "oversize by empty data lines", max: 2, input: "data\ndata\ndata\ndata\n\n", wantErr: normalize.ErrSSEEventTooLarge},
-	{name: "oversize unterminated line", max: 8, input: "data: 123456789", wantErr: normalize.ErrSSEEventTooLarge},
+	{name: "event at the limit", max: 8, input: "data: 1234\ndata: 567\n\n", want: []sse.Event{sseData("1234\n567")}, wantErr: io.EOF},
+	{name: "oversize data line", max: 8, input: "data: 123456789\n\ndata: x\n\n", wantErr: sse.ErrEventTooLarge},
+	{name: "oversize multi-line event", max: 8, input: "data: 1234\ndata: 5678\n\n", wantErr: sse.ErrEventTooLarge},
+	{name: "oversize by empty data lines", max: 2, input: "data\ndata\ndata\ndata\n\n", wantErr: sse.ErrEventTooLarge},
+	{name: "oversize unterminated line", max: 8, input: "data: 123456789", wantErr: sse.ErrEventTooLarge},
 	{
 		name: "events before the oversize one are returned", max: 8, input: "data: ok\n\ndata: 123456789\n\n",
-		want: []normalize.SSEEvent{sseData("ok")}, wantErr: normalize.ErrSSEEventTooLarge,
+		want: []sse.Event{sseData("ok")}, wantErr: sse.ErrEventTooLarge,
 	},
-	{name: "oversize comment", max: 4, input: ": 12345\n\n", wantErr: normalize.ErrSSEEventTooLarge},
-	{name: "oversize comment run", max: 4, input: ": 12\n: 34\n\n", wantErr: normalize.ErrSSEEventTooLarge},
-	{name: "data and comment at the limit", max: 4, input: "data: 12\n: 34\n\n", want: []normalize.SSEEvent{{Data: []byte("12"), Comment: []byte("34")}}, wantErr: io.EOF},
-	{name: "oversize data and comment", max: 3, input: "data: 12\n: 34\n\n", wantErr: normalize.ErrSSEEventTooLarge},
-	{name: "oversize comment and data", max: 3, input: "id: 1\n: 12\ndata: 34\n\n", wantErr: normalize.ErrSSEEventTooLarge},
+	{name: "oversize comment", max: 4, input: ": 12345\n\n", wantErr: sse.ErrEventTooLarge},
+	{name: "oversize comment run", max: 4, input: ": 12\n: 34\n\n", wantErr: sse.ErrEventTooLarge},
+	{name: "data and comment at the limit", max: 4, input: "data: 12\n: 34\n\n", want: []sse.Event{{Data: []byte("12"), Comment: []byte("34")}}, wantErr: io.EOF},
+	{name: "oversize data and comment", max: 3, input: "data: 12\n: 34\n\n", wantErr: sse.ErrEventTooLarge},
+	{name: "oversize comment and data", max: 3, input: "id: 1\n: 12\ndata: 34\n\n", wantErr: sse.ErrEventTooLarge},
 	{
 		name: "comment run before an oversize event is returned", max: 4, input: ": ka\ndata: 123456\n\n",
-		want: []normalize.SSEEvent{sseComment("ka")}, wantErr: normalize.ErrSSEEventTooLarge,
+		want: []sse.Event{sseComment("ka")}, wantErr: sse.ErrEventTooLarge,
 	},
 	{
 		name: "comment run does not count toward the next event", max: 4, input: ": ka\ndata: 1234\n\n",
-		want: []normalize.SSEEvent{sseComment("ka"), sseData("1234")}, wantErr: io.EOF,
+		want: []sse.Event{sseComment("ka"), sseData("1234")}, wantErr: io.EOF,
 	},
 	{
 		// Read a byte at a time, "data" could still become "data:..." or "datax...":
 		// judging it early as a complete data line would count a separator too many.
 		name: "partial line is not judged before its field is known", max: 3, input: "data: abc\ndatax: y\n\n",
-		want: []normalize.SSEEvent{sseData("abc")}, wantErr: io.EOF,
+		want: []sse.Event{sseData("abc")}, wantErr: io.EOF,
 	},
-	{name: "oversize id", max: 4, input: "id: 12345\ndata: x\n\n", wantErr: normalize.ErrSSEEventTooLarge},
-	{name: "oversize event type", max: 4, input: "event: 12345\ndata: x\n\n", wantErr: normalize.ErrSSEEventTooLarge},
-	{name: "oversize ignored line", max: 4, input: "x: " + strings.Repeat("y", 20) + "\n\n", wantErr: normalize.ErrSSEEventTooLarge},
+	{name: "oversize id", max: 4, input: "id: 12345\ndata: x\n\n", wantErr: sse.ErrEventTooLarge},
+	{name: "oversize event type", max: 4, input: "event: 12345\ndata: x\n\n", wantErr: sse.ErrEventTooLarge},
+	{name: "oversize ignored line", max: 4, input: "x: " + strings.Repeat("y", 20) + "\n\n", wantErr: sse.ErrEventTooLarge},
 	{name: "ignored line at its limit", max: 4, input: "xx: 123456\n\n", wantErr: io.EOF},
 }
 
 // sseRead collects every event of src until Next fails, copying Data and
 // Comment because the reader reuses its buffers.
-func sseRead(src io.Reader, limit int) ([]normalize.SSEEvent, error) {
-	r := normalize.NewSSEReader(src, limit)
-	var events []normalize.SSEEvent
+func sseRead(src io.Reader, limit int) ([]sse.Event, error) {
+	r := sse.NewReader(src, limit)
+	var events []sse.Event
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -221,10 +221,10 @@ func sseRead(src io.Reader, limit int) ([]normalize.SSEEvent, error) {
 // buffered while it holds a complete event (TryNext), and from the source
 // only when it does not. TryNext must never read: it would block a relay
 // that has events to flush.
-func sseReadAsRelay(src io.Reader, limit int) ([]normalize.SSEEvent, error) {
+func sseReadAsRelay(src io.Reader, limit int) ([]sse.Event, error) {
 	guard := &sseReadGuard{r: src}
-	r := normalize.NewSSEReader(guard, limit)
-	var events []normalize.SSEEvent
+	r := sse.NewReader(guard, limit)
+	var events []sse.Event
 	for {
 		guard.forbidden = true
 		ev, err := r.TryNext()
@@ -232,7 +232,7 @@ func sseReadAsRelay(src io.Reader, limit int) ([]normalize.SSEEvent, error) {
 		if guard.violated {
 			return events, errors.New("TryNext read from the source")
 		}
-		if errors.Is(err, normalize.ErrSSENeedsRead) {
+		if errors.Is(err, sse.ErrNeedsRead) {
 			ev, err = r.Next()
 		}
 		if err != nil {
@@ -311,7 +311,7 @@ func TestSSEReaderFraming(t *testing.T) {
 				limit = sseTestLimit
 			}
 			for _, shape := range sseReaderShapes() {
-				for mode, read := range map[string]func(io.Reader, int) ([]normalize.SSEEvent, error){"Next": sseRead, "TryNext, then Next": sseReadAsRelay} {
+				for mode, read := range map[string]func(io.Reader, int) ([]sse.Event, error){"Next": sseRead, "TryNext, then Next": sseReadAsRelay} {
 					got, err := read(shape.open([]byte(tc.input)), limit)
 					if !errors.Is(err, tc.wantErr) {
 						t.Errorf("%s, %s: final error = %v, want %v", shape.name, mode, err, tc.wantErr)
@@ -326,7 +326,7 @@ func TestSSEReaderFraming(t *testing.T) {
 }
 
 // sseFormat prints events readably, keeping nil and empty slices apart.
-func sseFormat(events []normalize.SSEEvent) string {
+func sseFormat(events []sse.Event) string {
 	var b strings.Builder
 	for _, ev := range events {
 		fmt.Fprintf(&b, "{ID:%q HasID:%v Type:%q Retry:%q Data:%s Comment:%s} ",
@@ -381,7 +381,7 @@ func TestSSEReaderCRLFSplitAcrossReads(t *testing.T) {
 	// two line ends, the LF would be a blank line and dispatch "a" early.
 	src := &sseScriptedReader{t: t, chunks: []string{"data: a\r", "\ndata: b\r", "\n\r", "\n: c\r", "\n\r", "\n"}}
 	got, err := sseRead(src, sseTestLimit)
-	want := []normalize.SSEEvent{sseData("a\nb"), sseComment("c")}
+	want := []sse.Event{sseData("a\nb"), sseComment("c")}
 	if err != io.EOF {
 		t.Errorf("final error = %v, want io.EOF", err)
 	}
@@ -397,7 +397,7 @@ func TestSSEReaderDoesNotReadAhead(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		chunks []string
-		want   normalize.SSEEvent
+		want   sse.Event
 	}{
 		{"LF", []string{"data: a\n\n"}, sseData("a")},
 		{"CRLF", []string{"data: a\r\n\r\n"}, sseData("a")},
@@ -409,13 +409,13 @@ func TestSSEReaderDoesNotReadAhead(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := normalize.NewSSEReader(&sseScriptedReader{t: t, chunks: tc.chunks, strict: true}, sseTestLimit)
+			r := sse.NewReader(&sseScriptedReader{t: t, chunks: tc.chunks, strict: true}, sseTestLimit)
 			got, err := r.Next()
 			if err != nil {
 				t.Fatalf("Next() error = %v", err)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Next() = %s, want %s", sseFormat([]normalize.SSEEvent{got}), sseFormat([]normalize.SSEEvent{tc.want}))
+				t.Errorf("Next() = %s, want %s", sseFormat([]sse.Event{got}), sseFormat([]sse.Event{tc.want}))
 			}
 		})
 	}
@@ -454,9 +454,9 @@ func TestSSEReaderStopsAtTheLimit(t *testing.T) {
 		t.Run(prefix, func(t *testing.T) {
 			t.Parallel()
 			src := &sseCountingReader{prefix: prefix}
-			_, err := normalize.NewSSEReader(src, limit).Next()
-			if !errors.Is(err, normalize.ErrSSEEventTooLarge) {
-				t.Fatalf("Next() error = %v, want ErrSSEEventTooLarge", err)
+			_, err := sse.NewReader(src, limit).Next()
+			if !errors.Is(err, sse.ErrEventTooLarge) {
+				t.Fatalf("Next() error = %v, want ErrEventTooLarge", err)
 			}
 			// One bufio buffer of reading past the limit is the most allowed.
 			if maxRead := limit + len(prefix) + 4096; src.n > maxRead {
@@ -471,28 +471,28 @@ func TestSSEReaderErrorsAreFinal(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		src     io.Reader
-		want    []normalize.SSEEvent
+		want    []sse.Event
 		wantErr error
 	}{
-		{"EOF", strings.NewReader("data: a\n\n"), []normalize.SSEEvent{sseData("a")}, io.EOF},
-		{"too large", strings.NewReader("data: 123456789\n\ndata: a\n\n"), nil, normalize.ErrSSEEventTooLarge},
-		{"truncated", strings.NewReader("data: a"), nil, normalize.ErrSSETruncated},
+		{"EOF", strings.NewReader("data: a\n\n"), []sse.Event{sseData("a")}, io.EOF},
+		{"too large", strings.NewReader("data: 123456789\n\ndata: a\n\n"), nil, sse.ErrEventTooLarge},
+		{"truncated", strings.NewReader("data: a"), nil, sse.ErrTruncated},
 		{
 			"source error", iotest.TimeoutReader(strings.NewReader("data: a\n\ndata: b\n\n")),
-			[]normalize.SSEEvent{sseData("a"), sseData("b")}, iotest.ErrTimeout,
+			[]sse.Event{sseData("a"), sseData("b")}, iotest.ErrTimeout,
 		},
 		{
 			"source error after a comment run", io.MultiReader(strings.NewReader(": ka\n"), iotest.ErrReader(iotest.ErrTimeout)),
-			[]normalize.SSEEvent{sseComment("ka")}, iotest.ErrTimeout,
+			[]sse.Event{sseComment("ka")}, iotest.ErrTimeout,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := normalize.NewSSEReader(tc.src, 8)
-			var got []normalize.SSEEvent
+			r := sse.NewReader(tc.src, 8)
+			var got []sse.Event
 			var err error
 			for err == nil {
-				var ev normalize.SSEEvent
+				var ev sse.Event
 				if ev, err = r.Next(); err == nil {
 					ev.Data, ev.Comment = bytes.Clone(ev.Data), bytes.Clone(ev.Comment)
 					got = append(got, ev)
@@ -505,8 +505,8 @@ func TestSSEReaderErrorsAreFinal(t *testing.T) {
 				t.Errorf("events mismatch\n got: %s\nwant: %s", sseFormat(got), sseFormat(tc.want))
 			}
 			for range 3 {
-				if ev, again := r.Next(); again != err || !reflect.DeepEqual(ev, normalize.SSEEvent{}) {
-					t.Errorf("Next() after %v = (%s, %v), want the same error and no event", err, sseFormat([]normalize.SSEEvent{ev}), again)
+				if ev, again := r.Next(); again != err || !reflect.DeepEqual(ev, sse.Event{}) {
+					t.Errorf("Next() after %v = (%s, %v), want the same error and no event", err, sseFormat([]sse.Event{ev}), again)
 				}
 			}
 		})
@@ -515,8 +515,8 @@ func TestSSEReaderErrorsAreFinal(t *testing.T) {
 
 func TestSSEReaderTruncatedWrapsUnexpectedEOF(t *testing.T) {
 	t.Parallel()
-	if !errors.Is(normalize.ErrSSETruncated, io.ErrUnexpectedEOF) {
-		t.Error("ErrSSETruncated does not wrap io.ErrUnexpectedEOF")
+	if !errors.Is(sse.ErrTruncated, io.ErrUnexpectedEOF) {
+		t.Error("ErrTruncated does not wrap io.ErrUnexpectedEOF")
 	}
 }
 
@@ -526,17 +526,17 @@ func TestSSEReaderDefaultLimit(t *testing.T) {
 		size    int
 		wantErr error
 	}{
-		{normalize.DefaultSSEMaxEventBytes, io.EOF},
-		{normalize.DefaultSSEMaxEventBytes + 1, normalize.ErrSSEEventTooLarge},
+		{sse.DefaultMaxEventBytes, io.EOF},
+		{sse.DefaultMaxEventBytes + 1, sse.ErrEventTooLarge},
 	} {
 		input := "data: " + strings.Repeat("x", tc.size) + "\n\n"
 		for _, limit := range []int{0, -1} {
 			got, err := sseRead(strings.NewReader(input), limit)
 			if !errors.Is(err, tc.wantErr) {
-				t.Errorf("NewSSEReader(limit %d), %d-byte event: error = %v, want %v", limit, tc.size, err, tc.wantErr)
+				t.Errorf("NewReader(limit %d), %d-byte event: error = %v, want %v", limit, tc.size, err, tc.wantErr)
 			}
 			if wantEvents := tc.wantErr == io.EOF; (len(got) == 1) != wantEvents {
-				t.Errorf("NewSSEReader(limit %d), %d-byte event: got %d events", limit, tc.size, len(got))
+				t.Errorf("NewReader(limit %d), %d-byte event: got %d events", limit, tc.size, len(got))
 			}
 		}
 	}
@@ -546,12 +546,12 @@ func TestAppendSSEEvent(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		ev   normalize.SSEEvent
+		ev   sse.Event
 		want string
 	}{
 		{
 			name: "all fields",
-			ev:   normalize.SSEEvent{ID: "1", HasID: true, Type: "status", Retry: "10", Data: []byte("a\nb"), Comment: []byte("c")},
+			ev:   sse.Event{ID: "1", HasID: true, Type: "status", Retry: "10", Data: []byte("a\nb"), Comment: []byte("c")},
 			want: "id: 1\nevent: status\nretry: 10\ndata: a\ndata: b\n: c\n\n",
 		},
 		{name: "plain message", ev: sseData(`{"a":1}`), want: "data: {\"a\":1}\n\n"},
@@ -559,9 +559,9 @@ func TestAppendSSEEvent(t *testing.T) {
 		{name: "trailing newline in data", ev: sseData("a\n"), want: "data: a\ndata:\n\n"},
 		{name: "keep-alive", ev: sseComment(""), want: ":\n\n"},
 		{name: "multi-line comment", ev: sseComment("a\n b"), want: ": a\n:  b\n\n"},
-		{name: "empty id", ev: normalize.SSEEvent{HasID: true}, want: "id:\n\n"},
-		{name: "leading space kept", ev: normalize.SSEEvent{ID: " x", HasID: true, Data: []byte(" y")}, want: "id:  x\ndata:  y\n\n"},
-		{name: "id without HasID is not written", ev: normalize.SSEEvent{ID: "1", Data: []byte("x")}, want: "data: x\n\n"},
+		{name: "empty id", ev: sse.Event{HasID: true}, want: "id:\n\n"},
+		{name: "leading space kept", ev: sse.Event{ID: " x", HasID: true, Data: []byte(" y")}, want: "id:  x\ndata:  y\n\n"},
+		{name: "id without HasID is not written", ev: sse.Event{ID: "1", Data: []byte("x")}, want: "data: x\n\n"},
 		{
 			name: "CR and CRLF in data start new lines",
 			ev:   sseData("a\rid: 2\r\nb\r\n"),
@@ -570,24 +570,24 @@ func TestAppendSSEEvent(t *testing.T) {
 		{name: "CR in comment starts a new line", ev: sseComment("a\rdata: x"), want: ": a\n: data: x\n\n"},
 		{
 			name: "line breaks cannot inject fields through id, type or retry",
-			ev:   normalize.SSEEvent{ID: "1\ndata: evil", HasID: true, Type: "t\revent: evil", Retry: "5\r\n\r\ndata: evil"},
+			ev:   sse.Event{ID: "1\ndata: evil", HasID: true, Type: "t\revent: evil", Retry: "5\r\n\r\ndata: evil"},
 			want: "id: 1\nevent: t\nretry: 5\n\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := normalize.AppendSSEEvent([]byte("prefix\n"), tc.ev)
+			got := sse.AppendEvent([]byte("prefix\n"), tc.ev)
 			if string(got) != "prefix\n"+tc.want {
-				t.Errorf("AppendSSEEvent() = %q, want %q", got, "prefix\n"+tc.want)
+				t.Errorf("AppendEvent() = %q, want %q", got, "prefix\n"+tc.want)
 			}
 		})
 	}
 }
 
-// sseRandomEvent returns an event of the shape an SSEReader can return: no CR
+// sseRandomEvent returns an event of the shape an Reader can return: no CR
 // anywhere, no LF or NUL in single-line fields, a type only on a message, and
 // not empty.
-func sseRandomEvent(rng *rand.Rand) normalize.SSEEvent {
+func sseRandomEvent(rng *rand.Rand) sse.Event {
 	const multiLine = "ab :\n\x00 é{}\""
 	const singleLine = "ab :\x00é{}\" "
 	text := func(alphabet string, maxLen int) []byte {
@@ -599,7 +599,7 @@ func sseRandomEvent(rng *rand.Rand) normalize.SSEEvent {
 		return b
 	}
 	for {
-		var ev normalize.SSEEvent
+		var ev sse.Event
 		if rng.IntN(4) > 0 {
 			ev.Data = text(multiLine, 40)
 			if rng.IntN(2) == 0 {
@@ -623,7 +623,7 @@ func sseRandomEvent(rng *rand.Rand) normalize.SSEEvent {
 
 func TestSSERoundTrip(t *testing.T) {
 	t.Parallel()
-	events := []normalize.SSEEvent{
+	events := []sse.Event{
 		sseData(""),
 		sseData("\n"),
 		sseData(" leading space\n\ttab\n"),
@@ -639,10 +639,10 @@ func TestSSERoundTrip(t *testing.T) {
 	}
 	var stream []byte
 	for _, ev := range events {
-		one := normalize.AppendSSEEvent(nil, ev)
+		one := sse.AppendEvent(nil, ev)
 		got, err := sseRead(bytes.NewReader(one), sseTestLimit)
 		if err != io.EOF || len(got) != 1 || !reflect.DeepEqual(got[0], ev) {
-			t.Errorf("round trip of %s through %q = %s, %v", sseFormat([]normalize.SSEEvent{ev}), one, sseFormat(got), err)
+			t.Errorf("round trip of %s through %q = %s, %v", sseFormat([]sse.Event{ev}), one, sseFormat(got), err)
 		}
 		stream = append(stream, one...)
 	}
@@ -699,7 +699,7 @@ var sseBenchStreams = func() []struct {
 func BenchmarkSSEReader(b *testing.B) {
 	for _, bc := range sseBenchStreams {
 		b.Run(bc.name, func(b *testing.B) {
-			r := normalize.NewSSEReader(&sseRepeatReader{chunk: []byte(bc.stream)}, sseTestLimit)
+			r := sse.NewReader(&sseRepeatReader{chunk: []byte(bc.stream)}, sseTestLimit)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.stream) / bc.events))
 			events := 0
@@ -715,11 +715,11 @@ func BenchmarkSSEReader(b *testing.B) {
 }
 
 func BenchmarkAppendSSEEvent(b *testing.B) {
-	ev := normalize.SSEEvent{ID: "1717243200000-42", HasID: true, Type: "status-update", Data: bytes.Repeat([]byte("x"), 480)}
+	ev := sse.Event{ID: "1717243200000-42", HasID: true, Type: "status-update", Data: bytes.Repeat([]byte("x"), 480)}
 	buf := make([]byte, 0, 1024)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = normalize.AppendSSEEvent(buf[:0], ev)
+		buf = sse.AppendEvent(buf[:0], ev)
 	}
 }
 
@@ -730,7 +730,7 @@ func TestSSEAllocs(t *testing.T) {
 		t.Skip("alloc counts are not checked in -short mode")
 	}
 	for _, bc := range sseBenchStreams {
-		r := normalize.NewSSEReader(&sseRepeatReader{chunk: []byte(bc.stream)}, sseTestLimit)
+		r := sse.NewReader(&sseRepeatReader{chunk: []byte(bc.stream)}, sseTestLimit)
 		want := 0.0
 		if strings.HasPrefix(bc.stream, "id:") {
 			want = 1 // the ID string; the type string is reused while it repeats
@@ -743,9 +743,9 @@ func TestSSEAllocs(t *testing.T) {
 			t.Errorf("%s: Next() allocates %v times per event, want %v", bc.name, got, want)
 		}
 	}
-	ev := normalize.SSEEvent{ID: "1", HasID: true, Type: "t", Data: []byte("a\nb"), Comment: []byte("c")}
+	ev := sse.Event{ID: "1", HasID: true, Type: "t", Data: []byte("a\nb"), Comment: []byte("c")}
 	buf := make([]byte, 0, 256)
-	if got := testing.AllocsPerRun(200, func() { buf = normalize.AppendSSEEvent(buf[:0], ev) }); got != 0 {
-		t.Errorf("AppendSSEEvent() allocates %v times, want 0", got)
+	if got := testing.AllocsPerRun(200, func() { buf = sse.AppendEvent(buf[:0], ev) }); got != 0 {
+		t.Errorf("AppendEvent() allocates %v times, want 0", got)
 	}
 }
