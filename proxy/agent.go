@@ -147,7 +147,6 @@ type call struct {
 	lent       []*[]byte
 	lentInline [6]*[]byte
 	spans      *spanScratch // lent too: where the request's and reply's containers are
-	header     http.Header  // lent too: the backend request's header
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.

@@ -14,22 +14,24 @@ import (
 // was measured when each budget was set. A change that needs more must say
 // why here; one that needs fewer should lower the budget.
 var allocBudgets = map[string]float64{
-	// measured: 30 per send, 34 per get; 61-64 per 50-event stream; 31
-	// with a JWT (a token seen before: its check is remembered)
-	"send/0.3-to-0.3":      36,
-	"send/0.3-to-1.0":      36,
-	"send/1.0-to-0.3":      36,
-	"send/1.0-to-1.0":      36,
-	"get/0.3-to-0.3":       41,
-	"get/0.3-to-1.0":       41,
-	"get/1.0-to-0.3":       41,
-	"get/1.0-to-1.0":       41,
+	// measured: 37 per send, 41 per get; 51-52 per 50-event stream; 38
+	// with a JWT (a token seen before: its check is remembered). A unary
+	// call's backend request is allocated, not pooled (net/http may still
+	// read it after RoundTrip returns), and its reply deadline is a timer.
+	"send/0.3-to-0.3":      44,
+	"send/0.3-to-1.0":      44,
+	"send/1.0-to-0.3":      44,
+	"send/1.0-to-1.0":      44,
+	"get/0.3-to-0.3":       49,
+	"get/0.3-to-1.0":       49,
+	"get/1.0-to-0.3":       49,
+	"get/1.0-to-1.0":       49,
 	"stream/0.3-to-0.3":    74,
 	"stream/0.3-to-1.0":    76,
 	"stream/1.0-to-0.3":    77,
 	"stream/1.0-to-1.0":    73,
-	"send/1.0-to-1.0+auth": 37,
-	"send/0.3-to-1.0+auth": 37,
+	"send/1.0-to-1.0+auth": 45,
+	"send/0.3-to-1.0+auth": 45,
 }
 
 func TestAllocsPerRequest(t *testing.T) {

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"math/bits"
-	"net/http"
 	"sync"
 )
 
@@ -67,35 +66,6 @@ func (c *call) giveBack() {
 	}
 	c.lent = c.lent[:0]
 	c.giveBackSpans()
-	if h := c.header; h != nil {
-		c.header = nil
-		if len(h) <= maxKeptHeaderFields {
-			clear(h)
-			headerPool.Put(h)
-		}
-	}
-}
-
-// headerPool holds backend request headers: a map of a dozen fields is the
-// largest thing a call allocates otherwise.
-var headerPool = sync.Pool{New: func() any { return make(http.Header, 12) }}
-
-// maxKeptHeaderFields bounds the maps kept for reuse: one that a caller's
-// many headers grew is let go.
-const maxKeptHeaderFields = 32
-
-// requestHeader lends the call an empty header for its backend request.
-// Like the buffers it is the call's until the call is answered: the
-// gateway's own transport has written it when RoundTrip returns. A call
-// that sends the backend a second request (a subscribe that fetches the
-// task first) gets the same map again, emptied.
-func (c *call) requestHeader() http.Header {
-	if c.header == nil {
-		c.header = headerPool.Get().(http.Header)
-	} else {
-		clear(c.header)
-	}
-	return c.header
 }
 
 // keep records out as the content of the lent buffer p when a function

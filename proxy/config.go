@@ -20,6 +20,7 @@ const (
 	DefaultMaxEventBytes         = 4 << 20
 	DefaultConnectTimeout        = 5 * time.Second
 	DefaultResponseHeaderTimeout = 5 * time.Minute
+	DefaultResponseTimeout       = 10 * time.Minute
 	DefaultStreamIdleTimeout     = 5 * time.Minute
 	DefaultInterruptGrace        = 250 * time.Millisecond
 	DefaultMaxIdleConns          = 256
@@ -129,6 +130,10 @@ type BackendConfig struct {
 	// headers; a blocking send waits for the task, so this is long.
 	// Defaults to 5m.
 	ResponseHeaderTimeout time.Duration `yaml:"response_header_timeout"`
+	// ResponseTimeout bounds a unary call's whole reply, head and body,
+	// so that a backend that stalls or dribbles mid-reply is cut. Not
+	// applied to streams. At least ResponseHeaderTimeout; defaults to 10m.
+	ResponseTimeout time.Duration `yaml:"response_timeout"`
 	// StreamIdleTimeout ends a stream whose backend sent nothing, not even a
 	// keep-alive, for this long. Defaults to 5m.
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
@@ -193,6 +198,9 @@ func (b *BackendConfig) SetDefaults() {
 	}
 	if b.ResponseHeaderTimeout == 0 {
 		b.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
+	}
+	if b.ResponseTimeout == 0 {
+		b.ResponseTimeout = max(DefaultResponseTimeout, b.ResponseHeaderTimeout)
 	}
 	if b.StreamIdleTimeout == 0 {
 		b.StreamIdleTimeout = DefaultStreamIdleTimeout
@@ -267,10 +275,13 @@ func (b *BackendConfig) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"connect_timeout", b.ConnectTimeout}, {"response_header_timeout", b.ResponseHeaderTimeout}, {"stream_idle_timeout", b.StreamIdleTimeout}} {
+	}{{"connect_timeout", b.ConnectTimeout}, {"response_header_timeout", b.ResponseHeaderTimeout}, {"response_timeout", b.ResponseTimeout}, {"stream_idle_timeout", b.StreamIdleTimeout}} {
 		if d.v < 0 {
 			bad("%s must not be negative", d.name)
 		}
+	}
+	if b.ResponseTimeout < b.ResponseHeaderTimeout {
+		bad("response_timeout (%s) must be at least response_header_timeout (%s): it bounds the whole reply, head included", b.ResponseTimeout, b.ResponseHeaderTimeout)
 	}
 	for i, h := range b.Headers {
 		if h.Name == "" {

@@ -47,6 +47,17 @@ func hijackAndClose(w http.ResponseWriter, partial string) {
 	_ = conn.Close()
 }
 
+// rawReply takes the connection over and lets write answer on it byte by
+// byte, as a backend that does not speak HTTP properly would.
+func rawReply(w http.ResponseWriter, write func(conn net.Conn)) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	write(conn)
+}
+
 func working(id string) string {
 	return `data: {"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working"},"final":false}}` + "\n\n"
 }
@@ -97,7 +108,37 @@ func TestUnaryBackendFaults(t *testing.T) {
 			case <-release:
 			case <-r.Context().Done():
 			}
-		}, -32603, "did not answer within"},
+		}, -32603, "did not answer within agents[].backend.response_header_timeout (200ms)"},
+		{"stall mid-body", func(w http.ResponseWriter, r *http.Request, id string) {
+			rawReply(w, func(conn net.Conn) {
+				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":\"2.0\",")
+				_, _ = io.Copy(io.Discard, conn) // until the gateway hangs up
+			})
+		}, -32603, "did not finish its reply within agents[].backend.response_timeout (300ms)"},
+		{"dribble", func(w http.ResponseWriter, r *http.Request, id string) {
+			rawReply(w, func(conn net.Conn) {
+				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+				tick := time.NewTicker(20 * time.Millisecond) // the backend's pace, not synchronisation
+				defer tick.Stop()
+				for range tick.C {
+					if _, err := io.WriteString(conn, " "); err != nil {
+						return // the gateway hung up
+					}
+				}
+			})
+		}, -32603, "did not finish its reply within agents[].backend.response_timeout (300ms)"},
+		{"20 MB of headers", func(w http.ResponseWriter, r *http.Request, id string) {
+			rawReply(w, func(conn net.Conn) {
+				line := "X-Filler: " + strings.Repeat("a", 1000) + "\r\n"
+				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\n")
+				for range 20 << 20 / len(line) {
+					if _, err := io.WriteString(conn, line); err != nil {
+						return // the gateway hung up
+					}
+				}
+				_, _ = io.WriteString(conn, "Content-Length: 2\r\n\r\n{}")
+			})
+		}, -32603, "server response headers exceeded 1048576 bytes"},
 	}
 	for _, tc := range cases {
 		for _, c := range callers {
@@ -105,6 +146,7 @@ func TestUnaryBackendFaults(t *testing.T) {
 				checkNoLeak(t)
 				g := newGateway(t, scripted(tc.backend), dialect.Version03, func(a *AgentConfig) {
 					a.Backend.ResponseHeaderTimeout = 200 * time.Millisecond
+					a.Backend.ResponseTimeout = 300 * time.Millisecond
 					a.Tasks.AllowUnknown = true // the task is the scripted backend's
 				})
 				e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, tc.code)
