@@ -8,6 +8,7 @@ require (
 	github.com/tidwall/gjson v1.20.3
 	github.com/tidwall/sjson v1.2.9
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/net v0.59.0
 )
 
 require (
@@ -23,5 +24,6 @@ require (
 	github.com/tidwall/pretty v1.3.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
