@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -161,6 +162,13 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
+	if ct := firstValue(r.Header, "Content-Type"); !jsonContentType(ct) {
+		c.env.Dialect = guessDialect(body, r)
+		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Type %q is not accepted: send JSON-RPC requests as application/json (or application/a2a+json)", truncateHeader(ct)))
+		c.bytes += len(out)
+		writeJSON(w, http.StatusUnsupportedMediaType, out)
+		return
+	}
 	c.env, err = normalize.ParseRequestTo(&c.scratchSpans().request, body)
 	if err != nil {
 		if c.env.Dialect == 0 {
@@ -177,6 +185,17 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.forward(w, r, c)
+}
+
+// jsonContentType reports whether a request's Content-Type is one A2A
+// sends JSON-RPC in. Anything else is refused: a web page can send a
+// cross-site text/plain or form POST without a preflight, but not JSON.
+func jsonContentType(ct string) bool {
+	if ct == "application/json" {
+		return true // what every SDK client sends: no parse
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || mt == "application/a2a+json")
 }
 
 func truncateHeader(v string) string {
