@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime"
@@ -292,5 +294,133 @@ func TestCallerDisconnectCancelsBackend(t *testing.T) {
 				t.Fatal("the backend call was not canceled when the caller went away")
 			}
 		})
+	}
+}
+
+// TestBodylessCallerIsCut: a caller that declares a body and sends none is
+// answered, within server.read_timeout, with an error that names the
+// limit, and its connection is closed: nothing waits on it any more.
+func TestBodylessCallerIsCut(t *testing.T) {
+	checkNoLeak(t)
+	g := newGatewayOpts(t, http.NotFoundHandler(), dialect.Version03, Options{ReadTimeout: 100 * time.Millisecond})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(g.url, "/"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A guard against a hang, far past the configured limit.
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"+`{"jsonrpc":"2.0",`); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	e := wantError(t, gjson.ParseBytes(b), dialect.V03, -32600)
+	if want := "the request body did not arrive within server.read_timeout (100ms)"; e.Get("message").Str != want {
+		t.Fatalf("message %q, want %q", e.Get("message").Str, want)
+	}
+	// The gateway hangs up rather than wait for the rest.
+	if n, err := br.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("the connection stayed open (read %d bytes)", n)
+	}
+}
+
+// TestReadTimeoutSparesStreams: the body's read deadline ends with the
+// body: a stream answered for longer than read_timeout is not cut.
+func TestReadTimeoutSparesStreams(t *testing.T) {
+	const readTimeout = 50 * time.Millisecond
+	g := newGatewayOpts(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		sseHeaders(w.Header())
+		sseWrite(w, working(id))
+		// Well past the read timeout before the end: a deadline left on
+		// the connection would have canceled the call by then.
+		<-time.After(4 * readTimeout)
+		sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"completed"},"final":true}}`+"\n\n")
+	}), dialect.Version03, Options{ReadTimeout: readTimeout})
+	events := g.stream("1", "message/stream", callers[0].send("m", callers[0].text("hi"), "")).all()
+	if len(events) != 2 || stateOf(dialect.V03, events[1].Get("result")) != "completed" {
+		t.Fatalf("the stream was cut: %v", events)
+	}
+}
+
+// signalHandler is a log handler that reports the records it was given.
+type signalHandler struct{ records chan slog.Record }
+
+func (h signalHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h signalHandler) Handle(_ context.Context, r slog.Record) error {
+	h.records <- r.Clone()
+	return nil
+}
+func (h signalHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h signalHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestStreamCallerThatDoesNotRead: a stream caller that takes no event
+// within server.stream_write_timeout is cut, logged and counted as a caller
+// error, and the backend's stream is let go.
+func TestStreamCallerThatDoesNotRead(t *testing.T) {
+	backendDone := make(chan struct{})
+	big := strings.Repeat("a", 256<<10)
+	backend := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		defer close(backendDone)
+		sseHeaders(w.Header())
+		ev := `data: {"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"` + big + `"}]}},"final":false}}` + "\n\n"
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, ev); err != nil {
+				return
+			}
+			if http.NewResponseController(w).Flush() != nil {
+				return
+			}
+		}
+	})
+	records := make(chan slog.Record, 1024)
+	g := newGatewayOpts(t, backend, dialect.Version03, Options{
+		Logger:             slog.New(signalHandler{records}),
+		StreamWriteTimeout: 100 * time.Millisecond,
+	})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(g.url, "/"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := rpc("message/stream", `{"message":`+msg03+`}`)
+	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body); err != nil {
+		t.Fatal(err)
+	}
+	// The caller reads nothing from here on.
+	guard := time.After(20 * time.Second) // against a hang, far past the limit
+	var cut bool
+	for {
+		select {
+		case r := <-records:
+			if strings.Contains(r.Message, "server.stream_write_timeout") {
+				cut = true
+			}
+			if r.Message == "call" {
+				var outcome string
+				r.Attrs(func(a slog.Attr) bool {
+					if a.Key == "outcome" {
+						outcome = a.Value.String()
+					}
+					return true
+				})
+				if !cut || outcome != outcomeCallerError {
+					t.Fatalf("the call ended with outcome %q, cut logged: %v", outcome, cut)
+				}
+				select {
+				case <-backendDone:
+				case <-guard:
+					t.Fatal("the backend's stream was not let go")
+				}
+				return
+			}
+		case <-guard:
+			t.Fatal("the stream was not cut")
+		}
 	}
 }

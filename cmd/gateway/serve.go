@@ -123,7 +123,8 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 		if ac.PublicURL == "" {
 			ac.PublicURL = "http://" + advertised(rt.addr) + ac.Path
 		}
-		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics}
+		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics,
+			ReadTimeout: cfg.Server.ReadTimeout, StreamWriteTimeout: cfg.Server.StreamWriteTimeout}
 		if ac.Auth != nil {
 			v, err := auth.New(gctx, *ac.Auth, ac.PublicURL, &http.Client{Timeout: 10 * time.Second})
 			if err != nil {
