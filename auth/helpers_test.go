@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2agate/gateway/internal/testclock"
 )
 
 const (
@@ -224,25 +226,10 @@ func jwksOf(t *testing.T, keys ...testKey) []map[string]any {
 }
 
 // fakeClock is a settable clock for the parser and the refetch limiter.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type fakeClock = testclock.Clock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	return testclock.New(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 // mustVerifier builds a verifier with the fake clock, closed at cleanup.

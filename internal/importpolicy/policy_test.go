@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/agentcore":    {},
 	"internal/agenttest":    {},
 	"internal/testnet":      {},
+	"internal/testclock":    {},
 	"internal/testredis":    {},
 	"internal/importpolicy": {},
 	"cmd/gateway":           {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent", "telemetry"},
