@@ -216,7 +216,7 @@ func (b *bench) startBackend(cpus string) (*process, string, error) {
 // unless backendBeside puts it where the backend runs in the other cases:
 // stream latencies compare the backend read directly with the backend read
 // through the gateway, and the backend must be placed alike in both.
-func (b *bench) startSUT(c sutCase, backendBeside bool) (sut, backend *process, url string, err error) {
+func (b *bench) startSUT(c sutCase, backendBeside bool) (sutRun, error) {
 	if c.start == nil {
 		cpus := b.sutCPUs
 		if backendBeside {
@@ -224,21 +224,46 @@ func (b *bench) startSUT(c sutCase, backendBeside bool) (sut, backend *process, 
 		}
 		backend, addr, err := b.startBackend(cpus)
 		if err != nil {
-			return nil, nil, "", err
+			return sutRun{}, err
 		}
-		return backend, nil, "http://" + addr + backendPath(c.backend), nil
+		return sutRun{sut: backend, url: "http://" + addr + backendPath(c.backend)}, nil
 	}
 	backend, addr, err := b.startBackend(b.otherCPUs)
 	if err != nil {
-		return nil, nil, "", err
+		return sutRun{}, err
 	}
-	sut, url, err = c.start(b, addr)
+	sut, url, err := c.start(b, addr)
 	if err != nil {
 		if sut != nil {
 			sut.stop()
 		}
 		backend.stop()
-		return nil, nil, "", err
+		return sutRun{}, err
 	}
-	return sut, backend, url, nil
+	return sutRun{sut: sut, backend: backend, url: url}, nil
+}
+
+// sutRun is what startSUT started: the system under test, the backend
+// behind it (nil in the direct case, where the backend is the system under
+// test) and the URL to call.
+type sutRun struct {
+	sut, backend *process
+	url          string
+}
+
+// stop ends the system under test and the backend.
+func (r sutRun) stop() {
+	r.sut.stop()
+	if r.backend != nil {
+		r.backend.stop()
+	}
+}
+
+// backendPIDs is the backend's process, for the samples that tell its CPU
+// from the system under test's.
+func (r sutRun) backendPIDs() []int {
+	if r.backend == nil {
+		return nil
+	}
+	return []int{r.backend.pid()}
 }

@@ -302,22 +302,14 @@ func bestRound(rows []unaryRow) unaryRow {
 func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 	b.waitQuiet()
 	row := unaryRow{Case: c.name, Kind: c.kind, Conns: n}
-	sut, backend, url, err := b.startSUT(c, false)
+	run, err := b.startSUT(c, false)
 	if err != nil {
 		b.fail("%s: %v", c.name, err)
 		row.Skipped = "failed: " + err.Error()
 		return row
 	}
-	defer func() {
-		sut.stop()
-		if backend != nil {
-			backend.stop()
-		}
-	}()
-	var backendPIDs []int
-	if backend != nil {
-		backendPIDs = append(backendPIDs, backend.pid())
-	}
+	defer run.stop()
+	sut, url := run.sut, run.url
 	var services []int
 	if c.gateway != nil && c.gateway.store == "redis" {
 		// Redis serves the gateway: its CPU is not another user's, which
@@ -331,7 +323,7 @@ func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 	res, err := runLoad(loadSpec{
 		url: url, conns: n, warmup: b.opt.warmup, measure: b.opt.measure,
 		request: canned.Request{Dialect: c.caller, Op: canned.Send}, header: c.header(), services: services,
-	}, sut.pid(), backendPIDs)
+	}, sut.pid(), run.backendPIDs())
 	profiled()
 	if err != nil {
 		b.fail("%s, %d conns: %v", c.name, n, err)
@@ -383,21 +375,13 @@ func (r streamRun) String() string {
 // per event under loads the system can carry).
 func (b *bench) measureStreams(c sutCase) []streamRow {
 	b.waitQuiet()
-	sut, backend, url, err := b.startSUT(c, true)
+	run, err := b.startSUT(c, true)
 	if err != nil {
 		b.fail("stream %s: %v", c.name, err)
 		return []streamRow{{Case: c.name, Kind: c.kind, Skipped: "failed: " + err.Error()}}
 	}
-	defer func() {
-		sut.stop()
-		if backend != nil {
-			backend.stop()
-		}
-	}()
-	var backendPIDs []int
-	if backend != nil {
-		backendPIDs = append(backendPIDs, backend.pid())
-	}
+	defer run.stop()
+	sut, url := run.sut, run.url
 	var runs []streamRun
 	if b.opt.streamModes["max"] {
 		runs = append(runs, streamRun{"max", 0})
@@ -424,7 +408,7 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 			spec.afterWarmup = func() { relayBefore, relayErr = scrapeRelayTime(sut.admin, benchAgent) }
 		}
 		profiled := b.profileGateway(sut, fmt.Sprintf("stream %s %s", c.name, mode), time.Duration(b.opt.streamEvents)*mode.interval)
-		res, err := runStreams(spec, sut.pid(), backendPIDs)
+		res, err := runStreams(spec, sut.pid(), run.backendPIDs())
 		profiled()
 		if err != nil {
 			b.fail("stream %s (%s): %v", c.name, mode, err)
@@ -472,16 +456,14 @@ func (b *bench) measureIdleStreams(c sutCase) *idleRow {
 		row.Skipped = why
 		return row
 	}
-	sut, backend, url, err := b.startSUT(c, false)
+	run, err := b.startSUT(c, false)
 	if err != nil {
 		b.fail("idle streams: %v", err)
 		row.Skipped = "failed: " + err.Error()
 		return row
 	}
-	defer func() {
-		sut.stop()
-		backend.stop()
-	}()
+	defer run.stop()
+	sut, url := run.sut, run.url
 	before, _, err := procMemory(sut.pid())
 	if err != nil {
 		b.fail("idle streams: %v", err)
