@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/a2agate/gateway/internal/agentcore"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // storePush keeps cfg for rec, assigning an id when it has none; a config

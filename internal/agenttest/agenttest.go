@@ -409,3 +409,17 @@ func (w Wire) ServeResult(t *testing.T, h http.Handler, method string, params an
 	t.Helper()
 	return ServeResult(t, h, w.Version, method, params)
 }
+
+// WantRefused sends params to every one of methods and checks each
+// JSON-RPC error with checkError (the dialect's check of code and data) and
+// that its message mentions detail.
+func (w Wire) WantRefused(t *testing.T, srv *httptest.Server, methods []string, checkError func(*testing.T, Obj), params Obj, detail string) {
+	t.Helper()
+	for _, method := range methods {
+		e := w.CallErr(t, srv, method, params)
+		checkError(t, e)
+		if msg := e["message"].(string); !strings.Contains(msg, detail) {
+			t.Fatalf("%s: message %q does not mention %q", method, msg, detail)
+		}
+	}
+}
