@@ -23,9 +23,9 @@ func (a *Agent) tasksGet(_ *http.Request, params json.RawMessage) (any, *agentco
 	if err := validateHistoryLength(p.HistoryLength); err != nil {
 		return nil, errInvalidParams(err)
 	}
-	t, ok := a.core.Lookup(p.ID)
-	if !ok {
-		return nil, agentcore.ErrTaskNotFound(p.ID)
+	t, rerr := a.core.Lookup(p.ID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	historyLength := 0
 	if p.HistoryLength != nil {
@@ -62,12 +62,7 @@ func (a *Agent) tasksResubscribe(_ *http.Request, params json.RawMessage) (agent
 	if p.ID == "" {
 		return agentcore.Subscription{}, errInvalidParams(errIDRequired)
 	}
-	rec, snap, cursor, ok := a.core.Watch(p.ID)
-	if !ok {
-		return agentcore.Subscription{}, agentcore.ErrTaskNotFound(p.ID)
-	}
-	if snap.Status.State.Settled() {
-		rec = nil
-	}
-	return a.core.Subscribe(renderTask(snap, 0), rec, cursor, renderEvent), nil
+	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
+		return renderTask(snap, 0), nil
+	}, renderEvent)
 }

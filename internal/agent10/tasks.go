@@ -23,9 +23,9 @@ func (a *Agent) getTask(_ *http.Request, params json.RawMessage) (any, *agentcor
 	if err := validateHistoryLength(p.HistoryLength, "historyLength"); err != nil {
 		return nil, errInvalidParams(err)
 	}
-	t, ok := a.core.Lookup(p.ID)
-	if !ok {
-		return nil, agentcore.ErrTaskNotFound(p.ID)
+	t, rerr := a.core.Lookup(p.ID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	return renderTask(t, p.HistoryLength), nil
 }
@@ -58,18 +58,13 @@ func (a *Agent) subscribeToTask(_ *http.Request, params json.RawMessage) (agentc
 	if p.ID == "" {
 		return agentcore.Subscription{}, errInvalidParams(errIDRequired)
 	}
-	rec, snap, cursor, ok := a.core.Watch(p.ID)
-	if !ok {
-		return agentcore.Subscription{}, agentcore.ErrTaskNotFound(p.ID)
-	}
-	if state := snap.Status.State; state.Terminal() {
-		return agentcore.Subscription{}, newError(codeUnsupportedOperation,
-			"Task "+p.ID+" is in terminal state "+stateNames[state]+" and cannot be subscribed to",
-			map[string]string{"taskId": p.ID, "state": stateNames[state]})
-	}
-	if snap.Status.State.Settled() {
-		rec = nil
-	}
-	t := renderTask(snap, nil)
-	return a.core.Subscribe(streamResponse{Task: &t}, rec, cursor, renderEvent), nil
+	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
+		if state := snap.Status.State; state.Terminal() {
+			return nil, newError(codeUnsupportedOperation,
+				"Task "+p.ID+" is in terminal state "+stateNames[state]+" and cannot be subscribed to",
+				map[string]string{"taskId": p.ID, "state": stateNames[state]})
+		}
+		t := renderTask(snap, nil)
+		return streamResponse{Task: &t}, nil
+	}, renderEvent)
 }
