@@ -49,16 +49,26 @@ func (a *Agent) pushConfigSet(_ *http.Request, params json.RawMessage) (any, *ag
 	return taskPushConfig{TaskID: p.TaskID, PushNotificationConfig: &c}, nil
 }
 
+// decodePushConfigParams decodes the params of the get, list and delete
+// methods, which name the task by id.
+func decodePushConfigParams(params json.RawMessage) (pushConfigParams, *agentcore.Error) {
+	var p pushConfigParams
+	if rerr := decodeParams(params, &p); rerr != nil {
+		return p, rerr
+	}
+	if p.ID == "" {
+		return p, errInvalidParams(errIDRequired)
+	}
+	return p, nil
+}
+
 // pushConfigGet answers tasks/pushNotificationConfig/get. Without a
 // pushNotificationConfigId it returns the task's first config, as 0.2.5
 // allowed bare {"id": taskId}.
 func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigParams
-	if rerr := decodeParams(params, &p); rerr != nil {
+	p, rerr := decodePushConfigParams(params)
+	if rerr != nil {
 		return nil, rerr
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	configs, rerr := a.core.PushConfigs(p.ID)
 	if rerr != nil {
@@ -77,12 +87,9 @@ func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *ag
 // pushConfigList answers tasks/pushNotificationConfig/list with a JSON array,
 // empty rather than null when the task has no config.
 func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigParams
-	if rerr := decodeParams(params, &p); rerr != nil {
+	p, rerr := decodePushConfigParams(params)
+	if rerr != nil {
 		return nil, rerr
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	configs, rerr := a.core.PushConfigs(p.ID)
 	if rerr != nil {
@@ -97,12 +104,9 @@ func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *a
 
 // pushConfigDelete answers tasks/pushNotificationConfig/delete with null.
 func (a *Agent) pushConfigDelete(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigParams
-	if rerr := decodeParams(params, &p); rerr != nil {
+	p, rerr := decodePushConfigParams(params)
+	if rerr != nil {
 		return nil, rerr
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	if p.PushNotificationConfigID == "" {
 		return nil, errInvalidParams(errors.New("pushNotificationConfigId: required"))

@@ -68,17 +68,28 @@ func (a *Agent) createPushConfig(_ *http.Request, params json.RawMessage) (any, 
 	return a.storePush(rec, &p), nil
 }
 
-// getPushConfig answers GetTaskPushNotificationConfig.
-func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
+// decodePushConfigRequest decodes the request of Get and
+// DeleteTaskPushNotificationConfig, which name a task and one of its
+// configs.
+func decodePushConfigRequest(params json.RawMessage) (pushConfigRequest, *agentcore.Error) {
 	var p pushConfigRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
+		return p, rerr
 	}
 	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
+		return p, errInvalidParams(errTaskIDRequired)
 	}
 	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
+		return p, errInvalidParams(errIDRequired)
+	}
+	return p, nil
+}
+
+// getPushConfig answers GetTaskPushNotificationConfig.
+func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
+	p, rerr := decodePushConfigRequest(params)
+	if rerr != nil {
+		return nil, rerr
 	}
 	configs, rerr := a.pushConfigs(p.TaskID)
 	if rerr != nil {
@@ -132,15 +143,9 @@ func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *
 // deletePushConfig answers DeleteTaskPushNotificationConfig with {}, the
 // ProtoJSON of google.protobuf.Empty.
 func (a *Agent) deletePushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
+	p, rerr := decodePushConfigRequest(params)
+	if rerr != nil {
 		return nil, rerr
-	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	found, rerr := a.core.DeletePush(p.TaskID, p.ID)
 	if rerr != nil {
