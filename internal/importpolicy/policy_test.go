@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"internal/agenttest":    {},
 	"internal/testnet":      {},
 	"internal/testclock":    {},
+	"internal/testlog":      {},
 	"internal/testredis":    {},
 	"internal/importpolicy": {},
 	"cmd/gateway":           {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent", "telemetry"},
