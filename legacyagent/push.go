@@ -35,9 +35,6 @@ func (a *Agent) pushConfigSet(_ *http.Request, params json.RawMessage) (any, *ag
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errors.New("taskId: required"))
-	}
 	if err := validatePushConfig(p.PushNotificationConfig); err != nil {
 		return nil, errInvalidParams(err)
 	}
@@ -49,25 +46,12 @@ func (a *Agent) pushConfigSet(_ *http.Request, params json.RawMessage) (any, *ag
 	return taskPushConfig{TaskID: p.TaskID, PushNotificationConfig: &c}, nil
 }
 
-// decodePushConfigParams decodes the params of the get, list and delete
-// methods, which name the task by id.
-func decodePushConfigParams(params json.RawMessage) (pushConfigParams, *agentcore.Error) {
-	var p pushConfigParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return p, rerr
-	}
-	if p.ID == "" {
-		return p, errInvalidParams(errIDRequired)
-	}
-	return p, nil
-}
-
 // pushConfigGet answers tasks/pushNotificationConfig/get. Without a
 // pushNotificationConfigId it returns the task's first config, as 0.2.5
 // allowed bare {"id": taskId}.
 func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	p, rerr := decodePushConfigParams(params)
-	if rerr != nil {
+	var p pushConfigParams
+	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
 	configs, rerr := a.core.PushConfigs(p.ID)
@@ -87,8 +71,8 @@ func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *ag
 // pushConfigList answers tasks/pushNotificationConfig/list with a JSON array,
 // empty rather than null when the task has no config.
 func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	p, rerr := decodePushConfigParams(params)
-	if rerr != nil {
+	var p pushConfigParams
+	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
 	configs, rerr := a.core.PushConfigs(p.ID)
@@ -104,8 +88,8 @@ func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *a
 
 // pushConfigDelete answers tasks/pushNotificationConfig/delete with null.
 func (a *Agent) pushConfigDelete(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	p, rerr := decodePushConfigParams(params)
-	if rerr != nil {
+	var p pushConfigParams
+	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
 	if p.PushNotificationConfigID == "" {

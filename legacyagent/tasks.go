@@ -2,13 +2,10 @@ package legacyagent
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/a2agate/gateway/internal/agentcore"
 )
-
-var errIDRequired = errors.New("id: required")
 
 // tasksGet answers tasks/get with the task, keeping the last historyLength
 // messages when it is positive and all of them when it is 0 or absent.
@@ -16,9 +13,6 @@ func (a *Agent) tasksGet(_ *http.Request, params json.RawMessage) (any, *agentco
 	var p taskQueryParams
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	if err := validateHistoryLength(p.HistoryLength); err != nil {
 		return nil, errInvalidParams(err)
@@ -41,9 +35,6 @@ func (a *Agent) tasksCancel(_ *http.Request, params json.RawMessage) (any, *agen
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
 	t, rerr := a.core.Cancel(p.ID)
 	if rerr != nil {
 		return nil, rerr
@@ -58,9 +49,6 @@ func (a *Agent) tasksResubscribe(_ *http.Request, params json.RawMessage) (agent
 	var p taskIDParams
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return agentcore.Subscription{}, rerr
-	}
-	if p.ID == "" {
-		return agentcore.Subscription{}, errInvalidParams(errIDRequired)
 	}
 	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
 		return renderTask(snap, 0), nil

@@ -111,3 +111,26 @@ func TestTasksResubscribe(t *testing.T) {
 	agenttest.WantCode(t, e, agentcore.CodeTaskNotFound)
 	agenttest.WantJSON(t, "data", e["data"], obj{"taskId": "missing"})
 }
+
+func TestRequiredFields(t *testing.T) {
+	t.Parallel()
+	_, srv := startAgent(t, Options{})
+	invalidParams := func(t *testing.T, e obj) { agenttest.WantCode(t, e, agentcore.CodeInvalidParams) }
+	tests := []struct {
+		method string
+		params obj
+		detail string
+	}{
+		{"tasks/get", obj{}, "parameters: id: required"},
+		{"tasks/cancel", obj{}, "parameters: id: required"},
+		{"tasks/resubscribe", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/set", obj{"pushNotificationConfig": obj{"url": "https://x"}}, "parameters: taskId: required"},
+		{"tasks/pushNotificationConfig/get", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/list", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/delete", obj{"pushNotificationConfigId": "c"}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/delete", obj{"id": "t"}, "parameters: pushNotificationConfigId: required"},
+	}
+	for _, tt := range tests {
+		client.WantRefused(t, srv, []string{tt.method}, invalidParams, tt.params, tt.detail)
+	}
+}

@@ -68,27 +68,10 @@ func (a *Agent) createPushConfig(_ *http.Request, params json.RawMessage) (any, 
 	return a.storePush(rec, &p), nil
 }
 
-// decodePushConfigRequest decodes the request of Get and
-// DeleteTaskPushNotificationConfig, which name a task and one of its
-// configs.
-func decodePushConfigRequest(params json.RawMessage) (pushConfigRequest, *agentcore.Error) {
-	var p pushConfigRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return p, rerr
-	}
-	if p.TaskID == "" {
-		return p, errInvalidParams(errTaskIDRequired)
-	}
-	if p.ID == "" {
-		return p, errInvalidParams(errIDRequired)
-	}
-	return p, nil
-}
-
 // getPushConfig answers GetTaskPushNotificationConfig.
 func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	p, rerr := decodePushConfigRequest(params)
-	if rerr != nil {
+	var p pushConfigRequest
+	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
 	configs, rerr := a.pushConfigs(p.TaskID)
@@ -108,9 +91,6 @@ func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *
 	var p listPushConfigsRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
 	}
 	if p.PageSize < 0 {
 		return nil, errInvalidParams(fmt.Errorf("pageSize: must not be negative, got %d", p.PageSize))
@@ -143,8 +123,8 @@ func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *
 // deletePushConfig answers DeleteTaskPushNotificationConfig with {}, the
 // ProtoJSON of google.protobuf.Empty.
 func (a *Agent) deletePushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	p, rerr := decodePushConfigRequest(params)
-	if rerr != nil {
+	var p pushConfigRequest
+	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
 	found, rerr := a.core.DeletePush(p.TaskID, p.ID)

@@ -2,13 +2,10 @@ package agent10
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/a2agate/gateway/internal/agentcore"
 )
-
-var errIDRequired = errors.New("id: required")
 
 // getTask answers GetTask with the bare Task, its history trimmed to
 // historyLength (unset: all, 0: none).
@@ -16,9 +13,6 @@ func (a *Agent) getTask(_ *http.Request, params json.RawMessage) (any, *agentcor
 	var p getTaskRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	if err := validateHistoryLength(p.HistoryLength, "historyLength"); err != nil {
 		return nil, errInvalidParams(err)
@@ -37,9 +31,6 @@ func (a *Agent) cancelTask(_ *http.Request, params json.RawMessage) (any, *agent
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
 	t, rerr := a.core.Cancel(p.ID)
 	if rerr != nil {
 		return nil, rerr
@@ -54,9 +45,6 @@ func (a *Agent) subscribeToTask(_ *http.Request, params json.RawMessage) (agentc
 	var p subscribeToTaskRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return agentcore.Subscription{}, rerr
-	}
-	if p.ID == "" {
-		return agentcore.Subscription{}, errInvalidParams(errIDRequired)
 	}
 	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
 		if state := snap.Status.State; state.Terminal() {
