@@ -68,23 +68,22 @@ const tcpRelayCase = "TCP relay (bytes only)"
 const idleStreamCase = "gateway 1.0→1.0"
 
 func startRevProxy(b *bench, backendAddr string) (*process, string, error) {
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, "", err
-	}
-	p, err := b.startSUTProcess("revproxy", []string{b.self, "revproxy", "-listen", addr, "-upstream", "http://" + backendAddr}, nil, nil)
-	if err != nil {
-		return nil, "", err
-	}
-	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", 10*time.Second)
+	return startPlainProxy(b, "revproxy", "http://"+backendAddr)
 }
 
 func startTCPRelay(b *bench, backendAddr string) (*process, string, error) {
+	return startPlainProxy(b, "tcprelay", backendAddr)
+}
+
+// startPlainProxy runs `loadbench NAME -listen ADDR -upstream UPSTREAM`, one
+// of the plain proxies the gateway is compared with, in front of the
+// backend at upstream.
+func startPlainProxy(b *bench, name, upstream string) (*process, string, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := b.startSUTProcess("tcprelay", []string{b.self, "tcprelay", "-listen", addr, "-upstream", backendAddr}, nil, nil)
+	p, err := b.startSUTProcess(name, []string{b.self, name, "-listen", addr, "-upstream", upstream}, nil, nil)
 	if err != nil {
 		return nil, "", err
 	}

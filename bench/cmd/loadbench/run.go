@@ -335,19 +335,9 @@ func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 	row.Requests, row.Errors, row.FirstError = res.requests, res.errors, res.firstErr
 	row.RPS = float64(res.requests) / window.Seconds()
 	row.P50Ms, row.P99Ms, row.P999Ms = millis(res.lat.quantile(0.50)), millis(res.lat.quantile(0.99)), millis(res.lat.quantile(0.999))
-	sutCPU := res.end.sut - res.start.sut
-	if res.requests > 0 {
-		row.CPUPer10k = sutCPU.Seconds() / float64(res.requests) * 10000
-	}
-	row.SUTCPU = cpuShare(sutCPU, window)
-	row.LoadgenCPU = cpuShare(res.end.loadgen-res.start.loadgen, window)
-	row.BackendCPU = cpuShare(res.end.backend-res.start.backend, window)
-	row.ServicesCPU = cpuShare(res.end.services-res.start.services, window)
-	ours := sutCPU + (res.end.loadgen - res.start.loadgen) + (res.end.backend - res.start.backend) + (res.end.services - res.start.services)
-	row.OtherCPU = cpuShare(res.end.machine.busy-res.start.machine.busy-ours, window)
-	if row.OtherCPU < 0 {
-		row.OtherCPU = 0 // tick rounding
-	}
+	cpu := cpuBetween(res.start, res.end)
+	row.CPUPer10k = cpu.per10k(res.requests)
+	row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.ServicesCPU, row.OtherCPU = cpu.sut, cpu.loadgen, cpu.backend, cpu.services, cpu.other
 	row.Bound = boundBy(row, b.opt.pin)
 	if res.errors > 0 {
 		b.fail("%s, %d conns: %d errors, first: %s", c.name, n, res.errors, res.firstErr)
@@ -420,15 +410,9 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 		row.Seconds = elapsed.Seconds()
 		row.EventsPerSec = float64(res.events) / elapsed.Seconds()
 		row.P50Us, row.P99Us, row.P999Us = micros(res.lat.quantile(0.50)), micros(res.lat.quantile(0.99)), micros(res.lat.quantile(0.999))
-		sutCPU := res.end.sut - res.start.sut
-		if res.events > 0 {
-			row.CPUPer10kEvents = sutCPU.Seconds() / float64(res.events) * 10000
-		}
-		row.SUTCPU = cpuShare(sutCPU, elapsed)
-		row.LoadgenCPU = cpuShare(res.end.loadgen-res.start.loadgen, elapsed)
-		row.BackendCPU = cpuShare(res.end.backend-res.start.backend, elapsed)
-		ours := sutCPU + (res.end.loadgen - res.start.loadgen) + (res.end.backend - res.start.backend)
-		row.OtherCPU = max(0, cpuShare(res.end.machine.busy-res.start.machine.busy-ours, elapsed))
+		cpu := cpuBetween(res.start, res.end)
+		row.CPUPer10kEvents = cpu.per10k(res.events)
+		row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.OtherCPU = cpu.sut, cpu.loadgen, cpu.backend, cpu.other
 		if _, peak, err := procMemory(sut.pid()); err == nil {
 			row.RSSPeakMiB = mib(peak)
 		}
