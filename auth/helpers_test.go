@@ -280,3 +280,19 @@ func wantReason(t *testing.T, err error, want Reason, token string) {
 		}
 	}
 }
+
+// wantVerify verifies token with v and checks the outcome, success when
+// want is "" and else an *Error of reason want (see wantReason); what names
+// the case. It returns Verify's error.
+func wantVerify(t *testing.T, v *Verifier, token string, want Reason, what string) error {
+	t.Helper()
+	_, err := v.Verify(context.Background(), "Bearer "+token)
+	if want == "" {
+		if err != nil {
+			t.Errorf("%s: Verify = %v, want success", what, err)
+		}
+		return err
+	}
+	wantReason(t, err, want, token)
+	return err
+}
