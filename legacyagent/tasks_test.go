@@ -35,15 +35,7 @@ func TestTasksGet(t *testing.T) {
 			params["historyLength"] = tt.length
 		}
 		res := client.Call(t, srv, "tasks/get", params).(obj)
-		var texts []any
-		for _, m := range agenttest.Path(t, res, "history").([]any) {
-			texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
-		}
-		want := make([]any, len(tt.wantLast))
-		for i, s := range tt.wantLast {
-			want[i] = s
-		}
-		agenttest.WantJSON(t, tt.name, texts, want)
+		agenttest.WantJSON(t, tt.name, agenttest.FirstTexts(t, agenttest.Path(t, res, "history")), tt.wantLast)
 	}
 
 	e := client.CallErr(t, srv, "tasks/get", obj{"id": "missing"})

@@ -42,11 +42,7 @@ func TestGetTask(t *testing.T) {
 			}
 			continue
 		}
-		var texts []any
-		for _, m := range h.([]any) {
-			texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
-		}
-		agenttest.WantJSON(t, tt.name, texts, tt.want)
+		agenttest.WantJSON(t, tt.name, agenttest.FirstTexts(t, h), tt.want)
 	}
 
 	md := wantCode(t, client.CallErr(t, srv, "GetTask", obj{"id": "missing"}), agentcore.CodeTaskNotFound)

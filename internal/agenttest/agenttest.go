@@ -264,6 +264,17 @@ func Str(t *testing.T, v any, steps ...any) string {
 	return s
 }
 
+// FirstTexts lists the text of each message's first part, the messages
+// being a decoded JSON array (a task's history).
+func FirstTexts(t *testing.T, messages any) []any {
+	t.Helper()
+	var texts []any
+	for _, m := range messages.([]any) {
+		texts = append(texts, Str(t, m, "parts", 0, "text"))
+	}
+	return texts
+}
+
 // JSONEqual reports whether a and b encode the same JSON value.
 func JSONEqual(t *testing.T, a, b any) bool {
 	t.Helper()
