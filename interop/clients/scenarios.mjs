@@ -27,6 +27,7 @@ const TEXT = {
 const TASK_NOT_FOUND = -32001;
 const TASK_NOT_CANCELABLE = -32002;
 const UNSUPPORTED_OPERATION = -32004;
+const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 const PARSE_ERROR = -32700;
 
@@ -290,6 +291,31 @@ export function registerScenarios(h, a, { backendDialect, backend, tag }) {
     assertTask(task, { state: 'completed' });
     await expectRpcError(() => a.cancel(task.id), [TASK_NOT_CANCELABLE], a.codeOf);
   });
+
+  if (dialect === '1.0') {
+    // 1.0 (a2a.proto SubscribeToTask): UnsupportedOperationError for a
+    // task already in a terminal state. a2a-go v2 servers answer -32001
+    // ("no active execution", internal/taskexec/local_manager.go
+    // Resubscribe), accepted in direct runs only. 0.x callers have no rule
+    // to check (the 0.x JS servers stream the final task and close).
+    h.scenario('subscribe-final', async () => {
+      const task = await a.send({ parts: text('finish first') });
+      assertTask(task, { state: 'completed' });
+      const codes = direct && backend === 'go-2.3.1' ? [TASK_NOT_FOUND] : [UNSUPPORTED_OPERATION];
+      await expectRpcError(() => collect(a.resubscribe(task.id)), codes, a.codeOf);
+    });
+
+    // A message continuing a task in a terminal state: UnsupportedOperation
+    // for a 1.0 caller (what the JS 1.x server answers). a2a-go v2 servers
+    // answer -32602 (a2asrv/agentexec.go loadExecutionContext), accepted in
+    // direct runs only. 0.x JS servers answer -32600 (no 0.x rule).
+    h.scenario('continue-final', async () => {
+      const task = await a.send({ parts: text('finish first') });
+      assertTask(task, { state: 'completed' });
+      const codes = direct && backend === 'go-2.3.1' ? [INVALID_PARAMS] : [UNSUPPORTED_OPERATION];
+      await expectRpcError(() => a.send({ parts: text('one more thing'), taskId: task.id, contextId: task.contextId }), codes, a.codeOf);
+    });
+  }
 
   h.scenario('resubscribe', async () => {
     const running = await a.send({ parts: text('wait on resubscribe') }, { blocking: false });

@@ -30,6 +30,7 @@ const (
 	codeTaskNotFound         = -32001
 	codeTaskNotCancelable    = -32002
 	codeUnsupportedOperation = -32004
+	codeInvalidParams        = -32602
 )
 
 // registerScenarios mirrors interop/clients/scenarios.mjs for a2a-go v2
@@ -277,14 +278,46 @@ func registerScenarios(r *runner, e *env) {
 		res, err := client.SendMessage(ctx, userMessage(textParts("finish first"), sendOptions{}))
 		c.NoErr(err, "send")
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
-		got, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID})
-		if err == nil && finalCancelReturnsTask(e.backend) {
-			// A pair of the same dialect gets the backend's answer
-			// (issue 23 item 4): a2a-go v2 returns the task unchanged.
-			mustTask(c, got, a2a.TaskStateCompleted, "cancel of a completed task")
+		_, err = client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID})
+		expectCode(c, err, "cancel of a completed task", codeTaskNotCancelable)
+	})
+
+	// 1.0 (a2a.proto SubscribeToTask): UnsupportedOperationError for a task
+	// already in a terminal state. a2a-go v2 servers answer -32001 ("no
+	// active execution", internal/taskexec local_manager.go Resubscribe),
+	// accepted in direct runs only; the JS 1.x server's -32004 comes as a
+	// JSON body this client cannot read (nativeDeviations).
+	r.add("subscribe-final", func(ctx context.Context, c checker) {
+		client := e.client(ctx, c)
+		res, err := client.SendMessage(ctx, userMessage(textParts("finish first"), sendOptions{}))
+		c.NoErr(err, "send")
+		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
+		events, err := collect(client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: task.ID}))
+		switch {
+		case e.deviates("subscribe-final") && e.backend == "js-1.0":
+			expectLostStreamError(ctx, c, e, events, err, "SubscribeToTask", fmt.Sprintf(`{"id":%q}`, task.ID), codeUnsupportedOperation)
+		case e.deviates("subscribe-final"):
+			expectCode(c, err, fmt.Sprintf("subscribe to a completed task (events: %v)", eventKinds(events)), codeTaskNotFound)
+		default:
+			expectCode(c, err, fmt.Sprintf("subscribe to a completed task (events: %v)", eventKinds(events)), codeUnsupportedOperation)
+		}
+	})
+
+	// A message continuing a task in a terminal state: UnsupportedOperation
+	// for a 1.0 caller (what the JS 1.x server answers). a2a-go v2 servers
+	// answer -32602 (a2asrv/agentexec.go loadExecutionContext), accepted
+	// in direct runs only.
+	r.add("continue-final", func(ctx context.Context, c checker) {
+		client := e.client(ctx, c)
+		res, err := client.SendMessage(ctx, userMessage(textParts("finish first"), sendOptions{}))
+		c.NoErr(err, "send")
+		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
+		_, err = client.SendMessage(ctx, userMessage(textParts("one more thing"), sendOptions{taskID: task.ID, contextID: task.ContextID}))
+		if e.deviates("continue-final") {
+			expectCode(c, err, "message to a completed task", codeInvalidParams)
 			return
 		}
-		expectCode(c, err, "cancel of a completed task", codeTaskNotCancelable)
+		expectCode(c, err, "message to a completed task", codeUnsupportedOperation)
 	})
 
 	r.add("resubscribe", func(ctx context.Context, c checker) {
@@ -482,12 +515,6 @@ func historyString(task *a2a.Task) string {
 	return fmt.Sprint(out)
 }
 
-// finalCancelReturnsTask: the backends that answer the cancel of a task
-// already in a final state with the task itself instead of -32002.
-func finalCancelReturnsTask(backend string) bool {
-	return backend == "go-2.3.1"
-}
-
 func errorCode(resp map[string]any) int {
 	errObj, _ := resp["error"].(map[string]any)
 	code, _ := errObj["code"].(float64)
@@ -536,16 +563,22 @@ var nativeDeviations = map[string][]string{
 	"error-malformed-json":          {"js-0.2.5"},
 	"error-subscribe-unknown":       {"js-1.0"},
 	"error-stream-continue-unknown": {"js-1.0"},
+	"subscribe-final":               {"js-1.0", "go-2.3.1"},
+	"continue-final":                {"go-2.3.1"},
 }
 
 // expectLostStreamError asserts the direct-run deviation described above:
 // the SDK's stream was empty and error-free, and the same call made by
-// hand got a plain JSON body carrying TaskNotFound.
-func expectLostStreamError(ctx context.Context, c checker, e *env, events []a2a.Event, err error, method, params string) {
+// hand got a plain JSON body carrying the code (TaskNotFound by default).
+func expectLostStreamError(ctx context.Context, c checker, e *env, events []a2a.Event, err error, method, params string, code ...int) {
+	want := codeTaskNotFound
+	if len(code) > 0 {
+		want = code[0]
+	}
 	c.Check(err == nil && len(events) == 0, "expected the SDK to see an empty stream (JSON error body), got events %v, error %v", eventKinds(events), err)
 	resp, contentType := e.rawStreamRPC(ctx, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":"s1","method":%q,"params":%s}`, method, params))
 	c.Check(strings.HasPrefix(contentType, "application/json"), "Content-Type %q, expected the plain JSON body", contentType)
-	Equal(c, errorCode(resp), codeTaskNotFound, fmt.Sprintf("error in %v", resp))
+	Equal(c, errorCode(resp), want, fmt.Sprintf("error in %v", resp))
 }
 
 func (e *env) deviates(scenario string) bool {
