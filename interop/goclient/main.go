@@ -43,7 +43,9 @@ func run() int {
 	httpClient := &http.Client{Transport: recorder}
 	env := &env{
 		baseURL:        *baseURL,
+		backend:        *backendName,
 		backendDialect: *backendDialect,
+		direct:         strings.Contains(*tag, "via=direct"),
 		httpClient:     httpClient,
 		connect: func(ctx context.Context) (*connection, error) {
 			card, err := agentcard.NewResolver(httpClient).Resolve(ctx, *baseURL)

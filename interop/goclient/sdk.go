@@ -19,7 +19,9 @@ import (
 // of backend stands behind it.
 type env struct {
 	baseURL        string
+	backend        string // backend label, e.g. js-0.3
 	backendDialect string
+	direct         bool // no gateway between client and backend
 	httpClient     *http.Client
 	connect        func(ctx context.Context) (*connection, error)
 

@@ -1,0 +1,87 @@
+// Command client drives the a2a-go v2.3.1 SDK client (1.0 dialect,
+// JSON-RPC transport) through the interop scenarios against one A2A
+// endpoint and prints one PASS or FAIL line per scenario, in the format
+// interop/run.sh counts. The scenarios mirror interop/clients/scenarios.mjs.
+//
+// Usage:
+//
+//	client -url URL -client NAME -backend NAME -backend-dialect 0.2.5|0.3|1.0 [-only a,b] [-tag via=direct]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	var (
+		baseURL        = flag.String("url", "", "base URL of the agent (the card is resolved under it)")
+		clientName     = flag.String("client", "go-2.3.1", "client label for the result lines")
+		backendName    = flag.String("backend", "", "backend label for the result lines")
+		backendDialect = flag.String("backend-dialect", "", "dialect of the backend agent: 0.2.5, 0.3 or 1.0")
+		only           = flag.String("only", "", "comma-separated scenario names to run")
+		tag            = flag.String("tag", "", "extra label for the result lines")
+		timeout        = flag.Duration("timeout", 20*time.Second, "per-scenario timeout")
+	)
+	flag.Parse()
+	if *baseURL == "" || *backendName == "" || *backendDialect == "" {
+		fmt.Fprintln(os.Stderr, "client: -url, -backend and -backend-dialect are required")
+		return 2
+	}
+	parsed, err := url.Parse(*baseURL)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "client: bad -url: %v\n", err)
+		return 2
+	}
+
+	recorder := &recordingTransport{base: http.DefaultTransport}
+	httpClient := &http.Client{Transport: recorder}
+	env := &env{
+		baseURL:        *baseURL,
+		backend:        *backendName,
+		backendDialect: *backendDialect,
+		direct:         strings.Contains(*tag, "via=direct"),
+		httpClient:     httpClient,
+		connect: func(ctx context.Context) (*connection, error) {
+			card, err := agentcard.NewResolver(httpClient).Resolve(ctx, *baseURL)
+			if err != nil {
+				return nil, fmt.Errorf("resolve card: %w", err)
+			}
+			client, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(httpClient))
+			if err != nil {
+				return nil, fmt.Errorf("client from card: %w", err)
+			}
+			return &connection{card: card, client: client}, nil
+		},
+	}
+
+	label := func(name string) string {
+		extra := ""
+		if *tag != "" {
+			extra = " " + *tag
+		}
+		return fmt.Sprintf("client=%s backend=%s%s scenario=%s", *clientName, *backendName, extra, name)
+	}
+	r := &runner{label: label, timeout: *timeout, recorder: recorder, origin: parsed.Scheme + "://" + parsed.Host}
+	if *only != "" {
+		r.only = strings.Split(*only, ",")
+	}
+	registerScenarios(r, env)
+	if r.run(context.Background()) > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+)
+
+// env is what the scenarios share: how to reach the agent and what kind
+// of backend stands behind it.
+type env struct {
+	baseURL        string
+	backend        string // backend label, e.g. js-1.0 or go-2.3.1
+	backendDialect string
+	direct         bool // no gateway between client and backend
+	httpClient     *http.Client
+	connect        func(ctx context.Context) (*connection, error)
+
+	once    sync.Once
+	conn    *connection
+	connErr error
+}
+
+type connection struct {
+	card   *a2a.AgentCard
+	client *a2aclient.Client
+}
+
+// client returns the SDK client, resolving the card on first use only.
+func (e *env) client(ctx context.Context, c checker) *a2aclient.Client {
+	e.once.Do(func() { e.conn, e.connErr = e.connect(ctx) })
+	c.NoErr(e.connErr, "connect")
+	return e.conn.client
+}
+
+// endpoint is the interface a2aclient's factory picks from the card: the
+// first JSON-RPC one of protocol major version 1 (a2aclient/factory.go
+// selectTransport, with only the JSON-RPC 1.0 transport registered).
+func (e *env) endpoint(ctx context.Context, c checker) *a2a.AgentInterface {
+	e.client(ctx, c)
+	for _, iface := range e.conn.card.SupportedInterfaces {
+		if iface.ProtocolBinding == a2a.TransportProtocolJSONRPC && strings.HasPrefix(string(iface.ProtocolVersion), "1.") {
+			return iface
+		}
+	}
+	c.Fatalf("card has no JSON-RPC 1.x interface: %+v", e.conn.card.SupportedInterfaces)
+	return nil
+}
+
+// rpcCodes maps the SDK's sentinel errors back to JSON-RPC codes: a2a-go
+// v2 keeps no code on the error (internal/jsonrpc FromJSONRPCError maps
+// each known code to a sentinel wrapped in *a2a.Error, unknown codes to
+// ErrInternalError).
+//
+// Strictness of a2a-go v2.3.1 that a gateway must satisfy, from the module
+// source (github.com/a2aproject/a2a-go/v2@v2.3.1):
+//   - a2aclient/jsonrpc.go sendStreamingRequest takes any HTTP 200 as a
+//     stream and parseSSEStream reads only "data:" lines, so a streaming
+//     call answered with a plain JSON error body is an empty, successful
+//     stream;
+//   - internal/jsonrpc Error.Data is a list of typed details
+//     (google.rpc style), so an error whose data is an object fails to
+//     decode.
+var rpcCodes = []struct {
+	err  error
+	code int
+}{
+	{a2a.ErrParseError, -32700},
+	{a2a.ErrInvalidRequest, -32600},
+	{a2a.ErrMethodNotFound, -32601},
+	{a2a.ErrInvalidParams, -32602},
+	{a2a.ErrInternalError, -32603},
+	{a2a.ErrServerError, -32000},
+	{a2a.ErrTaskNotFound, -32001},
+	{a2a.ErrTaskNotCancelable, -32002},
+	{a2a.ErrPushNotificationNotSupported, -32003},
+	{a2a.ErrUnsupportedOperation, -32004},
+	{a2a.ErrUnsupportedContentType, -32005},
+	{a2a.ErrInvalidAgentResponse, -32006},
+	{a2a.ErrExtendedCardNotConfigured, -32007},
+	{a2a.ErrExtensionSupportRequired, -32008},
+	{a2a.ErrVersionNotSupported, -32009},
+}
+
+func codeOf(err error) (int, bool) {
+	for _, rc := range rpcCodes {
+		if errors.Is(err, rc.err) {
+			return rc.code, true
+		}
+	}
+	return 0, false
+}
+
+// expectCode ends the scenario unless err is a JSON-RPC error with one of
+// the codes.
+func expectCode(c checker, err error, what string, codes ...int) {
+	if err == nil {
+		c.Fatalf("%s: expected JSON-RPC error %v, got success", what, codes)
+	}
+	code, ok := codeOf(err)
+	for _, want := range codes {
+		if ok && code == want {
+			return
+		}
+	}
+	c.Fatalf("%s: expected JSON-RPC error %v, got %v", what, codes, err)
+}
+
+func textParts(text string) []*a2a.Part {
+	return []*a2a.Part{a2a.NewTextPart(text)}
+}
+
+func firstText(parts []*a2a.Part) string {
+	for _, p := range parts {
+		if t, ok := p.Content.(a2a.Text); ok {
+			return string(t)
+		}
+	}
+	return ""
+}
+
+func statusText(s a2a.TaskStatus) string {
+	if s.Message == nil {
+		return ""
+	}
+	return firstText(s.Message.Parts)
+}
+
+func artifactTexts(task *a2a.Task) []string {
+	var out []string
+	for _, a := range task.Artifacts {
+		for _, p := range a.Parts {
+			if t, ok := p.Content.(a2a.Text); ok {
+				out = append(out, string(t))
+			}
+		}
+	}
+	return out
+}
+
+type sendOptions struct {
+	taskID        a2a.TaskID
+	contextID     string
+	blocking      *bool
+	historyLength *int
+}
+
+func userMessage(parts []*a2a.Part, o sendOptions) *a2a.SendMessageRequest {
+	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
+	msg.TaskID = o.taskID
+	msg.ContextID = o.contextID
+	req := &a2a.SendMessageRequest{Message: msg}
+	if o.blocking != nil || o.historyLength != nil {
+		req.Config = &a2a.SendMessageConfig{ReturnImmediately: o.blocking != nil && !*o.blocking, HistoryLength: o.historyLength}
+	}
+	return req
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// mustTask ends the scenario unless result is a task in the wanted state
+// ("" accepts any state).
+func mustTask(c checker, result a2a.SendMessageResult, state a2a.TaskState, what string) *a2a.Task {
+	task, ok := result.(*a2a.Task)
+	if !ok || task == nil {
+		c.Fatalf("%s: expected a task, got %T %+v", what, result, result)
+	}
+	c.Check(task.ID != "", "%s: empty task id", what)
+	c.Check(task.ContextID != "", "%s: empty contextId", what)
+	if state != "" {
+		c.Check(task.Status.State == state, "%s: state %q (status text %q), want %q", what, task.Status.State, statusText(task.Status), state)
+	}
+	return task
+}
+
+// collect drains a stream; the error is the first one the stream yielded.
+func collect(seq iter.Seq2[a2a.Event, error]) ([]a2a.Event, error) {
+	var events []a2a.Event
+	for event, err := range seq {
+		if err != nil {
+			return events, err
+		}
+		events = append(events, event)
+	}
+	return events, nil
+}
+
+// eventKinds renders a stream for comparison: task, message,
+// status:<state>, artifact-update.
+func eventKinds(events []a2a.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		switch e := e.(type) {
+		case *a2a.Task:
+			out[i] = "task"
+		case *a2a.Message:
+			out[i] = "message"
+		case *a2a.TaskStatusUpdateEvent:
+			out[i] = "status:" + string(e.Status.State)
+		case *a2a.TaskArtifactUpdateEvent:
+			out[i] = "artifact-update"
+		default:
+			out[i] = fmt.Sprintf("%T", e)
+		}
+	}
+	return out
+}
+
+// assertCycle checks one stream cycle: the sequence of kinds and one task
+// for all events (1.0 has no "final" flag: the stream's end is the end).
+func assertCycle(c checker, events []a2a.Event, want []string, taskID a2a.TaskID) {
+	got := eventKinds(events)
+	c.Check(fmt.Sprint(got) == fmt.Sprint(want), "stream event sequence: got %v, want %v", got, want)
+	if taskID == "" {
+		taskID = events[0].(*a2a.Task).ID
+	}
+	for _, e := range events {
+		Equal(c, e.TaskInfo().TaskID, taskID, fmt.Sprintf("%T bound to task", e))
+	}
+}
+
+// rawStreamRPC posts a streaming call by hand (Accept: text/event-stream)
+// and decodes a plain JSON answer; it returns the body and Content-Type.
+func (e *env) rawStreamRPC(ctx context.Context, c checker, body string) (map[string]any, string) {
+	endpoint := e.endpoint(ctx, c)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.URL, bytes.NewBufferString(body))
+	c.NoErr(err, "build request")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(a2a.SvcParamVersion, "1.0")
+	resp, err := e.httpClient.Do(req)
+	c.NoErr(err, "post")
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	c.NoErr(err, "read body")
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		c.Fatalf("HTTP %d %s with a non-JSON body: %.300s", resp.StatusCode, resp.Header.Get("Content-Type"), raw)
+	}
+	return out, resp.Header.Get("Content-Type")
+}
+
+// rawRPC posts body verbatim to the endpoint from the card, as a 1.0
+// caller ("A2A-Version: 1.0"): the requests no SDK can produce (unknown
+// method, malformed JSON).
+func (e *env) rawRPC(ctx context.Context, c checker, body string) map[string]any {
+	endpoint := e.endpoint(ctx, c)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.URL, bytes.NewBufferString(body))
+	c.NoErr(err, "build request")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(a2a.SvcParamVersion, "1.0")
+	resp, err := e.httpClient.Do(req)
+	c.NoErr(err, "post")
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	c.NoErr(err, "read body")
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		c.Fatalf("HTTP %d with a non-JSON body: %.200s", resp.StatusCode, raw)
+	}
+	return out
+}
