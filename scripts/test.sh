@@ -17,10 +17,12 @@ fi
 step "go vet"
 go vet ./...
 (cd interop/goclient && go vet ./...)
+(cd interop/go10 && go vet ./...)
 
 step "go mod tidy -diff: go.mod and go.sum say what the code imports"
 go mod tidy -diff
 (cd interop/goclient && go mod tidy -diff)
+(cd interop/go10 && go mod tidy -diff)
 
 step "builds for Windows and macOS"
 GOOS=windows go build ./...
