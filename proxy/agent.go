@@ -356,16 +356,27 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 			return nil, e
 		}
 	}
-	// A history longer than asked for, or any history member when none
-	// was asked for, is cut to what the caller asked.
-	n := c.info.HistoryLength
-	if c.info.HasHistoryLength && (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op &&
-		info.HasHistory && (info.History > n || n == 0) {
-		if result, err = normalize.TrimHistory(op, c.env.Dialect, result, n); err != nil {
+	if (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op {
+		if result, err = a.trimmedHistory(c, info, result); err != nil {
 			return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 		}
 	}
 	return result, nil
+}
+
+// trimmedHistory cuts a task's history, in a send or get result or the
+// task event opening a stream, to what the caller's historyLength asked: a
+// history longer than asked for, or any history member when none was. The
+// backend was asked for at least that much (normalize.AllHistory).
+func (a *Agent) trimmedHistory(c *call, info normalize.EventInfo, result []byte) ([]byte, error) {
+	n := c.info.HistoryLength
+	if !c.info.HasHistoryLength || !info.HasHistory || (info.History <= n && n != 0) {
+		return result, nil
+	}
+	if c.env.Op.Streaming() {
+		return normalize.TrimEventHistory(c.env.Dialect, result, n)
+	}
+	return normalize.TrimHistory(c.env.Op, c.env.Dialect, result, n)
 }
 
 // readReply reads a backend's unary JSON-RPC reply, whatever its status:

@@ -13,7 +13,9 @@ import (
 //   - firstPushConfig (0.x caller, 1.0 backend): a 0.2.5-style push config
 //     get that names only the task answers the task's first config.
 //   - subscribeSnapshot (1.0 caller, 0.x backend): a 1.0 subscription opens
-//     with the task, which a 0.x resubscribe need not send.
+//     with the task, which a 0.x resubscribe need not send (Python 0.3 does
+//     not; the JS 0.2.5 and 0.3 servers do, and that repeat is dropped, or
+//     sent as the status update it brings: relay.step in stream.go).
 //   - the final-flag hold (0.x caller, 1.0 backend): 1.0 has no final flag,
 //     so a status update in an interrupted state is held until the next
 //     event or the stream's end says whether it was the last (holdsForFinal,
@@ -24,9 +26,14 @@ import (
 //     check that guards it).
 //   - ListTasks (1.0 caller, any backend): the listing is served from the
 //     gateway's task index, each task read from its backend (listtasks.go).
-//   - history trimming (any pair): a task's history is cut to what the
-//     caller's historyLength asked, whatever the backend did with it
-//     (normalize.TrimHistory, called from unary and currentTask).
+//   - history (any pair): a caller that names no historyLength gets all of
+//     the history in either dialect, so a 0.x backend, which may read a
+//     missing one as none (the JS 0.2.5 server does), is asked for
+//     normalize.AllHistory on every get and send, the gateway's own reads
+//     included; and a task's history is cut to what the caller's
+//     historyLength asked, whatever the backend did with it (trimmedHistory
+//     in agent.go, called from unary and for the task opening a stream, and
+//     normalize.TrimHistory in currentTask).
 //
 // Every byte of A2A they write comes from package normalize.
 

@@ -28,6 +28,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	defer a.metrics.streamOpened(a.cfg.Name)()
 	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name)}
 	defer s.releaseScratch()
+	var snapshot []byte
 	if c.env.Op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10 && b.dialect == dialect.V03 {
 		first, e := a.subscribeSnapshot(r, c)
 		if e != nil {
@@ -37,6 +38,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		if err := s.event(first); err != nil {
 			return
 		}
+		snapshot = first
 	}
 	res, err := b.post(r.Context(), r, c, method, params, true)
 	if err != nil {
@@ -58,7 +60,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		}
 		return
 	}
-	a.relay(s, r, res.Body)
+	a.relay(s, r, res.Body, snapshot)
 }
 
 // streamFail answers an error that happened before the backend's stream
@@ -240,10 +242,15 @@ type relay struct {
 	ended     bool   // the last event ends the exchange: a clean close may follow
 	lastTask  string // what the task index last heard
 	lastState string
+	// snapshot is the task event the gateway opened the stream with, until
+	// the backend's first event has been compared with it (subscribeSnapshot).
+	snapshot []byte
+	// opening is set until the first event has been relayed.
+	opening bool
 }
 
-func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
-	rl := &relay{a: a, s: s, ctx: r.Context()}
+func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser, snapshot []byte) {
+	rl := &relay{a: a, s: s, ctx: r.Context(), snapshot: snapshot, opening: true}
 	b := s.c.backend
 	rd := sseframe.NewReader(body, a.cfg.MaxEventBytes)
 	idle := startIdleTimer(b.cfg.StreamIdleTimeout, func() {
@@ -356,6 +363,23 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		rl.lastTask, rl.lastState = strings.Clone(info.TaskID), info.State
 	}
 	rl.ended = endsExchange(info)
+	opening, snapshot := rl.opening, rl.snapshot
+	rl.opening, rl.snapshot = false, nil
+	if snapshot != nil {
+		update, repeat := normalize.RepeatedSnapshot(snapshot, out)
+		switch {
+		case repeat && update == nil:
+			return true
+		case repeat:
+			out = update
+		}
+	}
+	if opening && info.Kind == normalize.KindTask {
+		if out, err = a.trimmedHistory(s.c, info, out); err != nil {
+			a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
+			return false
+		}
+	}
 	if a.holdsForFinal(s.c, info) {
 		// Translated again, with its final flag, when released.
 		rl.held = append([]byte(nil), reply.Result...)

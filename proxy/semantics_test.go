@@ -1,0 +1,145 @@
+package proxy
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/legacyagent"
+)
+
+// sdkBackends are the backends of the end-to-end tests, each test agent
+// also as it answers where the SDK servers of its dialect differ: the
+// caller's answer must be its own spec's whichever built the backend.
+var sdkBackends = []backendKind{
+	backends[0],
+	{"js-0.2.5", dialect.Version025, func(t *testing.T, hold chan struct{}) http.Handler {
+		a := legacyagent.New(legacyagent.Options{Hold: hold, Like: agentcore.JS025})
+		t.Cleanup(a.Close)
+		return a
+	}},
+	backends[1],
+}
+
+// forEachSDK runs f for every caller dialect against every SDK backend.
+func forEachSDK(t *testing.T, f func(t *testing.T, c caller, g *testGateway)) {
+	for _, b := range sdkBackends {
+		for _, c := range callers {
+			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
+				t.Parallel()
+				f(t, c, newGateway(t, b.handler(t, nil), b.version))
+			})
+		}
+	}
+}
+
+// historyOf returns the messageIds of a task's history.
+func historyOf(task gjson.Result) []string {
+	var ids []string
+	for _, m := range task.Get("history").Array() {
+		ids = append(ids, m.Get("messageId").Str)
+	}
+	return ids
+}
+
+// answeredTask makes a task that asked for input and was answered: its
+// history holds the user's message, the agent's question and the answer.
+func answeredTask(t *testing.T, c caller, g *testGateway) (string, gjson.Result) {
+	t.Helper()
+	task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), ""))))
+	id := task.Get("id").Str
+	done := c.task(t, mustResult(t, g.call("2", c.method(dialect.SendMessage), c.continuation("m2", id, "Ada"))))
+	return id, done
+}
+
+// A task read without historyLength carries all of its history on every
+// path, whatever the backend reads a missing historyLength as.
+func TestHistoryUnsetMeansAll(t *testing.T) {
+	forEachSDK(t, func(t *testing.T, c caller, g *testGateway) {
+		id, done := answeredTask(t, c, g)
+		if h := historyOf(done); len(h) < 3 {
+			t.Fatalf("send result: want the whole history (at least 3 messages), got %v: %s", h, done.Raw)
+		}
+		got := mustResult(t, g.call("3", c.method(dialect.GetTask), `{"id":"`+id+`"}`))
+		all := historyOf(got)
+		if len(all) < 3 {
+			t.Fatalf("GetTask without historyLength: want the whole history, got %v: %s", all, got.Raw)
+		}
+		if c.d == dialect.V10 {
+			list := mustResult(t, g.call("4", "ListTasks", `{}`))
+			if h := historyOf(list.Get("tasks.0")); len(h) != len(all) {
+				t.Fatalf("ListTasks without historyLength: want %d history messages, got %v: %s", len(all), h, list.Raw)
+			}
+			one := mustResult(t, g.call("5", "ListTasks", `{"historyLength":1}`))
+			if h := historyOf(one.Get("tasks.0")); len(h) != 1 || h[0] != all[len(all)-1] {
+				t.Fatalf("ListTasks historyLength 1: want the newest message, got %v", h)
+			}
+			none := mustResult(t, g.call("6", "ListTasks", `{"historyLength":0}`))
+			if none.Get("tasks.0.history").Exists() {
+				t.Fatalf("ListTasks historyLength 0: want no history: %s", none.Raw)
+			}
+		}
+	})
+}
+
+// The task opening a send's stream keeps what the send's historyLength
+// asked, and a 1.0 "none" leaves no history member.
+func TestStreamStartHistoryLength(t *testing.T) {
+	forEachSDK(t, func(t *testing.T, c caller, g *testGateway) {
+		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), ""))))
+		id := task.Get("id").Str
+		cont := c.continuation("m2", id, "Ada")
+		// 1.0 asks for none (which 0.x cannot say), 0.x for one.
+		if c.d == dialect.V10 {
+			cont = cont[:len(cont)-1] + `,"configuration":{"historyLength":0}}`
+		} else {
+			cont = cont[:len(cont)-1] + `,"configuration":{"historyLength":1,"acceptedOutputModes":[]}}`
+		}
+		events := g.stream("2", c.method(dialect.SendStreamingMessage), cont).all()
+		if len(events) == 0 {
+			t.Fatal("empty stream")
+		}
+		first := mustResult(t, events[0])
+		if kindOf(c.d, first) != "task" {
+			t.Skipf("the stream opens with %s", first.Raw)
+		}
+		if c.d == dialect.V10 {
+			first = first.Get("task")
+		}
+		switch h := first.Get("history"); {
+		case c.d == dialect.V10 && h.Exists():
+			t.Fatalf("historyLength 0: the opening task has a history: %s", first.Raw)
+		case len(h.Array()) > 1:
+			t.Fatalf("historyLength 1: the opening task has %d history messages: %s", len(h.Array()), first.Raw)
+		}
+	})
+}
+
+// A subscription opens with the task once, complete with its history,
+// whatever the backend's resubscribe opens with.
+func TestSubscribeOpensWithOneCompleteTask(t *testing.T) {
+	forEachSDK(t, func(t *testing.T, c caller, g *testGateway) {
+		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), ""))))
+		id := task.Get("id").Str
+		events := g.stream("2", c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`).all()
+		tasks := 0
+		for _, e := range events {
+			if kindOf(c.d, mustResult(t, e)) == "task" {
+				tasks++
+			}
+		}
+		if len(events) == 0 || tasks != 1 || kindOf(c.d, mustResult(t, events[0])) != "task" {
+			t.Fatalf("want one task event first, got %d task events in %v", tasks, events)
+		}
+		first := mustResult(t, events[0])
+		if c.d == dialect.V10 {
+			first = first.Get("task")
+		}
+		if h := historyOf(first); len(h) < 2 {
+			t.Fatalf("the opening task must carry its history (the message and the question), got %v: %s", h, first.Raw)
+		}
+	})
+}
