@@ -135,6 +135,9 @@ type call struct {
 	// unchecked marks a call for a task the gateway never saw, served
 	// because the agent allows those; it is not recorded under the caller.
 	unchecked bool
+	// taskState is the state the index holds for the task the call names
+	// (a 1.0 state name; "" when it holds none).
+	taskState string
 	code      int // JSON-RPC error code answered; 0 on success
 	reason    string
 	outcome   string // one of the outcome constants; "" is ok
@@ -316,7 +319,21 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		a.stream(w, r, c, method, params)
 		return
 	}
+	if e := a.finalStateAnswer(c); e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	if e := a.finishedBeforeCancel(r, c); e != nil {
+		a.fail(w, c, e)
+		return
+	}
 	result, e := a.unary(r.Context(), r, c, env.Op, method, params)
+	var ae *normalize.AgentError
+	if e != nil && errors.As(e, &ae) {
+		if fe := a.refusedByFinal(r, c); fe != nil {
+			e = fe
+		}
+	}
 	if e != nil {
 		a.fail(w, c, e)
 		return
@@ -355,6 +372,10 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		if e := a.record(ctx, c, info); e != nil {
 			return nil, e
 		}
+	}
+	// A cancel answered with a task that had already finished otherwise.
+	if op == dialect.CancelTask && crossCancel(c) && dialect.TerminalState(info.State) && info.State != "TASK_STATE_CANCELED" {
+		return nil, notCancelable(c, info.State)
 	}
 	if (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op {
 		if result, err = a.trimmedHistory(c, info, result); err != nil {

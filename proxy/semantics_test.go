@@ -1,12 +1,15 @@
 package proxy
 
 import (
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/agent10"
 	"github.com/a2agate/gateway/internal/agentcore"
 	"github.com/a2agate/gateway/legacyagent"
 )
@@ -22,6 +25,11 @@ var sdkBackends = []backendKind{
 		return a
 	}},
 	backends[1],
+	{"a2a-go-v2", dialect.Version10, func(t *testing.T, hold chan struct{}) http.Handler {
+		a := agent10.New(agent10.Options{Hold: hold, Like: agentcore.GoV2})
+		t.Cleanup(a.Close)
+		return a
+	}},
 }
 
 // forEachSDK runs f for every caller dialect against every SDK backend.
@@ -141,5 +149,123 @@ func TestSubscribeOpensWithOneCompleteTask(t *testing.T) {
 		if h := historyOf(first); len(h) < 2 {
 			t.Fatalf("the opening task must carry its history (the message and the question), got %v: %s", h, first.Raw)
 		}
+	})
+}
+
+// canceledBehindTheIndex makes a task, then cancels it at the backend
+// directly: the backend holds it canceled while the gateway's index still
+// holds it working, so the gateway learns it is final only from the
+// backend's answers.
+func canceledBehindTheIndex(t *testing.T, c caller, g *testGateway) string {
+	t.Helper()
+	cfg := `"blocking":false`
+	if c.d == dialect.V10 {
+		cfg = `"returnImmediately":true`
+	}
+	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), cfg)))).Get("id").Str
+	method, header := "tasks/cancel", ""
+	if g.agent.backend.dialect == dialect.V10 {
+		method, header = "CancelTask", "1.0"
+	}
+	req, _ := http.NewRequest(http.MethodPost, g.backend.URL+"/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{"id":"`+id+`"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	if header != "" {
+		req.Header.Set("A2A-Version", header)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(strings.ToLower(string(b)), "canceled") {
+		t.Fatalf("canceling at the backend: %s", b)
+	}
+	return id
+}
+
+// streamError reads the error a streaming call was answered with, as an
+// SSE event or a plain JSON-RPC response.
+func streamError(t *testing.T, s *eventStream) gjson.Result {
+	t.Helper()
+	if strings.HasPrefix(s.res.Header.Get("Content-Type"), "text/event-stream") {
+		events := s.all()
+		if len(events) != 1 {
+			t.Fatalf("want one error event, got %v", events)
+		}
+		return events[0]
+	}
+	b, _ := io.ReadAll(s.res.Body)
+	return gjson.ParseBytes(b)
+}
+
+// A message to a task in a final state gets the caller's spec's refusal:
+// 1.0 UnsupportedOperationError, 0.x InvalidRequest (what the JS 0.x
+// reference servers answer), whether the index or only the backend knows
+// the task is final, and whichever SDK built the backend.
+func TestMessageToFinalTask(t *testing.T) {
+	forEachSDK(t, func(t *testing.T, c caller, g *testGateway) {
+		want := -32600
+		if c.d == dialect.V10 {
+			want = -32004
+		}
+		id := canceledBehindTheIndex(t, c, g)
+		// First only the backend knows; the gateway's read of the task then
+		// tells the index.
+		for range 2 {
+			wantError(t, g.call("2", c.method(dialect.SendMessage), c.continuation("m2", id, "more")), c.d, want)
+		}
+		wantError(t, streamError(t, g.stream("3", c.method(dialect.SendStreamingMessage), c.continuation("m3", id, "more"))), c.d, want)
+		id = canceledBehindTheIndex(t, c, g)
+		wantError(t, streamError(t, g.stream("4", c.method(dialect.SendStreamingMessage), c.continuation("m4", id, "more"))), c.d, want)
+	})
+}
+
+// A subscription to a task in a final state: 1.0 says
+// UnsupportedOperationError; 0.3 says the stream returns the task, as
+// GetTask would, and closes.
+func TestSubscribeToFinalTask(t *testing.T) {
+	forEachSDK(t, func(t *testing.T, c caller, g *testGateway) {
+		id := canceledBehindTheIndex(t, c, g)
+		for range 2 { // the backend's answer, then the index's
+			s := g.stream("2", c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`)
+			if c.d == dialect.V10 {
+				wantError(t, streamError(t, s), c.d, -32004)
+				continue
+			}
+			events := s.all()
+			if len(events) != 1 || stateOf(c.d, mustResult(t, events[0])) != "canceled" || kindOf(c.d, mustResult(t, events[0])) != "task" {
+				t.Fatalf("want the canceled task alone, got %v", events)
+			}
+		}
+	})
+}
+
+// A cancel of a task already final is TaskNotCancelable in both specs; the
+// JS 1.x and a2a-go v2 servers answer the task instead, which a 0.x caller
+// then gets as the error. Between peers of one dialect the backend's
+// answer stands.
+func TestCancelFinalTask(t *testing.T) {
+	forEachSDK(t, func(t *testing.T, c caller, g *testGateway) {
+		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("hello"), ""))))
+		id := task.Get("id").Str
+		if task.Get("status.state").Str != c.state("completed") {
+			t.Fatalf("want completed: %s", task.Raw)
+		}
+		r := g.call("2", c.method(dialect.CancelTask), `{"id":"`+id+`"}`)
+		if c.d == dialect.V10 && g.agent.backend.dialect == dialect.V10 && !r.Get("error").Exists() {
+			if r.Get("result.status.state").Str != c.state("completed") {
+				t.Fatalf("the backend's own answer passes through: %s", r.Raw)
+			}
+			return
+		}
+		wantError(t, r, c.d, -32002)
+		// And so behind the index.
+		id = canceledBehindTheIndex(t, c, g)
+		r = g.call("3", c.method(dialect.CancelTask), `{"id":"`+id+`"}`)
+		if c.d == dialect.V10 && g.agent.backend.dialect == dialect.V10 && !r.Get("error").Exists() {
+			return
+		}
+		wantError(t, r, c.d, -32002)
 	})
 }

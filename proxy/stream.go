@@ -28,6 +28,13 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	defer a.metrics.streamOpened(a.cfg.Name)()
 	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name)}
 	defer s.releaseScratch()
+	if e := a.finalStateAnswer(c); e != nil {
+		a.streamFail(s, e)
+		return
+	}
+	if c.env.Op == dialect.SubscribeToTask && c.indexedFinal() && b.dialect == dialect.V10 && a.finalSubscription(r, s) {
+		return
+	}
 	var snapshot []byte
 	if c.env.Op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10 && b.dialect == dialect.V03 {
 		first, e := a.subscribeSnapshot(r, c)
@@ -54,13 +61,31 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		case e != nil:
 			a.streamFail(s, e)
 		case reply.Error != nil:
-			a.streamFail(s, a.backendError(c, reply.Error))
+			a.refusedStream(s, r, a.backendError(c, reply.Error))
 		default:
 			a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered a stream request without an event stream", b.name))
 		}
 		return
 	}
 	a.relay(s, r, res.Body, snapshot)
+}
+
+// refusedStream answers a backend's refusal of a streaming call before its
+// first event: as the caller's spec answers a call about a task in a final
+// state when that is why (refusedByFinal, finalSubscription), else with e.
+func (a *Agent) refusedStream(s *sse, r *http.Request, e *normalize.Error) {
+	var ae *normalize.AgentError
+	if !errors.As(e, &ae) {
+		a.streamFail(s, e)
+		return
+	}
+	if fe := a.refusedByFinal(r, s.c); fe != nil {
+		a.streamFail(s, fe)
+		return
+	}
+	if !a.finalSubscription(r, s) {
+		a.streamFail(s, e)
+	}
 }
 
 // streamFail answers an error that happened before the backend's stream
@@ -232,6 +257,7 @@ func (s *sse) flushPending() error {
 type relay struct {
 	a         *Agent
 	s         *sse
+	r         *http.Request
 	ctx       context.Context
 	idleFired atomic.Bool
 
@@ -250,7 +276,7 @@ type relay struct {
 }
 
 func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser, snapshot []byte) {
-	rl := &relay{a: a, s: s, ctx: r.Context(), snapshot: snapshot, opening: true}
+	rl := &relay{a: a, s: s, r: r, ctx: r.Context(), snapshot: snapshot, opening: true}
 	b := s.c.backend
 	rd := sseframe.NewReader(body, a.cfg.MaxEventBytes)
 	idle := startIdleTimer(b.cfg.StreamIdleTimeout, func() {
@@ -334,7 +360,12 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return false
 	}
 	if reply.Error != nil {
-		a.streamFail(s, a.backendError(s.c, reply.Error))
+		e := a.backendError(s.c, reply.Error)
+		if rl.opening {
+			a.refusedStream(s, rl.r, e)
+		} else {
+			a.streamFail(s, e)
+		}
 		return false
 	}
 	// A further event: the one held, if any, did not end the stream. It

@@ -62,6 +62,9 @@ func (a *Agent) subscribeToTask(_ *http.Request, params json.RawMessage) (agentc
 	if !ok {
 		return agentcore.Subscription{}, agentcore.ErrTaskNotFound(p.ID)
 	}
+	if state := snap.Status.State; state.Terminal() && a.core.Opts.Like == agentcore.GoV2 {
+		return agentcore.Subscription{}, agentcore.NewError(agentcore.CodeTaskNotFound, "no active execution", map[string]string{"taskId": p.ID})
+	}
 	if state := snap.Status.State; state.Terminal() {
 		return agentcore.Subscription{}, newError(codeUnsupportedOperation,
 			"Task "+p.ID+" is in terminal state "+stateNames[state]+" and cannot be subscribed to",

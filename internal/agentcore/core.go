@@ -37,8 +37,13 @@ const (
 	// OwnAnswers is the bundled agent's own behaviour.
 	OwnAnswers SDKServer = iota
 	// JS025 is the @a2a-js/sdk 0.2.5 (and 0.3) server: a tasks/get without
-	// historyLength answers no history.
+	// historyLength answers no history, and a message to a task in a final
+	// state is -32600.
 	JS025
+	// GoV2 is the a2a-go v2 server: a subscription to a task in a final
+	// state is -32001 "no active execution", a message to one -32602, and a
+	// cancel of one answers the task.
+	GoV2
 )
 
 // Dialect is what the core needs to know of a wire's message type M and
