@@ -269,3 +269,23 @@ func TestCancelFinalTask(t *testing.T) {
 		wantError(t, r, c.d, -32002)
 	})
 }
+
+// A push config delete answers "result":null to a 0.x caller and the 1.0
+// Empty ({}) to a 1.0 caller, also from an a2a-go v2 backend, which answers
+// with no result member at all.
+func TestPushConfigDeleteResult(t *testing.T) {
+	forEachSDK(t, func(t *testing.T, c caller, g *testGateway) {
+		id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), "")))).Get("id").Str
+		set := `{"taskId":"` + id + `","id":"cfg1","url":"https://hooks.example/a2a"}`
+		del := `{"taskId":"` + id + `","id":"cfg1"}`
+		if c.d == dialect.V03 {
+			set = `{"taskId":"` + id + `","pushNotificationConfig":{"id":"cfg1","url":"https://hooks.example/a2a"}}`
+			del = `{"id":"` + id + `","pushNotificationConfigId":"cfg1"}`
+		}
+		mustResult(t, g.call("2", c.method(dialect.CreatePushConfig), set))
+		r := g.call("3", c.method(dialect.DeletePushConfig), del)
+		if want := map[dialect.ID]string{dialect.V03: "null", dialect.V10: "{}"}[c.d]; r.Get("result").Raw != want {
+			t.Fatalf("delete answered %s, want result %s", r.Raw, want)
+		}
+	})
+}

@@ -41,8 +41,9 @@ const (
 	// state is -32600.
 	JS025
 	// GoV2 is the a2a-go v2 server: a subscription to a task in a final
-	// state is -32001 "no active execution", a message to one -32602, and a
-	// cancel of one answers the task.
+	// state is -32001 "no active execution", a message to one -32602, a
+	// cancel of one answers the task, and a push config delete answers no
+	// result member.
 	GoV2
 )
 
