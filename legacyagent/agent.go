@@ -33,9 +33,6 @@ const timestampPrecision = time.Microsecond
 
 // New returns an Agent configured by opts.
 func New(opts Options) *Agent {
-	if opts.Name == "" {
-		opts.Name = DefaultName
-	}
 	a := &Agent{}
 	methods := &agentcore.Methods{
 		Unary: map[string]agentcore.Unary{
@@ -54,8 +51,9 @@ func New(opts Options) *Agent {
 		EncodeError: encodeError,
 	}
 	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact]{
-		Dialect: wire{},
-		Methods: methods,
+		DefaultName: DefaultName,
+		Dialect:     wire{},
+		Methods:     methods,
 		Cards: map[string]func(string) any{
 			cardPath:         func(url string) any { return a.card(url, false) },
 			extendedCardPath: func(url string) any { return a.card(url, true) },

@@ -35,9 +35,6 @@ func (a *Agent) pushConfigSet(_ *http.Request, params json.RawMessage) (any, *ag
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errors.New("taskId: required"))
-	}
 	if err := validatePushConfig(p.PushNotificationConfig); err != nil {
 		return nil, errInvalidParams(err)
 	}
@@ -56,9 +53,6 @@ func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *ag
 	var p pushConfigParams
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	configs, rerr := a.core.PushConfigs(p.ID)
 	if rerr != nil {
@@ -81,9 +75,6 @@ func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *a
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
 	configs, rerr := a.core.PushConfigs(p.ID)
 	if rerr != nil {
 		return nil, rerr
@@ -100,9 +91,6 @@ func (a *Agent) pushConfigDelete(_ *http.Request, params json.RawMessage) (any, 
 	var p pushConfigParams
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	if p.PushNotificationConfigID == "" {
 		return nil, errInvalidParams(errors.New("pushNotificationConfigId: required"))

@@ -2,13 +2,10 @@ package legacyagent
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/a2agate/gateway/internal/agentcore"
 )
-
-var errIDRequired = errors.New("id: required")
 
 // tasksGet answers tasks/get with the task, keeping the last historyLength
 // messages when it is positive and all of them when it is 0 or absent (none
@@ -18,15 +15,12 @@ func (a *Agent) tasksGet(_ *http.Request, params json.RawMessage) (any, *agentco
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
 	if err := validateHistoryLength(p.HistoryLength); err != nil {
 		return nil, errInvalidParams(err)
 	}
-	t, ok := a.core.Lookup(p.ID)
-	if !ok {
-		return nil, agentcore.ErrTaskNotFound(p.ID)
+	t, rerr := a.core.Lookup(p.ID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	historyLength := 0
 	switch {
@@ -45,9 +39,6 @@ func (a *Agent) tasksCancel(_ *http.Request, params json.RawMessage) (any, *agen
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
 	t, rerr := a.core.Cancel(p.ID)
 	if rerr != nil {
 		return nil, rerr
@@ -63,15 +54,7 @@ func (a *Agent) tasksResubscribe(_ *http.Request, params json.RawMessage) (agent
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return agentcore.Subscription{}, rerr
 	}
-	if p.ID == "" {
-		return agentcore.Subscription{}, errInvalidParams(errIDRequired)
-	}
-	rec, snap, cursor, ok := a.core.Watch(p.ID)
-	if !ok {
-		return agentcore.Subscription{}, agentcore.ErrTaskNotFound(p.ID)
-	}
-	if snap.Status.State.Settled() {
-		rec = nil
-	}
-	return a.core.Subscribe(renderTask(snap, 0), rec, cursor, renderEvent), nil
+	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
+		return renderTask(snap, 0), nil
+	}, renderEvent)
 }

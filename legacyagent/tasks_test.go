@@ -35,15 +35,7 @@ func TestTasksGet(t *testing.T) {
 			params["historyLength"] = tt.length
 		}
 		res := client.Call(t, srv, "tasks/get", params).(obj)
-		var texts []any
-		for _, m := range agenttest.Path(t, res, "history").([]any) {
-			texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
-		}
-		want := make([]any, len(tt.wantLast))
-		for i, s := range tt.wantLast {
-			want[i] = s
-		}
-		agenttest.WantJSON(t, tt.name, texts, want)
+		agenttest.WantJSON(t, tt.name, agenttest.FirstTexts(t, agenttest.Path(t, res, "history")), tt.wantLast)
 	}
 
 	e := client.CallErr(t, srv, "tasks/get", obj{"id": "missing"})
@@ -110,4 +102,27 @@ func TestTasksResubscribe(t *testing.T) {
 	e := client.CallErr(t, srv, "tasks/resubscribe", obj{"id": "missing"})
 	agenttest.WantCode(t, e, agentcore.CodeTaskNotFound)
 	agenttest.WantJSON(t, "data", e["data"], obj{"taskId": "missing"})
+}
+
+func TestRequiredFields(t *testing.T) {
+	t.Parallel()
+	_, srv := startAgent(t, Options{})
+	invalidParams := func(t *testing.T, e obj) { agenttest.WantCode(t, e, agentcore.CodeInvalidParams) }
+	tests := []struct {
+		method string
+		params obj
+		detail string
+	}{
+		{"tasks/get", obj{}, "parameters: id: required"},
+		{"tasks/cancel", obj{}, "parameters: id: required"},
+		{"tasks/resubscribe", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/set", obj{"pushNotificationConfig": obj{"url": "https://x"}}, "parameters: taskId: required"},
+		{"tasks/pushNotificationConfig/get", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/list", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/delete", obj{"pushNotificationConfigId": "c"}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/delete", obj{"id": "t"}, "parameters: pushNotificationConfigId: required"},
+	}
+	for _, tt := range tests {
+		client.WantRefused(t, srv, []string{tt.method}, invalidParams, tt.params, tt.detail)
+	}
 }

@@ -163,6 +163,13 @@ type pushConfigParams struct {
 	Metadata                 jsonObject `json:"metadata"`
 }
 
+// The fields each request requires.
+
+func (r taskPushConfig) Check() error   { return agentcore.Require("taskId", r.TaskID) }
+func (r taskQueryParams) Check() error  { return agentcore.Require("id", r.ID) }
+func (r taskIDParams) Check() error     { return agentcore.Require("id", r.ID) }
+func (r pushConfigParams) Check() error { return agentcore.Require("id", r.ID) }
+
 // jsonObject is metadata and DataPart.data, which the schema types as
 // "object".
 type jsonObject = agentcore.JSONObject

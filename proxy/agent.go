@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -35,6 +37,9 @@ type Agent struct {
 	// to learn whether the backend ends the stream after it.
 	interruptGrace time.Duration
 	cards          cards
+	// readTimeout and streamWriteTimeout are Options' ReadTimeout and
+	// StreamWriteTimeout.
+	readTimeout, streamWriteTimeout time.Duration
 }
 
 // Verifier checks a caller's Authorization header; *auth.Verifier is one.
@@ -55,6 +60,12 @@ type Options struct {
 	Tasks store.Store
 	// Metrics records the agent's traffic; nil records nothing.
 	Metrics *Metrics
+	// ReadTimeout bounds reading a request's body, from the end of its
+	// headers (server.read_timeout); zero is no bound.
+	ReadTimeout time.Duration
+	// StreamWriteTimeout bounds writing one stream event to the caller
+	// (server.stream_write_timeout); zero is no bound.
+	StreamWriteTimeout time.Duration
 }
 
 // NewAgent builds the handler of one published agent from a validated,
@@ -78,7 +89,8 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		return v, nil
 	}
 	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics,
-		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace}
+		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace,
+		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout}
 	add := func(name string, bc BackendConfig) (*backend, error) {
 		v, err := resolve(bc)
 		if err != nil {
@@ -147,8 +159,6 @@ type call struct {
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
 	lentInline [6]*[]byte
-	spans      *spanScratch // lent too: where the request's and reply's containers are
-	header     http.Header  // lent too: the backend request's header
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
@@ -161,6 +171,13 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		c.env.Dialect = guessDialect(body, r)
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
+		return
+	}
+	if ct := firstValue(r.Header, "Content-Type"); !jsonContentType(ct) {
+		c.env.Dialect = guessDialect(body, r)
+		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Type %q is not accepted: send JSON-RPC requests as application/json (or application/a2a+json)", truncateHeader(ct)))
+		c.bytes += len(out)
+		writeJSON(w, http.StatusUnsupportedMediaType, out)
 		return
 	}
 	c.env, err = normalize.ParseRequest(body)
@@ -181,6 +198,17 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	a.forward(w, r, c)
 }
 
+// jsonContentType reports whether a request's Content-Type is one A2A
+// sends JSON-RPC in. Anything else is refused: a web page can send a
+// cross-site text/plain or form POST without a preflight, but not JSON.
+func jsonContentType(ct string) bool {
+	if ct == "application/json" {
+		return true // what every SDK client sends: no parse
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || mt == "application/a2a+json")
+}
+
 func truncateHeader(v string) string {
 	if len(v) > 32 {
 		return v[:32] + "…"
@@ -188,8 +216,9 @@ func truncateHeader(v string) string {
 	return v
 }
 
-// readBody reads the request body up to the agent's limit. A declared
-// length over the limit is refused before any of the body is read.
+// readBody reads the request body up to the agent's limit, within the read
+// timeout. A declared length over the limit is refused before any of the
+// body is read.
 func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byte, error) {
 	limit := a.cfg.MaxBodyBytes
 	tooLarge := func() *normalize.Error {
@@ -198,13 +227,31 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 	if r.ContentLength > limit {
 		return nil, tooLarge()
 	}
+	var rc *http.ResponseController
+	if a.readTimeout > 0 {
+		// A deadline on this request's body only, not http.Server's
+		// ReadTimeout: that one stays on the connection while a stream is
+		// answered, and its expiry there cancels the call.
+		rc = http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(a.readTimeout)) != nil {
+			rc = nil
+		}
+	}
 	buf := c.buffer(int(min(max(r.ContentLength, 0), maxPresize)) + 1)
 	body, err := readSized(*buf, http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
 	*buf = body
+	if rc != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// Once passed, the deadline stays: the server's attempt to read the
+		// rest of the body after the answer then fails at once, and it
+		// closes the connection instead of waiting.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return body, tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return body, normalize.Errorf(dialect.ErrInvalidRequest, "the request body did not arrive within server.read_timeout (%s)", a.readTimeout)
 	case err != nil:
 		return body, normalize.Errorf(dialect.ErrInvalidRequest, "reading the request body failed: %v", err)
 	}
@@ -226,7 +273,7 @@ func guessDialect(body []byte, r *http.Request) dialect.ID {
 // fail answers the call with an error in the caller's dialect.
 func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
 	if c.env.Op.Streaming() {
-		a.streamFail(&sse{w: w, rc: http.NewResponseController(w), c: c}, e)
+		a.streamFail(&sse{w: w, rc: http.NewResponseController(w), c: c, writeTimeout: a.streamWriteTimeout}, e)
 		return
 	}
 	out := a.errorResponse(c, e)

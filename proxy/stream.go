@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,8 +27,9 @@ import (
 func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
 	b := c.backend
 	defer a.metrics.streamOpened(a.cfg.Name)()
-	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name)}
+	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name), writeTimeout: a.streamWriteTimeout}
 	defer s.releaseScratch()
+	defer a.endStreamWrites(s)
 	if e := a.finalStateAnswer(c); e != nil {
 		a.streamFail(s, e)
 		return
@@ -124,6 +126,39 @@ type sse struct {
 	readAt     time.Time
 	unobserved int
 	relayTime  prometheus.Observer
+	// writeTimeout bounds each write and flush to the caller
+	// (server.stream_write_timeout); writeTimedOut is set once one missed
+	// it and the caller was cut.
+	writeTimeout  time.Duration
+	writeTimedOut bool
+}
+
+// writeDeadline gives the next write to the caller writeTimeout from now.
+func (s *sse) writeDeadline() {
+	if s.writeTimeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
+}
+
+// wrote notes a write error that was the write deadline passing.
+func (s *sse) wrote(err error) error {
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		s.writeTimedOut = true
+	}
+	return err
+}
+
+// endStreamWrites bounds what the server writes after the handler (the
+// stream's last chunk), and logs and counts a caller cut for not taking
+// an event within the stream write timeout.
+func (a *Agent) endStreamWrites(s *sse) {
+	s.writeDeadline()
+	if !s.writeTimedOut {
+		return
+	}
+	s.c.outcome, s.c.reason = outcomeCallerError, "stream_write_timeout"
+	a.log.Warn("stream caller cut: it did not take an event within server.stream_write_timeout",
+		"stream_write_timeout", s.writeTimeout.String(), "events", s.c.events)
 }
 
 func (s *sse) start() {
@@ -189,8 +224,9 @@ func (s *sse) data(payload []byte) error {
 	sc.frame = sseframe.AppendEvent(sc.frame[:0], sseframe.Event{Data: payload})
 	out := sc.frame
 	s.c.bytes += len(out)
+	s.writeDeadline()
 	if _, err := s.w.Write(out); err != nil {
-		return err
+		return s.wrote(err)
 	}
 	s.unobserved++
 	return s.flushUnlessBatching()
@@ -200,8 +236,9 @@ func (s *sse) data(payload []byte) error {
 func (s *sse) comment(text []byte) error {
 	s.start()
 	out := sseframe.AppendEvent(nil, sseframe.Event{Comment: text})
+	s.writeDeadline()
 	if _, err := s.w.Write(out); err != nil {
-		return err
+		return s.wrote(err)
 	}
 	return s.flushUnlessBatching()
 }
@@ -217,8 +254,9 @@ func (s *sse) flushUnlessBatching() error {
 // flush sends what was written to the caller at once.
 func (s *sse) flush() error {
 	s.unflushed = false
+	s.writeDeadline()
 	if err := s.rc.Flush(); err != nil {
-		return err
+		return s.wrote(err)
 	}
 	s.observeRelayed()
 	return nil

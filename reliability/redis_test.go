@@ -127,7 +127,7 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 		}
 	}
 	if res.failed > 0 && (res.firstFailure.Before(cut) || res.lastFailure.After(recovered.Add(time.Second))) {
-		t.Errorf("calls failed outside the outage (%s to %s): the first at %s, the last at %s:\n%s",
+		t.Errorf("calls failed outside the outage (%s to %s): the first answered at %s, the last sent at %s:\n%s",
 			cut.Format(timeFormat), recovered.Format(timeFormat), res.firstFailure.Format(timeFormat), res.lastFailure.Format(timeFormat), res.failureList())
 	}
 	if res.failed == 0 || res.succeeded() == 0 {

@@ -21,14 +21,7 @@ var shareCases = []conformanceCase{
 	{"ContextOwnerSurvivesWhileTaskLives", testContextOwnerSurvives},
 }
 
-func runShareConformance(t *testing.T, open opener) {
-	for _, c := range shareCases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.run(t, open)
-		})
-	}
-}
+func runShareConformance(t *testing.T, open opener) { runCases(t, shareCases, open) }
 
 func testShareRefusesOwner(t *testing.T, open opener) {
 	clock := newFakeClock()

@@ -1,16 +1,16 @@
 package telemetry
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/a2agate/gateway/internal/testlog"
 )
 
 // endSpans ends n spans and returns how long their End calls took.
@@ -29,29 +29,11 @@ func dropped(tr *Tracing, reason string) int {
 	return int(testutil.ToFloat64(tr.dropped.WithLabelValues(reason)))
 }
 
-// syncBuffer is a log destination the export goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A collector that refuses every export costs a call nothing: ending the
 // spans takes no time, every span lost is counted, and the failures are
 // one log line, not one per export.
 func TestRefusingCollectorDropsAndCounts(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	cfg := Config{Enabled: true, OTLP: OTLPConfig{Endpoint: newReceiver(t, refuse).URL}, queueSize: 100}
 	cfg.SetDefaults()
 	tr, err := Setup(testCtx(t), cfg, slog.New(slog.NewTextHandler(&logs, nil)))

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -118,11 +119,18 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 		}
 		return nil, err
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			_, _ = fail(nil) // what was made so far, then on to buildRecovered
+			panic(p)
+		}
+	}()
 	for _, ac := range cfg.Agents {
 		if ac.PublicURL == "" {
 			ac.PublicURL = "http://" + advertised(rt.addr) + ac.Path
 		}
-		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics}
+		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics,
+			ReadTimeout: cfg.Server.ReadTimeout, StreamWriteTimeout: cfg.Server.StreamWriteTimeout}
 		if ac.Auth != nil {
 			v, err := auth.New(gctx, *ac.Auth, ac.PublicURL, &http.Client{Timeout: 10 * time.Second})
 			if err != nil {
@@ -149,6 +157,22 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 	return g, nil
 }
 
+// buildRecovered is build for a reload: a panic while building, a defect
+// the config's validation missed, refuses the new config instead of ending
+// the process that serves the old one.
+func (rt *runtime) buildRecovered(ctx context.Context, cfg *Config) (g *generation, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			g, err = nil, fmt.Errorf("building the new config panicked: %v", p)
+			rt.log.Error("panic while building a reloaded config", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	return buildGeneration(rt, ctx, cfg)
+}
+
+// buildGeneration is build; a test replaces it to make a build panic.
+var buildGeneration = (*runtime).build
+
 // reload loads the config file again. A valid config takes over for new
 // calls; an invalid one is refused, logged and counted, and the running
 // one keeps serving.
@@ -164,7 +188,7 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 		if cfg.Listen != old.Listen || cfg.Admin != old.Admin || cfg.Server != old.Server || !reflect.DeepEqual(cfg.Store, old.Store) || !reflect.DeepEqual(cfg.Tracing, old.Tracing) {
 			return errors.New("listen, admin, server, store and tracing settings change only with a restart")
 		}
-		g, err := rt.build(ctx, cfg)
+		g, err := rt.buildRecovered(ctx, cfg)
 		if err != nil {
 			return err
 		}

@@ -32,9 +32,6 @@ const timestampPrecision = time.Millisecond
 
 // New returns an Agent configured by opts.
 func New(opts Options) *Agent {
-	if opts.Name == "" {
-		opts.Name = DefaultName
-	}
 	a := &Agent{}
 	methods := &agentcore.Methods{
 		Unary: map[string]agentcore.Unary{
@@ -59,10 +56,11 @@ func New(opts Options) *Agent {
 		EncodeError: encodeError,
 	}
 	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact]{
-		Dialect:   wire{},
-		Methods:   methods,
-		Cards:     map[string]func(string) any{cardPath: func(url string) any { return a.card(url, false) }},
-		Precision: timestampPrecision,
+		DefaultName: DefaultName,
+		Dialect:     wire{},
+		Methods:     methods,
+		Cards:       map[string]func(string) any{cardPath: func(url string) any { return a.card(url, false) }},
+		Precision:   timestampPrecision,
 	})
 	return a
 }

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/a2agate/gateway/internal/agentcore"
 	"github.com/a2agate/gateway/internal/agenttest"
 )
 
@@ -50,6 +51,11 @@ func wantCode(t *testing.T, e obj, code int) obj {
 		}
 	}
 	return md
+}
+
+func wantInvalidParams(t *testing.T, e obj) {
+	t.Helper()
+	wantCode(t, e, agentcore.CodeInvalidParams)
 }
 
 // userMessage is a 1.0 user message whose first part is text.

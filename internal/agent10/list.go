@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/a2agate/gateway/internal/agentcore"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // ListTasks page sizes (a2a.proto, ListTasksRequest.page_size).

@@ -2,7 +2,6 @@ package agent10
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/a2agate/gateway/internal/agentcore"
@@ -112,13 +111,7 @@ func TestSendValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, method := range []string{"SendMessage", "SendStreamingMessage"} {
-				e := client.CallErr(t, srv, method, tt.params)
-				wantCode(t, e, agentcore.CodeInvalidParams)
-				if msg := e["message"].(string); !strings.Contains(msg, tt.detail) {
-					t.Fatalf("%s: message %q does not mention %q", method, msg, tt.detail)
-				}
-			}
+			client.WantRefused(t, srv, []string{"SendMessage", "SendStreamingMessage"}, wantInvalidParams, tt.params, tt.detail)
 		})
 	}
 }

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/a2agate/gateway/internal/agentcore"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // storePush keeps cfg for rec, assigning an id when it has none; a config
@@ -73,12 +74,6 @@ func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *ag
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
 	configs, rerr := a.pushConfigs(p.TaskID)
 	if rerr != nil {
 		return nil, rerr
@@ -96,9 +91,6 @@ func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *
 	var p listPushConfigsRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
 	}
 	if p.PageSize < 0 {
 		return nil, errInvalidParams(fmt.Errorf("pageSize: must not be negative, got %d", p.PageSize))
@@ -134,12 +126,6 @@ func (a *Agent) deletePushConfig(_ *http.Request, params json.RawMessage) (any, 
 	var p pushConfigRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	found, rerr := a.core.DeletePush(p.TaskID, p.ID)
 	if rerr != nil {

@@ -2,13 +2,10 @@ package agent10
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/a2agate/gateway/internal/agentcore"
 )
-
-var errIDRequired = errors.New("id: required")
 
 // getTask answers GetTask with the bare Task, its history trimmed to
 // historyLength (unset: all, 0: none).
@@ -17,15 +14,12 @@ func (a *Agent) getTask(_ *http.Request, params json.RawMessage) (any, *agentcor
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
 	if err := validateHistoryLength(p.HistoryLength, "historyLength"); err != nil {
 		return nil, errInvalidParams(err)
 	}
-	t, ok := a.core.Lookup(p.ID)
-	if !ok {
-		return nil, agentcore.ErrTaskNotFound(p.ID)
+	t, rerr := a.core.Lookup(p.ID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	return renderTask(t, p.HistoryLength), nil
 }
@@ -36,9 +30,6 @@ func (a *Agent) cancelTask(_ *http.Request, params json.RawMessage) (any, *agent
 	var p cancelTaskRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	t, rerr := a.core.Cancel(p.ID)
 	if rerr != nil {
@@ -55,24 +46,16 @@ func (a *Agent) subscribeToTask(_ *http.Request, params json.RawMessage) (agentc
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return agentcore.Subscription{}, rerr
 	}
-	if p.ID == "" {
-		return agentcore.Subscription{}, errInvalidParams(errIDRequired)
-	}
-	rec, snap, cursor, ok := a.core.Watch(p.ID)
-	if !ok {
-		return agentcore.Subscription{}, agentcore.ErrTaskNotFound(p.ID)
-	}
-	if state := snap.Status.State; state.Terminal() && a.core.Opts.Like == agentcore.GoV2 {
-		return agentcore.Subscription{}, agentcore.NewError(agentcore.CodeTaskNotFound, "no active execution", map[string]string{"taskId": p.ID})
-	}
-	if state := snap.Status.State; state.Terminal() {
-		return agentcore.Subscription{}, newError(codeUnsupportedOperation,
-			"Task "+p.ID+" is in terminal state "+stateNames[state]+" and cannot be subscribed to",
-			map[string]string{"taskId": p.ID, "state": stateNames[state]})
-	}
-	if snap.Status.State.Settled() {
-		rec = nil
-	}
-	t := renderTask(snap, nil)
-	return a.core.Subscribe(streamResponse{Task: &t}, rec, cursor, renderEvent), nil
+	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
+		if state := snap.Status.State; state.Terminal() && a.core.Opts.Like == agentcore.GoV2 {
+			return nil, agentcore.NewError(agentcore.CodeTaskNotFound, "no active execution", map[string]string{"taskId": p.ID})
+		}
+		if state := snap.Status.State; state.Terminal() {
+			return nil, newError(codeUnsupportedOperation,
+				"Task "+p.ID+" is in terminal state "+stateNames[state]+" and cannot be subscribed to",
+				map[string]string{"taskId": p.ID, "state": stateNames[state]})
+		}
+		t := renderTask(snap, nil)
+		return streamResponse{Task: &t}, nil
+	}, renderEvent)
 }

@@ -42,11 +42,7 @@ func TestGetTask(t *testing.T) {
 			}
 			continue
 		}
-		var texts []any
-		for _, m := range h.([]any) {
-			texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
-		}
-		agenttest.WantJSON(t, tt.name, texts, tt.want)
+		agenttest.WantJSON(t, tt.name, agenttest.FirstTexts(t, h), tt.want)
 	}
 
 	md := wantCode(t, client.CallErr(t, srv, "GetTask", obj{"id": "missing"}), agentcore.CodeTaskNotFound)
@@ -109,4 +105,27 @@ func TestSubscribeToTask(t *testing.T) {
 	md = wantCode(t, client.CallErr(t, srv, "SubscribeToTask", obj{"id": "missing"}), agentcore.CodeTaskNotFound)
 	agenttest.WantJSON(t, "metadata", md, obj{"taskId": "missing"})
 	wantCode(t, client.CallErr(t, srv, "SubscribeToTask", obj{}), agentcore.CodeInvalidParams)
+}
+
+func TestRequiredFields(t *testing.T) {
+	t.Parallel()
+	_, srv := startAgent(t, Options{})
+	tests := []struct {
+		method string
+		params obj
+		detail string
+	}{
+		{"GetTask", obj{}, "parameters: id: required"},
+		{"CancelTask", obj{}, "parameters: id: required"},
+		{"SubscribeToTask", obj{}, "parameters: id: required"},
+		{"CreateTaskPushNotificationConfig", obj{"url": "https://x"}, "parameters: taskId: required"},
+		{"GetTaskPushNotificationConfig", obj{"id": "c"}, "parameters: taskId: required"},
+		{"GetTaskPushNotificationConfig", obj{"taskId": "t"}, "parameters: id: required"},
+		{"ListTaskPushNotificationConfigs", obj{}, "parameters: taskId: required"},
+		{"DeleteTaskPushNotificationConfig", obj{"id": "c"}, "parameters: taskId: required"},
+		{"DeleteTaskPushNotificationConfig", obj{"taskId": "t"}, "parameters: id: required"},
+	}
+	for _, tt := range tests {
+		client.WantRefused(t, srv, []string{tt.method}, wantInvalidParams, tt.params, tt.detail)
+	}
 }

@@ -209,6 +209,14 @@ type getExtendedAgentCardRequest struct {
 	Tenant string `json:"tenant"`
 }
 
+// The fields each request requires.
+
+func (r getTaskRequest) Check() error         { return agentcore.Require("id", r.ID) }
+func (r cancelTaskRequest) Check() error      { return agentcore.Require("id", r.ID) }
+func (r subscribeToTaskRequest) Check() error { return agentcore.Require("id", r.ID) }
+func (r pushConfigRequest) Check() error      { return agentcore.Require("taskId", r.TaskID, "id", r.ID) }
+func (r listPushConfigsRequest) Check() error { return agentcore.Require("taskId", r.TaskID) }
+
 // jsonObject is a google.protobuf.Struct kept as raw bytes.
 type jsonObject = agentcore.JSONObject
 

@@ -95,8 +95,10 @@ type Core[M, A, C any] struct {
 // Wire is what a dialect adds to the core: its spelling of messages and
 // artifacts, its JSON-RPC methods and its agent cards.
 type Wire[M, A any] struct {
-	Dialect Dialect[M, A]
-	Methods *Methods
+	// DefaultName is the card's name when Options.Name is empty.
+	DefaultName string
+	Dialect     Dialect[M, A]
+	Methods     *Methods
 	// Cards maps each card route to the card it serves, given the public
 	// JSON-RPC URL.
 	Cards map[string]func(url string) any
@@ -108,6 +110,9 @@ type Wire[M, A any] struct {
 
 // New returns a Core speaking w.
 func New[M, A, C any](opts Options, w Wire[M, A]) *Core[M, A, C] {
+	if opts.Name == "" {
+		opts.Name = w.DefaultName
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Core[M, A, C]{
 		Opts:    opts,

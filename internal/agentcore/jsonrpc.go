@@ -190,8 +190,24 @@ func decodeRequest(body []byte) (request, *Error) {
 	return req, nil
 }
 
-// DecodeParams decodes params into v, absent params as {}. A value of the
-// wrong type is reported at path+its field.
+// Checked is a request that checks itself once decoded, such as for the
+// fields it requires: DecodeParams refuses one whose Check fails.
+type Checked interface{ Check() error }
+
+// Require is the error naming the first of fields left empty, or nil;
+// fields are name, value pairs.
+func Require(fields ...string) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		if fields[i+1] == "" {
+			return errors.New(fields[i] + ": required")
+		}
+	}
+	return nil
+}
+
+// DecodeParams decodes params into v, absent params as {}, and checks v
+// when it is Checked. A value of the wrong type is reported at path+its
+// field.
 func DecodeParams(params json.RawMessage, v any, path string) *Error {
 	if params == nil {
 		params = json.RawMessage("{}")
@@ -202,6 +218,11 @@ func DecodeParams(params json.RawMessage, v any, path string) *Error {
 			return ErrInvalidParams(fmt.Errorf("%s%s: must be %s, got %s", path, typeErr.Field, typeErr.Type, typeErr.Value))
 		}
 		return ErrInvalidParams(err)
+	}
+	if c, ok := v.(Checked); ok {
+		if err := c.Check(); err != nil {
+			return ErrInvalidParams(err)
+		}
 	}
 	return nil
 }

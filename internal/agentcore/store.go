@@ -261,11 +261,7 @@ func (s *store[M, A, C]) awaitSettled(ctx context.Context, done <-chan struct{},
 		if state.Settled() {
 			return
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		case <-done:
+		if !awaitChange(ctx, done, changed) {
 			return
 		}
 	}
@@ -284,11 +280,7 @@ func (s *store[M, A, C]) follow(ctx context.Context, done <-chan struct{}, rec *
 			}
 		}
 		cursor += len(pending)
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		case <-done:
+		if !awaitChange(ctx, done, changed) {
 			return
 		}
 	}
@@ -302,3 +294,16 @@ func (r *Record[M, A, C]) publish(u update[M, A]) {
 
 // TaskID is the id of rec's task, which never changes.
 func (r *Record[M, A, C]) TaskID() string { return r.task.ID }
+
+// awaitChange blocks until changed is closed and reports true, or until ctx
+// or done ends the wait and reports false.
+func awaitChange(ctx context.Context, done, changed <-chan struct{}) bool {
+	select {
+	case <-changed:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-done:
+		return false
+	}
+}

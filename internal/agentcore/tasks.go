@@ -63,13 +63,13 @@ func (c *Core[M, A, C]) AwaitSettled(ctx context.Context, rec *Record[M, A, C]) 
 	return c.store.snapshot(rec)
 }
 
-// Lookup returns task id.
-func (c *Core[M, A, C]) Lookup(id string) (Task[M, A], bool) {
+// Lookup returns task id, or -32001 when there is none.
+func (c *Core[M, A, C]) Lookup(id string) (Task[M, A], *Error) {
 	rec, ok := c.store.lookup(id)
 	if !ok {
-		return Task[M, A]{}, false
+		return Task[M, A]{}, ErrTaskNotFound(id)
 	}
-	return c.store.snapshot(rec), true
+	return c.store.snapshot(rec), nil
 }
 
 // Cancel moves task id to canceled and stops its script; a terminal task
@@ -90,8 +90,8 @@ func (c *Core[M, A, C]) finalTaskMessage(taskID string) *Error {
 	if taskID == "" || c.Opts.Like == OwnAnswers {
 		return nil
 	}
-	t, ok := c.Lookup(taskID)
-	if !ok || !t.Status.State.Terminal() {
+	t, rerr := c.Lookup(taskID)
+	if rerr != nil || !t.Status.State.Terminal() {
 		return nil
 	}
 	state := c.dialect.StateName(t.Status.State)
@@ -120,8 +120,21 @@ func (c *Core[M, A, C]) Subscribe(first any, rec *Record[M, A, C], cursor int, r
 	return sub
 }
 
-// Watch returns task id's record, a snapshot of it and the cursor of the
-// first event the snapshot does not show.
-func (c *Core[M, A, C]) Watch(id string) (*Record[M, A, C], Task[M, A], int, bool) {
-	return c.store.watch(id)
+// Resubscribe returns a stream of task id: first, given a snapshot of the
+// task, then the task's events from that snapshot on until the stream
+// cycle ends. A task that is terminal or interrupted gets first alone. An
+// error from first refuses the stream; an unknown task is -32001.
+func (c *Core[M, A, C]) Resubscribe(id string, first func(Task[M, A]) (any, *Error), render func(Event[M, A]) any) (Subscription, *Error) {
+	rec, snap, cursor, ok := c.store.watch(id)
+	if !ok {
+		return Subscription{}, ErrTaskNotFound(id)
+	}
+	head, rerr := first(snap)
+	if rerr != nil {
+		return Subscription{}, rerr
+	}
+	if snap.Status.State.Settled() {
+		rec = nil
+	}
+	return c.Subscribe(head, rec, cursor, render), nil
 }

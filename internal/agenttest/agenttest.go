@@ -264,6 +264,17 @@ func Str(t *testing.T, v any, steps ...any) string {
 	return s
 }
 
+// FirstTexts lists the text of each message's first part, the messages
+// being a decoded JSON array (a task's history).
+func FirstTexts(t *testing.T, messages any) []any {
+	t.Helper()
+	var texts []any
+	for _, m := range messages.([]any) {
+		texts = append(texts, Str(t, m, "parts", 0, "text"))
+	}
+	return texts
+}
+
 // JSONEqual reports whether a and b encode the same JSON value.
 func JSONEqual(t *testing.T, a, b any) bool {
 	t.Helper()
@@ -408,4 +419,18 @@ func (w Wire) Serve(t *testing.T, h http.Handler, method string, params any) str
 func (w Wire) ServeResult(t *testing.T, h http.Handler, method string, params any) Obj {
 	t.Helper()
 	return ServeResult(t, h, w.Version, method, params)
+}
+
+// WantRefused sends params to every one of methods and checks each
+// JSON-RPC error with checkError (the dialect's check of code and data) and
+// that its message mentions detail.
+func (w Wire) WantRefused(t *testing.T, srv *httptest.Server, methods []string, checkError func(*testing.T, Obj), params Obj, detail string) {
+	t.Helper()
+	for _, method := range methods {
+		e := w.CallErr(t, srv, method, params)
+		checkError(t, e)
+		if msg := e["message"].(string); !strings.Contains(msg, detail) {
+			t.Fatalf("%s: message %q does not mention %q", method, msg, detail)
+		}
+	}
 }

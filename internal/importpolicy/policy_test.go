@@ -27,6 +27,8 @@ var allowed = map[string][]string{
 	"internal/agentcore":    {},
 	"internal/agenttest":    {},
 	"internal/testnet":      {},
+	"internal/testclock":    {},
+	"internal/testlog":      {},
 	"internal/testredis":    {},
 	"internal/sse":          {},
 	"internal/jsonscan":     {},
