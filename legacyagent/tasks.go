@@ -8,7 +8,8 @@ import (
 )
 
 // tasksGet answers tasks/get with the task, keeping the last historyLength
-// messages when it is positive and all of them when it is 0 or absent.
+// messages when it is positive and all of them when it is 0 or absent (none
+// when absent, like the JS 0.2.5 server, with Options.Like JS025).
 func (a *Agent) tasksGet(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	var p taskQueryParams
 	if rerr := decodeParams(params, &p); rerr != nil {
@@ -22,8 +23,11 @@ func (a *Agent) tasksGet(_ *http.Request, params json.RawMessage) (any, *agentco
 		return nil, rerr
 	}
 	historyLength := 0
-	if p.HistoryLength != nil {
+	switch {
+	case p.HistoryLength != nil:
 		historyLength = *p.HistoryLength
+	case a.core.Opts.Like == agentcore.JS025:
+		t.History = nil
 	}
 	return renderTask(t, historyLength), nil
 }

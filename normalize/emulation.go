@@ -117,3 +117,34 @@ func AppendListTasksResponse(dst, id []byte, page TaskPage) []byte {
 	dst = strconv.AppendInt(dst, int64(page.TotalSize), 10)
 	return append(dst, "}}"...)
 }
+
+// RepeatedSnapshot compares a 1.0 subscription's opening task event, sent
+// (TaskEvent's), with the backend's first event got, already in 1.0: a
+// 0.x resubscribe may open with the task too (the JS 0.2.5 and 0.3 servers
+// do, Python 0.3 does not). It reports repeat when got is a task event for
+// the same task; update is then nil when got's status is the one sent, or
+// else the status update that carries got's newer status, so the caller
+// sees the task once and misses no change.
+func RepeatedSnapshot(sent, got []byte) (update []byte, repeat bool) {
+	g := jsonscan.Member(jsonscan.Parse(got), "task")
+	s := jsonscan.Member(jsonscan.Parse(sent), "task")
+	if !g.IsObject() || jsonscan.Member(g, "id").Str != jsonscan.Member(s, "id").Str {
+		return nil, false
+	}
+	gs, ss := jsonscan.Member(g, "status"), jsonscan.Member(s, "status")
+	if jsonscan.Member(gs, "state").Str == jsonscan.Member(ss, "state").Str &&
+		jsonscan.Member(gs, "timestamp").Str == jsonscan.Member(ss, "timestamp").Str {
+		return nil, true
+	}
+	update = gjson.AppendJSONString(append(update, `{"statusUpdate":{"taskId":`...), jsonscan.Member(g, "id").Str)
+	update = gjson.AppendJSONString(append(update, `,"contextId":`...), jsonscan.Member(g, "contextId").Str)
+	update = append(update, `,"status":`...)
+	update = append(update, gs.Raw...)
+	return append(update, "}}"...), true
+}
+
+// TrimEventHistory is TrimHistory for a stream event in dialect d: a task
+// event opening a send's stream keeps what the send's historyLength asked.
+func TrimEventHistory(d dialect.ID, event []byte, n int) ([]byte, error) {
+	return TrimHistory(dialect.SendMessage, d, event, n)
+}

@@ -18,6 +18,8 @@ func TestTaskParams(t *testing.T) {
 		{dialect.GetTask, dialect.V10, -1, `{"id":"t\"1"}`},
 		{dialect.GetTask, dialect.V10, 3, `{"id":"t\"1","historyLength":3}`},
 		{dialect.GetTask, dialect.V03, 2, `{"id":"t\"1","historyLength":2}`},
+		{dialect.GetTask, dialect.V03, -1, `{"id":"t\"1","historyLength":2147483647}`},
+		{dialect.GetTask, dialect.V03, 0, `{"id":"t\"1","historyLength":1}`},
 		{dialect.ListPushConfigs, dialect.V10, -1, `{"taskId":"t\"1"}`},
 		{dialect.ListPushConfigs, dialect.V03, -1, `{"id":"t\"1"}`},
 	} {
@@ -118,5 +120,25 @@ func TestGuessRequestDialect(t *testing.T) {
 	}
 	if _, ok := GuessRequestDialect([]byte(`{"method":1}`)); ok {
 		t.Error("a numeric method guesses a dialect")
+	}
+}
+
+func TestRepeatedSnapshot(t *testing.T) {
+	sent := `{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING","timestamp":"2026-01-01T00:00:00Z"},"history":[]}}`
+	for _, tt := range []struct {
+		name, got  string
+		repeat     bool
+		wantUpdate string
+	}{
+		{"same status", `{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING","timestamp":"2026-01-01T00:00:00Z"},"history":[{"messageId":"m"}]}}`, true, ""},
+		{"newer status", `{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-01T00:00:01Z"}}}`, true,
+			`{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-01T00:00:01Z"}}}`},
+		{"another task", `{"task":{"id":"t2","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`, false, ""},
+		{"an update", `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`, false, ""},
+	} {
+		update, repeat := RepeatedSnapshot([]byte(sent), []byte(tt.got))
+		if repeat != tt.repeat || string(update) != tt.wantUpdate {
+			t.Errorf("%s: RepeatedSnapshot = %s, %v; want %s, %v", tt.name, update, repeat, tt.wantUpdate, tt.repeat)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"math"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -290,7 +292,7 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 			return at(at(err, "pushNotificationConfig"), "configuration")
 		}
 	}
-	c.writeHistoryLength(v[scHistoryLength], info, to)
+	c.writeHistoryLength(v[scHistoryLength], info, to, true)
 	if to == dialect.V03 {
 		// Always explicit: 0.x servers disagree on the default (a2a-go#301).
 		w.key("blocking")
@@ -316,7 +318,7 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 }
 
 // readHistoryLength records a requested history length in 1.0 meaning:
-// 0.x reads 0 as "all", 1.0 as "none".
+// 0.x reads 0 as "all", 1.0 as "none"; AllHistory is "all" in both.
 func (c *conv) readHistoryLength(v gjson.Result, info *RequestInfo) error {
 	if !v.Exists() || v.Type == gjson.Null {
 		return nil
@@ -328,19 +330,36 @@ func (c *conv) readHistoryLength(v gjson.Result, info *RequestInfo) error {
 	if n < 0 {
 		return at(fail("must not be negative, got %d", n), "historyLength")
 	}
-	if n == 0 && c.from == dialect.V03 {
+	if (n == 0 && c.from == dialect.V03) || n == AllHistory {
 		return nil
 	}
 	info.HistoryLength, info.HasHistoryLength = int(n), true
 	return nil
 }
 
+// AllHistory is the historyLength the gateway asks a 0.x backend for when
+// its caller wants the whole history: 0.x has no spelling for "no limit"
+// that every server reads so (the JS 0.2.5 and 0.3 servers answer
+// "history":[] when the field is absent, Python 0.3 reads 0 as all), while
+// every one of them keeps at most N messages for a positive N.
+const AllHistory = math.MaxInt32
+
 // writeHistoryLength writes the requested history length so the backend
-// means what the caller meant. A 1.0 "none" cannot be said in 0.x (0 means
-// all there): it is left out and the gateway trims the reply instead.
-func (c *conv) writeHistoryLength(in gjson.Result, info *RequestInfo, to dialect.ID) {
+// means what the caller meant. asks is set for a get or a send, which
+// return a task: a 0.x backend is then asked for AllHistory when the caller
+// wants all of the history, and for 1 when it wants none (0 means all in
+// 0.x), the gateway trimming the reply (TrimHistory).
+func (c *conv) writeHistoryLength(in gjson.Result, info *RequestInfo, to dialect.ID, asks bool) {
 	w := c.w
-	if !info.HasHistoryLength || (to == dialect.V03 && info.HistoryLength == 0) {
+	n := int64(info.HistoryLength)
+	switch {
+	case to == dialect.V03 && asks && !info.HasHistoryLength:
+		n = AllHistory
+	case to == dialect.V03 && asks && n == 0:
+		// The fewest a 0.x server sends back whatever it reads 0 and
+		// absence as; the gateway removes the one left.
+		n = 1
+	case !info.HasHistoryLength || (to == dialect.V03 && n == 0):
 		if in.Exists() {
 			w.changed = true
 		}
@@ -348,7 +367,7 @@ func (c *conv) writeHistoryLength(in gjson.Result, info *RequestInfo, to dialect
 	}
 	w.key("historyLength")
 	mark := len(w.buf)
-	w.int(int64(info.HistoryLength))
+	w.int(n)
 	// "3.0", 1e1 or "3" are int32 to ProtoJSON but not to encoding/json
 	// (the Go SDKs): only the plain integer passes through.
 	if in.Type != gjson.Number || in.Raw != string(w.buf[mark:]) {
@@ -427,7 +446,7 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 	}
 	w.key("id")
 	w.raw(v[tpID].Raw)
-	c.writeHistoryLength(v[tpHistoryLength], info, to)
+	c.writeHistoryLength(v[tpHistoryLength], info, to, op == dialect.GetTask)
 	if md := v[tpMetadata]; md.Exists() {
 		// 0.x lets every task call carry metadata; 1.0 keeps it on cancel only.
 		if to == dialect.V03 || op == dialect.CancelTask {

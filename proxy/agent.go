@@ -147,6 +147,9 @@ type call struct {
 	// unchecked marks a call for a task the gateway never saw, served
 	// because the agent allows those; it is not recorded under the caller.
 	unchecked bool
+	// taskState is the state the index holds for the task the call names
+	// (a 1.0 state name; "" when it holds none).
+	taskState string
 	code      int // JSON-RPC error code answered; 0 on success
 	reason    string
 	outcome   string // one of the outcome constants; "" is ok
@@ -363,7 +366,21 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		a.stream(w, r, c, method, params)
 		return
 	}
+	if e := a.finalStateAnswer(c); e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	if e := a.finishedBeforeCancel(r, c); e != nil {
+		a.fail(w, c, e)
+		return
+	}
 	result, e := a.unary(r.Context(), r, c, env.Op, method, params)
+	var ae *normalize.AgentError
+	if e != nil && errors.As(e, &ae) {
+		if fe := a.refusedByFinal(r, c); fe != nil {
+			e = fe
+		}
+	}
 	if e != nil {
 		a.fail(w, c, e)
 		return
@@ -403,16 +420,31 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 			return nil, e
 		}
 	}
-	// A history longer than asked for, or any history member when none
-	// was asked for, is cut to what the caller asked.
-	n := c.info.HistoryLength
-	if c.info.HasHistoryLength && (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op &&
-		info.HasHistory && (info.History > n || n == 0) {
-		if result, err = normalize.TrimHistory(op, c.env.Dialect, result, n); err != nil {
+	// A cancel answered with a task that had already finished otherwise.
+	if op == dialect.CancelTask && crossCancel(c) && dialect.TerminalState(info.State) && info.State != "TASK_STATE_CANCELED" {
+		return nil, notCancelable(c, info.State)
+	}
+	if (op == dialect.SendMessage || op == dialect.GetTask) && op == c.env.Op {
+		if result, err = a.trimmedHistory(c, info, result); err != nil {
 			return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 		}
 	}
 	return result, nil
+}
+
+// trimmedHistory cuts a task's history, in a send or get result or the
+// task event opening a stream, to what the caller's historyLength asked: a
+// history longer than asked for, or any history member when none was. The
+// backend was asked for at least that much (normalize.AllHistory).
+func (a *Agent) trimmedHistory(c *call, info normalize.EventInfo, result []byte) ([]byte, error) {
+	n := c.info.HistoryLength
+	if !c.info.HasHistoryLength || !info.HasHistory || (info.History <= n && n != 0) {
+		return result, nil
+	}
+	if c.env.Op.Streaming() {
+		return normalize.TrimEventHistory(c.env.Dialect, result, n)
+	}
+	return normalize.TrimHistory(c.env.Op, c.env.Dialect, result, n)
 }
 
 // readReply reads a backend's unary JSON-RPC reply, whatever its status:

@@ -88,6 +88,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		}
 		if t != nil {
 			known = t
+			c.taskState = t.State
 			if b := a.byName[t.Backend]; b != nil {
 				target = b
 			}

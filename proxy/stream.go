@@ -30,6 +30,14 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name), writeTimeout: a.streamWriteTimeout}
 	defer s.releaseScratch()
 	defer a.endStreamWrites(s)
+	if e := a.finalStateAnswer(c); e != nil {
+		a.streamFail(s, e)
+		return
+	}
+	if c.env.Op == dialect.SubscribeToTask && c.indexedFinal() && b.dialect == dialect.V10 && a.finalSubscription(r, s) {
+		return
+	}
+	var snapshot []byte
 	if c.env.Op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10 && b.dialect == dialect.V03 {
 		first, e := a.subscribeSnapshot(r, c)
 		if e != nil {
@@ -39,6 +47,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		if err := s.event(first); err != nil {
 			return
 		}
+		snapshot = first
 	}
 	res, err := b.post(r.Context(), r, c, method, params, true)
 	if err != nil {
@@ -54,13 +63,31 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		case e != nil:
 			a.streamFail(s, e)
 		case reply.Error != nil:
-			a.streamFail(s, a.backendError(c, reply.Error))
+			a.refusedStream(s, r, a.backendError(c, reply.Error))
 		default:
 			a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered a stream request without an event stream", b.name))
 		}
 		return
 	}
-	a.relay(s, r, res.Body)
+	a.relay(s, r, res.Body, snapshot)
+}
+
+// refusedStream answers a backend's refusal of a streaming call before its
+// first event: as the caller's spec answers a call about a task in a final
+// state when that is why (refusedByFinal, finalSubscription), else with e.
+func (a *Agent) refusedStream(s *sse, r *http.Request, e *normalize.Error) {
+	var ae *normalize.AgentError
+	if !errors.As(e, &ae) {
+		a.streamFail(s, e)
+		return
+	}
+	if fe := a.refusedByFinal(r, s.c); fe != nil {
+		a.streamFail(s, fe)
+		return
+	}
+	if !a.finalSubscription(r, s) {
+		a.streamFail(s, e)
+	}
 }
 
 // streamFail answers an error that happened before the backend's stream
@@ -268,6 +295,7 @@ func (s *sse) flushPending() error {
 type relay struct {
 	a         *Agent
 	s         *sse
+	r         *http.Request
 	ctx       context.Context
 	idleFired atomic.Bool
 
@@ -278,10 +306,15 @@ type relay struct {
 	ended     bool   // the last event ends the exchange: a clean close may follow
 	lastTask  string // what the task index last heard
 	lastState string
+	// snapshot is the task event the gateway opened the stream with, until
+	// the backend's first event has been compared with it (subscribeSnapshot).
+	snapshot []byte
+	// opening is set until the first event has been relayed.
+	opening bool
 }
 
-func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
-	rl := &relay{a: a, s: s, ctx: r.Context()}
+func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser, snapshot []byte) {
+	rl := &relay{a: a, s: s, r: r, ctx: r.Context(), snapshot: snapshot, opening: true}
 	b := s.c.backend
 	rd := sseframe.NewReader(body, a.cfg.MaxEventBytes)
 	idle := startIdleTimer(b.cfg.StreamIdleTimeout, func() {
@@ -365,7 +398,12 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return false
 	}
 	if reply.Error != nil {
-		a.streamFail(s, a.backendError(s.c, reply.Error))
+		e := a.backendError(s.c, reply.Error)
+		if rl.opening {
+			a.refusedStream(s, rl.r, e)
+		} else {
+			a.streamFail(s, e)
+		}
 		return false
 	}
 	// A further event: the one held, if any, did not end the stream. It
@@ -394,6 +432,23 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		rl.lastTask, rl.lastState = strings.Clone(info.TaskID), info.State
 	}
 	rl.ended = endsExchange(info)
+	opening, snapshot := rl.opening, rl.snapshot
+	rl.opening, rl.snapshot = false, nil
+	if snapshot != nil {
+		update, repeat := normalize.RepeatedSnapshot(snapshot, out)
+		switch {
+		case repeat && update == nil:
+			return true
+		case repeat:
+			out = update
+		}
+	}
+	if opening && info.Kind == normalize.KindTask {
+		if out, err = a.trimmedHistory(s.c, info, out); err != nil {
+			a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
+			return false
+		}
+	}
 	if a.holdsForFinal(s.c, info) {
 		// Translated again, with its final flag, when released.
 		rl.held = append([]byte(nil), reply.Result...)

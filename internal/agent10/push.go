@@ -134,6 +134,9 @@ func (a *Agent) deletePushConfig(_ *http.Request, params json.RawMessage) (any, 
 	if !found {
 		return nil, errPushConfigNotFound(p.TaskID, p.ID)
 	}
+	if a.core.Opts.Like == agentcore.GoV2 {
+		return agentcore.NoResult, nil
+	}
 	return struct{}{}, nil
 }
 

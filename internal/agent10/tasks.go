@@ -47,6 +47,9 @@ func (a *Agent) subscribeToTask(_ *http.Request, params json.RawMessage) (agentc
 		return agentcore.Subscription{}, rerr
 	}
 	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
+		if state := snap.Status.State; state.Terminal() && a.core.Opts.Like == agentcore.GoV2 {
+			return nil, agentcore.NewError(agentcore.CodeTaskNotFound, "no active execution", map[string]string{"taskId": p.ID})
+		}
 		if state := snap.Status.State; state.Terminal() {
 			return nil, newError(codeUnsupportedOperation,
 				"Task "+p.ID+" is in terminal state "+stateNames[state]+" and cannot be subscribed to",

@@ -23,7 +23,29 @@ type Options struct {
 	// a test can hold a stream open at a known point. When nil a "wait" task
 	// stays working until it is canceled.
 	Hold chan struct{}
+	// Like makes the agent answer as one SDK's server does where the SDK
+	// servers of its dialect differ; the zero value is the agent's own
+	// answers. Tests of the gateway use it to meet each SDK's behaviour.
+	Like SDKServer
 }
+
+// SDKServer names an SDK server whose answers an agent can give where they
+// differ from the bundled agents' own.
+type SDKServer uint8
+
+const (
+	// OwnAnswers is the bundled agent's own behaviour.
+	OwnAnswers SDKServer = iota
+	// JS025 is the @a2a-js/sdk 0.2.5 (and 0.3) server: a tasks/get without
+	// historyLength answers no history, and a message to a task in a final
+	// state is -32600.
+	JS025
+	// GoV2 is the a2a-go v2 server: a subscription to a task in a final
+	// state is -32001 "no active execution", a message to one -32602, a
+	// cancel of one answers the task, and a push config delete answers no
+	// result member.
+	GoV2
+)
 
 // Dialect is what the core needs to know of a wire's message type M and
 // artifact type A.

@@ -76,6 +76,12 @@ type request struct {
 	Params json.RawMessage
 }
 
+// NoResult, returned by a Unary, answers a response with no result member
+// at all, as the a2a-go v2 server answers a push config delete.
+var NoResult any = noResult{}
+
+type noResult struct{}
+
 type successResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -123,6 +129,13 @@ func (c *Core[M, A, C]) serveRPC(w http.ResponseWriter, r *http.Request) {
 		result, rerr := unary(r, req.Params)
 		if rerr != nil {
 			m.writeError(w, req.ID, rerr)
+			return
+		}
+		if result == NoResult {
+			WriteJSON(w, struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+			}{"2.0", req.ID})
 			return
 		}
 		WriteJSON(w, successResponse{JSONRPC: "2.0", ID: req.ID, Result: result})

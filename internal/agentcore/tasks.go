@@ -20,6 +20,9 @@ type Accepted[M, A, C any] struct {
 func (c *Core[M, A, C]) Accept(msg M, onTask func(*Record[M, A, C])) (Accepted[M, A, C], *Error) {
 	d := c.dialect
 	taskID, contextID := d.IDs(msg)
+	if rerr := c.finalTaskMessage(taskID); rerr != nil {
+		return Accepted[M, A, C]{}, rerr
+	}
 	if taskID != "" {
 		rec, snap, cursor, rerr := c.store.resume(d, taskID, contextID, func(contextID string) M {
 			msg = d.WithIDs(msg, taskID, contextID)
@@ -72,7 +75,31 @@ func (c *Core[M, A, C]) Lookup(id string) (Task[M, A], *Error) {
 // Cancel moves task id to canceled and stops its script; a terminal task
 // is -32002.
 func (c *Core[M, A, C]) Cancel(id string) (Task[M, A], *Error) {
-	return c.store.cancel(c.dialect, id)
+	t, rerr := c.store.cancel(c.dialect, id)
+	if rerr != nil && rerr.Code == CodeTaskNotCancelable && c.Opts.Like == GoV2 {
+		t, _ = c.Lookup(id)
+		return t, nil
+	}
+	return t, rerr
+}
+
+// finalTaskMessage is the error with which the SDK server Opts.Like names
+// refuses a message to taskID when that task is in a final state; nil when
+// it is not, or the agent gives its own answer (Dialect.NotAccepting).
+func (c *Core[M, A, C]) finalTaskMessage(taskID string) *Error {
+	if taskID == "" || c.Opts.Like == OwnAnswers {
+		return nil
+	}
+	t, rerr := c.Lookup(taskID)
+	if rerr != nil || !t.Status.State.Terminal() {
+		return nil
+	}
+	state := c.dialect.StateName(t.Status.State)
+	detail := map[string]string{"taskId": taskID, "state": state}
+	if c.Opts.Like == JS025 {
+		return NewError(CodeInvalidRequest, "Task "+taskID+" is in a terminal state ("+state+") and cannot be modified.", detail)
+	}
+	return NewError(CodeInvalidParams, "invalid params: task in a terminal state cannot be modified", detail)
 }
 
 // List snapshots every task keep accepts, in no particular order.
