@@ -1,0 +1,213 @@
+package rest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+)
+
+// errStreamEnded tells the core that the caller's stream is over (an error
+// event ended it, or the caller went away), so it stops writing.
+var errStreamEnded = errors.New("rest: the caller's event stream has ended")
+
+// answer is the ResponseWriter the core writes its JSON-RPC answer to. A
+// unary answer is buffered (the core bounds it) and rewritten whole when the
+// core returns; an event stream is rewritten event by event as it arrives,
+// each one flushed at once, on a goroutine reading the core's writes through
+// a pipe: the pipe hands over each write before the core's next one, so
+// nothing is held back.
+type answer struct {
+	w      http.ResponseWriter
+	header http.Header
+	status int // 0 until the core writes its header
+
+	unary bytes.Buffer
+
+	pw   *io.PipeWriter
+	done chan struct{}
+}
+
+func newAnswer(w http.ResponseWriter) *answer {
+	return &answer{w: w, header: http.Header{}}
+}
+
+func (a *answer) Header() http.Header { return a.header }
+
+func (a *answer) WriteHeader(code int) {
+	if a.status != 0 || code < 200 {
+		return
+	}
+	a.status = code
+	if code == http.StatusOK && isEventStream(a.header) {
+		pr, pw := io.Pipe()
+		a.pw, a.done = pw, make(chan struct{})
+		go a.relay(pr)
+	}
+}
+
+func (a *answer) Write(p []byte) (int, error) {
+	if a.status == 0 {
+		a.WriteHeader(http.StatusOK)
+	}
+	if a.pw != nil {
+		return a.pw.Write(p)
+	}
+	return a.unary.Write(p)
+}
+
+// FlushError is a no-op: the relay flushes each event as it writes it, and
+// a unary answer is written only once the core is done.
+func (a *answer) FlushError() error { return nil }
+
+// Unwrap lets http.ResponseController reach the caller's connection for
+// what the answer does not do itself (write deadlines).
+func (a *answer) Unwrap() http.ResponseWriter { return a.w }
+
+// finish writes what is left once the core has returned.
+func (a *answer) finish() {
+	if a.pw != nil {
+		_ = a.pw.Close()
+		<-a.done
+		return
+	}
+	a.writeUnary()
+}
+
+func (a *answer) writeUnary() {
+	body := a.unary.Bytes()
+	res := gjson.ParseBytes(body)
+	switch {
+	case a.status == 0:
+		newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway wrote no answer").write(a.w)
+	case !gjson.ValidBytes(body) || !res.IsObject():
+		status := a.status
+		if status < 400 {
+			status = http.StatusInternalServerError
+		}
+		a.copyHeader()
+		newError(status, dialect.ErrInternal, "the gateway answered: "+truncate(strings.TrimSpace(string(body)), 200)).write(a.w)
+	case res.Get("error").Exists():
+		a.copyHeader()
+		fromRPCError(res.Get("error"), a.status).write(a.w)
+	default:
+		out := []byte(res.Get("result").Raw)
+		if len(out) == 0 || string(out) == "null" {
+			out = []byte("{}") // google.protobuf.Empty
+		}
+		a.copyHeader()
+		h := a.w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(out)))
+		a.w.WriteHeader(http.StatusOK)
+		_, _ = a.w.Write(out)
+	}
+}
+
+// copyHeader passes on the core's headers (WWW-Authenticate, Retry-After,
+// the SSE ones) but the body's framing, which the rewrite changes.
+func (a *answer) copyHeader() {
+	h := a.w.Header()
+	for k, v := range a.header {
+		if k == "Content-Length" {
+			continue
+		}
+		h[k] = v
+	}
+}
+
+// relay rewrites the core's event stream: each JSON-RPC envelope becomes its
+// bare result, an error envelope a {"error": Status} event that ends the
+// stream. When the very first event is an error, the caller gets it as a
+// plain error answer with its HTTP status instead, as from a unary call.
+func (a *answer) relay(pr *io.PipeReader) {
+	defer close(a.done)
+	rd := normalize.NewSSEReader(pr, 0)
+	rc := http.NewResponseController(a.w)
+	committed := false
+	commit := func() {
+		if !committed {
+			committed = true
+			a.copyHeader()
+			a.w.WriteHeader(http.StatusOK)
+		}
+	}
+	defer commit()
+	var out []byte
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				// The core's own stream is malformed or too large: say so
+				// rather than end silently.
+				e := newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream broke: "+err.Error())
+				if !committed {
+					a.copyHeader()
+					a.w.Header().Del("Cache-Control")
+					e.write(a.w)
+					committed = true
+				} else {
+					a.writeEvent(rc, normalize.SSEEvent{Data: e.body()})
+				}
+			}
+			pr.CloseWithError(errStreamEnded)
+			return
+		}
+		if ev.Data == nil { // a keep-alive or id/retry-only block
+			commit()
+			if a.writeEvent(rc, ev) != nil {
+				pr.CloseWithError(errStreamEnded)
+				return
+			}
+			continue
+		}
+		env := gjson.ParseBytes(ev.Data)
+		var failed *apiError
+		switch {
+		case env.Get("result").Exists():
+			out = append(out[:0], env.Get("result").Raw...)
+		case env.Get("error").Exists():
+			failed = fromRPCError(env.Get("error"), http.StatusOK)
+		default:
+			failed = newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream held an event that is not JSON-RPC")
+		}
+		if failed != nil && !committed {
+			a.copyHeader()
+			for _, k := range []string{"Cache-Control", "X-Accel-Buffering"} {
+				a.w.Header().Del(k)
+			}
+			failed.write(a.w)
+			committed = true
+			pr.CloseWithError(errStreamEnded)
+			return
+		}
+		if failed != nil {
+			out = append(out[:0], failed.body()...)
+		}
+		commit()
+		ev.Data = out
+		if a.writeEvent(rc, ev) != nil || failed != nil {
+			pr.CloseWithError(errStreamEnded)
+			return
+		}
+	}
+}
+
+func (a *answer) writeEvent(rc *http.ResponseController, ev normalize.SSEEvent) error {
+	if _, err := a.w.Write(normalize.AppendSSEEvent(nil, ev)); err != nil {
+		return err
+	}
+	return rc.Flush()
+}
+
+func isEventStream(h http.Header) bool {
+	ct, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
+}
