@@ -30,6 +30,9 @@ type answer struct {
 	status int // 0 until the core writes its header
 
 	unary bytes.Buffer
+	// reshape, when set, rewrites each result (unary or stream event) into
+	// the binding's own message shapes.
+	reshape func([]byte) ([]byte, error)
 
 	pw   *io.PipeWriter
 	done chan struct{}
@@ -102,6 +105,13 @@ func (a *answer) writeUnary() {
 		if len(out) == 0 || string(out) == "null" {
 			out = []byte("{}") // google.protobuf.Empty
 		}
+		if a.reshape != nil {
+			var err error
+			if out, err = a.reshape(out); err != nil {
+				newError(http.StatusInternalServerError, dialect.ErrInternal, "the answer could not be translated to the 0.3 binding: "+err.Error()).write(a.w)
+				return
+			}
+		}
 		a.copyHeader()
 		h := a.w.Header()
 		h.Set("Content-Type", "application/json")
@@ -171,6 +181,11 @@ func (a *answer) relay(pr *io.PipeReader) {
 		env := gjson.ParseBytes(ev.Data)
 		var failed *apiError
 		switch {
+		case env.Get("result").Exists() && a.reshape != nil:
+			var rerr error
+			if out, rerr = a.reshape([]byte(env.Get("result").Raw)); rerr != nil {
+				failed = newError(http.StatusInternalServerError, dialect.ErrInternal, "an event could not be translated to the 0.3 binding: "+rerr.Error())
+			}
 		case env.Get("result").Exists():
 			out = append(out[:0], env.Get("result").Raw...)
 		case env.Get("error").Exists():

@@ -16,7 +16,13 @@ func buildPath(r route) string {
 	if r.tenant != "" {
 		p = "/" + esc(r.tenant)
 	}
-	switch r.op {
+	op := r.op
+	for one, three := range v03Twins {
+		if three == op {
+			op, p = one, "/v1"
+		}
+	}
+	switch op {
 	case opSend:
 		return p + "/message:send"
 	case opStream:
@@ -81,6 +87,29 @@ func FuzzParseRoute(f *testing.F) {
 		back, err := parseRoute(verb, buildPath(r))
 		if err != nil || back != r {
 			t.Fatalf("%s %q: %+v, rebuilt %q: %+v, %v", verb, path, r, buildPath(r), back, err)
+		}
+	})
+}
+
+// FuzzV03Translation: any body either is refused with a REST error or
+// becomes valid canonical JSON, and any result object becomes valid 0.3
+// JSON, for every operation; nothing panics.
+func FuzzV03Translation(f *testing.F) {
+	f.Add(`{"message":{"messageId":"m","role":"ROLE_USER","content":[{"text":"a"},{"file":{"fileWithUri":"u"}},{"data":{"data":{}}}]},"configuration":{"blocking":false,"pushNotification":{"authentication":{"schemes":[1]}}}}`)
+	f.Add(`{"task":{"status":{"state":"TASK_STATE_CANCELED","message":{"parts":[{"data":3},{"raw":1}]}},"history":[null,1]}}`)
+	f.Add(`{"statusUpdate":{"status":"x"},"configs":[1,{"taskId":2}]}`)
+	methods := []string{"SendMessage", "SendStreamingMessage", "SubscribeToTask", "GetTask", "CancelTask",
+		"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs"}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, m := range methods {
+			if out, err := v03Request(m, []byte(body)); err == nil && !gjson.ValidBytes(out) {
+				t.Fatalf("%s: %q", m, out)
+			}
+			if in, err := decodeObject([]byte(body)); err == nil {
+				if out := encode(v03Result(m, in)); !gjson.ValidBytes(out) {
+					t.Fatalf("%s result: %q", m, out)
+				}
+			}
 		}
 	})
 }

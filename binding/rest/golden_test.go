@@ -196,3 +196,24 @@ func TestErrorGolden(t *testing.T) {
 	}
 	checkGolden(t, "errors.golden.json", got)
 }
+
+type v03ResultCase struct {
+	Name   string          `json:"name"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+}
+
+// TestV03ResultGolden: each canonical 1.0 result of v03_results.json
+// reaches a 0.3 REST caller as the 0.3 proto's ProtoJSON of
+// v03_results.golden.json, unary and as a stream event alike.
+func TestV03ResultGolden(t *testing.T) {
+	got := map[string]json.RawMessage{}
+	for _, tc := range loadJSON[v03ResultCase](t, "v03_results.json") {
+		in, err := decodeObject(tc.Result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[tc.Name] = encode(v03Result(tc.Method, in))
+	}
+	checkGolden(t, "v03_results.golden.json", got)
+}

@@ -76,6 +76,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := newAnswer(w)
+	if rt.op.v03 {
+		method := rt.op.method
+		a.reshape = func(result []byte) ([]byte, error) {
+			in, err := decodeObject(result)
+			if err != nil {
+				return nil, err
+			}
+			return encode(v03Result(method, in)), nil
+		}
+	}
 	h.rpc.ServeHTTP(a, h.rpcRequest(r, rt, envelope(rt.op.method, params)))
 	a.finish()
 }
@@ -122,7 +132,10 @@ func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Reque
 	}
 	// The route says the caller speaks 1.0; a version it names itself is
 	// kept, so one the gateway does not speak is refused as for JSON-RPC.
-	if req.Header.Get(dialect.HeaderVersion) == "" {
+	if rt.op.v03 {
+		// The call the core gets is 1.0 whatever 0.3 caller made it.
+		req.Header.Set(dialect.HeaderVersion, "1.0")
+	} else if req.Header.Get(dialect.HeaderVersion) == "" {
 		req.Header.Set(dialect.HeaderVersion, "1.0")
 	}
 	return req

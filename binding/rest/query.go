@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -30,20 +31,30 @@ const (
 type queryField struct {
 	names []string
 	kind  queryKind
+	// key is the params field set when it is not names[0].
+	key string
+	// zeroAbsent: 0 means the field is unset (0.3's historyLength: no limit).
+	zeroAbsent bool
+	// ifAbsent: the body's own value wins.
+	ifAbsent bool
 }
 
 var (
-	qHistoryLength = queryField{[]string{"historyLength", "history_length"}, qInt32}
-	qPageSize      = queryField{[]string{"pageSize", "page_size"}, qInt32}
-	qPageToken     = queryField{[]string{"pageToken", "page_token"}, qString}
+	qHistoryLength = queryField{names: []string{"historyLength", "history_length"}, kind: qInt32}
+	qPageSize      = queryField{names: []string{"pageSize", "page_size"}, kind: qInt32}
+	qPageToken     = queryField{names: []string{"pageToken", "page_token"}, kind: qString}
+	// 0.3's GetTaskRequest.history_length is no optional: 0 is "no limit".
+	qHistoryLengthV03 = queryField{names: []string{"historyLength", "history_length"}, kind: qInt32, zeroAbsent: true}
+	// 0.3's create takes the config id beside the body (body: "config").
+	qConfigIDV03 = queryField{names: []string{"configId", "config_id"}, kind: qString, key: "id", ifAbsent: true}
 	// a2a-go v2.3.1's REST client sends statusTimestampAfter as
 	// lastUpdatedAfter.
 	listTasksQuery = []queryField{
-		{[]string{"contextId", "context_id"}, qString},
-		{[]string{"status"}, qTaskState},
+		{names: []string{"contextId", "context_id"}, kind: qString},
+		{names: []string{"status"}, kind: qTaskState},
 		qPageSize, qPageToken, qHistoryLength,
-		{[]string{"statusTimestampAfter", "status_timestamp_after", "lastUpdatedAfter"}, qTimestamp},
-		{[]string{"includeArtifacts", "include_artifacts"}, qBool},
+		{names: []string{"statusTimestampAfter", "status_timestamp_after", "lastUpdatedAfter"}, kind: qTimestamp},
+		{names: []string{"includeArtifacts", "include_artifacts"}, kind: qBool},
 	}
 )
 
@@ -83,6 +94,12 @@ func applyQuery(params []byte, fields []queryField, rawQuery string) ([]byte, *a
 
 func setQueryField(params []byte, f queryField, name, v string) ([]byte, *apiError) {
 	key := f.names[0]
+	if f.key != "" {
+		key = f.key
+	}
+	if f.ifAbsent && gjson.GetBytes(params, key).Exists() {
+		return params, nil
+	}
 	var err error
 	switch f.kind {
 	case qString:
@@ -94,6 +111,9 @@ func setQueryField(params []byte, f queryField, name, v string) ([]byte, *apiErr
 		n, perr := strconv.ParseInt(v, 10, 32)
 		if perr != nil {
 			return nil, badParam("query parameter " + name + " must be a 32-bit integer, not " + strconv.Quote(truncate(v, 32)))
+		}
+		if n == 0 && f.zeroAbsent {
+			return params, nil
 		}
 		params, err = sjson.SetBytes(params, key, n)
 	case qBool:

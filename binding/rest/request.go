@@ -35,6 +35,12 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 		default:
 			params = bytes.Clone(trimmed)
 		}
+		if r.op.v03 {
+			var aerr *apiError
+			if params, aerr = v03Request(r.op.method, params); aerr != nil {
+				return nil, aerr
+			}
+		}
 	}
 	var err error
 	set := func(key, v string) {
@@ -82,4 +88,24 @@ func jsonContentType(h http.Header) bool {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && (strings.EqualFold(mt, "application/json") || strings.EqualFold(mt, "application/a2a+json"))
+}
+
+// v03Request translates a 0.3 proto request body into the 1.0 params.
+func v03Request(method string, body []byte) ([]byte, *apiError) {
+	in, err := decodeObject(body)
+	if err != nil {
+		return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not a JSON object: "+err.Error())
+	}
+	var out object
+	switch method {
+	case "SendMessage", "SendStreamingMessage":
+		if out, err = v03SendToCanonical(in); err != nil {
+			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the 0.3 SendMessageRequest is invalid: "+err.Error())
+		}
+	case "CreateTaskPushNotificationConfig":
+		out = v03CreatePushToCanonical(in, "", "")
+	default:
+		out = object{} // CancelTaskRequest: its only field is the path's name
+	}
+	return encode(out), nil
 }

@@ -22,6 +22,9 @@ type operation struct {
 	// {configId} fill.
 	idField, configField string
 	query                []queryField
+	// v03: the 0.3 binding's twin of a 1.0 operation, whose bodies are the
+	// 0.3 proto's ProtoJSON.
+	v03 bool
 }
 
 var (
@@ -37,6 +40,21 @@ var (
 	opDeletePush = &operation{method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id"}
 	opCard       = &operation{method: "GetExtendedAgentCard"}
 )
+
+// v03Twins are the operations of the 0.3 binding (/v1/…, a2a-v0.3.0.proto):
+// the 1.0 ones without tenant, ListTasks and the extended card (GET
+// /v1/card is the 0.3 public card, not served here).
+var v03Twins = map[*operation]*operation{
+	opSend:       {method: "SendMessage", body: true, v03: true},
+	opStream:     {method: "SendStreamingMessage", body: true, stream: true, v03: true},
+	opGetTask:    {method: "GetTask", idField: "id", query: []queryField{qHistoryLengthV03}, v03: true},
+	opCancel:     {method: "CancelTask", body: true, idField: "id", v03: true},
+	opSubscribe:  {method: "SubscribeToTask", stream: true, idField: "id", v03: true},
+	opCreatePush: {method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId", query: []queryField{qConfigIDV03}, v03: true},
+	opListPush:   {method: "ListTaskPushNotificationConfigs", idField: "taskId", v03: true},
+	opGetPush:    {method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+	opDeletePush: {method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+}
 
 // route is a matched REST request.
 type route struct {
@@ -66,6 +84,9 @@ func parseRoute(verb, escapedPath string) (route, *apiError) {
 		return route{}, unknownRoute(escapedPath)
 	}
 	segs := strings.Split(rest, "/")
+	if segs[0] == "v1" && len(segs) > 1 {
+		return parseV03Route(verb, escapedPath, segs[1:])
+	}
 	r, vs, err := matchSegments(segs)
 	if err == nil && vs == nil && len(segs) > 1 {
 		var tenant string
@@ -80,6 +101,32 @@ func parseRoute(verb, escapedPath string) (route, *apiError) {
 	if vs == nil {
 		return route{}, unknownRoute(escapedPath)
 	}
+	return pickVerb(r, vs, verb)
+}
+
+// parseV03Route matches the segments after /v1 against the 0.3 routes. A
+// tenant named "v1" is thereby out of reach of the 1.0 routes.
+func parseV03Route(verb, escapedPath string, segs []string) (route, *apiError) {
+	if len(segs) == 3 && segs[0] == "task" && segs[2] == "pushNotificationConfigs" && verb == "POST" {
+		segs = append([]string{"tasks"}, segs[1:]...) // the 0.3 proto's create annotation says "task/*"
+	}
+	r, vs, err := matchSegments(segs)
+	if err != nil {
+		return route{}, err
+	}
+	twins := verbs{}
+	for v, op := range vs {
+		if t, ok := v03Twins[op]; ok {
+			twins[v] = t
+		}
+	}
+	if len(twins) == 0 {
+		return route{}, unknownRoute(escapedPath)
+	}
+	return pickVerb(r, twins, verb)
+}
+
+func pickVerb(r route, vs verbs, verb string) (route, *apiError) {
 	op, ok := vs[verb]
 	if !ok {
 		e := newError(http.StatusMethodNotAllowed, dialect.ErrMethodNotFound, "this route accepts "+vs.allow()+", not "+verb)
