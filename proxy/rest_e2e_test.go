@@ -307,6 +307,19 @@ func TestRESTErrors(t *testing.T) {
 		if _, err := c.tr.CancelTask(ctx, c.sp, &a2a.CancelTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
 			t.Fatalf("cancel of an unknown task: %v", err)
 		}
+		for _, err := range c.tr.SubscribeToTask(ctx, c.sp, &a2a.SubscribeToTaskRequest{ID: "no-such-task"}) {
+			if !errors.Is(err, a2a.ErrTaskNotFound) {
+				t.Fatalf("subscribe to an unknown task: %v", err)
+			}
+		}
+		done := c.sendTask("all done", nil)
+		var subErr error
+		for _, err := range c.tr.SubscribeToTask(ctx, c.sp, &a2a.SubscribeToTaskRequest{ID: done.ID}) {
+			subErr = err
+		}
+		if !errors.Is(subErr, a2a.ErrUnsupportedOperation) {
+			t.Fatalf("subscribe to a finished task: %v", subErr)
+		}
 		anon := newRESTClient(t, g, "")
 		if _, err := anon.tr.GetTask(ctx, anon.sp, &a2a.GetTaskRequest{ID: "x"}); !errors.Is(err, a2a.ErrUnauthenticated) {
 			t.Fatalf("no token: %v", err)

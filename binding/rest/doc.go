@@ -10,4 +10,8 @@
 // google.rpc.Status error (AIP-193, as the 1.0 spec §11.6 and the a2a-go SDK
 // use it) with the HTTP status of the spec's mapping, or an event stream whose
 // data is the bare StreamResponse.
+//
+// The 0.3 binding's /v1 routes are served the same way, their bodies
+// translated between the 0.3 proto's ProtoJSON and the canonical form
+// (v03.go).
 package rest
