@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -29,7 +31,7 @@ type answer struct {
 	header http.Header
 	status int // 0 until the core writes its header
 
-	unary bytes.Buffer
+	unary *bytes.Buffer // from unaryPool, given back by finish
 	// reshape, when set, rewrites each result (unary or stream event) into
 	// the binding's own message shapes.
 	reshape func([]byte) ([]byte, error)
@@ -39,8 +41,14 @@ type answer struct {
 }
 
 func newAnswer(w http.ResponseWriter) *answer {
-	return &answer{w: w, header: http.Header{}}
+	return &answer{w: w, header: http.Header{}, unary: unaryPool.Get().(*bytes.Buffer)}
 }
+
+// unaryPool keeps the buffers unary answers are rewritten from; ones grown
+// past maxPooledAnswer are left to the collector.
+var unaryPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledAnswer = 1 << 20
 
 func (a *answer) Header() http.Header { return a.header }
 
@@ -49,6 +57,9 @@ func (a *answer) WriteHeader(code int) {
 		return
 	}
 	a.status = code
+	if n, err := strconv.Atoi(a.header.Get("Content-Length")); err == nil && n > 0 && n <= 64<<20 {
+		a.unary.Grow(n)
+	}
 	if code == http.StatusOK && isEventStream(a.header) {
 		pr, pw := io.Pipe()
 		a.pw, a.done = pw, make(chan struct{})
@@ -79,30 +90,36 @@ func (a *answer) finish() {
 	if a.pw != nil {
 		_ = a.pw.Close()
 		<-a.done
-		return
+	} else {
+		a.writeUnary()
 	}
-	a.writeUnary()
+	if a.unary.Cap() <= maxPooledAnswer {
+		a.unary.Reset()
+		unaryPool.Put(a.unary)
+	}
+	a.unary = nil
+}
+
+// view reads b as a string without a copy, for gjson: every Result taken
+// from it is used before b is written again or given back to the pool.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func (a *answer) writeUnary() {
 	body := a.unary.Bytes()
-	res := gjson.ParseBytes(body)
-	switch {
-	case a.status == 0:
+	if a.status == 0 {
 		newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway wrote no answer").write(a.w)
-	case !gjson.ValidBytes(body) || !res.IsObject():
-		status := a.status
-		if status < 400 {
-			status = http.StatusInternalServerError
-		}
-		a.copyHeader()
-		newError(status, dialect.ErrInternal, "the gateway answered: "+truncate(strings.TrimSpace(string(body)), 200)).write(a.w)
-	case res.Get("error").Exists():
-		a.copyHeader()
-		fromRPCError(res.Get("error"), a.status).write(a.w)
-	default:
-		out := []byte(res.Get("result").Raw)
-		if len(out) == 0 || string(out) == "null" {
+		return
+	}
+	// The core wrote this answer and checked what it put in it: no need to
+	// validate it all again, only to find its result or error.
+	if res := gjson.Get(view(body), "result"); res.Exists() {
+		out := rawOf(body, res)
+		if res.Type == gjson.Null {
 			out = []byte("{}") // google.protobuf.Empty
 		}
 		if a.reshape != nil {
@@ -114,11 +131,32 @@ func (a *answer) writeUnary() {
 		}
 		a.copyHeader()
 		h := a.w.Header()
-		h.Set("Content-Type", "application/json")
-		h.Set("Content-Length", strconv.Itoa(len(out)))
+		h["Content-Type"] = headerJSON
+		h["Content-Length"] = []string{strconv.Itoa(len(out))}
 		a.w.WriteHeader(http.StatusOK)
 		_, _ = a.w.Write(out)
+		return
 	}
+	a.copyHeader()
+	if e := gjson.Get(view(body), "error"); e.IsObject() {
+		fromRPCError(e, a.status).write(a.w)
+		return
+	}
+	status := a.status
+	if status < 400 {
+		status = http.StatusInternalServerError
+	}
+	newError(status, dialect.ErrInternal, "the gateway answered: "+truncate(strings.TrimSpace(string(body)), 200)).write(a.w)
+}
+
+var headerJSON = []string{"application/json"}
+
+// rawOf returns r's bytes inside body, where gjson found it, without a copy.
+func rawOf(body []byte, r gjson.Result) []byte {
+	if r.Index > 0 && r.Index+len(r.Raw) <= len(body) {
+		return body[r.Index : r.Index+len(r.Raw)]
+	}
+	return []byte(r.Raw)
 }
 
 // copyHeader passes on the core's headers (WWW-Authenticate, Retry-After,
@@ -178,18 +216,18 @@ func (a *answer) relay(pr *io.PipeReader) {
 			}
 			continue
 		}
-		env := gjson.ParseBytes(ev.Data)
 		var failed *apiError
+		res := gjson.Get(view(ev.Data), "result")
 		switch {
-		case env.Get("result").Exists() && a.reshape != nil:
+		case res.Exists() && a.reshape != nil:
 			var rerr error
-			if out, rerr = a.reshape([]byte(env.Get("result").Raw)); rerr != nil {
+			if out, rerr = a.reshape(rawOf(ev.Data, res)); rerr != nil {
 				failed = newError(http.StatusInternalServerError, dialect.ErrInternal, "an event could not be translated to the 0.3 binding: "+rerr.Error())
 			}
-		case env.Get("result").Exists():
-			out = append(out[:0], env.Get("result").Raw...)
-		case env.Get("error").Exists():
-			failed = fromRPCError(env.Get("error"), http.StatusOK)
+		case res.Exists():
+			out = append(out[:0], rawOf(ev.Data, res)...)
+		case gjson.Get(view(ev.Data), "error").IsObject():
+			failed = fromRPCError(gjson.Get(view(ev.Data), "error"), http.StatusOK)
 		default:
 			failed = newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream held an event that is not JSON-RPC")
 		}
