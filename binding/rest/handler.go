@@ -86,8 +86,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return encode(v03Result(method, in)), nil
 		}
 	}
+	// Deferred, so the relay goroutine of a stream ends even if the core
+	// panics (http.ErrAbortHandler included).
+	defer a.finish()
 	h.rpc.ServeHTTP(a, h.rpcRequest(r, rt, envelope(rt.op.method, params)))
-	a.finish()
 }
 
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {

@@ -124,3 +124,26 @@ func TestStreamFirstEventError(t *testing.T) {
 		t.Fatalf("HTTP %d %v %s", w.Code, w.Header(), w.Body)
 	}
 }
+
+// TestStreamCorePanics: a core that panics mid-stream (as net/http's
+// ErrAbortHandler does) still lets the relay goroutine end.
+func TestStreamCorePanics(t *testing.T) {
+	core := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"task\":{}}}\n\n")
+		panic(http.ErrAbortHandler)
+	})
+	w := httptest.NewRecorder()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the panic was swallowed")
+			}
+		}()
+		NewHandler(core, Options{}).ServeHTTP(w, httptest.NewRequest("GET", "/tasks/t:subscribe", nil))
+	}()
+	if !strings.Contains(w.Body.String(), `data: {"task":{}}`) {
+		t.Fatalf("the event before the panic: %q", w.Body.String())
+	}
+}
