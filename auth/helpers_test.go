@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2agate/gateway/internal/testclock"
 )
 
 const (
@@ -224,25 +226,10 @@ func jwksOf(t *testing.T, keys ...testKey) []map[string]any {
 }
 
 // fakeClock is a settable clock for the parser and the refetch limiter.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type fakeClock = testclock.Clock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	return testclock.New(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 // mustVerifier builds a verifier with the fake clock, closed at cleanup.
@@ -292,4 +279,20 @@ func wantReason(t *testing.T, err error, want Reason, token string) {
 			t.Fatalf("error text %q contains part of the token", err)
 		}
 	}
+}
+
+// wantVerify verifies token with v and checks the outcome, success when
+// want is "" and else an *Error of reason want (see wantReason); what names
+// the case. It returns Verify's error.
+func wantVerify(t *testing.T, v *Verifier, token string, want Reason, what string) error {
+	t.Helper()
+	_, err := v.Verify(context.Background(), "Bearer "+token)
+	if want == "" {
+		if err != nil {
+			t.Errorf("%s: Verify = %v, want success", what, err)
+		}
+		return err
+	}
+	wantReason(t, err, want, token)
+	return err
 }

@@ -1,27 +1,24 @@
 package legacyagent
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
-// accepted is what taking a message in produced: a direct reply, or a task
-// and the cursor of the first event its snapshot does not show.
+// accepted is what taking a message in produced, with the history length
+// and blocking flag of the request's configuration.
 type accepted struct {
-	reply    *message
-	rec      *record
-	snapshot task
-	cursor   int
-
-	// historyLength and blocking come from the request's configuration.
+	agentcore.Accepted[message, artifact, pushConfig]
 	historyLength int
 	blocking      bool
 }
 
 // accept validates a message/send or message/stream request and acts on it:
 // it answers, creates a task or resumes the one the message names.
-func (a *Agent) accept(params json.RawMessage) (accepted, *rpcError) {
+func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
 	var p messageSendParams
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return accepted{}, rerr
@@ -33,33 +30,13 @@ func (a *Agent) accept(params json.RawMessage) (accepted, *rpcError) {
 	if err != nil {
 		return accepted{}, errInvalidParams(err)
 	}
-	acc := accepted{historyLength: historyLength, blocking: blocking(p.Configuration)}
-	msg := *p.Message
-
-	if msg.TaskID != "" {
-		rec, snap, cursor, rerr := a.store.resume(msg)
-		if rerr != nil {
-			return accepted{}, rerr
-		}
+	acc, rerr := a.core.Accept(*p.Message, func(rec *agentcore.Record[message, artifact, pushConfig]) {
 		a.storePush(rec, push)
-		a.spawn(rec, func(ctx context.Context) { a.finish(ctx, rec, msg) })
-		acc.rec, acc.snapshot, acc.cursor = rec, snap, cursor
-		return acc, nil
+	})
+	if rerr != nil {
+		return accepted{}, rerr
 	}
-
-	b := classify(firstText(msg))
-	if b == answer {
-		if msg.ContextID == "" {
-			msg.ContextID = newID()
-		}
-		acc.reply = answerMessage(msg)
-		return acc, nil
-	}
-	rec, snap := a.store.create(msg)
-	a.storePush(rec, push)
-	a.spawn(rec, func(ctx context.Context) { a.runNew(ctx, rec, b, msg) })
-	acc.rec, acc.snapshot = rec, snap
-	return acc, nil
+	return accepted{Accepted: acc, historyLength: historyLength, blocking: blocking(p.Configuration)}, nil
 }
 
 // checkConfiguration validates the optional MessageSendConfiguration and
@@ -95,32 +72,29 @@ func blocking(c *sendConfiguration) bool {
 // messageSend answers message/send with the reply Message or the Task: as
 // created when configuration.blocking is false, otherwise once it is
 // terminal or interrupted.
-func (a *Agent) messageSend(ctx context.Context, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) messageSend(r *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	acc, rerr := a.accept(params)
 	if rerr != nil {
 		return nil, rerr
 	}
-	if acc.reply != nil {
-		return acc.reply, nil
+	if acc.Reply != nil {
+		return acc.Reply, nil
 	}
 	if !acc.blocking {
-		acc.snapshot.History = lastMessages(acc.snapshot.History, acc.historyLength)
-		return acc.snapshot, nil
+		return renderTask(acc.Snapshot, acc.historyLength), nil
 	}
-	a.store.awaitSettled(ctx, a.done, acc.rec)
-	return a.store.snapshot(acc.rec, acc.historyLength), nil
+	return renderTask(a.core.AwaitSettled(r.Context(), acc.Rec), acc.historyLength), nil
 }
 
 // messageStream streams message/stream: the reply Message alone, or a Task
 // snapshot followed by every update until the task settles.
-func (a *Agent) messageStream(params json.RawMessage) (subscription, *rpcError) {
+func (a *Agent) messageStream(_ *http.Request, params json.RawMessage) (agentcore.Subscription, *agentcore.Error) {
 	acc, rerr := a.accept(params)
 	if rerr != nil {
-		return subscription{}, rerr
+		return agentcore.Subscription{}, rerr
 	}
-	if acc.reply != nil {
-		return subscription{first: acc.reply}, nil
+	if acc.Reply != nil {
+		return a.core.Subscribe(acc.Reply, nil, 0, renderEvent), nil
 	}
-	acc.snapshot.History = lastMessages(acc.snapshot.History, acc.historyLength)
-	return subscription{first: acc.snapshot, rec: acc.rec, cursor: acc.cursor}, nil
+	return a.core.Subscribe(renderTask(acc.Snapshot, acc.historyLength), acc.Rec, acc.Cursor, renderEvent), nil
 }

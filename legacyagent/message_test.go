@@ -2,98 +2,11 @@ package legacyagent
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
-
-func TestQuestionGetsADirectMessage(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-
-	msg := userMessage("  Is the VPN up? ")
-	msg["contextId"] = "ctx-q"
-	res := call(t, srv, "message/send", obj{"message": msg}).(obj)
-	wantJSON(t, "reply", res, obj{
-		"kind":      "message",
-		"messageId": res["messageId"],
-		"role":      "agent",
-		"parts":     []any{obj{"kind": "text", "text": "You asked: Is the VPN up?"}},
-		"contextId": "ctx-q",
-	})
-	if res["messageId"] == "" {
-		t.Fatal("reply without a messageId")
-	}
-
-	// Without a contextId the agent makes one up.
-	res = call(t, srv, "message/send", send("WHY?")).(obj)
-	if str(t, res, "contextId") == "" {
-		t.Fatal("reply without a contextId")
-	}
-
-	// A question sends exactly one message event on a stream.
-	s := openStream(t, srv, "message/stream", send("Streaming?"))
-	ev := s.mustNext()
-	if ev["kind"] != "message" || str(t, ev, "parts", 0, "text") != "You asked: Streaming?" {
-		t.Fatalf("stream event = %v", ev)
-	}
-	s.wantEnd()
-}
-
-// lifecycle is the expected state sequence and ending of each behaviour.
-var lifecycles = []struct {
-	name, text string
-	// events are the stream's kinds, a status update written as its state.
-	events []string
-	final  string
-	// statusText is the final status message's text, "" for none.
-	statusText string
-}{
-	{"complete", "Reset my password", []string{"task", "working", "artifact-update", "completed"}, "completed", ""},
-	{"fail", "FAIL loudly", []string{"task", "working", "failed"}, "failed", `Failed as asked: the message starts with "fail".`},
-	{"input", "Input needed", []string{"task", "working", "input-required"}, "input-required", question},
-}
-
-func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, tt := range lifecycles {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			msg := userMessage(tt.text)
-			msg["contextId"] = "ctx-" + tt.name
-			res := call(t, srv, "message/send", obj{"message": msg}).(obj)
-
-			if res["kind"] != "task" || str(t, res, "id") == "" {
-				t.Fatalf("result is not a task: %v", res)
-			}
-			if got := str(t, res, "status", "state"); got != tt.final {
-				t.Fatalf("state = %q, want %q", got, tt.final)
-			}
-			if res["contextId"] != "ctx-"+tt.name {
-				t.Fatalf("contextId = %v, want the caller's", res["contextId"])
-			}
-			first := path(t, res, "history", 0).(obj)
-			if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] {
-				t.Fatalf("history[0] = %v, want the user message bound to the task", first)
-			}
-			status := path(t, res, "status").(obj)
-			if tt.statusText == "" {
-				if _, ok := status["message"]; ok {
-					t.Fatalf("unexpected status message %v", status["message"])
-				}
-				return
-			}
-			if got := str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
-				t.Fatalf("status message = %q, want %q", got, tt.statusText)
-			}
-			if str(t, status, "message", "role") != "agent" || str(t, status, "message", "taskId") != res["id"] {
-				t.Fatalf("status message = %v", status["message"])
-			}
-			// The agent's status message is kept in the history too.
-			wantJSON(t, "last history message", path(t, res, "history", 1), status["message"])
-		})
-	}
-}
 
 func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 	t.Parallel()
@@ -102,66 +15,22 @@ func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
 	link := obj{"kind": "file", "file": obj{"uri": "https://example.com/y.pdf", "mimeType": "application/pdf"}, "metadata": obj{"m": 1}}
 	data := obj{"kind": "data", "data": obj{"k": []any{1, "two", nil}, "big": json.Number("12345678901234567890")}}
 
-	res := call(t, srv, "message/send", obj{"message": userMessage("Echo these", file, link, data)}).(obj)
-	wantJSON(t, "artifacts", res["artifacts"], []any{obj{
-		"artifactId": str(t, res, "artifacts", 0, "artifactId"),
+	res := client.Call(t, srv, "message/send", obj{"message": userMessage("Echo these", file, link, data)}).(obj)
+	agenttest.WantJSON(t, "artifacts", res["artifacts"], []any{obj{
+		"artifactId": agenttest.Str(t, res, "artifacts", 0, "artifactId"),
 		"name":       "result",
 		"parts":      []any{obj{"kind": "text", "text": "done: Echo these"}, file, link, data},
 	}})
 }
 
-func TestStreamEventOrder(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, tt := range lifecycles {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := openStream(t, srv, "message/stream", send(tt.text))
-			var got []string
-			var taskID, contextID string
-			for {
-				ev, ok := s.next()
-				if !ok {
-					break
-				}
-				kind := str(t, ev, "kind")
-				switch kind {
-				case "task":
-					taskID, contextID = str(t, ev, "id"), str(t, ev, "contextId")
-					if st := str(t, ev, "status", "state"); st != "submitted" {
-						t.Fatalf("first task event state = %q, want submitted", st)
-					}
-				case "status-update":
-					kind = str(t, ev, "status", "state")
-					final, ok := ev["final"].(bool)
-					if !ok || final != (kind == tt.final) {
-						t.Fatalf("%s update: final = %v", kind, ev["final"])
-					}
-				case "artifact-update":
-					if str(t, ev, "artifact", "parts", 0, "text") != "done: "+tt.text || ev["lastChunk"] != true {
-						t.Fatalf("artifact update = %v", ev)
-					}
-				}
-				if kind != "task" && (ev["taskId"] != taskID || ev["contextId"] != contextID) {
-					t.Fatalf("%s event names task %v/%v, want %s/%s", kind, ev["taskId"], ev["contextId"], taskID, contextID)
-				}
-				got = append(got, kind)
-			}
-			if strings.Join(got, " ") != strings.Join(tt.events, " ") {
-				t.Fatalf("events = %v, want %v", got, tt.events)
-			}
-		})
-	}
-}
-
 func TestNonBlockingSendReturnsAtOnce(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	res := call(t, srv, "message/send", obj{
+	res := client.Call(t, srv, "message/send", obj{
 		"message":       userMessage("Later please"),
 		"configuration": obj{"acceptedOutputModes": []any{"text/plain"}, "blocking": false},
 	}).(obj)
-	if st := str(t, res, "status", "state"); st != "submitted" {
+	if st := agenttest.Str(t, res, "status", "state"); st != "submitted" {
 		t.Fatalf("state = %q, want submitted", st)
 	}
 	if _, ok := res["artifacts"]; ok {
@@ -170,186 +39,29 @@ func TestNonBlockingSendReturnsAtOnce(t *testing.T) {
 
 	// Following the task shows it run to completion; it may have completed
 	// already, in which case the Task event alone says so.
-	s := openStream(t, srv, "tasks/resubscribe", obj{"id": res["id"]})
+	s := client.OpenStream(t, srv, "tasks/resubscribe", obj{"id": res["id"]})
 	var last string
 	for {
-		ev, ok := s.next()
+		ev, ok := s.Next()
 		if !ok {
 			break
 		}
-		last = str(t, ev, "status", "state")
+		last = agenttest.Str(t, ev, "status", "state")
 	}
 	if last != "completed" {
 		t.Fatalf("last state seen = %q, want completed", last)
 	}
 }
 
-func TestInputRequiredThenFollowUp(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	for _, streaming := range []bool{false, true} {
-		first := call(t, srv, "message/send", send("input please")).(obj)
-		if st := str(t, first, "status", "state"); st != "input-required" {
-			t.Fatalf("state = %q, want input-required", st)
-		}
-		reply := userMessage("Ada Lovelace")
-		reply["taskId"] = first["id"]
-
-		var done obj
-		if streaming {
-			s := openStream(t, srv, "message/stream", obj{"message": reply})
-			snap := s.mustNext()
-			if snap["kind"] != "task" || str(t, snap, "status", "state") != "working" {
-				t.Fatalf("first follow-up event = %v, want the working task", snap)
-			}
-			if ev := s.mustNext(); ev["kind"] != "artifact-update" {
-				t.Fatalf("second follow-up event = %v, want the artifact", ev)
-			}
-			if ev := s.mustNext(); path(t, ev, "status", "state") != "completed" || ev["final"] != true {
-				t.Fatalf("third follow-up event = %v, want completed", ev)
-			}
-			s.wantEnd()
-			done = call(t, srv, "tasks/get", obj{"id": first["id"]}).(obj)
-		} else {
-			done = call(t, srv, "message/send", obj{"message": reply}).(obj)
-		}
-
-		if st := str(t, done, "status", "state"); st != "completed" {
-			t.Fatalf("follow-up state = %q, want completed", st)
-		}
-		if got := str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
-			t.Fatalf("artifact text %q does not quote the follow-up", got)
-		}
-		var roles, texts []string
-		for _, m := range path(t, done, "history").([]any) {
-			roles = append(roles, str(t, m, "role"))
-			texts = append(texts, str(t, m, "parts", 0, "text"))
-		}
-		want := []string{"input please", question, "Ada Lovelace"}
-		if strings.Join(roles, ",") != "user,agent,user" || strings.Join(texts, "|") != strings.Join(want, "|") {
-			t.Fatalf("history roles %v texts %v", roles, texts)
-		}
-		if str(t, done, "history", 2, "contextId") != first["contextId"] {
-			t.Fatal("follow-up message not bound to the task's context")
-		}
-	}
-}
-
-func TestWaitRunsUntilCanceled(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	s := openStream(t, srv, "message/stream", send("wait for it"))
-	snap := s.mustNext()
-	if ev := s.mustNext(); path(t, ev, "status", "state") != "working" || ev["final"] != false {
-		t.Fatalf("second event = %v, want working", ev)
-	}
-
-	canceled := call(t, srv, "tasks/cancel", obj{"id": snap["id"]}).(obj)
-	if canceled["kind"] != "task" || str(t, canceled, "status", "state") != "canceled" {
-		t.Fatalf("cancel result = %v", canceled)
-	}
-	if ev := s.mustNext(); path(t, ev, "status", "state") != "canceled" || ev["final"] != true {
-		t.Fatalf("event after cancel = %v, want a final canceled update", ev)
-	}
-	s.wantEnd()
-
-	e := callErr(t, srv, "tasks/cancel", obj{"id": snap["id"]})
-	wantCode(t, e, codeTaskNotCancelable)
-	wantJSON(t, "error data", e["data"], obj{"taskId": snap["id"], "state": "canceled"})
-}
-
-func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
-	t.Parallel()
-	hold := make(chan struct{})
-	_, srv := startAgent(t, Options{Hold: hold})
-	s := openStream(t, srv, "message/stream", send("wait and see"))
-	s.mustNext()
-	// The working update arrives while the task is held: each event is
-	// flushed as it happens, not when the stream ends.
-	if ev := s.mustNext(); path(t, ev, "status", "state") != "working" {
-		t.Fatalf("second event = %v, want working", ev)
-	}
-	close(hold)
-	if ev := s.mustNext(); ev["kind"] != "artifact-update" {
-		t.Fatalf("event after Hold = %v, want the artifact", ev)
-	}
-	if ev := s.mustNext(); path(t, ev, "status", "state") != "completed" {
-		t.Fatalf("last event = %v, want completed", ev)
-	}
-	s.wantEnd()
-}
-
-func TestBlockingSendWaitsForTheHold(t *testing.T) {
-	t.Parallel()
-	hold := make(chan struct{})
-	_, srv := startAgent(t, Options{Hold: hold})
-	close(hold)
-	// Returning before the hold had released the task would show working.
-	res := call(t, srv, "message/send", send("wait a bit")).(obj)
-	if st := str(t, res, "status", "state"); st != "completed" {
-		t.Fatalf("state = %q, want completed", st)
-	}
-}
-
 func TestSendHistoryLength(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	res := call(t, srv, "message/send", obj{
+	res := client.Call(t, srv, "message/send", obj{
 		"message":       userMessage("input x"),
 		"configuration": obj{"acceptedOutputModes": []any{}, "historyLength": 1},
 	}).(obj)
-	if h := path(t, res, "history").([]any); len(h) != 1 || str(t, h[0], "role") != "agent" {
+	if h := agenttest.Path(t, res, "history").([]any); len(h) != 1 || agenttest.Str(t, h[0], "role") != "agent" {
 		t.Fatalf("history = %v, want only the agent's question", h)
-	}
-}
-
-func TestContinuationErrors(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	done := call(t, srv, "message/send", send("finish")).(obj)
-	asking := call(t, srv, "message/send", send("input")).(obj)
-	running := call(t, srv, "message/send", obj{
-		"message":       userMessage("wait"),
-		"configuration": obj{"acceptedOutputModes": []any{}, "blocking": false},
-	}).(obj)
-
-	followUp := func(taskID any, contextID string) obj {
-		m := userMessage("more")
-		m["taskId"] = taskID
-		if contextID != "" {
-			m["contextId"] = contextID
-		}
-		return obj{"message": m}
-	}
-	tests := []struct {
-		name   string
-		params obj
-		code   int
-		data   obj
-	}{
-		{"unknown task", followUp("nope", ""), codeTaskNotFound, obj{"taskId": "nope"}},
-		{"terminal task", followUp(done["id"], ""), codeInvalidParams, obj{"taskId": done["id"], "state": "completed"}},
-		{"running task", followUp(running["id"], ""), codeInvalidParams, nil},
-		{"other context", followUp(asking["id"], "elsewhere"), codeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
-	}
-	for _, tt := range tests {
-		for _, method := range []string{"message/send", "message/stream"} {
-			e := callErr(t, srv, method, tt.params)
-			wantCode(t, e, tt.code)
-			data := e["data"].(obj)
-			if tt.data == nil { // submitted or working, depending on timing
-				if st := data["state"]; data["taskId"] != running["id"] || (st != "submitted" && st != "working") {
-					t.Fatalf("%s %s data = %v", tt.name, method, data)
-				}
-				continue
-			}
-			wantJSON(t, tt.name+" "+method+" data", data, tt.data)
-		}
-	}
-	// The rejected follow-ups changed nothing.
-	still := call(t, srv, "tasks/get", obj{"id": asking["id"]}).(obj)
-	if st := str(t, still, "status", "state"); st != "input-required" || len(path(t, still, "history").([]any)) != 2 {
-		t.Fatalf("task after rejected follow-ups: state %q history %v", st, still["history"])
 	}
 }
 
@@ -386,16 +98,11 @@ func TestSendValidation(t *testing.T) {
 		}}, "pushNotificationConfig.url"},
 		{"1.0 configuration", obj{"message": userMessage("x"), "configuration": obj{"returnImmediately": true}}, "acceptedOutputModes"},
 	}
+	invalidParams := func(t *testing.T, e obj) { agenttest.WantCode(t, e, agentcore.CodeInvalidParams) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, method := range []string{"message/send", "message/stream"} {
-				e := callErr(t, srv, method, tt.params)
-				wantCode(t, e, codeInvalidParams)
-				if msg := e["message"].(string); !strings.Contains(msg, tt.detail) {
-					t.Fatalf("%s: message %q does not mention %q", method, msg, tt.detail)
-				}
-			}
+			client.WantRefused(t, srv, []string{"message/send", "message/stream"}, invalidParams, tt.params, tt.detail)
 		})
 	}
 }

@@ -2,12 +2,15 @@ package legacyagent
 
 import (
 	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 func TestPushNotificationConfigs(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	task := call(t, srv, "message/send", obj{
+	task := client.Call(t, srv, "message/send", obj{
 		"message": userMessage("finish"),
 		"configuration": obj{
 			"acceptedOutputModes":    []any{"text/plain"},
@@ -16,14 +19,14 @@ func TestPushNotificationConfigs(t *testing.T) {
 	}).(obj)
 	id := task["id"]
 
-	set := call(t, srv, "tasks/pushNotificationConfig/set", obj{
+	set := client.Call(t, srv, "tasks/pushNotificationConfig/set", obj{
 		"taskId": id,
 		"pushNotificationConfig": obj{
 			"url": "https://hooks.example/b", "token": "t1",
 			"authentication": obj{"schemes": []any{"Bearer"}, "credentials": "secret"},
 		},
 	}).(obj)
-	cfgID := str(t, set, "pushNotificationConfig", "id")
+	cfgID := agenttest.Str(t, set, "pushNotificationConfig", "id")
 	if cfgID == "" {
 		t.Fatal("the agent assigned no config id")
 	}
@@ -31,68 +34,68 @@ func TestPushNotificationConfigs(t *testing.T) {
 		"id": cfgID, "url": "https://hooks.example/b", "token": "t1",
 		"authentication": obj{"schemes": []any{"Bearer"}, "credentials": "secret"},
 	}}
-	wantJSON(t, "set result", set, wantB)
+	agenttest.WantJSON(t, "set result", set, wantB)
 	wantA := obj{"taskId": id, "pushNotificationConfig": obj{"id": "from-send", "url": "https://hooks.example/a", "token": "t0"}}
 
-	wantJSON(t, "get by id", call(t, srv, "tasks/pushNotificationConfig/get", obj{"id": id, "pushNotificationConfigId": cfgID}), wantB)
-	wantJSON(t, "get without config id", call(t, srv, "tasks/pushNotificationConfig/get", obj{"id": id}), wantA)
-	wantJSON(t, "list", call(t, srv, "tasks/pushNotificationConfig/list", obj{"id": id}), []any{wantA, wantB})
+	agenttest.WantJSON(t, "get by id", client.Call(t, srv, "tasks/pushNotificationConfig/get", obj{"id": id, "pushNotificationConfigId": cfgID}), wantB)
+	agenttest.WantJSON(t, "get without config id", client.Call(t, srv, "tasks/pushNotificationConfig/get", obj{"id": id}), wantA)
+	agenttest.WantJSON(t, "list", client.Call(t, srv, "tasks/pushNotificationConfig/list", obj{"id": id}), []any{wantA, wantB})
 
 	// Setting an existing id replaces that config.
-	call(t, srv, "tasks/pushNotificationConfig/set", obj{"taskId": id, "pushNotificationConfig": obj{"id": "from-send", "url": "https://hooks.example/c"}})
+	client.Call(t, srv, "tasks/pushNotificationConfig/set", obj{"taskId": id, "pushNotificationConfig": obj{"id": "from-send", "url": "https://hooks.example/c"}})
 	wantA = obj{"taskId": id, "pushNotificationConfig": obj{"id": "from-send", "url": "https://hooks.example/c"}}
-	wantJSON(t, "list after replace", call(t, srv, "tasks/pushNotificationConfig/list", obj{"id": id}), []any{wantA, wantB})
+	agenttest.WantJSON(t, "list after replace", client.Call(t, srv, "tasks/pushNotificationConfig/list", obj{"id": id}), []any{wantA, wantB})
 
-	out := rpcRaw(t, srv, rpcRequest("tasks/pushNotificationConfig/delete", obj{"id": id, "pushNotificationConfigId": "from-send"}))
+	out := client.RPCRaw(t, srv, agenttest.RPCRequest("tasks/pushNotificationConfig/delete", obj{"id": id, "pushNotificationConfigId": "from-send"}))
 	if res, ok := out["result"]; !ok || res != nil {
 		t.Fatalf("delete: want \"result\": null, got %v", out)
 	}
-	wantJSON(t, "list after delete", call(t, srv, "tasks/pushNotificationConfig/list", obj{"id": id}), []any{wantB})
+	agenttest.WantJSON(t, "list after delete", client.Call(t, srv, "tasks/pushNotificationConfig/list", obj{"id": id}), []any{wantB})
 
-	e := callErr(t, srv, "tasks/pushNotificationConfig/get", obj{"id": id, "pushNotificationConfigId": "from-send"})
-	wantCode(t, e, codeInvalidParams)
-	wantJSON(t, "data", e["data"], obj{"taskId": id, "pushNotificationConfigId": "from-send"})
-	wantCode(t, callErr(t, srv, "tasks/pushNotificationConfig/delete", obj{"id": id, "pushNotificationConfigId": "from-send"}), codeInvalidParams)
+	e := client.CallErr(t, srv, "tasks/pushNotificationConfig/get", obj{"id": id, "pushNotificationConfigId": "from-send"})
+	agenttest.WantCode(t, e, agentcore.CodeInvalidParams)
+	agenttest.WantJSON(t, "data", e["data"], obj{"taskId": id, "pushNotificationConfigId": "from-send"})
+	agenttest.WantCode(t, client.CallErr(t, srv, "tasks/pushNotificationConfig/delete", obj{"id": id, "pushNotificationConfigId": "from-send"}), agentcore.CodeInvalidParams)
 }
 
 func TestPushNotificationConfigEmptyList(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	task := call(t, srv, "message/send", send("finish")).(obj)
-	out := rpcRaw(t, srv, rpcRequest("tasks/pushNotificationConfig/list", obj{"id": task["id"]}))
+	task := client.Call(t, srv, "message/send", send("finish")).(obj)
+	out := client.RPCRaw(t, srv, agenttest.RPCRequest("tasks/pushNotificationConfig/list", obj{"id": task["id"]}))
 	if list, ok := out["result"].([]any); !ok || len(list) != 0 {
 		t.Fatalf("list of a task without configs = %v, want []", out["result"])
 	}
-	wantCode(t, callErr(t, srv, "tasks/pushNotificationConfig/get", obj{"id": task["id"]}), codeInvalidParams)
+	agenttest.WantCode(t, client.CallErr(t, srv, "tasks/pushNotificationConfig/get", obj{"id": task["id"]}), agentcore.CodeInvalidParams)
 }
 
 func TestPushNotificationConfigErrors(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	task := call(t, srv, "message/send", send("finish")).(obj)
+	task := client.Call(t, srv, "message/send", send("finish")).(obj)
 	good := obj{"url": "https://hooks.example/x"}
 	tests := []struct {
 		method string
 		params obj
 		code   int
 	}{
-		{"tasks/pushNotificationConfig/set", obj{"taskId": "missing", "pushNotificationConfig": good}, codeTaskNotFound},
-		{"tasks/pushNotificationConfig/set", obj{"pushNotificationConfig": good}, codeInvalidParams},
-		{"tasks/pushNotificationConfig/set", obj{"taskId": task["id"]}, codeInvalidParams},
-		{"tasks/pushNotificationConfig/set", obj{"taskId": task["id"], "pushNotificationConfig": obj{"url": "ftp://x/y"}}, codeInvalidParams},
+		{"tasks/pushNotificationConfig/set", obj{"taskId": "missing", "pushNotificationConfig": good}, agentcore.CodeTaskNotFound},
+		{"tasks/pushNotificationConfig/set", obj{"pushNotificationConfig": good}, agentcore.CodeInvalidParams},
+		{"tasks/pushNotificationConfig/set", obj{"taskId": task["id"]}, agentcore.CodeInvalidParams},
+		{"tasks/pushNotificationConfig/set", obj{"taskId": task["id"], "pushNotificationConfig": obj{"url": "ftp://x/y"}}, agentcore.CodeInvalidParams},
 		{"tasks/pushNotificationConfig/set", obj{"taskId": task["id"], "pushNotificationConfig": obj{
 			"url": "https://x", "authentication": obj{"schemes": []any{}},
-		}}, codeInvalidParams},
+		}}, agentcore.CodeInvalidParams},
 		// The 1.0 flat shape is not a 0.2.5 config.
-		{"tasks/pushNotificationConfig/set", obj{"taskId": task["id"], "url": "https://x"}, codeInvalidParams},
-		{"tasks/pushNotificationConfig/get", obj{"id": "missing"}, codeTaskNotFound},
-		{"tasks/pushNotificationConfig/get", obj{"taskId": task["id"]}, codeInvalidParams},
-		{"tasks/pushNotificationConfig/list", obj{"id": "missing"}, codeTaskNotFound},
-		{"tasks/pushNotificationConfig/list", obj{}, codeInvalidParams},
-		{"tasks/pushNotificationConfig/delete", obj{"id": "missing", "pushNotificationConfigId": "c"}, codeTaskNotFound},
-		{"tasks/pushNotificationConfig/delete", obj{"id": task["id"]}, codeInvalidParams},
+		{"tasks/pushNotificationConfig/set", obj{"taskId": task["id"], "url": "https://x"}, agentcore.CodeInvalidParams},
+		{"tasks/pushNotificationConfig/get", obj{"id": "missing"}, agentcore.CodeTaskNotFound},
+		{"tasks/pushNotificationConfig/get", obj{"taskId": task["id"]}, agentcore.CodeInvalidParams},
+		{"tasks/pushNotificationConfig/list", obj{"id": "missing"}, agentcore.CodeTaskNotFound},
+		{"tasks/pushNotificationConfig/list", obj{}, agentcore.CodeInvalidParams},
+		{"tasks/pushNotificationConfig/delete", obj{"id": "missing", "pushNotificationConfigId": "c"}, agentcore.CodeTaskNotFound},
+		{"tasks/pushNotificationConfig/delete", obj{"id": task["id"]}, agentcore.CodeInvalidParams},
 	}
 	for _, tt := range tests {
-		wantCode(t, callErr(t, srv, tt.method, tt.params), tt.code)
+		agenttest.WantCode(t, client.CallErr(t, srv, tt.method, tt.params), tt.code)
 	}
 }

@@ -2,77 +2,72 @@ package legacyagent
 
 import (
 	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 func TestTasksGet(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	first := call(t, srv, "message/send", send("input")).(obj)
+	first := client.Call(t, srv, "message/send", send("input")).(obj)
 	reply := userMessage("Grace")
 	reply["taskId"] = first["id"]
-	done := call(t, srv, "message/send", obj{"message": reply}).(obj)
+	done := client.Call(t, srv, "message/send", obj{"message": reply}).(obj)
 
-	got := call(t, srv, "tasks/get", obj{"id": first["id"], "metadata": obj{"ignored": true}}).(obj)
-	wantJSON(t, "tasks/get", got, done)
+	got := client.Call(t, srv, "tasks/get", obj{"id": first["id"], "metadata": obj{"ignored": true}}).(obj)
+	agenttest.WantJSON(t, "tasks/get", got, done)
 
 	tests := []struct {
 		name     string
 		length   any
 		wantLast []string
 	}{
-		{"absent", nil, []string{"input", question, "Grace"}},
-		{"zero means all", 0, []string{"input", question, "Grace"}},
+		{"absent", nil, []string{"input", agentcore.Question, "Grace"}},
+		{"zero means all", 0, []string{"input", agentcore.Question, "Grace"}},
 		{"last one", 1, []string{"Grace"}},
-		{"last two", 2, []string{question, "Grace"}},
-		{"more than there is", 10, []string{"input", question, "Grace"}},
+		{"last two", 2, []string{agentcore.Question, "Grace"}},
+		{"more than there is", 10, []string{"input", agentcore.Question, "Grace"}},
 	}
 	for _, tt := range tests {
 		params := obj{"id": first["id"]}
 		if tt.length != nil {
 			params["historyLength"] = tt.length
 		}
-		res := call(t, srv, "tasks/get", params).(obj)
-		var texts []any
-		for _, m := range path(t, res, "history").([]any) {
-			texts = append(texts, str(t, m, "parts", 0, "text"))
-		}
-		want := make([]any, len(tt.wantLast))
-		for i, s := range tt.wantLast {
-			want[i] = s
-		}
-		wantJSON(t, tt.name, texts, want)
+		res := client.Call(t, srv, "tasks/get", params).(obj)
+		agenttest.WantJSON(t, tt.name, agenttest.FirstTexts(t, agenttest.Path(t, res, "history")), tt.wantLast)
 	}
 
-	e := callErr(t, srv, "tasks/get", obj{"id": "missing"})
-	wantCode(t, e, codeTaskNotFound)
-	wantJSON(t, "not found data", e["data"], obj{"taskId": "missing"})
-	wantCode(t, callErr(t, srv, "tasks/get", obj{}), codeInvalidParams)
-	wantCode(t, callErr(t, srv, "tasks/get", obj{"id": first["id"], "historyLength": -1}), codeInvalidParams)
+	e := client.CallErr(t, srv, "tasks/get", obj{"id": "missing"})
+	agenttest.WantCode(t, e, agentcore.CodeTaskNotFound)
+	agenttest.WantJSON(t, "not found data", e["data"], obj{"taskId": "missing"})
+	agenttest.WantCode(t, client.CallErr(t, srv, "tasks/get", obj{}), agentcore.CodeInvalidParams)
+	agenttest.WantCode(t, client.CallErr(t, srv, "tasks/get", obj{"id": first["id"], "historyLength": -1}), agentcore.CodeInvalidParams)
 }
 
 func TestTasksCancel(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
 
-	asking := call(t, srv, "message/send", send("input")).(obj)
-	res := call(t, srv, "tasks/cancel", obj{"id": asking["id"]}).(obj)
-	if st := str(t, res, "status", "state"); st != "canceled" {
+	asking := client.Call(t, srv, "message/send", send("input")).(obj)
+	res := client.Call(t, srv, "tasks/cancel", obj{"id": asking["id"]}).(obj)
+	if st := agenttest.Str(t, res, "status", "state"); st != "canceled" {
 		t.Fatalf("canceling an input-required task: state %q", st)
 	}
-	if got := call(t, srv, "tasks/get", obj{"id": asking["id"]}).(obj); str(t, got, "status", "state") != "canceled" {
+	if got := client.Call(t, srv, "tasks/get", obj{"id": asking["id"]}).(obj); agenttest.Str(t, got, "status", "state") != "canceled" {
 		t.Fatal("the cancel did not stick")
 	}
 
 	for _, text := range []string{"finish", "fail"} {
-		done := call(t, srv, "message/send", send(text)).(obj)
-		e := callErr(t, srv, "tasks/cancel", obj{"id": done["id"]})
-		wantCode(t, e, codeTaskNotCancelable)
-		wantJSON(t, "data", e["data"], obj{"taskId": done["id"], "state": done["status"].(obj)["state"]})
+		done := client.Call(t, srv, "message/send", send(text)).(obj)
+		e := client.CallErr(t, srv, "tasks/cancel", obj{"id": done["id"]})
+		agenttest.WantCode(t, e, agentcore.CodeTaskNotCancelable)
+		agenttest.WantJSON(t, "data", e["data"], obj{"taskId": done["id"], "state": done["status"].(obj)["state"]})
 	}
-	e := callErr(t, srv, "tasks/cancel", obj{"id": "missing"})
-	wantCode(t, e, codeTaskNotFound)
-	wantJSON(t, "data", e["data"], obj{"taskId": "missing"})
-	wantCode(t, callErr(t, srv, "tasks/cancel", obj{}), codeInvalidParams)
+	e := client.CallErr(t, srv, "tasks/cancel", obj{"id": "missing"})
+	agenttest.WantCode(t, e, agentcore.CodeTaskNotFound)
+	agenttest.WantJSON(t, "data", e["data"], obj{"taskId": "missing"})
+	agenttest.WantCode(t, client.CallErr(t, srv, "tasks/cancel", obj{}), agentcore.CodeInvalidParams)
 }
 
 func TestTasksResubscribe(t *testing.T) {
@@ -80,31 +75,54 @@ func TestTasksResubscribe(t *testing.T) {
 	_, srv := startAgent(t, Options{})
 
 	// A running task: the Task first, then its updates to the end.
-	first := openStream(t, srv, "message/stream", send("wait"))
-	snap := first.mustNext()
-	first.mustNext() // working
+	first := client.OpenStream(t, srv, "message/stream", send("wait"))
+	snap := first.MustNext()
+	first.MustNext() // working
 
-	s := openStream(t, srv, "tasks/resubscribe", obj{"id": snap["id"]})
-	if ev := s.mustNext(); ev["kind"] != "task" || str(t, ev, "status", "state") != "working" || ev["id"] != snap["id"] {
+	s := client.OpenStream(t, srv, "tasks/resubscribe", obj{"id": snap["id"]})
+	if ev := s.MustNext(); ev["kind"] != "task" || agenttest.Str(t, ev, "status", "state") != "working" || ev["id"] != snap["id"] {
 		t.Fatalf("first resubscribe event = %v, want the working task", ev)
 	}
-	call(t, srv, "tasks/cancel", obj{"id": snap["id"]})
-	for _, stream := range []*sse{s, first} {
-		if ev := stream.mustNext(); path(t, ev, "status", "state") != "canceled" || ev["final"] != true {
+	client.Call(t, srv, "tasks/cancel", obj{"id": snap["id"]})
+	for _, stream := range []*agenttest.SSE{s, first} {
+		if ev := stream.MustNext(); agenttest.Path(t, ev, "status", "state") != "canceled" || ev["final"] != true {
 			t.Fatalf("event after cancel = %v", ev)
 		}
-		stream.wantEnd()
+		stream.WantEnd()
 	}
 
 	// A terminal task, and an interrupted one: the Task event alone.
 	for _, text := range []string{"finish", "input"} {
-		res := call(t, srv, "message/send", send(text)).(obj)
-		s := openStream(t, srv, "tasks/resubscribe", obj{"id": res["id"]})
-		wantJSON(t, text+" task event", s.mustNext(), res)
-		s.wantEnd()
+		res := client.Call(t, srv, "message/send", send(text)).(obj)
+		s := client.OpenStream(t, srv, "tasks/resubscribe", obj{"id": res["id"]})
+		agenttest.WantJSON(t, text+" task event", s.MustNext(), res)
+		s.WantEnd()
 	}
 
-	e := callErr(t, srv, "tasks/resubscribe", obj{"id": "missing"})
-	wantCode(t, e, codeTaskNotFound)
-	wantJSON(t, "data", e["data"], obj{"taskId": "missing"})
+	e := client.CallErr(t, srv, "tasks/resubscribe", obj{"id": "missing"})
+	agenttest.WantCode(t, e, agentcore.CodeTaskNotFound)
+	agenttest.WantJSON(t, "data", e["data"], obj{"taskId": "missing"})
+}
+
+func TestRequiredFields(t *testing.T) {
+	t.Parallel()
+	_, srv := startAgent(t, Options{})
+	invalidParams := func(t *testing.T, e obj) { agenttest.WantCode(t, e, agentcore.CodeInvalidParams) }
+	tests := []struct {
+		method string
+		params obj
+		detail string
+	}{
+		{"tasks/get", obj{}, "parameters: id: required"},
+		{"tasks/cancel", obj{}, "parameters: id: required"},
+		{"tasks/resubscribe", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/set", obj{"pushNotificationConfig": obj{"url": "https://x"}}, "parameters: taskId: required"},
+		{"tasks/pushNotificationConfig/get", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/list", obj{}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/delete", obj{"pushNotificationConfigId": "c"}, "parameters: id: required"},
+		{"tasks/pushNotificationConfig/delete", obj{"id": "t"}, "parameters: pushNotificationConfigId: required"},
+	}
+	for _, tt := range tests {
+		client.WantRefused(t, srv, []string{tt.method}, invalidParams, tt.params, tt.detail)
+	}
 }

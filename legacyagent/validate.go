@@ -3,7 +3,8 @@ package legacyagent
 import (
 	"errors"
 	"fmt"
-	"net/url"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // validateUserMessage checks msg against the 0.2.5 schema's required fields
@@ -59,8 +60,7 @@ func validatePushConfig(c *pushConfig) error {
 	if c == nil {
 		return errors.New("pushNotificationConfig: required")
 	}
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !agentcore.CheckWebhookURL(c.URL) {
 		return fmt.Errorf("pushNotificationConfig.url: must be an absolute http or https URL, got %q", c.URL)
 	}
 	if c.Authentication != nil && len(c.Authentication.Schemes) == 0 {

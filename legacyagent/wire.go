@@ -1,9 +1,6 @@
 package legacyagent
 
-import (
-	"errors"
-	"strings"
-)
+import "github.com/a2agate/gateway/internal/agentcore"
 
 // The structs below spell the A2A 0.2.5 JSON-RPC wire exactly as the 0.2.5
 // JSON schema (specification/json/a2a.json at tag v0.2.5) names it.
@@ -25,37 +22,18 @@ const (
 	roleAgent = "agent"
 )
 
-// Task states (schema TaskState).
-const (
-	stateSubmitted     = "submitted"
-	stateWorking       = "working"
-	stateInputRequired = "input-required"
-	stateCompleted     = "completed"
-	stateCanceled      = "canceled"
-	stateFailed        = "failed"
-	stateRejected      = "rejected"
-	stateAuthRequired  = "auth-required"
-	stateUnknown       = "unknown"
-)
-
-// isTerminal reports whether no transition leaves state. The 0.2.5 state
-// table counts "unknown" among them.
-func isTerminal(state string) bool {
-	switch state {
-	case stateCompleted, stateCanceled, stateFailed, stateRejected, stateUnknown:
-		return true
-	}
-	return false
+// stateNames are the schema's TaskState names of the core's states. The
+// agent never puts a task in "unknown".
+var stateNames = map[agentcore.State]string{
+	agentcore.StateSubmitted:     "submitted",
+	agentcore.StateWorking:       "working",
+	agentcore.StateInputRequired: "input-required",
+	agentcore.StateAuthRequired:  "auth-required",
+	agentcore.StateCompleted:     "completed",
+	agentcore.StateCanceled:      "canceled",
+	agentcore.StateFailed:        "failed",
+	agentcore.StateRejected:      "rejected",
 }
-
-// isInterrupted reports whether state waits for the client.
-func isInterrupted(state string) bool {
-	return state == stateInputRequired || state == stateAuthRequired
-}
-
-// settled reports whether a blocking send returns and a stream cycle ends
-// at state.
-func settled(state string) bool { return isTerminal(state) || isInterrupted(state) }
 
 type message struct {
 	Kind             string     `json:"kind"`
@@ -185,30 +163,13 @@ type pushConfigParams struct {
 	Metadata                 jsonObject `json:"metadata"`
 }
 
-// jsonObject is a JSON object kept as raw bytes: metadata and DataPart.data,
-// which the schema types as "object". Decoding rejects any other JSON value.
-type jsonObject []byte
+// The fields each request requires.
 
-var errNotObject = errors.New("must be a JSON object")
+func (r taskPushConfig) Check() error   { return agentcore.Require("taskId", r.TaskID) }
+func (r taskQueryParams) Check() error  { return agentcore.Require("id", r.ID) }
+func (r taskIDParams) Check() error     { return agentcore.Require("id", r.ID) }
+func (r pushConfigParams) Check() error { return agentcore.Require("id", r.ID) }
 
-// UnmarshalJSON keeps an object verbatim and leaves null as nil.
-func (o *jsonObject) UnmarshalJSON(b []byte) error {
-	s := strings.TrimSpace(string(b))
-	if s == "null" {
-		*o = nil
-		return nil
-	}
-	if !strings.HasPrefix(s, "{") {
-		return errNotObject
-	}
-	*o = append((*o)[:0], s...)
-	return nil
-}
-
-// MarshalJSON writes the object as received.
-func (o jsonObject) MarshalJSON() ([]byte, error) {
-	if o == nil {
-		return []byte("null"), nil
-	}
-	return o, nil
-}
+// jsonObject is metadata and DataPart.data, which the schema types as
+// "object".
+type jsonObject = agentcore.JSONObject

@@ -43,7 +43,7 @@ func TestAllocationBudgets(t *testing.T) {
 		{"Result 0.x to 0.x", 0, task03, func() []byte { return result(t, dialect.V03, dialect.V03, task03) }},
 		{"Event 1.0 to 1.0", 0, status10, func() []byte { return event(t, dialect.V10, dialect.V10, status10) }},
 		{"Event 0.x to 0.x", 0, status03, func() []byte { return event(t, dialect.V03, dialect.V03, status03) }},
-		{"ErrorObject 1.0 to 1.0", 0, errV10, func() []byte { return errorObject(t, dialect.V10, dialect.V10, errV10) }},
+		{"errorObject 1.0 to 1.0", 0, errV10, func() []byte { return errorObjectOf(t, dialect.V10, dialect.V10, errV10) }},
 		{"Valid", 0, nil, func() []byte {
 			if !Valid(benchTaskV03) {
 				t.Fatal("not valid")
@@ -58,7 +58,7 @@ func TestAllocationBudgets(t *testing.T) {
 		{"Result 1.0 to 0.x", 2, nil, func() []byte { return result(t, dialect.V10, dialect.V03, task10) }},
 		{"Event 1.0 to 0.x", 2, nil, func() []byte { return event(t, dialect.V10, dialect.V03, status10) }},
 		{"Event 0.x to 1.0", 2, nil, func() []byte { return event(t, dialect.V03, dialect.V10, status03) }},
-		{"ErrorObject 1.0 to 0.x", 2, nil, func() []byte { return errorObject(t, dialect.V10, dialect.V03, errV10) }},
+		{"errorObject 1.0 to 0.x", 2, nil, func() []byte { return errorObjectOf(t, dialect.V10, dialect.V03, errV10) }},
 		// Envelopes copy the id out of the body: measured 1.
 		{"ParseRequest", 2, nil, func() []byte { mustParseRequest(t, benchSendV03); return nil }},
 		{"ParseReply", 2, nil, func() []byte { mustParseReply(t, benchTaskV03); return nil }},
@@ -125,8 +125,8 @@ func event(t *testing.T, from, to dialect.ID, in []byte) []byte {
 	return out
 }
 
-func errorObject(t *testing.T, from, to dialect.ID, in []byte) []byte {
-	out, err := ErrorObject(from, to, in)
+func errorObjectOf(t *testing.T, from, to dialect.ID, in []byte) []byte {
+	out, err := errorObject(from, to, in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/sse"
 )
 
 // The benchmarks translate the two payloads that dominate gateway traffic,
@@ -90,7 +91,7 @@ func benchReply(b *testing.B, from, to dialect.ID, body []byte, dst []byte) []by
 	if err != nil {
 		b.Fatal(err)
 	}
-	return AppendResult(dst[:0], reply.ID, result)
+	return AppendResultResponse(dst[:0], reply.ID, result)
 }
 
 func mustTranslate(body []byte, translate func([]byte) ([]byte, error)) []byte {
@@ -116,7 +117,7 @@ var (
 			return nil, err
 		}
 		result, err := Result(dialect.GetTask, dialect.V03, dialect.V10, reply.Result)
-		return AppendResult(nil, reply.ID, result), err
+		return AppendResultResponse(nil, reply.ID, result), err
 	})
 )
 
@@ -223,7 +224,7 @@ func TestBenchmarkBaselineAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := AppendResult(nil, reply.ID, result); !jsonEqual(got, want) {
+		if want := AppendResultResponse(nil, reply.ID, result); !jsonEqual(got, want) {
 			t.Errorf("task %s: baseline and gateway disagree\nstd:     %s\ngateway: %s", bc.name, got, want)
 		}
 	}
@@ -238,7 +239,7 @@ func TestBenchmarkBaselineAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := AppendResult(nil, id, result); !jsonEqual(got, want) {
+		if want := AppendResultResponse(nil, id, result); !jsonEqual(got, want) {
 			t.Errorf("event %s: baseline and gateway disagree\nstd:     %s\ngateway: %s", bc.name, got, want)
 		}
 	}
@@ -617,22 +618,21 @@ func BenchmarkStreamEvent(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.in)))
 			var scratch, resp, frame []byte
-			var spans []int
 			id := []byte(`"caller-7"`)
 			for b.Loop() {
-				reply, err := ParseReplyTo(&spans, bc.in)
+				reply, err := ParseReply(bc.in)
 				if err != nil {
 					b.Fatal(err)
 				}
-				out, _, err := reply.EventInfoTo(scratch, bc.from, bc.to)
+				out, _, err := AppendInspectedEvent(scratch[:0], bc.from, bc.to, reply.Result)
 				if err != nil {
 					b.Fatal(err)
 				}
 				if len(out) > 0 && &out[0] != &reply.Result[0] {
 					scratch = out
 				}
-				resp = AppendResult(resp[:0], id, out)
-				frame = AppendSSEEvent(frame[:0], SSEEvent{Data: resp})
+				resp = AppendResultResponse(resp[:0], id, out)
+				frame = sse.AppendEvent(frame[:0], sse.Event{Data: resp})
 			}
 		})
 	}
@@ -675,7 +675,7 @@ func BenchmarkStreamEvent_encodingJSON(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				frame = AppendSSEEvent(frame[:0], SSEEvent{Data: out})
+				frame = sse.AppendEvent(frame[:0], sse.Event{Data: out})
 			}
 		})
 	}

@@ -7,7 +7,9 @@
 // both dialects' spellings (be liberal in what you accept) and writes exactly
 // one (be strict in what you send), so "to 1.0" and "to 0.x" are each one pass.
 //
-// Package normalize imports only package dialect from this module. It works on
-// []byte and io.Reader and never touches net/http, metrics or logs, so every
-// function here can be fuzzed and benchmarked in isolation.
+// Package normalize imports only packages dialect and internal/jsonscan (its
+// JSON validator and scanner) from this module. It works on []byte and never
+// touches net/http (the import policy holds it to that), metrics or logs, so
+// every function here can be fuzzed and benchmarked in isolation. Agent cards
+// are package agentcard's, and SSE framing package internal/sse's.
 package normalize

@@ -7,15 +7,12 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
-// MaxDepth bounds how deeply a document may nest. ProtoJSON parsers stop at
-// 100 as well; the bound also keeps recursive validation off deep stacks.
-const MaxDepth = 100
-
-// MaxIDBytes bounds a JSON-RPC id. Ids are echoed in every reply and event,
+// maxIDBytes bounds a JSON-RPC id. Ids are echoed in every reply and event,
 // so a huge one would be a cheap amplifier.
-const MaxIDBytes = 256
+const maxIDBytes = 256
 
 // Envelope is one JSON-RPC request, read and checked.
 type Envelope struct {
@@ -27,62 +24,25 @@ type Envelope struct {
 	Op      dialect.Op
 	// Params is the raw params value; nil when absent.
 	Params []byte
-	// doc is where Params sits in the request and the request's container
-	// spans, recorded while it was validated: ParamsTo walks Params without
-	// scanning it for them again.
-	doc docSpans
 }
 
-var envelopeKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
+var envelopeKeys = [...]keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
 
 // Valid reports whether b is one well-formed JSON document: UTF-8, nested at
-// most MaxDepth deep, and valid JSON.
+// most jsonscan.MaxDepth deep, and valid JSON.
 func Valid(b []byte) bool {
-	return utf8.Valid(b) && validJSON(b)
-}
-
-// scanOK reports whether b nests at most MaxDepth deep, without recursion;
-// invalidJSONReason uses it to say why a body was refused.
-func scanOK(b []byte) bool {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			end, _ := skipString(str(b), i)
-			i = end - 1
-		case '{', '[':
-			if depth++; depth > MaxDepth {
-				return false
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return true
+	return utf8.Valid(b) && jsonscan.Valid(b)
 }
 
 // ParseRequest reads a JSON-RPC 2.0 request. On failure it returns an
 // *Error, and the Envelope holds whatever id and dialect could be read, so
 // the error can still be answered to the right request in the right dialect.
 func ParseRequest(body []byte) (Envelope, error) {
-	return parseRequest(body, nil)
-}
-
-// ParseRequestTo is ParseRequest recording the request's container spans
-// in *spans, over what it held, for Envelope.ParamsTo: the Envelope reads
-// them until *spans is reused.
-func ParseRequestTo(spans *[]int, body []byte) (Envelope, error) {
-	*spans = (*spans)[:0]
-	return parseRequest(body, spans)
-}
-
-// parseRequest records the spans in *spans, unless spans is nil.
-func parseRequest(body []byte, spans *[]int) (Envelope, error) {
 	var env Envelope
-	if !utf8.Valid(body) || !validJSONSpans(body, spans) {
+	if !Valid(body) {
 		return env, Errorf(dialect.ErrParse, "%s", invalidJSONReason(body))
 	}
-	root := parse(body)
+	root := jsonscan.Parse(body)
 	if root.IsArray() {
 		return env, Errorf(dialect.ErrInvalidRequest, "batch requests are not supported: send one JSON-RPC request object per HTTP request")
 	}
@@ -90,31 +50,31 @@ func parseRequest(body []byte, spans *[]int) (Envelope, error) {
 		return env, Errorf(dialect.ErrInvalidRequest, "the body must be a JSON-RPC request object, got %s", typeName(root))
 	}
 	var m members
-	if err := collect(withSpans(root, derefSpans(spans)), envelopeKeys, &m); err != nil {
+	if err := collect(root, envelopeKeys[:], &m); err != nil {
 		env.ID = unambiguousID(root)
 		return env, &Error{Kind: dialect.ErrInvalidRequest, Message: "invalid JSON-RPC request: " + err.Error(), Err: err}
 	}
 	v := &m.vals
 	if id := v[1]; id.Type == gjson.String || id.Type == gjson.Number {
-		if len(id.Raw) <= MaxIDBytes {
+		if len(id.Raw) <= maxIDBytes {
 			env.ID = []byte(id.Raw)
 		}
 	}
 	if meth := v[2]; meth.Type == gjson.String {
 		env.Method = meth.Str
-		env.Dialect = GuessDialect(meth.Str)
+		env.Dialect = guessDialect(meth.Str)
 	}
 	switch id := v[1]; {
 	case m.unknown:
-		return env, Errorf(dialect.ErrInvalidRequest, "invalid JSON-RPC request: only jsonrpc, id, method and params are allowed, got %s", unknownNames(root, envelopeKeys))
+		return env, Errorf(dialect.ErrInvalidRequest, "invalid JSON-RPC request: only jsonrpc, id, method and params are allowed, got %s", unknownNames(root, envelopeKeys[:]))
 	case v[0].Type != gjson.String || v[0].Str != "2.0":
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "jsonrpc" must be "2.0"`)
 	case !id.Exists():
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is required (notifications are not supported)`)
 	case id.Type != gjson.String && id.Type != gjson.Number:
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" must be a string or a number, got %s`, typeName(id))
-	case len(id.Raw) > MaxIDBytes:
-		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is longer than %d bytes`, MaxIDBytes)
+	case len(id.Raw) > maxIDBytes:
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is longer than %d bytes`, maxIDBytes)
 	case v[2].Type != gjson.String:
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "method" must be a string`)
 	}
@@ -129,7 +89,6 @@ func parseRequest(body []byte, spans *[]int) (Envelope, error) {
 		}
 		if p.IsObject() {
 			env.Params = body[p.Index : p.Index+len(p.Raw)]
-			env.doc = docSpans{at: p.Index, spans: derefSpans(spans)}
 		}
 	} else if op != dialect.GetExtendedCard {
 		return env, Errorf(dialect.ErrInvalidParams, `invalid params: "params" is required for %s`, env.Method)
@@ -150,7 +109,7 @@ func unambiguousID(root gjson.Result) []byte {
 		}
 		return true
 	})
-	if n != 1 || (id.Type != gjson.String && id.Type != gjson.Number) || len(id.Raw) > MaxIDBytes {
+	if n != 1 || (id.Type != gjson.String && id.Type != gjson.Number) || len(id.Raw) > maxIDBytes {
 		return nil
 	}
 	return []byte(id.Raw)
@@ -165,9 +124,18 @@ func methodNotFound(name string) *Error {
 	return Errorf(dialect.ErrMethodNotFound, "method %q not found: this agent speaks A2A 0.x (message/send, tasks/get, ...) and 1.0 (SendMessage, GetTask, ...)", truncate(name, 64))
 }
 
-// GuessDialect tells which dialect an unknown method name looks like, so an
+// GuessRequestDialect tells which dialect a request body that could not be
+// read looks like, from its method name if one is readable; false if none is.
+func GuessRequestDialect(body []byte) (dialect.ID, bool) {
+	if m := gjson.GetBytes(body, "method"); m.Type == gjson.String {
+		return guessDialect(m.Str), true
+	}
+	return 0, false
+}
+
+// guessDialect tells which dialect an unknown method name looks like, so an
 // error about it reads right to the caller: slash names are 0.x.
-func GuessDialect(method string) dialect.ID {
+func guessDialect(method string) dialect.ID {
 	if d, _, ok := dialect.Lookup(method); ok {
 		return d
 	}
@@ -200,11 +168,11 @@ func truncate(s string, n int) string {
 
 func invalidJSONReason(b []byte) string {
 	switch {
-	case len(strings.TrimSpace(str(b))) == 0:
+	case len(strings.TrimSpace(jsonscan.String(b))) == 0:
 		return "the request body is empty: send a JSON-RPC request object"
 	case !utf8.Valid(b):
 		return "the request body is not valid UTF-8"
-	case !scanOK(b):
+	case !jsonscan.DepthOK(b):
 		return "the request body nests deeper than 100 levels"
 	}
 	return "the request body is not valid JSON"
@@ -215,37 +183,21 @@ type Reply struct {
 	ID     []byte
 	Result []byte // nil when the reply is an error
 	Error  []byte // the error object; nil on success
-	// doc is where Result sits in the reply and the reply's container
-	// spans (see Envelope).
-	doc docSpans
 }
 
-var replyKeys = []keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error", ""}}
+var replyKeys = [...]keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error", ""}}
 
 // ParseReply reads a backend's JSON-RPC response. Failures are *Error of
 // kind InvalidAgentResponse. A success without "result" (the Go 1.0 SDK
 // writes none for an empty one) reads as a null result.
 func ParseReply(body []byte) (Reply, error) {
-	return parseReply(body, nil)
-}
-
-// ParseReplyTo is ParseReply recording the reply's container spans in
-// *spans, over what it held, for the Reply's methods: the Reply reads them
-// until *spans is reused.
-func ParseReplyTo(spans *[]int, body []byte) (Reply, error) {
-	*spans = (*spans)[:0]
-	return parseReply(body, spans)
-}
-
-// parseReply records the spans in *spans, unless spans is nil.
-func parseReply(body []byte, spans *[]int) (Reply, error) {
 	var r Reply
-	if !utf8.Valid(body) || !validJSONSpans(body, spans) {
+	if !Valid(body) {
 		return r, Errorf(dialect.ErrInvalidAgentResponse, "the agent's reply is not valid JSON")
 	}
-	root := withSpans(parse(body), derefSpans(spans))
+	root := jsonscan.Parse(body)
 	var m members
-	if err := collect(root, replyKeys, &m); err != nil {
+	if err := collect(root, replyKeys[:], &m); err != nil {
 		return r, &Error{Kind: dialect.ErrInvalidAgentResponse, Message: "the agent's reply is not a JSON-RPC response: " + err.Error(), Err: err}
 	}
 	v := &m.vals
@@ -265,15 +217,33 @@ func parseReply(body []byte, spans *[]int) (Reply, error) {
 		r.Error = body[e.Index : e.Index+len(e.Raw)]
 	case res.Exists():
 		r.Result = body[res.Index : res.Index+len(res.Raw)]
-		r.doc = docSpans{at: res.Index, spans: derefSpans(spans)}
 	default:
 		r.Result = []byte("null")
 	}
 	return r, nil
 }
 
-// AppendResult appends a JSON-RPC success response.
-func AppendResult(dst, id, result []byte) []byte {
+// AppendRequest appends a JSON-RPC request: method with params (none when
+// params is nil), under id, or under 1 when id is empty (a call of the
+// gateway's own).
+func AppendRequest(dst, id []byte, method string, params []byte) []byte {
+	if len(id) == 0 {
+		id = []byte("1")
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"method":"`...)
+	dst = append(dst, method...)
+	dst = append(dst, '"')
+	if params != nil {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, params...)
+	}
+	return append(dst, '}')
+}
+
+// AppendResultResponse appends a JSON-RPC success response.
+func AppendResultResponse(dst, id, result []byte) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
 	dst = append(dst, `,"result":`...)

@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // AppendError appends the JSON-RPC error object for e in dialect d. 1.0
@@ -50,13 +51,13 @@ func appendKVs(dst []byte, kvs []KV) []byte {
 	return append(dst, '}')
 }
 
-// ErrorObject translates a backend's JSON-RPC error object from dialect
+// errorObject translates a backend's JSON-RPC error object from dialect
 // from into to. Code and message are kept (A2A kept the codes when it renamed
 // the errors); only data changes shape: a 0.x data object becomes the
 // metadata of a 1.0 ErrorInfo (values stringified, as map<string,string>
 // requires), and an ErrorInfo's metadata becomes 0.x data.
-func ErrorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
-	root := parse(obj)
+func errorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
+	root := jsonscan.Parse(obj)
 	code := root.Get("code")
 	if code.Type != gjson.Number || code.Num != float64(int64(code.Num)) {
 		return nil, Errorf(dialect.ErrInvalidAgentResponse, "the agent's error has no integer code")
@@ -92,6 +93,31 @@ func ErrorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 	}
 	w.close('}')
 	return w.bytes(), nil
+}
+
+// AgentError is a backend agent's own JSON-RPC error, read once from its
+// reply and already translated into the caller's dialect: the gateway
+// answers it as it is (same code and message, data in the caller's dialect),
+// unlike an *Error, which the gateway raises and renders itself.
+type AgentError struct {
+	Code    int
+	Message string
+	// Object is the whole error object in the caller's dialect.
+	Object []byte
+}
+
+func (e *AgentError) Error() string { return e.Message }
+
+// ParseAgentError translates a backend's error object from dialect from
+// into to (see errorObject) and reads its code and message. A malformed
+// object is an *Error of kind InvalidAgentResponse.
+func ParseAgentError(from, to dialect.ID, obj []byte) (*AgentError, error) {
+	out, err := errorObject(from, to, obj)
+	if err != nil {
+		return nil, err
+	}
+	root := jsonscan.Parse(out)
+	return &AgentError{Code: int(jsonscan.Member(root, "code").Int()), Message: jsonscan.Member(root, "message").Str, Object: out}, nil
 }
 
 // detailsOnly reports whether every element of arr is a ProtoJSON Any.

@@ -4,6 +4,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // Kind is what a send result or stream event carries.
@@ -34,7 +35,7 @@ func payload(result gjson.Result) (Kind, gjson.Result, error) {
 	var kind Kind
 	var stranger string
 	strangers, n := 0, 0
-	each(result, func(k, v gjson.Result) bool {
+	jsonscan.Each(result, func(k, v gjson.Result) bool {
 		n++
 		switch k.Str {
 		case "kind":
@@ -88,7 +89,7 @@ type EventInfo struct {
 
 // Inspect reads an event or send result without translating it.
 func Inspect(result []byte) (EventInfo, error) {
-	return inspectResult(parse(result))
+	return inspectResult(jsonscan.Parse(result))
 }
 
 func inspectResult(root gjson.Result) (EventInfo, error) {
@@ -104,7 +105,7 @@ func inspectResult(root gjson.Result) (EventInfo, error) {
 func inspect(kind Kind, obj gjson.Result) EventInfo {
 	info := EventInfo{Kind: kind}
 	var status gjson.Result
-	each(obj, func(k, v gjson.Result) bool {
+	jsonscan.Each(obj, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			if kind == KindTask {
@@ -125,7 +126,7 @@ func inspect(kind Kind, obj gjson.Result) EventInfo {
 		case "history":
 			if kind == KindTask && v.IsArray() {
 				info.HasHistory = true
-				each(v, func(_, _ gjson.Result) bool { info.History++; return true })
+				jsonscan.Each(v, func(_, _ gjson.Result) bool { info.History++; return true })
 			}
 		}
 		return true
@@ -133,9 +134,9 @@ func inspect(kind Kind, obj gjson.Result) EventInfo {
 	if kind != KindTask && kind != KindStatusUpdate {
 		return info
 	}
-	each(status, func(k, v gjson.Result) bool {
+	jsonscan.Each(status, func(k, v gjson.Result) bool {
 		if k.Str == "state" {
-			info.State = StateV10(v)
+			info.State = stateV10(v)
 		}
 		return true
 	})
@@ -144,7 +145,7 @@ func inspect(kind Kind, obj gjson.Result) EventInfo {
 
 func firstOf(obj gjson.Result, keys ...string) gjson.Result {
 	for _, k := range keys {
-		if v := member(obj, k); v.Exists() {
+		if v := jsonscan.Member(obj, k); v.Exists() {
 			return v
 		}
 	}
@@ -212,7 +213,7 @@ const (
 // updateNames names the update kinds in error messages.
 var updateNames = map[string]string{"status-update": "a status update", "artifact-update": "an artifact update"}
 
-var updateKeys = []keySpec{
+var updateKeys = [...]keySpec{
 	uKind:      {"kind", ""},
 	uTaskID:    {"taskId", "task_id"},
 	uContextID: {"contextId", "context_id"},
@@ -228,7 +229,7 @@ var updateKeys = []keySpec{
 // writes the head of the object: kind, taskId, contextId, which it records
 // in info when info is not nil.
 func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind string, info *EventInfo) error {
-	if err := collect(obj, updateKeys, m); err != nil {
+	if err := collect(obj, updateKeys[:], m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -354,12 +355,12 @@ func (c *conv) updateTail(obj gjson.Result, m *members) {
 		w.raw(md.Raw)
 	}
 	if m.unknown {
-		w.unknownMembers(obj, updateKeys)
+		w.unknownMembers(obj, updateKeys[:])
 	}
 	w.close('}')
 }
 
 // InspectTask reads a bare Task (a get or cancel result) in either dialect.
 func InspectTask(task []byte) EventInfo {
-	return inspect(KindTask, parse(task))
+	return inspect(KindTask, jsonscan.Parse(task))
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/a2agate/gateway/dialect"
 )
 
-// TestEventInfoMatchesInspect holds the info EventInfoTo reads during its
+// TestEventInfoMatchesInspect holds the info AppendInspectedEvent reads during its
 // translation to what a separate Inspect walk reads, and its output to
-// EventTo's with the final flag the relay writes by default, for every
+// AppendEvent's with the final flag the relay writes by default, for every
 // golden event in both directions.
 func TestEventInfoMatchesInspect(t *testing.T) {
 	t.Parallel()
@@ -38,27 +38,27 @@ func TestEventInfoMatchesInspect(t *testing.T) {
 	}
 }
 
-// checkEventInfo compares EventInfoTo with Inspect and EventTo on one
+// checkEventInfo compares AppendInspectedEvent with Inspect and AppendEvent on one
 // event, and reports whether it translated.
 func checkEventInfo(t *testing.T, from, to dialect.ID, body []byte) bool {
 	t.Helper()
-	out, info, err := EventInfoTo(nil, from, to, body)
+	out, info, err := AppendInspectedEvent(nil, from, to, body)
 	if err != nil {
-		if _, plainErr := EventTo(nil, from, to, body, false); plainErr == nil {
-			t.Fatalf("%s to %s: EventInfoTo fails (%v) where EventTo translates: %s", from, to, err, body)
+		if _, plainErr := AppendEvent(nil, from, to, body, false); plainErr == nil {
+			t.Fatalf("%s to %s: AppendInspectedEvent fails (%v) where AppendEvent translates: %s", from, to, err, body)
 		}
 		return false
 	}
 	want, err := Inspect(body)
 	if err != nil {
-		t.Fatalf("%s to %s: Inspect fails (%v) on an event EventInfoTo translates: %s", from, to, err, body)
+		t.Fatalf("%s to %s: Inspect fails (%v) on an event AppendInspectedEvent translates: %s", from, to, err, body)
 	}
 	if info != want {
-		t.Fatalf("%s to %s: EventInfoTo reads %+v, Inspect %+v: %s", from, to, info, want, body)
+		t.Fatalf("%s to %s: AppendInspectedEvent reads %+v, Inspect %+v: %s", from, to, info, want, body)
 	}
-	wantOut, err := EventTo(nil, from, to, body, dialect.TerminalState(want.State))
+	wantOut, err := AppendEvent(nil, from, to, body, dialect.TerminalState(want.State))
 	if err != nil || !bytes.Equal(out, wantOut) {
-		t.Fatalf("%s to %s: EventInfoTo writes %s, EventTo with final on a terminal state %s (%v)", from, to, out, wantOut, err)
+		t.Fatalf("%s to %s: AppendInspectedEvent writes %s, AppendEvent with final on a terminal state %s (%v)", from, to, out, wantOut, err)
 	}
 	return true
 }

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // The fuzz targets share one set of properties, checked by the helpers
@@ -242,7 +240,7 @@ func FuzzRequest(f *testing.F) {
 			if env.Op != dialect.GetExtendedCard {
 				checkPassThrough(t, env.Dialect, to, env.Params, out, func(c *conv) error {
 					var info RequestInfo
-					return c.params(env.Op, parse(env.Params), to, &info)
+					return c.params(env.Op, jsonscan.Parse(env.Params), to, &info)
 				})
 			}
 			if untranslatable(env, info, to) {
@@ -289,7 +287,7 @@ func FuzzResult(f *testing.F) {
 				checkKind(t, err, dialect.ErrInvalidAgentResponse)
 				continue
 			}
-			checkPassThrough(t, from, to, body, out, func(c *conv) error { return c.result(op, parse(body), to) })
+			checkPassThrough(t, from, to, body, out, func(c *conv) error { return c.result(op, jsonscan.Parse(body), to) })
 			resultTo := to
 			if op == dialect.ListTasks {
 				resultTo = dialect.V10 // ListTasks exists only in 1.0
@@ -316,7 +314,7 @@ func FuzzEvent(f *testing.F) {
 				checkKind(t, err, dialect.ErrInvalidAgentResponse)
 				continue
 			}
-			checkPassThrough(t, from, to, body, out, func(c *conv) error { return c.event(parse(body), to, final) })
+			checkPassThrough(t, from, to, body, out, func(c *conv) error { return c.event(jsonscan.Parse(body), to, final) })
 			checkEventInfo(t, from, to, body)
 			info, err := Inspect(out)
 			if err != nil {
@@ -339,7 +337,7 @@ func FuzzErrorObject(f *testing.F) {
 		from := dialectOf(fromB)
 		valid := Valid(body)
 		for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
-			out, err := ErrorObject(from, to, body)
+			out, err := errorObject(from, to, body)
 			if !valid {
 				continue
 			}
@@ -350,148 +348,10 @@ func FuzzErrorObject(f *testing.F) {
 			if !json.Valid(out) {
 				t.Fatalf("output is not valid JSON: %s", out)
 			}
-			again, err := ErrorObject(to, to, out)
+			again, err := errorObject(to, to, out)
 			if err != nil || !jsonEqual(out, again) {
 				t.Fatalf("output is not a fixed point (%v)\nfirst:  %s\nsecond: %s", err, out, again)
 			}
-		}
-	})
-}
-
-// scanOKReference is the plain byte-at-a-time depth scan that scanOK
-// speeds up; the two must agree on every input.
-func scanOKReference(b []byte) bool {
-	depth, inString := 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			if depth++; depth > MaxDepth {
-				return false
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return true
-}
-
-func FuzzScanOK(f *testing.F) {
-	for _, s := range []string{`"\\"[[`, `"\"[[`, `["\\\"", "]`, `{"a":"b\\\\"}`, `"`, `\`, `"\`} {
-		f.Add([]byte(s), uint8(0))
-	}
-	f.Fuzz(func(t *testing.T, b []byte, nest uint8) {
-		// Prefix enough brackets that the depth limit is in play.
-		in := append(bytes.Repeat([]byte("["), MaxDepth-int(nest%8)), b...)
-		if got, want := scanOK(in), scanOKReference(in); got != want {
-			t.Fatalf("scanOK(%q) = %v, reference says %v", in, got, want)
-		}
-	})
-}
-
-// FuzzEach holds each to gjson's ForEach on every valid document: the
-// same keys and values, with the same types, raw text, strings, numbers
-// and indexes, at every nesting level.
-func FuzzEach(f *testing.F) {
-	for _, dir := range goldenDirs {
-		files, _ := seedFiles(f, dir)
-		for _, p := range files {
-			f.Add(readSeed(f, p))
-		}
-	}
-	for _, s := range []string{`[]`, `{}`, ` [ 1 , -2.5e3 , true , null , "a\"b" , {"\u0041":[]} ] `, `{"a\\":"\\","b":"\ud83d\ude00"}`, `"x"`, `12`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if !Valid(b) {
-			// Translators see only valid documents; each must merely end.
-			var walk func(v gjson.Result, depth int)
-			walk = func(v gjson.Result, depth int) {
-				each(v, func(_, v gjson.Result) bool {
-					if depth < 4 {
-						walk(v, depth+1)
-					}
-					return true
-				})
-			}
-			walk(parse(b), 0)
-			var spans []int
-			walk(parseWithSpans(b, &spans), 0)
-			return
-		}
-		var walk func(v gjson.Result, depth int)
-		walk = func(v gjson.Result, depth int) {
-			type pair struct{ k, v gjson.Result }
-			var want, got []pair
-			plain := v
-			plain.Indexes = nil // gjson reads Indexes as its own '#' query's
-			plain.ForEach(func(k, v gjson.Result) bool { want = append(want, pair{k, v}); return true })
-			each(v, func(k, v gjson.Result) bool { got = append(got, pair{k, v}); return true })
-			if len(want) != len(got) {
-				t.Fatalf("%s: gjson sees %d members, each %d", v.Raw, len(want), len(got))
-			}
-			for i := range want {
-				if !sameResult(want[i].k, got[i].k) || !sameResult(want[i].v, got[i].v) {
-					t.Fatalf("%s: member %d differs\ngjson: %+v\neach:  %+v", v.Raw, i, want[i], got[i])
-				}
-				if depth < 8 {
-					// each's own values carry on the container spans
-					// of the root below, which finds ends by lookup.
-					walk(got[i].v, depth+1)
-				}
-			}
-		}
-		walk(parse(b), 0)
-		var spans []int
-		walk(parseWithSpans(b, &spans), 0)
-	})
-}
-
-func sameResult(a, b gjson.Result) bool {
-	return a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && a.Num == b.Num && a.Index == b.Index
-}
-
-// FuzzValidJSON holds validJSON to encoding/json.Valid plus the depth
-// limit: the gateway must accept exactly the documents a backend decoding
-// with encoding/json accepts (and no deeper ones).
-func FuzzValidJSON(f *testing.F) {
-	for _, dir := range goldenDirs {
-		files, _ := seedFiles(f, dir)
-		for _, p := range files {
-			f.Add(readSeed(f, p))
-		}
-	}
-	for _, s := range []string{``, ` `, `-`, `-0`, `01`, `1.`, `.5`, `1e`, `1e+`, `-1.5E-3`, `tru`, `nul`, `"\u12"`, `"\u12G4"`, `"\x"`, "\"\x1f\"",
-		"\"\x7f\"", `[1,]`, `{"a":1,}`, `{"a" 1}`, `{,}`, `[,1]`, `{"a":1}}`, `[[]]]`, `"abcdefgh\"ijklmnop"`, `"abcdefg\\"`, "\t\n\r 1 \r\n"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		want := json.Valid(b) && scanOKReference(b)
-		got := validJSON(b)
-		if got != want {
-			t.Fatalf("validJSON(%q) = %v, encoding/json and the depth limit say %v", b, got, want)
-		}
-		// The translators read with gjson: it must take all that passes.
-		if got && !gjson.ValidBytes(b) {
-			t.Fatalf("validJSON accepts %q, which gjson's validator refuses", b)
-		}
-		var spans []int
-		if validJSONSpans(b, &spans) != got {
-			t.Fatalf("validJSONSpans(%q) disagrees with validJSON (%v)", b, got)
-		}
-		if want := containerSpans(str(b), nil); got && !slices.Equal(spans, want) {
-			t.Fatalf("validJSONSpans(%q) recorded spans %v; containerSpans says %v", b, spans, want)
 		}
 	})
 }

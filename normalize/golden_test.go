@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected side of golden files")
@@ -206,7 +207,7 @@ func translateGolden(dir, file string, from, to dialect.ID, in []byte) (part, ou
 	case "event":
 		out, err = Event(from, to, in, strings.Contains(filepath.Base(file), "final"))
 	case "error":
-		out, err = ErrorObject(from, to, in)
+		out, err = errorObject(from, to, in)
 	default:
 		return nil, nil, nil, errors.New("unknown golden directory " + dir)
 	}
@@ -376,7 +377,7 @@ func written(dir, file string, from, to dialect.ID, in []byte) (out []byte, ok b
 		}
 		root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
 		if len(env.Params) > 0 {
-			root = parse(env.Params)
+			root = jsonscan.Parse(env.Params)
 		}
 		var info RequestInfo
 		err = c.params(env.Op, root, to, &info)
@@ -385,9 +386,9 @@ func written(dir, file string, from, to dialect.ID, in []byte) (out []byte, ok b
 		if !found || op == dialect.GetExtendedCard {
 			return nil, false
 		}
-		err = c.result(op, parse(in), to)
+		err = c.result(op, jsonscan.Parse(in), to)
 	case "event":
-		err = c.event(parse(in), to, strings.Contains(filepath.Base(file), "final"))
+		err = c.event(jsonscan.Parse(in), to, strings.Contains(filepath.Base(file), "final"))
 	default:
 		return nil, false
 	}

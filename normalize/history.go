@@ -5,6 +5,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // TrimHistory makes a task's history mean what the caller asked for,
@@ -17,25 +18,25 @@ func TrimHistory(op dialect.Op, d dialect.ID, result []byte, n int) ([]byte, err
 	if op == dialect.SendMessage && d == dialect.V10 {
 		path = "task.history"
 	}
-	h := parse(result)
+	h := jsonscan.Parse(result)
 	if path != "history" {
-		h = member(h, "task")
+		h = jsonscan.Member(h, "task")
 	}
-	if h = member(h, "history"); !h.IsArray() {
+	if h = jsonscan.Member(h, "history"); !h.IsArray() {
 		return result, nil
 	}
 	if n == 0 {
 		return sjson.DeleteBytes(result, path)
 	}
 	count := 0
-	each(h, func(_, _ gjson.Result) bool { count++; return true })
+	jsonscan.Each(h, func(_, _ gjson.Result) bool { count++; return true })
 	if count <= n {
 		return result, nil
 	}
 	kept := make([]byte, 0, len(h.Raw))
 	kept = append(kept, '[')
 	i := 0
-	each(h, func(_, v gjson.Result) bool {
+	jsonscan.Each(h, func(_, v gjson.Result) bool {
 		if i >= count-n {
 			if len(kept) > 1 {
 				kept = append(kept, ',')

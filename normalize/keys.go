@@ -4,19 +4,22 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // keySpec is one member an object translator knows, with the proto field
 // name that ProtoJSON parsers must also accept on input.
 type keySpec struct{ camel, snake string }
 
-// maxMembers bounds the spec tables (the largest has 9 members). It is kept
-// tight because every object level of a translation holds a members on its
-// stack frame, and a call's goroutine keeps the stack its deepest
-// translation needed: with room for 16 members the deepest replies took the
-// net/http connection goroutine past 16 KiB, so to a 32 KiB stack.
-// TestKeySpecsFitMembers holds every table to it.
-const maxMembers = 10
+// maxMembers is the size of the largest spec table, so that members has room
+// for every table's members: adding a member to a table needs nothing else.
+// A new table joins this list (TestKeySpecsFitMembers checks that it did).
+const maxMembers = max(len(envelopeKeys), len(replyKeys), len(updateKeys),
+	len(listTasksKeys), len(messageKeys), len(partKeys), len(fileKeys),
+	len(pushKeys), len(authKeys), len(sendKeys), len(configurationKeys),
+	len(taskIDKeys), len(pushParamsKeys), len(pushListKeys), len(taskListKeys),
+	len(taskKeys), len(statusKeys), len(artifactKeys))
 
 // members holds the known members of one input object, indexed like its
 // spec table. A zero Result means absent.
@@ -36,7 +39,7 @@ func collect(obj gjson.Result, specs []keySpec, m *members) error {
 		return fail("must be an object, got %s", typeName(obj))
 	}
 	var err error
-	each(obj, func(k, v gjson.Result) bool {
+	jsonscan.Each(obj, func(k, v gjson.Result) bool {
 		i, snake := match(specs, k.Str)
 		if i < 0 {
 			if j := foldMatch(specs, k.Str); j >= 0 {
@@ -81,7 +84,7 @@ func foldMatch(specs []keySpec, k string) int {
 // unknownMembers copies every member of obj that specs does not know, so
 // extensions a peer added travel on untouched.
 func (w *writer) unknownMembers(obj gjson.Result, specs []keySpec) {
-	each(obj, func(k, v gjson.Result) bool {
+	jsonscan.Each(obj, func(k, v gjson.Result) bool {
 		if i, _ := match(specs, k.Str); i < 0 {
 			w.member(k, v)
 		}
@@ -157,7 +160,7 @@ func wantStringArray(v gjson.Result, name string) error {
 	}
 	var err error
 	i := 0
-	each(v, func(_, e gjson.Result) bool {
+	jsonscan.Each(v, func(_, e gjson.Result) bool {
 		if e.Type != gjson.String {
 			err = at(atIndex(fail("must be a string, got %s", typeName(e)), i), name)
 			return false

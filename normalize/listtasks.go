@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 const (
@@ -19,7 +20,7 @@ const (
 	ltIncludeArtifacts
 )
 
-var listTasksKeys = []keySpec{
+var listTasksKeys = [...]keySpec{
 	ltTenant:               {"tenant", ""},
 	ltContextID:            {"contextId", "context_id"},
 	ltStatus:               {"status", ""},
@@ -54,7 +55,7 @@ func ParseListTasks(params []byte) (ListQuery, error) {
 	q := ListQuery{PageSize: ListTasksDefaultPageSize}
 	root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
 	if len(params) > 0 {
-		root = parse(params)
+		root = jsonscan.Parse(params)
 	}
 	if err := readListTasks(root, &q); err != nil {
 		return q, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
@@ -64,7 +65,7 @@ func ParseListTasks(params []byte) (ListQuery, error) {
 
 func readListTasks(root gjson.Result, q *ListQuery) error {
 	var m members
-	if err := collect(root, listTasksKeys, &m); err != nil {
+	if err := collect(root, listTasksKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -128,7 +129,7 @@ func (c *conv) listTasksParams(root gjson.Result) error {
 		return err
 	}
 	var m members
-	_ = collect(root, listTasksKeys, &m) // read cleanly above
+	_ = collect(root, listTasksKeys[:], &m) // read cleanly above
 	w := c.w
 	w.changed = w.changed || m.renamed
 	w.open('{')
@@ -146,7 +147,7 @@ func (c *conv) listTasksParams(root gjson.Result) error {
 		w.raw(x.Raw)
 	}
 	if m.unknown {
-		w.unknownMembers(root, listTasksKeys)
+		w.unknownMembers(root, listTasksKeys[:])
 	}
 	w.close('}')
 	return nil

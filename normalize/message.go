@@ -1,9 +1,12 @@
 package normalize
 
 import (
+	"strings"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // conv is one translation: where the output goes and what the input was.
@@ -43,7 +46,7 @@ const (
 	mMetadata
 )
 
-var messageKeys = []keySpec{
+var messageKeys = [...]keySpec{
 	mKind:             {"kind", ""},
 	mMessageID:        {"messageId", "message_id"},
 	mRole:             {"role", ""},
@@ -57,7 +60,7 @@ var messageKeys = []keySpec{
 
 // readMessage collects and validates a Message in either dialect.
 func readMessage(obj gjson.Result, m *members) error {
-	if err := collect(obj, messageKeys, m); err != nil {
+	if err := collect(obj, messageKeys[:], m); err != nil {
 		return err
 	}
 	if k := m.vals[mKind]; k.Exists() && k.Str != "message" {
@@ -98,8 +101,7 @@ func readMessage(obj gjson.Result, m *members) error {
 // isEmptyArray reports whether the array v has no elements; it looks at the
 // first byte inside rather than reading (and skipping) a first element.
 func isEmptyArray(v gjson.Result) bool {
-	i := skipSpace(v.Raw, 1)
-	return v.IsArray() && i < len(v.Raw) && v.Raw[i] == ']'
+	return v.IsArray() && strings.HasPrefix(strings.TrimLeft(v.Raw[1:], " \t\r\n"), "]")
 }
 
 // roleOf reads a role in either spelling, or as its proto number.
@@ -172,7 +174,7 @@ func (c *conv) writeMessage(obj gjson.Result, m *members, to dialect.ID) error {
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(obj, messageKeys)
+		w.unknownMembers(obj, messageKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -207,7 +209,7 @@ func (c *conv) array(arr gjson.Result, write func(gjson.Result) error) error {
 	c.w.open('[')
 	var err error
 	i := 0
-	each(arr, func(_, v gjson.Result) bool {
+	jsonscan.Each(arr, func(_, v gjson.Result) bool {
 		c.w.elem()
 		if err = write(v); err != nil {
 			err = atIndex(err, i)

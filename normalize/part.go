@@ -4,6 +4,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 const (
@@ -18,7 +19,7 @@ const (
 	pMediaType
 )
 
-var partKeys = []keySpec{
+var partKeys = [...]keySpec{
 	pKind:      {"kind", ""},
 	pText:      {"text", ""},
 	pRaw:       {"raw", ""},
@@ -38,7 +39,7 @@ const (
 )
 
 // fileKeys are the members of a 0.x FileWithBytes / FileWithUri.
-var fileKeys = []keySpec{
+var fileKeys = [...]keySpec{
 	fBytes:    {"bytes", ""},
 	fURI:      {"uri", ""},
 	fMimeType: {"mimeType", ""},
@@ -63,7 +64,7 @@ type part struct {
 }
 
 func readPart(obj gjson.Result, p *part) error {
-	if err := collect(obj, partKeys, &p.m); err != nil {
+	if err := collect(obj, partKeys[:], &p.m); err != nil {
 		return err
 	}
 	v := &p.m.vals
@@ -128,7 +129,7 @@ func readPart(obj gjson.Result, p *part) error {
 // readFile lifts a 0.x file object's content into p.
 func readFile(p *part) error {
 	var f members
-	if err := collect(p.value, fileKeys, &f); err != nil {
+	if err := collect(p.value, fileKeys[:], &f); err != nil {
 		return err
 	}
 	p.fileUnknown = f.unknown
@@ -216,7 +217,7 @@ func (c *conv) partV10(obj gjson.Result, p *part) {
 		w.raw(p.mediaType.Raw)
 	}
 	if p.m.unknown {
-		w.unknownMembers(obj, partKeys)
+		w.unknownMembers(obj, partKeys[:])
 	}
 	w.close('}')
 }
@@ -228,7 +229,7 @@ func unwrapCompatData(data, meta gjson.Result) (gjson.Result, bool) {
 	}
 	var inner gjson.Result
 	n := 0
-	each(data, func(k, v gjson.Result) bool {
+	jsonscan.Each(data, func(k, v gjson.Result) bool {
 		n++
 		if k.Str == "value" {
 			inner = v
@@ -248,7 +249,7 @@ func metadataWithout(w *writer, meta gjson.Result, drop string) {
 	w.key("metadata")
 	w.open('{')
 	n := 0
-	each(meta, func(k, v gjson.Result) bool {
+	jsonscan.Each(meta, func(k, v gjson.Result) bool {
 		if k.Str != drop {
 			w.member(k, v)
 			n++
@@ -302,7 +303,7 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 			w.raw(p.filename.Raw)
 		}
 		if p.fileUnknown {
-			w.unknownMembers(v[pFile], fileKeys)
+			w.unknownMembers(v[pFile], fileKeys[:])
 		}
 		w.close('}')
 	case pData:
@@ -322,7 +323,7 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 	case wrap:
 		w.key("metadata")
 		w.open('{')
-		each(meta, func(k, v gjson.Result) bool {
+		jsonscan.Each(meta, func(k, v gjson.Result) bool {
 			if k.Str != compatFlag {
 				w.member(k, v)
 			}
@@ -336,7 +337,7 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 		w.raw(meta.Raw)
 	}
 	if p.m.unknown {
-		w.unknownMembers(obj, partKeys)
+		w.unknownMembers(obj, partKeys[:])
 	}
 	w.close('}')
 }

@@ -18,7 +18,7 @@ const (
 
 // pushKeys covers both the 0.x TaskPushNotificationConfig (taskId plus a
 // nested pushNotificationConfig) and the flat 1.0 one.
-var pushKeys = []keySpec{
+var pushKeys = [...]keySpec{
 	cTaskID:         {"taskId", "task_id"},
 	cConfig:         {"pushNotificationConfig", ""},
 	cTenant:         {"tenant", ""},
@@ -45,7 +45,7 @@ func (p *pushConfig) get(i int) gjson.Result {
 // readPushConfig reads a task push config; withTask tells whether the object
 // is a TaskPushNotificationConfig (false: the bare config of a send).
 func readPushConfig(obj gjson.Result, p *pushConfig, withTask bool) error {
-	if err := collect(obj, pushKeys, &p.outer); err != nil {
+	if err := collect(obj, pushKeys[:], &p.outer); err != nil {
 		return err
 	}
 	if cfg := p.outer.vals[cConfig]; cfg.Exists() {
@@ -55,7 +55,7 @@ func readPushConfig(obj gjson.Result, p *pushConfig, withTask bool) error {
 				return fail("mixes the nested 0.x pushNotificationConfig with the flat 1.0 member %q", pushKeys[i].camel)
 			}
 		}
-		if err := collect(cfg, pushKeys, &p.inner); err != nil {
+		if err := collect(cfg, pushKeys[:], &p.inner); err != nil {
 			return at(err, "pushNotificationConfig")
 		}
 		for _, i := range []int{cTaskID, cConfig, cTenant} {
@@ -140,13 +140,13 @@ func (c *conv) writePushConfig(obj gjson.Result, p *pushConfig, to dialect.ID, w
 		return err
 	}
 	if p.nested && p.inner.unknown {
-		w.unknownMembers(p.innerObj, pushKeys)
+		w.unknownMembers(p.innerObj, pushKeys[:])
 	}
 	if to == dialect.V03 && withTask {
 		w.close('}')
 	}
 	if p.outer.unknown {
-		w.unknownMembers(obj, pushKeys)
+		w.unknownMembers(obj, pushKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -175,7 +175,7 @@ const (
 	auCredentials
 )
 
-var authKeys = []keySpec{
+var authKeys = [...]keySpec{
 	auScheme:      {"scheme", ""},
 	auSchemes:     {"schemes", ""},
 	auCredentials: {"credentials", ""},
@@ -185,7 +185,7 @@ var authKeys = []keySpec{
 // keeps only the first, as the Python, Go and JS SDKs do.
 func (c *conv) authentication(obj gjson.Result, to dialect.ID) error {
 	var m members
-	if err := collect(obj, authKeys, &m); err != nil {
+	if err := collect(obj, authKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -234,7 +234,7 @@ func (c *conv) authentication(obj gjson.Result, to dialect.ID) error {
 		w.raw(cr.Raw)
 	}
 	if m.unknown {
-		w.unknownMembers(obj, authKeys)
+		w.unknownMembers(obj, authKeys[:])
 	}
 	w.close('}')
 	return nil

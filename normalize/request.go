@@ -4,6 +4,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // RequestInfo is what the gateway needs from a request's params to route,
@@ -33,24 +34,13 @@ type RequestInfo struct {
 // non-nil input means the target method takes no params. Failures are
 // *Error of kind InvalidParams, with the JSON path of what is wrong.
 func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
-	return ParamsTo(nil, op, from, to, params)
+	return AppendParams(nil, op, from, to, params)
 }
 
-// ParamsTo is Params writing a translation over dst, from its start, so a
-// caller can give it a buffer it reuses; it returns params itself, not
-// dst, when nothing had to change.
-func ParamsTo(dst []byte, op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
-	return paramsTo(dst, op, from, to, params, docSpans{})
-}
-
-// ParamsTo translates the request's own params into dialect to, as the
-// package's ParamsTo does, walking them with the spans ParseRequest
-// recorded.
-func (e *Envelope) ParamsTo(dst []byte, to dialect.ID) ([]byte, RequestInfo, error) {
-	return paramsTo(dst, e.Op, e.Dialect, to, e.Params, e.doc)
-}
-
-func paramsTo(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, doc docSpans) ([]byte, RequestInfo, error) {
+// AppendParams is Params appending a translation to dst, so a caller can
+// give it a buffer it reuses; it returns params itself, not dst, when
+// nothing had to change.
+func AppendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	if op == dialect.ListTasks && to == dialect.V03 {
 		if _, err := ParseListTasks(params); err != nil {
@@ -65,7 +55,7 @@ func paramsTo(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, doc
 	defer w.release()
 	root := gjson.Result{Type: gjson.JSON, Raw: "{}"}
 	if len(params) > 0 {
-		root = doc.root(params, &w.spans)
+		root = jsonscan.Parse(params)
 	}
 	c := conv{w: w, from: from}
 	if err := c.params(op, root, to, &info); err != nil {
@@ -74,7 +64,7 @@ func paramsTo(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, doc
 	if !w.changed && len(params) > 0 {
 		return params, info, nil
 	}
-	return append(dst[:0], w.buf...), info, nil
+	return append(dst, w.buf...), info, nil
 }
 
 // params writes the params of op in dialect to, always in full: whether
@@ -98,7 +88,7 @@ func (c *conv) params(op dialect.Op, root gjson.Result, to dialect.ID, info *Req
 
 func extendedCardParams(to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
 	var info RequestInfo
-	root := parse(params)
+	root := jsonscan.Parse(params)
 	if len(params) > 0 && !root.IsObject() && root.Type != gjson.Null {
 		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: must be an object or absent")
 	}
@@ -128,7 +118,7 @@ func extendedCardParams(to dialect.ID, params []byte) ([]byte, RequestInfo, erro
 // onlyMember reports whether obj is an object with key as its one member.
 func onlyMember(obj gjson.Result, key string) bool {
 	n, ok := 0, true
-	each(obj, func(k, _ gjson.Result) bool {
+	jsonscan.Each(obj, func(k, _ gjson.Result) bool {
 		n++
 		ok = k.Str == key && k.Raw == `"`+key+`"`
 		return ok
@@ -144,7 +134,7 @@ const (
 	spReturnImmediately
 )
 
-var sendKeys = []keySpec{
+var sendKeys = [...]keySpec{
 	spTenant:            {"tenant", ""},
 	spMessage:           {"message", ""},
 	spConfiguration:     {"configuration", ""},
@@ -154,7 +144,7 @@ var sendKeys = []keySpec{
 
 func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
-	if err := collect(root, sendKeys, &m); err != nil {
+	if err := collect(root, sendKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -172,11 +162,11 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		return at(at(fail("must be \"user\" in a message a client sends, got %s", mm.vals[mRole].Raw), "role"), "message")
 	}
 	info.TaskID, info.ContextID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str
-	info.SkillID = member(mm.vals[mMetadata], "skillId").Str
+	info.SkillID = jsonscan.Member(mm.vals[mMetadata], "skillId").Str
 	if err := wantObject(v[spMetadata], "metadata"); err != nil {
 		return err
 	}
-	if s := member(v[spMetadata], "skillId"); s.Exists() && info.SkillID == "" {
+	if s := jsonscan.Member(v[spMetadata], "skillId"); s.Exists() && info.SkillID == "" {
 		info.SkillID = s.Str
 	}
 	w.open('{')
@@ -200,7 +190,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		w.raw(md.Raw)
 	}
 	if m.unknown {
-		w.unknownMembers(root, sendKeys)
+		w.unknownMembers(root, sendKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -215,7 +205,7 @@ const (
 	scTaskPushConfig
 )
 
-var configurationKeys = []keySpec{
+var configurationKeys = [...]keySpec{
 	scAcceptedOutputModes: {"acceptedOutputModes", "accepted_output_modes"},
 	scHistoryLength:       {"historyLength", "history_length"},
 	scBlocking:            {"blocking", ""},
@@ -229,7 +219,7 @@ var configurationKeys = []keySpec{
 func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
 	if cfg.Exists() {
-		if err := collect(cfg, configurationKeys, &m); err != nil {
+		if err := collect(cfg, configurationKeys[:], &m); err != nil {
 			return at(err, "configuration")
 		}
 	}
@@ -319,7 +309,7 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(cfg, configurationKeys)
+		w.unknownMembers(cfg, configurationKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -396,7 +386,7 @@ const (
 	tpTenant
 )
 
-var taskIDKeys = []keySpec{
+var taskIDKeys = [...]keySpec{
 	tpID:            {"id", ""},
 	tpHistoryLength: {"historyLength", "history_length"},
 	tpMetadata:      {"metadata", ""},
@@ -407,7 +397,7 @@ var taskIDKeys = []keySpec{
 // plus, per dialect, historyLength, metadata and tenant.
 func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
-	if err := collect(root, taskIDKeys, &m); err != nil {
+	if err := collect(root, taskIDKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -448,7 +438,7 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(root, taskIDKeys)
+		w.unknownMembers(root, taskIDKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -464,7 +454,7 @@ const (
 	ppPageToken
 )
 
-var pushParamsKeys = []keySpec{
+var pushParamsKeys = [...]keySpec{
 	ppTaskID:    {"taskId", "task_id"},
 	ppID:        {"id", ""},
 	ppConfigID:  {"pushNotificationConfigId", ""},
@@ -479,7 +469,7 @@ var pushParamsKeys = []keySpec{
 // the config; 1.0 "taskId" is the task and "id" the config.
 func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
-	if err := collect(root, pushParamsKeys, &m); err != nil {
+	if err := collect(root, pushParamsKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -556,7 +546,7 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(root, pushParamsKeys)
+		w.unknownMembers(root, pushParamsKeys[:])
 	}
 	w.close('}')
 	return nil

@@ -4,6 +4,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // Result translates the result of op, written by a backend in dialect from,
@@ -11,33 +12,18 @@ import (
 // Failures are *Error of kind InvalidAgentResponse: a reply that does not
 // read as A2A is the backend's fault, not the caller's.
 func Result(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, error) {
-	out, _, err := ResultInfo(op, from, to, result)
+	out, _, err := AppendResult(nil, op, from, to, result)
 	return out, err
 }
 
-// ResultInfo is Result that also reads, from the same walk of the input,
-// what the gateway records of a send, get or cancel result (see Inspect);
-// the info is zero for other operations.
-func ResultInfo(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
-	return ResultInfoTo(nil, op, from, to, result)
-}
-
-// ResultInfoTo is ResultInfo writing a translation over dst, from its
-// start; it returns result itself, not dst, when nothing had to change.
-func ResultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
-	return resultInfoTo(dst, op, from, to, result, docSpans{})
-}
-
-// ResultInfoTo is the package's ResultInfoTo for the reply's own result,
-// walked with the spans ParseReply recorded.
-func (r *Reply) ResultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID) ([]byte, EventInfo, error) {
-	return resultInfoTo(dst, op, from, to, r.Result, r.doc)
-}
-
-func resultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID, result []byte, doc docSpans) ([]byte, EventInfo, error) {
+// AppendResult is Result appending a translation to dst (it returns result
+// itself, not dst, when nothing had to change) that also reads, from the
+// same walk of the input, what the gateway records of a send, get or cancel
+// result (see Inspect); the info is zero for other operations.
+func AppendResult(dst []byte, op dialect.Op, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
 	if op == dialect.GetExtendedCard {
 		// Cards are rewritten for publishing, with the gateway's URLs, by
-		// the card translator; see CardToCanonical.
+		// package agentcard.
 		return result, EventInfo{}, nil
 	}
 	w := getWriter()
@@ -51,13 +37,13 @@ func resultInfoTo(dst []byte, op dialect.Op, from, to dialect.ID, result []byte,
 		info.Kind = KindTask
 		c.info = &info
 	}
-	if err := c.result(op, doc.root(result, &w.spans), to); err != nil {
+	if err := c.result(op, jsonscan.Parse(result), to); err != nil {
 		return nil, EventInfo{}, badReply(err)
 	}
 	if !w.changed {
 		return result, info, nil
 	}
-	return append(dst[:0], w.buf...), info, nil
+	return append(dst, w.buf...), info, nil
 }
 
 // result writes the result of op in dialect to, always in full: whether
@@ -90,61 +76,41 @@ func badReply(err error) error {
 // is the 0.x final flag written on a status update that carries none; see
 // package proxy for when the gateway sets it.
 func Event(from, to dialect.ID, result []byte, final bool) ([]byte, error) {
-	return EventTo(nil, from, to, result, final)
+	return AppendEvent(nil, from, to, result, final)
 }
 
-// EventTo is Event writing a translation over dst, from its start, so a
-// stream can reuse one buffer for all its events; it returns result itself,
-// not dst, when nothing had to change.
-func EventTo(dst []byte, from, to dialect.ID, result []byte, final bool) ([]byte, error) {
-	return eventTo(dst, from, to, result, final, docSpans{})
-}
-
-// EventTo is the package's EventTo for the reply's own result, walked with
-// the spans ParseReply recorded.
-func (r *Reply) EventTo(dst []byte, from, to dialect.ID, final bool) ([]byte, error) {
-	return eventTo(dst, from, to, r.Result, final, r.doc)
-}
-
-func eventTo(dst []byte, from, to dialect.ID, result []byte, final bool, doc docSpans) ([]byte, error) {
+// AppendEvent is Event appending a translation to dst, so a stream can
+// reuse one buffer for all its events; it returns result itself, not dst,
+// when nothing had to change.
+func AppendEvent(dst []byte, from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 	w := getWriter()
 	defer w.release()
 	c := conv{w: w, from: from}
-	if err := c.event(doc.root(result, &w.spans), to, final); err != nil {
+	if err := c.event(jsonscan.Parse(result), to, final); err != nil {
 		return nil, badReply(err)
 	}
 	if !w.changed {
 		return result, nil
 	}
-	return append(dst[:0], w.buf...), nil
+	return append(dst, w.buf...), nil
 }
 
-// EventInfoTo is EventTo that also reads, from the same walk, what Inspect
-// reads of the event; a status update that carries no final flag gets one
-// that says whether its state is terminal, which is the flag the gateway
-// writes unless it holds the event back (see package proxy).
-func EventInfoTo(dst []byte, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
-	return eventInfoTo(dst, from, to, result, docSpans{})
-}
-
-// EventInfoTo is the package's EventInfoTo for the reply's own result,
-// walked with the spans ParseReply recorded.
-func (r *Reply) EventInfoTo(dst []byte, from, to dialect.ID) ([]byte, EventInfo, error) {
-	return eventInfoTo(dst, from, to, r.Result, r.doc)
-}
-
-func eventInfoTo(dst []byte, from, to dialect.ID, result []byte, doc docSpans) ([]byte, EventInfo, error) {
+// AppendInspectedEvent is AppendEvent that also reads, from the same walk,
+// what Inspect reads of the event; a status update that carries no final
+// flag gets one that says whether its state is terminal, which is the flag
+// the gateway writes unless it holds the event back (see package proxy).
+func AppendInspectedEvent(dst []byte, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
 	w := getWriter()
 	defer w.release()
 	var info EventInfo
 	c := conv{w: w, from: from, info: &info, finalIfTerminal: true}
-	if err := c.event(doc.root(result, &w.spans), to, false); err != nil {
+	if err := c.event(jsonscan.Parse(result), to, false); err != nil {
 		return nil, EventInfo{}, badReply(err)
 	}
 	if !w.changed {
 		return result, info, nil
 	}
-	return append(dst[:0], w.buf...), info, nil
+	return append(dst, w.buf...), info, nil
 }
 
 func (c *conv) sendResult(root gjson.Result, to dialect.ID) error {
@@ -158,13 +124,13 @@ func (c *conv) sendResult(root gjson.Result, to dialect.ID) error {
 	return c.eventPayload(root, kind, inner, to, false)
 }
 
-var pushListKeys = []keySpec{{"configs", ""}, {"nextPageToken", "next_page_token"}}
+var pushListKeys = [...]keySpec{{"configs", ""}, {"nextPageToken", "next_page_token"}}
 
 func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 	list, next := root, gjson.Result{}
 	var m members
 	if root.IsObject() {
-		if err := collect(root, pushListKeys, &m); err != nil {
+		if err := collect(root, pushListKeys[:], &m); err != nil {
 			return err
 		}
 		list, next = m.vals[0], m.vals[1]
@@ -197,7 +163,7 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 			w.raw(next.Raw)
 		}
 		if m.unknown {
-			w.unknownMembers(root, pushListKeys)
+			w.unknownMembers(root, pushListKeys[:])
 		}
 		w.close('}')
 	}
@@ -224,16 +190,16 @@ func (c *conv) emptyResult(root gjson.Result, to dialect.ID) error {
 
 func isEmptyObject(v gjson.Result) bool {
 	empty := true
-	each(v, func(_, _ gjson.Result) bool { empty = false; return false })
+	jsonscan.Each(v, func(_, _ gjson.Result) bool { empty = false; return false })
 	return empty
 }
 
-var taskListKeys = []keySpec{{"tasks", ""}, {"nextPageToken", "next_page_token"}, {"pageSize", "page_size"}, {"totalSize", "total_size"}}
+var taskListKeys = [...]keySpec{{"tasks", ""}, {"nextPageToken", "next_page_token"}, {"pageSize", "page_size"}, {"totalSize", "total_size"}}
 
 // taskList normalizes a 1.0 ListTasksResponse. ListTasks exists only in 1.0.
 func (c *conv) taskList(root gjson.Result) error {
 	var m members
-	if err := collect(root, taskListKeys, &m); err != nil {
+	if err := collect(root, taskListKeys[:], &m); err != nil {
 		return err
 	}
 	w := c.w
@@ -263,7 +229,7 @@ func (c *conv) taskList(root gjson.Result) error {
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(root, taskListKeys)
+		w.unknownMembers(root, taskListKeys[:])
 	}
 	w.close('}')
 	return nil

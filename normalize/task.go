@@ -18,7 +18,7 @@ const (
 	tMetadata
 )
 
-var taskKeys = []keySpec{
+var taskKeys = [...]keySpec{
 	tKind:      {"kind", ""},
 	tID:        {"id", ""},
 	tContextID: {"contextId", "context_id"},
@@ -32,7 +32,7 @@ var taskKeys = []keySpec{
 func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	info := c.takeInfo()
 	var m members
-	if err := collect(obj, taskKeys, &m); err != nil {
+	if err := collect(obj, taskKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -101,7 +101,7 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 		w.raw(md.Raw)
 	}
 	if m.unknown {
-		w.unknownMembers(obj, taskKeys)
+		w.unknownMembers(obj, taskKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -113,7 +113,7 @@ const (
 	sTimestamp
 )
 
-var statusKeys = []keySpec{
+var statusKeys = [...]keySpec{
 	sState:     {"state", ""},
 	sMessage:   {"message", ""},
 	sTimestamp: {"timestamp", ""},
@@ -123,7 +123,7 @@ var statusKeys = []keySpec{
 // when info is not nil.
 func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 	var m members
-	if err := collect(obj, statusKeys, &m); err != nil {
+	if err := collect(obj, statusKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -157,7 +157,7 @@ func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(obj, statusKeys)
+		w.unknownMembers(obj, statusKeys[:])
 	}
 	w.close('}')
 	return nil
@@ -185,9 +185,9 @@ func stateOf(v gjson.Result) (dialect.Pair, error) {
 	return dialect.Pair{}, fail("unknown task state %s", v.Raw)
 }
 
-// StateV10 returns the 1.0 name of a task state written in either dialect,
+// stateV10 returns the 1.0 name of a task state written in either dialect,
 // and "" when v is not a task state.
-func StateV10(v gjson.Result) string {
+func stateV10(v gjson.Result) string {
 	p, err := stateOf(v)
 	if err != nil {
 		return ""
@@ -247,7 +247,7 @@ const (
 	aExtensions
 )
 
-var artifactKeys = []keySpec{
+var artifactKeys = [...]keySpec{
 	aArtifactID:  {"artifactId", "artifact_id"},
 	aName:        {"name", ""},
 	aDescription: {"description", ""},
@@ -260,7 +260,7 @@ var artifactKeys = []keySpec{
 // the parts inside change.
 func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
 	var m members
-	if err := collect(obj, artifactKeys, &m); err != nil {
+	if err := collect(obj, artifactKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -292,7 +292,7 @@ func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
 		}
 	}
 	if m.unknown {
-		w.unknownMembers(obj, artifactKeys)
+		w.unknownMembers(obj, artifactKeys[:])
 	}
 	w.close('}')
 	return nil

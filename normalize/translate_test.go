@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // preserved is a metadata value written the way no encoder would write it:
@@ -69,7 +70,7 @@ func TestTranslationPreservesUntouchedBytes(t *testing.T) {
 		{
 			name: "error 1.0 to 0.x",
 			translate: func(in []byte) ([]byte, error) {
-				return ErrorObject(dialect.V10, dialect.V03, in)
+				return errorObject(dialect.V10, dialect.V03, in)
 			},
 			in:    `{"code":-32001,"message":"Task not found","data":[{"@type":"` + dialect.ErrorInfoType + `","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":` + preserved + `}]}`,
 			count: 1,
@@ -226,10 +227,10 @@ func TestExtendedCardParams(t *testing.T) {
 
 func TestParseRequestErrorKinds(t *testing.T) {
 	t.Parallel()
-	// The body's own objects nest 2 deep around x: MaxDepth-1 arrays make
+	// The body's own objects nest 2 deep around x: jsonscan.MaxDepth-1 arrays make
 	// it one level too deep.
-	deep := strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1)
-	longID := `"` + strings.Repeat("x", MaxIDBytes) + `"`
+	deep := strings.Repeat("[", jsonscan.MaxDepth-1) + strings.Repeat("]", jsonscan.MaxDepth-1)
+	longID := `"` + strings.Repeat("x", maxIDBytes) + `"`
 	tests := []struct {
 		name        string
 		body        string
@@ -268,9 +269,9 @@ func TestParseRequestErrorKinds(t *testing.T) {
 
 func TestParseRequestAcceptsEdgeShapes(t *testing.T) {
 	t.Parallel()
-	maxID := `"` + strings.Repeat("x", MaxIDBytes-2) + `"`
-	// root, params and metadata nest 3 deep: exactly MaxDepth in all.
-	nested := strings.Repeat("[", MaxDepth-3) + strings.Repeat("]", MaxDepth-3)
+	maxID := `"` + strings.Repeat("x", maxIDBytes-2) + `"`
+	// root, params and metadata nest 3 deep: exactly jsonscan.MaxDepth in all.
+	nested := strings.Repeat("[", jsonscan.MaxDepth-3) + strings.Repeat("]", jsonscan.MaxDepth-3)
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":` + maxID + `,"method":"GetTask","params":{"id":"t"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"t","metadata":{"x":` + nested + `}}}`,
@@ -376,9 +377,9 @@ func TestInspect(t *testing.T) {
 	}
 }
 
-// TestResultInfo holds the info read during a result's translation to what
+// TestAppendResultInfo holds the info read during a result's translation to what
 // Inspect reads on its own, and counts the history the gateway trims.
-func TestResultInfo(t *testing.T) {
+func TestAppendResultInfo(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		op       dialect.Op
@@ -400,7 +401,7 @@ func TestResultInfo(t *testing.T) {
 		{dialect.GetPushConfig, dialect.V10, dialect.V10, `{"taskId":"t1","id":"p","url":"https://x.example/hook"}`, EventInfo{}},
 	}
 	for _, tt := range tests {
-		out, got, err := ResultInfo(tt.op, tt.from, tt.to, []byte(tt.in))
+		out, got, err := AppendResult(nil, tt.op, tt.from, tt.to, []byte(tt.in))
 		if err != nil {
 			t.Fatalf("%s %s: %v", tt.op, tt.in, err)
 		}
@@ -408,13 +409,13 @@ func TestResultInfo(t *testing.T) {
 			t.Errorf("%s %s:\nwant %+v\n got %+v", tt.op, tt.in, tt.want, got)
 		}
 		if want, _ := Result(tt.op, tt.from, tt.to, []byte(tt.in)); string(out) != string(want) {
-			t.Errorf("%s: ResultInfo wrote %s, Result %s", tt.op, out, want)
+			t.Errorf("%s: AppendResult wrote %s, Result %s", tt.op, out, want)
 		}
 		if tt.op == dialect.SendMessage {
 			alone, _ := Inspect([]byte(tt.in))
 			alone.History, alone.HasHistory = got.History, got.HasHistory
 			if alone != got {
-				t.Errorf("%s: Inspect reads %+v, ResultInfo %+v", tt.in, alone, got)
+				t.Errorf("%s: Inspect reads %+v, AppendResult %+v", tt.in, alone, got)
 			}
 		}
 	}
@@ -456,8 +457,8 @@ func TestAppendError(t *testing.T) {
 				t.Errorf("got  %s\nwant prefix:%s", got, tt.want)
 			}
 			// What the gateway raises must read back through its own translator.
-			if _, err := ErrorObject(tt.d, tt.d, got[len("prefix:"):]); err != nil {
-				t.Errorf("ErrorObject rejects AppendError output: %v", err)
+			if _, err := errorObject(tt.d, tt.d, got[len("prefix:"):]); err != nil {
+				t.Errorf("errorObject rejects AppendError output: %v", err)
 			}
 		})
 	}
@@ -468,14 +469,14 @@ func TestErrorObjectRoundTrip(t *testing.T) {
 	for _, row := range dialect.ErrorCodes {
 		e := &Error{Kind: row.Kind, Metadata: []KV{{"k", "v"}}}
 		v03 := AppendError(nil, dialect.V03, e)
-		v10, err := ErrorObject(dialect.V03, dialect.V10, v03)
+		v10, err := errorObject(dialect.V03, dialect.V10, v03)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := AppendError(nil, dialect.V10, e); !jsonEqual(v10, want) {
 			t.Errorf("%s: 0.x to 1.0\n got %s\nwant %s", row.Reason, v10, want)
 		}
-		back, err := ErrorObject(dialect.V10, dialect.V03, v10)
+		back, err := errorObject(dialect.V10, dialect.V03, v10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -529,7 +530,7 @@ func TestParseReply(t *testing.T) {
 
 func TestAppendResponses(t *testing.T) {
 	t.Parallel()
-	if got := string(AppendResult(nil, []byte(`"a"`), []byte(`{}`))); got != `{"jsonrpc":"2.0","id":"a","result":{}}` {
+	if got := string(AppendResultResponse(nil, []byte(`"a"`), []byte(`{}`))); got != `{"jsonrpc":"2.0","id":"a","result":{}}` {
 		t.Errorf("AppendResult: %s", got)
 	}
 	if got := string(AppendErrorResponse(nil, nil, []byte(`{"code":-32700,"message":"x"}`))); got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}` {
@@ -617,19 +618,19 @@ func TestStateV10(t *testing.T) {
 	t.Parallel()
 	for _, p := range dialect.TaskStates {
 		for _, in := range []string{`"` + p.V03 + `"`, `"` + p.V10 + `"`} {
-			if got := StateV10(parse([]byte(in))); got != p.V10 {
-				t.Errorf("StateV10(%s) = %q, want %q", in, got, p.V10)
+			if got := stateV10(jsonscan.Parse([]byte(in))); got != p.V10 {
+				t.Errorf("stateV10(%s) = %q, want %q", in, got, p.V10)
 			}
 		}
 	}
 	for _, in := range []string{`"TASK_STATE_CANCELLED"`, `5`} {
-		if got := StateV10(parse([]byte(in))); got != "TASK_STATE_CANCELED" {
-			t.Errorf("StateV10(%s) = %q", in, got)
+		if got := stateV10(jsonscan.Parse([]byte(in))); got != "TASK_STATE_CANCELED" {
+			t.Errorf("stateV10(%s) = %q", in, got)
 		}
 	}
 	for _, in := range []string{`"Completed"`, `9`, `2.5`, `null`, `{}`} {
-		if got := StateV10(parse([]byte(in))); got != "" {
-			t.Errorf("StateV10(%s) = %q, want empty", in, got)
+		if got := stateV10(jsonscan.Parse([]byte(in))); got != "" {
+			t.Errorf("stateV10(%s) = %q, want empty", in, got)
 		}
 	}
 }
@@ -657,13 +658,13 @@ func TestInt32Of(t *testing.T) {
 	t.Parallel()
 	good := map[string]int32{`5`: 5, `-3`: -3, `0`: 0, `1e2`: 100, `"7"`: 7, `"-0"`: 0, `"1e1"`: 10, `2147483647`: 2147483647}
 	for in, want := range good {
-		if got, ok := int32Of(parse([]byte(in))); !ok || got != want {
+		if got, ok := int32Of(jsonscan.Parse([]byte(in))); !ok || got != want {
 			t.Errorf("int32Of(%s) = %d, %v; want %d", in, got, ok, want)
 		}
 	}
 	for _, in := range []string{`1.5`, `2147483648`, `-2147483649`, `1e10`, `"5abc"`, `"0x10"`, `" 5"`, `"5 "`, `"3 4"`,
 		`"+5"`, `"05"`, `"1_000"`, `"Infinity"`, `"NaN"`, `""`, `"1.5"`, `true`, `null`, `[]`} {
-		if got, ok := int32Of(parse([]byte(in))); ok {
+		if got, ok := int32Of(jsonscan.Parse([]byte(in))); ok {
 			t.Errorf("int32Of(%s) = %d, accepted", in, got)
 		}
 	}
@@ -674,7 +675,7 @@ func TestInt32Of(t *testing.T) {
 // around the depth limit.
 func TestValidRejects(t *testing.T) {
 	t.Parallel()
-	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	deep := strings.Repeat("[", jsonscan.MaxDepth+1) + strings.Repeat("]", jsonscan.MaxDepth+1)
 	for _, in := range []string{
 		"{\"a\":\"b\x01\"}", "{\"a\x1f\":1}", "[\"\t\"]", "\"\n\"", "{\"a\":\"\xff\"}", deep,
 		`{"a":"\"` + deep + `"}x`, `{"a":"\\"` + deep + `}`, `{"a":"` + strings.Repeat(`\\`, 5) + `"` + deep + `"}`,
@@ -684,7 +685,7 @@ func TestValidRejects(t *testing.T) {
 			t.Errorf("Valid(%.40q) = true", in)
 		}
 	}
-	nested := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	nested := strings.Repeat("[", jsonscan.MaxDepth) + strings.Repeat("]", jsonscan.MaxDepth)
 	for _, in := range []string{
 		nested, `{"a":"` + deep + `"}`, `{"a":"\"` + deep + `"}`, `{"a":"\\\"` + deep + `"}`,
 		"{\"a\":\"\x7f \u2028 \\u0000\"}", `"\\"`, `["\\\\", "\"[[["]`,

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
@@ -37,6 +37,9 @@ type Agent struct {
 	// to learn whether the backend ends the stream after it.
 	interruptGrace time.Duration
 	cards          cards
+	// readTimeout and streamWriteTimeout are Options' ReadTimeout and
+	// StreamWriteTimeout.
+	readTimeout, streamWriteTimeout time.Duration
 }
 
 // Verifier checks a caller's Authorization header; *auth.Verifier is one.
@@ -57,6 +60,12 @@ type Options struct {
 	Tasks store.Store
 	// Metrics records the agent's traffic; nil records nothing.
 	Metrics *Metrics
+	// ReadTimeout bounds reading a request's body, from the end of its
+	// headers (server.read_timeout); zero is no bound.
+	ReadTimeout time.Duration
+	// StreamWriteTimeout bounds writing one stream event to the caller
+	// (server.stream_write_timeout); zero is no bound.
+	StreamWriteTimeout time.Duration
 }
 
 // NewAgent builds the handler of one published agent from a validated,
@@ -80,7 +89,8 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		return v, nil
 	}
 	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics,
-		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace}
+		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace,
+		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout}
 	add := func(name string, bc BackendConfig) (*backend, error) {
 		v, err := resolve(bc)
 		if err != nil {
@@ -146,8 +156,6 @@ type call struct {
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
 	lentInline [6]*[]byte
-	spans      *spanScratch // lent too: where the request's and reply's containers are
-	header     http.Header  // lent too: the backend request's header
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
@@ -162,7 +170,14 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
-	c.env, err = normalize.ParseRequestTo(&c.scratchSpans().request, body)
+	if ct := firstValue(r.Header, "Content-Type"); !jsonContentType(ct) {
+		c.env.Dialect = guessDialect(body, r)
+		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Type %q is not accepted: send JSON-RPC requests as application/json (or application/a2a+json)", truncateHeader(ct)))
+		c.bytes += len(out)
+		writeJSON(w, http.StatusUnsupportedMediaType, out)
+		return
+	}
+	c.env, err = normalize.ParseRequest(body)
 	if err != nil {
 		if c.env.Dialect == 0 {
 			c.env.Dialect = guessDialect(body, r)
@@ -180,6 +195,17 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	a.forward(w, r, c)
 }
 
+// jsonContentType reports whether a request's Content-Type is one A2A
+// sends JSON-RPC in. Anything else is refused: a web page can send a
+// cross-site text/plain or form POST without a preflight, but not JSON.
+func jsonContentType(ct string) bool {
+	if ct == "application/json" {
+		return true // what every SDK client sends: no parse
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || mt == "application/a2a+json")
+}
+
 func truncateHeader(v string) string {
 	if len(v) > 32 {
 		return v[:32] + "…"
@@ -187,8 +213,9 @@ func truncateHeader(v string) string {
 	return v
 }
 
-// readBody reads the request body up to the agent's limit. A declared
-// length over the limit is refused before any of the body is read.
+// readBody reads the request body up to the agent's limit, within the read
+// timeout. A declared length over the limit is refused before any of the
+// body is read.
 func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byte, error) {
 	limit := a.cfg.MaxBodyBytes
 	tooLarge := func() *normalize.Error {
@@ -197,13 +224,31 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 	if r.ContentLength > limit {
 		return nil, tooLarge()
 	}
+	var rc *http.ResponseController
+	if a.readTimeout > 0 {
+		// A deadline on this request's body only, not http.Server's
+		// ReadTimeout: that one stays on the connection while a stream is
+		// answered, and its expiry there cancels the call.
+		rc = http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(a.readTimeout)) != nil {
+			rc = nil
+		}
+	}
 	buf := c.buffer(int(min(max(r.ContentLength, 0), maxPresize)) + 1)
 	body, err := readSized(*buf, http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
 	*buf = body
+	if rc != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// Once passed, the deadline stays: the server's attempt to read the
+		// rest of the body after the answer then fails at once, and it
+		// closes the connection instead of waiting.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return body, tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return body, normalize.Errorf(dialect.ErrInvalidRequest, "the request body did not arrive within server.read_timeout (%s)", a.readTimeout)
 	case err != nil:
 		return body, normalize.Errorf(dialect.ErrInvalidRequest, "reading the request body failed: %v", err)
 	}
@@ -213,8 +258,8 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 // guessDialect picks the dialect to answer a request in when it could not be
 // read: from whatever method name is readable, else the version header.
 func guessDialect(body []byte, r *http.Request) dialect.ID {
-	if m := gjson.GetBytes(body, "method"); m.Type == gjson.String {
-		return normalize.GuessDialect(m.Str)
+	if d, ok := normalize.GuessRequestDialect(body); ok {
+		return d
 	}
 	if strings.HasPrefix(r.Header.Get(dialect.HeaderVersion), "1.") {
 		return dialect.V10
@@ -225,7 +270,7 @@ func guessDialect(body []byte, r *http.Request) dialect.ID {
 // fail answers the call with an error in the caller's dialect.
 func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
 	if c.env.Op.Streaming() {
-		a.streamFail(&sse{w: w, rc: http.NewResponseController(w), c: c}, e)
+		a.streamFail(&sse{w: w, rc: http.NewResponseController(w), c: c, writeTimeout: a.streamWriteTimeout}, e)
 		return
 	}
 	out := a.errorResponse(c, e)
@@ -235,10 +280,10 @@ func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
 
 // errorResponse renders e in the caller's dialect and notes it for the log.
 func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
-	var pe passthroughError
-	if errors.As(e, &pe) {
-		c.code, c.reason, c.outcome = int(gjson.GetBytes(pe.obj, "code").Int()), "agent_error", outcomeAgentError
-		return normalize.AppendErrorResponse(make([]byte, 0, len(pe.obj)+64), c.env.ID, pe.obj)
+	var ae *normalize.AgentError
+	if errors.As(e, &ae) {
+		c.code, c.reason, c.outcome = ae.Code, "agent_error", outcomeAgentError
+		return normalize.AppendErrorResponse(make([]byte, 0, len(ae.Object)+64), c.env.ID, ae.Object)
 	}
 	row := e.Kind.Error()
 	c.code, c.reason = row.Code, row.Reason
@@ -324,7 +369,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	buf := c.buffer(len(result) + len(env.ID) + 40)
-	*buf = normalize.AppendResult(*buf, env.ID, result)
+	*buf = normalize.AppendResultResponse(*buf, env.ID, result)
 	c.bytes += len(*buf)
 	writeJSON(w, http.StatusOK, *buf)
 }
@@ -346,7 +391,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		return nil, a.backendError(c, reply.Error)
 	}
 	buf := c.buffer(len(reply.Result) + 512)
-	result, info, err := reply.ResultInfoTo(*buf, op, b.dialect, c.env.Dialect)
+	result, info, err := normalize.AppendResult((*buf)[:0], op, b.dialect, c.env.Dialect, reply.Result)
 	keep(buf, result, reply.Result)
 	if err != nil {
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
@@ -382,7 +427,7 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 	if int64(len(body)) > a.cfg.MaxReplyBytes {
 		return normalize.Reply{}, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered more than %d bytes", b.name, a.cfg.MaxReplyBytes)
 	}
-	reply, err := normalize.ParseReplyTo(&c.scratchSpans().reply, body)
+	reply, err := normalize.ParseReply(body)
 	if err == nil && (res.StatusCode == http.StatusOK || reply.Error != nil) {
 		return reply, nil
 	}
@@ -397,36 +442,12 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 // backendError carries a backend's JSON-RPC error to the caller: same code
 // and message, data in the caller's dialect.
 func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
-	out, err := normalize.ErrorObject(c.backend.dialect, c.env.Dialect, obj)
+	ae, err := normalize.ParseAgentError(c.backend.dialect, c.env.Dialect, obj)
 	if err != nil {
 		return normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
-	return &normalize.Error{Kind: dialect.ErrInternal, Err: passthroughError{obj: out}}
-}
-
-// passthroughError is a backend's error object, already translated, that
-// the gateway answers as it is.
-type passthroughError struct{ obj []byte }
-
-func (p passthroughError) Error() string { return gjson.GetBytes(p.obj, "message").Str }
-
-// firstPushConfig answers a 0.2.5-style push config get that names only the
-// task ("the server returns one of the configs"): 1.0 requires a config id,
-// so the gateway lists the task's configs and answers the first.
-func (a *Agent) firstPushConfig(w http.ResponseWriter, r *http.Request, c *call) {
-	params := append(gjson.AppendJSONString([]byte(`{"taskId":`), c.info.TaskID), '}')
-	method, _ := dialect.MethodName(c.backend.dialect, dialect.ListPushConfigs)
-	list, e := a.unary(r.Context(), r, c, dialect.ListPushConfigs, method, params)
-	if e != nil {
-		a.fail(w, c, e)
-		return
+	if e := uncheckedAnswer(c, ae); e != nil {
+		return e
 	}
-	first := gjson.GetBytes(list, "0")
-	if !first.Exists() {
-		a.fail(w, c, normalize.Errorf(dialect.ErrTaskNotFound, "task %s has no push notification config", c.info.TaskID))
-		return
-	}
-	out := normalize.AppendResult(nil, c.env.ID, []byte(first.Raw))
-	c.bytes += len(out)
-	writeJSON(w, http.StatusOK, out)
+	return normalize.AsError(ae, dialect.ErrInternal)
 }

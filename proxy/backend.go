@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,14 +39,8 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 	if err != nil {
 		return nil, fmt.Errorf("backend %q: %w", name, err)
 	}
-	client := &http.Client{Transport: rt}
 	if rt == nil {
-		// Cards may redirect anywhere: net/http fetches them.
-		client.Transport = newTransport(cfg)
-		rt = client.Transport
-		if target.Scheme == "http" {
-			rt = newH1Transport(target.Host, hostPort(target), cfg)
-		}
+		rt = newTransport(cfg)
 	}
 	static := http.Header{}
 	for _, h := range cfg.Headers {
@@ -63,18 +58,25 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		cfg:       cfg,
 		target:    target,
 		transport: rt,
-		client:    client,
-		static:    static,
+		// Cards may redirect: the client follows, over the same pool.
+		client: &http.Client{Transport: rt},
+		static: static,
 	}, nil
 }
 
+// maxResponseHeaderBytes bounds a backend's response head. net/http's own
+// default is 10 MiB; an A2A reply's head is a few hundred bytes.
+const maxResponseHeaderBytes = 1 << 20
+
 // newTransport sizes the connection pool for a sidecar: one backend, many
 // concurrent calls. There is deliberately no whole-request timeout: it would
-// cut long streams and long blocking sends.
+// cut long streams; a unary call's reply is bounded by response_timeout
+// instead (see post).
 func newTransport(cfg BackendConfig) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	t.ResponseHeaderTimeout = cfg.ResponseHeaderTimeout
+	t.MaxResponseHeaderBytes = maxResponseHeaderBytes
 	t.MaxIdleConns = cfg.MaxIdleConns
 	t.MaxIdleConnsPerHost = cfg.MaxIdleConns
 	t.IdleConnTimeout = 90 * time.Second
@@ -86,23 +88,10 @@ func newTransport(cfg BackendConfig) *http.Transport {
 	return t
 }
 
-// hostPort is u's host with the port the scheme implies when it names none.
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	if u.Scheme == "https" {
-		return net.JoinHostPort(u.Hostname(), "443")
-	}
-	return net.JoinHostPort(u.Hostname(), "80")
-}
-
 // closeIdle closes the backend's idle connections when its agent retires.
 func (b *backend) closeIdle() {
-	for _, rt := range []http.RoundTripper{b.transport, b.client.Transport} {
-		if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
-			c.CloseIdleConnections()
-		}
+	if c, ok := b.transport.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
 }
 
@@ -115,38 +104,18 @@ var hopHeaders = []string{
 	dialect.HeaderExtensionsV10, dialect.HeaderExtensionsV03,
 }
 
-// post sends one JSON-RPC request of call c to the backend.
+// post sends one JSON-RPC request of call c to the backend. A unary call's
+// whole reply, head and body, must arrive within response_timeout: the
+// returned body's Close ends that bound. A stream has none; its idle timeout
+// bounds each wait instead.
 func (b *backend) post(ctx context.Context, in *http.Request, c *call, method string, params []byte, stream bool) (*http.Response, error) {
 	id := c.env.ID
-	size := len(params) + len(method) + len(id) + 48
-	var lent *[]byte
-	var body []byte
-	var header http.Header
-	if _, ok := b.transport.(*h1Transport); ok {
-		// The gateway's pool has written the body and header when
-		// RoundTrip returns; net/http's may still be writing them after.
-		lent = c.buffer(size)
-		body = *lent
-		header = c.requestHeader()
-	} else {
-		body = make([]byte, 0, size)
-		header = make(http.Header, 12)
-	}
-	body = append(body, `{"jsonrpc":"2.0","id":`...)
-	if len(id) == 0 {
-		id = []byte("1") // the gateway's own call (a card fetch over HTTP GET)
-	}
-	body = append(body, id...)
-	body = append(body, `,"method":"`...)
-	body = append(body, method...)
-	body = append(body, '"')
-	if params != nil {
-		body = append(body, `,"params":`...)
-		body = append(body, params...)
-	}
-	body = append(body, '}')
-	if lent != nil {
-		*lent = body // grown or not, the buffer the call gives back
+	// Not a pooled buffer: net/http may still be writing the body after
+	// RoundTrip returns (a reply that comes before the request is sent).
+	body := normalize.AppendRequest(make([]byte, 0, len(params)+len(method)+len(id)+48), id, method, params)
+	cancel := context.CancelFunc(nil)
+	if d := b.cfg.ResponseTimeout; !stream && d > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &responseTimeoutError{limit: d})
 	}
 	req := (&http.Request{
 		Method:        http.MethodPost,
@@ -154,14 +123,14 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        header,
-		Body:          newMemoryBody(body),
+		Header:        make(http.Header, 12),
+		Body:          newRequestBody(body),
 		ContentLength: int64(len(body)),
-		Host:          b.target.Host,
+		// net/http sends a request again on a fresh connection only when
+		// none of it was written to the reused one.
+		GetBody: func() (io.ReadCloser, error) { return newRequestBody(body), nil },
+		Host:    b.target.Host,
 	}).WithContext(ctx)
-	if _, ok := b.transport.(*h1Transport); !ok {
-		req.GetBody = func() (io.ReadCloser, error) { return newMemoryBody(body), nil }
-	}
 	b.setHeaders(req, in)
 	h := req.Header
 	h["Content-Type"] = headerJSON
@@ -172,7 +141,50 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 	} else {
 		h["Accept"] = headerJSON
 	}
-	return b.transport.RoundTrip(req)
+	res, err := b.transport.RoundTrip(req)
+	if cancel != nil {
+		if err != nil {
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+				err = fmt.Errorf("%w: %w", cause, err)
+			}
+			cancel()
+			return nil, err
+		}
+		res.Body = &boundedBody{ReadCloser: res.Body, cancel: cancel}
+	}
+	return res, err
+}
+
+// requestBody is a backend request's body: io.NopCloser over a
+// bytes.Reader in one allocation rather than two.
+type requestBody struct{ bytes.Reader }
+
+func newRequestBody(b []byte) *requestBody {
+	r := &requestBody{}
+	r.Reset(b)
+	return r
+}
+
+func (*requestBody) Close() error { return nil }
+
+// responseTimeoutError is the cause of a unary call's end when its reply
+// took longer than response_timeout.
+type responseTimeoutError struct{ limit time.Duration }
+
+func (e *responseTimeoutError) Error() string {
+	return fmt.Sprintf("did not finish its reply within agents[].backend.response_timeout (%s)", e.limit)
+}
+
+// boundedBody is a reply body whose Close also stops its deadline.
+type boundedBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *boundedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // Header values the gateway sets on every call, shared: nothing on the way
@@ -308,13 +320,18 @@ func equalFoldASCII(a, b string) bool {
 func (b *backend) transportError(ctx context.Context, err error) *normalize.Error {
 	// The call's own context says why it ended when the transport's error
 	// does not (it reports a canceled request the same way either way).
-	if cause := context.Cause(ctx); cause != nil {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 		err = fmt.Errorf("%w: %w", cause, err)
 	}
 	kind := backendUnreachable
 	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+	var rte *responseTimeoutError
+	switch {
+	case errors.As(err, &rte), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		kind = backendTimeout
+	case !errors.As(err, new(*net.OpError)) && !isEOF(err) && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrShuttingDown):
+		// The backend answered, with something that is not HTTP.
+		kind = backendInvalidReply
 	}
 	return &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q %s", b.name, describeTransportError(err, b.cfg)), Err: backendFailure{kind: kind, err: err}}
 }
@@ -335,28 +352,45 @@ func (f backendFailure) Error() string {
 
 func (f backendFailure) Unwrap() error { return f.err }
 
+func isEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) }
+
+// describeTransportError says in the caller's terms why a backend call
+// failed, from the error's type alone: net/http's texts are not an API.
 func describeTransportError(err error, cfg BackendConfig) string {
+	var rte *responseTimeoutError
+	var op *net.OpError
 	var ne net.Error
 	var dns *net.DNSError
+	dial := errors.As(err, &op) && op.Op == "dial"
 	switch {
-	case strings.Contains(err.Error(), "awaiting response headers"):
-		return fmt.Sprintf("did not answer within %s", cfg.ResponseHeaderTimeout)
-	case errors.Is(err, context.DeadlineExceeded):
-		return "did not answer in time"
+	case errors.As(err, &rte):
+		return rte.Error()
 	case errors.Is(err, ErrShuttingDown):
 		return "did not answer before the gateway shut down"
 	case errors.Is(err, context.Canceled):
 		return "did not answer before the call was ended (the caller left or the gateway is shutting down)"
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case dial && errors.As(err, &dns) && dns.IsNotFound:
+		return "is unreachable: unknown host"
+	case dial && errors.Is(err, syscall.ECONNREFUSED):
 		return "is unreachable: connection refused"
+	case dial && errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("could not be reached within agents[].backend.connect_timeout (%s)", cfg.ConnectTimeout)
+	case dial:
+		return "is unreachable"
+	case errors.As(err, &ne) && ne.Timeout() && ne != context.DeadlineExceeded:
+		// Past the dial, the only deadline net/http keeps is the wait
+		// for the response head.
+		return fmt.Sprintf("did not answer within agents[].backend.response_header_timeout (%s)", cfg.ResponseHeaderTimeout)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "did not answer in time"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "closed the connection"
-	case errors.As(err, &ne) && ne.Timeout():
-		return fmt.Sprintf("could not be reached within %s", cfg.ConnectTimeout)
-	case errors.As(err, &dns) && dns.IsNotFound:
-		return "is unreachable: unknown host"
-	case strings.Contains(err.Error(), "EOF"):
+	case isEOF(err):
 		return "closed the connection before answering"
+	case errors.As(err, &op):
+		return "is unreachable"
 	}
-	return "is unreachable"
+	// Not a network failure: net/http refused what the backend sent (a
+	// malformed or oversized response head); its words say what.
+	return "sent a reply that is not valid HTTP: " + err.Error()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"syscall"
 	"testing"
@@ -21,12 +22,14 @@ func TestDescribeTransportError(t *testing.T) {
 	}{
 		{&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "agent.invalid", IsNotFound: true}}, "is unreachable: unknown host"},
 		{&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, "is unreachable: connection refused"},
+		{&net.OpError{Op: "dial", Err: timeoutErr{}}, "could not be reached within agents[].backend.connect_timeout (3s)"},
 		{&net.OpError{Op: "read", Err: syscall.ECONNRESET}, "closed the connection"},
-		{errors.New("net/http: timeout awaiting response headers"), "did not answer within 7s"},
+		{timeoutErr{}, "did not answer within agents[].backend.response_header_timeout (7s)"},
+		{fmt.Errorf("x: %w", &responseTimeoutError{limit: 9 * time.Second}), "did not finish its reply within agents[].backend.response_timeout (9s)"},
 		{fmt.Errorf("%w: x", context.DeadlineExceeded), "did not answer in time"},
 		{fmt.Errorf("%w: x", ErrShuttingDown), "did not answer before the gateway shut down"},
-		{errors.New("unexpected EOF"), "closed the connection before answering"},
-		{errors.New("something else"), "is unreachable"},
+		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), "closed the connection before answering"},
+		{errors.New("net/http: server response headers exceeded 1048576 bytes; aborted"), "sent a reply that is not valid HTTP: net/http: server response headers exceeded 1048576 bytes; aborted"},
 	}
 	for _, c := range cases {
 		if got := describeTransportError(c.err, cfg); got != c.want {
@@ -34,3 +37,11 @@ func TestDescribeTransportError(t *testing.T) {
 		}
 	}
 }
+
+// timeoutErr is a net.Error that timed out, as net/http's wait for a
+// response head reports it.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }

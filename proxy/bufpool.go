@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"math/bits"
-	"net/http"
 	"sync"
 )
 
@@ -66,36 +65,6 @@ func (c *call) giveBack() {
 		c.lent[i] = nil
 	}
 	c.lent = c.lent[:0]
-	c.giveBackSpans()
-	if h := c.header; h != nil {
-		c.header = nil
-		if len(h) <= maxKeptHeaderFields {
-			clear(h)
-			headerPool.Put(h)
-		}
-	}
-}
-
-// headerPool holds backend request headers: a map of a dozen fields is the
-// largest thing a call allocates otherwise.
-var headerPool = sync.Pool{New: func() any { return make(http.Header, 12) }}
-
-// maxKeptHeaderFields bounds the maps kept for reuse: one that a caller's
-// many headers grew is let go.
-const maxKeptHeaderFields = 32
-
-// requestHeader lends the call an empty header for its backend request.
-// Like the buffers it is the call's until the call is answered: the
-// gateway's own transport has written it when RoundTrip returns. A call
-// that sends the backend a second request (a subscribe that fetches the
-// task first) gets the same map again, emptied.
-func (c *call) requestHeader() http.Header {
-	if c.header == nil {
-		c.header = headerPool.Get().(http.Header)
-	} else {
-		clear(c.header)
-	}
-	return c.header
 }
 
 // keep records out as the content of the lent buffer p when a function
@@ -104,35 +73,5 @@ func (c *call) requestHeader() http.Header {
 func keep(p *[]byte, out, in []byte) {
 	if len(out) > 0 && (len(in) == 0 || &out[0] != &in[0]) {
 		*p = out
-	}
-}
-
-// spanScratch holds where the containers of a call's request and reply
-// open and end, recorded while each is validated, so that translating them
-// does not scan for them again (normalize.ParseRequestTo, ParseReplyTo).
-// Like the buffers, it is the call's until the call is answered.
-type spanScratch struct{ request, reply []int }
-
-var spanPool = sync.Pool{New: func() any { return new(spanScratch) }}
-
-// maxKeptSpans bounds the scratch kept for reuse: a document with more
-// containers than this is rare, and its room is not kept.
-const maxKeptSpans = 1 << 14
-
-// scratchSpans lends the call its span scratch.
-func (c *call) scratchSpans() *spanScratch {
-	if c.spans == nil {
-		c.spans = spanPool.Get().(*spanScratch)
-	}
-	return c.spans
-}
-
-// giveBackSpans returns the call's span scratch to the pool.
-func (c *call) giveBackSpans() {
-	if s := c.spans; s != nil {
-		c.spans = nil
-		if cap(s.request) <= maxKeptSpans && cap(s.reply) <= maxKeptSpans {
-			spanPool.Put(s)
-		}
 	}
 }

@@ -8,12 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/a2agate/gateway/agentcard"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 )
@@ -25,7 +25,7 @@ const maxCardBytes = 1 << 20
 // fresh. A failed refresh keeps serving the last good card.
 type cards struct {
 	mu      sync.RWMutex
-	publish normalize.CardPublish
+	publish agentcard.PublishOptions
 	canon   []byte
 	v025    []byte
 	v03     []byte
@@ -106,23 +106,23 @@ func ResolveDialect(ctx context.Context, cfg BackendConfig) (dialect.Version, st
 	if err != nil {
 		return "", "", fmt.Errorf("dialect auto: reading the backend's card failed: %w", err)
 	}
-	v, reason, err := normalize.CardDialect(card)
+	v, reason, err := agentcard.Dialect(card)
 	if err != nil {
 		return "", "", fmt.Errorf("dialect auto: the card at %s: %w", where, err)
 	}
 	return v, fmt.Sprintf("%s (card at %s)", reason, where), nil
 }
 
-func (a *Agent) cardPublish() normalize.CardPublish {
+func (a *Agent) cardPublish() agentcard.PublishOptions {
 	cc := a.cfg.Card
-	p := normalize.CardPublish{
+	p := agentcard.PublishOptions{
 		URL: a.cfg.PublicURL,
-		Overrides: normalize.CardOverrides{
+		Overrides: agentcard.Overrides{
 			Name: cc.Name, Description: cc.Description, IconURL: cc.IconURL, DocumentationURL: cc.DocumentationURL,
 		},
 	}
 	if cc.Provider != nil {
-		p.Overrides.Provider = &normalize.CardProvider{Organization: cc.Provider.Organization, URL: cc.Provider.URL}
+		p.Overrides.Provider = &agentcard.Provider{Organization: cc.Provider.Organization, URL: cc.Provider.URL}
 	}
 	if len(cc.Skills) > 0 {
 		p.Overrides.Skills, _ = json.Marshal(cc.Skills) // plain strings: cannot fail
@@ -140,7 +140,7 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 	}
 	if err == nil {
 		err = a.cards.set(raw, p)
-		if err == nil && normalize.CardHasSignatures(raw) {
+		if err == nil && agentcard.HasSignatures(raw) {
 			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
 		}
 	}
@@ -153,14 +153,14 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 	return err
 }
 
-func (c *cards) set(raw []byte, p normalize.CardPublish) error {
-	canon, err := normalize.CardToCanonical(raw)
+func (c *cards) set(raw []byte, p agentcard.PublishOptions) error {
+	canon, err := agentcard.ToCanonical(raw)
 	if err != nil {
 		return err
 	}
 	p.ExtendedCard = extendedCardCapable(canon)
 	forms := make([][]byte, 4)
-	for i, render := range []func([]byte, normalize.CardPublish) ([]byte, error){normalize.CardV025, normalize.CardV03, normalize.CardV10, normalize.CardHybrid} {
+	for i, render := range []func([]byte, agentcard.PublishOptions) ([]byte, error){agentcard.V025, agentcard.V03, agentcard.V10, agentcard.Hybrid} {
 		if forms[i], err = render(canon, p); err != nil {
 			return err
 		}
@@ -175,7 +175,7 @@ func (c *cards) set(raw []byte, p normalize.CardPublish) error {
 }
 
 func extendedCardCapable(canon []byte) bool {
-	return gjson.GetBytes(canon, "capabilities.extendedAgentCard").Bool()
+	return agentcard.ExtendedCardCapable(canon)
 }
 
 // CardStatus reports whether a card is being served and the last refresh error.
@@ -255,7 +255,7 @@ func (a *Agent) ServeExtendedCardHTTP(w http.ResponseWriter, r *http.Request) {
 	if !a.authenticate(w, r, c) {
 		return
 	}
-	card, e := a.extendedCard(r, c, normalize.CardV025)
+	card, e := a.extendedCard(r, c, agentcard.V025)
 	if e != nil {
 		status := http.StatusBadGateway
 		if e.Kind == dialect.ErrExtendedCardNotConfigured {
@@ -273,23 +273,23 @@ func (a *Agent) ServeExtendedCardHTTP(w http.ResponseWriter, r *http.Request) {
 // serveExtendedCardRPC answers GetExtendedAgentCard and
 // agent/getAuthenticatedExtendedCard.
 func (a *Agent) serveExtendedCardRPC(w http.ResponseWriter, r *http.Request, c *call) {
-	render := normalize.CardV10
+	render := agentcard.V10
 	if c.env.Dialect == dialect.V03 {
-		render = normalize.CardV03
+		render = agentcard.V03
 	}
 	card, e := a.extendedCard(r, c, render)
 	if e != nil {
 		a.fail(w, c, e)
 		return
 	}
-	out := normalize.AppendResult(nil, c.env.ID, card)
+	out := normalize.AppendResultResponse(nil, c.env.ID, card)
 	c.bytes += len(out)
 	writeJSON(w, http.StatusOK, out)
 }
 
 // extendedCard fetches the backend's extended card the way its dialect
 // serves it and renders it for publishing.
-func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, normalize.CardPublish) ([]byte, error)) ([]byte, *normalize.Error) {
+func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agentcard.PublishOptions) ([]byte, error)) ([]byte, *normalize.Error) {
 	a.cards.mu.RLock()
 	p, ready := a.cards.publish, a.cards.canon != nil
 	a.cards.mu.RUnlock()
@@ -337,7 +337,7 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, norma
 		}
 		raw = reply.Result
 	}
-	canon, err := normalize.CardToCanonical(raw)
+	canon, err := agentcard.ToCanonical(raw)
 	if err != nil {
 		return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent an extended card that is not a valid agent card: %v", b.name, err)
 	}
@@ -353,45 +353,31 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, norma
 // routed skills, each taken from its backend's card, so the published card
 // offers all of them.
 func (a *Agent) routedSkills(ctx context.Context, own []byte) ([]byte, error) {
-	canon, err := normalize.CardToCanonical(own)
+	canon, err := agentcard.ToCanonical(own)
 	if err != nil {
 		return nil, err
 	}
-	out := []byte{'['}
-	add := func(skill string) {
-		if len(out) > 1 {
-			out = append(out, ',')
+	var skills []agentcard.Skill
+	for _, s := range agentcard.Skills(canon) {
+		if a.routes[s.ID] == nil {
+			skills = append(skills, s)
 		}
-		out = append(out, skill...)
 	}
-	routed := func(id string) bool { return a.routes[id] != nil }
-	gjson.GetBytes(canon, "skills").ForEach(func(_, s gjson.Result) bool {
-		if !routed(s.Get("id").Str) {
-			add(s.Raw)
-		}
-		return true
-	})
 	for _, r := range a.cfg.Skills.Routes {
 		b := a.routes[r.Skill]
 		raw, _, err := FetchCard(ctx, b.client, b.url)
 		if err != nil {
 			return nil, fmt.Errorf("skill %q: %w", r.Skill, err)
 		}
-		c, err := normalize.CardToCanonical(raw)
+		c, err := agentcard.ToCanonical(raw)
 		if err != nil {
 			return nil, fmt.Errorf("skill %q: %w", r.Skill, err)
 		}
-		found := false
-		gjson.GetBytes(c, "skills").ForEach(func(_, s gjson.Result) bool {
-			if s.Get("id").Str == r.Skill {
-				add(s.Raw)
-				found = true
-			}
-			return !found
-		})
-		if !found {
+		i := slices.IndexFunc(agentcard.Skills(c), func(s agentcard.Skill) bool { return s.ID == r.Skill })
+		if i < 0 {
 			return nil, fmt.Errorf("skill %q is not on the card of the backend it is routed to", r.Skill)
 		}
+		skills = append(skills, agentcard.Skills(c)[i])
 	}
-	return append(out, ']'), nil
+	return agentcard.AppendSkillList(nil, skills), nil
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
@@ -20,6 +23,7 @@ const (
 	DefaultMaxEventBytes         = 4 << 20
 	DefaultConnectTimeout        = 5 * time.Second
 	DefaultResponseHeaderTimeout = 5 * time.Minute
+	DefaultResponseTimeout       = 10 * time.Minute
 	DefaultStreamIdleTimeout     = 5 * time.Minute
 	DefaultInterruptGrace        = 250 * time.Millisecond
 	DefaultMaxIdleConns          = 256
@@ -129,6 +133,10 @@ type BackendConfig struct {
 	// headers; a blocking send waits for the task, so this is long.
 	// Defaults to 5m.
 	ResponseHeaderTimeout time.Duration `yaml:"response_header_timeout"`
+	// ResponseTimeout bounds a unary call's whole reply, head and body,
+	// so that a backend that stalls or dribbles mid-reply is cut. Not
+	// applied to streams. At least ResponseHeaderTimeout; defaults to 10m.
+	ResponseTimeout time.Duration `yaml:"response_timeout"`
 	// StreamIdleTimeout ends a stream whose backend sent nothing, not even a
 	// keep-alive, for this long. Defaults to 5m.
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
@@ -136,7 +144,8 @@ type BackendConfig struct {
 	// Defaults to 256: a pool smaller than the calls and streams open at
 	// once closes a connection at the end of each call beyond it and dials
 	// one for the next (at 256 connections a pool of 64 cost 23% more CPU
-	// per call), and an idle connection costs 4 KiB.
+	// per call), and an idle connection costs net/http's read and write
+	// buffers (4 KiB and 1 KiB) and its two goroutines.
 	MaxIdleConns int `yaml:"max_idle_conns"`
 	// ForwardAuthorization passes the caller's Authorization header on to
 	// the backend. Defaults to false: the gateway consumes it.
@@ -151,7 +160,7 @@ type BackendConfig struct {
 type HeaderConfig struct {
 	// Name of the header. Required.
 	Name string `yaml:"name"`
-	// ValueFile is a file holding the value (trailing newline trimmed).
+	// ValueFile is a file holding the value (one trailing newline trimmed).
 	ValueFile string `yaml:"value_file"`
 	// ValueEnv is an environment variable holding the value.
 	ValueEnv string `yaml:"value_env"`
@@ -194,6 +203,9 @@ func (b *BackendConfig) SetDefaults() {
 	if b.ResponseHeaderTimeout == 0 {
 		b.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
 	}
+	if b.ResponseTimeout == 0 {
+		b.ResponseTimeout = max(DefaultResponseTimeout, b.ResponseHeaderTimeout)
+	}
 	if b.StreamIdleTimeout == 0 {
 		b.StreamIdleTimeout = DefaultStreamIdleTimeout
 	}
@@ -209,8 +221,8 @@ func (c *AgentConfig) Validate() error {
 	if c.Name == "" {
 		bad("name is required")
 	}
-	if !strings.HasPrefix(c.Path, "/") {
-		bad("path %q must start with /", c.Path)
+	if err := checkPath(c.Path); err != nil {
+		bad("path %q %v", c.Path, err)
 	}
 	if err := checkURL(c.PublicURL); err != nil {
 		bad("public_url: %v", err)
@@ -267,39 +279,87 @@ func (b *BackendConfig) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"connect_timeout", b.ConnectTimeout}, {"response_header_timeout", b.ResponseHeaderTimeout}, {"stream_idle_timeout", b.StreamIdleTimeout}} {
+	}{{"connect_timeout", b.ConnectTimeout}, {"response_header_timeout", b.ResponseHeaderTimeout}, {"response_timeout", b.ResponseTimeout}, {"stream_idle_timeout", b.StreamIdleTimeout}} {
 		if d.v < 0 {
 			bad("%s must not be negative", d.name)
 		}
 	}
+	if b.ResponseTimeout < b.ResponseHeaderTimeout {
+		bad("response_timeout (%s) must be at least response_header_timeout (%s): it bounds the whole reply, head included", b.ResponseTimeout, b.ResponseHeaderTimeout)
+	}
 	for i, h := range b.Headers {
-		if h.Name == "" {
+		switch {
+		case h.Name == "":
 			bad("headers[%d]: name is required", i)
+		case !httpguts.ValidHeaderFieldName(h.Name):
+			bad("headers[%d]: name %q is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~ only)", i, h.Name)
+		case strings.EqualFold(h.Name, dialect.HeaderVersion) || strings.EqualFold(h.Name, "Content-Length") || strings.EqualFold(h.Name, "Content-Type"):
+			bad("headers[%d]: %s is set by the gateway", i, h.Name)
 		}
 		if (h.ValueFile == "") == (h.ValueEnv == "") {
 			bad("headers[%d] (%s): set exactly one of value_file and value_env", i, h.Name)
+			continue
 		}
-		if strings.EqualFold(h.Name, dialect.HeaderVersion) || strings.EqualFold(h.Name, "Content-Length") || strings.EqualFold(h.Name, "Content-Type") {
-			bad("headers[%d]: %s is set by the gateway", i, h.Name)
+		// The value is read now, not first at a call: a missing secret
+		// or one that would split the request's head is refused at load.
+		if _, err := h.value(); err != nil {
+			bad("headers[%d]: %v", i, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// value reads a header's value from its file or environment variable.
+// value reads a header's value from its file or environment variable. A
+// file's one trailing newline ("\n" or "\r\n", as editors and echo write
+// it) is not part of the value; any other control byte is refused, since
+// net/http would refuse the request at every call.
 func (h HeaderConfig) value() (string, error) {
+	var v, from string
 	if h.ValueEnv != "" {
-		v, ok := os.LookupEnv(h.ValueEnv)
-		if !ok {
+		var ok bool
+		if v, ok = os.LookupEnv(h.ValueEnv); !ok {
 			return "", fmt.Errorf("header %s: environment variable %s is not set", h.Name, h.ValueEnv)
 		}
-		return v, nil
+		from = "environment variable " + h.ValueEnv
+	} else {
+		b, err := os.ReadFile(h.ValueFile)
+		if err != nil {
+			return "", fmt.Errorf("header %s: %w", h.Name, err)
+		}
+		v, from = string(b), "value_file "+h.ValueFile
+		if t, ok := strings.CutSuffix(v, "\n"); ok {
+			v = strings.TrimSuffix(t, "\r")
+		}
 	}
-	b, err := os.ReadFile(h.ValueFile)
-	if err != nil {
-		return "", fmt.Errorf("header %s: %w", h.Name, err)
+	if !httpguts.ValidHeaderFieldValue(v) {
+		return "", fmt.Errorf("header %s: the value in %s holds a control byte (a line break, NUL or DEL): an HTTP header value may not", h.Name, from)
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	return v, nil
+}
+
+// checkPath refuses what a path may not hold: it is served as a literal
+// ServeMux pattern, where braces would make wildcards (or panic), and a
+// path that is not clean would never match.
+func checkPath(p string) error {
+	if !strings.HasPrefix(p, "/") {
+		return errors.New("must start with /")
+	}
+	for _, r := range p {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return errors.New("holds a control byte")
+		case strings.ContainsRune("{} ?#", r):
+			return fmt.Errorf("may not hold %q: a path is literal, with no wildcards, spaces, query or fragment", r)
+		}
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	if clean != p {
+		return fmt.Errorf("is not clean (no empty, . or .. segments): write %q", clean)
+	}
+	return nil
 }
 
 func checkURL(s string) error {

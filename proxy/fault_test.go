@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime"
@@ -45,6 +47,17 @@ func hijackAndClose(w http.ResponseWriter, partial string) {
 	_ = buf.Flush()
 	_ = conn.(*net.TCPConn).SetLinger(0)
 	_ = conn.Close()
+}
+
+// rawReply takes the connection over and lets write answer on it byte by
+// byte, as a backend that does not speak HTTP properly would.
+func rawReply(w http.ResponseWriter, write func(conn net.Conn)) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	write(conn)
 }
 
 func working(id string) string {
@@ -97,7 +110,37 @@ func TestUnaryBackendFaults(t *testing.T) {
 			case <-release:
 			case <-r.Context().Done():
 			}
-		}, -32603, "did not answer within"},
+		}, -32603, "did not answer within agents[].backend.response_header_timeout (200ms)"},
+		{"stall mid-body", func(w http.ResponseWriter, r *http.Request, id string) {
+			rawReply(w, func(conn net.Conn) {
+				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":\"2.0\",")
+				_, _ = io.Copy(io.Discard, conn) // until the gateway hangs up
+			})
+		}, -32603, "did not finish its reply within agents[].backend.response_timeout (300ms)"},
+		{"dribble", func(w http.ResponseWriter, r *http.Request, id string) {
+			rawReply(w, func(conn net.Conn) {
+				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+				tick := time.NewTicker(20 * time.Millisecond) // the backend's pace, not synchronisation
+				defer tick.Stop()
+				for range tick.C {
+					if _, err := io.WriteString(conn, " "); err != nil {
+						return // the gateway hung up
+					}
+				}
+			})
+		}, -32603, "did not finish its reply within agents[].backend.response_timeout (300ms)"},
+		{"20 MB of headers", func(w http.ResponseWriter, r *http.Request, id string) {
+			rawReply(w, func(conn net.Conn) {
+				line := "X-Filler: " + strings.Repeat("a", 1000) + "\r\n"
+				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\n")
+				for range 20 << 20 / len(line) {
+					if _, err := io.WriteString(conn, line); err != nil {
+						return // the gateway hung up
+					}
+				}
+				_, _ = io.WriteString(conn, "Content-Length: 2\r\n\r\n{}")
+			})
+		}, -32603, "server response headers exceeded 1048576 bytes"},
 	}
 	for _, tc := range cases {
 		for _, c := range callers {
@@ -105,6 +148,7 @@ func TestUnaryBackendFaults(t *testing.T) {
 				checkNoLeak(t)
 				g := newGateway(t, scripted(tc.backend), dialect.Version03, func(a *AgentConfig) {
 					a.Backend.ResponseHeaderTimeout = 200 * time.Millisecond
+					a.Backend.ResponseTimeout = 300 * time.Millisecond
 					a.Tasks.AllowUnknown = true // the task is the scripted backend's
 				})
 				e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, tc.code)
@@ -250,5 +294,133 @@ func TestCallerDisconnectCancelsBackend(t *testing.T) {
 				t.Fatal("the backend call was not canceled when the caller went away")
 			}
 		})
+	}
+}
+
+// TestBodylessCallerIsCut: a caller that declares a body and sends none is
+// answered, within server.read_timeout, with an error that names the
+// limit, and its connection is closed: nothing waits on it any more.
+func TestBodylessCallerIsCut(t *testing.T) {
+	checkNoLeak(t)
+	g := newGatewayOpts(t, http.NotFoundHandler(), dialect.Version03, Options{ReadTimeout: 100 * time.Millisecond})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(g.url, "/"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A guard against a hang, far past the configured limit.
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"+`{"jsonrpc":"2.0",`); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	e := wantError(t, gjson.ParseBytes(b), dialect.V03, -32600)
+	if want := "the request body did not arrive within server.read_timeout (100ms)"; e.Get("message").Str != want {
+		t.Fatalf("message %q, want %q", e.Get("message").Str, want)
+	}
+	// The gateway hangs up rather than wait for the rest.
+	if n, err := br.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("the connection stayed open (read %d bytes)", n)
+	}
+}
+
+// TestReadTimeoutSparesStreams: the body's read deadline ends with the
+// body: a stream answered for longer than read_timeout is not cut.
+func TestReadTimeoutSparesStreams(t *testing.T) {
+	const readTimeout = 50 * time.Millisecond
+	g := newGatewayOpts(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		sseHeaders(w.Header())
+		sseWrite(w, working(id))
+		// Well past the read timeout before the end: a deadline left on
+		// the connection would have canceled the call by then.
+		<-time.After(4 * readTimeout)
+		sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"completed"},"final":true}}`+"\n\n")
+	}), dialect.Version03, Options{ReadTimeout: readTimeout})
+	events := g.stream("1", "message/stream", callers[0].send("m", callers[0].text("hi"), "")).all()
+	if len(events) != 2 || stateOf(dialect.V03, events[1].Get("result")) != "completed" {
+		t.Fatalf("the stream was cut: %v", events)
+	}
+}
+
+// signalHandler is a log handler that reports the records it was given.
+type signalHandler struct{ records chan slog.Record }
+
+func (h signalHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h signalHandler) Handle(_ context.Context, r slog.Record) error {
+	h.records <- r.Clone()
+	return nil
+}
+func (h signalHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h signalHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestStreamCallerThatDoesNotRead: a stream caller that takes no event
+// within server.stream_write_timeout is cut, logged and counted as a caller
+// error, and the backend's stream is let go.
+func TestStreamCallerThatDoesNotRead(t *testing.T) {
+	backendDone := make(chan struct{})
+	big := strings.Repeat("a", 256<<10)
+	backend := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		defer close(backendDone)
+		sseHeaders(w.Header())
+		ev := `data: {"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"` + big + `"}]}},"final":false}}` + "\n\n"
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, ev); err != nil {
+				return
+			}
+			if http.NewResponseController(w).Flush() != nil {
+				return
+			}
+		}
+	})
+	records := make(chan slog.Record, 1024)
+	g := newGatewayOpts(t, backend, dialect.Version03, Options{
+		Logger:             slog.New(signalHandler{records}),
+		StreamWriteTimeout: 100 * time.Millisecond,
+	})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(g.url, "/"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := rpc("message/stream", `{"message":`+msg03+`}`)
+	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body); err != nil {
+		t.Fatal(err)
+	}
+	// The caller reads nothing from here on.
+	guard := time.After(20 * time.Second) // against a hang, far past the limit
+	var cut bool
+	for {
+		select {
+		case r := <-records:
+			if strings.Contains(r.Message, "server.stream_write_timeout") {
+				cut = true
+			}
+			if r.Message == "call" {
+				var outcome string
+				r.Attrs(func(a slog.Attr) bool {
+					if a.Key == "outcome" {
+						outcome = a.Value.String()
+					}
+					return true
+				})
+				if !cut || outcome != outcomeCallerError {
+					t.Fatalf("the call ended with outcome %q, cut logged: %v", outcome, cut)
+				}
+				select {
+				case <-backendDone:
+				case <-guard:
+					t.Fatal("the backend's stream was not let go")
+				}
+				return
+			}
+		case <-guard:
+			t.Fatal("the stream was not cut")
+		}
 	}
 }

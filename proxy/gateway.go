@@ -17,8 +17,15 @@ type Gateway struct {
 // NewGateway mounts agents: each one's JSON-RPC endpoint at its path, its
 // cards under {path}/.well-known/, and the 0.2.5 extended card at
 // {path}/agent/authenticatedExtendedCard.
-func NewGateway(agents []*Agent) (*Gateway, error) {
+func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 	g := &Gateway{mux: http.NewServeMux(), agents: agents}
+	// ServeMux panics on a pattern it cannot take; a validated config
+	// never has one, and an unvalidated one gets an error, not a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("cannot serve the agents' paths: %v", p)
+		}
+	}()
 	seen := map[string]string{}
 	for _, a := range agents {
 		p := strings.TrimSuffix(a.cfg.Path, "/")

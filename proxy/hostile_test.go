@@ -10,7 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
-	"github.com/a2agate/gateway/normalize"
+	sseframe "github.com/a2agate/gateway/internal/sse"
 )
 
 const (
@@ -122,7 +122,7 @@ func TestHostileRequests(t *testing.T) {
 			ct := h.Get("Content-Type")
 			if d, op, ok := dialect.Lookup(gjson.Get(tc.body, "method").Str); ok && d == dialect.V03 && op.Streaming() && ct == "text/event-stream" {
 				// 0.x stream requests get their errors as an event.
-				ev, err := normalize.NewSSEReader(bytes.NewReader(b), 1<<20).Next()
+				ev, err := sseframe.NewReader(bytes.NewReader(b), 1<<20).Next()
 				if err != nil {
 					t.Fatalf("reading the error event: %v", err)
 				}
@@ -195,5 +195,77 @@ func TestVersionHeaderDoesNotDecide(t *testing.T) {
 	_, _, b = g.post(rpc("message/send", `{"message":`+msg03+`}`), "A2A-Version", "1.0")
 	if gjson.GetBytes(b, "result.kind").Str != "task" {
 		t.Fatalf("0.x answer expected: %s", b)
+	}
+}
+
+// hostileContentTypes are JSON-RPC bodies sent as something else than
+// JSON, as a web page can send them cross-site without a preflight: each
+// gets HTTP 415 and a JSON-RPC error in the dialect of the body's method.
+// The accepted spellings are what the SDK clients send and what RFC 9110
+// allows of them (parameters, any case).
+var hostileContentTypes = []struct {
+	contentType string // "-" sends none
+	accepted    bool
+}{
+	{"-", false},
+	{"", false},
+	{"text/plain", false},
+	{"text/plain;charset=UTF-8", false},
+	{"application/x-www-form-urlencoded", false},
+	{"multipart/form-data; boundary=x", false},
+	{"application/jsonx", false},
+	{"application/json-patch+json", false},
+	{"json", false},
+	{"application/json; charset", false},
+	{"application/json", true},
+	{"application/json; charset=utf-8", true},
+	{"Application/JSON", true},
+	{"application/a2a+json", true},
+	{"application/a2a+json; charset=UTF-8", true},
+}
+
+func TestHostileContentTypes(t *testing.T) {
+	g := newGateway(t, backends[0].handler(t, nil), dialect.Version025)
+	g.agent.cfg.Tasks.AllowUnknown = false
+	for _, tc := range hostileContentTypes {
+		for _, c := range callers {
+			t.Run(c.d.String()+"/"+tc.contentType, func(t *testing.T) {
+				req, err := http.NewRequest(http.MethodPost, g.url, strings.NewReader(rpc(c.method(dialect.GetTask), `{"id":"no-such-task"}`)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.contentType != "-" {
+					req.Header["Content-Type"] = []string{tc.contentType}
+				}
+				if c.d == dialect.V10 {
+					req.Header.Set("A2A-Version", "1.0")
+				}
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer res.Body.Close()
+				b, _ := io.ReadAll(res.Body)
+				if res.Header.Get("Content-Type") != "application/json" {
+					t.Fatalf("HTTP %d %q: %s", res.StatusCode, res.Header.Get("Content-Type"), b)
+				}
+				r := gjson.ParseBytes(b)
+				if tc.accepted {
+					// Read and answered: the task is not the caller's.
+					if res.StatusCode != http.StatusOK {
+						t.Fatalf("HTTP %d: %s", res.StatusCode, b)
+					}
+					wantError(t, r, c.d, -32001)
+					return
+				}
+				if res.StatusCode != http.StatusUnsupportedMediaType {
+					t.Fatalf("HTTP %d, want 415: %s", res.StatusCode, b)
+				}
+				e := wantError(t, r, c.d, -32600)
+				if !strings.Contains(e.Get("message").Str, "application/json") {
+					t.Fatalf("the message must say what to send: %s", e.Raw)
+				}
+			})
+		}
 	}
 }

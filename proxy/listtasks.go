@@ -4,12 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
-
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
@@ -61,13 +57,10 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	stamps := make([]time.Time, len(tasks))
 	for i, t := range tasks {
-		stamps[i], _ = time.Parse(time.RFC3339Nano, gjson.GetBytes(t, "status.timestamp").Str)
+		stamps[i] = normalize.TaskTimestamp(t)
 	}
 	slices.SortStableFunc(order, func(x, y int) int { return stamps[y].Compare(stamps[x]) })
-	out := []byte(`{"jsonrpc":"2.0","id":`)
-	out = append(out, c.env.ID...)
-	out = append(out, `,"result":{"tasks":[`...)
-	n := 0
+	listed := normalize.TaskPage{Tasks: make([][]byte, 0, len(order)), NextPageToken: page.NextPageToken, PageSize: q.PageSize, TotalSize: page.TotalSize}
 	for _, i := range order {
 		t := tasks[i]
 		if errs[i] != nil {
@@ -77,19 +70,9 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 			a.fail(w, c, errs[i])
 			return
 		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, t...)
-		n++
+		listed.Tasks = append(listed.Tasks, t)
 	}
-	out = append(out, `],"nextPageToken":`...)
-	out = gjson.AppendJSONString(out, page.NextPageToken)
-	out = append(out, `,"pageSize":`...)
-	out = strconv.AppendInt(out, int64(q.PageSize), 10)
-	out = append(out, `,"totalSize":`...)
-	out = strconv.AppendInt(out, int64(page.TotalSize), 10)
-	out = append(out, "}}"...)
+	out := normalize.AppendListTasksResponse(nil, c.env.ID, listed)
 	c.bytes += len(out)
 	writeJSON(w, http.StatusOK, out)
 }
@@ -101,12 +84,11 @@ func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.
 	if b == nil {
 		b = a.backend
 	}
-	canon := gjson.AppendJSONString([]byte(`{"id":`), t.ID)
+	history := -1
 	if q.HasHistoryLength {
-		canon = strconv.AppendInt(append(canon, `,"historyLength":`...), int64(q.HistoryLength), 10)
+		history = q.HistoryLength
 	}
-	canon = append(canon, '}')
-	params, _, err := normalize.Params(dialect.GetTask, dialect.V10, b.dialect, canon)
+	params, err := normalize.TaskParams(dialect.GetTask, b.dialect, t.ID, history)
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}
@@ -117,7 +99,7 @@ func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.
 		return nil, e
 	}
 	if !q.IncludeArtifacts {
-		if task, err = sjson.DeleteBytes(task, "artifacts"); err != nil {
+		if task, err = normalize.WithoutArtifacts(task); err != nil {
 			return nil, normalize.AsError(err, dialect.ErrInternal)
 		}
 	}

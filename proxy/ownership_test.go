@@ -17,6 +17,7 @@ import (
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/testnet"
+	"github.com/a2agate/gateway/internal/testredis"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -198,13 +199,72 @@ func TestMessageRules(t *testing.T) {
 	})
 }
 
+// TestUnknownTasksAllowedWhenConfigured: with tasks.allow_unknown a task
+// the gateway never saw (made before it was deployed) is served, unchecked.
 func TestUnknownTasksAllowedWhenConfigured(t *testing.T) {
-	g := newGateway(t, backends[0].handler(t, nil), dialect.Version025, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
-	// The backend answers for itself.
-	e := wantError(t, g.call("1", "tasks/get", `{"id":"from-before-the-gateway"}`), dialect.V03, -32001)
-	if !strings.Contains(e.Raw, "from-before-the-gateway") {
-		t.Fatalf("want the backend's own answer: %s", e.Raw)
+	forEachBackend(t, func(t *testing.T, b backendKind) {
+		g := newGateway(t, b.handler(t, nil), b.version, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+		direct := backendCaller(b)
+		pre := direct.task(t, mustResult(t, (&testGateway{t: t, url: g.backend.URL + "/"}).call("1", direct.method(dialect.SendMessage), direct.send("m1", direct.text("input please"), ""))))
+		for _, c := range callers {
+			got := mustResult(t, g.call("2", c.method(dialect.GetTask), `{"id":"`+pre.Get("id").Str+`"}`))
+			if got.Get("id").Str != pre.Get("id").Str {
+				t.Fatalf("%s: got %s, want the backend's task %s", c.d, got.Raw, pre.Get("id").Str)
+			}
+		}
+	})
+}
+
+// backendCaller is a caller speaking b's own dialect, to reach it directly.
+func backendCaller(b backendKind) caller {
+	if b.version == dialect.Version10 {
+		return caller{dialect.V10}
 	}
+	return caller{dialect.V03}
+}
+
+// TestAllowUnknownIsNoOracle: with tasks.allow_unknown, another caller's
+// task, made through another agent of the gateway on the same backend, is
+// not served unchecked, and answers byte for byte what a random id does.
+func TestAllowUnknownIsNoOracle(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backendKind) {
+		tasks := store.NewMemory(store.MemoryConfig{})
+		t.Cleanup(func() { tasks.Close() })
+		backend := b.handler(t, nil)
+		viaA := newGatewayOpts(t, backend, b.version, Options{Tasks: tasks}, withAuth(t), func(a *AgentConfig) { a.Name = "agent-a" })
+		viaB := newGatewayOpts(t, backend, b.version, Options{Tasks: tasks}, withAuth(t), func(a *AgentConfig) {
+			a.Name, a.Tasks.AllowUnknown = "agent-b", true
+		})
+		alice, bob := viaA.as(token(t, "alice")), viaB.as(token(t, "bob"))
+		for _, c := range callers {
+			task := c.task(t, mustResult(t, alice.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), ""))))
+			id := task.Get("id").Str
+			calls := map[string]func(task string) string{
+				"get": func(x string) string { return rpc(c.method(dialect.GetTask), `{"id":"`+x+`"}`) },
+				"push list": func(x string) string {
+					if c.d == dialect.V03 {
+						return rpc("tasks/pushNotificationConfig/list", `{"id":"`+x+`"}`)
+					}
+					return rpc("ListTaskPushNotificationConfigs", `{"taskId":"`+x+`"}`)
+				},
+				"cancel": func(x string) string { return rpc(c.method(dialect.CancelTask), `{"id":"`+x+`"}`) },
+			}
+			for name, body := range calls {
+				t.Run(c.d.String()+"/"+name, func(t *testing.T) {
+					_, _, theirs := bob.post(body(id), bob.hdr(c.d)...)
+					_, _, none := bob.post(body("no-such-task-0000"), bob.hdr(c.d)...)
+					if string(theirs) != string(none) {
+						t.Fatalf("another caller's task answers differently from a random id:\n%s\n%s", theirs, none)
+					}
+					if !strings.Contains(string(theirs), "-32001") || strings.Contains(string(theirs), "no-such-task") {
+						t.Fatalf("want the gateway's own -32001, naming no id: %s", theirs)
+					}
+				})
+			}
+			// Alice's own task stays hers, through the agent she used.
+			mustResult(t, alice.call("2", c.method(dialect.GetTask), `{"id":"`+id+`"}`))
+		}
+	})
 }
 
 func TestListTasksWalk(t *testing.T) {
@@ -342,7 +402,7 @@ func TestSkillRouting(t *testing.T) {
 // through one is served, with its owner, by the other. Redis going away
 // makes task calls fail closed; its return restores service.
 func TestRedisSharedIndex(t *testing.T) {
-	relay := testnet.NewRelay(t, "127.0.0.1:6379")
+	relay := testnet.NewRelay(t, testredis.Addr(t))
 	prefix := fmt.Sprintf("a2agw-test-%d:", time.Now().UnixNano())
 	open := func() store.Store {
 		s, err := store.NewRedis(store.RedisConfig{Address: relay.Addr, KeyPrefix: prefix, TTL: time.Hour, DialTimeout: time.Second, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
@@ -351,7 +411,7 @@ func TestRedisSharedIndex(t *testing.T) {
 		}
 		t.Cleanup(func() { s.Close() })
 		if err := s.Ping(context.Background()); err != nil {
-			t.Fatalf("Redis on 127.0.0.1:6379 is needed (scripts/ensure-redis.sh): %v", err)
+			t.Fatalf("Redis through the relay: %v", err)
 		}
 		return s
 	}

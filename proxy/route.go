@@ -3,13 +3,12 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
+	"github.com/a2agate/gateway/agentcard"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/store"
@@ -29,6 +28,35 @@ func (a *Agent) indexUnavailable(operation string, err error) *normalize.Error {
 	return &normalize.Error{Kind: dialect.ErrInternal, Message: "the gateway's task index cannot be reached, so it cannot check who owns tasks: task calls are refused until it is back", Err: err}
 }
 
+// indexRefusal is the answer to a send the index cannot take: a caller whose
+// share is full of unfinished tasks, a full index, or an index out of reach.
+func (a *Agent) indexRefusal(operation string, err error) *normalize.Error {
+	var limit *store.LimitError
+	switch {
+	case errors.As(err, &limit) && errors.Is(err, store.ErrOwnerQuota):
+		return &normalize.Error{Kind: dialect.ErrInternal, Err: err, Message: fmt.Sprintf(
+			"this caller already has %d unfinished tasks remembered by the gateway for this agent (%s): wait for some to finish or expire, or cancel some",
+			limit.Limit, limit.Setting)}
+	case errors.As(err, &limit):
+		return &normalize.Error{Kind: dialect.ErrInternal, Err: err, Message: fmt.Sprintf(
+			"the gateway's task index holds %d unfinished tasks, its bound (%s): new tasks are refused until some finish or expire",
+			limit.Limit, limit.Setting)}
+	}
+	return a.indexUnavailable(operation, err)
+}
+
+// uncheckedAnswer replaces a backend's "task not found" for a call served
+// unchecked (tasks.allow_unknown) with the gateway's own, which names no id:
+// a backend's answer may carry the id, and another caller's task must get
+// byte for byte the answer a missing one gets. It returns nil for any other
+// error.
+func uncheckedAnswer(c *call, ae *normalize.AgentError) *normalize.Error {
+	if !c.unchecked || ae.Code != dialect.ErrTaskNotFound.Error().Code {
+		return nil
+	}
+	return errTaskNotFound()
+}
+
 // route validates the call, checks the caller may address what it names,
 // picks the backend and returns the params in that backend's dialect.
 func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
@@ -41,7 +69,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		to = env.Dialect
 	}
 	buf := c.buffer(len(env.Params) + 256)
-	params, info, err := env.ParamsTo(*buf, to)
+	params, info, err := normalize.AppendParams((*buf)[:0], env.Op, env.Dialect, to, env.Params)
 	keep(buf, params, env.Params)
 	if err != nil {
 		e := normalize.AsError(err, dialect.ErrInvalidParams)
@@ -65,15 +93,16 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 			}
 		}
 	case send:
-		if info.ContextID != "" {
-			owner, err := a.tasks.ContextOwner(ctx, a.cfg.Name, info.ContextID)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-			case err != nil:
-				return nil, a.indexUnavailable("read", err)
-			case owner != c.owner:
-				return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.message.contextId belongs to another caller: start a new context or continue one of yours")
-			}
+		// Fail closed before the backend acts: a send the index could not
+		// record would run a task its caller can never reach. The check also
+		// reads the context's owner, in the same round trip.
+		owner, err := a.tasks.Admit(ctx, store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: info.ContextID})
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return nil, a.indexRefusal("read", err)
+		case owner != c.owner:
+			return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.message.contextId belongs to another caller: start a new context or continue one of yours")
 		}
 		b, e := a.skillBackend(c)
 		if e != nil {
@@ -91,7 +120,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		switch {
 		case info.ContextID == "":
 			// The message rules of the spec, enforced whatever the backend does.
-			params, err = sjson.SetBytes(params, "message.contextId", known.ContextID)
+			params, err = normalize.SetContextID(params, known.ContextID)
 			if err != nil {
 				return nil, normalize.AsError(err, dialect.ErrInternal)
 			}
@@ -109,11 +138,21 @@ func (a *Agent) ownedTask(ctx context.Context, c *call) (*store.Task, *normalize
 	t, err := a.tasks.Get(ctx, a.cfg.Name, c.info.TaskID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		if a.cfg.Tasks.AllowUnknown {
-			c.unchecked = true
-			return nil, nil
+		if !a.cfg.Tasks.AllowUnknown {
+			return nil, errTaskNotFound()
 		}
-		return nil, errTaskNotFound()
+		// Only an id no agent of this gateway recorded is served unchecked:
+		// agents may share a backend, and a task made through one is still
+		// its owner's through another.
+		known, err := a.tasks.Known(ctx, c.info.TaskID)
+		switch {
+		case err != nil:
+			return nil, a.indexUnavailable("read", err)
+		case known:
+			return nil, errTaskNotFound()
+		}
+		c.unchecked = true
+		return nil, nil
 	case err != nil:
 		return nil, a.indexUnavailable("read", err)
 	case t.Owner != c.owner:
@@ -148,8 +187,10 @@ func (a *Agent) skillBackend(c *call) (*backend, *normalize.Error) {
 }
 
 // record notes a task the caller created or touched in the task index.
-// Failing to record a new task fails the call: a task the index does not
-// know is one its creator could never reach again.
+// The backend has acted by now, so a failing write does not fail the call:
+// the caller gets its task, and the write is logged, counted and retried in
+// the background. A send was admitted before it was forwarded, so this is
+// the rare index that failed in between.
 func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *normalize.Error {
 	// Messages create no task, and an artifact update says nothing of state.
 	if info.TaskID == "" || info.State == "" || c.unchecked {
@@ -157,20 +198,68 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	}
 	// The ids are views into the backend's reply; an index that kept them
 	// would keep every reply alive with them.
-	err := a.tasks.Put(ctx, store.Task{
+	t := store.Task{
 		ID: strings.Clone(info.TaskID), ContextID: strings.Clone(info.ContextID), Owner: c.owner, Agent: a.cfg.Name,
 		Backend: c.backend.name, State: info.State, Updated: time.Now(),
-	})
+	}
+	err := a.tasks.Put(ctx, t)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrOwnerConflict):
 		a.log.Warn("the backend answered with a task id the index holds for another caller; answer withheld", "op", c.env.Op.String())
 		return errTaskNotFound()
-	default:
-		a.log.Error("recording a task in the index failed", "error", err)
-		return a.indexUnavailable("write", err)
 	}
+	a.metrics.storeError("write")
+	select {
+	case recordRetrySlots <- struct{}{}:
+		a.log.Error("recording a task in the index failed after the backend acted; the caller gets its task and the write is retried",
+			"op", c.env.Op.String(), "task_id", t.ID, "error", err)
+		go func() {
+			defer func() { <-recordRetrySlots }()
+			a.retryRecord(t)
+		}()
+	default:
+		a.log.Error("recording a task in the index failed after the backend acted, and too many writes are being retried already: "+
+			"the caller gets its task, which the gateway will not know", "op", c.env.Op.String(), "task_id", t.ID, "error", err)
+	}
+	return nil
+}
+
+// recordRetrySlots bounds the task writes retried at once, across agents:
+// a stream's every state change while the index is down would otherwise
+// start one more.
+var recordRetrySlots = make(chan struct{}, 1024)
+
+// recordRetryDelays are the waits before each background retry of a failed
+// task write: about 6 s in all, past a Redis failover or reconnect.
+var recordRetryDelays = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond}
+
+// recordRetryTimeout bounds each retried write.
+const recordRetryTimeout = 2 * time.Second
+
+// retryRecord writes t again until it is recorded or the retries run out.
+// A retry that lands after a newer write keeps the newer state (Put's rule
+// for out-of-order updates).
+func (a *Agent) retryRecord(t store.Task) {
+	var err error
+	for i, d := range recordRetryDelays {
+		time.Sleep(d) // a backoff between writes, nothing waits on it
+		ctx, cancel := context.WithTimeout(context.Background(), recordRetryTimeout)
+		err = a.tasks.Put(ctx, t)
+		cancel()
+		switch {
+		case err == nil:
+			a.log.Info("a task write retried in the background succeeded", "task_id", t.ID, "attempt", i+2)
+			return
+		case errors.Is(err, store.ErrOwnerConflict):
+			a.log.Warn("a task write retried in the background found the id held by another caller", "task_id", t.ID)
+			return
+		}
+		a.metrics.storeError("write")
+	}
+	a.log.Error("a task write was given up after its retries: its owner cannot reach it through the gateway", "task_id", t.ID,
+		"attempts", len(recordRetryDelays)+1, "error", err)
 }
 
 // skillIDs lists the ids of the skills on the published card.
@@ -182,9 +271,10 @@ func (c *cards) skillIDs() []string {
 
 func skillIDsOf(canon []byte) []string {
 	var ids []string
-	gjson.GetBytes(canon, "skills.#.id").ForEach(func(_, v gjson.Result) bool {
-		ids = append(ids, v.Str)
-		return true
-	})
+	for _, s := range agentcard.Skills(canon) {
+		if s.ID != "" {
+			ids = append(ids, s.ID)
+		}
+	}
 	return ids
 }

@@ -6,15 +6,16 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	sseframe "github.com/a2agate/gateway/internal/sse"
 	"github.com/a2agate/gateway/normalize"
 )
 
@@ -26,8 +27,9 @@ import (
 func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
 	b := c.backend
 	defer a.metrics.streamOpened(a.cfg.Name)()
-	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name)}
+	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name), writeTimeout: a.streamWriteTimeout}
 	defer s.releaseScratch()
+	defer a.endStreamWrites(s)
 	if c.env.Op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10 && b.dialect == dialect.V03 {
 		first, e := a.subscribeSnapshot(r, c)
 		if e != nil {
@@ -59,23 +61,6 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		return
 	}
 	a.relay(s, r, res.Body)
-}
-
-// subscribeSnapshot fetches the task a 1.0 caller subscribes to from a 0.x
-// backend, whose resubscribe need not start with the task: a 1.0 stream
-// must (1.0 §3.1.6), and a finished task cannot be subscribed to.
-func (a *Agent) subscribeSnapshot(r *http.Request, c *call) ([]byte, *normalize.Error) {
-	params := append(gjson.AppendJSONString([]byte(`{"id":`), c.info.TaskID), '}')
-	method, _ := dialect.MethodName(c.backend.dialect, dialect.GetTask)
-	task, e := a.unary(r.Context(), r, c, dialect.GetTask, method, params)
-	if e != nil {
-		return nil, e
-	}
-	// unary has checked the task's shape.
-	if state := normalize.InspectTask(task).State; dialect.TerminalState(state) {
-		return nil, normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is already in a final state (%s): there is nothing to subscribe to", c.info.TaskID, state)
-	}
-	return append(append([]byte(`{"task":`), task...), '}'), nil
 }
 
 // streamFail answers an error that happened before the backend's stream
@@ -114,6 +99,39 @@ type sse struct {
 	readAt     time.Time
 	unobserved int
 	relayTime  prometheus.Observer
+	// writeTimeout bounds each write and flush to the caller
+	// (server.stream_write_timeout); writeTimedOut is set once one missed
+	// it and the caller was cut.
+	writeTimeout  time.Duration
+	writeTimedOut bool
+}
+
+// writeDeadline gives the next write to the caller writeTimeout from now.
+func (s *sse) writeDeadline() {
+	if s.writeTimeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
+}
+
+// wrote notes a write error that was the write deadline passing.
+func (s *sse) wrote(err error) error {
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		s.writeTimedOut = true
+	}
+	return err
+}
+
+// endStreamWrites bounds what the server writes after the handler (the
+// stream's last chunk), and logs and counts a caller cut for not taking
+// an event within the stream write timeout.
+func (a *Agent) endStreamWrites(s *sse) {
+	s.writeDeadline()
+	if !s.writeTimedOut {
+		return
+	}
+	s.c.outcome, s.c.reason = outcomeCallerError, "stream_write_timeout"
+	a.log.Warn("stream caller cut: it did not take an event within server.stream_write_timeout",
+		"stream_write_timeout", s.writeTimeout.String(), "events", s.c.events)
 }
 
 func (s *sse) start() {
@@ -125,12 +143,11 @@ func (s *sse) start() {
 }
 
 // eventScratch holds the buffers one stream event is read and written in:
-// the containers of the backend's response, the translated result, the
-// caller's JSON-RPC response and its SSE framing. A stream borrows them for
+// the translated result, the caller's JSON-RPC response and its SSE
+// framing. A stream borrows them for
 // one event, not for its life, so that a stream waiting for its backend
 // holds none (5,000 idle streams: 48.5 KiB each rather than 50).
 type eventScratch struct {
-	spans    []int
 	result   []byte
 	response []byte
 	frame    []byte
@@ -159,7 +176,7 @@ func (s *sse) releaseScratch() {
 		return
 	}
 	s.sc = nil
-	if cap(sc.result) > maxKeptEventBytes || cap(sc.response) > maxKeptEventBytes || cap(sc.frame) > maxKeptEventBytes || cap(sc.spans) > maxKeptSpans {
+	if cap(sc.result) > maxKeptEventBytes || cap(sc.response) > maxKeptEventBytes || cap(sc.frame) > maxKeptEventBytes {
 		return
 	}
 	eventScratchPool.Put(sc)
@@ -169,7 +186,7 @@ func (s *sse) releaseScratch() {
 func (s *sse) event(result []byte) error {
 	s.c.events++
 	sc := s.scratch()
-	sc.response = normalize.AppendResult(sc.response[:0], s.c.env.ID, result)
+	sc.response = normalize.AppendResultResponse(sc.response[:0], s.c.env.ID, result)
 	return s.data(sc.response)
 }
 
@@ -177,11 +194,12 @@ func (s *sse) event(result []byte) error {
 func (s *sse) data(payload []byte) error {
 	s.start()
 	sc := s.scratch()
-	sc.frame = normalize.AppendSSEEvent(sc.frame[:0], normalize.SSEEvent{Data: payload})
+	sc.frame = sseframe.AppendEvent(sc.frame[:0], sseframe.Event{Data: payload})
 	out := sc.frame
 	s.c.bytes += len(out)
+	s.writeDeadline()
 	if _, err := s.w.Write(out); err != nil {
-		return err
+		return s.wrote(err)
 	}
 	s.unobserved++
 	return s.flushUnlessBatching()
@@ -190,9 +208,10 @@ func (s *sse) data(payload []byte) error {
 // comment passes a keep-alive comment on.
 func (s *sse) comment(text []byte) error {
 	s.start()
-	out := normalize.AppendSSEEvent(nil, normalize.SSEEvent{Comment: text})
+	out := sseframe.AppendEvent(nil, sseframe.Event{Comment: text})
+	s.writeDeadline()
 	if _, err := s.w.Write(out); err != nil {
-		return err
+		return s.wrote(err)
 	}
 	return s.flushUnlessBatching()
 }
@@ -208,8 +227,9 @@ func (s *sse) flushUnlessBatching() error {
 // flush sends what was written to the caller at once.
 func (s *sse) flush() error {
 	s.unflushed = false
+	s.writeDeadline()
 	if err := s.rc.Flush(); err != nil {
-		return err
+		return s.wrote(err)
 	}
 	s.observeRelayed()
 	return nil
@@ -263,7 +283,7 @@ type relay struct {
 func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 	rl := &relay{a: a, s: s, ctx: r.Context()}
 	b := s.c.backend
-	rd := normalize.NewSSEReader(body, a.cfg.MaxEventBytes)
+	rd := sseframe.NewReader(body, a.cfg.MaxEventBytes)
 	idle := startIdleTimer(b.cfg.StreamIdleTimeout, func() {
 		rl.idleFired.Store(true)
 		body.Close()
@@ -280,7 +300,7 @@ func (a *Agent) relay(s *sse, r *http.Request, body io.ReadCloser) {
 	for {
 		var readAt time.Time // zero: the event was buffered by an earlier read
 		ev, err := rd.TryNext()
-		if errors.Is(err, normalize.ErrSSENeedsRead) {
+		if errors.Is(err, sseframe.ErrNeedsRead) {
 			// The backend has sent nothing more yet: what was written goes
 			// to the caller before the wait.
 			if !rl.flush() {
@@ -318,7 +338,7 @@ func (rl *relay) flush() bool {
 
 // step handles one read from the backend's stream and reports whether to
 // read on. It runs with rl.mu held.
-func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
+func (rl *relay) step(ev sseframe.Event, err error) bool {
 	a, s := rl.a, rl.s
 	b := s.c.backend
 	switch {
@@ -339,7 +359,7 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 		return ev.Comment == nil || s.comment(ev.Comment) == nil
 	}
 	sc := s.scratch()
-	reply, err := normalize.ParseReplyTo(&sc.spans, ev.Data)
+	reply, err := normalize.ParseReply(ev.Data)
 	if err != nil {
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
 		return false
@@ -354,7 +374,7 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 	if !rl.release(false) {
 		return false
 	}
-	out, info, err := reply.EventInfoTo(sc.result, b.dialect, s.c.env.Dialect)
+	out, info, err := normalize.AppendInspectedEvent(sc.result[:0], b.dialect, s.c.env.Dialect, reply.Result)
 	if err != nil {
 		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
@@ -383,49 +403,6 @@ func (rl *relay) step(ev normalize.SSEEvent, err error) bool {
 	return s.event(out) == nil
 }
 
-// graceOver sends the held event when the backend kept the stream open
-// after it: not final.
-func (rl *relay) graceOver() {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	if !rl.finished {
-		rl.release(false)
-		rl.s.releaseScratch()
-	}
-}
-
-// release sends the held event, if any, with the given final flag.
-func (rl *relay) release(final bool) bool {
-	if rl.held == nil {
-		return true
-	}
-	rl.grace.Stop()
-	held := rl.held
-	rl.held, rl.grace = nil, nil
-	a, s := rl.a, rl.s
-	sc := s.scratch()
-	out, err := normalize.EventTo(sc.result, s.c.backend.dialect, s.c.env.Dialect, held, final)
-	if err != nil { // it translated once already, when it arrived
-		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
-		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))
-		return false
-	}
-	keep(&sc.result, out, held)
-	return s.event(out) == nil
-}
-
-// holdsForFinal reports whether an event must wait before it is sent. A 0.x
-// caller needs "final" on every status update, and final is true on
-// input-required and auth-required only when the backend ends the stream
-// after that event — which a 1.0 backend says only by closing it. Such an
-// event is held until the backend's next move: the close (final: true), a
-// further event, or interruptGrace passing (final: false). Nothing else is
-// ever held.
-func (a *Agent) holdsForFinal(c *call, info normalize.EventInfo) bool {
-	return c.env.Dialect == dialect.V03 && info.Kind == normalize.KindStatusUpdate &&
-		!info.HasFinal && dialect.InterruptedState(info.State)
-}
-
 // endsExchange reports whether a stream may end cleanly after this event.
 func endsExchange(info normalize.EventInfo) bool {
 	switch {
@@ -447,7 +424,7 @@ func (rl *relay) end(err error) {
 	case errors.Is(err, io.EOF) && rl.ended:
 	case errors.Is(err, io.EOF):
 		a.streamFail(s, backendFault(backendStreamCut, "backend %q ended the stream before the task reached a final or interrupted state", b.name))
-	case errors.Is(err, normalize.ErrSSEEventTooLarge):
+	case errors.Is(err, sseframe.ErrEventTooLarge):
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event larger than %d bytes", b.name, a.cfg.MaxEventBytes))
 	default:
 		a.streamFail(s, backendFault(backendStreamDropped, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))

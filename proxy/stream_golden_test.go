@@ -11,13 +11,13 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
-	"github.com/a2agate/gateway/normalize"
+	sseframe "github.com/a2agate/gateway/internal/sse"
 )
 
 // sseEvents splits an SSE document into its data payloads and comments.
 func sseEvents(t *testing.T, doc []byte) (data []string, comments int) {
 	t.Helper()
-	rd := normalize.NewSSEReader(bytes.NewReader(doc), 1<<20)
+	rd := sseframe.NewReader(bytes.NewReader(doc), 1<<20)
 	for {
 		ev, err := rd.Next()
 		if err != nil {

@@ -13,14 +13,14 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
-	"github.com/a2agate/gateway/normalize"
+	sseframe "github.com/a2agate/gateway/internal/sse"
 )
 
 // eventStream reads a gateway's SSE answer event by event.
 type eventStream struct {
 	t    *testing.T
 	res  *http.Response
-	rd   *normalize.SSEReader
+	rd   *sseframe.Reader
 	id   string
 	done context.CancelFunc
 }
@@ -34,7 +34,7 @@ func (g *testGateway) stream(id, method, params string) *eventStream {
 		g.t.Fatal(err)
 	}
 	g.t.Cleanup(func() { res.Body.Close() })
-	return &eventStream{t: g.t, res: res, rd: normalize.NewSSEReader(res.Body, 1<<20), id: id, done: cancel}
+	return &eventStream{t: g.t, res: res, rd: sseframe.NewReader(res.Body, 1<<20), id: id, done: cancel}
 }
 
 // streamRequest is the request of a streaming call as a caller of method's
@@ -236,7 +236,7 @@ func TestStreamEventsSentTogetherArriveTogether(t *testing.T) {
 					return
 				}
 				defer res.Body.Close()
-				rd := normalize.NewSSEReader(res.Body, 1<<20)
+				rd := sseframe.NewReader(res.Body, 1<<20)
 				var got read
 				for out := first; ; {
 					ev, err := rd.Next()

@@ -10,9 +10,11 @@
 //
 // which ends with one line per fault ("FAULT <name>: <what the caller
 // received> -> PASS|FAIL") and a closing "N passed, N failed" line. The soak
-// runs for 15s there (5s with -short); scripts/soak.sh runs it for minutes.
-// The Redis test needs a Redis server on 127.0.0.1:6379
-// (scripts/ensure-redis.sh), reached through a relay the test controls.
+// runs for 15s there; scripts/soak.sh runs it for minutes. -short skips the
+// soak and the load and flood tests.
+// The Redis test needs a Redis server (internal/testredis: A2AGW_REDIS_ADDR,
+// default 127.0.0.1:6379, A2AGW_SKIP_REDIS=1 to skip), reached through a
+// relay the test controls.
 //
 // Under -race the gateway binary is built with the race detector too, and a
 // race report on its stderr fails the test that ran it; set

@@ -42,8 +42,9 @@ type loadResult struct {
 	end      time.Time
 	// byError counts the failures by what the caller received.
 	byError map[string]int
-	// firstFailure and lastFailure are when the first and the last failed
-	// call was answered.
+	// firstFailure is when the first failed call was answered;
+	// lastFailure is when the last failed call was sent: a call sent before
+	// an outage ended may fail after it, one sent after may not.
 	firstFailure, lastFailure time.Time
 	waiters                   []loadWaiter
 }
@@ -195,7 +196,9 @@ func (r *loadResult) note(kind string, tg target, text string, d time.Duration, 
 		if r.firstFailure.IsZero() {
 			r.firstFailure = time.Now()
 		}
-		r.lastFailure = time.Now()
+		if sent := time.Now().Add(-d); sent.After(r.lastFailure) {
+			r.lastFailure = sent
+		}
 	}
 	r.waiters = slices.DeleteFunc(r.waiters, func(w loadWaiter) bool {
 		if w.cond(r) {

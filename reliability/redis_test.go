@@ -1,11 +1,9 @@
 package reliability
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,35 +11,11 @@ import (
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/testnet"
+	"github.com/a2agate/gateway/internal/testredis"
 )
-
-// sharedRedis is the Redis server the store tests share; scripts/
-// ensure-redis.sh starts it.
-const sharedRedis = "127.0.0.1:6379"
 
 // indexDown is what a caller is told while the task index is unreachable.
 const indexDown = "task index cannot be reached"
-
-// needRedis fails the test when no Redis answers on sharedRedis.
-func needRedis(t *testing.T) {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", sharedRedis, 2*time.Second)
-	if err == nil {
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
-		_, err = c.Write([]byte("PING\r\n"))
-		var line string
-		if err == nil {
-			line, err = bufio.NewReader(c).ReadString('\n')
-		}
-		if err == nil && line != "+PONG\r\n" {
-			err = fmt.Errorf("PING answered %q", line)
-		}
-	}
-	if err != nil {
-		t.Fatalf("Redis on %s is needed (scripts/ensure-redis.sh): %v", sharedRedis, err)
-	}
-}
 
 // readyz returns the gateway's readiness status and its reasons.
 func (g *gatewayProc) readyz(t *testing.T) (int, string) {
@@ -79,9 +53,11 @@ func probe(cl *client, taskID string) map[string]error {
 // caller's dialect and /readyz says 503; once it is back, service resumes
 // without a gateway restart and the tasks made before are still there.
 func TestRedisRestartUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a load test: skipped with -short")
+	}
 	f := newFault(t, "Redis task index cut and restored under load")
-	needRedis(t)
-	relay := testnet.NewRelay(t, sharedRedis)
+	relay := testnet.NewRelay(t, testredis.Addr(t))
 	be := startBackends(t)
 	cfg := be.config()
 	cfg.store = fmt.Sprintf("store:\n  type: redis\n  redis:\n    address: %q\n    key_prefix: %q\n    ttl: 10m\n"+
@@ -151,7 +127,7 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 		}
 	}
 	if res.failed > 0 && (res.firstFailure.Before(cut) || res.lastFailure.After(recovered.Add(time.Second))) {
-		t.Errorf("calls failed outside the outage (%s to %s): the first at %s, the last at %s:\n%s",
+		t.Errorf("calls failed outside the outage (%s to %s): the first answered at %s, the last sent at %s:\n%s",
 			cut.Format(timeFormat), recovered.Format(timeFormat), res.firstFailure.Format(timeFormat), res.lastFailure.Format(timeFormat), res.failureList())
 	}
 	if res.failed == 0 || res.succeeded() == 0 {

@@ -59,6 +59,9 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 // sockets' buffers are full, the gateway's memory stays bounded while the
 // backend sends many times that, and every event still arrives, in order.
 func TestSlowReader(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a flood of stream events: skipped with -short")
+	}
 	const (
 		chunk         = 64 << 10 // bytes of text per event
 		slowBytes     = 72 << 20 // read slowly after the stall

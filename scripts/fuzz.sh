@@ -10,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 t="${1:-50000x}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for pkg in ./normalize ./proxy ./cmd/gateway; do
+for pkg in ./normalize ./agentcard ./internal/jsonscan ./internal/sse ./proxy ./cmd/gateway; do
   for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
     echo "fuzz $pkg $target for $t"
     if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$t" "$pkg" >"$log" 2>&1; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: formatting, vet, the unit and
-# end-to-end tests under the race detector (Redis included), a fuzzing and
+# The whole test suite, as CI runs it: formatting, vet, tidy modules, the
+# Windows and macOS builds, the unit and end-to-end tests under the race
+# detector (Redis included), the allocation budgets, a fuzzing and
 # benchmark smoke run, and the interop suite with the official A2A SDKs.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,6 +18,14 @@ step "go vet"
 go vet ./...
 (cd interop/goclient && go vet ./...)
 
+step "go mod tidy -diff: go.mod and go.sum say what the code imports"
+go mod tidy -diff
+(cd interop/goclient && go mod tidy -diff)
+
+step "builds for Windows and macOS"
+GOOS=windows go build ./...
+GOOS=darwin go build ./...
+
 step "redis"
 scripts/ensure-redis.sh
 scripts/ensure-promtool.sh
@@ -24,15 +33,19 @@ scripts/ensure-promtool.sh
 step "go test -race"
 go test -race -count=1 ./...
 
-step "budgets: allocations and stacks, which the race detector's own allocations and deeper frames hide"
-go test -count=1 -run 'Budget|AllocsPerRequest' ./normalize/ ./proxy/ ./cmd/gateway/
+step "allocation budgets, which the race detector's own allocations hide"
+go test -count=1 -run 'Budget|AllocsPerRequest' ./normalize/ ./proxy/
 
 step "fuzz smoke (each target a few seconds; longer: see README)"
 scripts/fuzz.sh "${FUZZ_TIME:-50000x}"
 
 step "benchmark smoke: microbenchmarks, then the load benchmark for about a second a case"
-go test -run '^$' -bench . -benchtime 100x ./normalize/ ./proxy/ ./store/ >/dev/null
+go test -run '^$' -bench . -skip CallStack -benchtime 100x ./normalize/ ./proxy/ ./store/ >/dev/null
 scripts/bench.sh --smoke
+
+step "stack per connection after a call (figures to watch, not budgets)"
+go test -run '^$' -bench CallStack -benchtime 1x ./proxy/ | grep stack-B/conn
+go test -count=1 -run '^TestConnectionStack$' -v ./cmd/gateway/ | grep 'byte stack'
 
 step "interop: official A2A SDKs through the gateway binary"
 interop/run.sh

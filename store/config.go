@@ -9,13 +9,16 @@ import (
 
 // Defaults of MemoryConfig and RedisConfig.
 const (
-	DefaultMaxTasks     = 100000
-	DefaultTTL          = 24 * time.Hour
-	DefaultRedisAddress = "127.0.0.1:6379"
-	DefaultKeyPrefix    = "a2agw:"
-	DefaultDialTimeout  = 2 * time.Second
-	DefaultReadTimeout  = time.Second
-	DefaultWriteTimeout = time.Second
+	DefaultMaxTasks = 100000
+	// DefaultMaxTasksPerOwner is a tenth of DefaultMaxTasks: ten busy
+	// principals cannot fill the index between them with unfinished work.
+	DefaultMaxTasksPerOwner = 10000
+	DefaultTTL              = 24 * time.Hour
+	DefaultRedisAddress     = "127.0.0.1:6379"
+	DefaultKeyPrefix        = "a2agw:"
+	DefaultDialTimeout      = 2 * time.Second
+	DefaultReadTimeout      = time.Second
+	DefaultWriteTimeout     = time.Second
 )
 
 // minTTL keeps a task alive long enough to be listed after it was created.
@@ -25,21 +28,29 @@ const minTTL = time.Second
 // replica.
 type MemoryConfig struct {
 	// MaxTasks bounds the number of tasks kept; when the index is full, the
-	// task updated least recently is dropped to make room. Defaults to 100000.
+	// final task (completed, canceled, failed, rejected) updated least
+	// recently is dropped to make room, and with none a new task is
+	// refused. Defaults to 100000.
 	MaxTasks int `yaml:"max_tasks"`
+	// MaxTasksPerOwner bounds the tasks one principal holds in one agent;
+	// past it, its own final task updated least recently is dropped, and
+	// with none its new task is refused. Tasks recorded with authentication
+	// off are bounded by MaxTasks alone. Defaults to 10000, or MaxTasks if
+	// smaller.
+	MaxTasksPerOwner int `yaml:"max_tasks_per_owner"`
 	// TTL is how long a task is kept after its last update. Defaults to 24h.
 	TTL time.Duration `yaml:"ttl"`
 
 	now func() time.Time // tests inject a clock; time.Now otherwise
-	// presizedHeads, when set, replaces maxPresizedHeads: tests start the
-	// lookups small to make them grow.
-	presizedHeads int
 }
 
 // SetDefaults fills the unset fields with their defaults.
 func (c *MemoryConfig) SetDefaults() {
 	if c.MaxTasks == 0 {
 		c.MaxTasks = DefaultMaxTasks
+	}
+	if c.MaxTasksPerOwner == 0 {
+		c.MaxTasksPerOwner = min(DefaultMaxTasksPerOwner, max(c.MaxTasks, 1))
 	}
 	if c.TTL == 0 {
 		c.TTL = DefaultTTL
@@ -51,6 +62,12 @@ func (c *MemoryConfig) Validate() error {
 	var problems []error
 	if c.MaxTasks < 1 {
 		problems = append(problems, fmt.Errorf("max_tasks: must be at least 1, got %d", c.MaxTasks))
+	}
+	switch {
+	case c.MaxTasksPerOwner < 1:
+		problems = append(problems, fmt.Errorf("max_tasks_per_owner: must be at least 1, got %d", c.MaxTasksPerOwner))
+	case c.MaxTasks >= 1 && c.MaxTasksPerOwner > c.MaxTasks:
+		problems = append(problems, fmt.Errorf("max_tasks_per_owner: must not exceed max_tasks (%d), got %d", c.MaxTasks, c.MaxTasksPerOwner))
 	}
 	problems = append(problems, validateTTL(c.TTL))
 	return errors.Join(problems...)
@@ -83,6 +100,11 @@ type RedisConfig struct {
 	ReadTimeout time.Duration `yaml:"read_timeout"`
 	// WriteTimeout bounds sending a command to Redis. Defaults to 1s.
 	WriteTimeout time.Duration `yaml:"write_timeout"`
+	// MaxTasksPerOwner bounds the tasks one principal holds in one agent;
+	// past it, its own final task updated least recently is dropped, and
+	// with none its new task is refused. Tasks recorded with authentication
+	// off are not bounded. Defaults to 10000.
+	MaxTasksPerOwner int `yaml:"max_tasks_per_owner"`
 
 	now func() time.Time // tests inject a clock; time.Now otherwise
 }
@@ -107,6 +129,9 @@ func (c *RedisConfig) SetDefaults() {
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = DefaultWriteTimeout
 	}
+	if c.MaxTasksPerOwner == 0 {
+		c.MaxTasksPerOwner = DefaultMaxTasksPerOwner
+	}
 }
 
 // Validate reports every problem of c, joined. Call it after SetDefaults.
@@ -124,6 +149,9 @@ func (c *RedisConfig) Validate() error {
 	}
 	if c.KeyPrefix == "" {
 		problems = append(problems, errors.New("key_prefix: must not be empty"))
+	}
+	if c.MaxTasksPerOwner < 1 {
+		problems = append(problems, fmt.Errorf("max_tasks_per_owner: must be at least 1, got %d", c.MaxTasksPerOwner))
 	}
 	problems = append(problems, validateTTL(c.TTL))
 	for _, d := range []struct {

@@ -10,7 +10,7 @@ func TestMemoryConfigDefaults(t *testing.T) {
 	t.Parallel()
 	var c MemoryConfig
 	c.SetDefaults()
-	if c.MaxTasks != 100000 || c.TTL != 24*time.Hour {
+	if c.MaxTasks != 100000 || c.MaxTasksPerOwner != 10000 || c.TTL != 24*time.Hour {
 		t.Errorf("SetDefaults() = %+v", c)
 	}
 	if err := c.Validate(); err != nil {
@@ -18,9 +18,11 @@ func TestMemoryConfigDefaults(t *testing.T) {
 	}
 	set := MemoryConfig{MaxTasks: 7, TTL: time.Hour}
 	set.SetDefaults()
-	if set.MaxTasks != 7 || set.TTL != time.Hour {
-		t.Errorf("SetDefaults() overwrote set fields: %+v", set)
+	if set.MaxTasks != 7 || set.TTL != time.Hour || set.MaxTasksPerOwner != 7 {
+		t.Errorf("SetDefaults() overwrote set fields, or gave a share past max_tasks: %+v", set)
 	}
+	over := MemoryConfig{MaxTasks: 7, MaxTasksPerOwner: 8, TTL: time.Hour}
+	wantProblems(t, over.Validate(), "max_tasks_per_owner")
 }
 
 func TestRedisConfigDefaults(t *testing.T) {
@@ -30,7 +32,8 @@ func TestRedisConfigDefaults(t *testing.T) {
 	want := RedisConfig{Address: "127.0.0.1:6379", KeyPrefix: "a2agw:", TTL: 24 * time.Hour,
 		DialTimeout: 2 * time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second}
 	if c.Address != want.Address || c.KeyPrefix != want.KeyPrefix || c.TTL != want.TTL || c.DB != 0 ||
-		c.DialTimeout != want.DialTimeout || c.ReadTimeout != want.ReadTimeout || c.WriteTimeout != want.WriteTimeout {
+		c.DialTimeout != want.DialTimeout || c.ReadTimeout != want.ReadTimeout || c.WriteTimeout != want.WriteTimeout ||
+		c.MaxTasksPerOwner != 10000 {
 		t.Errorf("SetDefaults() = %+v, want %+v", c, want)
 	}
 	if err := c.Validate(); err != nil {
@@ -43,7 +46,7 @@ func TestRedisConfigDefaults(t *testing.T) {
 func TestMemoryConfigValidate(t *testing.T) {
 	t.Parallel()
 	c := MemoryConfig{MaxTasks: -5, TTL: 10 * time.Millisecond}
-	wantProblems(t, c.Validate(), "max_tasks", "ttl")
+	wantProblems(t, c.Validate(), "max_tasks", "max_tasks_per_owner", "ttl")
 }
 
 func TestRedisConfigValidate(t *testing.T) {
@@ -59,8 +62,8 @@ func TestRedisConfigValidate(t *testing.T) {
 		WriteTimeout: -1,
 	}
 	wantProblems(t, c.Validate(), "address", "password_file and password_env", "db", "key_prefix",
-		"ttl", "dial_timeout", "read_timeout", "write_timeout")
-	ok := RedisConfig{Address: "[::1]:6380", KeyPrefix: "p:", TTL: time.Minute, DialTimeout: 1, ReadTimeout: 1, WriteTimeout: 1}
+		"ttl", "dial_timeout", "read_timeout", "write_timeout", "max_tasks_per_owner")
+	ok := RedisConfig{Address: "[::1]:6380", KeyPrefix: "p:", TTL: time.Minute, DialTimeout: 1, ReadTimeout: 1, WriteTimeout: 1, MaxTasksPerOwner: 1}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("Validate(%+v) = %v", ok, err)
 	}

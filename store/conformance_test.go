@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2agate/gateway/internal/testclock"
 )
 
 // The conformance suite states the Store contract once and runs it against
@@ -39,11 +40,15 @@ var conformanceCases = []conformanceCase{
 	{"Len", testLen},
 	{"Concurrency", testConcurrency},
 	{"OwnerRace", testOwnerRace},
+	{"Known", testKnown},
 	{"Close", testClose},
 }
 
-func runConformance(t *testing.T, open opener) {
-	for _, c := range conformanceCases {
+func runConformance(t *testing.T, open opener) { runCases(t, conformanceCases, open) }
+
+// runCases runs each case as a parallel subtest on stores from open.
+func runCases(t *testing.T, cases []conformanceCase, open opener) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			c.run(t, open)
@@ -52,25 +57,10 @@ func runConformance(t *testing.T, open opener) {
 }
 
 // fakeClock is a settable clock shared by a test and its store.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type fakeClock = testclock.Clock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	return testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 func mustPut(t *testing.T, s Store, task Task) {
@@ -150,6 +140,8 @@ func testClose(t *testing.T, open opener) {
 	_, calls["ContextOwner"] = s.ContextOwner(ctx, "a", "c")
 	_, calls["List"] = s.List(ctx, Query{Agent: "a", Owner: "o", PageSize: 10})
 	_, calls["Len"] = s.Len(ctx)
+	_, calls["Known"] = s.Known(ctx, "t1")
+	_, calls["Admit"] = s.Admit(ctx, Admission{Agent: "a", Owner: "o"})
 	for name, err := range calls {
 		if !errors.Is(err, ErrUnavailable) {
 			t.Errorf("%s after Close = %v, want ErrUnavailable", name, err)

@@ -1,23 +1,36 @@
 package store
 
 import (
-	"cmp"
+	"container/list"
 	"context"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/google/btree"
 )
 
 // Memory is a Store held in the memory of one process: bounded, with entries
 // that expire, and safe for concurrent use. It never blocks on I/O, so it
 // ignores the contexts it is given.
 type Memory struct {
-	maxTasks int
-	ttl      time.Duration
-	now      func() time.Time
+	maxTasks    int
+	maxPerOwner int
+	ttl         time.Duration
+	now         func() time.Time
 
-	mu     sync.Mutex
-	closed bool
-	slab   // the tasks, in List order by owner and in expiry order
+	mu       sync.Mutex
+	closed   bool
+	tasks    map[taskKey]*memTask
+	ids      map[string]int // agents holding each task id, for Known
+	buckets  map[bucketKey]*memBucket
+	contexts map[contextKey]*memContext
+	// recent holds every task, least recently put first: also expiry order,
+	// as every Put renews a task's lifetime by the same TTL.
+	recent list.List
+	// final holds the tasks in a final state, least recently put first: the
+	// only ones eviction may take.
+	final list.List
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -25,6 +38,55 @@ type Memory struct {
 }
 
 var _ Store = (*Memory)(nil)
+
+type (
+	taskKey    struct{ agent, id string }
+	bucketKey  struct{ agent, owner string }
+	contextKey struct{ agent, contextID string }
+)
+
+// memTask is one stored task and its places in the lists.
+type memTask struct {
+	Task
+	expires    time.Time
+	recent     *list.Element
+	final      *list.Element // in Memory.final; nil unless final
+	ownerFinal *list.Element // in the bucket's final list; nil unless final
+	bucket     *memBucket
+	context    *memContext // nil when the task has no context id
+}
+
+// memBucket holds one (agent, owner)'s tasks in List order, and its final
+// tasks least recently put first, for the owner's share.
+type memBucket struct {
+	key   bucketKey
+	list  *btree.BTreeG[*memTask]
+	final list.List
+}
+
+// memContext remembers a context's owner while any of its tasks is stored.
+type memContext struct {
+	owner string
+	tasks int
+}
+
+// listLess orders tasks as List returns them: newest first, ties by ID.
+func listLess(a, b *memTask) bool {
+	if c := a.Updated.Compare(b.Updated); c != 0 {
+		return c > 0
+	}
+	return a.ID < b.ID
+}
+
+// finalState reports whether a 1.0 task state ends the task, which makes it
+// the only kind eviction may drop.
+func finalState(state string) bool {
+	switch state {
+	case "TASK_STATE_COMPLETED", "TASK_STATE_CANCELED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED":
+		return true
+	}
+	return false
+}
 
 // maxSweepInterval bounds how long expired tasks of an idle Memory hold
 // memory. Reads purge expired tasks themselves, so the sweep never decides
@@ -44,12 +106,16 @@ func NewMemory(cfg MemoryConfig) *Memory {
 		now = time.Now
 	}
 	m := &Memory{
-		maxTasks: cfg.MaxTasks,
-		ttl:      cfg.TTL,
-		now:      now,
-		slab:     newSlab(cfg.MaxTasks, cmp.Or(cfg.presizedHeads, maxPresizedHeads)),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
+		maxTasks:    cfg.MaxTasks,
+		maxPerOwner: cfg.MaxTasksPerOwner,
+		ttl:         cfg.TTL,
+		now:         now,
+		tasks:       map[taskKey]*memTask{},
+		ids:         map[string]int{},
+		buckets:     map[bucketKey]*memBucket{},
+		contexts:    map[contextKey]*memContext{},
+		stop:        make(chan struct{}),
+		done:        make(chan struct{}),
 	}
 	go m.sweep(min(cfg.TTL, maxSweepInterval))
 	return m
@@ -84,52 +150,161 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 		return unavailable("put task", errClosed)
 	}
 	m.purge(now)
-	expires := now.Add(m.ttl).UnixNano()
-	backend, err := m.name(t.Backend)
-	if err != nil {
-		return err
-	}
-	state, err := m.name(t.State)
-	if err != nil {
-		return err
-	}
-	if i := m.find(t.Agent, t.ID); i != noSlot {
-		if m.buckets[m.slots.at(i).bucket].owner != t.Owner {
+	expires := now.Add(m.ttl)
+	if mt := m.tasks[taskKey{t.Agent, t.ID}]; mt != nil {
+		if mt.Owner != t.Owner {
 			return ErrOwnerConflict
 		}
-		m.update(i, t, state, expires)
+		m.update(mt, t, expires)
 		return nil
 	}
-	if m.count >= m.maxTasks {
-		m.remove(m.lruHead)
+	if err := m.makeRoom(t.Agent, t.Owner); err != nil {
+		return err
 	}
-	m.add(t, backend, state, expires)
+	m.add(t, expires)
 	return nil
 }
 
-func (m *Memory) update(i int32, t Task, state uint16, expires int64) {
-	sl := m.slots.at(i)
-	if sl.contextID() == "" && t.ContextID != "" {
-		m.addContextID(i, t.Agent, t.ContextID)
+// makeRoom evicts what a new task of (agent, owner) needs: the owner's own
+// least recently put final task when its share is full, then anyone's when
+// the index is. It never evicts a task that is not final; it refuses
+// instead. The caller holds m.mu.
+func (m *Memory) makeRoom(agent, owner string) error {
+	if err := m.admit(agent, owner); err != nil {
+		return err
 	}
-	if updated := t.Updated.UnixMicro(); updated >= sl.updated {
-		b := m.buckets[sl.bucket]
-		m.bucketRemove(b, i)
-		sl.state, sl.updated = state, updated
-		m.bucketInsert(b, i)
+	if b := m.buckets[bucketKey{agent, owner}]; m.shareFull(b) {
+		if e := b.final.Front(); e != nil {
+			m.remove(e.Value.(*memTask))
+		}
 	}
-	sl.expires = expires
-	m.lruRemove(i)
-	m.lruPushBack(i)
+	if len(m.tasks) >= m.maxTasks {
+		e := m.final.Front()
+		if e == nil {
+			return m.indexFull()
+		}
+		m.remove(e.Value.(*memTask))
+	}
+	return nil
+}
+
+// admit reports whether a new task of (agent, owner) fits, once final
+// tasks are evicted. The caller holds m.mu.
+func (m *Memory) admit(agent, owner string) error {
+	if b := m.buckets[bucketKey{agent, owner}]; m.shareFull(b) && b.final.Len() == 0 {
+		return &LimitError{Err: ErrOwnerQuota, Limit: m.maxPerOwner, Setting: "store.memory.max_tasks_per_owner"}
+	}
+	if len(m.tasks) >= m.maxTasks && m.final.Len() == 0 {
+		return m.indexFull()
+	}
+	return nil
+}
+
+func (m *Memory) indexFull() error {
+	return &LimitError{Err: ErrIndexFull, Limit: m.maxTasks, Setting: "store.memory.max_tasks"}
+}
+
+// shareFull reports whether bucket b holds its owner's whole share. Tasks
+// recorded with authentication off (owner "") have one shared principal,
+// bounded by the index's size alone.
+func (m *Memory) shareFull(b *memBucket) bool {
+	return b != nil && b.key.owner != "" && b.list.Len() >= m.maxPerOwner
+}
+
+func (m *Memory) add(t Task, expires time.Time) {
+	bk := bucketKey{t.Agent, t.Owner}
+	b := m.buckets[bk]
+	if b == nil {
+		b = &memBucket{key: bk, list: btree.NewG(16, listLess)}
+		m.buckets[bk] = b
+	}
+	mt := &memTask{Task: t, expires: expires, bucket: b}
+	m.tasks[taskKey{t.Agent, t.ID}] = mt
+	m.ids[t.ID]++
+	mt.recent = m.recent.PushBack(mt)
+	b.list.ReplaceOrInsert(mt)
+	m.setFinal(mt)
+	m.setContext(mt)
+}
+
+func (m *Memory) update(mt *memTask, t Task, expires time.Time) {
+	if mt.ContextID == "" && t.ContextID != "" {
+		// Ids are views of what the caller holds: keep a copy of our own.
+		mt.ContextID = strings.Clone(t.ContextID)
+		m.setContext(mt)
+	}
+	if !t.Updated.Before(mt.Updated) {
+		mt.bucket.list.Delete(mt)
+		mt.State, mt.Updated = t.State, t.Updated
+		mt.bucket.list.ReplaceOrInsert(mt)
+	}
+	mt.expires = expires
+	m.recent.MoveToBack(mt.recent)
+	m.setFinal(mt)
+}
+
+// setFinal puts mt at the back of the final lists if its state is final,
+// and takes it out of them if not.
+func (m *Memory) setFinal(mt *memTask) {
+	if mt.final != nil {
+		m.final.Remove(mt.final)
+		mt.bucket.final.Remove(mt.ownerFinal)
+		mt.final, mt.ownerFinal = nil, nil
+	}
+	if finalState(mt.State) {
+		mt.final = m.final.PushBack(mt)
+		mt.ownerFinal = mt.bucket.final.PushBack(mt)
+	}
+}
+
+// setContext counts mt in its context, which mt's owner claims if new.
+func (m *Memory) setContext(mt *memTask) {
+	if mt.ContextID == "" {
+		return
+	}
+	k := contextKey{mt.Agent, mt.ContextID}
+	c := m.contexts[k]
+	if c == nil {
+		c = &memContext{owner: mt.Owner}
+		m.contexts[k] = c
+	}
+	c.tasks++
+	mt.context = c
+}
+
+// remove drops mt from every index.
+func (m *Memory) remove(mt *memTask) {
+	delete(m.tasks, taskKey{mt.Agent, mt.ID})
+	if m.ids[mt.ID]--; m.ids[mt.ID] <= 0 {
+		delete(m.ids, mt.ID)
+	}
+	m.recent.Remove(mt.recent)
+	if mt.final != nil {
+		m.final.Remove(mt.final)
+		mt.bucket.final.Remove(mt.ownerFinal)
+	}
+	b := mt.bucket
+	b.list.Delete(mt)
+	if b.list.Len() == 0 {
+		delete(m.buckets, b.key)
+	}
+	if c := mt.context; c != nil {
+		if c.tasks--; c.tasks <= 0 {
+			delete(m.contexts, contextKey{mt.Agent, mt.ContextID})
+		}
+	}
 }
 
 // purge drops the expired tasks. Every operation calls it first, so callers
-// never see an expired task, and it costs O(1) per task over its lifetime
-// because the LRU list is also in expiry order.
+// never see an expired task, and it costs O(log n) per task over its
+// lifetime because the recent list is in expiry order.
 func (m *Memory) purge(now time.Time) {
-	ns := now.UnixNano()
-	for m.lruHead != noSlot && m.slots.at(m.lruHead).expires <= ns {
-		m.remove(m.lruHead)
+	for e := m.recent.Front(); e != nil; e = m.recent.Front() {
+		mt := e.Value.(*memTask)
+		if mt.expires.After(now) {
+			return
+		}
+		m.remove(mt)
 	}
 }
 
@@ -141,11 +316,22 @@ func (m *Memory) Get(_ context.Context, agent, id string) (Task, error) {
 		return Task{}, unavailable("get task", errClosed)
 	}
 	m.purge(m.now())
-	i := m.find(agent, id)
-	if i == noSlot {
+	mt := m.tasks[taskKey{agent, id}]
+	if mt == nil {
 		return Task{}, ErrNotFound
 	}
-	return m.task(i), nil
+	return mt.Task, nil
+}
+
+// Known implements Store.
+func (m *Memory) Known(_ context.Context, id string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false, unavailable("look up task", errClosed)
+	}
+	m.purge(m.now())
+	return m.ids[id] > 0, nil
 }
 
 // ContextOwner implements Store.
@@ -156,15 +342,33 @@ func (m *Memory) ContextOwner(_ context.Context, agent, contextID string) (strin
 		return "", unavailable("get context owner", errClosed)
 	}
 	m.purge(m.now())
-	owner, ok := m.contextOwner(agent, contextID)
-	if !ok {
+	c := m.contexts[contextKey{agent, contextID}]
+	if c == nil {
 		return "", ErrNotFound
 	}
-	return owner, nil
+	return c.owner, nil
+}
+
+// Admit implements Store.
+func (m *Memory) Admit(_ context.Context, a Admission) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", unavailable("admit task", errClosed)
+	}
+	m.purge(m.now())
+	if err := m.admit(a.Agent, a.Owner); err != nil {
+		return "", err
+	}
+	c := m.contexts[contextKey{a.Agent, a.ContextID}]
+	if a.ContextID == "" || c == nil {
+		return "", ErrNotFound
+	}
+	return c.owner, nil
 }
 
 // List implements Store. Filtering by context or state scans the owner's
-// tasks; owners rarely hold enough tasks in one process for that to matter.
+// tasks; an owner's share bounds how many that is.
 func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 	if err := validateQuery(q); err != nil {
 		return Page{}, err
@@ -180,50 +384,49 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 	}
 	m.purge(m.now())
 	page := Page{Tasks: []Task{}}
-	bi, ok := m.bucketIDs[bucketKey{q.Agent, q.Owner}]
-	if !ok {
+	b := m.buckets[bucketKey{q.Agent, q.Owner}]
+	if b == nil {
 		return page, nil
 	}
-	b := m.buckets[bi]
-	end := b.n
+	oldest := int64(-1 << 63)
 	if !q.UpdatedAfter.IsZero() {
-		oldest := afterMicros(q.UpdatedAfter)
-		end = b.index(m.search(b, func(sl *memSlot) bool { return sl.updated < oldest }))
+		oldest = afterMicros(q.UpdatedAfter)
 	}
-	matches := func(i int32) bool {
-		sl := m.slots.at(i)
-		return (q.ContextID == "" || sl.contextID() == q.ContextID) && (q.State == "" || m.names[sl.state] == q.State)
+	matches := func(mt *memTask) bool {
+		return (q.ContextID == "" || mt.ContextID == q.ContextID) && (q.State == "" || mt.State == q.State)
 	}
-	if q.ContextID == "" && q.State == "" {
-		page.TotalSize = end
+	if q.ContextID == "" && q.State == "" && q.UpdatedAfter.IsZero() {
+		page.TotalSize = b.list.Len()
 	} else {
-		n := 0
-		b.each(memPos{}, func(i int32) bool {
-			if n++; n > end {
+		b.list.Ascend(func(mt *memTask) bool {
+			if mt.Updated.UnixMicro() < oldest {
 				return false
 			}
-			if matches(i) {
+			if matches(mt) {
 				page.TotalSize++
 			}
 			return true
 		})
 	}
-	start := m.search(b, func(sl *memSlot) bool { return cur.after(sl.updated, sl.id()) })
-	n := b.index(start)
-	b.each(start, func(i int32) bool {
-		if n++; n > end {
+	walk := func(mt *memTask) bool {
+		if mt.Updated.UnixMicro() < oldest {
 			return false
 		}
-		if !matches(i) {
+		if !cur.after(mt.Updated.UnixMicro(), mt.ID) || !matches(mt) {
 			return true
 		}
 		if len(page.Tasks) == q.PageSize {
 			page.NextPageToken = encodePageToken(q, page.Tasks[len(page.Tasks)-1])
 			return false
 		}
-		page.Tasks = append(page.Tasks, m.task(i))
+		page.Tasks = append(page.Tasks, mt.Task)
 		return true
-	})
+	}
+	if cur == nil {
+		b.list.Ascend(walk)
+	} else {
+		b.list.AscendGreaterOrEqual(&memTask{Task: Task{ID: cur.ID, Updated: fromMicros(cur.Updated)}}, walk)
+	}
 	return page, nil
 }
 
@@ -235,7 +438,7 @@ func (m *Memory) Len(context.Context) (int, error) {
 		return 0, unavailable("count tasks", errClosed)
 	}
 	m.purge(m.now())
-	return m.count, nil
+	return len(m.tasks), nil
 }
 
 // Ping implements Store: a Memory is ready until closed.

@@ -24,80 +24,91 @@ func TestMemoryConformance(t *testing.T) {
 	runConformance(t, openMemory(MemoryConfig{}))
 }
 
-// TestMemoryConformanceGrowingLookups runs the suite with lookups that
-// start with one head and double, rechaining, as tasks and contexts arrive.
-func TestMemoryConformanceGrowingLookups(t *testing.T) {
+func TestMemoryShareConformance(t *testing.T) {
 	t.Parallel()
-	runConformance(t, openMemory(MemoryConfig{presizedHeads: 1}))
+	runShareConformance(t, openMemory(MemoryConfig{MaxTasksPerOwner: testShare}))
 }
 
-func TestMemoryLookupsGrowWithTheIndex(t *testing.T) {
+// TestMemoryOthersCannotEvictLiveTasks: a full index of unfinished tasks
+// refuses a newcomer rather than drop anyone's running task.
+func TestMemoryOthersCannotEvictLiveTasks(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	m := NewMemory(MemoryConfig{MaxTasks: 300, presizedHeads: 2, now: clock.Now})
-	t.Cleanup(func() { m.Close() })
+	s := openMemory(MemoryConfig{MaxTasks: 2 * testShare, MaxTasksPerOwner: testShare})(t, clock)
 	ctx := context.Background()
-	for i := range 1000 {
-		clock.Advance(time.Millisecond)
-		mustPut(t, m, Task{ID: fmt.Sprintf("t%d", i), ContextID: fmt.Sprintf("c%d", i%400),
-			Owner: fmt.Sprintf("o%d", i%400%3), Agent: "x", State: working})
+	mustPut(t, s, Task{ID: "alice-run", ContextID: "alice-ctx", Owner: "alice", Agent: "x", State: working})
+	for i := range testShare {
+		mustPut(t, s, Task{ID: fmt.Sprint("bob", i), Owner: "bob", Agent: "x", State: working})
 	}
-	m.mu.Lock()
-	c, heads, ctxHeads := m.census(), len(m.slab.tasks.heads), len(m.slab.contextIDs.heads)
-	m.mu.Unlock()
-	if c.tasks != 300 || c.chained != 300 || c.indexed != 300 || c.contextRefs != 300 || c.listed != 300 || c.unused != 0 {
-		t.Errorf("%+v; want 300 tasks in every index", c)
+	mustPut(t, s, Task{ID: "carol0", Owner: "carol", Agent: "x", State: completed})
+	mustPut(t, s, Task{ID: "carol1", Owner: "carol", Agent: "x", State: working})
+	// Full: dave's first task takes carol's finished one, the next is refused.
+	mustPut(t, s, Task{ID: "dave0", Owner: "dave", Agent: "x", State: working})
+	wantNotFound(t, s, "x", "carol0")
+	if err := s.Put(ctx, Task{ID: "dave1", Owner: "dave", Agent: "x", State: working}); !errors.Is(err, ErrIndexFull) {
+		t.Fatalf("Put into a full index of unfinished tasks = %v, want ErrIndexFull", err)
 	}
-	if heads != 512 || ctxHeads != 512 {
-		t.Errorf("lookup heads: %d for tasks, %d for contexts; want 512 each (grown from 2 past 300)", heads, ctxHeads)
+	if got := mustGet(t, s, "x", "alice-run"); got.Owner != "alice" {
+		t.Fatalf("alice's task: %+v", got)
 	}
-	// Every task kept is found by its id, and every context by its id.
-	for i := 700; i < 1000; i++ {
-		task, err := m.Get(ctx, "x", fmt.Sprintf("t%d", i))
-		if err != nil || task.ContextID != fmt.Sprintf("c%d", i%400) {
-			t.Fatalf("Get(t%d) = %+v, %v", i, task, err)
-		}
-		owner, err := m.ContextOwner(ctx, "x", fmt.Sprintf("c%d", i%400))
-		if err != nil || owner != fmt.Sprintf("o%d", i%400%3) {
-			t.Fatalf("ContextOwner(c%d) = %q, %v", i%400, owner, err)
-		}
+	if owner, err := s.ContextOwner(ctx, "x", "alice-ctx"); err != nil || owner != "alice" {
+		t.Fatalf("ContextOwner(alice-ctx) = %q, %v", owner, err)
 	}
 }
 
-func TestMemoryEvictsLeastRecentlyUpdated(t *testing.T) {
+// TestMemoryEvictsLeastRecentlyUpdatedFinal: a full index makes room by
+// dropping the final task put least recently, and refuses a new task when
+// none of its tasks is final.
+func TestMemoryEvictsLeastRecentlyUpdatedFinal(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	s := openMemory(MemoryConfig{MaxTasks: 3})(t, clock)
+	s := openMemory(MemoryConfig{MaxTasks: 4})(t, clock)
 	ctx := context.Background()
 	for _, id := range []string{"a", "b", "c"} {
-		mustPut(t, s, Task{ID: id, ContextID: "ctx-" + id, Owner: "o", Agent: "x"})
+		mustPut(t, s, Task{ID: id, ContextID: "ctx-" + id, Owner: "o", Agent: "x", State: completed})
 		clock.Advance(time.Second)
 	}
+	mustPut(t, s, Task{ID: "w", Owner: "o", Agent: "x", State: working})
 	// Renewing a makes b the least recently updated task.
-	mustPut(t, s, Task{ID: "a", Owner: "o", Agent: "x"})
+	mustPut(t, s, Task{ID: "a", Owner: "o", Agent: "x", State: completed})
 	// A conflicting Put on a full index creates nothing, so evicts nothing.
 	if err := s.Put(ctx, Task{ID: "c", Owner: "p", Agent: "x"}); !errors.Is(err, ErrOwnerConflict) {
 		t.Fatalf("conflicting Put = %v, want ErrOwnerConflict", err)
 	}
-	if n := mustLen(t, s); n != 3 {
-		t.Fatalf("Len() = %d, want 3", n)
+	if n := mustLen(t, s); n != 4 {
+		t.Fatalf("Len() = %d, want 4", n)
 	}
-	mustPut(t, s, Task{ID: "d", Owner: "o", Agent: "x"})
+	mustPut(t, s, Task{ID: "d", Owner: "o", Agent: "x", State: working})
 	wantNotFound(t, s, "x", "b")
-	for _, id := range []string{"a", "c", "d"} {
+	for _, id := range []string{"a", "c", "d", "w"} {
 		mustGet(t, s, "x", id)
 	}
-	if n := mustLen(t, s); n != 3 {
-		t.Errorf("Len() after eviction = %d, want 3", n)
+	if n := mustLen(t, s); n != 4 {
+		t.Errorf("Len() after eviction = %d, want 4", n)
 	}
-	if p := mustList(t, s, Query{Agent: "x", Owner: "o", PageSize: 10}); p.TotalSize != 3 {
-		t.Errorf("List().TotalSize after eviction = %d, want 3", p.TotalSize)
+	if p := mustList(t, s, Query{Agent: "x", Owner: "o", PageSize: 10}); p.TotalSize != 4 {
+		t.Errorf("List().TotalSize after eviction = %d, want 4", p.TotalSize)
 	}
 	if owner, err := s.ContextOwner(ctx, "x", "ctx-b"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ContextOwner(ctx-b) after eviction = %q, %v; want ErrNotFound", owner, err)
 	}
 	if owner, err := s.ContextOwner(ctx, "x", "ctx-a"); err != nil || owner != "o" {
 		t.Errorf("ContextOwner(ctx-a) = %q, %v; want o", owner, err)
+	}
+	// c and a go next; then only unfinished tasks are left, and the index
+	// refuses rather than drop one.
+	mustPut(t, s, Task{ID: "e", Owner: "p", Agent: "x", State: working})
+	mustPut(t, s, Task{ID: "f", Owner: "", Agent: "x", State: working})
+	wantNotFound(t, s, "x", "c")
+	wantNotFound(t, s, "x", "a")
+	if err := s.Put(ctx, Task{ID: "g", Owner: "q", Agent: "x", State: working}); !errors.Is(err, ErrIndexFull) {
+		t.Fatalf("Put into an index of unfinished tasks = %v, want ErrIndexFull", err)
+	}
+	if _, err := s.Admit(ctx, Admission{Agent: "x", Owner: "q"}); !errors.Is(err, ErrIndexFull) {
+		t.Fatalf("Admit into an index of unfinished tasks = %v, want ErrIndexFull", err)
+	}
+	for _, id := range []string{"d", "e", "f", "w"} {
+		mustGet(t, s, "x", id)
 	}
 }
 
@@ -108,12 +119,15 @@ func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	for i := range 500 {
 		clock.Advance(time.Millisecond)
-		mustPut(t, m, Task{ID: fmt.Sprintf("t%d", i%120), ContextID: fmt.Sprintf("c%d", i%7),
+		err := m.Put(context.Background(), Task{ID: fmt.Sprintf("t%d", i%120), ContextID: fmt.Sprintf("c%d", i%7),
 			Owner: fmt.Sprintf("o%d", i%3), Agent: "x", State: []string{working, completed}[i%2]})
+		if err != nil && !errors.Is(err, ErrIndexFull) && !errors.Is(err, ErrOwnerQuota) {
+			t.Fatal(err)
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if c := m.census(); c.tasks != 50 || c.chained != 50 || c.indexed != 50 || c.contextRefs != 50 || c.listed != 50 {
+	if c := m.census(); !c.consistent(50, 50) {
 		t.Errorf("%+v; want 50 tasks in every index", c)
 	}
 }
@@ -121,37 +135,39 @@ func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 // census counts what a Memory's indexes hold; each must agree with the
 // others. The caller holds m.mu.
 type census struct {
-	tasks, chained, indexed, contextRefs, listed, buckets, contexts, freeSlots int
-	// unused counts buckets kept with no task and no context: a leak.
+	tasks, ids, indexed, contextRefs, listed, buckets, contexts, final, ownerFinal, finalStates int
+	// unused counts buckets kept with no task: a leak.
 	unused int
 }
 
 func (m *Memory) census() census {
-	c := census{tasks: m.count, contexts: m.liveCtx}
-	for _, head := range m.slab.tasks.heads {
-		for i := head - 1; i != noSlot; i = m.slots.at(i).hashNext {
-			c.chained++
-		}
+	c := census{tasks: len(m.tasks), contexts: len(m.contexts), listed: m.recent.Len(), final: m.final.Len()}
+	for _, n := range m.ids {
+		c.ids += n
 	}
 	for _, b := range m.buckets {
-		if b != nil {
-			c.indexed += b.n
-			c.buckets++
-			if b.n == 0 && b.contexts == 0 {
-				c.unused++
-			}
+		c.indexed += b.list.Len()
+		c.ownerFinal += b.final.Len()
+		c.buckets++
+		if b.list.Len() == 0 {
+			c.unused++
 		}
 	}
-	for i := range int32(m.contexts.len()) {
-		c.contextRefs += int(m.contexts.at(i).tasks)
+	for _, ctx := range m.contexts {
+		c.contextRefs += ctx.tasks
 	}
-	for i := m.lruHead; i != noSlot; i = m.slots.at(i).next {
-		c.listed++
-	}
-	for i := m.freeSlot; i != noSlot; i = m.slots.at(i).next {
-		c.freeSlots++
+	for _, mt := range m.tasks {
+		if finalState(mt.State) {
+			c.finalStates++
+		}
 	}
 	return c
+}
+
+// consistent reports whether the census's indexes agree on n tasks.
+func (c census) consistent(n, withContext int) bool {
+	return c.tasks == n && c.ids == n && c.indexed == n && c.listed == n && c.contextRefs == withContext &&
+		c.final == c.finalStates && c.ownerFinal == c.finalStates && c.unused == 0
 }
 
 // TestMemorySweepReclaimsIdleStore checks that the background sweep frees
@@ -166,7 +182,7 @@ func TestMemorySweepReclaimsIdleStore(t *testing.T) {
 		synctest.Wait()
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		if c := m.census(); c != (census{freeSlots: 1}) {
+		if c := m.census(); c != (census{}) {
 			t.Errorf("after the sweep: %+v", c)
 		}
 	})
@@ -207,7 +223,7 @@ func TestMemoryLargeBucket(t *testing.T) {
 		if i > 100 && r.IntN(3) == 0 {
 			id = fmt.Sprintf("t%05d", i-1-r.IntN(100))
 		}
-		mustPut(t, m, Task{ID: id, Owner: "o", Agent: "x", State: working, Updated: clock.Now()})
+		mustPut(t, m, Task{ID: id, Owner: "o", Agent: "x", State: completed, Updated: clock.Now()})
 	}
 	n, _ := m.Len(ctx)
 	if n != 4000 {
@@ -250,9 +266,8 @@ func TestMemoryLargeBucket(t *testing.T) {
 	}
 	want := 0
 	m.mu.Lock()
-	for i := range int32(m.slots.len()) {
-		sl := m.slots.at(i)
-		if sl.bucket != noSlot && !fromMicros(sl.updated).Before(after) {
+	for _, mt := range m.tasks {
+		if !mt.Updated.Before(after) {
 			want++
 		}
 	}
@@ -262,7 +277,8 @@ func TestMemoryLargeBucket(t *testing.T) {
 	}
 }
 
-// BenchmarkMemoryPut measures a Put into a full bucket of the default size.
+// BenchmarkMemoryPut measures a Put into a full share of final tasks: each
+// evicts the oldest.
 func BenchmarkMemoryPut(b *testing.B) {
 	m := NewMemory(MemoryConfig{})
 	defer m.Close()
@@ -270,17 +286,17 @@ func BenchmarkMemoryPut(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if err := m.Put(ctx, Task{ID: fmt.Sprint("t", i), Owner: "o", Agent: "x", State: working}); err != nil {
+		if err := m.Put(ctx, Task{ID: fmt.Sprint("t", i), Owner: "o", Agent: "x", State: completed}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// TestMemorySlabStaysConsistent churns a small index (evictions, expiry,
+// TestMemoryStaysConsistent churns a small index (evictions, expiry,
 // late context ids, out-of-order updates, owner conflicts) and checks after
 // every step that its lookups, buckets, contexts and LRU list agree, and
 // that Get and List see the same tasks.
-func TestMemorySlabStaysConsistent(t *testing.T) {
+func TestMemoryStaysConsistent(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
 	m := NewMemory(MemoryConfig{MaxTasks: 64, TTL: time.Hour, now: clock.Now})
@@ -294,7 +310,7 @@ func TestMemorySlabStaysConsistent(t *testing.T) {
 		if r.IntN(3) > 0 {
 			task.ContextID = fmt.Sprintf("c%d", r.IntN(20))
 		}
-		if err := m.Put(ctx, task); err != nil && !errors.Is(err, ErrOwnerConflict) {
+		if err := m.Put(ctx, task); err != nil && !errors.Is(err, ErrOwnerConflict) && !errors.Is(err, ErrIndexFull) && !errors.Is(err, ErrOwnerQuota) {
 			t.Fatal(err)
 		}
 		if step%7 == 0 {
@@ -304,7 +320,7 @@ func TestMemorySlabStaysConsistent(t *testing.T) {
 		m.mu.Lock()
 		c := m.census()
 		m.mu.Unlock()
-		if c.tasks != n || c.chained != n || c.indexed != n || c.contextRefs != n-m.tasksWithoutContext() || c.listed != n || c.unused != 0 {
+		if !c.consistent(n, n-m.tasksWithoutContext()) {
 			t.Fatalf("step %d: %+v, Len %d", step, c, n)
 		}
 		listed := 0
@@ -338,31 +354,10 @@ func (m *Memory) tasksWithoutContext() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
-	for i := range int32(m.slots.len()) {
-		sl := m.slots.at(i)
-		if sl.bucket != noSlot && sl.ctx == noSlot {
+	for _, mt := range m.tasks {
+		if mt.ContextID == "" {
 			n++
 		}
 	}
 	return n
-}
-
-// TestMemoryRefusesEndlessNames: backend names and states are numbered in a
-// small table; a caller that made up more than it holds gets an error and
-// the index stays whole.
-func TestMemoryRefusesEndlessNames(t *testing.T) {
-	t.Parallel()
-	m := NewMemory(MemoryConfig{MaxTasks: 10})
-	t.Cleanup(func() { m.Close() })
-	ctx := context.Background()
-	var err error
-	for i := 0; err == nil && i < 1<<17; i++ {
-		err = m.Put(ctx, Task{ID: "t", Owner: "o", Agent: "x", State: fmt.Sprint("S", i)})
-	}
-	if !errors.Is(err, errTooManyNames) {
-		t.Fatalf("err = %v, want errTooManyNames", err)
-	}
-	if got, err := m.Get(ctx, "x", "t"); err != nil || got.State != "S65534" {
-		t.Fatalf("after the refusal: %+v, %v", got, err)
-	}
 }

@@ -20,6 +20,7 @@ type Redis struct {
 	keys        redisKeys
 	ttl         time.Duration
 	physicalTTL time.Duration
+	maxPerOwner int
 	now         func() time.Time
 }
 
@@ -70,6 +71,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		keys:        redisKeys{prefix: cfg.KeyPrefix},
 		ttl:         cfg.TTL,
 		physicalTTL: cfg.TTL + redisTTLGrace,
+		maxPerOwner: cfg.MaxTasksPerOwner,
 		now:         now,
 	}, nil
 }
@@ -104,20 +106,73 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	if err != nil {
 		return err
 	}
-	keys := []string{r.keys.task(t.Agent, t.ID), r.keys.bucket(t.Agent, t.Owner), r.keys.count()}
+	keys := []string{r.keys.task(t.Agent, t.ID), r.keys.bucket(t.Agent, t.Owner), r.keys.count(), r.keys.ids(t.ID)}
 	written, err := putScript.Run(ctx, r.client, keys,
 		r.keys.taskPrefix(t.Agent), r.keys.contextPrefix(t.Agent), t.Owner,
 		micros(now), micros(now.Add(r.ttl)), r.physicalTTL.Milliseconds(),
 		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
-		countMember(t.Agent, t.Owner, t.ID),
+		countMember(t.Agent, t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Agent, t.Owner), r.keys.idsPrefix(),
 	).Int()
 	if err != nil {
 		return unavailable("put task", err)
 	}
-	if written == 0 {
+	switch written {
+	case 0:
 		return ErrOwnerConflict
+	case 2:
+		return r.ownerQuota()
 	}
 	return nil
+}
+
+func (r *Redis) ownerQuota() error {
+	return &LimitError{Err: ErrOwnerQuota, Limit: r.maxPerOwner, Setting: "store.redis.max_tasks_per_owner"}
+}
+
+// Known implements Store.
+func (r *Redis) Known(ctx context.Context, id string) (bool, error) {
+	n, err := r.client.ZCount(ctx, r.keys.ids(id), "("+micros(r.now()), "+inf").Result()
+	if err != nil {
+		return false, unavailable("look up task", err)
+	}
+	return n > 0, nil
+}
+
+// Admit implements Store. It is one round trip of reads (a pipeline), which
+// also reads the context's owner that a send checks anyway.
+func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
+	now := r.now()
+	bucket := r.keys.bucket(a.Agent, a.Owner)
+	live := "(" + micros(now)
+	var tasks, finals *redis.IntCmd
+	var owner *redis.SliceCmd
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		tasks = p.ZCount(ctx, bucket+":exp", live, "+inf")
+		// A final task's score is when it was put; it lives for the TTL.
+		finals = p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
+		owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+		return nil
+	})
+	if err != nil {
+		return "", unavailable("admit task", err)
+	}
+	if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
+		return "", r.ownerQuota()
+	}
+	vals := owner.Val()
+	o, ok1 := vals[0].(string)
+	exp, ok2 := vals[1].(string)
+	if a.ContextID == "" || !ok1 || !ok2 {
+		return "", ErrNotFound
+	}
+	expires, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return "", unavailable("decode context", err)
+	}
+	if expires <= now.UnixMicro() {
+		return "", ErrNotFound
+	}
+	return o, nil
 }
 
 // Get implements Store.
@@ -207,7 +262,7 @@ func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
 	}
 	reply, err := listScript.Run(ctx, r.client, []string{r.keys.bucket(q.Agent, q.Owner)},
 		r.keys.taskPrefix(q.Agent), q.Owner, micros(r.now()), suffix, residual,
-		maxScore, cursorScore, cursorID, q.PageSize,
+		maxScore, cursorScore, cursorID, q.PageSize, r.keys.idsPrefix(),
 	).Slice()
 	if err != nil {
 		return Page{}, unavailable("list tasks", err)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2agate/gateway/internal/testredis"
 )
 
 // faultMode is how a faultProxy treats connections.
@@ -121,8 +123,7 @@ func (p *faultProxy) setMode(m faultMode) {
 // and once the path is back the same store must work again.
 func TestRedisFailsClosedAndRecovers(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
-	proxy := startFaultProxy(t, redisAddr())
+	proxy := startFaultProxy(t, testredis.Addr(t))
 	clock := newFakeClock()
 	cfg := RedisConfig{
 		Address:      proxy.addr,

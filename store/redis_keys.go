@@ -14,6 +14,8 @@ import "strconv"
 //	<prefix>b:<agent>:<owner>:c:<cx> sorted set: the same, in context cx
 //	<prefix>b:<agent>:<owner>:exp    sorted set: the same, score expiry
 //	<prefix>b:<agent>:<owner>:meta   hash: id -> state and context, for purging
+//	<prefix>b:<agent>:<owner>:fin    sorted set: the final tasks, score last put (eviction)
+//	<prefix>i:<id>                   sorted set: the agents holding the id, score expiry
 //	<prefix>n                        sorted set: every task, score expiry (Len)
 //
 // Scores of the List indexes are -Updated in microseconds, so that ascending
@@ -51,6 +53,14 @@ func (k redisKeys) bucket(agent, owner string) string {
 	return k.prefix + "b:" + lengthPrefixed(agent) + ":" + lengthPrefixed(owner)
 }
 
+func (k redisKeys) idsPrefix() string {
+	return k.prefix + "i:"
+}
+
+func (k redisKeys) ids(id string) string {
+	return k.idsPrefix() + id
+}
+
 func (k redisKeys) count() string {
 	return k.prefix + "n"
 }
@@ -59,5 +69,9 @@ func (k redisKeys) count() string {
 // a task id taken over by another owner after expiry is a new member, while
 // the old one ages out by its score.
 func countMember(agent, owner, id string) string {
-	return lengthPrefixed(agent) + ":" + lengthPrefixed(owner) + ":" + id
+	return countMemberPrefix(agent, owner) + id
+}
+
+func countMemberPrefix(agent, owner string) string {
+	return lengthPrefixed(agent) + ":" + lengthPrefixed(owner) + ":"
 }

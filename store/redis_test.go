@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"net"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,29 +13,9 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/a2agate/gateway/internal/testredis"
 )
-
-// The Redis tests use the real Redis at 127.0.0.1:6379 (A2AGW_REDIS_ADDR
-// overrides it). They fail when it is unreachable, unless A2AGW_SKIP_REDIS=1.
-
-func redisAddr() string {
-	if addr := os.Getenv("A2AGW_REDIS_ADDR"); addr != "" {
-		return addr
-	}
-	return DefaultRedisAddress
-}
-
-func requireRedis(t *testing.T) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", redisAddr(), time.Second)
-	if err != nil {
-		if os.Getenv("A2AGW_SKIP_REDIS") == "1" {
-			t.Skipf("redis unreachable at %s and A2AGW_SKIP_REDIS=1: %v", redisAddr(), err)
-		}
-		t.Fatalf("redis unreachable at %s (set A2AGW_SKIP_REDIS=1 to skip the Redis tests): %v", redisAddr(), err)
-	}
-	conn.Close()
-}
 
 // testPrefix returns a key prefix of its own for one test, and deletes its
 // keys when the test ends.
@@ -60,7 +40,7 @@ func testPrefix(t *testing.T) string {
 
 // adminClient is a plain client for inspecting Redis behind a store's back.
 func adminClient(t *testing.T) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: redisAddr()})
+	c := redis.NewClient(&redis.Options{Addr: testredis.Addr(t)})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -85,26 +65,34 @@ func openRedisStore(t *testing.T, cfg RedisConfig) *Redis {
 }
 
 func openRedis(t *testing.T, clock *fakeClock) Store {
-	requireRedis(t)
-	return openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t), now: clock.Now})
+	addr := testredis.Addr(t)
+	return openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: testPrefix(t), now: clock.Now})
 }
 
 func TestRedisConformance(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
+	testredis.Addr(t)
 	runConformance(t, openRedis)
+}
+
+func TestRedisShareConformance(t *testing.T) {
+	t.Parallel()
+	addr := testredis.Addr(t)
+	runShareConformance(t, func(t *testing.T, clock *fakeClock) Store {
+		return openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: testPrefix(t), now: clock.Now, MaxTasksPerOwner: testShare})
+	})
 }
 
 // TestRedisReplicasRaceOwners plays two gateway replicas sharing one index:
 // for every new id, exactly one owner's Put wins.
 func TestRedisReplicasRaceOwners(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
+	addr := testredis.Addr(t)
 	prefix := testPrefix(t)
 	clock := newFakeClock()
 	replicas := []Store{
-		openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, now: clock.Now}),
-		openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, now: clock.Now}),
+		openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now}),
+		openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now}),
 	}
 	raceOwners(t, replicas, 50, 2)
 	for i, r := range replicas {
@@ -119,10 +107,10 @@ func TestRedisReplicasRaceOwners(t *testing.T) {
 // rather than waiting for Redis to expire them.
 func TestRedisKeysExpire(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
+	addr := testredis.Addr(t)
 	prefix := testPrefix(t)
 	clock := newFakeClock()
-	s := openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: prefix, TTL: time.Hour, now: clock.Now})
+	s := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, TTL: time.Hour, now: clock.Now})
 	ctx := context.Background()
 	admin := adminClient(t)
 	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: working})
@@ -221,12 +209,45 @@ func TestNewRedisReadsPassword(t *testing.T) {
 
 func TestRedisErrorsWrapUnavailable(t *testing.T) {
 	t.Parallel()
-	requireRedis(t)
-	s := openRedisStore(t, RedisConfig{Address: redisAddr(), KeyPrefix: testPrefix(t)})
+	addr := testredis.Addr(t)
+	s := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: testPrefix(t)})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	err := s.Put(ctx, Task{ID: "t", Agent: "a"})
 	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
 		t.Errorf("Put(canceled context) = %v, want ErrUnavailable wrapping context.Canceled", err)
 	}
+}
+
+// BenchmarkRedisAdmit measures the check a send makes before it is
+// forwarded, beside the context-owner read it replaces for a send that
+// names a context.
+//
+//	go test -run '^$' -bench RedisAdmit -benchtime 2000x ./store
+func BenchmarkRedisAdmit(b *testing.B) {
+	s, err := NewRedis(RedisConfig{Address: testredis.Addr(b), KeyPrefix: fmt.Sprintf("a2agw-bench-%d:", time.Now().UnixNano()), TTL: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for i := range 50 {
+		if err := s.Put(ctx, Task{ID: fmt.Sprint("t", i), ContextID: "c", Owner: "o", Agent: "a", State: "TASK_STATE_WORKING"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("Admit", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.Admit(ctx, Admission{Agent: "a", Owner: "o", ContextID: "c"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ContextOwner", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.ContextOwner(ctx, "a", "c"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

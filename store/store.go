@@ -29,7 +29,11 @@ type Task struct {
 
 // Store is the task index. Implementations are safe for concurrent use.
 type Store interface {
-	// Put creates or updates a task. An existing task's Owner, Agent and
+	// Put creates or updates a task. A new task past its owner's share
+	// (MaxTasksPerOwner, per agent) evicts the owner's least recently put
+	// final task, or fails with ErrOwnerQuota if it has none; a new task in
+	// a full index evicts the least recently put final task of anyone, or
+	// fails with ErrIndexFull. A task that is not final is never evicted. An existing task's Owner, Agent and
 	// Backend never change: Put with a different owner for an existing id
 	// returns ErrOwnerConflict and changes nothing. A different Backend is
 	// ignored. The first non-empty ContextID is kept. An update whose Updated
@@ -39,6 +43,16 @@ type Store interface {
 	Put(ctx context.Context, t Task) error
 	// Get returns the task id of agent, or ErrNotFound.
 	Get(ctx context.Context, agent, id string) (Task, error)
+	// Known reports whether any agent holds a live task with this id, so
+	// that an id the gateway recorded is never served unchecked.
+	Known(ctx context.Context, id string) (bool, error)
+	// Admit reports, before a send is forwarded, whether the index can
+	// record the task it may create: ErrOwnerQuota when a.Owner's share of
+	// a.Agent is full of tasks that are not final, ErrIndexFull when the
+	// whole index is, an error wrapping ErrUnavailable when the index
+	// cannot be reached. On success it returns the owner of a.ContextID as
+	// ContextOwner does, with ErrNotFound for a context nobody holds.
+	Admit(ctx context.Context, a Admission) (contextOwner string, err error)
 	// ContextOwner returns the owner of the first task seen in contextID of
 	// agent, or ErrNotFound if no live task was ever seen there. A context is
 	// remembered as long as any task in it is.
@@ -53,6 +67,13 @@ type Store interface {
 	// Close releases the store's resources. Calls after Close fail with an
 	// error wrapping ErrUnavailable.
 	Close() error
+}
+
+// Admission names the task a send may create.
+type Admission struct {
+	Agent, Owner string
+	// ContextID is the context the message continues; "" for a new one.
+	ContextID string
 }
 
 // MaxPageSize is the largest page List returns.
@@ -91,6 +112,12 @@ var (
 	ErrNotFound = errors.New("task not found")
 	// ErrOwnerConflict reports a Put for an existing task by another owner.
 	ErrOwnerConflict = errors.New("task owned by another principal")
+	// ErrOwnerQuota refuses a new task to an owner whose share of the index
+	// holds only tasks that are not final.
+	ErrOwnerQuota = errors.New("the owner's share of the task index is full of unfinished tasks")
+	// ErrIndexFull refuses a new task to a full index that holds no final
+	// task to evict.
+	ErrIndexFull = errors.New("the task index is full of unfinished tasks")
 	// ErrBadPageToken reports a page token that cannot be decoded or was
 	// issued for a query with other filters.
 	ErrBadPageToken = errors.New("invalid page token")
@@ -98,6 +125,22 @@ var (
 	// timeouts, a closed store), so callers can fail closed with errors.Is.
 	ErrUnavailable = errors.New("task store unavailable")
 )
+
+// LimitError is ErrOwnerQuota or ErrIndexFull with the bound that was
+// reached, for an error message that names what to change or wait for.
+type LimitError struct {
+	Err error // ErrOwnerQuota or ErrIndexFull
+	// Limit is the bound reached; Setting its config field, such as
+	// "store.memory.max_tasks_per_owner".
+	Limit   int
+	Setting string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%v (%s: %d)", e.Err, e.Setting, e.Limit)
+}
+
+func (e *LimitError) Unwrap() error { return e.Err }
 
 // unavailable wraps cause so that errors.Is matches both ErrUnavailable and
 // the cause (context.Canceled, for instance).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/a2agate/gateway/agentcard"
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
@@ -246,7 +247,7 @@ func TestServeHTTPCards(t *testing.T) {
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		v, _, err := normalize.CardDialect(body)
+		v, _, err := agentcard.Dialect(body)
 		if err != nil || v != want {
 			t.Fatalf("%s: dialect %q, %v", path, v, err)
 		}

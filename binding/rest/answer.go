@@ -13,7 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
-	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/internal/sse"
 )
 
 // errStreamEnded tells the core that the caller's stream is over (an error
@@ -177,7 +177,7 @@ func (a *answer) copyHeader() {
 // plain error answer with its HTTP status instead, as from a unary call.
 func (a *answer) relay(pr *io.PipeReader) {
 	defer close(a.done)
-	rd := normalize.NewSSEReader(pr, 0)
+	rd := sse.NewReader(pr, 0)
 	rc := http.NewResponseController(a.w)
 	committed := false
 	commit := func() {
@@ -202,7 +202,7 @@ func (a *answer) relay(pr *io.PipeReader) {
 					e.write(a.w)
 					committed = true
 				} else {
-					a.writeEvent(rc, normalize.SSEEvent{Data: e.body()})
+					a.writeEvent(rc, sse.Event{Data: e.body()})
 				}
 			}
 			pr.CloseWithError(errStreamEnded)
@@ -253,8 +253,8 @@ func (a *answer) relay(pr *io.PipeReader) {
 	}
 }
 
-func (a *answer) writeEvent(rc *http.ResponseController, ev normalize.SSEEvent) error {
-	if _, err := a.w.Write(normalize.AppendSSEEvent(nil, ev)); err != nil {
+func (a *answer) writeEvent(rc *http.ResponseController, ev sse.Event) error {
+	if _, err := a.w.Write(sse.AppendEvent(nil, ev)); err != nil {
 		return err
 	}
 	return rc.Flush()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2agate/gateway/proxy"
 	"github.com/a2agate/gateway/store"
+	"github.com/a2agate/gateway/telemetry"
 )
 
 // Defaults of Config.
@@ -20,6 +21,8 @@ const (
 	defaultReadHeaderTimeout = 10 * time.Second
 	defaultIdleTimeout       = 120 * time.Second
 	defaultShutdownTimeout   = 30 * time.Second
+	defaultReadTimeout       = 60 * time.Second
+	defaultStreamWrite       = 60 * time.Second
 )
 
 // Config is the gateway's configuration file.
@@ -36,6 +39,8 @@ type Config struct {
 	Agents []proxy.AgentConfig `yaml:"agents"`
 	// Store is the task index shared by all agents.
 	Store StoreConfig `yaml:"store"`
+	// Tracing exports OpenTelemetry spans; off by default.
+	Tracing telemetry.Config `yaml:"tracing"`
 	// source is the content of the file the config was read from: the
 	// watcher tells a change of the file against it.
 	source []byte
@@ -60,11 +65,20 @@ type AdminConfig struct {
 	Pprof bool `yaml:"pprof"`
 }
 
-// ServerConfig tunes the traffic listener. There is no write timeout on
-// purpose: it would cut long event streams.
+// ServerConfig tunes the traffic listener. There is no whole-response write
+// timeout on purpose: it would cut long event streams, whose writes are
+// bounded one event at a time instead.
 type ServerConfig struct {
 	// ReadHeaderTimeout bounds reading a request's headers. Defaults to 10s.
 	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"`
+	// ReadTimeout bounds reading a request's body, from the end of its
+	// headers: a caller that declares a body and sends none is answered
+	// with an error and its connection closed. Defaults to 60s.
+	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// StreamWriteTimeout bounds writing one stream event to the caller: a
+	// caller that does not take an event within it is cut, logged and
+	// counted. Defaults to 60s.
+	StreamWriteTimeout time.Duration `yaml:"stream_write_timeout"`
 	// IdleTimeout closes idle keep-alive connections. Defaults to 120s.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
 	// ShutdownTimeout bounds how long in-flight calls may finish after
@@ -83,6 +97,12 @@ func (c *Config) setDefaults() {
 	if c.Server.ReadHeaderTimeout == 0 {
 		c.Server.ReadHeaderTimeout = defaultReadHeaderTimeout
 	}
+	if c.Server.ReadTimeout == 0 {
+		c.Server.ReadTimeout = defaultReadTimeout
+	}
+	if c.Server.StreamWriteTimeout == 0 {
+		c.Server.StreamWriteTimeout = defaultStreamWrite
+	}
 	if c.Server.IdleTimeout == 0 {
 		c.Server.IdleTimeout = defaultIdleTimeout
 	}
@@ -100,6 +120,7 @@ func (c *Config) setDefaults() {
 	}
 	c.Store.Memory.SetDefaults()
 	c.Store.Redis.SetDefaults()
+	c.Tracing.SetDefaults()
 }
 
 // validate reports every problem at once.
@@ -124,6 +145,17 @@ func (c *Config) validate() error {
 		}
 	default:
 		errs = append(errs, fmt.Errorf("store.type %q is not one of memory, redis", c.Store.Type))
+	}
+	if err := c.Tracing.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("tracing: %w", err))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"read_header_timeout", c.Server.ReadHeaderTimeout}, {"read_timeout", c.Server.ReadTimeout}, {"stream_write_timeout", c.Server.StreamWriteTimeout}, {"idle_timeout", c.Server.IdleTimeout}, {"shutdown_timeout", c.Server.ShutdownTimeout}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("server.%s must not be negative", d.name))
+		}
 	}
 	if len(c.Agents) == 0 {
 		errs = append(errs, errors.New("agents: at least one agent is required"))

@@ -44,9 +44,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logOut := newLogBuffer(stderr, logBatchWindow)
-	defer logOut.Close()
-	return serve(ctx, cfg, "", logOut, func(addr, _ string) { printDemoUsage(stdout, advertised(addr)) })
+	return serve(ctx, cfg, "", stderr, func(addr, _ string) { printDemoUsage(stdout, advertised(addr)) })
 }
 
 func printDemoUsage(w io.Writer, addr string) {

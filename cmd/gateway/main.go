@@ -17,7 +17,6 @@ import (
 	"os/signal"
 	goruntime "runtime"
 	"syscall"
-	"time"
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/proxy"
@@ -120,10 +119,5 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		// per process: tests run serve side by side.)
 		goruntime.MemProfileRate = 0
 	}
-	logOut := newLogBuffer(stderr, logBatchWindow)
-	defer logOut.Close()
-	return serve(ctx, cfg, *path, logOut, nil)
+	return serve(ctx, cfg, *path, stderr, nil)
 }
-
-// logBatchWindow is the longest a log line waits to be written.
-const logBatchWindow = 100 * time.Millisecond

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +26,7 @@ import (
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/proxy"
 	"github.com/a2agate/gateway/store"
+	"github.com/a2agate/gateway/telemetry"
 )
 
 // endCallsGrace is how long the calls canceled at the shutdown timeout get
@@ -34,10 +36,12 @@ const endCallsGrace = time.Second
 // configPollInterval is how often the config file is checked for changes.
 var configPollInterval = 2 * time.Second
 
+// newLogger writes JSON lines to w, each in one write as it is logged, so
+// that no line waits in the process to be lost at exit or on a crash.
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level)) // validated with the config
-	return slog.New(newJSONLogHandler(w, l))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
 // runtime is what lives for the whole process: listeners, the task index
@@ -50,6 +54,9 @@ type runtime struct {
 	reloads  *prometheus.CounterVec
 	registry *prometheus.Registry
 	pprof    bool
+	// tracing is process-wide, like the task index; the proxy's Options
+	// take it in the next step of issue 26.
+	tracing *telemetry.Tracing
 
 	mu  sync.RWMutex
 	cur *generation
@@ -112,11 +119,18 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 		}
 		return nil, err
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			_, _ = fail(nil) // what was made so far, then on to buildRecovered
+			panic(p)
+		}
+	}()
 	for _, ac := range cfg.Agents {
 		if ac.PublicURL == "" {
 			ac.PublicURL = "http://" + advertised(rt.addr) + ac.Path
 		}
-		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics}
+		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics,
+			ReadTimeout: cfg.Server.ReadTimeout, StreamWriteTimeout: cfg.Server.StreamWriteTimeout}
 		if ac.Auth != nil {
 			v, err := auth.New(gctx, *ac.Auth, ac.PublicURL, &http.Client{Timeout: 10 * time.Second})
 			if err != nil {
@@ -143,6 +157,22 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 	return g, nil
 }
 
+// buildRecovered is build for a reload: a panic while building, a defect
+// the config's validation missed, refuses the new config instead of ending
+// the process that serves the old one.
+func (rt *runtime) buildRecovered(ctx context.Context, cfg *Config) (g *generation, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			g, err = nil, fmt.Errorf("building the new config panicked: %v", p)
+			rt.log.Error("panic while building a reloaded config", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	return buildGeneration(rt, ctx, cfg)
+}
+
+// buildGeneration is build; a test replaces it to make a build panic.
+var buildGeneration = (*runtime).build
+
 // reload loads the config file again. A valid config takes over for new
 // calls; an invalid one is refused, logged and counted, and the running
 // one keeps serving.
@@ -155,10 +185,10 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 		rt.mu.RLock()
 		old := rt.cur.cfg
 		rt.mu.RUnlock()
-		if cfg.Listen != old.Listen || cfg.Admin != old.Admin || cfg.Server != old.Server || !reflect.DeepEqual(cfg.Store, old.Store) {
-			return errors.New("listen, admin, server and store settings change only with a restart")
+		if cfg.Listen != old.Listen || cfg.Admin != old.Admin || cfg.Server != old.Server || !reflect.DeepEqual(cfg.Store, old.Store) || !reflect.DeepEqual(cfg.Tracing, old.Tracing) {
+			return errors.New("listen, admin, server, store and tracing settings change only with a restart")
 		}
-		g, err := rt.build(ctx, cfg)
+		g, err := rt.buildRecovered(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -204,8 +234,19 @@ func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-ch
 // returns. path, when set, is the config file to watch for reloads. ready,
 // when set, is told the traffic and admin addresses once they accept.
 func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, ready func(addr, admin string)) error {
-	log := newLogger(logOut, cfg.Log.Level)
+	log := slog.New(telemetry.LogHandler(newLogger(logOut, cfg.Log.Level).Handler()))
 	redis.SetLogger(redisLogger{log})
+	tracing, err := telemetry.Setup(ctx, cfg.Tracing, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Server.ShutdownTimeout)
+		defer cancel()
+		if err := tracing.Shutdown(tctx); err != nil {
+			log.Warn("tracing shutdown", "error", err)
+		}
+	}()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
@@ -226,6 +267,8 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	rt.reloads.WithLabelValues("success")
 	rt.reloads.WithLabelValues("failure")
 	reg.MustRegister(rt.reloads)
+	rt.tracing = tracing
+	reg.MustRegister(tracing.Collector())
 
 	g, err := rt.build(ctx, cfg)
 	if err != nil {

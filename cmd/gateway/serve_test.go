@@ -10,28 +10,16 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/a2agate/gateway/internal/testlog"
 	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/legacyagent"
 )
-
-// lockedBuffer collects the gateway's log across goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
 
 // running is a gateway served in-process from a config file.
 type running struct {
@@ -39,7 +27,7 @@ type running struct {
 	path       string
 	done       chan error
 	stop       context.CancelFunc
-	log        *lockedBuffer
+	log        *testlog.Buffer
 }
 
 func startGateway(t *testing.T, config string) *running {
@@ -59,7 +47,7 @@ func startGateway(t *testing.T, config string) *running {
 func runGateway(t *testing.T, path string, cfg *Config) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{path: path, done: make(chan error, 1), stop: cancel, log: &lockedBuffer{}}
+	r := &running{path: path, done: make(chan error, 1), stop: cancel, log: &testlog.Buffer{}}
 	ready := make(chan struct{})
 	go func() {
 		r.done <- serve(ctx, cfg, path, r.log, func(addr, admin string) {
@@ -70,7 +58,7 @@ func runGateway(t *testing.T, path string, cfg *Config) *running {
 	select {
 	case <-ready:
 	case err := <-r.done:
-		t.Fatalf("gateway did not start: %v\n%s", err, r.log.b.String())
+		t.Fatalf("gateway did not start: %v\n%s", err, r.log.String())
 	}
 	t.Cleanup(func() {
 		cancel()
@@ -221,12 +209,6 @@ func TestReloadDuringOpenStream(t *testing.T) {
 	if !strings.Contains(g.log.String(), "config reload refused") {
 		t.Fatalf("a refused reload must be logged")
 	}
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestReadinessFollowsBackend: /readyz turns 503 when the backend goes away

@@ -3,9 +3,11 @@
 // a2a.proto (v1.0.1) serialised as ProtoJSON, and the card at
 // /.well-known/agent-card.json.
 //
-// It is an independent witness of the 1.0 wire format: it is written with
-// plain structs and encoding/json and imports nothing from this module, so a
-// translation bug in the gateway cannot hide behind shared code. Like the
+// It is an independent witness of the 1.0 wire format: its wire is written
+// with plain structs and encoding/json, and it imports nothing of the
+// gateway (only internal/agentcore, the dialect-neutral task store and
+// scripts it shares with legacyagent), so a translation bug in the gateway
+// cannot hide behind shared code. Like the
 // Python 1.0 server it is strict where a gateway is most likely to slip:
 //
 //   - every JSON-RPC call needs the A2A-Version service parameter (header or

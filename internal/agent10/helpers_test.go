@@ -1,128 +1,33 @@
 package agent10
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"maps"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
-// The tests read the wire as generic JSON, never through the agent's own
-// structs, so that a misspelled tag cannot pass unnoticed.
+// The tests read the wire as generic JSON through agenttest, never through
+// the agent's own structs, so that a misspelled tag cannot pass unnoticed.
 
-// testTimeout bounds every request, so that a hung stream fails the test
-// instead of stalling it.
-const testTimeout = 10 * time.Second
+type obj = agenttest.Obj
 
-type obj = map[string]any
+// client calls as a 1.0 client does; its streams carry one-key
+// StreamResponses.
+var client = agenttest.Wire{Version: "1.0", OneKey: true}
 
 func startAgent(t *testing.T, opts Options) (*Agent, *httptest.Server) {
 	t.Helper()
 	a := New(opts)
-	srv := httptest.NewServer(a)
-	t.Cleanup(srv.Close)
-	t.Cleanup(a.Close) // runs first: ends open streams so srv.Close can return
-	return a, srv
-}
-
-// post sends body with the version header of a 1.0 client.
-func post(t *testing.T, srv *httptest.Server, body string) *http.Response {
-	t.Helper()
-	return postVersion(t, srv, body, "1.0")
+	return a, agenttest.Start(t, a)
 }
 
 // postVersion sends body with A2A-Version: version, or none when it is "".
 func postVersion(t *testing.T, srv *httptest.Server, body, version string) *http.Response {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
-	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if version != "" {
-		req.Header.Set("A2A-Version", version)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
-
-func rpcRequest(method string, params any) string {
-	b, err := json.Marshal(obj{"jsonrpc": "2.0", "id": "req-1", "method": method, "params": params})
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
-// rpcRaw posts body and decodes the whole JSON-RPC response.
-func rpcRaw(t *testing.T, srv *httptest.Server, body string) obj {
-	t.Helper()
-	return decodeResponse(t, post(t, srv, body))
-}
-
-func decodeResponse(t *testing.T, resp *http.Response) obj {
-	t.Helper()
-	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-		t.Fatalf("Content-Type = %q, want application/json", ct)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("HTTP status = %d, want 200", resp.StatusCode)
-	}
-	var out obj
-	dec := json.NewDecoder(resp.Body)
-	dec.UseNumber() // numbers are compared exactly, never rounded through float64
-	if err := dec.Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// call invokes method and returns its result, failing on a JSON-RPC error.
-func call(t *testing.T, srv *httptest.Server, method string, params any) any {
-	t.Helper()
-	out := rpcRaw(t, srv, rpcRequest(method, params))
-	if e, ok := out["error"]; ok {
-		t.Fatalf("%s: unexpected error %v", method, e)
-	}
-	if out["jsonrpc"] != "2.0" || out["id"] != "req-1" {
-		t.Fatalf("%s: bad envelope %v", method, out)
-	}
-	res, ok := out["result"]
-	if !ok {
-		t.Fatalf("%s: no result in %v", method, out)
-	}
-	return res
-}
-
-// callErr invokes method and returns its JSON-RPC error object.
-func callErr(t *testing.T, srv *httptest.Server, method string, params any) obj {
-	t.Helper()
-	out := rpcRaw(t, srv, rpcRequest(method, params))
-	e, ok := out["error"].(obj)
-	if !ok {
-		t.Fatalf("%s: want an error, got %v", method, out)
-	}
-	if _, has := out["result"]; has {
-		t.Fatalf("%s: error response also has a result: %v", method, out)
-	}
-	return e
+	return agenttest.Post(t, srv, body, version)
 }
 
 // wantCode checks the error's code and that its data is exactly one
@@ -130,12 +35,7 @@ func callErr(t *testing.T, srv *httptest.Server, method string, params any) obj 
 // metadata (nil when absent).
 func wantCode(t *testing.T, e obj, code int) obj {
 	t.Helper()
-	if got := e["code"]; got != json.Number(strconv.Itoa(code)) {
-		t.Fatalf("error code = %v, want %d (error %v)", got, code, e)
-	}
-	if m, _ := e["message"].(string); m == "" {
-		t.Fatalf("error without a message: %v", e)
-	}
+	agenttest.WantCode(t, e, code)
 	data, ok := e["data"].([]any)
 	if !ok || len(data) != 1 {
 		t.Fatalf("error data = %v, want an array of one ErrorInfo", e["data"])
@@ -153,90 +53,9 @@ func wantCode(t *testing.T, e obj, code int) obj {
 	return md
 }
 
-// sse reads a text/event-stream response one event at a time.
-type sse struct {
-	t  *testing.T
-	r  *bufio.Reader
-	id any
-}
-
-func openStream(t *testing.T, srv *httptest.Server, method string, params any) *sse {
+func wantInvalidParams(t *testing.T, e obj) {
 	t.Helper()
-	resp := post(t, srv, rpcRequest(method, params))
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		body, _ := io.ReadAll(resp.Body)
-		t.Fatalf("Content-Type = %q, want text/event-stream; body %s", ct, body)
-	}
-	if cc := resp.Header.Get("Cache-Control"); cc != "no-cache" {
-		t.Errorf("Cache-Control = %q, want no-cache", cc)
-	}
-	return &sse{t: t, r: bufio.NewReader(resp.Body), id: "req-1"}
-}
-
-// next returns the result of the next event, or ok=false at the end of the
-// stream. Each result must be a StreamResponse: an object with one key.
-func (s *sse) next() (result obj, ok bool) {
-	s.t.Helper()
-	var data []string
-	for {
-		line, err := s.r.ReadString('\n')
-		if err == io.EOF && line == "" && len(data) == 0 {
-			return nil, false
-		}
-		if err != nil {
-			s.t.Fatalf("reading stream: %v (partial line %q)", err, line)
-		}
-		line = strings.TrimSuffix(line, "\n")
-		if line == "" {
-			break
-		}
-		v, found := strings.CutPrefix(line, "data: ")
-		if !found {
-			s.t.Fatalf("unexpected stream line %q", line)
-		}
-		data = append(data, v)
-	}
-	var env obj
-	dec := json.NewDecoder(strings.NewReader(strings.Join(data, "\n")))
-	dec.UseNumber()
-	if err := dec.Decode(&env); err != nil {
-		s.t.Fatalf("event is not JSON: %v", err)
-	}
-	if env["jsonrpc"] != "2.0" || env["id"] != s.id {
-		s.t.Fatalf("bad event envelope %v", env)
-	}
-	res, isObj := env["result"].(obj)
-	if !isObj || len(res) != 1 {
-		s.t.Fatalf("event result is not a one-key StreamResponse: %v", env)
-	}
-	return res, true
-}
-
-// nextOf returns the next event, which must be wrapped in key, unwrapped.
-func (s *sse) nextOf(key string) obj {
-	s.t.Helper()
-	ev := s.mustNext()
-	inner, ok := ev[key].(obj)
-	if !ok {
-		s.t.Fatalf("event = %v, want a %q event", ev, key)
-	}
-	return inner
-}
-
-func (s *sse) mustNext() obj {
-	s.t.Helper()
-	ev, ok := s.next()
-	if !ok {
-		s.t.Fatal("stream ended early")
-	}
-	return ev
-}
-
-func (s *sse) wantEnd() {
-	s.t.Helper()
-	if ev, ok := s.next(); ok {
-		s.t.Fatalf("stream goes on with %v, want its end", ev)
-	}
+	wantCode(t, e, agentcore.CodeInvalidParams)
 }
 
 // userMessage is a 1.0 user message whose first part is text.
@@ -249,66 +68,3 @@ func userMessage(text string, more ...obj) obj {
 }
 
 func send(text string) obj { return obj{"message": userMessage(text)} }
-
-// path walks v along keys and indexes, failing when one is missing.
-func path(t *testing.T, v any, steps ...any) any {
-	t.Helper()
-	for _, s := range steps {
-		switch k := s.(type) {
-		case string:
-			m, ok := v.(obj)
-			if !ok {
-				t.Fatalf("%v: not an object at %q", v, k)
-			}
-			if v, ok = m[k]; !ok {
-				t.Fatalf("key %q missing in %v", k, m)
-			}
-		case int:
-			a, ok := v.([]any)
-			if !ok || k >= len(a) {
-				t.Fatalf("%v: no index %d", v, k)
-			}
-			v = a[k]
-		}
-	}
-	return v
-}
-
-func str(t *testing.T, v any, steps ...any) string {
-	t.Helper()
-	s, ok := path(t, v, steps...).(string)
-	if !ok {
-		t.Fatalf("%v at %v is not a string", path(t, v, steps...), steps)
-	}
-	return s
-}
-
-// jsonEqual reports whether a and b encode the same JSON value.
-func jsonEqual(t *testing.T, a, b any) bool {
-	t.Helper()
-	norm := func(v any) any {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var out any
-		if err := dec.Decode(&out); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	return reflect.DeepEqual(norm(a), norm(b))
-}
-
-func wantJSON(t *testing.T, what string, got, want any) {
-	t.Helper()
-	if !jsonEqual(t, got, want) {
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		t.Fatalf("%s mismatch:\n got  %s\n want %s", what, g, w)
-	}
-}
-
-func keys(m obj) string { return fmt.Sprint(slices.Sorted(maps.Keys(m))) }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // ListTasks page sizes (a2a.proto, ListTasksRequest.page_size).
@@ -19,16 +21,14 @@ const (
 	maxPageSize     = 100
 )
 
-// listed is one task of a ListTasks result with its sort key.
-type listed struct {
-	task    task
-	updated time.Time
-}
+// listed is one task of a ListTasks result; its status time is the sort
+// key.
+type listed = agentcore.Task[message, artifact]
 
 // listTasks answers ListTasks: the tasks matching the filters, most recently
 // updated first, one page at a time. Artifacts are left out unless
 // includeArtifacts is set; nextPageToken is "" on the last page.
-func (a *Agent) listTasks(_ *http.Request, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) listTasks(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	var p listTasksRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
@@ -43,7 +43,7 @@ func (a *Agent) listTasks(_ *http.Request, params json.RawMessage) (any, *rpcErr
 	if err := validateHistoryLength(p.HistoryLength, "historyLength"); err != nil {
 		return nil, errInvalidParams(err)
 	}
-	if p.Status != "" && !slices.Contains(taskStates, p.Status) {
+	if p.Status != "" && !isStateName(p.Status) {
 		return nil, errInvalidParams(fmt.Errorf("status: unknown TaskState %q", p.Status))
 	}
 	var after time.Time
@@ -63,13 +63,13 @@ func (a *Agent) listTasks(_ *http.Request, params json.RawMessage) (any, *rpcErr
 		cursor = &c
 	}
 
-	matches := a.store.list(func(rec *record) bool {
-		return (p.ContextID == "" || rec.task.ContextID == p.ContextID) &&
-			(p.Status == "" || p.Status == stateUnspecified || rec.task.Status.State == p.Status) &&
-			!rec.updated.Before(after)
+	matches := a.core.List(func(t *listed) bool {
+		return (p.ContextID == "" || t.ContextID == p.ContextID) &&
+			(p.Status == "" || p.Status == stateUnspecified || stateNames[t.Status.State] == p.Status) &&
+			!t.Status.Time.Before(after)
 	})
 	slices.SortFunc(matches, func(x, y listed) int {
-		return cmp.Or(y.updated.Compare(x.updated), strings.Compare(x.task.ID, y.task.ID))
+		return cmp.Or(y.Status.Time.Compare(x.Status.Time), strings.Compare(x.ID, y.ID))
 	})
 
 	start := 0
@@ -89,30 +89,28 @@ func (a *Agent) listTasks(_ *http.Request, params json.RawMessage) (any, *rpcErr
 		TotalSize: int32(len(matches)),
 	}
 	for i, m := range page {
-		t := m.task
-		t.History = lastMessages(t.History, p.HistoryLength)
 		if !p.IncludeArtifacts {
-			t.Artifacts = nil
+			m.Artifacts = nil
 		}
-		resp.Tasks[i] = t
+		resp.Tasks[i] = renderTask(m, p.HistoryLength)
 	}
 	if end := start + len(page); end < len(matches) {
-		resp.NextPageToken = pageCursor{updated: page[len(page)-1].updated, id: page[len(page)-1].task.ID}.token()
+		resp.NextPageToken = pageCursor{updated: page[len(page)-1].Status.Time, id: page[len(page)-1].ID}.token()
 	}
 	return resp, nil
 }
 
-// list snapshots every task keep accepts.
-func (s *store) list(keep func(*record) bool) []listed {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []listed
-	for _, rec := range s.tasks {
-		if keep(rec) {
-			out = append(out, listed{task: s.snapshotLocked(rec, nil), updated: rec.updated})
+// isStateName reports whether name is a TaskState name.
+func isStateName(name string) bool {
+	if name == stateUnspecified {
+		return true
+	}
+	for _, n := range stateNames {
+		if n == name {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // pageCursor is the last task of a page. A cursor rather than an offset
@@ -125,10 +123,10 @@ type pageCursor struct {
 // precedes reports whether the cursor sorts before m, so that m belongs to
 // a later page.
 func (c pageCursor) precedes(m listed) bool {
-	if d := m.updated.Compare(c.updated); d != 0 {
+	if d := m.Status.Time.Compare(c.updated); d != 0 {
 		return d < 0
 	}
-	return m.task.ID > c.id
+	return m.ID > c.id
 }
 
 func (c pageCursor) token() string {

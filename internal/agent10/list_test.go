@@ -4,15 +4,18 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 // listIDs calls ListTasks and returns the result and its task ids in order.
 func listIDs(t *testing.T, a *Agent, params obj) (obj, []any) {
 	t.Helper()
-	res := serveResult(t, a, "ListTasks", params)
+	res := client.ServeResult(t, a, "ListTasks", params)
 	var ids []any
-	for _, task := range path(t, res, "tasks").([]any) {
-		ids = append(ids, path(t, task, "id"))
+	for _, task := range agenttest.Path(t, res, "tasks").([]any) {
+		ids = append(ids, agenttest.Path(t, task, "id"))
 	}
 	return res, ids
 }
@@ -26,10 +29,10 @@ func TestListTasks(t *testing.T) {
 		create := func(text, contextID string) any {
 			msg := userMessage(text)
 			msg["contextId"] = contextID
-			res := serveResult(t, a, "SendMessage", obj{"message": msg, "configuration": obj{"returnImmediately": true}})
+			res := client.ServeResult(t, a, "SendMessage", obj{"message": msg, "configuration": obj{"returnImmediately": true}})
 			synctest.Wait() // the task's script has run as far as it goes
 			time.Sleep(time.Second)
-			return path(t, res, "task", "id")
+			return agenttest.Path(t, res, "task", "id")
 		}
 		t0 := create("finish", "A")
 		t1 := create("input", "B")
@@ -38,43 +41,43 @@ func TestListTasks(t *testing.T) {
 		t4 := create("wait", "A")
 
 		res, ids := listIDs(t, a, obj{})
-		wantJSON(t, "all", ids, []any{t4, t3, t2, t1, t0})
-		wantJSON(t, "sizes", []any{res["pageSize"], res["totalSize"], res["nextPageToken"]}, []any{50, 5, ""})
-		for _, task := range path(t, res, "tasks").([]any) {
+		agenttest.WantJSON(t, "all", ids, []any{t4, t3, t2, t1, t0})
+		agenttest.WantJSON(t, "sizes", []any{res["pageSize"], res["totalSize"], res["nextPageToken"]}, []any{50, 5, ""})
+		for _, task := range agenttest.Path(t, res, "tasks").([]any) {
 			if _, ok := task.(obj)["artifacts"]; ok {
 				t.Fatal("artifacts listed without includeArtifacts")
 			}
-			path(t, task, "history") // kept when historyLength is unset
+			agenttest.Path(t, task, "history") // kept when historyLength is unset
 		}
 		res, _ = listIDs(t, a, obj{"includeArtifacts": true, "historyLength": 0})
-		if str(t, res, "tasks", 1, "artifacts", 0, "name") != "result" {
+		if agenttest.Str(t, res, "tasks", 1, "artifacts", 0, "name") != "result" {
 			t.Fatal("includeArtifacts did not include the artifacts")
 		}
-		if _, ok := path(t, res, "tasks", 1).(obj)["history"]; ok {
+		if _, ok := agenttest.Path(t, res, "tasks", 1).(obj)["history"]; ok {
 			t.Fatal("historyLength 0 kept the history")
 		}
 
 		_, ids = listIDs(t, a, obj{"contextId": "A"})
-		wantJSON(t, "context A", ids, []any{t4, t2, t0})
+		agenttest.WantJSON(t, "context A", ids, []any{t4, t2, t0})
 		res, ids = listIDs(t, a, obj{"status": "TASK_STATE_COMPLETED"})
-		wantJSON(t, "completed", ids, []any{t3, t0})
-		wantJSON(t, "completed total", res["totalSize"], 2)
+		agenttest.WantJSON(t, "completed", ids, []any{t3, t0})
+		agenttest.WantJSON(t, "completed total", res["totalSize"], 2)
 		_, ids = listIDs(t, a, obj{"status": "TASK_STATE_WORKING", "contextId": "A"})
-		wantJSON(t, "working in A", ids, []any{t4})
+		agenttest.WantJSON(t, "working in A", ids, []any{t4})
 		_, ids = listIDs(t, a, obj{"statusTimestampAfter": "2000-01-01T00:00:02.000Z"})
-		wantJSON(t, "since t2", ids, []any{t4, t3, t2})
+		agenttest.WantJSON(t, "since t2", ids, []any{t4, t3, t2})
 		_, ids = listIDs(t, a, obj{"statusTimestampAfter": "2000-01-01T02:00:02+02:00"})
-		wantJSON(t, "since t2, other offset", ids, []any{t4, t3, t2})
+		agenttest.WantJSON(t, "since t2, other offset", ids, []any{t4, t3, t2})
 
 		// Pages of two, stable even when a task is created between calls.
 		res, ids = listIDs(t, a, obj{"pageSize": 2})
-		wantJSON(t, "page 1", ids, []any{t4, t3})
-		wantJSON(t, "page 1 sizes", []any{res["pageSize"], res["totalSize"]}, []any{2, 5})
+		agenttest.WantJSON(t, "page 1", ids, []any{t4, t3})
+		agenttest.WantJSON(t, "page 1 sizes", []any{res["pageSize"], res["totalSize"]}, []any{2, 5})
 		create("late", "C")
 		res, ids = listIDs(t, a, obj{"pageSize": 2, "pageToken": res["nextPageToken"]})
-		wantJSON(t, "page 2", ids, []any{t2, t1})
+		agenttest.WantJSON(t, "page 2", ids, []any{t2, t1})
 		res, ids = listIDs(t, a, obj{"pageSize": 2, "pageToken": res["nextPageToken"]})
-		wantJSON(t, "page 3", ids, []any{t0})
+		agenttest.WantJSON(t, "page 3", ids, []any{t0})
 		if res["nextPageToken"] != "" {
 			t.Fatalf("last page nextPageToken = %v, want \"\"", res["nextPageToken"])
 		}
@@ -84,11 +87,11 @@ func TestListTasks(t *testing.T) {
 			{"statusTimestampAfter": "yesterday"}, {"historyLength": -1}, {"includeArtifacts": "yes"},
 		} {
 			var out struct{ Error obj }
-			body := serve(t, a, "ListTasks", params)
+			body := client.Serve(t, a, "ListTasks", params)
 			if err := jsonUnmarshal(body, &out); err != nil || out.Error == nil {
 				t.Fatalf("ListTasks %v = %s, want an error", params, body)
 			}
-			if out.Error["code"] != float64(codeInvalidParams) {
+			if out.Error["code"] != float64(agentcore.CodeInvalidParams) {
 				t.Fatalf("ListTasks %v: code %v, want -32602", params, out.Error["code"])
 			}
 		}
@@ -98,5 +101,5 @@ func TestListTasks(t *testing.T) {
 func TestListTasksEmpty(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	wantJSON(t, "empty", call(t, srv, "ListTasks", obj{}), obj{"tasks": []any{}, "nextPageToken": "", "pageSize": 50, "totalSize": 0})
+	agenttest.WantJSON(t, "empty", client.Call(t, srv, "ListTasks", obj{}), obj{"tasks": []any{}, "nextPageToken": "", "pageSize": 50, "totalSize": 0})
 }

@@ -1,27 +1,23 @@
 package agent10
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
-// accepted is what taking a message in produced: a direct reply, or a task
-// and the cursor of the first event its snapshot does not show.
+// accepted is what taking a message in produced, with the history length
+// and returnImmediately flag of the request's configuration.
 type accepted struct {
-	reply    *message
-	rec      *record
-	snapshot task
-	cursor   int
-
-	// historyLength and returnImmediately come from the configuration.
+	agentcore.Accepted[message, artifact, pushConfig]
 	historyLength     *int32
 	returnImmediately bool
 }
 
 // accept validates a SendMessage or SendStreamingMessage request and acts
 // on it: it answers, creates a task or resumes the one the message names.
-func (a *Agent) accept(params json.RawMessage) (accepted, *rpcError) {
+func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
 	var p sendMessageRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return accepted{}, rerr
@@ -43,64 +39,45 @@ func (a *Agent) accept(params json.RawMessage) (accepted, *rpcError) {
 		}
 		acc.historyLength, acc.returnImmediately = c.HistoryLength, c.ReturnImmediately
 	}
-	msg := *p.Message
-
-	if msg.TaskID != "" {
-		rec, snap, cursor, rerr := a.store.resume(msg)
-		if rerr != nil {
-			return accepted{}, rerr
-		}
+	var rerr *agentcore.Error
+	acc.Accepted, rerr = a.core.Accept(*p.Message, func(rec *agentcore.Record[message, artifact, pushConfig]) {
 		a.storePush(rec, push)
-		a.spawn(rec, func(ctx context.Context) { a.finish(ctx, rec, msg) })
-		acc.rec, acc.snapshot, acc.cursor = rec, snap, cursor
-		return acc, nil
+	})
+	if rerr != nil {
+		return accepted{}, rerr
 	}
-
-	b := classify(firstText(msg))
-	if b == answer {
-		if msg.ContextID == "" {
-			msg.ContextID = newID()
-		}
-		acc.reply = answerMessage(msg)
-		return acc, nil
-	}
-	rec, snap := a.store.create(msg)
-	a.storePush(rec, push)
-	a.spawn(rec, func(ctx context.Context) { a.runNew(ctx, rec, b, msg) })
-	acc.rec, acc.snapshot = rec, snap
 	return acc, nil
 }
 
 // sendMessage answers SendMessage with {"message":..} or {"task":..}: the
 // task as created when returnImmediately is set, otherwise once it is
 // terminal or interrupted (returnImmediately defaults to false).
-func (a *Agent) sendMessage(r *http.Request, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) sendMessage(r *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	acc, rerr := a.accept(params)
 	if rerr != nil {
 		return nil, rerr
 	}
-	if acc.reply != nil {
-		return sendMessageResponse{Message: acc.reply}, nil
+	if acc.Reply != nil {
+		return sendMessageResponse{Message: acc.Reply}, nil
 	}
-	if acc.returnImmediately {
-		acc.snapshot.History = lastMessages(acc.snapshot.History, acc.historyLength)
-		return sendMessageResponse{Task: &acc.snapshot}, nil
+	snap := acc.Snapshot
+	if !acc.returnImmediately {
+		snap = a.core.AwaitSettled(r.Context(), acc.Rec)
 	}
-	a.store.awaitSettled(r.Context(), a.done, acc.rec)
-	t := a.store.snapshot(acc.rec, acc.historyLength)
+	t := renderTask(snap, acc.historyLength)
 	return sendMessageResponse{Task: &t}, nil
 }
 
 // sendStreamingMessage streams {"message":..} alone, or {"task":..}
 // followed by every update until the task settles.
-func (a *Agent) sendStreamingMessage(params json.RawMessage) (subscription, *rpcError) {
+func (a *Agent) sendStreamingMessage(_ *http.Request, params json.RawMessage) (agentcore.Subscription, *agentcore.Error) {
 	acc, rerr := a.accept(params)
 	if rerr != nil {
-		return subscription{}, rerr
+		return agentcore.Subscription{}, rerr
 	}
-	if acc.reply != nil {
-		return subscription{first: streamResponse{Message: acc.reply}}, nil
+	if acc.Reply != nil {
+		return a.core.Subscribe(streamResponse{Message: acc.Reply}, nil, 0, renderEvent), nil
 	}
-	acc.snapshot.History = lastMessages(acc.snapshot.History, acc.historyLength)
-	return subscription{first: streamResponse{Task: &acc.snapshot}, rec: acc.rec, cursor: acc.cursor}, nil
+	t := renderTask(acc.Snapshot, acc.historyLength)
+	return a.core.Subscribe(streamResponse{Task: &t}, acc.Rec, acc.Cursor, renderEvent), nil
 }

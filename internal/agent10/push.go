@@ -9,43 +9,40 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // storePush keeps cfg for rec, assigning an id when it has none; a config
 // with the id of a stored one replaces it. A nil cfg is ignored.
-func (a *Agent) storePush(rec *record, cfg *pushConfig) pushConfig {
+func (a *Agent) storePush(rec *agentcore.Record[message, artifact, pushConfig], cfg *pushConfig) pushConfig {
 	if cfg == nil {
 		return pushConfig{}
 	}
 	c := *cfg
-	c.TaskID = rec.task.ID
+	c.TaskID = rec.TaskID()
 	if c.ID == "" {
-		c.ID = newID()
+		c.ID = agentcore.NewID()
 	}
-	s := a.store
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i := slices.IndexFunc(rec.push, func(p pushConfig) bool { return p.ID == c.ID }); i >= 0 {
-		rec.push[i] = c
-	} else {
-		rec.push = append(rec.push, c)
-	}
+	a.core.StorePush(rec, c.ID, c)
 	return c
 }
 
 // pushConfigs returns a copy of task id's configs.
-func (a *Agent) pushConfigs(taskID string) ([]pushConfig, *rpcError) {
-	rec, ok := a.store.lookup(taskID)
-	if !ok {
-		return nil, errTaskNotFound(taskID)
+func (a *Agent) pushConfigs(taskID string) ([]pushConfig, *agentcore.Error) {
+	stored, rerr := a.core.PushConfigs(taskID)
+	if rerr != nil {
+		return nil, rerr
 	}
-	a.store.mu.Lock()
-	defer a.store.mu.Unlock()
-	return slices.Clone(rec.push), nil
+	configs := make([]pushConfig, len(stored))
+	for i, p := range stored {
+		configs[i] = p.Config
+	}
+	return configs, nil
 }
 
-func errPushConfigNotFound(taskID, configID string) *rpcError {
-	return newError(codeInvalidParams, "Invalid parameters: push notification config not found",
+func errPushConfigNotFound(taskID, configID string) *agentcore.Error {
+	return newError(agentcore.CodeInvalidParams, "Invalid parameters: push notification config not found",
 		map[string]string{"taskId": taskID, "id": configID})
 }
 
@@ -53,7 +50,7 @@ var errTaskIDRequired = errors.New("taskId: required")
 
 // createPushConfig answers CreateTaskPushNotificationConfig with the stored
 // config, its id assigned by the agent when the request has none.
-func (a *Agent) createPushConfig(_ *http.Request, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) createPushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	var p pushConfig
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
@@ -64,24 +61,18 @@ func (a *Agent) createPushConfig(_ *http.Request, params json.RawMessage) (any, 
 	if err := validatePushConfig(&p, "params"); err != nil {
 		return nil, errInvalidParams(err)
 	}
-	rec, ok := a.store.lookup(p.TaskID)
-	if !ok {
-		return nil, errTaskNotFound(p.TaskID)
+	rec, rerr := a.core.Record(p.TaskID)
+	if rerr != nil {
+		return nil, rerr
 	}
 	return a.storePush(rec, &p), nil
 }
 
 // getPushConfig answers GetTaskPushNotificationConfig.
-func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	var p pushConfigRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
-	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
 	}
 	configs, rerr := a.pushConfigs(p.TaskID)
 	if rerr != nil {
@@ -96,13 +87,10 @@ func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *rp
 
 // listPushConfigs answers ListTaskPushNotificationConfigs with
 // {"configs":[..],"nextPageToken":".."}. A pageSize of 0 means no limit.
-func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	var p listPushConfigsRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
-	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
 	}
 	if p.PageSize < 0 {
 		return nil, errInvalidParams(fmt.Errorf("pageSize: must not be negative, got %d", p.PageSize))
@@ -134,28 +122,18 @@ func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *
 
 // deletePushConfig answers DeleteTaskPushNotificationConfig with {}, the
 // ProtoJSON of google.protobuf.Empty.
-func (a *Agent) deletePushConfig(_ *http.Request, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) deletePushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	var p pushConfigRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.TaskID == "" {
-		return nil, errInvalidParams(errTaskIDRequired)
+	found, rerr := a.core.DeletePush(p.TaskID, p.ID)
+	if rerr != nil {
+		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
-	rec, ok := a.store.lookup(p.TaskID)
-	if !ok {
-		return nil, errTaskNotFound(p.TaskID)
-	}
-	a.store.mu.Lock()
-	defer a.store.mu.Unlock()
-	i := slices.IndexFunc(rec.push, func(c pushConfig) bool { return c.ID == p.ID })
-	if i < 0 {
+	if !found {
 		return nil, errPushConfigNotFound(p.TaskID, p.ID)
 	}
-	rec.push = slices.Delete(rec.push, i, i+1)
 	return struct{}{}, nil
 }
 

@@ -2,8 +2,9 @@ package agent10
 
 import (
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/agenttest"
 )
 
 // TestZeroXKeysAreRejected sends each 0.x key a sloppy translation could
@@ -11,7 +12,7 @@ import (
 func TestZeroXKeysAreRejected(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	task := call(t, srv, "SendMessage", send("finish")).(obj)["task"].(obj)
+	task := client.Call(t, srv, "SendMessage", send("finish")).(obj)["task"].(obj)
 	id := task["id"]
 
 	msgWith := func(key string, v any) obj {
@@ -44,11 +45,7 @@ func TestZeroXKeysAreRejected(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := callErr(t, srv, tt.method, tt.params)
-			wantCode(t, e, codeInvalidParams)
-			if msg := e["message"].(string); !strings.Contains(msg, tt.field) {
-				t.Fatalf("message %q does not name %s", msg, tt.field)
-			}
+			client.WantRefused(t, srv, []string{tt.method}, wantInvalidParams, tt.params, tt.field)
 		})
 	}
 }
@@ -58,7 +55,7 @@ func TestZeroXKeysAreRejected(t *testing.T) {
 func TestEveryFieldIsAccepted(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})
-	res := call(t, srv, "SendMessage", obj{
+	res := client.Call(t, srv, "SendMessage", obj{
 		"tenant": "t",
 		"message": obj{
 			"messageId": "m1", "contextId": "c1", "role": "ROLE_USER",
@@ -80,7 +77,7 @@ func TestEveryFieldIsAccepted(t *testing.T) {
 		},
 		"metadata": obj{"k": "v"},
 	}).(obj)
-	if st := str(t, res, "task", "status", "state"); st != "TASK_STATE_COMPLETED" {
+	if st := agenttest.Str(t, res, "task", "status", "state"); st != "TASK_STATE_COMPLETED" {
 		t.Fatalf("state = %q", st)
 	}
 }

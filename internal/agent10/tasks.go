@@ -2,71 +2,57 @@ package agent10
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
-)
 
-var errIDRequired = errors.New("id: required")
+	"github.com/a2agate/gateway/internal/agentcore"
+)
 
 // getTask answers GetTask with the bare Task, its history trimmed to
 // historyLength (unset: all, 0: none).
-func (a *Agent) getTask(_ *http.Request, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) getTask(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	var p getTaskRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
 	if err := validateHistoryLength(p.HistoryLength, "historyLength"); err != nil {
 		return nil, errInvalidParams(err)
 	}
-	rec, ok := a.store.lookup(p.ID)
-	if !ok {
-		return nil, errTaskNotFound(p.ID)
+	t, rerr := a.core.Lookup(p.ID)
+	if rerr != nil {
+		return nil, rerr
 	}
-	return a.store.snapshot(rec, p.HistoryLength), nil
+	return renderTask(t, p.HistoryLength), nil
 }
 
 // cancelTask answers CancelTask with the canceled Task, or -32002 when the
 // task is already terminal.
-func (a *Agent) cancelTask(_ *http.Request, params json.RawMessage) (any, *rpcError) {
+func (a *Agent) cancelTask(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
 	var p cancelTaskRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if p.ID == "" {
-		return nil, errInvalidParams(errIDRequired)
-	}
-	t, rerr := a.store.cancel(p.ID)
+	t, rerr := a.core.Cancel(p.ID)
 	if rerr != nil {
 		return nil, rerr
 	}
-	return t, nil
+	return renderTask(t, nil), nil
 }
 
 // subscribeToTask streams {"task":..} first, then the task's updates until
 // it settles; an interrupted task gets its task event alone. A terminal
 // task is an UnsupportedOperationError (a2a.proto, SubscribeToTask).
-func (a *Agent) subscribeToTask(params json.RawMessage) (subscription, *rpcError) {
+func (a *Agent) subscribeToTask(_ *http.Request, params json.RawMessage) (agentcore.Subscription, *agentcore.Error) {
 	var p subscribeToTaskRequest
 	if rerr := decodeParams(params, &p); rerr != nil {
-		return subscription{}, rerr
+		return agentcore.Subscription{}, rerr
 	}
-	if p.ID == "" {
-		return subscription{}, errInvalidParams(errIDRequired)
-	}
-	rec, snap, cursor, ok := a.store.watch(p.ID)
-	if !ok {
-		return subscription{}, errTaskNotFound(p.ID)
-	}
-	if state := snap.Status.State; isTerminal(state) {
-		return subscription{}, newError(codeUnsupportedOperation,
-			"Task "+p.ID+" is in terminal state "+state+" and cannot be subscribed to",
-			map[string]string{"taskId": p.ID, "state": state})
-	}
-	if settled(snap.Status.State) {
-		return subscription{first: streamResponse{Task: &snap}}, nil
-	}
-	return subscription{first: streamResponse{Task: &snap}, rec: rec, cursor: cursor}, nil
+	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
+		if state := snap.Status.State; state.Terminal() {
+			return nil, newError(codeUnsupportedOperation,
+				"Task "+p.ID+" is in terminal state "+stateNames[state]+" and cannot be subscribed to",
+				map[string]string{"taskId": p.ID, "state": stateNames[state]})
+		}
+		t := renderTask(snap, nil)
+		return streamResponse{Task: &t}, nil
+	}, renderEvent)
 }

@@ -3,7 +3,8 @@ package agent10
 import (
 	"errors"
 	"fmt"
-	"net/url"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // validateUserMessage checks msg against the proto's REQUIRED fields, the
@@ -45,8 +46,7 @@ func validatePushConfig(c *pushConfig, field string) error {
 	if c == nil {
 		return fmt.Errorf("%s: required", field)
 	}
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !agentcore.CheckWebhookURL(c.URL) {
 		return fmt.Errorf("%s.url: must be an absolute http or https URL, got %q", field, c.URL)
 	}
 	if c.Authentication != nil && c.Authentication.Scheme == "" {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/a2agate/gateway/internal/agentcore"
 )
 
 // The structs below spell the A2A 1.0 JSON-RPC wire: the messages of
@@ -18,42 +20,21 @@ const (
 	roleAgent = "ROLE_AGENT"
 )
 
-// TaskState names.
-const (
-	stateUnspecified   = "TASK_STATE_UNSPECIFIED"
-	stateSubmitted     = "TASK_STATE_SUBMITTED"
-	stateWorking       = "TASK_STATE_WORKING"
-	stateCompleted     = "TASK_STATE_COMPLETED"
-	stateFailed        = "TASK_STATE_FAILED"
-	stateCanceled      = "TASK_STATE_CANCELED"
-	stateInputRequired = "TASK_STATE_INPUT_REQUIRED"
-	stateRejected      = "TASK_STATE_REJECTED"
-	stateAuthRequired  = "TASK_STATE_AUTH_REQUIRED"
-)
+// stateUnspecified is the TaskState zero value: never a task's state, it
+// filters nothing in ListTasks.
+const stateUnspecified = "TASK_STATE_UNSPECIFIED"
 
-// taskStates is every TaskState name, in proto order.
-var taskStates = []string{
-	stateUnspecified, stateSubmitted, stateWorking, stateCompleted, stateFailed,
-	stateCanceled, stateInputRequired, stateRejected, stateAuthRequired,
+// stateNames are the TaskState names of the core's states.
+var stateNames = map[agentcore.State]string{
+	agentcore.StateSubmitted:     "TASK_STATE_SUBMITTED",
+	agentcore.StateWorking:       "TASK_STATE_WORKING",
+	agentcore.StateCompleted:     "TASK_STATE_COMPLETED",
+	agentcore.StateFailed:        "TASK_STATE_FAILED",
+	agentcore.StateCanceled:      "TASK_STATE_CANCELED",
+	agentcore.StateInputRequired: "TASK_STATE_INPUT_REQUIRED",
+	agentcore.StateRejected:      "TASK_STATE_REJECTED",
+	agentcore.StateAuthRequired:  "TASK_STATE_AUTH_REQUIRED",
 }
-
-// isTerminal reports whether no transition leaves state.
-func isTerminal(state string) bool {
-	switch state {
-	case stateCompleted, stateCanceled, stateFailed, stateRejected:
-		return true
-	}
-	return false
-}
-
-// isInterrupted reports whether state waits for the client.
-func isInterrupted(state string) bool {
-	return state == stateInputRequired || state == stateAuthRequired
-}
-
-// settled reports whether a blocking send returns and a stream closes at
-// state (a2a.proto, SendMessageConfiguration.return_immediately).
-func settled(state string) bool { return isTerminal(state) || isInterrupted(state) }
 
 type message struct {
 	MessageID        string     `json:"messageId"`
@@ -228,33 +209,16 @@ type getExtendedAgentCardRequest struct {
 	Tenant string `json:"tenant"`
 }
 
-// jsonObject is a google.protobuf.Struct kept as raw bytes. Decoding rejects
-// any JSON value but an object.
-type jsonObject []byte
+// The fields each request requires.
 
-var errNotObject = errors.New("must be a JSON object")
+func (r getTaskRequest) Check() error         { return agentcore.Require("id", r.ID) }
+func (r cancelTaskRequest) Check() error      { return agentcore.Require("id", r.ID) }
+func (r subscribeToTaskRequest) Check() error { return agentcore.Require("id", r.ID) }
+func (r pushConfigRequest) Check() error      { return agentcore.Require("taskId", r.TaskID, "id", r.ID) }
+func (r listPushConfigsRequest) Check() error { return agentcore.Require("taskId", r.TaskID) }
 
-// UnmarshalJSON keeps an object verbatim and leaves null as nil.
-func (o *jsonObject) UnmarshalJSON(b []byte) error {
-	s := strings.TrimSpace(string(b))
-	if s == "null" {
-		*o = nil
-		return nil
-	}
-	if !strings.HasPrefix(s, "{") {
-		return errNotObject
-	}
-	*o = append((*o)[:0], s...)
-	return nil
-}
-
-// MarshalJSON writes the object as received.
-func (o jsonObject) MarshalJSON() ([]byte, error) {
-	if o == nil {
-		return []byte("null"), nil
-	}
-	return o, nil
-}
+// jsonObject is a google.protobuf.Struct kept as raw bytes.
+type jsonObject = agentcore.JSONObject
 
 // protoBytes is a proto bytes field: base64 in JSON. Like a ProtoJSON
 // parser it reads standard or URL-safe base64, padded or not; it writes

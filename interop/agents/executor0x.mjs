@@ -4,7 +4,7 @@
 // differences are passed in as options.
 
 import { randomUUID } from 'node:crypto';
-import { plan, CancelRegistry, delay, texts, ARTIFACT_NAME } from './script.mjs';
+import { plan, runPlan, CancelRegistry, ARTIFACT_NAME } from './script.mjs';
 import { waitUntil } from './serve.mjs';
 
 const INTERRUPTED_OR_TERMINAL = new Set(['input-required', 'completed', 'failed', 'canceled', 'rejected']);
@@ -74,51 +74,33 @@ export class Executor0x {
       timestamp: new Date().toISOString(),
       ...(text === undefined ? {} : { message: agentMessage(text, taskId, contextId) }),
     });
-    for (const step of plan(toNeutralParts(userMessage.parts), isContinuation)) {
-      switch (step.type) {
-        case 'message':
-          eventBus.publish(agentMessage(step.text, undefined, contextId));
-          break;
-        case 'task':
-          eventBus.publish(taskSnapshot(task, userMessage, taskId, contextId));
-          break;
-        case 'status':
+    await runPlan(
+      plan(toNeutralParts(userMessage.parts), isContinuation),
+      {
+        message: (text) => eventBus.publish(agentMessage(text, undefined, contextId)),
+        task: () => eventBus.publish(taskSnapshot(task, userMessage, taskId, contextId)),
+        status: (state, text) =>
           eventBus.publish({
             kind: 'status-update',
             taskId,
             contextId,
-            status: status(step.state, step.text),
+            status: status(state, text),
             // The stream of this request ends with an interrupted or
             // terminal state; the 0.x ExecutionEventQueue stops on final.
-            final: INTERRUPTED_OR_TERMINAL.has(step.state),
-          });
-          break;
-        case 'artifact':
+            final: INTERRUPTED_OR_TERMINAL.has(state),
+          }),
+        artifact: (parts) =>
           eventBus.publish({
             kind: 'artifact-update',
             taskId,
             contextId,
-            artifact: { artifactId: randomUUID(), name: ARTIFACT_NAME, parts: fromNeutralParts(step.parts) },
+            artifact: { artifactId: randomUUID(), name: ARTIFACT_NAME, parts: fromNeutralParts(parts) },
             lastChunk: true,
-          });
-          break;
-        case 'delay':
-          await delay(step.ms);
-          break;
-        case 'waitForCancel':
-          await this.#cancels.wait(taskId);
-          eventBus.publish({
-            kind: 'status-update',
-            taskId,
-            contextId,
-            status: status('canceled', texts.canceled),
-            final: true,
-          });
-          break;
-        default:
-          throw new Error(`unknown step ${step.type}`);
-      }
-    }
+          }),
+      },
+      this.#cancels,
+      taskId,
+    );
     eventBus.finished();
   };
 

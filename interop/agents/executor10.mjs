@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { AgentEvent } from 'sdk10/server';
-import { plan, CancelRegistry, delay, texts, ARTIFACT_NAME } from './script.mjs';
+import { plan, runPlan, CancelRegistry, ARTIFACT_NAME } from './script.mjs';
 
 // Protobuf enum numbers of lf.a2a.v1.TaskState and Role (a2a.proto v1.0.1).
 export const TaskState = {
@@ -68,15 +68,14 @@ export class Executor10 {
       timestamp: new Date().toISOString(),
       message: text === undefined ? undefined : agentMessage(text, taskId, contextId),
     });
-    for (const step of plan(toNeutralParts(userMessage.parts), isContinuation)) {
-      switch (step.type) {
-        case 'message':
-          eventBus.publish(AgentEvent.message(agentMessage(step.text, '', contextId)));
-          break;
-        case 'task':
-          // The 1.x handler requires a task (or message) as the first event
-          // of every execution, continuations included; for those it has
-          // already appended the user message to the stored history.
+    await runPlan(
+      plan(toNeutralParts(userMessage.parts), isContinuation),
+      {
+        message: (text) => eventBus.publish(AgentEvent.message(agentMessage(text, '', contextId))),
+        // The 1.x handler requires a task (or message) as the first event
+        // of every execution, continuations included; for those it has
+        // already appended the user message to the stored history.
+        task: () =>
           eventBus.publish(
             AgentEvent.task(
               task ?? {
@@ -88,14 +87,10 @@ export class Executor10 {
                 metadata: undefined,
               },
             ),
-          );
-          break;
-        case 'status':
-          eventBus.publish(
-            AgentEvent.statusUpdate({ taskId, contextId, status: status(step.state, step.text), metadata: undefined }),
-          );
-          break;
-        case 'artifact':
+          ),
+        status: (state, text) =>
+          eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(state, text), metadata: undefined })),
+        artifact: (parts) =>
           eventBus.publish(
             AgentEvent.artifactUpdate({
               taskId,
@@ -104,7 +99,7 @@ export class Executor10 {
                 artifactId: randomUUID(),
                 name: ARTIFACT_NAME,
                 description: '',
-                parts: fromNeutralParts(step.parts),
+                parts: fromNeutralParts(parts),
                 metadata: undefined,
                 extensions: [],
               },
@@ -112,21 +107,11 @@ export class Executor10 {
               lastChunk: true,
               metadata: undefined,
             }),
-          );
-          break;
-        case 'delay':
-          await delay(step.ms);
-          break;
-        case 'waitForCancel':
-          await this.#cancels.wait(taskId);
-          eventBus.publish(
-            AgentEvent.statusUpdate({ taskId, contextId, status: status('canceled', texts.canceled), metadata: undefined }),
-          );
-          break;
-        default:
-          throw new Error(`unknown step ${step.type}`);
-      }
-    }
+          ),
+      },
+      this.#cancels,
+      taskId,
+    );
   };
 
   cancelTask = async (taskId) => {

@@ -97,3 +97,35 @@ export class CancelRegistry {
 }
 
 export const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// runPlan carries out steps, publishing each event in the dialect's
+// spelling: events.message(text), events.task(), events.status(state, text)
+// and events.artifact(parts). A waitForCancel step parks until cancels
+// wakes taskId, then publishes the canceled status.
+export async function runPlan(steps, events, cancels, taskId) {
+  for (const step of steps) {
+    switch (step.type) {
+      case 'message':
+        events.message(step.text);
+        break;
+      case 'task':
+        events.task();
+        break;
+      case 'status':
+        events.status(step.state, step.text);
+        break;
+      case 'artifact':
+        events.artifact(step.parts);
+        break;
+      case 'delay':
+        await delay(step.ms);
+        break;
+      case 'waitForCancel':
+        await cancels.wait(taskId);
+        events.status('canceled', texts.canceled);
+        break;
+      default:
+        throw new Error(`unknown step ${step.type}`);
+    }
+  }
+}

@@ -3,7 +3,7 @@
 
 import { A2AClient } from 'sdk025/client';
 import { clientArgs, codeFromMessage, FetchRecorder, Harness, RpcError } from './harness.mjs';
-import { pushFrom0x, pushTo0x, rawPost, resultFrom0x, taskFrom0x, userMessage0x } from './neutral0x.mjs';
+import { cardFrom0x, pushFrom0x, pushTo0x, rawPost, resultFrom0x, sendParams0x, streamFrom0x, taskFrom0x } from './neutral0x.mjs';
 import { registerScenarios } from './scenarios.mjs';
 
 const args = clientArgs();
@@ -24,19 +24,9 @@ async function unwrap(responsePromise) {
   return response.result;
 }
 
-function sendParams(message, { blocking, historyLength } = {}) {
-  // acceptedOutputModes is required by the 0.2.5 MessageSendConfiguration.
-  const configuration = { acceptedOutputModes: ['text/plain', 'application/json'] };
-  if (blocking !== undefined) configuration.blocking = blocking;
-  if (historyLength !== undefined) configuration.historyLength = historyLength;
-  return { message: userMessage0x(message), configuration };
-}
-
-async function* neutralStream(stream) {
-  for await (const event of stream) {
-    yield resultFrom0x(event);
-  }
-}
+// acceptedOutputModes is required by the 0.2.5 MessageSendConfiguration.
+const sendParams = (message, options) =>
+  sendParams0x(message, options, { acceptedOutputModes: ['text/plain', 'application/json'] });
 
 const adapter = {
   dialect: '0.2.5',
@@ -45,21 +35,14 @@ const adapter = {
   unknownMethod: 'tasks/doesNotExist',
   async discover() {
     const card = await client.getAgentCard();
-    return {
-      name: card.name,
-      endpoint: card.url,
-      binding: card.preferredTransport ?? 'JSONRPC',
-      protocolVersion: card.protocolVersion ?? '',
-      streaming: card.capabilities?.streaming,
-      pushNotifications: card.capabilities?.pushNotifications,
-    };
+    return cardFrom0x(card, card.url);
   },
   send: async (message, options) => resultFrom0x(await unwrap(client.sendMessage(sendParams(message, options)))),
-  stream: (message) => neutralStream(client.sendMessageStream(sendParams(message))),
+  stream: (message) => streamFrom0x(client.sendMessageStream(sendParams(message))),
   get: async (id, historyLength) =>
     taskFrom0x(await unwrap(client.getTask(historyLength === undefined ? { id } : { id, historyLength }))),
   cancel: async (id) => taskFrom0x(await unwrap(client.cancelTask({ id }))),
-  resubscribe: (id) => neutralStream(client.resubscribeTask({ id })),
+  resubscribe: (id) => streamFrom0x(client.resubscribeTask({ id })),
   setPush: async (taskId, config) => pushFrom0x(await unwrap(client.setTaskPushNotificationConfig(pushTo0x(taskId, config)))),
   // The SDK's get takes TaskIdParams: the task id only.
   getPush: async (taskId) => pushFrom0x(await unwrap(client.getTaskPushNotificationConfig({ id: taskId }))),

@@ -4,7 +4,7 @@
 
 import { ClientFactory } from 'sdk03/client';
 import { clientArgs, codeFromMessage, FetchRecorder, Harness } from './harness.mjs';
-import { pushFrom0x, pushTo0x, rawPost, resultFrom0x, taskFrom0x, userMessage0x } from './neutral0x.mjs';
+import { cardFrom0x, pushFrom0x, pushTo0x, rawPost, resultFrom0x, sendParams0x, streamFrom0x, taskFrom0x } from './neutral0x.mjs';
 import { registerScenarios } from './scenarios.mjs';
 
 const args = clientArgs();
@@ -14,19 +14,6 @@ recorder.install();
 // Resolves /.well-known/agent-card.json under the base URL and picks the
 // JSON-RPC interface from url + preferredTransport.
 const client = await new ClientFactory().createFromUrl(args.url);
-
-function sendParams(message, { blocking, historyLength } = {}) {
-  const configuration = {};
-  if (blocking !== undefined) configuration.blocking = blocking;
-  if (historyLength !== undefined) configuration.historyLength = historyLength;
-  return { message: userMessage0x(message), configuration };
-}
-
-async function* neutralStream(stream) {
-  for await (const event of stream) {
-    yield resultFrom0x(event);
-  }
-}
 
 // The JSON-RPC transport keeps the JSON-RPC error response on the thrown
 // error (errorResponse), or on its cause for errors inside an SSE stream;
@@ -40,22 +27,12 @@ const adapter = {
   baseUrl: args.url,
   cardProtocolPrefix: '0.',
   unknownMethod: 'tasks/doesNotExist',
-  async discover() {
-    const card = await client.getAgentCard();
-    return {
-      name: card.name,
-      endpoint: client.transport.endpoint,
-      binding: card.preferredTransport ?? 'JSONRPC',
-      protocolVersion: card.protocolVersion ?? '',
-      streaming: card.capabilities?.streaming,
-      pushNotifications: card.capabilities?.pushNotifications,
-    };
-  },
-  send: async (message, options) => resultFrom0x(await client.sendMessage(sendParams(message, options))),
-  stream: (message) => neutralStream(client.sendMessageStream(sendParams(message))),
+  discover: async () => cardFrom0x(await client.getAgentCard(), client.transport.endpoint),
+  send: async (message, options) => resultFrom0x(await client.sendMessage(sendParams0x(message, options))),
+  stream: (message) => streamFrom0x(client.sendMessageStream(sendParams0x(message))),
   get: async (id, historyLength) => taskFrom0x(await client.getTask(historyLength === undefined ? { id } : { id, historyLength })),
   cancel: async (id) => taskFrom0x(await client.cancelTask({ id })),
-  resubscribe: (id) => neutralStream(client.resubscribeTask({ id })),
+  resubscribe: (id) => streamFrom0x(client.resubscribeTask({ id })),
   setPush: async (taskId, config) => pushFrom0x(await client.setTaskPushNotificationConfig(pushTo0x(taskId, config))),
   getPush: async (taskId, configId) =>
     pushFrom0x(await client.getTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: configId })),

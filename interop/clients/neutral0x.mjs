@@ -94,6 +94,35 @@ export function resultFrom0x(r) {
   }
 }
 
+// streamFrom0x converts each event of an SDK stream.
+export async function* streamFrom0x(stream) {
+  for await (const event of stream) {
+    yield resultFrom0x(event);
+  }
+}
+
+// sendParams0x is the MessageSendParams of a neutral message; configuration
+// holds what the SDK asks for beyond blocking and historyLength.
+export function sendParams0x(message, { blocking, historyLength } = {}, configuration = {}) {
+  configuration = { ...configuration };
+  if (blocking !== undefined) configuration.blocking = blocking;
+  if (historyLength !== undefined) configuration.historyLength = historyLength;
+  return { message: userMessage0x(message), configuration };
+}
+
+// cardFrom0x is the neutral view of a 0.x agent card whose JSON-RPC calls
+// go to endpoint.
+export function cardFrom0x(card, endpoint) {
+  return {
+    name: card.name,
+    endpoint,
+    binding: card.preferredTransport ?? 'JSONRPC',
+    protocolVersion: card.protocolVersion ?? '',
+    streaming: card.capabilities?.streaming,
+    pushNotifications: card.capabilities?.pushNotifications,
+  };
+}
+
 export function pushTo0x(taskId, { id, url, token, scheme }) {
   return { taskId, pushNotificationConfig: { id, url, token, authentication: { schemes: [scheme] } } };
 }

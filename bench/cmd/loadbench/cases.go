@@ -68,23 +68,22 @@ const tcpRelayCase = "TCP relay (bytes only)"
 const idleStreamCase = "gateway 1.0→1.0"
 
 func startRevProxy(b *bench, backendAddr string) (*process, string, error) {
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, "", err
-	}
-	p, err := b.startSUTProcess("revproxy", []string{b.self, "revproxy", "-listen", addr, "-upstream", "http://" + backendAddr}, nil, nil)
-	if err != nil {
-		return nil, "", err
-	}
-	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", 10*time.Second)
+	return startPlainProxy(b, "revproxy", "http://"+backendAddr)
 }
 
 func startTCPRelay(b *bench, backendAddr string) (*process, string, error) {
+	return startPlainProxy(b, "tcprelay", backendAddr)
+}
+
+// startPlainProxy runs `loadbench NAME -listen ADDR -upstream UPSTREAM`, one
+// of the plain proxies the gateway is compared with, in front of the
+// backend at upstream.
+func startPlainProxy(b *bench, name, upstream string) (*process, string, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := b.startSUTProcess("tcprelay", []string{b.self, "tcprelay", "-listen", addr, "-upstream", backendAddr}, nil, nil)
+	p, err := b.startSUTProcess(name, []string{b.self, name, "-listen", addr, "-upstream", upstream}, nil, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -216,7 +215,7 @@ func (b *bench) startBackend(cpus string) (*process, string, error) {
 // unless backendBeside puts it where the backend runs in the other cases:
 // stream latencies compare the backend read directly with the backend read
 // through the gateway, and the backend must be placed alike in both.
-func (b *bench) startSUT(c sutCase, backendBeside bool) (sut, backend *process, url string, err error) {
+func (b *bench) startSUT(c sutCase, backendBeside bool) (sutRun, error) {
 	if c.start == nil {
 		cpus := b.sutCPUs
 		if backendBeside {
@@ -224,21 +223,46 @@ func (b *bench) startSUT(c sutCase, backendBeside bool) (sut, backend *process, 
 		}
 		backend, addr, err := b.startBackend(cpus)
 		if err != nil {
-			return nil, nil, "", err
+			return sutRun{}, err
 		}
-		return backend, nil, "http://" + addr + backendPath(c.backend), nil
+		return sutRun{sut: backend, url: "http://" + addr + backendPath(c.backend)}, nil
 	}
 	backend, addr, err := b.startBackend(b.otherCPUs)
 	if err != nil {
-		return nil, nil, "", err
+		return sutRun{}, err
 	}
-	sut, url, err = c.start(b, addr)
+	sut, url, err := c.start(b, addr)
 	if err != nil {
 		if sut != nil {
 			sut.stop()
 		}
 		backend.stop()
-		return nil, nil, "", err
+		return sutRun{}, err
 	}
-	return sut, backend, url, nil
+	return sutRun{sut: sut, backend: backend, url: url}, nil
+}
+
+// sutRun is what startSUT started: the system under test, the backend
+// behind it (nil in the direct case, where the backend is the system under
+// test) and the URL to call.
+type sutRun struct {
+	sut, backend *process
+	url          string
+}
+
+// stop ends the system under test and the backend.
+func (r sutRun) stop() {
+	r.sut.stop()
+	if r.backend != nil {
+		r.backend.stop()
+	}
+}
+
+// backendPIDs is the backend's process, for the samples that tell its CPU
+// from the system under test's.
+func (r sutRun) backendPIDs() []int {
+	if r.backend == nil {
+		return nil
+	}
+	return []int{r.backend.pid()}
 }

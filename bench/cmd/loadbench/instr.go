@@ -108,14 +108,12 @@ func (r instrRow) figure() string {
 // keep-alive connection, zeroes the counters, sends n more and reads the
 // instructions the process executed for them.
 func (b *bench) countInstructions(c sutCase, control string, warmup, n int, keep string) (float64, error) {
-	sut, backend, url, err := b.startSUT(c, false)
+	run, err := b.startSUT(c, false)
 	if err != nil {
 		return 0, err
 	}
-	defer func() {
-		sut.stop()
-		backend.stop()
-	}()
+	defer run.stop()
+	sut, url := run.sut, run.url
 	client := &http.Client{Transport: newLoadTransport(1)}
 	defer client.Transport.(*http.Transport).CloseIdleConnections()
 	req := canned.Request{Dialect: c.caller, Op: canned.Send}

@@ -41,7 +41,7 @@ func startProcess(name, cpus string, argv, env []string, out io.Writer) (*proces
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -171,6 +171,35 @@ func processesNamed(name string) []int {
 }
 
 // cpuShare is d as a percentage of one CPU over window.
+// cpuUse is how the CPU was spent between two samples: each share is a
+// percentage of one core over the window between them.
+type cpuUse struct {
+	sutTime                                time.Duration
+	sut, loadgen, backend, services, other float64
+}
+
+func cpuBetween(start, end sample) cpuUse {
+	window := end.at.Sub(start.at)
+	sut, loadgen, backend, services := end.sut-start.sut, end.loadgen-start.loadgen, end.backend-start.backend, end.services-start.services
+	return cpuUse{
+		sutTime:  sut,
+		sut:      cpuShare(sut, window),
+		loadgen:  cpuShare(loadgen, window),
+		backend:  cpuShare(backend, window),
+		services: cpuShare(services, window),
+		// Tick rounding can make what the rest of the machine used negative.
+		other: max(0, cpuShare(end.machine.busy-start.machine.busy-(sut+loadgen+backend+services), window)),
+	}
+}
+
+// per10k is the system under test's CPU seconds per 10,000 of n operations.
+func (u cpuUse) per10k(n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return u.sutTime.Seconds() / float64(n) * 10000
+}
+
 func cpuShare(d, window time.Duration) float64 {
 	if window <= 0 {
 		return 0

@@ -302,22 +302,14 @@ func bestRound(rows []unaryRow) unaryRow {
 func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 	b.waitQuiet()
 	row := unaryRow{Case: c.name, Kind: c.kind, Conns: n}
-	sut, backend, url, err := b.startSUT(c, false)
+	run, err := b.startSUT(c, false)
 	if err != nil {
 		b.fail("%s: %v", c.name, err)
 		row.Skipped = "failed: " + err.Error()
 		return row
 	}
-	defer func() {
-		sut.stop()
-		if backend != nil {
-			backend.stop()
-		}
-	}()
-	var backendPIDs []int
-	if backend != nil {
-		backendPIDs = append(backendPIDs, backend.pid())
-	}
+	defer run.stop()
+	sut, url := run.sut, run.url
 	var services []int
 	if c.gateway != nil && c.gateway.store == "redis" {
 		// Redis serves the gateway: its CPU is not another user's, which
@@ -331,7 +323,7 @@ func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 	res, err := runLoad(loadSpec{
 		url: url, conns: n, warmup: b.opt.warmup, measure: b.opt.measure,
 		request: canned.Request{Dialect: c.caller, Op: canned.Send}, header: c.header(), services: services,
-	}, sut.pid(), backendPIDs)
+	}, sut.pid(), run.backendPIDs())
 	profiled()
 	if err != nil {
 		b.fail("%s, %d conns: %v", c.name, n, err)
@@ -343,19 +335,9 @@ func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 	row.Requests, row.Errors, row.FirstError = res.requests, res.errors, res.firstErr
 	row.RPS = float64(res.requests) / window.Seconds()
 	row.P50Ms, row.P99Ms, row.P999Ms = millis(res.lat.quantile(0.50)), millis(res.lat.quantile(0.99)), millis(res.lat.quantile(0.999))
-	sutCPU := res.end.sut - res.start.sut
-	if res.requests > 0 {
-		row.CPUPer10k = sutCPU.Seconds() / float64(res.requests) * 10000
-	}
-	row.SUTCPU = cpuShare(sutCPU, window)
-	row.LoadgenCPU = cpuShare(res.end.loadgen-res.start.loadgen, window)
-	row.BackendCPU = cpuShare(res.end.backend-res.start.backend, window)
-	row.ServicesCPU = cpuShare(res.end.services-res.start.services, window)
-	ours := sutCPU + (res.end.loadgen - res.start.loadgen) + (res.end.backend - res.start.backend) + (res.end.services - res.start.services)
-	row.OtherCPU = cpuShare(res.end.machine.busy-res.start.machine.busy-ours, window)
-	if row.OtherCPU < 0 {
-		row.OtherCPU = 0 // tick rounding
-	}
+	cpu := cpuBetween(res.start, res.end)
+	row.CPUPer10k = cpu.per10k(res.requests)
+	row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.ServicesCPU, row.OtherCPU = cpu.sut, cpu.loadgen, cpu.backend, cpu.services, cpu.other
 	row.Bound = boundBy(row, b.opt.pin)
 	if res.errors > 0 {
 		b.fail("%s, %d conns: %d errors, first: %s", c.name, n, res.errors, res.firstErr)
@@ -383,21 +365,13 @@ func (r streamRun) String() string {
 // per event under loads the system can carry).
 func (b *bench) measureStreams(c sutCase) []streamRow {
 	b.waitQuiet()
-	sut, backend, url, err := b.startSUT(c, true)
+	run, err := b.startSUT(c, true)
 	if err != nil {
 		b.fail("stream %s: %v", c.name, err)
 		return []streamRow{{Case: c.name, Kind: c.kind, Skipped: "failed: " + err.Error()}}
 	}
-	defer func() {
-		sut.stop()
-		if backend != nil {
-			backend.stop()
-		}
-	}()
-	var backendPIDs []int
-	if backend != nil {
-		backendPIDs = append(backendPIDs, backend.pid())
-	}
+	defer run.stop()
+	sut, url := run.sut, run.url
 	var runs []streamRun
 	if b.opt.streamModes["max"] {
 		runs = append(runs, streamRun{"max", 0})
@@ -424,7 +398,7 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 			spec.afterWarmup = func() { relayBefore, relayErr = scrapeRelayTime(sut.admin, benchAgent) }
 		}
 		profiled := b.profileGateway(sut, fmt.Sprintf("stream %s %s", c.name, mode), time.Duration(b.opt.streamEvents)*mode.interval)
-		res, err := runStreams(spec, sut.pid(), backendPIDs)
+		res, err := runStreams(spec, sut.pid(), run.backendPIDs())
 		profiled()
 		if err != nil {
 			b.fail("stream %s (%s): %v", c.name, mode, err)
@@ -436,15 +410,9 @@ func (b *bench) measureStreams(c sutCase) []streamRow {
 		row.Seconds = elapsed.Seconds()
 		row.EventsPerSec = float64(res.events) / elapsed.Seconds()
 		row.P50Us, row.P99Us, row.P999Us = micros(res.lat.quantile(0.50)), micros(res.lat.quantile(0.99)), micros(res.lat.quantile(0.999))
-		sutCPU := res.end.sut - res.start.sut
-		if res.events > 0 {
-			row.CPUPer10kEvents = sutCPU.Seconds() / float64(res.events) * 10000
-		}
-		row.SUTCPU = cpuShare(sutCPU, elapsed)
-		row.LoadgenCPU = cpuShare(res.end.loadgen-res.start.loadgen, elapsed)
-		row.BackendCPU = cpuShare(res.end.backend-res.start.backend, elapsed)
-		ours := sutCPU + (res.end.loadgen - res.start.loadgen) + (res.end.backend - res.start.backend)
-		row.OtherCPU = max(0, cpuShare(res.end.machine.busy-res.start.machine.busy-ours, elapsed))
+		cpu := cpuBetween(res.start, res.end)
+		row.CPUPer10kEvents = cpu.per10k(res.events)
+		row.SUTCPU, row.LoadgenCPU, row.BackendCPU, row.OtherCPU = cpu.sut, cpu.loadgen, cpu.backend, cpu.other
 		if _, peak, err := procMemory(sut.pid()); err == nil {
 			row.RSSPeakMiB = mib(peak)
 		}
@@ -472,16 +440,14 @@ func (b *bench) measureIdleStreams(c sutCase) *idleRow {
 		row.Skipped = why
 		return row
 	}
-	sut, backend, url, err := b.startSUT(c, false)
+	run, err := b.startSUT(c, false)
 	if err != nil {
 		b.fail("idle streams: %v", err)
 		row.Skipped = "failed: " + err.Error()
 		return row
 	}
-	defer func() {
-		sut.stop()
-		backend.stop()
-	}()
+	defer run.stop()
+	sut, url := run.sut, run.url
 	before, _, err := procMemory(sut.pid())
 	if err != nil {
 		b.fail("idle streams: %v", err)

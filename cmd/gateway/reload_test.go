@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/legacyagent"
+)
+
+// reloadMetric reads the config reload counter of one result.
+func reloadMetric(t *testing.T, g *running, result string) string {
+	t.Helper()
+	_, m := httpGet(t, g.admin+"/metrics")
+	for _, line := range strings.Split(m, "\n") {
+		if strings.HasPrefix(line, `a2a_gateway_config_reloads_total{result="`+result+`"}`) {
+			return strings.Fields(line)[1]
+		}
+	}
+	return ""
+}
+
+// startReloadingGateway serves a legacy agent under a config the test then
+// rewrites, polled every 20ms.
+func startReloadingGateway(t *testing.T) *running {
+	old := configPollInterval
+	configPollInterval = 20 * time.Millisecond
+	t.Cleanup(func() { configPollInterval = old })
+	agent := legacyagent.New(legacyagent.Options{})
+	t.Cleanup(agent.Close)
+	backend := httptest.NewServer(agent)
+	t.Cleanup(backend.Close)
+	g := startGateway(t, gatewayConfig(backend.URL+"/", "First"))
+	if _, b := httpGet(t, g.url+"/.well-known/agent.json"); gjson.Get(b, "name").Str != "First" {
+		t.Fatalf("card before the reload: %s", b)
+	}
+	return g
+}
+
+// TestReloadRefusesBadPath: a path that ServeMux would panic on (or take
+// as a wildcard) is refused on reload, with the old config serving on.
+func TestReloadRefusesBadPath(t *testing.T) {
+	g := startReloadingGateway(t)
+	raw, err := os.ReadFile(g.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n    path: \"/{x\"\n", 1)
+	if err := os.WriteFile(g.path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
+	if _, b := httpGet(t, g.url+"/.well-known/agent.json"); gjson.Get(b, "name").Str != "First" {
+		t.Fatalf("the old config must keep serving after a refused reload: %s", b)
+	}
+	if log := g.log.String(); !strings.Contains(log, "config reload refused") || !strings.Contains(log, `path \"/{x\" may not hold '{'`) {
+		t.Fatalf("the refusal must be logged, naming the path:\n%s", log)
+	}
+}
+
+// TestReloadRecoversPanic: a panic while building a reloaded config is
+// recovered, logged and counted as a failed reload, and the old config
+// keeps serving.
+func TestReloadRecoversPanic(t *testing.T) {
+	g := startReloadingGateway(t)
+	real := buildGeneration
+	buildGeneration = func(*runtime, context.Context, *Config) (*generation, error) { panic("a defect in build") }
+	t.Cleanup(func() { buildGeneration = real })
+	raw, err := os.ReadFile(g.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(g.path, []byte(strings.Replace(string(raw), "name: First", "name: Second", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
+	if _, b := httpGet(t, g.url+"/.well-known/agent.json"); gjson.Get(b, "name").Str != "First" {
+		t.Fatalf("the old config must keep serving after a panicking reload: %s", b)
+	}
+	if log := g.log.String(); !strings.Contains(log, "building the new config panicked: a defect in build") {
+		t.Fatalf("the panic must be logged:\n%s", log)
+	}
+}

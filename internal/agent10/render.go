@@ -1,0 +1,109 @@
+package agent10
+
+import (
+	"time"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+)
+
+// wire is the 1.0 spelling of what the core builds and reads.
+type wire struct{}
+
+func (wire) IDs(m message) (string, string) { return m.TaskID, m.ContextID }
+
+func (wire) WithIDs(m message, taskID, contextID string) message {
+	m.TaskID, m.ContextID = taskID, contextID
+	return m
+}
+
+func (wire) FirstText(m message) string {
+	for _, p := range m.Parts {
+		if p.Text != nil {
+			return *p.Text
+		}
+	}
+	return ""
+}
+
+func (wire) AgentMessage(text, taskID, contextID string) message {
+	return message{
+		MessageID: agentcore.NewID(),
+		Role:      roleAgent,
+		Parts:     []part{{Text: &text}},
+		ContextID: contextID,
+		TaskID:    taskID,
+	}
+}
+
+func (wire) ResultArtifact(text string, m message) artifact {
+	parts := []part{{Text: &text}}
+	for _, p := range m.Parts {
+		if p.Text == nil {
+			parts = append(parts, p)
+		}
+	}
+	return artifact{ArtifactID: agentcore.NewID(), Name: "result", Parts: parts}
+}
+
+func (wire) StateName(s agentcore.State) string { return stateNames[s] }
+
+// NotAccepting is an UnsupportedOperationError, which the 1.0
+// specification asks for a message to a terminal task (§3.1.1); so is one
+// to a task that asks for nothing.
+func (wire) NotAccepting(taskID string, state agentcore.State) *agentcore.Error {
+	why := "is still running"
+	if state.Terminal() {
+		why = "is in terminal state " + stateNames[state]
+	}
+	return newError(codeUnsupportedOperation, "Task "+taskID+" "+why+" and accepts no message",
+		map[string]string{"taskId": taskID, "state": stateNames[state]})
+}
+
+// renderTask spells t, its history trimmed to the 1.0 historyLength: unset
+// keeps every message, 0 none (the history key is then omitted), N the
+// last N.
+func renderTask(t agentcore.Task[message, artifact], historyLength *int32) task {
+	history := t.History
+	switch n := historyLength; {
+	case n == nil:
+	case *n == 0:
+		history = nil
+	case int(*n) < len(history):
+		history = history[len(history)-int(*n):]
+	}
+	return task{
+		ID:        t.ID,
+		ContextID: t.ContextID,
+		Status:    renderStatus(t.Status),
+		Artifacts: t.Artifacts,
+		History:   history,
+	}
+}
+
+func renderStatus(s agentcore.Status[message]) taskStatus {
+	return taskStatus{State: stateNames[s.State], Message: s.Message, Timestamp: formatTimestamp(s.Time)}
+}
+
+// renderEvent wraps a stream event in its StreamResponse. 1.0 has no
+// "final": the stream simply closes after a settled status.
+func renderEvent(e agentcore.Event[message, artifact]) any {
+	if e.Artifact != nil {
+		return streamResponse{ArtifactUpdate: &artifactUpdateEvent{
+			TaskID:    e.TaskID,
+			ContextID: e.ContextID,
+			Artifact:  *e.Artifact,
+			LastChunk: true,
+		}}
+	}
+	return streamResponse{StatusUpdate: &statusUpdateEvent{
+		TaskID:    e.TaskID,
+		ContextID: e.ContextID,
+		Status:    renderStatus(*e.Status),
+	}}
+}
+
+// timestampLayout is google.protobuf.Timestamp in ProtoJSON as the 1.0
+// specification asks for it (§5.6.1): RFC 3339, UTC with "Z", milliseconds.
+const timestampLayout = "2006-01-02T15:04:05.000Z"
+
+func formatTimestamp(t time.Time) string { return t.UTC().Format(timestampLayout) }

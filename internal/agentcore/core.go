@@ -1,0 +1,179 @@
+package agentcore
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Options configures an agent. The zero value is usable.
+type Options struct {
+	// Name is the agent card's name. Defaults to the agent's DefaultName.
+	Name string
+	// PublicURL is the JSON-RPC endpoint advertised in the agent card. When
+	// empty, each card request derives it from its Host header, so the card
+	// is right on whatever listener the agent is mounted.
+	PublicURL string
+	// StepDelay is the pause between two task state transitions: a few
+	// hundred milliseconds make a demo stream watchable, tests use zero.
+	// Defaults to 0.
+	StepDelay time.Duration
+	// Hold, when non-nil, completes every "wait" task once it is closed, so
+	// a test can hold a stream open at a known point. When nil a "wait" task
+	// stays working until it is canceled.
+	Hold chan struct{}
+}
+
+// Dialect is what the core needs to know of a wire's message type M and
+// artifact type A.
+type Dialect[M, A any] interface {
+	// IDs returns the taskId and contextId msg carries, "" when absent.
+	IDs(msg M) (taskID, contextID string)
+	// WithIDs returns msg carrying taskID and contextID.
+	WithIDs(msg M, taskID, contextID string) M
+	// FirstText is the text of msg's first text part, or "".
+	FirstText(msg M) string
+	// AgentMessage is a message from the agent holding text, about the task
+	// taskID ("" for none) of contextID.
+	AgentMessage(text, taskID, contextID string) M
+	// ResultArtifact is an artifact named "result" holding text followed by
+	// a copy of every non-text part of msg.
+	ResultArtifact(text string, msg M) A
+	// StateName spells s on the wire, for error details.
+	StateName(s State) string
+	// NotAccepting is the error for a message to taskID, which is in state
+	// and does not wait for input.
+	NotAccepting(taskID string, state State) *Error
+}
+
+// Core is an agent's dialect-neutral part for messages M, artifacts A and
+// push configs C. It is safe for concurrent use.
+type Core[M, A, C any] struct {
+	// Opts is the agent's configuration; Name is already defaulted.
+	Opts    Options
+	dialect Dialect[M, A]
+	store   *store[M, A, C]
+	methods *Methods
+	// cards maps each card route to the card it serves, given the public
+	// JSON-RPC URL.
+	cards map[string]func(url string) any
+
+	// ctx is the parent of every task script; Close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// done is closed by Close to end open streams and blocking sends.
+	done chan struct{}
+
+	mu      sync.Mutex // guards closed and the scripts.Add that follows its check
+	closed  bool
+	scripts sync.WaitGroup
+}
+
+// Wire is what a dialect adds to the core: its spelling of messages and
+// artifacts, its JSON-RPC methods and its agent cards.
+type Wire[M, A any] struct {
+	// DefaultName is the card's name when Options.Name is empty.
+	DefaultName string
+	Dialect     Dialect[M, A]
+	Methods     *Methods
+	// Cards maps each card route to the card it serves, given the public
+	// JSON-RPC URL.
+	Cards map[string]func(url string) any
+	// Precision is the resolution of the status timestamps the dialect
+	// writes, so that a timestamp read back from the wire compares equal to
+	// the one stored.
+	Precision time.Duration
+}
+
+// New returns a Core speaking w.
+func New[M, A, C any](opts Options, w Wire[M, A]) *Core[M, A, C] {
+	if opts.Name == "" {
+		opts.Name = w.DefaultName
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Core[M, A, C]{
+		Opts:    opts,
+		dialect: w.Dialect,
+		store:   newStore[M, A, C](time.Now, w.Precision),
+		methods: w.Methods,
+		cards:   w.Cards,
+		ctx:     ctx,
+		cancel:  cancel,
+		done:    make(chan struct{}),
+	}
+}
+
+// ServeHTTP serves JSON-RPC on POST / and the cards on GET and HEAD.
+func (c *Core[M, A, C]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/" {
+		if r.Method != http.MethodPost {
+			MethodNotAllowed(w, http.MethodPost)
+			return
+		}
+		c.serveRPC(w, r)
+		return
+	}
+	if card, ok := c.cards[r.URL.Path]; ok {
+		c.serveCard(w, r, card)
+		return
+	}
+	http.NotFound(w, r)
+}
+
+// Close stops every running task script, ends open streams and blocking
+// sends, and waits for the scripts to return. Later JSON-RPC calls get 503.
+// Close is idempotent.
+func (c *Core[M, A, C]) Close() {
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		close(c.done)
+		c.cancel()
+	}
+	c.mu.Unlock()
+	c.scripts.Wait()
+}
+
+func (c *Core[M, A, C]) closedNow() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// spawn runs script for rec on its own goroutine, cancelable through a
+// cancel call and Close. If the agent is already closed the task fails
+// instead, so that it never sits in a state nothing will advance.
+func (c *Core[M, A, C]) spawn(rec *Record[M, A, C], script func(ctx context.Context)) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		c.store.setStatus(rec, StateFailed, c.agentMessage(rec, "The agent is shutting down."))
+		return
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.scripts.Add(1)
+	c.mu.Unlock()
+
+	c.store.setStop(rec, cancel)
+	go func() {
+		defer c.scripts.Done()
+		defer cancel()
+		script(ctx)
+	}()
+}
+
+// pause waits StepDelay and reports whether the script should go on.
+func (c *Core[M, A, C]) pause(ctx context.Context) bool {
+	if c.Opts.StepDelay <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(c.Opts.StepDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

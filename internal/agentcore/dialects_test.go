@@ -1,0 +1,205 @@
+package agentcore_test
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/a2agate/gateway/internal/agent10"
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agenttest"
+	"github.com/a2agate/gateway/legacyagent"
+)
+
+// The behaviours the core gives both agents are tested here once per
+// dialect, on the wire; what only one dialect does is tested in its own
+// package.
+
+type obj = agenttest.Obj
+
+// dialect is how one agent spells what the tests send and read.
+type dialect struct {
+	name string
+	new  func(agentcore.Options) agenttest.Agent
+	// Wire is how its clients call.
+	agenttest.Wire
+	// Method names; foreign is a method of the other dialect.
+	send, stream, get, cancel, foreign string
+	// states spells the neutral state names the tests use; roles the user
+	// and agent roles.
+	states      map[string]string
+	user, agent string
+	// finalFlag: status updates carry "final" (0.2.5); else they must not.
+	finalFlag bool
+	// cardPath is the public card's route, otherPaths the card routes of
+	// the other dialect; cardURL reads the card's JSON-RPC endpoint.
+	cardPath   string
+	otherPaths []string
+	cardURL    func(t *testing.T, card obj) string
+	// stepStamps are the status timestamps of a "hello" task paced by a
+	// 300ms StepDelay, in a synctest bubble.
+	stepStamps []string
+	// userMessage is a user message whose only part is text.
+	userMessage func(text string) obj
+	// agentMessage is the agent's message id holding text, in contextID.
+	agentMessage func(id any, text, contextID string) obj
+	// reply is the agent's message in a send result, which must hold one.
+	reply func(t *testing.T, res obj) obj
+	// sendNow is the params of a send that returns the task at once.
+	sendNow func(msg obj) obj
+	// task is the task in a send result, which must hold one.
+	task func(t *testing.T, res obj) obj
+	// event is the kind ("task", "status", "artifact", "message") and body
+	// of a stream event.
+	event func(t *testing.T, ev obj) (string, obj)
+	// notAccepting is the code of a message to a task that waits for none.
+	notAccepting int
+	// detail is what an error says it is about.
+	detail func(t *testing.T, e obj) any
+}
+
+var dialects = []dialect{
+	{
+		name:       "0.2.5",
+		new:        func(o agentcore.Options) agenttest.Agent { return legacyagent.New(o) },
+		send:       "message/send",
+		stream:     "message/stream",
+		get:        "tasks/get",
+		cancel:     "tasks/cancel",
+		foreign:    "SendMessage",
+		cardPath:   "/.well-known/agent.json",
+		otherPaths: []string{"/.well-known/agent-card.json"},
+		cardURL:    func(t *testing.T, card obj) string { return agenttest.Str(t, card, "url") },
+		states: map[string]string{
+			"submitted": "submitted", "working": "working", "input-required": "input-required",
+			"completed": "completed", "canceled": "canceled", "failed": "failed",
+		},
+		user: "user", agent: "agent",
+		finalFlag: true,
+		stepStamps: []string{
+			"2000-01-01T00:00:00+00:00", // submitted, at once; no fraction when it is zero
+			"2000-01-01T00:00:00.300000+00:00",
+			"2000-01-01T00:00:00.900000+00:00", // the artifact took one step
+		},
+		userMessage: func(text string) obj {
+			return obj{"kind": "message", "messageId": "m-" + text, "role": "user", "parts": []any{obj{"kind": "text", "text": text}}}
+		},
+		agentMessage: func(id any, text, contextID string) obj {
+			return obj{"kind": "message", "messageId": id, "role": "agent", "parts": []any{obj{"kind": "text", "text": text}}, "contextId": contextID}
+		},
+		reply: func(t *testing.T, res obj) obj {
+			if res["kind"] != "message" {
+				t.Fatalf("result is not a message: %v", res)
+			}
+			return res
+		},
+		sendNow: func(msg obj) obj {
+			return obj{"message": msg, "configuration": obj{"acceptedOutputModes": []any{}, "blocking": false}}
+		},
+		task: func(t *testing.T, res obj) obj {
+			if res["kind"] != "task" || agenttest.Str(t, res, "id") == "" {
+				t.Fatalf("result is not a task: %v", res)
+			}
+			return res
+		},
+		event: func(t *testing.T, ev obj) (string, obj) {
+			kinds := map[string]string{"status-update": "status", "artifact-update": "artifact", "task": "task", "message": "message"}
+			return kinds[agenttest.Str(t, ev, "kind")], ev
+		},
+		notAccepting: agentcore.CodeInvalidParams,
+		detail:       func(t *testing.T, e obj) any { return e["data"] },
+	},
+	{
+		name:       "1.0",
+		new:        func(o agentcore.Options) agenttest.Agent { return agent10.New(o) },
+		Wire:       agenttest.Wire{Version: "1.0", OneKey: true},
+		send:       "SendMessage",
+		stream:     "SendStreamingMessage",
+		get:        "GetTask",
+		cancel:     "CancelTask",
+		foreign:    "message/send",
+		cardPath:   "/.well-known/agent-card.json",
+		otherPaths: []string{"/.well-known/agent.json", "/agent/authenticatedExtendedCard"},
+		cardURL:    func(t *testing.T, card obj) string { return agenttest.Str(t, card, "supportedInterfaces", 0, "url") },
+		states: map[string]string{
+			"submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "input-required": "TASK_STATE_INPUT_REQUIRED",
+			"completed": "TASK_STATE_COMPLETED", "canceled": "TASK_STATE_CANCELED", "failed": "TASK_STATE_FAILED",
+		},
+		user: "ROLE_USER", agent: "ROLE_AGENT",
+		stepStamps: []string{
+			"2000-01-01T00:00:00.000Z",
+			"2000-01-01T00:00:00.300Z",
+			"2000-01-01T00:00:00.900Z",
+		},
+		userMessage: func(text string) obj {
+			return obj{"messageId": "m-" + text, "role": "ROLE_USER", "parts": []any{obj{"text": text}}}
+		},
+		agentMessage: func(id any, text, contextID string) obj {
+			return obj{"messageId": id, "role": "ROLE_AGENT", "parts": []any{obj{"text": text}}, "contextId": contextID}
+		},
+		reply: func(t *testing.T, res obj) obj {
+			if len(res) != 1 {
+				t.Fatalf("result = %v, want {\"message\": ...} alone", res)
+			}
+			return agenttest.Path(t, res, "message").(obj)
+		},
+		sendNow: func(msg obj) obj { return obj{"message": msg, "configuration": obj{"returnImmediately": true}} },
+		task: func(t *testing.T, res obj) obj {
+			if len(res) != 1 {
+				t.Fatalf("result = %v, want {\"task\": ...} alone", res)
+			}
+			task := agenttest.Path(t, res, "task").(obj)
+			if _, ok := task["kind"]; ok {
+				t.Fatal("1.0 task has a kind")
+			}
+			return task
+		},
+		event: func(t *testing.T, ev obj) (string, obj) {
+			for key, inner := range ev {
+				kind := map[string]string{"statusUpdate": "status", "artifactUpdate": "artifact", "task": "task", "message": "message"}[key]
+				return kind, inner.(obj)
+			}
+			t.Fatalf("empty stream event")
+			return "", nil
+		},
+		notAccepting: -32004, // UnsupportedOperationError
+		detail:       func(t *testing.T, e obj) any { return agenttest.Path(t, e, "data", 0, "metadata") },
+	},
+}
+
+// forEach runs test as a parallel subtest per dialect.
+func forEach(t *testing.T, test func(t *testing.T, d dialect)) {
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, d)
+		})
+	}
+}
+
+func (d dialect) start(t *testing.T, opts agentcore.Options) (agenttest.Agent, *httptest.Server) {
+	t.Helper()
+	a := d.new(opts)
+	return a, agenttest.Start(t, a)
+}
+
+func (d dialect) sendText(text string) obj { return obj{"message": d.userMessage(text)} }
+
+// next returns the next stream event, which must be of kind, unwrapped.
+func (d dialect) next(t *testing.T, s *agenttest.SSE, kind string) obj {
+	t.Helper()
+	ev := s.MustNext()
+	got, inner := d.event(t, ev)
+	if got != kind {
+		t.Fatalf("event = %v, want a %s event", ev, kind)
+	}
+	return inner
+}
+
+// wantFinal checks a status update's final flag, or its absence in 1.0.
+func (d dialect) wantFinal(t *testing.T, update obj, final bool) {
+	t.Helper()
+	got, has := update["final"]
+	if d.finalFlag && got != final || !d.finalFlag && has {
+		t.Fatalf("status update %v: final = %v, want %v", update, got, map[bool]any{true: final, false: "none"}[d.finalFlag])
+	}
+}

@@ -1,0 +1,13 @@
+// Package agentcore is the dialect-neutral core of the gateway's two test
+// agents, legacyagent (A2A 0.2.5) and internal/agent10 (A2A 1.0): the task
+// store and its event log, the scripted behaviours keyed on a message's
+// text, push config storage, the JSON-RPC 2.0 envelope and dispatch, and
+// the SSE stream writer.
+//
+// It knows no wire spelling: method names, state and role names, the
+// message, task and event structs, error data and cards belong to each
+// agent's wire files, which reach the core through a Dialect and render
+// its neutral Task and Event values. Like both agents it imports nothing
+// from this module, so the agents stay independent witnesses of the wire
+// formats the gateway translates.
+package agentcore

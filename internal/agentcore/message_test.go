@@ -1,0 +1,306 @@
+package agentcore_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+	"github.com/a2agate/gateway/internal/agenttest"
+)
+
+// lifecycles is the expected stream and ending of each behaviour, in
+// neutral state names.
+var lifecycles = []struct {
+	name, text string
+	// events are the stream's event kinds, a status update written as its
+	// state.
+	events     []string
+	final      string
+	statusText string
+}{
+	{"complete", "Reset my password", []string{"task", "working", "artifact", "completed"}, "completed", ""},
+	{"fail", "FAIL loudly", []string{"task", "working", "failed"}, "failed", `Failed as asked: the message starts with "fail".`},
+	{"input", "Input needed", []string{"task", "working", "input-required"}, "input-required", agentcore.Question},
+}
+
+func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		for _, tt := range lifecycles {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				msg := d.userMessage(tt.text)
+				msg["contextId"] = "ctx-" + tt.name
+				res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
+				if got := agenttest.Str(t, res, "status", "state"); got != d.states[tt.final] {
+					t.Fatalf("state = %q, want %q", got, d.states[tt.final])
+				}
+				if res["contextId"] != "ctx-"+tt.name {
+					t.Fatalf("contextId = %v, want the caller's", res["contextId"])
+				}
+				first := agenttest.Path(t, res, "history", 0).(obj)
+				if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] || first["role"] != d.user {
+					t.Fatalf("history[0] = %v, want the user message bound to the task", first)
+				}
+				status := agenttest.Path(t, res, "status").(obj)
+				if tt.statusText == "" {
+					if _, ok := status["message"]; ok {
+						t.Fatalf("unexpected status message %v", status["message"])
+					}
+					return
+				}
+				if got := agenttest.Str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
+					t.Fatalf("status message = %q, want %q", got, tt.statusText)
+				}
+				if agenttest.Str(t, status, "message", "role") != d.agent || agenttest.Str(t, status, "message", "taskId") != res["id"] {
+					t.Fatalf("status message = %v", status["message"])
+				}
+				// The agent's status message is kept in the history too.
+				agenttest.WantJSON(t, "last history message", agenttest.Path(t, res, "history", 1), status["message"])
+			})
+		}
+	})
+}
+
+func TestStreamEventOrder(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		for _, tt := range lifecycles {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				s := d.OpenStream(t, srv, d.stream, d.sendText(tt.text))
+				var got []string
+				var taskID, contextID string
+				for {
+					ev, ok := s.Next()
+					if !ok {
+						break
+					}
+					kind, inner := d.event(t, ev)
+					switch kind {
+					case "task":
+						taskID, contextID = agenttest.Str(t, inner, "id"), agenttest.Str(t, inner, "contextId")
+						if st := agenttest.Str(t, inner, "status", "state"); st != d.states["submitted"] {
+							t.Fatalf("first task event state = %q, want submitted", st)
+						}
+					case "status":
+						state := agenttest.Str(t, inner, "status", "state")
+						d.wantFinal(t, inner, state == d.states[tt.final])
+						for neutral, name := range d.states {
+							if name == state {
+								kind = neutral
+							}
+						}
+					case "artifact":
+						if agenttest.Str(t, inner, "artifact", "parts", 0, "text") != "done: "+tt.text || inner["lastChunk"] != true {
+							t.Fatalf("artifact update = %v", inner)
+						}
+					}
+					if kind != "task" && (inner["taskId"] != taskID || inner["contextId"] != contextID) {
+						t.Fatalf("%s event names task %v/%v, want %s/%s", kind, inner["taskId"], inner["contextId"], taskID, contextID)
+					}
+					got = append(got, kind)
+				}
+				if strings.Join(got, " ") != strings.Join(tt.events, " ") {
+					t.Fatalf("events = %v, want %v", got, tt.events)
+				}
+			})
+		}
+	})
+}
+
+func TestWaitRunsUntilCanceled(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		s := d.OpenStream(t, srv, d.stream, d.sendText("wait for it"))
+		snap := d.next(t, s, "task")
+		working := d.next(t, s, "status")
+		if st := agenttest.Str(t, working, "status", "state"); st != d.states["working"] {
+			t.Fatalf("second event state = %q, want working", st)
+		}
+		d.wantFinal(t, working, false)
+
+		canceled := d.Call(t, srv, d.cancel, obj{"id": snap["id"]}).(obj)
+		if agenttest.Str(t, canceled, "status", "state") != d.states["canceled"] || canceled["id"] != snap["id"] {
+			t.Fatalf("cancel result = %v, want the canceled task", canceled)
+		}
+		update := d.next(t, s, "status")
+		if st := agenttest.Str(t, update, "status", "state"); st != d.states["canceled"] {
+			t.Fatalf("event after cancel state = %q", st)
+		}
+		d.wantFinal(t, update, true)
+		s.WantEnd()
+
+		e := d.CallErr(t, srv, d.cancel, obj{"id": snap["id"]})
+		agenttest.WantCode(t, e, agentcore.CodeTaskNotCancelable)
+		agenttest.WantJSON(t, "error detail", d.detail(t, e), obj{"taskId": snap["id"], "state": d.states["canceled"]})
+	})
+}
+
+func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		hold := make(chan struct{})
+		_, srv := d.start(t, agentcore.Options{Hold: hold})
+		s := d.OpenStream(t, srv, d.stream, d.sendText("wait and see"))
+		d.next(t, s, "task")
+		// The working update arrives while the task is held: each event is
+		// flushed as it happens, not when the stream ends.
+		if st := agenttest.Str(t, d.next(t, s, "status"), "status", "state"); st != d.states["working"] {
+			t.Fatalf("second event state = %q, want working", st)
+		}
+		close(hold)
+		d.next(t, s, "artifact")
+		if st := agenttest.Str(t, d.next(t, s, "status"), "status", "state"); st != d.states["completed"] {
+			t.Fatalf("last state = %q, want completed", st)
+		}
+		s.WantEnd()
+	})
+}
+
+func TestBlockingSendWaitsForTheHold(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		hold := make(chan struct{})
+		_, srv := d.start(t, agentcore.Options{Hold: hold})
+		close(hold)
+		// Returning before the hold had released the task would show working.
+		res := d.task(t, d.Call(t, srv, d.send, d.sendText("wait a bit")).(obj))
+		if st := agenttest.Str(t, res, "status", "state"); st != d.states["completed"] {
+			t.Fatalf("state = %q, want completed", st)
+		}
+	})
+}
+
+func TestContinuationErrors(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		done := d.task(t, d.Call(t, srv, d.send, d.sendText("finish")).(obj))
+		asking := d.task(t, d.Call(t, srv, d.send, d.sendText("input")).(obj))
+		running := d.task(t, d.Call(t, srv, d.send, d.sendNow(d.userMessage("wait"))).(obj))
+
+		followUp := func(taskID any, contextID string) obj {
+			m := d.userMessage("more")
+			m["taskId"] = taskID
+			if contextID != "" {
+				m["contextId"] = contextID
+			}
+			return obj{"message": m}
+		}
+		tests := []struct {
+			name   string
+			params obj
+			code   int
+			detail obj
+		}{
+			{"unknown task", followUp("nope", ""), agentcore.CodeTaskNotFound, obj{"taskId": "nope"}},
+			{"terminal task", followUp(done["id"], ""), d.notAccepting, obj{"taskId": done["id"], "state": d.states["completed"]}},
+			{"running task", followUp(running["id"], ""), d.notAccepting, nil},
+			{"other context", followUp(asking["id"], "elsewhere"), agentcore.CodeInvalidParams, obj{"taskId": asking["id"], "contextId": asking["contextId"]}},
+		}
+		for _, tt := range tests {
+			for _, method := range []string{d.send, d.stream} {
+				e := d.CallErr(t, srv, method, tt.params)
+				agenttest.WantCode(t, e, tt.code)
+				detail, _ := d.detail(t, e).(obj)
+				if tt.detail == nil { // submitted or working, depending on timing
+					if st := detail["state"]; detail["taskId"] != running["id"] || (st != d.states["submitted"] && st != d.states["working"]) {
+						t.Fatalf("%s %s detail = %v", tt.name, method, detail)
+					}
+					continue
+				}
+				agenttest.WantJSON(t, tt.name+" "+method+" detail", detail, tt.detail)
+			}
+		}
+		// The rejected follow-ups changed nothing.
+		still := d.Call(t, srv, d.get, obj{"id": asking["id"]}).(obj)
+		if st := agenttest.Str(t, still, "status", "state"); st != d.states["input-required"] || len(agenttest.Path(t, still, "history").([]any)) != 2 {
+			t.Fatalf("task after rejected follow-ups: state %q history %v", st, still["history"])
+		}
+	})
+}
+
+func TestInputRequiredThenFollowUp(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		for _, streaming := range []bool{false, true} {
+			first := d.task(t, d.Call(t, srv, d.send, d.sendText("input please")).(obj))
+			if st := agenttest.Str(t, first, "status", "state"); st != d.states["input-required"] {
+				t.Fatalf("state = %q, want input-required", st)
+			}
+			reply := d.userMessage("Ada Lovelace")
+			reply["taskId"] = first["id"]
+
+			var done obj
+			if streaming {
+				s := d.OpenStream(t, srv, d.stream, obj{"message": reply})
+				if st := agenttest.Str(t, d.next(t, s, "task"), "status", "state"); st != d.states["working"] {
+					t.Fatalf("first follow-up event state = %q, want working", st)
+				}
+				d.next(t, s, "artifact")
+				last := d.next(t, s, "status")
+				if st := agenttest.Str(t, last, "status", "state"); st != d.states["completed"] {
+					t.Fatalf("last follow-up event state = %q, want completed", st)
+				}
+				d.wantFinal(t, last, true)
+				s.WantEnd()
+				done = d.Call(t, srv, d.get, obj{"id": first["id"]}).(obj)
+			} else {
+				done = d.task(t, d.Call(t, srv, d.send, obj{"message": reply}).(obj))
+			}
+
+			if st := agenttest.Str(t, done, "status", "state"); st != d.states["completed"] {
+				t.Fatalf("follow-up state = %q, want completed", st)
+			}
+			if got := agenttest.Str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
+				t.Fatalf("artifact text %q does not quote the follow-up", got)
+			}
+			var roles, texts []string
+			for _, m := range agenttest.Path(t, done, "history").([]any) {
+				roles = append(roles, agenttest.Str(t, m, "role"))
+				texts = append(texts, agenttest.Str(t, m, "parts", 0, "text"))
+			}
+			wantRoles := []string{d.user, d.agent, d.user}
+			wantTexts := []string{"input please", agentcore.Question, "Ada Lovelace"}
+			if strings.Join(roles, ",") != strings.Join(wantRoles, ",") || strings.Join(texts, "|") != strings.Join(wantTexts, "|") {
+				t.Fatalf("history roles %v texts %v", roles, texts)
+			}
+			if agenttest.Str(t, done, "history", 2, "contextId") != first["contextId"] {
+				t.Fatal("follow-up message not bound to the task's context")
+			}
+		}
+	})
+}
+
+func TestQuestionGetsADirectMessage(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+
+		msg := d.userMessage("  Is the VPN up? ")
+		msg["contextId"] = "ctx-q"
+		reply := d.reply(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
+		agenttest.WantJSON(t, "reply", reply, d.agentMessage(reply["messageId"], "You asked: Is the VPN up?", "ctx-q"))
+		if reply["messageId"] == "" {
+			t.Fatal("reply without a messageId")
+		}
+
+		// Without a contextId the agent makes one up.
+		reply = d.reply(t, d.Call(t, srv, d.send, d.sendText("WHY?")).(obj))
+		if agenttest.Str(t, reply, "contextId") == "" {
+			t.Fatal("reply without a contextId")
+		}
+
+		// A question sends exactly one message event on a stream.
+		s := d.OpenStream(t, srv, d.stream, d.sendText("Streaming?"))
+		if got := agenttest.Str(t, d.next(t, s, "message"), "parts", 0, "text"); got != "You asked: Streaming?" {
+			t.Fatalf("streamed reply = %q", got)
+		}
+		s.WantEnd()
+	})
+}

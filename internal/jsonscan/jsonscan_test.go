@@ -1,0 +1,141 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// addGoldenSeeds seeds f with every golden document of the translators:
+// real A2A traffic in both dialects.
+func addGoldenSeeds(f *testing.F) {
+	f.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "normalize", "testdata", "*", "*.json"))
+	if err != nil || len(files) == 0 {
+		f.Fatal("no golden documents under normalize/testdata")
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// depthOKReference is the plain byte-at-a-time depth scan that DepthOK
+// speeds up; the two must agree on every input.
+func depthOKReference(b []byte) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > MaxDepth {
+				return false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return true
+}
+
+func FuzzDepthOK(f *testing.F) {
+	for _, s := range []string{`"\\"[[`, `"\"[[`, `["\\\"", "]`, `{"a":"b\\\\"}`, `"`, `\`, `"\`} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, nest uint8) {
+		// Prefix enough brackets that the depth limit is in play.
+		in := append(bytes.Repeat([]byte("["), MaxDepth-int(nest%8)), b...)
+		if got, want := DepthOK(in), depthOKReference(in); got != want {
+			t.Fatalf("DepthOK(%q) = %v, reference says %v", in, got, want)
+		}
+	})
+}
+
+// FuzzEach holds Each to gjson's ForEach on every valid document: the
+// same keys and values, with the same types, raw text, strings, numbers
+// and indexes, at every nesting level.
+func FuzzEach(f *testing.F) {
+	addGoldenSeeds(f)
+	for _, s := range []string{`[]`, `{}`, ` [ 1 , -2.5e3 , true , null , "a\"b" , {"\u0041":[]} ] `, `{"a\\":"\\","b":"\ud83d\ude00"}`, `"x"`, `12`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !Valid(b) {
+			// Translators see only valid documents; each must merely end.
+			var walk func(v gjson.Result, depth int)
+			walk = func(v gjson.Result, depth int) {
+				Each(v, func(_, v gjson.Result) bool {
+					if depth < 4 {
+						walk(v, depth+1)
+					}
+					return true
+				})
+			}
+			walk(Parse(b), 0)
+			return
+		}
+		var walk func(v gjson.Result, depth int)
+		walk = func(v gjson.Result, depth int) {
+			type pair struct{ k, v gjson.Result }
+			var want, got []pair
+			v.ForEach(func(k, v gjson.Result) bool { want = append(want, pair{k, v}); return true })
+			Each(v, func(k, v gjson.Result) bool { got = append(got, pair{k, v}); return true })
+			if len(want) != len(got) {
+				t.Fatalf("%s: gjson sees %d members, Each %d", v.Raw, len(want), len(got))
+			}
+			for i := range want {
+				if !sameResult(want[i].k, got[i].k) || !sameResult(want[i].v, got[i].v) {
+					t.Fatalf("%s: member %d differs\ngjson: %+v\nEach:  %+v", v.Raw, i, want[i], got[i])
+				}
+				if depth < 8 {
+					walk(got[i].v, depth+1)
+				}
+			}
+		}
+		walk(Parse(b), 0)
+	})
+}
+
+func sameResult(a, b gjson.Result) bool {
+	return a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && a.Num == b.Num && a.Index == b.Index
+}
+
+// FuzzValid holds Valid to encoding/json.Valid plus the depth
+// limit: the gateway must accept exactly the documents a backend decoding
+// with encoding/json accepts (and no deeper ones).
+func FuzzValid(f *testing.F) {
+	addGoldenSeeds(f)
+	for _, s := range []string{``, ` `, `-`, `-0`, `01`, `1.`, `.5`, `1e`, `1e+`, `-1.5E-3`, `tru`, `nul`, `"\u12"`, `"\u12G4"`, `"\x"`, "\"\x1f\"",
+		"\"\x7f\"", `[1,]`, `{"a":1,}`, `{"a" 1}`, `{,}`, `[,1]`, `{"a":1}}`, `[[]]]`, `"abcdefgh\"ijklmnop"`, `"abcdefg\\"`, "\t\n\r 1 \r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := json.Valid(b) && depthOKReference(b)
+		got := Valid(b)
+		if got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json and the depth limit say %v", b, got, want)
+		}
+		// The translators read with gjson: it must take all that passes.
+		if got && !gjson.ValidBytes(b) {
+			t.Fatalf("Valid accepts %q, which gjson's validator refuses", b)
+		}
+	})
+}

@@ -1,0 +1,115 @@
+package legacyagent
+
+import (
+	"time"
+
+	"github.com/a2agate/gateway/internal/agentcore"
+)
+
+// wire is the 0.2.5 spelling of what the core builds and reads.
+type wire struct{}
+
+func (wire) IDs(m message) (string, string) { return m.TaskID, m.ContextID }
+
+func (wire) WithIDs(m message, taskID, contextID string) message {
+	m.TaskID, m.ContextID = taskID, contextID
+	return m
+}
+
+func (wire) FirstText(m message) string {
+	for _, p := range m.Parts {
+		if p.Kind == kindText && p.Text != nil {
+			return *p.Text
+		}
+	}
+	return ""
+}
+
+func (wire) AgentMessage(text, taskID, contextID string) message {
+	return message{
+		Kind:      kindMessage,
+		MessageID: agentcore.NewID(),
+		Role:      roleAgent,
+		Parts:     []part{{Kind: kindText, Text: &text}},
+		ContextID: contextID,
+		TaskID:    taskID,
+	}
+}
+
+func (wire) ResultArtifact(text string, m message) artifact {
+	parts := []part{{Kind: kindText, Text: &text}}
+	for _, p := range m.Parts {
+		if p.Kind != kindText {
+			parts = append(parts, p)
+		}
+	}
+	return artifact{ArtifactID: agentcore.NewID(), Name: "result", Parts: parts}
+}
+
+func (wire) StateName(s agentcore.State) string { return stateNames[s] }
+
+// NotAccepting is -32602: the 0.2.5 text defines no rule or code for a
+// message to a task that waits for none; this is what the Python 0.x
+// reference server answers.
+func (wire) NotAccepting(taskID string, state agentcore.State) *agentcore.Error {
+	why := "is still running"
+	if state.Terminal() {
+		why = "is in terminal state " + stateNames[state]
+	}
+	return agentcore.NewError(agentcore.CodeInvalidParams,
+		"Invalid parameters: task "+taskID+" "+why+" and accepts no message",
+		map[string]string{"taskId": taskID, "state": stateNames[state]})
+}
+
+// renderTask spells t, keeping the last historyLength messages, or all of
+// them when historyLength is not positive (0.2.5 semantics).
+func renderTask(t agentcore.Task[message, artifact], historyLength int) task {
+	history := t.History
+	if historyLength > 0 && historyLength < len(history) {
+		history = history[len(history)-historyLength:]
+	}
+	return task{
+		Kind:      kindTask,
+		ID:        t.ID,
+		ContextID: t.ContextID,
+		Status:    renderStatus(t.Status),
+		Artifacts: t.Artifacts,
+		History:   history,
+	}
+}
+
+func renderStatus(s agentcore.Status[message]) taskStatus {
+	return taskStatus{State: stateNames[s.State], Message: s.Message, Timestamp: formatTimestamp(s.Time)}
+}
+
+// renderEvent spells a stream event. The status update that ends a stream
+// cycle carries final:true.
+func renderEvent(e agentcore.Event[message, artifact]) any {
+	if e.Artifact != nil {
+		return artifactUpdateEvent{
+			Kind:      kindArtifactUpdate,
+			TaskID:    e.TaskID,
+			ContextID: e.ContextID,
+			Artifact:  *e.Artifact,
+			LastChunk: true,
+		}
+	}
+	return statusUpdateEvent{
+		Kind:      kindStatusUpdate,
+		TaskID:    e.TaskID,
+		ContextID: e.ContextID,
+		Status:    renderStatus(*e.Status),
+		Final:     e.Status.State.Settled(),
+	}
+}
+
+// formatTimestamp writes t in UTC the way Python's datetime.isoformat does,
+// which is what the Python 0.x SDK puts on the wire: microseconds, a
+// "+00:00" offset, and no fraction at all when it is zero.
+func formatTimestamp(t time.Time) string {
+	t = t.UTC()
+	if t.Nanosecond()/1000 == 0 {
+		return t.Format("2006-01-02T15:04:05+00:00")
+	}
+	return t.Format("2006-01-02T15:04:05.000000+00:00")
+}

@@ -1,0 +1,119 @@
+package normalize
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
+)
+
+// The documents below are what the gateway writes on its own account, for
+// the emulations in package proxy (proxy/emulate.go says what each emulates
+// for which dialect pair): requests it sends a backend that the caller did
+// not, and answers it assembles from what the backend did say.
+
+// TaskParams returns the params of op (GetTask or ListPushConfigs) for
+// the task taskID in dialect to. historyLength is the history the caller
+// wants back from a GetTask; negative means all of it.
+func TaskParams(op dialect.Op, to dialect.ID, taskID string, historyLength int) ([]byte, error) {
+	var canon []byte
+	switch op {
+	case dialect.GetTask:
+		canon = gjson.AppendJSONString([]byte(`{"id":`), taskID)
+		if historyLength >= 0 {
+			canon = strconv.AppendInt(append(canon, `,"historyLength":`...), int64(historyLength), 10)
+		}
+	case dialect.ListPushConfigs:
+		canon = gjson.AppendJSONString([]byte(`{"taskId":`), taskID)
+	default:
+		return nil, Errorf(dialect.ErrInternal, "the gateway writes no %s params of its own", op)
+	}
+	canon = append(canon, '}')
+	out, _, err := Params(op, dialect.V10, to, canon)
+	return out, err
+}
+
+// FirstPushConfig returns the first config of a ListPushConfigs result in
+// dialect d, and false when the list is empty.
+func FirstPushConfig(d dialect.ID, list []byte) ([]byte, bool) {
+	root := jsonscan.Parse(list)
+	if d == dialect.V10 {
+		root = jsonscan.Member(root, "configs")
+	}
+	var first gjson.Result
+	if root.IsArray() {
+		jsonscan.Each(root, func(_, v gjson.Result) bool { first = v; return false })
+	}
+	if !first.IsObject() {
+		return nil, false
+	}
+	return []byte(first.Raw), true
+}
+
+// TaskEvent wraps a canonical (1.0) task as the StreamResponse that opens
+// a 1.0 subscription.
+func TaskEvent(task []byte) []byte {
+	return append(append([]byte(`{"task":`), task...), '}')
+}
+
+// SetContextID sets message.contextId of send params, in either dialect
+// (both spell it so).
+func SetContextID(params []byte, contextID string) ([]byte, error) {
+	out, err := sjson.SetBytes(params, "message.contextId", contextID)
+	if err != nil {
+		return nil, AsError(err, dialect.ErrInternal)
+	}
+	return out, nil
+}
+
+// WithoutArtifacts returns a task without its artifacts member.
+func WithoutArtifacts(task []byte) ([]byte, error) {
+	if !gjson.GetBytes(task, "artifacts").Exists() {
+		return task, nil
+	}
+	out, err := sjson.DeleteBytes(task, "artifacts")
+	if err != nil {
+		return nil, AsError(err, dialect.ErrInternal)
+	}
+	return out, nil
+}
+
+// TaskTimestamp is the time of a canonical task's status; zero when it has
+// none or it does not parse.
+func TaskTimestamp(task []byte) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, jsonscan.Member(jsonscan.Member(jsonscan.Parse(task), "status"), "timestamp").Str)
+	return t
+}
+
+// TaskPage is one page of a ListTasks answer, its tasks canonical (1.0).
+type TaskPage struct {
+	Tasks         [][]byte
+	NextPageToken string
+	PageSize      int
+	TotalSize     int
+}
+
+// AppendListTasksResponse appends the JSON-RPC response carrying page, the
+// ListTasks result in 1.0 (the only dialect that has ListTasks).
+func AppendListTasksResponse(dst, id []byte, page TaskPage) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = appendID(dst, id)
+	dst = append(dst, `,"result":{"tasks":[`...)
+	for i, t := range page.Tasks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, t...)
+	}
+	dst = append(dst, `],"nextPageToken":`...)
+	dst = gjson.AppendJSONString(dst, page.NextPageToken)
+	dst = append(dst, `,"pageSize":`...)
+	dst = strconv.AppendInt(dst, int64(page.PageSize), 10)
+	dst = append(dst, `,"totalSize":`...)
+	dst = strconv.AppendInt(dst, int64(page.TotalSize), 10)
+	return append(dst, "}}"...)
+}
