@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/a2agate/gateway/binding/rest"
 )
 
 // Gateway routes requests to the published agents by path.
@@ -42,6 +44,9 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent.json", a.ServeCardV025)
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent-card.json", a.ServeCard)
 		g.mux.HandleFunc("GET "+p+"/agent/authenticatedExtendedCard", a.ServeExtendedCardHTTP)
+		// Every other path below the agent's is its HTTP+JSON binding, which
+		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
+		g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes}))
 	}
 	return g, nil
 }

@@ -1,0 +1,266 @@
+package rest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/sse"
+)
+
+// errStreamEnded tells the core that the caller's stream is over (an error
+// event ended it, or the caller went away), so it stops writing.
+var errStreamEnded = errors.New("rest: the caller's event stream has ended")
+
+// answer is the ResponseWriter the core writes its JSON-RPC answer to. A
+// unary answer is buffered (the core bounds it) and rewritten whole when the
+// core returns; an event stream is rewritten event by event as it arrives,
+// each one flushed at once, on a goroutine reading the core's writes through
+// a pipe: the pipe hands over each write before the core's next one, so
+// nothing is held back.
+type answer struct {
+	w      http.ResponseWriter
+	header http.Header
+	status int // 0 until the core writes its header
+
+	unary *bytes.Buffer // from unaryPool, given back by finish
+	// reshape, when set, rewrites each result (unary or stream event) into
+	// the binding's own message shapes.
+	reshape func([]byte) ([]byte, error)
+
+	pw   *io.PipeWriter
+	done chan struct{}
+}
+
+func newAnswer(w http.ResponseWriter) *answer {
+	return &answer{w: w, header: http.Header{}, unary: unaryPool.Get().(*bytes.Buffer)}
+}
+
+// unaryPool keeps the buffers unary answers are rewritten from; ones grown
+// past maxPooledAnswer are left to the collector.
+var unaryPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledAnswer = 1 << 20
+
+func (a *answer) Header() http.Header { return a.header }
+
+func (a *answer) WriteHeader(code int) {
+	if a.status != 0 || code < 200 {
+		return
+	}
+	a.status = code
+	if n, err := strconv.Atoi(a.header.Get("Content-Length")); err == nil && n > 0 && n <= 64<<20 {
+		a.unary.Grow(n)
+	}
+	if code == http.StatusOK && isEventStream(a.header) {
+		pr, pw := io.Pipe()
+		a.pw, a.done = pw, make(chan struct{})
+		go a.relay(pr)
+	}
+}
+
+func (a *answer) Write(p []byte) (int, error) {
+	if a.status == 0 {
+		a.WriteHeader(http.StatusOK)
+	}
+	if a.pw != nil {
+		return a.pw.Write(p)
+	}
+	return a.unary.Write(p)
+}
+
+// FlushError is a no-op: the relay flushes each event as it writes it, and
+// a unary answer is written only once the core is done.
+func (a *answer) FlushError() error { return nil }
+
+// Unwrap lets http.ResponseController reach the caller's connection for
+// what the answer does not do itself (write deadlines).
+func (a *answer) Unwrap() http.ResponseWriter { return a.w }
+
+// finish writes what is left once the core has returned.
+func (a *answer) finish() {
+	if a.pw != nil {
+		_ = a.pw.Close()
+		<-a.done
+	} else {
+		a.writeUnary()
+	}
+	if a.unary.Cap() <= maxPooledAnswer {
+		a.unary.Reset()
+		unaryPool.Put(a.unary)
+	}
+	a.unary = nil
+}
+
+// view reads b as a string without a copy, for gjson: every Result taken
+// from it is used before b is written again or given back to the pool.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+func (a *answer) writeUnary() {
+	body := a.unary.Bytes()
+	if a.status == 0 {
+		newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway wrote no answer").write(a.w)
+		return
+	}
+	// The core wrote this answer and checked what it put in it: no need to
+	// validate it all again, only to find its result or error.
+	if res := gjson.Get(view(body), "result"); res.Exists() {
+		out := rawOf(body, res)
+		if res.Type == gjson.Null {
+			out = []byte("{}") // google.protobuf.Empty
+		}
+		if a.reshape != nil {
+			var err error
+			if out, err = a.reshape(out); err != nil {
+				newError(http.StatusInternalServerError, dialect.ErrInternal, "the answer could not be translated to the 0.3 binding: "+err.Error()).write(a.w)
+				return
+			}
+		}
+		a.copyHeader()
+		h := a.w.Header()
+		h["Content-Type"] = headerJSON
+		h["Content-Length"] = []string{strconv.Itoa(len(out))}
+		a.w.WriteHeader(http.StatusOK)
+		_, _ = a.w.Write(out)
+		return
+	}
+	a.copyHeader()
+	if e := gjson.Get(view(body), "error"); e.IsObject() {
+		fromRPCError(e, a.status).write(a.w)
+		return
+	}
+	status := a.status
+	if status < 400 {
+		status = http.StatusInternalServerError
+	}
+	newError(status, dialect.ErrInternal, "the gateway answered: "+truncate(strings.TrimSpace(string(body)), 200)).write(a.w)
+}
+
+var headerJSON = []string{"application/json"}
+
+// rawOf returns r's bytes inside body, where gjson found it, without a copy.
+func rawOf(body []byte, r gjson.Result) []byte {
+	if r.Index > 0 && r.Index+len(r.Raw) <= len(body) {
+		return body[r.Index : r.Index+len(r.Raw)]
+	}
+	return []byte(r.Raw)
+}
+
+// copyHeader passes on the core's headers (WWW-Authenticate, Retry-After,
+// the SSE ones) but the body's framing, which the rewrite changes.
+func (a *answer) copyHeader() {
+	h := a.w.Header()
+	for k, v := range a.header {
+		if k == "Content-Length" {
+			continue
+		}
+		h[k] = v
+	}
+}
+
+// relay rewrites the core's event stream: each JSON-RPC envelope becomes its
+// bare result, an error envelope a {"error": Status} event that ends the
+// stream. When the very first event is an error, the caller gets it as a
+// plain error answer with its HTTP status instead, as from a unary call.
+func (a *answer) relay(pr *io.PipeReader) {
+	defer close(a.done)
+	rd := sse.NewReader(pr, 0)
+	rc := http.NewResponseController(a.w)
+	committed := false
+	commit := func() {
+		if !committed {
+			committed = true
+			a.copyHeader()
+			a.w.WriteHeader(http.StatusOK)
+		}
+	}
+	defer commit()
+	var out []byte
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				// The core's own stream is malformed or too large: say so
+				// rather than end silently.
+				e := newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream broke: "+err.Error())
+				if !committed {
+					a.copyHeader()
+					a.w.Header().Del("Cache-Control")
+					e.write(a.w)
+					committed = true
+				} else {
+					a.writeEvent(rc, sse.Event{Data: e.body()})
+				}
+			}
+			pr.CloseWithError(errStreamEnded)
+			return
+		}
+		if ev.Data == nil { // a keep-alive or id/retry-only block
+			commit()
+			if a.writeEvent(rc, ev) != nil {
+				pr.CloseWithError(errStreamEnded)
+				return
+			}
+			continue
+		}
+		var failed *apiError
+		res := gjson.Get(view(ev.Data), "result")
+		switch {
+		case res.Exists() && a.reshape != nil:
+			var rerr error
+			if out, rerr = a.reshape(rawOf(ev.Data, res)); rerr != nil {
+				failed = newError(http.StatusInternalServerError, dialect.ErrInternal, "an event could not be translated to the 0.3 binding: "+rerr.Error())
+			}
+		case res.Exists():
+			out = append(out[:0], rawOf(ev.Data, res)...)
+		case gjson.Get(view(ev.Data), "error").IsObject():
+			failed = fromRPCError(gjson.Get(view(ev.Data), "error"), http.StatusOK)
+		default:
+			failed = newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream held an event that is not JSON-RPC")
+		}
+		if failed != nil && !committed {
+			a.copyHeader()
+			for _, k := range []string{"Cache-Control", "X-Accel-Buffering"} {
+				a.w.Header().Del(k)
+			}
+			failed.write(a.w)
+			committed = true
+			pr.CloseWithError(errStreamEnded)
+			return
+		}
+		if failed != nil {
+			out = append(out[:0], failed.body()...)
+		}
+		commit()
+		ev.Data = out
+		if a.writeEvent(rc, ev) != nil || failed != nil {
+			pr.CloseWithError(errStreamEnded)
+			return
+		}
+	}
+}
+
+func (a *answer) writeEvent(rc *http.ResponseController, ev sse.Event) error {
+	if _, err := a.w.Write(sse.AppendEvent(nil, ev)); err != nil {
+		return err
+	}
+	return rc.Flush()
+}
+
+func isEventStream(h http.Header) bool {
+	ct, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
+}

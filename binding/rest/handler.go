@@ -1,0 +1,168 @@
+package rest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// DefaultMaxBodyBytes bounds a request body when Options leaves it unset.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Options configure a REST front end.
+type Options struct {
+	// Prefix is the published agent's path without its trailing slash ("" for
+	// the root). The routes are below it, and the JSON-RPC requests the
+	// front end makes are addressed to it.
+	Prefix string
+	// MaxBodyBytes bounds a REST request body; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+}
+
+type handler struct {
+	rpc     http.Handler
+	prefix  string
+	rpcPath string
+	limit   int64
+}
+
+// NewHandler returns the HTTP+JSON binding of the agent whose JSON-RPC
+// endpoint rpc serves. Every answer, errors included, is in the REST wire
+// shape: an unknown route or verb too gets a google.rpc.Status body.
+func NewHandler(rpc http.Handler, opts Options) http.Handler {
+	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes}
+	h.rpcPath = h.prefix
+	if h.rpcPath == "" {
+		h.rpcPath = "/"
+	}
+	if h.limit <= 0 {
+		h.limit = DefaultMaxBodyBytes
+	}
+	return h
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.EscapedPath()
+	rel, ok := strings.CutPrefix(p, h.prefix)
+	if !ok {
+		unknownRoute(p).write(w)
+		return
+	}
+	rt, apiErr := parseRoute(r.Method, rel)
+	if apiErr != nil {
+		apiErr.write(w)
+		return
+	}
+	var body []byte
+	if rt.op.body {
+		if !jsonContentType(r.Header) {
+			newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
+				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json").write(w)
+			return
+		}
+		if body, apiErr = h.readBody(w, r); apiErr != nil {
+			apiErr.write(w)
+			return
+		}
+	}
+	params, apiErr := buildParams(rt, body, r.URL.RawQuery)
+	if apiErr != nil {
+		apiErr.write(w)
+		return
+	}
+	a := newAnswer(w)
+	if rt.op.v03 {
+		method := rt.op.method
+		a.reshape = func(result []byte) ([]byte, error) {
+			in, err := decodeObject(result)
+			if err != nil {
+				return nil, err
+			}
+			return encode(v03Result(method, in)), nil
+		}
+	}
+	// Deferred, so the relay goroutine of a stream ends even if the core
+	// panics (http.ErrAbortHandler included).
+	defer a.finish()
+	h.rpc.ServeHTTP(a, h.rpcRequest(r, rt, envelope(rt.op.method, params)))
+}
+
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
+	tooLarge := func() *apiError {
+		return newError(http.StatusRequestEntityTooLarge, dialect.ErrInvalidRequest,
+			"the request body is larger than this agent's limit of "+strconv.FormatInt(h.limit, 10)+" bytes")
+	}
+	if r.ContentLength > h.limit {
+		return nil, tooLarge()
+	}
+	b, err := readAll(http.MaxBytesReader(w, r.Body, h.limit), min(max(r.ContentLength, 0), h.limit)+1)
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, tooLarge()
+	case err != nil:
+		return nil, newError(http.StatusBadRequest, dialect.ErrInvalidRequest, "reading the request body failed: "+err.Error())
+	}
+	return b, nil
+}
+
+// readAll reads rd to its end into a buffer of size bytes to start with,
+// which a body of its declared length fills without growing it.
+func readAll(rd io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := rd.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// rpcRequest is the caller's request made into the JSON-RPC call of the
+// same operation: same context and headers (Authorization included), the
+// canonical 1.0 body, addressed to the agent's JSON-RPC path.
+func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Request {
+	// A shallow copy with its own header and URL: nothing else of the
+	// caller's request is changed, and Clone's deep copies cost more than
+	// the rest of the front end.
+	req := new(http.Request)
+	*req = *r
+	req.Header = r.Header.Clone()
+	req.Method = http.MethodPost
+	u := *r.URL
+	u.Path, u.RawPath, u.RawQuery = h.rpcPath, "", ""
+	req.URL = &u
+	req.RequestURI = u.RequestURI()
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = nil
+	req.ContentLength = int64(len(body))
+	req.TransferEncoding = nil
+	req.Header.Del("Content-Length")
+	req.Header.Set("Content-Type", "application/json")
+	if rt.op.stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	// The route says the caller speaks 1.0; a version it names itself is
+	// kept, so one the gateway does not speak is refused as for JSON-RPC.
+	if rt.op.v03 {
+		// The call the core gets is 1.0 whatever 0.3 caller made it.
+		req.Header.Set(dialect.HeaderVersion, "1.0")
+	} else if req.Header.Get(dialect.HeaderVersion) == "" {
+		req.Header.Set(dialect.HeaderVersion, "1.0")
+	}
+	return req
+}

@@ -1,0 +1,111 @@
+package rest
+
+import (
+	"bytes"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// rpcID is the JSON-RPC id of every request the front end makes: the core
+// echoes it and the caller never sees it.
+const rpcID = "1"
+
+// buildParams makes the 1.0 JSON-RPC params of a matched route: the body
+// (for operations with one), with the path's and query's fields set into
+// it. A path field overrides the same field in the body: the URL is what
+// the caller addressed.
+func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
+	params := []byte("{}")
+	if r.op.body {
+		trimmed := bytes.TrimSpace(body)
+		switch {
+		case len(trimmed) == 0 || string(trimmed) == "null":
+			// An empty body is an empty message (a2a-go sends "null"
+			// on cancel), and a missing required field is the core's to name.
+		case !gjson.ValidBytes(trimmed):
+			return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not valid JSON")
+		case trimmed[0] != '{':
+			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the request body must be a JSON object, the ProtoJSON of the "+r.op.method+" request")
+		default:
+			params = trimmed // the front end's own copy of the body; sjson does not write to it
+		}
+		if r.op.v03 {
+			var aerr *apiError
+			if params, aerr = v03Request(r.op.method, params); aerr != nil {
+				return nil, aerr
+			}
+		}
+	}
+	var err error
+	set := func(key, v string) {
+		if err == nil && key != "" {
+			params, err = sjson.SetBytes(params, key, v)
+		}
+	}
+	if r.tenant != "" {
+		set("tenant", r.tenant)
+	}
+	set(r.op.idField, r.id)
+	set(r.op.configField, r.configID)
+	if err != nil {
+		return nil, newError(http.StatusInternalServerError, dialect.ErrInternal, "building the request failed")
+	}
+	if rawQuery != "" {
+		if len(r.op.query) == 0 {
+			return nil, badParam(r.op.method + " takes no query parameters")
+		}
+		var qerr *apiError
+		if params, qerr = applyQuery(params, r.op.query, rawQuery); qerr != nil {
+			return nil, qerr
+		}
+	}
+	return params, nil
+}
+
+// envelope wraps params into the JSON-RPC request of method.
+func envelope(method string, params []byte) []byte {
+	b := make([]byte, 0, len(params)+64+len(method))
+	b = append(b, `{"jsonrpc":"2.0","id":`+rpcID+`,"method":"`...)
+	b = append(b, method...)
+	b = append(b, `","params":`...)
+	b = append(b, params...)
+	return append(b, '}')
+}
+
+// jsonContentType reports whether a request body's declared type is one the
+// binding accepts: application/json or application/a2a+json. A body sent
+// without a type is read as JSON.
+func jsonContentType(h http.Header) bool {
+	ct := h.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (strings.EqualFold(mt, "application/json") || strings.EqualFold(mt, "application/a2a+json"))
+}
+
+// v03Request translates a 0.3 proto request body into the 1.0 params.
+func v03Request(method string, body []byte) ([]byte, *apiError) {
+	in, err := decodeObject(body)
+	if err != nil {
+		return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not a JSON object: "+err.Error())
+	}
+	var out object
+	switch method {
+	case "SendMessage", "SendStreamingMessage":
+		if out, err = v03SendToCanonical(in); err != nil {
+			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the 0.3 SendMessageRequest is invalid: "+err.Error())
+		}
+	case "CreateTaskPushNotificationConfig":
+		out = v03CreatePushToCanonical(in, "", "")
+	default:
+		out = object{} // CancelTaskRequest: its only field is the path's name
+	}
+	return encode(out), nil
+}

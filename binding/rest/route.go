@@ -1,0 +1,216 @@
+package rest
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// operation is one REST operation: the 1.0 JSON-RPC method it becomes, where
+// its fields come from, and how it answers.
+type operation struct {
+	method string
+	// body: the request body is the ProtoJSON of the request message.
+	body bool
+	// stream: the answer is an event stream.
+	stream bool
+	// idField and configField name the params fields the path's {id} and
+	// {configId} fill.
+	idField, configField string
+	query                []queryField
+	// v03: the 0.3 binding's twin of a 1.0 operation, whose bodies are the
+	// 0.3 proto's ProtoJSON.
+	v03 bool
+}
+
+var (
+	opSend       = &operation{method: "SendMessage", body: true}
+	opStream     = &operation{method: "SendStreamingMessage", body: true, stream: true}
+	opGetTask    = &operation{method: "GetTask", idField: "id", query: []queryField{qHistoryLength}}
+	opListTasks  = &operation{method: "ListTasks", query: listTasksQuery}
+	opCancel     = &operation{method: "CancelTask", body: true, idField: "id"}
+	opSubscribe  = &operation{method: "SubscribeToTask", stream: true, idField: "id"}
+	opCreatePush = &operation{method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId"}
+	opListPush   = &operation{method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}}
+	opGetPush    = &operation{method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id"}
+	opDeletePush = &operation{method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id"}
+	opCard       = &operation{method: "GetExtendedAgentCard"}
+)
+
+// v03Twins are the operations of the 0.3 binding (/v1/…, a2a-v0.3.0.proto):
+// the 1.0 ones without tenant, ListTasks and the extended card (GET
+// /v1/card is the 0.3 public card, not served here).
+var v03Twins = map[*operation]*operation{
+	opSend:       {method: "SendMessage", body: true, v03: true},
+	opStream:     {method: "SendStreamingMessage", body: true, stream: true, v03: true},
+	opGetTask:    {method: "GetTask", idField: "id", query: []queryField{qHistoryLengthV03}, v03: true},
+	opCancel:     {method: "CancelTask", body: true, idField: "id", v03: true},
+	opSubscribe:  {method: "SubscribeToTask", stream: true, idField: "id", v03: true},
+	opCreatePush: {method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId", query: []queryField{qConfigIDV03}, v03: true},
+	opListPush:   {method: "ListTaskPushNotificationConfigs", idField: "taskId", v03: true},
+	opGetPush:    {method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+	opDeletePush: {method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+}
+
+// route is a matched REST request.
+type route struct {
+	op                   *operation
+	tenant, id, configID string
+}
+
+// verbs maps the HTTP methods one path accepts to their operations.
+type verbs map[string]*operation
+
+func (v verbs) allow() string {
+	var m []string
+	for k := range v {
+		m = append(m, k)
+	}
+	slices.Sort(m)
+	return strings.Join(m, ", ")
+}
+
+// parseRoute matches a request path, relative to the agent's path and still
+// percent-encoded, against the 1.0 routes (proto google.api.http annotations),
+// each also under a /{tenant} prefix. Each segment is decoded once; a
+// decoded id must be non-empty and hold no "/".
+func parseRoute(verb, escapedPath string) (route, *apiError) {
+	rest, ok := strings.CutPrefix(escapedPath, "/")
+	if !ok || rest == "" {
+		return route{}, unknownRoute(escapedPath)
+	}
+	segs := strings.Split(rest, "/")
+	if segs[0] == "v1" && len(segs) > 1 {
+		return parseV03Route(verb, escapedPath, segs[1:])
+	}
+	r, vs, err := matchSegments(segs)
+	if err == nil && vs == nil && len(segs) > 1 {
+		var tenant string
+		if tenant, err = decodeSegment(segs[0], "tenant"); err == nil {
+			r, vs, err = matchSegments(segs[1:])
+			r.tenant = tenant
+		}
+	}
+	if err != nil {
+		return route{}, err
+	}
+	if vs == nil {
+		return route{}, unknownRoute(escapedPath)
+	}
+	return pickVerb(r, vs, verb)
+}
+
+// parseV03Route matches the segments after /v1 against the 0.3 routes. A
+// tenant named "v1" is thereby out of reach of the 1.0 routes.
+func parseV03Route(verb, escapedPath string, segs []string) (route, *apiError) {
+	if len(segs) == 3 && segs[0] == "task" && segs[2] == "pushNotificationConfigs" && verb == "POST" {
+		segs = append([]string{"tasks"}, segs[1:]...) // the 0.3 proto's create annotation says "task/*"
+	}
+	r, vs, err := matchSegments(segs)
+	if err != nil {
+		return route{}, err
+	}
+	twins := verbs{}
+	for v, op := range vs {
+		if t, ok := v03Twins[op]; ok {
+			twins[v] = t
+		}
+	}
+	if len(twins) == 0 {
+		return route{}, unknownRoute(escapedPath)
+	}
+	return pickVerb(r, twins, verb)
+}
+
+func pickVerb(r route, vs verbs, verb string) (route, *apiError) {
+	op, ok := vs[verb]
+	if !ok {
+		e := newError(http.StatusMethodNotAllowed, dialect.ErrMethodNotFound, "this route accepts "+vs.allow()+", not "+verb)
+		e.status = "UNIMPLEMENTED"
+		e.allow = vs.allow()
+		return route{}, e
+	}
+	r.op = op
+	return r, nil
+}
+
+func unknownRoute(p string) *apiError {
+	e := newError(http.StatusNotFound, dialect.ErrMethodNotFound, "no A2A HTTP+JSON route at "+truncate(p, 128))
+	e.status = "NOT_FOUND"
+	return e
+}
+
+// matchSegments matches the segments after the tenant. A nil verbs and nil
+// error means no route has this shape.
+func matchSegments(segs []string) (route, verbs, *apiError) {
+	var r route
+	var err *apiError
+	switch {
+	case len(segs) == 1 && segs[0] == "message:send":
+		return r, verbs{"POST": opSend}, nil
+	case len(segs) == 1 && segs[0] == "message:stream":
+		return r, verbs{"POST": opStream}, nil
+	case len(segs) == 1 && segs[0] == "extendedAgentCard":
+		return r, verbs{"GET": opCard}, nil
+	case len(segs) == 1 && segs[0] == "tasks":
+		return r, verbs{"GET": opListTasks}, nil
+	case len(segs) == 0 || segs[0] != "tasks":
+		return r, nil, nil
+	}
+	// /tasks/{id}…; the custom verb is split off the still-encoded
+	// segment, so an id may hold a ':' sent as %3A.
+	raw, custom, hasCustom := segs[1], "", false
+	if len(segs) == 2 {
+		if i := strings.LastIndexByte(raw, ':'); i >= 0 {
+			raw, custom, hasCustom = raw[:i], raw[i+1:], true
+		}
+	}
+	if r.id, err = decodeSegment(raw, "task id"); err != nil {
+		return r, nil, err
+	}
+	switch {
+	case len(segs) == 2 && !hasCustom:
+		return r, verbs{"GET": opGetTask}, nil
+	case len(segs) == 2 && custom == "cancel":
+		return r, verbs{"POST": opCancel}, nil
+	case len(segs) == 2 && custom == "subscribe":
+		// The proto says GET, the spec prose POST (A2A#1574): both.
+		return r, verbs{"GET": opSubscribe, "POST": opSubscribe}, nil
+	case len(segs) == 3 && segs[2] == "pushNotificationConfigs":
+		return r, verbs{"POST": opCreatePush, "GET": opListPush}, nil
+	case len(segs) == 4 && segs[2] == "pushNotificationConfigs":
+		if r.configID, err = decodeSegment(segs[3], "push notification config id"); err != nil {
+			return r, nil, err
+		}
+		return r, verbs{"GET": opGetPush, "DELETE": opDeletePush}, nil
+	}
+	return r, nil, nil
+}
+
+// decodeSegment percent-decodes one path segment.
+func decodeSegment(s, what string) (string, *apiError) {
+	v, err := url.PathUnescape(s)
+	switch {
+	case err != nil:
+		return "", newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the "+what+" in the path is not validly percent-encoded")
+	case v == "":
+		return "", newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the "+what+" in the path is empty")
+	case strings.ContainsRune(v, '/'):
+		return "", newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the "+what+" in the path holds a \"/\"")
+	case !utf8.ValidString(v):
+		// JSON strings are UTF-8: the id could not be passed on unchanged.
+		return "", newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the "+what+" in the path is not valid UTF-8")
+	}
+	return v, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

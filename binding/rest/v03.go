@@ -1,0 +1,383 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The A2A 0.3 HTTP+JSON binding's bodies are the ProtoJSON of the 0.3 proto
+// (a2a-v0.3.0.proto), which is neither 0.3 JSON-RPC nor 1.0: message parts
+// under "content", parts {"text"} / {"file":{"fileWithUri"|"fileWithBytes",
+// "mimeType"}} / {"data":{"data":{…}}}, TASK_STATE_CANCELLED, push configs
+// as {"name":"tasks/{id}/pushNotificationConfigs/{cid}",
+// "pushNotificationConfig":{…,"authentication":{"schemes":[…]}}}. The
+// functions here translate it to the canonical 1.0 form and back. They work
+// on decoded JSON: the 0.3 binding is rare enough that clarity wins over the
+// byte-level speed of normalize. What the 0.3 proto has no field for (a
+// part's filename and metadata, a message's referenceTaskIds) cannot reach a
+// 0.3 caller.
+
+type object = map[string]any
+
+var errNotObject = errors.New("not a JSON object")
+
+func decodeObject(b []byte) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	o, ok := v.(object)
+	if !ok {
+		return nil, errNotObject
+	}
+	return o, nil
+}
+
+func encode(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// field returns o's member spelled either way ProtoJSON allows: the JSON
+// (lowerCamel or json_name) name or the proto name.
+func field(o object, names ...string) (any, bool) {
+	for _, n := range names {
+		if v, ok := o[n]; ok && v != nil {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func objField(o object, names ...string) object {
+	v, _ := field(o, names...)
+	m, _ := v.(object)
+	return m
+}
+
+func strField(o object, names ...string) string {
+	v, _ := field(o, names...)
+	s, _ := v.(string)
+	return s
+}
+
+func listField(o object, names ...string) []any {
+	v, _ := field(o, names...)
+	l, _ := v.([]any)
+	return l
+}
+
+// copyFields copies the named members (proto name first, JSON name second)
+// under their JSON names.
+func copyFields(dst, src object, pairs ...[2]string) {
+	for _, p := range pairs {
+		if v, ok := field(src, p[1], p[0]); ok {
+			dst[p[1]] = v
+		}
+	}
+}
+
+// --- 0.3 proto → canonical 1.0 (requests) ---
+
+// v03SendToCanonical translates a 0.3 SendMessageRequest.
+func v03SendToCanonical(in object) (object, error) {
+	out := object{}
+	m := objField(in, "message", "request")
+	if m == nil {
+		return nil, errors.New("message is required")
+	}
+	msg, err := v03MessageToCanonical(m)
+	if err != nil {
+		return nil, err
+	}
+	out["message"] = msg
+	if md, ok := field(in, "metadata"); ok {
+		out["metadata"] = md
+	}
+	if c := objField(in, "configuration"); c != nil {
+		cfg := object{}
+		copyFields(cfg, c, [2]string{"accepted_output_modes", "acceptedOutputModes"})
+		if n, ok := field(c, "historyLength", "history_length"); ok && fmt.Sprint(n) != "0" {
+			// 0.3's 0 is "no limit" (a2a-dialects.md §12 #2), 1.0's "none".
+			cfg["historyLength"] = n
+		}
+		if b, ok := field(c, "blocking"); ok {
+			if bb, isBool := b.(bool); isBool && !bb {
+				cfg["returnImmediately"] = true
+			}
+		}
+		if p := objField(c, "pushNotification", "push_notification"); p != nil {
+			cfg["taskPushNotificationConfig"] = v03PushToCanonical(p, "")
+		}
+		if len(cfg) > 0 {
+			out["configuration"] = cfg
+		}
+	}
+	return out, nil
+}
+
+func v03MessageToCanonical(m object) (object, error) {
+	out := object{}
+	copyFields(out, m, [2]string{"message_id", "messageId"}, [2]string{"context_id", "contextId"},
+		[2]string{"task_id", "taskId"}, [2]string{"role", "role"}, [2]string{"metadata", "metadata"},
+		[2]string{"extensions", "extensions"})
+	var parts []any
+	for _, p := range listField(m, "content", "parts") {
+		po, ok := p.(object)
+		if !ok {
+			return nil, errors.New("a message part is not an object")
+		}
+		cp, err := v03PartToCanonical(po)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, cp)
+	}
+	if parts != nil {
+		out["parts"] = parts
+	}
+	return out, nil
+}
+
+func v03PartToCanonical(p object) (object, error) {
+	switch {
+	case p["text"] != nil:
+		return object{"text": p["text"]}, nil
+	case p["file"] != nil:
+		f, ok := p["file"].(object)
+		if !ok {
+			return nil, errors.New("a file part's file is not an object")
+		}
+		out := object{}
+		if u, ok := field(f, "fileWithUri", "file_with_uri"); ok {
+			out["url"] = u
+		} else if b, ok := field(f, "fileWithBytes", "file_with_bytes"); ok {
+			out["raw"] = b
+		} else {
+			return nil, errors.New("a file part has neither fileWithUri nor fileWithBytes")
+		}
+		if mt := strField(f, "mimeType", "mime_type"); mt != "" {
+			out["mediaType"] = mt
+		}
+		return out, nil
+	case p["data"] != nil:
+		d, ok := p["data"].(object)
+		if !ok {
+			return nil, errors.New("a data part's data is not an object")
+		}
+		return object{"data": d["data"]}, nil
+	}
+	return nil, errors.New("a part has none of text, file, data")
+}
+
+// v03PushToCanonical translates a 0.3 PushNotificationConfig into the flat
+// 1.0 TaskPushNotificationConfig (without its taskId unless given).
+func v03PushToCanonical(p object, taskID string) object {
+	out := object{}
+	if taskID != "" {
+		out["taskId"] = taskID
+	}
+	copyFields(out, p, [2]string{"id", "id"}, [2]string{"url", "url"}, [2]string{"token", "token"})
+	if a := objField(p, "authentication"); a != nil {
+		auth := object{}
+		if s := listField(a, "schemes"); len(s) > 0 {
+			auth["scheme"] = s[0]
+		}
+		copyFields(auth, a, [2]string{"credentials", "credentials"})
+		out["authentication"] = auth
+	}
+	return out
+}
+
+// --- canonical 1.0 → 0.3 proto (results) ---
+
+var v03States = map[string]string{"TASK_STATE_CANCELED": "TASK_STATE_CANCELLED"}
+
+// v03Result translates a 1.0 result of method into the 0.3 proto's.
+func v03Result(method string, in object) object {
+	switch method {
+	case "SendMessage", "SendStreamingMessage", "SubscribeToTask":
+		return v03StreamResponse(in)
+	case "GetTask", "CancelTask":
+		return v03Task(in)
+	case "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig":
+		return v03PushConfig(in)
+	case "ListTaskPushNotificationConfigs":
+		out := object{}
+		configs := []any{}
+		for _, c := range listField(in, "configs") {
+			if co, ok := c.(object); ok {
+				configs = append(configs, v03PushConfig(co))
+			}
+		}
+		out["configs"] = configs
+		if t := strField(in, "nextPageToken"); t != "" {
+			out["nextPageToken"] = t
+		}
+		return out
+	}
+	return in
+}
+
+func v03StreamResponse(in object) object {
+	switch {
+	case in["task"] != nil:
+		t, _ := in["task"].(object)
+		return object{"task": v03Task(t)}
+	case in["message"] != nil:
+		m, _ := in["message"].(object)
+		return object{"message": v03Message(m)}
+	case in["statusUpdate"] != nil:
+		u, _ := in["statusUpdate"].(object)
+		out := object{}
+		copyFields(out, u, [2]string{"taskId", "taskId"}, [2]string{"contextId", "contextId"}, [2]string{"metadata", "metadata"})
+		st := v03Status(objField(u, "status"))
+		out["status"] = st
+		// 1.0 has no final flag; the stream ends at a terminal or an
+		// interrupted state (a2a-dialects.md §5.4).
+		switch st["state"] {
+		case "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELLED", "TASK_STATE_REJECTED",
+			"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED":
+			out["final"] = true
+		}
+		return object{"statusUpdate": out}
+	case in["artifactUpdate"] != nil:
+		u, _ := in["artifactUpdate"].(object)
+		out := object{}
+		copyFields(out, u, [2]string{"taskId", "taskId"}, [2]string{"contextId", "contextId"}, [2]string{"metadata", "metadata"},
+			[2]string{"append", "append"}, [2]string{"lastChunk", "lastChunk"})
+		out["artifact"] = v03Artifact(objField(u, "artifact"))
+		return object{"artifactUpdate": out}
+	}
+	return in
+}
+
+func v03Task(t object) object {
+	out := object{}
+	copyFields(out, t, [2]string{"id", "id"}, [2]string{"contextId", "contextId"}, [2]string{"metadata", "metadata"})
+	out["status"] = v03Status(objField(t, "status"))
+	if as := listField(t, "artifacts"); as != nil {
+		var l []any
+		for _, a := range as {
+			ao, _ := a.(object)
+			l = append(l, v03Artifact(ao))
+		}
+		out["artifacts"] = l
+	}
+	if hs := listField(t, "history"); hs != nil {
+		var l []any
+		for _, m := range hs {
+			mo, _ := m.(object)
+			l = append(l, v03Message(mo))
+		}
+		out["history"] = l
+	}
+	return out
+}
+
+func v03Status(s object) object {
+	out := object{}
+	if st := strField(s, "state"); st != "" {
+		if v, ok := v03States[st]; ok {
+			st = v
+		}
+		out["state"] = st
+	}
+	if m := objField(s, "message"); m != nil {
+		out["message"] = v03Message(m)
+	}
+	copyFields(out, s, [2]string{"timestamp", "timestamp"})
+	return out
+}
+
+func v03Message(m object) object {
+	out := object{}
+	copyFields(out, m, [2]string{"messageId", "messageId"}, [2]string{"contextId", "contextId"}, [2]string{"taskId", "taskId"},
+		[2]string{"role", "role"}, [2]string{"metadata", "metadata"}, [2]string{"extensions", "extensions"})
+	out["content"] = v03Parts(listField(m, "parts"))
+	return out
+}
+
+func v03Artifact(a object) object {
+	out := object{}
+	copyFields(out, a, [2]string{"artifactId", "artifactId"}, [2]string{"name", "name"}, [2]string{"description", "description"},
+		[2]string{"metadata", "metadata"}, [2]string{"extensions", "extensions"})
+	out["parts"] = v03Parts(listField(a, "parts"))
+	return out
+}
+
+func v03Parts(ps []any) []any {
+	out := []any{}
+	for _, p := range ps {
+		po, _ := p.(object)
+		switch {
+		case po["text"] != nil:
+			out = append(out, object{"text": po["text"]})
+		case po["url"] != nil || po["raw"] != nil:
+			f := object{}
+			if po["url"] != nil {
+				f["fileWithUri"] = po["url"]
+			} else {
+				f["fileWithBytes"] = po["raw"]
+			}
+			if mt := strField(po, "mediaType"); mt != "" {
+				f["mimeType"] = mt
+			}
+			out = append(out, object{"file": f})
+		case po["data"] != nil:
+			d, ok := po["data"].(object)
+			if !ok {
+				// A 0.3 DataPart holds a Struct: wrap other values.
+				d = object{"value": po["data"]}
+			}
+			out = append(out, object{"data": object{"data": d}})
+		}
+	}
+	return out
+}
+
+// v03PushConfig translates a flat 1.0 TaskPushNotificationConfig into the
+// 0.3 resource form.
+func v03PushConfig(c object) object {
+	taskID, id := strField(c, "taskId"), strField(c, "id")
+	pc := object{}
+	copyFields(pc, c, [2]string{"id", "id"}, [2]string{"url", "url"}, [2]string{"token", "token"})
+	if a := objField(c, "authentication"); a != nil {
+		auth := object{}
+		if s := strField(a, "scheme"); s != "" {
+			auth["schemes"] = []any{s}
+		}
+		copyFields(auth, a, [2]string{"credentials", "credentials"})
+		pc["authentication"] = auth
+	}
+	return object{"name": "tasks/" + taskID + "/pushNotificationConfigs/" + id, "pushNotificationConfig": pc}
+}
+
+// v03CreatePushToCanonical reads a 0.3 create body: the
+// TaskPushNotificationConfig (body: "config"), whose config id may also come
+// as the config_id query parameter.
+func v03CreatePushToCanonical(in object, taskID, configID string) object {
+	p := objField(in, "pushNotificationConfig", "push_notification_config")
+	if p == nil {
+		p = object{}
+	}
+	out := v03PushToCanonical(p, taskID)
+	if _, ok := out["id"]; !ok && configID != "" {
+		out["id"] = configID
+	}
+	return out
+}
+
+// v03Name parses a 0.3 resource name segment pair: "tasks/{id}".
+func v03Name(name string) (string, bool) {
+	id, ok := strings.CutPrefix(name, "tasks/")
+	return id, ok && id != "" && !strings.Contains(id, "/")
+}
