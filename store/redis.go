@@ -141,38 +141,46 @@ func (r *Redis) Known(ctx context.Context, id string) (bool, error) {
 // Admit implements Store. It is one round trip of reads (a pipeline), which
 // also reads the context's owner that a send checks anyway.
 func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
-	now := r.now()
-	bucket := r.keys.bucket(a.Agent, a.Owner)
-	live := "(" + micros(now)
-	var tasks, finals *redis.IntCmd
-	var owner *redis.SliceCmd
+	var read func() (string, error)
 	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		tasks = p.ZCount(ctx, bucket+":exp", live, "+inf")
-		// A final task's score is when it was put; it lives for the TTL.
-		finals = p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
-		owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+		read = r.queueAdmit(ctx, p, a)
 		return nil
 	})
 	if err != nil {
 		return "", unavailable("admit task", err)
 	}
-	if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
-		return "", r.ownerQuota()
+	return read()
+}
+
+// queueAdmit queues Admit's reads on p and returns what decides from them
+// once p ran, so that ClaimSend rides in the same round trip.
+func (r *Redis) queueAdmit(ctx context.Context, p redis.Pipeliner, a Admission) func() (string, error) {
+	now := r.now()
+	bucket := r.keys.bucket(a.Agent, a.Owner)
+	live := "(" + micros(now)
+	tasks := p.ZCount(ctx, bucket+":exp", live, "+inf")
+	// A final task's score is when it was put; it lives for the TTL.
+	finals := p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
+	owner := p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+	return func() (string, error) {
+		if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
+			return "", r.ownerQuota()
+		}
+		vals := owner.Val()
+		o, ok1 := vals[0].(string)
+		exp, ok2 := vals[1].(string)
+		if a.ContextID == "" || !ok1 || !ok2 {
+			return "", ErrNotFound
+		}
+		expires, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil {
+			return "", unavailable("decode context", err)
+		}
+		if expires <= now.UnixMicro() {
+			return "", ErrNotFound
+		}
+		return o, nil
 	}
-	vals := owner.Val()
-	o, ok1 := vals[0].(string)
-	exp, ok2 := vals[1].(string)
-	if a.ContextID == "" || !ok1 || !ok2 {
-		return "", ErrNotFound
-	}
-	expires, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil {
-		return "", unavailable("decode context", err)
-	}
-	if expires <= now.UnixMicro() {
-		return "", ErrNotFound
-	}
-	return o, nil
 }
 
 // Get implements Store.
