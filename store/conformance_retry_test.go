@@ -17,6 +17,7 @@ func init() {
 		conformanceCase{"RetryExpiry", testRetryExpiry},
 		conformanceCase{"RetryClaimRace", testRetryClaimRace},
 		conformanceCase{"RetryClosed", testRetryClosed},
+		conformanceCase{"RetryNotAcceptedClaimedOver", testRetryNotAcceptedClaimedOver},
 	)
 }
 
@@ -157,5 +158,24 @@ func TestRetryClaimReleasedOnRefusal(t *testing.T) {
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
 	if _, _, claimed, err := m.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d"), clock.Now()); claimed || !errors.Is(err, ErrOwnerQuota) {
 		t.Fatalf("ClaimSend into a full share = %v, %v; want not claimed, ErrOwnerQuota", claimed, err)
+	}
+}
+
+func testRetryNotAcceptedClaimedOver(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	failed := SendRecord{Digest: "d1", State: SendNotAccepted, Expires: clock.Now().Add(time.Hour).UTC()}
+	if err := s.SaveSend(ctx, key, failed); err != nil {
+		t.Fatal(err)
+	}
+	again := running(clock, "d1")
+	_, prior, claimed, _ := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, again, clock.Now())
+	if !claimed || !reflect.DeepEqual(prior, failed) {
+		t.Fatalf("claim over a not-accepted send = %+v, %v; want claimed, with the failed record", prior, claimed)
+	}
+	if _, prior, claimed, _ = s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d1"), clock.Now()); claimed || !reflect.DeepEqual(prior, again) {
+		t.Fatalf("claim after the resend = %+v, %v; want the resend's record", prior, claimed)
 	}
 }

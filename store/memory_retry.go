@@ -39,11 +39,12 @@ func (m *Memory) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Se
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if prior, ok := s.get(key, now); ok {
+	prior, ok := s.get(key, now)
+	if ok && prior.State != SendNotAccepted {
 		return owner, prior, false, err
 	}
 	s.put(key, rec, m.maxTasks)
-	return owner, SendRecord{}, true, err
+	return owner, prior, true, err
 }
 
 // SaveSend implements Retries.

@@ -21,16 +21,24 @@ func (k redisKeys) sendKey(key SendKey) string {
 }
 
 // claimSendScript writes ARGV[2] unless a record that expires after ARGV[1]
-// is there, which it returns instead. Expiry is the caller's clock, as for
-// tasks; the key's Redis TTL only reclaims memory.
+// and is not a not-accepted one is there. It returns {claimed, the record
+// found or ""}. Expiry is the caller's clock, as for tasks; the key's Redis
+// TTL only reclaims memory. The state is found in the record's JSON, where
+// a quote inside an id is always escaped.
 var claimSendScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if v then
   local e = string.match(v, '^(%d+)|')
-  if e and tonumber(e) > tonumber(ARGV[1]) then return v end
+  if not (e and tonumber(e) > tonumber(ARGV[1])) then
+    v = ''
+  elseif not string.find(v, '"s":"not_accepted"', 1, true) then
+    return {0, v}
+  end
+else
+  v = ''
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return false
+return {1, v}
 `)
 
 func encodeSend(rec SendRecord) (string, error) {
@@ -87,15 +95,24 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 		// A Redis that restarted or flushed its scripts: once, in full.
 		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, []string{k}, args...) })
 	}
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err != nil {
 		return "", SendRecord{}, false, unavailable("claim send", err)
 	}
 	owner, admitErr := admit()
-	prev, err := claim.Text()
-	claimed := errors.Is(err, redis.Nil)
+	reply, err := claim.Slice()
+	if err != nil || len(reply) != 2 {
+		return "", SendRecord{}, false, unavailable("claim send", fmt.Errorf("unexpected reply %v: %w", reply, err))
+	}
+	flag, _ := reply[0].(int64)
+	prev, _ := reply[1].(string)
+	claimed := flag == 1
+	var prior SendRecord
+	if prev != "" {
+		if prior, _, err = decodeSend(prev); err != nil {
+			return "", SendRecord{}, false, err
+		}
+	}
 	switch {
-	case err != nil && !claimed:
-		return "", SendRecord{}, false, unavailable("claim send", err)
 	case admitErr != nil && !errors.Is(admitErr, ErrNotFound):
 		if claimed {
 			if err := r.client.Del(ctx, k).Err(); err != nil {
@@ -103,14 +120,8 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 			}
 		}
 		return "", SendRecord{}, false, admitErr
-	case claimed:
-		return owner, SendRecord{}, true, admitErr
 	}
-	prior, _, err := decodeSend(prev)
-	if err != nil {
-		return "", SendRecord{}, false, err
-	}
-	return owner, prior, false, admitErr
+	return owner, prior, claimed, admitErr
 }
 
 // SaveSend implements Retries.

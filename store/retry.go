@@ -60,7 +60,8 @@ type Retries interface {
 	// ClaimSend admits a send as Admit does and, in the same round trip,
 	// claims key for rec, unless a record of key whose Expires is after now
 	// exists: then it returns that record and claimed false, and writes
-	// nothing. Admission errors are Admit's; the claim is made only when the
+	// nothing. A record in state SendNotAccepted stands for no work: it is
+	// claimed over, and returned as prior with claimed true. Admission errors are Admit's; the claim is made only when the
 	// admission succeeds (ErrNotFound for the context included).
 	ClaimSend(ctx context.Context, a Admission, key SendKey, rec SendRecord, now time.Time) (contextOwner string, prior SendRecord, claimed bool, err error)
 	// SaveSend writes rec as key's record, kept until rec.Expires.
