@@ -37,6 +37,7 @@ type Agent struct {
 	// to learn whether the backend ends the stream after it.
 	interruptGrace time.Duration
 	cards          cards
+	retries        *retries
 	// readTimeout and streamWriteTimeout are Options' ReadTimeout and
 	// StreamWriteTimeout.
 	readTimeout, streamWriteTimeout time.Duration
@@ -120,11 +121,13 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		a.tasks, a.ownsTasks = store.NewMemory(store.MemoryConfig{}), true
 	}
 	a.cards.publish = a.cardPublish()
+	a.retries = newRetries(cfg.Retries)
 	return a, nil
 }
 
 // Close releases what the agent made for itself.
 func (a *Agent) Close() {
+	a.retries.close()
 	for _, b := range a.byName {
 		b.closeIdle()
 	}
@@ -155,6 +158,11 @@ type call struct {
 	outcome   string // one of the outcome constants; "" is ok
 	events    int
 	bytes     int
+	// retry is the send's retry key and what the index knew of it; nil
+	// for calls without one. answer is what the last unary backend call
+	// answered (views into its reply).
+	retry  *sendRetry
+	answer normalize.EventInfo
 	// lent are the pooled buffers the call reads and writes in: a unary
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
@@ -353,6 +361,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	params, e := a.route(r, c)
 	if e != nil {
+		a.abandonSend(c)
 		a.fail(w, c, e)
 		return
 	}
@@ -372,6 +381,10 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	if e := a.finishedBeforeCancel(r, c); e != nil {
 		a.fail(w, c, e)
+		return
+	}
+	if c.retry != nil {
+		a.serveSend(w, r, c, method, params)
 		return
 	}
 	result, e := a.unary(r.Context(), r, c, env.Op, method, params)
@@ -414,6 +427,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
+	c.answer = info
 	switch op {
 	case dialect.SendMessage, dialect.GetTask, dialect.CancelTask:
 		if e := a.record(ctx, c, info); e != nil {

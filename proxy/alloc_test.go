@@ -18,10 +18,12 @@ var allocBudgets = map[string]float64{
 	// with a JWT (a token seen before: its check is remembered). A unary
 	// call's backend request is allocated, not pooled (net/http may still
 	// read it after RoundTrip returns), and its reply deadline is a timer.
-	"send/0.3-to-0.3":      43,
-	"send/0.3-to-1.0":      43,
-	"send/1.0-to-0.3":      43,
-	"send/1.0-to-1.0":      43,
+	// A send's retry claim costs about 15 more (its key, digest, record
+	// and flight): 50-51 measured.
+	"send/0.3-to-0.3":      61,
+	"send/0.3-to-1.0":      61,
+	"send/1.0-to-0.3":      61,
+	"send/1.0-to-1.0":      61,
 	"get/0.3-to-0.3":       48,
 	"get/0.3-to-1.0":       48,
 	"get/1.0-to-0.3":       48,
@@ -30,8 +32,8 @@ var allocBudgets = map[string]float64{
 	"stream/0.3-to-1.0":    76,
 	"stream/1.0-to-0.3":    77,
 	"stream/1.0-to-1.0":    73,
-	"send/1.0-to-1.0+auth": 44,
-	"send/0.3-to-1.0+auth": 44,
+	"send/1.0-to-1.0+auth": 62,
+	"send/0.3-to-1.0+auth": 62,
 }
 
 func TestAllocsPerRequest(t *testing.T) {

@@ -25,6 +25,7 @@ type Metrics struct {
 	authFailures   *prometheus.CounterVec
 	backendErrors  *prometheus.CounterVec
 	storeErrors    *prometheus.CounterVec
+	retries        *prometheus.CounterVec
 	taskIndexSize  prometheus.GaugeFunc
 	indexSizeStore store.Store
 
@@ -115,6 +116,10 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 			Namespace: ns, Name: "task_index_errors_total",
 			Help: "Task index operations that failed, by operation (read, write, list).",
 		}, []string{"operation"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "retries_total",
+			Help: "Sends recognised as retries of an earlier one, by published agent and outcome (deduplicated, joined_in_flight, resent_not_accepted, refused_key_reuse).",
+		}, []string{"agent", "outcome"}),
 	}
 	m.indexSizeStore = tasks
 	m.taskIndexSize = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -125,7 +130,7 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 		m.storeErrors.WithLabelValues(op) // present at zero before the first failure
 	}
 	reg.MustRegister(m.requests, m.duration, m.translation, m.streamsActive, m.streamEvents, m.eventRelay,
-		m.authFailures, m.backendErrors, m.storeErrors, m.taskIndexSize)
+		m.authFailures, m.backendErrors, m.storeErrors, m.retries, m.taskIndexSize)
 	return m
 }
 
@@ -206,6 +211,13 @@ func (m *Metrics) authFailure(agent, reason string) {
 func (m *Metrics) storeError(op string) {
 	if m != nil {
 		m.storeErrors.WithLabelValues(op).Inc()
+	}
+}
+
+// retry counts a send recognised as a retry, by outcome.
+func (m *Metrics) retry(agent, outcome string) {
+	if m != nil {
+		m.retries.WithLabelValues(agent, outcome).Inc()
 	}
 }
 

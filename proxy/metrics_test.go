@@ -50,6 +50,7 @@ func TestMetricsGolden(t *testing.T) {
 	alice := g.as(token(t, "alice"))
 	c := callers[0]
 	mustResult(t, alice.call("1", "message/send", c.send("m1", c.text("hello"), "")))
+	mustResult(t, alice.call("1", "message/send", c.send("m1", c.text("hello"), ""))) // a retry
 	alice.stream("2", "message/stream", c.send("m2", c.text("hello"), "")).all()
 	wantError(t, alice.call("3", "tasks/get", `{"id":"nope"}`), c.d, -32001)
 	g.post(rpc("tasks/get", `{"id":"x"}`)) // no token

@@ -97,7 +97,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		// Fail closed before the backend acts: a send the index could not
 		// record would run a task its caller can never reach. The check also
 		// reads the context's owner, in the same round trip.
-		owner, err := a.tasks.Admit(ctx, store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: info.ContextID})
+		owner, err := a.admitSend(r, c, params, to)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
