@@ -159,12 +159,14 @@ func retryKey(r *http.Request, c *call) string {
 }
 
 // sendDigest identifies what a send asks for: the sha256 of its params in
-// 1.0 form, canonical (object members sorted by key, no space, scalars as
-// sent), without the message id (the key, or a fresh id beside an
-// Idempotency-Key) and without the configuration's members that shape the
-// answer and not the work (blocking, returnImmediately, historyLength).
-// Parts, every other id (context, task, references), metadata, accepted
-// output modes and push config count.
+// 1.0 form as the gateway forwards them (a 0.x caller's as translated, a
+// 1.0 caller's as sent), with the values of the message id (the key, or a
+// fresh id beside an Idempotency-Key) and of the configuration's members
+// that shape the answer and not the work (blocking, returnImmediately,
+// historyLength) cut out. Parts, every other id (context, task,
+// references), metadata, accepted output modes and push config count. The
+// params are not re-serialised with sorted keys: that cost 10% of a send's
+// CPU, and a retry is its client sending the same message again.
 func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 	v10 := c.env.Params
 	switch {
@@ -179,69 +181,32 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 		}
 		v10 = out
 	}
-	root := gjson.ParseBytes(v10)
-	if !root.IsObject() {
-		return "", errors.New("send params are not an object")
+	var cuts [len(digestCuts)]gjson.Result
+	n := 0
+	for _, path := range digestCuts {
+		if r := gjson.GetBytes(v10, path); r.Index > 0 {
+			cuts[n] = r
+			n++
+		}
 	}
+	slices.SortFunc(cuts[:n], func(a, b gjson.Result) int { return a.Index - b.Index })
 	buf := c.buffer(len(v10))
-	*buf = appendCanonical((*buf)[:0], root, "", 0)
-	sum := sha256.Sum256(*buf)
+	kept, at := (*buf)[:0], 0
+	for _, r := range cuts[:n] {
+		if r.Index < at || r.Index+len(r.Raw) > len(v10) {
+			return "", errors.New("send params: overlapping members")
+		}
+		kept = append(kept, v10[at:r.Index]...)
+		at = r.Index + len(r.Raw)
+	}
+	kept = append(kept, v10[at:]...)
+	*buf = kept
+	sum := sha256.Sum256(kept)
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// member is one object member while its object is being sorted.
-type member struct{ key, value gjson.Result }
-
-// appendCanonical appends v with its object members sorted by key, leaving
-// out what sendDigest leaves out (members of the top-level message and
-// configuration objects, at depth 1).
-func appendCanonical(dst []byte, v gjson.Result, parent string, depth int) []byte {
-	switch {
-	case v.IsObject():
-		var room [16]member
-		ms := room[:0]
-		v.ForEach(func(k, val gjson.Result) bool {
-			if depth != 1 || !digestSkips(parent, k.Str) {
-				ms = append(ms, member{k, val})
-			}
-			return true
-		})
-		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key.Str, b.key.Str) })
-		dst = append(dst, '{')
-		for i, m := range ms {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, m.key.Raw...)
-			dst = append(dst, ':')
-			dst = appendCanonical(dst, m.value, m.key.Str, depth+1)
-		}
-		return append(dst, '}')
-	case v.IsArray():
-		dst = append(dst, '[')
-		i := 0
-		v.ForEach(func(_, val gjson.Result) bool {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			i++
-			dst = appendCanonical(dst, val, "", depth+1)
-			return true
-		})
-		return append(dst, ']')
-	}
-	return append(dst, v.Raw...)
-}
-
-func digestSkips(parent, key string) bool {
-	switch parent {
-	case "message":
-		return key == "messageId"
-	case "configuration":
-		return key == "blocking" || key == "returnImmediately" || key == "historyLength"
-	}
-	return false
-}
+// digestCuts are the members whose values sendDigest leaves out.
+var digestCuts = [...]string{"message.messageId", "configuration.blocking", "configuration.returnImmediately", "configuration.historyLength"}
 
 // serveSend answers a unary send route gave a key: a first send is
 // forwarded and its outcome kept; a retry is answered from the first.
