@@ -1,24 +1,19 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"maps"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
@@ -149,7 +144,7 @@ func (a *Agent) admitSend(r *http.Request, c *call, params []byte, to dialect.ID
 func retryKey(r *http.Request, c *call) string {
 	key := firstValue(r.Header, HeaderIdempotencyKey)
 	if key == "" {
-		key = gjson.GetBytes(c.env.Params, "message.messageId").String()
+		key = normalize.MessageID(c.env.Params)
 	}
 	if len(key) > maxRetryKey {
 		sum := sha256.Sum256([]byte(key))
@@ -158,15 +153,9 @@ func retryKey(r *http.Request, c *call) string {
 	return key
 }
 
-// sendDigest identifies what a send asks for: the sha256 of its params in
-// 1.0 form as the gateway forwards them (a 0.x caller's as translated, a
-// 1.0 caller's as sent), with the values of the message id (the key, or a
-// fresh id beside an Idempotency-Key) and of the configuration's members
-// that shape the answer and not the work (blocking, returnImmediately,
-// historyLength) cut out. Parts, every other id (context, task,
-// references), metadata, accepted output modes and push config count. The
-// params are not re-serialised with sorted keys: that cost 10% of a send's
-// CPU, and a retry is its client sending the same message again.
+// sendDigest identifies what a send asks for (normalize.AppendSendDigest),
+// from its params in 1.0 form as the gateway forwards them: a 0.x caller's
+// as translated, a 1.0 caller's as sent.
 func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 	v10 := c.env.Params
 	switch {
@@ -181,37 +170,11 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 		}
 		v10 = out
 	}
-	var cuts [len(digestCuts)]gjson.Result
-	n := 0
-	for _, path := range digestCuts {
-		// A fast scan for the member's name spares most sends the lookups
-		// of the configuration members they do not have.
-		if !bytes.Contains(v10, []byte(path[strings.IndexByte(path, '.')+1:])) {
-			continue
-		}
-		if r := gjson.GetBytes(v10, path); r.Index > 0 {
-			cuts[n] = r
-			n++
-		}
-	}
-	slices.SortFunc(cuts[:n], func(a, b gjson.Result) int { return a.Index - b.Index })
 	buf := c.buffer(len(v10))
-	kept, at := (*buf)[:0], 0
-	for _, r := range cuts[:n] {
-		if r.Index < at || r.Index+len(r.Raw) > len(v10) {
-			return "", errors.New("send params: overlapping members")
-		}
-		kept = append(kept, v10[at:r.Index]...)
-		at = r.Index + len(r.Raw)
-	}
-	kept = append(kept, v10[at:]...)
-	*buf = kept
-	sum := sha256.Sum256(kept)
-	return hex.EncodeToString(sum[:]), nil
+	digest, room, err := normalize.AppendSendDigest((*buf)[:0], v10)
+	*buf = room
+	return digest, err
 }
-
-// digestCuts are the members whose values sendDigest leaves out.
-var digestCuts = [...]string{"message.messageId", "configuration.blocking", "configuration.returnImmediately", "configuration.historyLength"}
 
 // serveSend answers a unary send route gave a key: a first send is
 // forwarded and its outcome kept; a retry is answered from the first.
@@ -261,8 +224,8 @@ func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, metho
 	rs.flights[rt.key] = fl
 	rs.mu.Unlock()
 	rs.renewing.Do(func() { go a.renewClaims() })
-	// The store's own timeouts bound the write of the outcome.
-	ctx := context.WithoutCancel(r.Context())
+	ctx, stop := outlivingCaller(r.Context())
+	defer stop()
 	result, e := a.unary(ctx, r, c, dialect.SendMessage, method, params)
 	fl.rec = a.sendOutcome(c, rt, result, e)
 	fl.mu.Lock()
@@ -281,6 +244,24 @@ func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, metho
 		return
 	}
 	a.writeResult(w, c, result)
+}
+
+// outlivingCaller is the context of a first send: not ended by its caller
+// going away, but by the gateway's shutdown (ErrShuttingDown, the cause the
+// server ends calls with), so that a held send cannot keep the gateway up.
+// The backend timeouts bound it otherwise, and the store's own timeouts the
+// write of the outcome.
+func outlivingCaller(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
+	stopAfter := context.AfterFunc(parent, func() {
+		if cause := context.Cause(parent); errors.Is(cause, ErrShuttingDown) {
+			cancel(cause)
+		}
+	})
+	return ctx, func() {
+		stopAfter()
+		cancel(nil)
+	}
 }
 
 // renewClaims renews the claims of this replica's running sends until the
@@ -448,7 +429,7 @@ func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *nor
 		}
 	}
 	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
-	params := append(append([]byte(`{"id":`), jsonString(taskID)...), '}')
+	params := normalize.GetTaskParams(taskID)
 	wait := retryPollFirst
 	for {
 		pc := &call{start: c.start, env: c.env, backend: b, owner: c.owner}
@@ -459,7 +440,7 @@ func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *nor
 			pc.answer.State == "TASK_STATE_INPUT_REQUIRED" || pc.answer.State == "TASK_STATE_AUTH_REQUIRED"
 		var result []byte
 		if e == nil && done {
-			result = sendResultOfTask(c.env.Dialect, task)
+			result = normalize.SendResultOfTask(c.env.Dialect, task)
 			if n := c.info.HistoryLength; c.info.HasHistoryLength {
 				var err error
 				if result, err = normalize.TrimHistory(dialect.SendMessage, c.env.Dialect, result, n); err != nil {
@@ -480,21 +461,6 @@ func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *nor
 		}
 		wait = min(wait*2, retryPollMax)
 	}
-}
-
-// sendResultOfTask wraps a GetTask result as a send's: 1.0 names the task
-// member, 0.x answers the task itself. The result is copied out of the
-// call's buffers.
-func sendResultOfTask(d dialect.ID, task []byte) []byte {
-	if d != dialect.V10 {
-		return bytes.Clone(task)
-	}
-	return append(append([]byte(`{"task":`), task...), '}')
-}
-
-func jsonString(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
 }
 
 // abandonSend frees the key of a claimed send the gateway refused before
