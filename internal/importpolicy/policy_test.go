@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"legacyagent":           {},
 	"internal/agent10":      {},
 	"internal/testnet":      {},
+	"internal/redistopo":    {},
 	"internal/importpolicy": {},
 	"cmd/gateway":           {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent"},
 	"bench/canned":          {},
