@@ -137,6 +137,12 @@ type RedisConfig struct {
 	// with none its new task is refused. Tasks recorded with authentication
 	// off are not bounded. Defaults to 10000.
 	MaxTasksPerOwner int `yaml:"max_tasks_per_owner"`
+	// MinReplicaAcks is how many replicas must have a task write (WAIT)
+	// before Put reports it written, so that a failover cannot lose a task
+	// the gateway answered with: Redis replicates asynchronously, and a
+	// primary demoted by Sentinel keeps taking writes until it is told.
+	// Single and sentinel modes only. Defaults to 0 (no wait).
+	MinReplicaAcks int `yaml:"min_replica_acks"`
 
 	now func() time.Time // tests inject a clock; time.Now otherwise
 }
@@ -224,6 +230,12 @@ func (c *RedisConfig) Validate() error {
 	}
 	if c.MaxTasksPerOwner < 1 {
 		problems = append(problems, fmt.Errorf("max_tasks_per_owner: must be at least 1, got %d", c.MaxTasksPerOwner))
+	}
+	switch {
+	case c.MinReplicaAcks < 0:
+		problems = append(problems, fmt.Errorf("min_replica_acks: must not be negative, got %d", c.MinReplicaAcks))
+	case c.MinReplicaAcks > 0 && c.Mode == RedisCluster:
+		problems = append(problems, errors.New("min_replica_acks: not supported in cluster mode, where a write's replicas are not one connection's"))
 	}
 	problems = append(problems, validateTTL(c.TTL))
 	for _, d := range []struct {

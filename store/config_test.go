@@ -105,8 +105,9 @@ func TestRedisConfigTopologies(t *testing.T) {
 	}
 	wantProblems(t, valid(RedisConfig{Address: "a:1", Addresses: []string{"b:1"}}).Validate(), "address and addresses")
 	wantProblems(t, valid(RedisConfig{Mode: "ring"}).Validate(), "mode")
-	wantProblems(t, valid(RedisConfig{Mode: "cluster", Address: "a:1", DB: 2, KeyPrefix: "{x}"}).Validate(),
-		"address", "addresses", "db", "key_prefix")
+	wantProblems(t, valid(RedisConfig{Mode: "cluster", Address: "a:1", DB: 2, KeyPrefix: "{x}", MinReplicaAcks: 1}).Validate(),
+		"address", "addresses", "db", "key_prefix", "min_replica_acks")
+	wantProblems(t, valid(RedisConfig{MinReplicaAcks: -1}).Validate(), "min_replica_acks")
 	wantProblems(t, valid(RedisConfig{Mode: "sentinel", Addresses: []string{"nope"}}).Validate(), "master_name", "address")
 	wantProblems(t, valid(RedisConfig{MasterName: "m", SentinelPasswordFile: "f", SentinelPasswordEnv: "E"}).Validate(),
 		"master_name", "sentinel_password_file", "sentinel_password_env", "sentinel_password_file and sentinel_password_env")

@@ -20,6 +20,8 @@ type Redis struct {
 	ttl         time.Duration
 	physicalTTL time.Duration
 	maxPerOwner int
+	minAcks     int
+	ackTimeout  time.Duration
 	now         func() time.Time
 
 	// registered holds when each agent was last added to the agents set
@@ -57,7 +59,10 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		ttl:         cfg.TTL,
 		physicalTTL: cfg.TTL + redisTTLGrace,
 		maxPerOwner: cfg.MaxTasksPerOwner,
-		now:         now,
+		minAcks:     cfg.MinReplicaAcks,
+		// Within the read timeout, so that a missing ack is an answer.
+		ackTimeout: cfg.ReadTimeout / 2,
+		now:        now,
 	}, nil
 }
 
@@ -82,6 +87,7 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
 		countMember(t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Owner)}
 	var put *redis.Cmd
+	var acks *redis.Cmd
 	_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		// Written even when the script then refuses the task: an id held
 		// by another owner, or refused for a full share, is known all the
@@ -94,13 +100,21 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 			p.PExpire(ctx, r.keys.agents(), r.physicalTTL)
 		}
 		put = p.EvalSha(ctx, putScript.Hash(), keys, args...)
+		if r.minAcks > 0 {
+			acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
+		}
 		return nil
 	})
 	if err != nil && isNoScript(put.Err()) {
 		// A node that restarted or was promoted lacks the script: Eval
 		// loads it. The commands before it are idempotent.
-		put = putScript.Eval(ctx, r.client, keys, args...)
-		err = put.Err()
+		_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			put = putScript.Eval(ctx, p, keys, args...)
+			if r.minAcks > 0 {
+				acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
+			}
+			return nil
+		})
 	}
 	if err != nil {
 		r.registered.Delete(t.Agent)
@@ -115,6 +129,12 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 		return ErrOwnerConflict
 	case 2:
 		return r.ownerQuota()
+	}
+	if acks != nil {
+		if n, err := acks.Int(); err != nil || n < r.minAcks {
+			return unavailable("put task", fmt.Errorf("%d of the %d replicas store.redis.min_replica_acks asks for acknowledged the write within %s (%v)",
+				n, r.minAcks, r.ackTimeout, err))
+		}
 	}
 	return nil
 }

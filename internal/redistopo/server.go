@@ -148,6 +148,17 @@ func (n *Node) Kill() {
 	<-exited
 }
 
+func (n *Node) alive() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	select {
+	case <-n.exited:
+		return false
+	default:
+		return true
+	}
+}
+
 // Log returns the node's log, for a failing test's message.
 func (n *Node) Log() string {
 	b, _ := os.ReadFile(filepath.Join(n.dir, "redis.log"))

@@ -15,9 +15,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// noPersistence keeps the data nodes in memory only: a killed node comes
-// back empty, as a lost machine would.
-var noPersistence = []string{"--save", "", "--appendonly", "no"}
+// noPersistence keeps the data nodes in memory only, and has a primary
+// sync a new replica at once rather than wait 5 s for others to join.
+var noPersistence = []string{"--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0"}
 
 // StartSingle starts one TLS-only server.
 func StartSingle(t testing.TB) (*Env, *Node) {
@@ -302,11 +302,13 @@ func (c *Cluster) Failover(slot int) *Node {
 	return replica
 }
 
-// Sentinel is a primary with one replica, watched by three sentinels.
+// Sentinel is a primary with two replicas, watched by three sentinels: a
+// failover leaves the new primary a replica at once.
 type Sentinel struct {
 	*Env
-	Primary, Replica *Node
-	Sentinels        []*Node
+	Primary   *Node
+	Replicas  []*Node
+	Sentinels []*Node
 }
 
 // MasterName is the name the sentinels know the primary by.
@@ -316,14 +318,16 @@ const MasterName = "a2agw-index"
 // down; a failover takes that and an election.
 const SentinelDownAfter = time.Second
 
-// StartSentinel starts a primary, its replica and three sentinels.
+// StartSentinel starts a primary, its two replicas and three sentinels.
 func StartSentinel(t testing.TB) *Sentinel {
 	e := newEnv(t)
 	s := &Sentinel{Env: e}
 	s.Primary = e.start("primary", func(string, int) []string { return noPersistence })
-	s.Replica = e.start("replica", func(string, int) []string {
-		return append([]string{"--replicaof", "127.0.0.1", strconv.Itoa(s.Primary.Port)}, noPersistence...)
-	})
+	for range 2 {
+		s.Replicas = append(s.Replicas, e.start("replica", func(string, int) []string {
+			return append([]string{"--replicaof", "127.0.0.1", strconv.Itoa(s.Primary.Port)}, noPersistence...)
+		}))
+	}
 	for range 3 {
 		s.Sentinels = append(s.Sentinels, e.start("sentinel", func(dir string, _ int) []string {
 			conf := filepath.Join(dir, "sentinel.conf")
@@ -335,10 +339,33 @@ func StartSentinel(t testing.TB) *Sentinel {
 			return []string{conf, "--sentinel"}
 		}))
 	}
-	if err := waitFor(startTimeout, func() error { return s.agreed(s.Primary, 1) }); err != nil {
+	if err := waitFor(startTimeout, func() error {
+		for _, r := range s.Replicas {
+			if err := s.replicating(r); err != nil {
+				return err
+			}
+		}
+		return s.agreed(s.Primary, 2)
+	}); err != nil {
 		t.Fatalf("sentinels not ready: %v", err)
 	}
 	return s
+}
+
+// replicating reports whether replica's link to its primary is up.
+func (e *Env) replicating(replica *Node) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cl := redis.NewClient(&redis.Options{Addr: replica.Addr, TLSConfig: e.ClientTLS(), MaxRetries: -1})
+	defer cl.Close()
+	info, err := cl.Info(ctx, "replication").Result()
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(info, "master_link_status:up") {
+		return fmt.Errorf("replica %s: link to its primary not up:\n%s", replica.Addr, tail(replica.Log()))
+	}
+	return nil
 }
 
 // Addrs are the sentinels' addresses.
@@ -350,8 +377,9 @@ func (s *Sentinel) Addrs() []string {
 	return addrs
 }
 
-// agreed reports whether every sentinel names primary, knows the two
-// others and sees replicas replicas.
+// agreed reports whether every sentinel names primary (any node but the
+// old primary when primary is nil), knows the two others and sees replicas
+// replicas up.
 func (s *Sentinel) agreed(primary *Node, replicas int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -364,6 +392,9 @@ func (s *Sentinel) agreed(primary *Node, replicas int) error {
 		}
 		if got := strings.Join(addr, ":"); got != primary.Addr {
 			return fmt.Errorf("sentinel %s names %s, want %s", n.Addr, got, primary.Addr)
+		}
+		if err := s.replicating(primary); err == nil {
+			return fmt.Errorf("%s is still a replica", primary.Addr)
 		}
 		others, err := sc.Sentinels(ctx, MasterName).Result()
 		if err != nil {
@@ -384,17 +415,32 @@ func (s *Sentinel) agreed(primary *Node, replicas int) error {
 	return nil
 }
 
-// Failover has the sentinels promote the replica (SENTINEL FAILOVER) and
-// returns once they all name it.
+// Failover has the sentinels promote a replica (SENTINEL FAILOVER, unless
+// the primary was killed) and returns once they all name it and it has a
+// replica of its own.
 func (s *Sentinel) Failover() {
 	s.t.Helper()
-	sc := redis.NewSentinelClient(&redis.Options{Addr: s.Sentinels[0].Addr, TLSConfig: s.ClientTLS(), MaxRetries: -1})
-	defer sc.Close()
-	if err := sc.Failover(context.Background(), MasterName).Err(); err != nil {
-		s.t.Fatal(err)
+	old := s.Primary
+	if old.alive() {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: s.Sentinels[0].Addr, TLSConfig: s.ClientTLS(), MaxRetries: -1})
+		defer sc.Close()
+		if err := sc.Failover(context.Background(), MasterName).Err(); err != nil {
+			s.t.Fatal(err)
+		}
 	}
-	if err := waitFor(startTimeout, func() error { return s.agreed(s.Replica, 0) }); err != nil {
+	if err := waitFor(startTimeout, func() error {
+		for _, r := range s.Replicas {
+			if s.agreed(r, 1) == nil {
+				s.Primary = r
+				s.Replicas = slices.DeleteFunc(slices.Clone(s.Replicas), func(n *Node) bool { return n == r })
+				return nil
+			}
+		}
+		return fmt.Errorf("no replica of %s promoted and agreed on", old.Addr)
+	}); err != nil {
 		s.t.Fatalf("failover: %v", err)
 	}
-	s.Primary, s.Replica = s.Replica, s.Primary
+	if old.alive() {
+		s.Replicas = append(s.Replicas, old)
+	}
 }
