@@ -126,7 +126,7 @@ else
     if #oldest == 0 then return 2 end
     evict(bucket, taskPrefix, oldest[1], count, memberPrefix .. oldest[1])
   end
-  redis.call('DEL', task)
+  -- HSET sets every field, so an expired task's hash needs no DEL first.
   redis.call('HSET', task, 'id', id, 'agent', agent, 'owner', owner, 'backend', backend,
     'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
 end

@@ -25,6 +25,37 @@ func StartSingle(t testing.TB) (*Env, *Node) {
 	return e, e.start("single", func(string, int) []string { return noPersistence })
 }
 
+// StartPlain starts one server without TLS, for measurements that TLS
+// would blur; its address is 127.0.0.1:<port>.
+func StartPlain(t testing.TB) *Node {
+	Require(t)
+	dir := t.TempDir()
+	var last error
+	for range 3 {
+		port := freePort(t)
+		n := &Node{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, t: t, dir: dir,
+			args: append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+				"--logfile", filepath.Join(dir, "redis.log")}, noPersistence...)}
+		if last = n.run(); last != nil {
+			continue
+		}
+		c := redis.NewClient(&redis.Options{Addr: n.Addr, MaxRetries: -1})
+		last = waitFor(startTimeout, func() error {
+			if !n.alive() {
+				return errStop{fmt.Errorf("redis-server %s exited:\n%s", n.Addr, tail(n.Log()))}
+			}
+			return c.Ping(context.Background()).Err()
+		})
+		c.Close()
+		if last == nil {
+			return n
+		}
+		n.Kill()
+	}
+	t.Fatalf("starting a plain redis-server: %v", last)
+	return nil
+}
+
 // Cluster is a Redis Cluster of three primaries with one replica each.
 type Cluster struct {
 	*Env
