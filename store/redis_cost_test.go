@@ -165,4 +165,3 @@ func redisCalls(b *testing.B, c *redis.Client) int64 {
 	}
 	return total
 }
-
