@@ -1,7 +1,9 @@
 package store
 
 import (
+	"context"
 	"crypto/rand"
+	"errors"
 	"encoding/hex"
 	"testing"
 
@@ -43,6 +45,39 @@ func runTopologyConformance(t *testing.T, base RedisConfig) {
 		t.Parallel()
 		runShareConformance(t, topologyOpener(base, testShare))
 	})
+	t.Run("Replicas", func(t *testing.T) {
+		t.Parallel()
+		testTopologyReplicas(t, base)
+	})
+}
+
+// testTopologyReplicas plays two gateway replicas sharing one index: a
+// task put through one is its owner's through the other, across agents in
+// different slots, and for every new id exactly one owner's Put wins.
+func testTopologyReplicas(t *testing.T, base RedisConfig) {
+	clock := newFakeClock()
+	base.KeyPrefix, base.now = freshPrefix(), clock.Now
+	a, b := openRedisStore(t, base), openRedisStore(t, base)
+	ctx := context.Background()
+	for _, agent := range []string{"alpha", "beta", "gamma"} {
+		mustPut(t, a, Task{ID: "t1", ContextID: "c1", Agent: agent, Owner: "alice", State: working})
+		if got := mustGet(t, b, agent, "t1"); got.Owner != "alice" {
+			t.Errorf("replica b: Get(%s, t1).Owner = %q, want alice", agent, got.Owner)
+		}
+		if err := b.Put(ctx, Task{ID: "t1", Agent: agent, Owner: "bob"}); !errors.Is(err, ErrOwnerConflict) {
+			t.Errorf("replica b: Put by bob of alice's task = %v, want ErrOwnerConflict", err)
+		}
+		if owner, err := b.ContextOwner(ctx, agent, "c1"); err != nil || owner != "alice" {
+			t.Errorf("replica b: ContextOwner(%s, c1) = %q, %v", agent, owner, err)
+		}
+	}
+	if known, err := b.Known(ctx, "t1"); err != nil || !known {
+		t.Errorf("replica b: Known(t1) = %v, %v", known, err)
+	}
+	if n := mustLen(t, b); n != 3 {
+		t.Errorf("replica b: Len() = %d, want 3", n)
+	}
+	raceOwners(t, []Store{a, b}, 30, 2)
 }
 
 func TestRedisSingleTLSConformance(t *testing.T) {
