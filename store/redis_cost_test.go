@@ -15,7 +15,8 @@ import (
 // The cost benchmarks measure what the proxy asks of the index per call,
 // on the memory index and on Redis side by side, at 32 callers at once as
 // in scripts/bench.sh, and count for Redis the round trips and commands
-// the client sends and the commands Redis runs (scripts' calls included).
+// the client sends, the commands Redis runs (scripts' calls included) and
+// the CPU time Redis spends.
 //
 //	go test -run '^$' -bench 'Calls' -benchtime 20000x ./store
 
@@ -118,12 +119,14 @@ func BenchmarkRedisCalls(b *testing.B) {
 	b.Cleanup(func() { admin.Close() })
 	hook := &countingHook{}
 	var redisBefore int64
+	var cpuBefore float64
 	benchCalls(b, func(b *testing.B) Store {
 		s := openBenchRedis(b, node.Addr)
 		s.client.AddHook(hook)
 		hook.commands.Store(0)
 		hook.trips.Store(0)
 		redisBefore = redisCalls(b, admin)
+		cpuBefore = redisCPU(b, admin)
 		return s
 	}, func(b *testing.B, n int) {
 		// The prepared tasks are counted too: a few dozen over thousands.
@@ -131,6 +134,7 @@ func BenchmarkRedisCalls(b *testing.B) {
 		b.ReportMetric(float64(hook.trips.Load())/float64(n), "trips/op")
 		b.ReportMetric(float64(hook.commands.Load())/float64(n), "sent/op")
 		b.ReportMetric(float64(ran)/float64(n), "redis-cmds/op")
+		b.ReportMetric((redisCPU(b, admin)-cpuBefore)*1e6/float64(n), "redis-cpu-us/op")
 	})
 }
 
@@ -141,6 +145,27 @@ func openBenchRedis(b *testing.B, addr string) *Redis {
 	}
 	b.Cleanup(func() { s.Close() })
 	return s
+}
+
+// redisCPU is the CPU time the server used so far, in seconds, from INFO
+// cpu (its network I/O and the scripts included).
+func redisCPU(b *testing.B, c *redis.Client) float64 {
+	info, err := c.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		name, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && (name == "used_cpu_user" || name == "used_cpu_sys") {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += f
+		}
+	}
+	return total
 }
 
 // redisCalls is the number of commands the server ran, from INFO
