@@ -3,8 +3,8 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"testing"
 
 	"github.com/a2agate/gateway/internal/redistopo"
