@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"time"
@@ -145,6 +146,7 @@ type RedisConfig struct {
 	MinReplicaAcks int `yaml:"min_replica_acks"`
 
 	now func() time.Time // tests inject a clock; time.Now otherwise
+	log *slog.Logger     // tests inject a logger; slog.Default() otherwise
 }
 
 // RedisTLSConfig configures TLS to Redis. The server's certificate is

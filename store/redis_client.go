@@ -28,13 +28,18 @@ func newRedisClient(cfg *RedisConfig) (redis.UniversalClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	tlsConfig, err := cfg.TLS.load()
+	log := cfg.log
+	if log == nil {
+		log = slog.Default()
+	}
+	tlsConfig, err := cfg.TLS.load(log)
 	if err != nil {
 		return nil, err
 	}
 	dialer := (&nodeDialer{
 		net:  net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 5 * time.Minute},
 		tls:  tlsConfig,
+		log:  log,
 		logs: map[string]time.Time{},
 	}).dial
 	// One retry replaces a pooled connection that Redis closed (after a
@@ -92,7 +97,7 @@ func secret(file, env, field string) (string, error) {
 }
 
 // load returns the TLS client configuration, nil when TLS is off.
-func (c *RedisTLSConfig) load() (*tls.Config, error) {
+func (c *RedisTLSConfig) load(log *slog.Logger) (*tls.Config, error) {
 	if !c.Enabled {
 		return nil, nil
 	}
@@ -121,7 +126,7 @@ func (c *RedisTLSConfig) load() (*tls.Config, error) {
 		return nil, err
 	}
 	if c.InsecureSkipVerify {
-		slog.Warn("store.redis.tls.insecure_skip_verify is set: the Redis servers' certificates are not verified, " +
+		log.Warn("store.redis.tls.insecure_skip_verify is set: the Redis servers' certificates are not verified, " +
 			"so anyone on the network path can read and change the task index; use it in tests only")
 		cfg.InsecureSkipVerify = true
 	}
@@ -134,6 +139,7 @@ func (c *RedisTLSConfig) load() (*tls.Config, error) {
 type nodeDialer struct {
 	net net.Dialer
 	tls *tls.Config
+	log *slog.Logger
 
 	mu   sync.Mutex
 	logs map[string]time.Time // node address -> last failure logged
@@ -190,5 +196,5 @@ func (d *nodeDialer) logFailure(addr string, err error) {
 	}
 	d.logs[addr] = now
 	d.mu.Unlock()
-	slog.Error("task index: cannot connect to a Redis node", "node", addr, "error", err)
+	d.log.Error("task index: cannot connect to a Redis node", "node", addr, "error", err)
 }

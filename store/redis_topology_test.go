@@ -1,10 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/a2agate/gateway/internal/redistopo"
@@ -96,4 +101,59 @@ func TestRedisSentinelTLSConformance(t *testing.T) {
 	t.Parallel()
 	s := redistopo.StartSentinel(t)
 	runTopologyConformance(t, RedisConfig{Mode: RedisSentinel, Addresses: s.Addrs(), MasterName: redistopo.MasterName, TLS: tlsConfigOf(s.Env)})
+}
+
+// TestRedisLogsUnreachableNode checks that a node that refuses connections,
+// or whose certificate does not match, is named in the log, once per
+// interval. (A server refusing the client's certificate is not: under TLS
+// 1.3 the handshake completes first, and the refusal fails the command.)
+func TestRedisLogsUnreachableNode(t *testing.T) {
+	t.Parallel()
+	e, n := redistopo.StartSingle(t)
+	var buf syncBuffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	ctx := context.Background()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	refused := openRedisStore(t, RedisConfig{Address: closed, KeyPrefix: freshPrefix(), log: log})
+	wrongName := openRedisStore(t, RedisConfig{Address: n.Addr, TLS: RedisTLSConfig{Enabled: true, CAFile: e.TLS.CA,
+		CertFile: e.TLS.ClientCert, KeyFile: e.TLS.ClientKey, ServerName: "redis.example"}, KeyPrefix: freshPrefix(), log: log})
+	for range 3 {
+		for _, s := range []Store{refused, wrongName} {
+			if err := s.Ping(ctx); !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("Ping() = %v, want ErrUnavailable", err)
+			}
+		}
+	}
+	out := buf.String()
+	for _, addr := range []string{closed, n.Addr} {
+		if got := strings.Count(out, "node="+addr); got != 1 {
+			t.Errorf("the log names %s %d times, want once:\n%s", addr, got, out)
+		}
+	}
+	if !strings.Contains(out, "redis.example") {
+		t.Errorf("the log does not say which name did not match:\n%s", out)
+	}
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
