@@ -287,9 +287,13 @@ func (c *RedisConfig) validateTopology() []error {
 			}
 		}
 	}
+	field := "address"
+	if c.Address == "" {
+		field = "addresses"
+	}
 	for _, a := range c.addresses() {
 		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
-			problems = append(problems, fmt.Errorf("address: want host:port, got %q", a))
+			problems = append(problems, fmt.Errorf("%s: want host:port, got %q", field, a))
 		}
 	}
 	return problems

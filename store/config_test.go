@@ -108,7 +108,7 @@ func TestRedisConfigTopologies(t *testing.T) {
 	wantProblems(t, valid(RedisConfig{Mode: "cluster", Address: "a:1", DB: 2, KeyPrefix: "{x}", MinReplicaAcks: 1}).Validate(),
 		"address", "addresses", "db", "key_prefix", "min_replica_acks")
 	wantProblems(t, valid(RedisConfig{MinReplicaAcks: -1}).Validate(), "min_replica_acks")
-	wantProblems(t, valid(RedisConfig{Mode: "sentinel", Addresses: []string{"nope"}}).Validate(), "master_name", "address")
+	wantProblems(t, valid(RedisConfig{Mode: "sentinel", Addresses: []string{"nope"}}).Validate(), "master_name", "addresses")
 	wantProblems(t, valid(RedisConfig{MasterName: "m", SentinelPasswordFile: "f", SentinelPasswordEnv: "E"}).Validate(),
 		"master_name", "sentinel_password_file", "sentinel_password_env", "sentinel_password_file and sentinel_password_env")
 	wantProblems(t, valid(RedisConfig{TLS: RedisTLSConfig{CAFile: "ca.pem", InsecureSkipVerify: true}}).Validate(),
