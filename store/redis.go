@@ -364,10 +364,23 @@ func (r *Redis) Len(ctx context.Context) (int, error) {
 	return total, nil
 }
 
-// Ping implements Store.
+// Ping implements Store. In cluster mode it asks for the cluster's state:
+// any node answers PING, but with a slot uncovered (a primary lost and no
+// replica promoted yet) the agents in it cannot be served.
 func (r *Redis) Ping(ctx context.Context) error {
-	if err := r.client.Ping(ctx).Err(); err != nil {
+	cluster, ok := r.client.(*redis.ClusterClient)
+	if !ok {
+		if err := r.client.Ping(ctx).Err(); err != nil {
+			return unavailable("ping", err)
+		}
+		return nil
+	}
+	info, err := cluster.ClusterInfo(ctx).Result()
+	if err != nil {
 		return unavailable("ping", err)
+	}
+	if !strings.Contains(info, "cluster_state:ok") {
+		return unavailable("ping", errors.New("the Redis Cluster reports cluster_state:fail: some hash slots have no reachable primary"))
 	}
 	return nil
 }

@@ -216,3 +216,32 @@ func TestRedisSentinelFailoverUnderLoad(t *testing.T) {
 		sn.Failover()
 	})
 }
+
+// TestRedisClusterReadinessFollows loses a whole shard, primary and
+// replica: Ping (readiness) fails as soon as the cluster reports slots
+// uncovered, and calls fail closed.
+func TestRedisClusterReadinessFollows(t *testing.T) {
+	t.Parallel()
+	c := redistopo.StartCluster(t)
+	s := openTopologyStore(t, RedisConfig{Mode: RedisCluster, Addresses: c.Addrs(), TLS: tlsConfigOf(c.Env)})
+	ctx := context.Background()
+	if err := s.Ping(ctx); err != nil {
+		t.Fatalf("Ping() of a healthy cluster = %v", err)
+	}
+	primary, replica := c.Shard(c.Slot(s.keys.task(loadAgents[0], "x")))
+	primary.Kill()
+	replica.Kill()
+	deadline := time.Now().Add(maxOutage)
+	for s.Ping(ctx) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("Ping() still succeeds %s after a shard was lost", maxOutage)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the cluster's failure detection
+	}
+	if err := s.Ping(ctx); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Ping() = %v, want ErrUnavailable", err)
+	}
+	if err := s.Put(ctx, Task{ID: "t", Agent: loadAgents[0], Owner: "alice"}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Put() into the lost shard = %v, want ErrUnavailable", err)
+	}
+}

@@ -20,8 +20,8 @@ import (
 )
 
 // startTimeout bounds the start of one topology: processes up, the cluster
-// formed, the sentinels agreed.
-const startTimeout = 30 * time.Second
+// formed, the sentinels agreed, on a machine that may be busy.
+const startTimeout = 60 * time.Second
 
 // Require skips the test when redis-server or redis-cli is not installed,
 // and in -short mode, which the multi-process topologies are too slow for.

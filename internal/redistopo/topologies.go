@@ -300,25 +300,29 @@ func (c *Cluster) MigrateSlot(slot int) {
 	}
 }
 
+// Shard returns the primary serving slot and its replica.
+func (c *Cluster) Shard(slot int) (primary, replica *Node) {
+	c.t.Helper()
+	primary, primaryID := c.owner(slot)
+	nodes, err := c.topology(primary)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, cn := range nodes {
+		if !cn.primary && cn.primaryID == primaryID {
+			return primary, c.node(cn.addr)
+		}
+	}
+	c.t.Fatalf("slot %d's primary has no replica", slot)
+	return nil, nil
+}
+
 // Failover promotes the replica of slot's primary with CLUSTER FAILOVER,
 // which waits for the replica to catch up first, and returns the new
 // primary once every node agrees.
 func (c *Cluster) Failover(slot int) *Node {
 	c.t.Helper()
-	_, primaryID := c.owner(slot)
-	nodes, err := c.topology(c.live()[0])
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	var replica *Node
-	for _, cn := range nodes {
-		if !cn.primary && cn.primaryID == primaryID {
-			replica = c.node(cn.addr)
-		}
-	}
-	if replica == nil {
-		c.t.Fatalf("slot %d's primary has no replica", slot)
-	}
+	_, replica := c.Shard(slot)
 	if err := c.Client(replica).Do(context.Background(), "CLUSTER", "FAILOVER").Err(); err != nil {
 		c.t.Fatal(err)
 	}
