@@ -184,7 +184,9 @@ func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
 		tasks = p.ZCount(ctx, bucket+":exp", live, "+inf")
 		// A final task's score is when it was put; it lives for the TTL.
 		finals = p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
-		owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+		if a.ContextID != "" {
+			owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+		}
 		return nil
 	})
 	if err != nil {
@@ -193,10 +195,13 @@ func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
 	if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
 		return "", r.ownerQuota()
 	}
+	if owner == nil {
+		return "", ErrNotFound
+	}
 	vals := owner.Val()
 	o, ok1 := vals[0].(string)
 	exp, ok2 := vals[1].(string)
-	if a.ContextID == "" || !ok1 || !ok2 {
+	if !ok1 || !ok2 {
 		return "", ErrNotFound
 	}
 	expires, err := strconv.ParseInt(exp, 10, 64)
