@@ -101,12 +101,13 @@ end
 //	KEYS: task, bucket, count (all in the agent's slot)
 //	ARGV: taskPrefix, contextPrefix, owner, now, expiry, physical TTL (ms),
 //	      id, agent, backend, context, state, updated, count member,
-//	      max tasks per owner, count member prefix (without the id)
+//	      max tasks per owner, count member prefix (without the id),
+//	      renewal window (ms)
 var putScript = redis.NewScript(luaCommon + `
 local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
 local taskPrefix, ctxPrefix, owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local id, agent, backend, ctx, state, upd, member = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13]
-local maxPerOwner, memberPrefix = ARGV[14], ARGV[15]
+local maxPerOwner, memberPrefix, window = ARGV[14], ARGV[15], ARGV[16]
 
 purge(bucket, taskPrefix, owner, now)
 
@@ -132,10 +133,21 @@ else
 end
 
 local score = neg(upd)
-local keys = {task, count, bucket .. ':all', bucket .. ':s:' .. state, bucket .. ':exp', bucket .. ':meta', bucket .. ':fin'}
+-- Every key this put adds to outlives the tasks in it: its TTL is renewed
+-- here. all, exp and meta hold the same ids, are emptied together and are
+-- renewed together, so when exp's TTL was renewed within the window, all
+-- three outlive any task put now, by the grace less the window, and need no
+-- renewal. Each member of fin and of a state index was added with a renewal.
+local keys = {task, count, bucket .. ':s:' .. state}
+if redis.call('PTTL', bucket .. ':exp') < tonumber(ttl) - tonumber(window) then
+  table.insert(keys, bucket .. ':all')
+  table.insert(keys, bucket .. ':exp')
+  table.insert(keys, bucket .. ':meta')
+end
 redis.call('ZADD', bucket .. ':all', score, id)
 if finalState(state) then
   redis.call('ZADD', bucket .. ':fin', now, id)
+  table.insert(keys, bucket .. ':fin')
 else
   redis.call('ZREM', bucket .. ':fin', id)
 end
