@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"internal/testredis":    {},
 	"internal/sse":          {},
 	"internal/jsonscan":     {},
+	"internal/redistopo":    {},
 	"internal/importpolicy": {},
 	"cmd/gateway":           {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent", "telemetry"},
 	"bench/canned":          {},
