@@ -37,6 +37,8 @@ type Agent struct {
 	// to learn whether the backend ends the stream after it.
 	interruptGrace time.Duration
 	cards          cards
+	// push relays push notifications (pushrelay.go); nil when off.
+	push *pushRelay
 }
 
 // Verifier checks a caller's Authorization header; *auth.Verifier is one.
@@ -110,11 +112,17 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		a.tasks, a.ownsTasks = store.NewMemory(store.MemoryConfig{}), true
 	}
 	a.cards.publish = a.cardPublish()
+	if a.push, err = newPushRelay(a); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
 // Close releases what the agent made for itself.
 func (a *Agent) Close() {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _ = a.push.close(ended) // a drain, if any, was ClosePush's
 	for _, b := range a.byName {
 		b.closeIdle()
 	}
@@ -148,6 +156,9 @@ type call struct {
 	lentInline [6]*[]byte
 	spans      *spanScratch // lent too: where the request's and reply's containers are
 	header     http.Header  // lent too: the backend request's header
+	// pushPending is the relay of a push config given in a send, until the
+	// backend names the task (pushrelay.go).
+	pushPending *store.PushRelay
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
@@ -304,6 +315,12 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	params, e := a.route(r, c)
+	if e == nil {
+		if a.servePushConfig(w, r, c) {
+			return
+		}
+		params, e = a.inlineConfig(r, c, params)
+	}
 	if e != nil {
 		a.fail(w, c, e)
 		return

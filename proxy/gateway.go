@@ -35,6 +35,8 @@ func NewGateway(agents []*Agent) (*Gateway, error) {
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent.json", a.ServeCardV025)
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent-card.json", a.ServeCard)
 		g.mux.HandleFunc("GET "+p+"/agent/authenticatedExtendedCard", a.ServeExtendedCardHTTP)
+		// The backend's push deliveries: the relay's token, not a JWT.
+		g.mux.HandleFunc("POST "+p+"/push/{relay}", a.ServePush)
 	}
 	return g, nil
 }

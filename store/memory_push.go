@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -62,6 +63,9 @@ func (m *Memory) PutPushConfig(_ context.Context, c PushConfig, relay PushRelay)
 		return PushRelay{}, err
 	}
 	defer p.mu.Unlock()
+	// Kept as map keys: the caller's strings may be views into buffers it
+	// reuses.
+	c.Agent, c.TaskID, c.ID = strings.Clone(c.Agent), strings.Clone(c.TaskID), strings.Clone(c.ID)
 	k := taskKey{c.Agent, c.TaskID}
 	t := p.liveTask(k, now)
 	if t == nil {
@@ -124,7 +128,7 @@ func (m *Memory) PutPendingRelay(_ context.Context, relay PushRelay) error {
 		return err
 	}
 	defer p.mu.Unlock()
-	p.relays[relay.ID] = memRelay{relay: relay, expires: now.Add(m.ttl)}
+	p.relays[strings.Clone(relay.ID)] = memRelay{relay: relay, expires: now.Add(m.ttl)}
 	return nil
 }
 

@@ -17,7 +17,7 @@ var allowed = map[string][]string{
 	"auth":                  {},
 	"store":                 {},
 	"normalize":             {"dialect"},
-	"proxy":                 {"normalize", "dialect", "auth", "store", "telemetry"},
+	"proxy":                 {"normalize", "dialect", "auth", "store", "telemetry", "push"},
 	"configs":               {},
 	"push":                  {"dialect"},
 	"telemetry":             {},
