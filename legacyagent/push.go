@@ -25,6 +25,7 @@ func (a *Agent) storePush(rec *record, cfg *pushConfig) pushConfig {
 	} else {
 		rec.push = append(rec.push, c)
 	}
+	a.notify(rec)
 	return c
 }
 

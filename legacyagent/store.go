@@ -23,6 +23,8 @@ type record struct {
 	// stop cancels the script advancing the task; nil when none runs.
 	stop context.CancelFunc
 	push []pushConfig
+	// notifying is set once the task's webhook sender runs (webhook.go).
+	notifying bool
 }
 
 // update is one stream event of a task.

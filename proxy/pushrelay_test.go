@@ -6,7 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -532,5 +535,48 @@ func TestPushRelay025ListAndDelete(t *testing.T) {
 	}
 	if d := mustResult(t, g.call("4", "DeleteTaskPushNotificationConfig", `{"taskId":"`+id+`","id":"x"}`)); d.Raw != "{}" {
 		t.Fatalf("delete: %s", d.Raw)
+	}
+}
+
+// TestPushRelayBundledAgentsSendWebhooks: the bundled agents' own senders
+// (a 0.2.5 task snapshot after each event; 1.0 StreamResponses) post to the
+// relay at the gateway's public URL, and every caller gets its own dialect.
+func TestPushRelayBundledAgentsSendWebhooks(t *testing.T) {
+	for _, b := range backends {
+		for _, c := range callers {
+			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
+				t.Parallel()
+				var gateway atomic.Pointer[url.URL]
+				front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					httputil.NewSingleHostReverseProxy(gateway.Load()).ServeHTTP(w, r)
+				}))
+				t.Cleanup(front.Close)
+				g := newGateway(t, b.handler(t, nil), b.version, allowLoopback, func(a *AgentConfig) { a.PublicURL = front.URL + "/" })
+				u, _ := url.Parse(g.url)
+				gateway.Store(u)
+				rcv := newReceiver(t, 0)
+				_, inline := callerPush(c, "", rcv.url)
+				task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("hello"), inline))))
+				for n := 0; ; n++ {
+					d := rcv.next(t)
+					checkWebhookHeaders(t, c.d, d.header)
+					noForeignKeys(t, c.d, d.body.Raw)
+					body := d.body
+					if c.d == dialect.V10 {
+						if len(body.Map()) != 1 {
+							t.Fatalf("delivery %d to a 1.0 caller is no StreamResponse: %s", n, body.Raw)
+						}
+						for _, inner := range body.Map() {
+							body = inner
+						}
+					} else if body.Get("kind").Str != "task" || body.Get("id").Str != task.Get("id").Str {
+						t.Fatalf("delivery %d to a 0.x caller is no task of %s: %s", n, task.Get("id").Str, body.Raw)
+					}
+					if body.Get("status.state").Str == c.state("completed") {
+						break
+					}
+				}
+			})
+		}
 	}
 }

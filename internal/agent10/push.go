@@ -30,6 +30,7 @@ func (a *Agent) storePush(rec *record, cfg *pushConfig) pushConfig {
 	} else {
 		rec.push = append(rec.push, c)
 	}
+	a.notify(rec)
 	return c
 }
 
