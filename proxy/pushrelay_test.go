@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -436,6 +437,17 @@ func TestPushRelayOwnership(t *testing.T) {
 			if got.Get("url").Str != "https://hooks.example/alice" {
 				t.Fatalf("alice's config after mallory's tries: %s", got.Raw)
 			}
+			// With auth on, the relay takes its own token, not a JWT.
+			rcv := newReceiver(t, 0)
+			set, _ = callerPush(c, id, rcv.url)
+			mustResult(t, alice.call("5", "CreateTaskPushNotificationConfig", set))
+			path, relayToken := backendRelay(t, g, b.version, id)
+			if status, answer := deliver(t, g, path, "X-A2A-Notification-Token", relayToken, `{"kind":"task","id":"`+id+`","contextId":"c","status":{"state":"working"}}`); status != http.StatusOK {
+				t.Fatalf("a delivery without a JWT answered %d: %s", status, answer)
+			}
+			if d := rcv.next(t); d.body.Get("task.status.state").Str != "TASK_STATE_WORKING" {
+				t.Fatalf("delivery: %s", d.body.Raw)
+			}
 		})
 	}
 }
@@ -577,6 +589,34 @@ func TestPushRelayBundledAgentsSendWebhooks(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestPushRelayAccessLog: one line per forwarded delivery, naming no token,
+// credential or query.
+func TestPushRelayAccessLog(t *testing.T) {
+	var logs syncBuffer
+	g := newGatewayOpts(t, backends[1].handler(t, nil), backends[1].version,
+		Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, allowLoopback)
+	rcv := newReceiver(t, 0)
+	c := caller{dialect.V03}
+	id := c.task(t, mustResult(t, g.call("1", "message/send", c.send("m1", c.text("input please"), "")))).Get("id").Str
+	set, _ := callerPush(c, id, rcv.url)
+	mustResult(t, g.call("2", "tasks/pushNotificationConfig/set", set))
+	path, relayToken := backendRelay(t, g, dialect.Version10, id)
+	if status, _ := deliver(t, g, path, "A2A-Notification-Token", relayToken, `{"statusUpdate":{"taskId":"`+id+`","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`); status != http.StatusOK {
+		t.Fatalf("delivery answered %d", status)
+	}
+	rcv.next(t)
+	g.agent.push.waitIdle(t)
+	out := logs.String()
+	if n := strings.Count(out, `"msg":"push delivery"`); n != 1 || !strings.Contains(out, `"outcome":"delivered"`) {
+		t.Fatalf("want one push delivery line, delivered: %s", out)
+	}
+	for _, secret := range []string{"caller-token", "caller-secret", "in-the-query", relayToken} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("the log holds %q: %s", secret, out)
 		}
 	}
 }
