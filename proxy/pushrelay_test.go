@@ -620,3 +620,20 @@ func TestPushRelayAccessLog(t *testing.T) {
 		}
 	}
 }
+
+// TestPushRelayDisabled: with push.enabled false, configs pass through to
+// the backend as they are and the receiver path answers 404.
+func TestPushRelayDisabled(t *testing.T) {
+	off := false
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version, func(a *AgentConfig) { a.Push.Enabled = &off })
+	c := caller{dialect.V10}
+	id := c.task(t, mustResult(t, g.call("1", "SendMessage", c.send("m1", c.text("input please"), "")))).Get("id").Str
+	mustResult(t, g.call("2", "CreateTaskPushNotificationConfig", `{"taskId":"`+id+`","id":"`+relayConfigID+`","url":"https://hooks.example/direct"}`))
+	res := g.call("3", "GetTaskPushNotificationConfig", `{"taskId":"`+id+`","id":"`+relayConfigID+`"}`)
+	if got := mustResult(t, res).Get("url").Str; got != "https://hooks.example/direct" {
+		t.Fatalf("the backend holds %q, want the caller's URL passed through", got)
+	}
+	if status, _ := deliver(t, g, "/push/"+randomID(), "A2A-Notification-Token", "x", `{}`); status != http.StatusNotFound {
+		t.Fatalf("the receiver of a disabled relay answered %d, want 404", status)
+	}
+}
