@@ -2,8 +2,10 @@ package proxy
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -224,8 +226,29 @@ func (p *pushRelay) list(ctx context.Context, c *call) ([]byte, *normalize.Error
 	if err != nil {
 		return nil, p.a.indexUnavailable("read", err)
 	}
+	// 1.0 pages the list; a task has few configs, listed oldest first, so
+	// a page is addressed by its offset.
+	params := gjson.ParseBytes(c.env.Params)
+	start, end, next := 0, len(configs), ""
+	if c.env.Dialect == dialect.V10 {
+		if tok := firstOf(params, "pageToken", "page_token").Str; tok != "" {
+			n, ok := parsePageOffset(tok)
+			if !ok {
+				return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageToken: not a page token this gateway gave")
+			}
+			start = min(n, len(configs))
+		}
+		size := firstOf(params, "pageSize", "page_size").Int()
+		if size < 0 {
+			return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageSize: must not be negative, got %d", size)
+		}
+		if size > 0 && start+int(size) < end {
+			end = start + int(size)
+			next = pageOffsetToken(end)
+		}
+	}
 	out := []byte{'['}
-	for i, cfg := range configs {
+	for i, cfg := range configs[start:end] {
 		one, e := p.render(c.env.Dialect, cfg)
 		if e != nil {
 			return nil, e
@@ -238,8 +261,34 @@ func (p *pushRelay) list(ctx context.Context, c *call) ([]byte, *normalize.Error
 	out = append(out, ']')
 	if c.env.Dialect == dialect.V10 {
 		out = append(append([]byte(`{"configs":`), out...), '}')
+		if next != "" {
+			out, _ = sjson.SetBytes(out, "nextPageToken", next)
+		}
 	}
 	return out, nil
+}
+
+func firstOf(obj gjson.Result, names ...string) gjson.Result {
+	for _, n := range names {
+		if v := obj.Get(n); v.Exists() {
+			return v
+		}
+	}
+	return gjson.Result{}
+}
+
+func pageOffsetToken(n int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("push-offset:" + strconv.Itoa(n)))
+}
+
+func parsePageOffset(tok string) (int, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return 0, false
+	}
+	s, ok := strings.CutPrefix(string(raw), "push-offset:")
+	n, err := strconv.Atoi(s)
+	return n, ok && err == nil && n >= 0
 }
 
 func (p *pushRelay) delete(r *http.Request, c *call) ([]byte, *normalize.Error) {

@@ -637,3 +637,42 @@ func TestPushRelayDisabled(t *testing.T) {
 		t.Fatalf("the receiver of a disabled relay answered %d, want 404", status)
 	}
 }
+
+// TestPushRelayListPages: a 1.0 list honours pageSize and pageToken.
+func TestPushRelayListPages(t *testing.T) {
+	g := newGateway(t, backends[0].handler(t, nil), backends[0].version)
+	c := caller{dialect.V10}
+	id := c.task(t, mustResult(t, g.call("1", "SendMessage", c.send("m1", c.text("input please"), "")))).Get("id").Str
+	for _, cfg := range []string{"a", "b", "c"} {
+		mustResult(t, g.call("2", "CreateTaskPushNotificationConfig", `{"taskId":"`+id+`","id":"`+cfg+`","url":"https://hooks.example/`+cfg+`"}`))
+	}
+	var seen []string
+	token := ""
+	for range 3 {
+		page := mustResult(t, g.call("3", "ListTaskPushNotificationConfigs", `{"taskId":"`+id+`","pageSize":2,"pageToken":"`+token+`"}`))
+		for _, cfg := range page.Get("configs").Array() {
+			seen = append(seen, cfg.Get("id").Str)
+		}
+		if token = page.Get("nextPageToken").Str; token == "" {
+			break
+		}
+	}
+	if strings.Join(seen, ",") != "a,b,c" {
+		t.Fatalf("pages listed %v, want a,b,c", seen)
+	}
+	wantError(t, g.call("4", "ListTaskPushNotificationConfigs", `{"taskId":"`+id+`","pageToken":"bogus"}`), dialect.V10, -32602)
+}
+
+// TestPushRelayStoreDown: a delivery the store cannot look up is answered
+// 503, so that the backend keeps it.
+func TestPushRelayStoreDown(t *testing.T) {
+	down, err := store.NewRedis(store.RedisConfig{Address: "127.0.0.1:1", DialTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { down.Close() })
+	g := newGatewayWithStore(t, backends[0].handler(t, nil), down)
+	if status, _ := deliver(t, g, "/push/"+randomID(), "X-A2A-Notification-Token", "x", `{}`); status != http.StatusServiceUnavailable {
+		t.Fatalf("with the store down a delivery answered %d, want 503", status)
+	}
+}
