@@ -556,39 +556,54 @@ func TestPushRelay025ListAndDelete(t *testing.T) {
 func TestPushRelayBundledAgentsSendWebhooks(t *testing.T) {
 	for _, b := range backends {
 		for _, c := range callers {
-			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
-				t.Parallel()
-				var gateway atomic.Pointer[url.URL]
-				front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					httputil.NewSingleHostReverseProxy(gateway.Load()).ServeHTTP(w, r)
-				}))
-				t.Cleanup(front.Close)
-				g := newGateway(t, b.handler(t, nil), b.version, allowLoopback, func(a *AgentConfig) { a.PublicURL = front.URL + "/" })
-				u, _ := url.Parse(g.url)
-				gateway.Store(u)
-				rcv := newReceiver(t, 0)
-				_, inline := callerPush(c, "", rcv.url)
-				task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("hello"), inline))))
-				for n := 0; ; n++ {
-					d := rcv.next(t)
-					checkWebhookHeaders(t, c.d, d.header)
-					noForeignKeys(t, c.d, d.body.Raw)
-					body := d.body
-					if c.d == dialect.V10 {
-						if len(body.Map()) != 1 {
-							t.Fatalf("delivery %d to a 1.0 caller is no StreamResponse: %s", n, body.Raw)
-						}
-						for _, inner := range body.Map() {
-							body = inner
-						}
-					} else if body.Get("kind").Str != "task" || body.Get("id").Str != task.Get("id").Str {
-						t.Fatalf("delivery %d to a 0.x caller is no task of %s: %s", n, task.Get("id").Str, body.Raw)
+			for _, op := range []dialect.Op{dialect.SendMessage, dialect.SendStreamingMessage} {
+				t.Run(c.d.String()+"-to-"+b.name+"-"+op.String(), func(t *testing.T) {
+					t.Parallel()
+					var gateway atomic.Pointer[url.URL]
+					front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						httputil.NewSingleHostReverseProxy(gateway.Load()).ServeHTTP(w, r)
+					}))
+					t.Cleanup(front.Close)
+					g := newGateway(t, b.handler(t, nil), b.version, allowLoopback, func(a *AgentConfig) { a.PublicURL = front.URL + "/" })
+					u, _ := url.Parse(g.url)
+					gateway.Store(u)
+					rcv := newReceiver(t, 0)
+					_, inline := callerPush(c, "", rcv.url)
+					body := `{"jsonrpc":"2.0","id":1,"method":"` + c.method(op) + `","params":` + c.send("m1", c.text("hello"), inline) + `}`
+					if status, _, answer := g.post(body, g.hdr(c.d)...); status != http.StatusOK || strings.Contains(string(answer), `"error"`) {
+						t.Fatalf("%s answered %d: %s", op, status, answer)
 					}
-					if body.Get("status.state").Str == c.state("completed") {
-						break
+					taskID := ""
+					for n := 0; ; n++ {
+						d := rcv.next(t)
+						checkWebhookHeaders(t, c.d, d.header)
+						noForeignKeys(t, c.d, d.body.Raw)
+						body := d.body
+						if c.d == dialect.V10 {
+							if len(body.Map()) != 1 {
+								t.Fatalf("delivery %d to a 1.0 caller is no StreamResponse: %s", n, body.Raw)
+							}
+							for _, inner := range body.Map() {
+								body = inner
+							}
+						} else if body.Get("kind").Str != "task" {
+							t.Fatalf("delivery %d to a 0.x caller is no task: %s", n, body.Raw)
+						}
+						id := body.Get("id").Str
+						if c.d == dialect.V10 && !d.body.Get("task").Exists() {
+							id = body.Get("taskId").Str
+						}
+						if taskID == "" {
+							taskID = id
+						} else if id != taskID {
+							t.Fatalf("delivery %d is for task %q, the others for %q", n, id, taskID)
+						}
+						if body.Get("status.state").Str == c.state("completed") {
+							break
+						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
