@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/push"
 )
 
 // Defaults of AgentConfig and BackendConfig.
@@ -58,6 +59,8 @@ type AgentConfig struct {
 	Tasks TasksConfig `yaml:"tasks"`
 	// Skills routes work by skill.
 	Skills SkillsConfig `yaml:"skills"`
+	// Push relays the backend's push notifications to the callers' webhooks.
+	Push push.Config `yaml:"push"`
 }
 
 // TasksConfig sets how the gateway guards tasks.
@@ -190,6 +193,7 @@ func (c *AgentConfig) SetDefaults() {
 	if c.Auth != nil {
 		c.Auth.SetDefaults()
 	}
+	c.Push.SetDefaults()
 }
 
 // SetDefaults fills unset fields with their documented defaults.
@@ -258,6 +262,9 @@ func (c *AgentConfig) Validate() error {
 		if err := c.Auth.Validate(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := c.Push.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("push: %w", err))
 	}
 	return errors.Join(errs...)
 }
