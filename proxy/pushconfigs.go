@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/store"
@@ -20,24 +17,11 @@ import (
 // The callers' push configs: set, get, list and delete answered from the
 // gateway's store, and configs given inline in a send.
 
-// callerConfig reads the push config a caller sent (validated by the
-// params translator already) in the caller's dialect: obj is a 0.x
-// PushNotificationConfig or a 1.0 TaskPushNotificationConfig.
-func callerConfig(d dialect.ID, obj gjson.Result, owner, agent string) store.PushConfig {
-	c := store.PushConfig{Agent: agent, Owner: owner, Dialect: d.String(), ID: obj.Get("id").Str,
-		URL: obj.Get("url").Str, Token: obj.Get("token").Str, Created: time.Now().UTC()}
-	if au := obj.Get("authentication"); au.IsObject() {
-		c.Authentication = []byte(au.Raw)
-		c.AuthCredentials = au.Get("credentials").Str
-		if s := au.Get("scheme"); s.Exists() {
-			c.AuthSchemes = []string{s.Str}
-		}
-		au.Get("schemes").ForEach(func(_, s gjson.Result) bool {
-			c.AuthSchemes = append(c.AuthSchemes, s.Str)
-			return true
-		})
-	}
-	return c
+// callerConfig is the record of the push config a caller of dialect d
+// sent, as normalize read it.
+func callerConfig(d dialect.ID, w normalize.WebhookConfig, owner, agent string) store.PushConfig {
+	return store.PushConfig{Agent: agent, Owner: owner, Dialect: d.String(), ID: w.ID, URL: w.URL, Token: w.Token,
+		Authentication: w.Authentication, AuthCredentials: w.Credentials, AuthSchemes: w.Schemes, Created: time.Now().UTC()}
 }
 
 // checkTarget applies the webhook target policy to a caller's URL.
@@ -87,12 +71,8 @@ func (a *Agent) servePushConfig(w http.ResponseWriter, r *http.Request, c *call)
 }
 
 func (p *pushRelay) set(r *http.Request, c *call) ([]byte, *normalize.Error) {
-	root := gjson.ParseBytes(c.env.Params)
-	obj, path := root, "params.url"
-	if c.env.Dialect == dialect.V03 {
-		obj, path = root.Get("pushNotificationConfig"), "params.pushNotificationConfig.url"
-	}
-	cfg := callerConfig(c.env.Dialect, obj, c.owner, p.a.cfg.Name)
+	w, path := normalize.CreatedPushConfig(c.env.Dialect, c.env.Params)
+	cfg := callerConfig(c.env.Dialect, w, c.owner, p.a.cfg.Name)
 	cfg.TaskID = strings.Clone(c.info.TaskID) // a view into the request
 	if e := p.checkTarget(path, cfg.URL); e != nil {
 		return nil, e
@@ -141,14 +121,7 @@ func (p *pushRelay) save(r *http.Request, c *call, cfg store.PushConfig) *normal
 // register gives the backend the task's relay config.
 func (p *pushRelay) register(r *http.Request, c *call, taskID string, relay store.PushRelay) *normalize.Error {
 	b := c.backend
-	cfg := p.relayConfig(relay)
-	var params []byte
-	if b.dialect == dialect.V03 {
-		params = append(gjson.AppendJSONString([]byte(`{"taskId":`), taskID), `,"pushNotificationConfig":`...)
-		params = append(append(params, cfg...), '}')
-	} else {
-		params, _ = sjson.SetBytes(cfg, "taskId", taskID)
-	}
+	params := normalize.CreatePushConfigParams(b.dialect, taskID, p.relayConfig(relay))
 	method, _ := dialect.MethodName(b.dialect, dialect.CreatePushConfig)
 	_, e := p.a.unary(r.Context(), r, c, dialect.CreatePushConfig, method, params)
 	return e
@@ -159,12 +132,7 @@ func (p *pushRelay) register(r *http.Request, c *call, taskID string, relay stor
 // keeps it, but the gateway forgot the relay: its deliveries are refused.
 func (p *pushRelay) unregister(r *http.Request, c *call, taskID string) {
 	b := c.backend
-	var params []byte
-	if b.dialect == dialect.V03 {
-		params = append(gjson.AppendJSONString([]byte(`{"id":`), taskID), `,"pushNotificationConfigId":"`+relayConfigID+`"}`...)
-	} else {
-		params = append(gjson.AppendJSONString([]byte(`{"taskId":`), taskID), `,"id":"`+relayConfigID+`"}`...)
-	}
+	params := normalize.DeletePushConfigParams(b.dialect, taskID, relayConfigID)
 	method, _ := dialect.MethodName(b.dialect, dialect.DeletePushConfig)
 	if _, e := p.a.unary(r.Context(), r, c, dialect.DeletePushConfig, method, params); e != nil {
 		p.a.log.Info("the backend did not delete the task's relay push config; the gateway refuses its deliveries from now on",
@@ -175,25 +143,12 @@ func (p *pushRelay) unregister(r *http.Request, c *call, taskID string) {
 // render writes a stored config as a TaskPushNotificationConfig in dialect
 // to: the caller's own URL, token and authentication.
 func (p *pushRelay) render(to dialect.ID, cfg store.PushConfig) ([]byte, *normalize.Error) {
-	body := []byte(`{}`)
-	body, _ = sjson.SetBytes(body, "id", cfg.ID)
-	body, _ = sjson.SetBytes(body, "url", cfg.URL)
-	if cfg.Token != "" {
-		body, _ = sjson.SetBytes(body, "token", cfg.Token)
-	}
-	if len(cfg.Authentication) > 0 {
-		body, _ = sjson.SetRawBytes(body, "authentication", cfg.Authentication)
-	}
 	from := dialect.V03
-	var out []byte
 	if cfg.Dialect == dialect.V10.String() {
 		from = dialect.V10
-		out, _ = sjson.SetBytes(body, "taskId", cfg.TaskID)
-	} else {
-		out = append(gjson.AppendJSONString([]byte(`{"taskId":`), cfg.TaskID), `,"pushNotificationConfig":`...)
-		out = append(append(out, body...), '}')
 	}
-	res, err := normalize.Result(dialect.GetPushConfig, from, to, out)
+	res, err := normalize.PushConfigResult(from, to, cfg.TaskID, normalize.WebhookConfig{
+		ID: cfg.ID, URL: cfg.URL, Token: cfg.Token, Authentication: cfg.Authentication})
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}
@@ -228,17 +183,16 @@ func (p *pushRelay) list(ctx context.Context, c *call) ([]byte, *normalize.Error
 	}
 	// 1.0 pages the list; a task has few configs, listed oldest first, so
 	// a page is addressed by its offset.
-	params := gjson.ParseBytes(c.env.Params)
 	start, end, next := 0, len(configs), ""
 	if c.env.Dialect == dialect.V10 {
-		if tok := firstOf(params, "pageToken", "page_token").Str; tok != "" {
+		tok, size := normalize.ListPushConfigsPage(c.env.Params)
+		if tok != "" {
 			n, ok := parsePageOffset(tok)
 			if !ok {
 				return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageToken: not a page token this gateway gave")
 			}
 			start = min(n, len(configs))
 		}
-		size := firstOf(params, "pageSize", "page_size").Int()
 		if size < 0 {
 			return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageSize: must not be negative, got %d", size)
 		}
@@ -247,34 +201,15 @@ func (p *pushRelay) list(ctx context.Context, c *call) ([]byte, *normalize.Error
 			next = pageOffsetToken(end)
 		}
 	}
-	out := []byte{'['}
-	for i, cfg := range configs[start:end] {
+	page := make([][]byte, 0, end-start)
+	for _, cfg := range configs[start:end] {
 		one, e := p.render(c.env.Dialect, cfg)
 		if e != nil {
 			return nil, e
 		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, one...)
+		page = append(page, one)
 	}
-	out = append(out, ']')
-	if c.env.Dialect == dialect.V10 {
-		out = append(append([]byte(`{"configs":`), out...), '}')
-		if next != "" {
-			out, _ = sjson.SetBytes(out, "nextPageToken", next)
-		}
-	}
-	return out, nil
-}
-
-func firstOf(obj gjson.Result, names ...string) gjson.Result {
-	for _, n := range names {
-		if v := obj.Get(n); v.Exists() {
-			return v
-		}
-	}
-	return gjson.Result{}
+	return normalize.ListPushConfigsResult(c.env.Dialect, page, next), nil
 }
 
 func pageOffsetToken(n int) string {
@@ -306,10 +241,7 @@ func (p *pushRelay) delete(r *http.Request, c *call) ([]byte, *normalize.Error) 
 	if relay.ID != "" {
 		p.unregister(r, c, c.info.TaskID)
 	}
-	if c.env.Dialect == dialect.V10 {
-		return []byte(`{}`), nil
-	}
-	return []byte(`null`), nil
+	return normalize.DeletePushConfigResult(c.env.Dialect), nil
 }
 
 // inlineConfig replaces a push config given in a send with the task's relay
@@ -321,17 +253,11 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 	if (c.env.Op != dialect.SendMessage && c.env.Op != dialect.SendStreamingMessage) || !p.on() || c.unchecked {
 		return params, nil
 	}
-	conf := gjson.GetBytes(c.env.Params, "configuration")
-	obj, path := conf.Get("pushNotificationConfig"), "params.configuration.pushNotificationConfig.url"
-	if !obj.Exists() {
-		obj, path = conf.Get("taskPushNotificationConfig"), "params.configuration.taskPushNotificationConfig.url"
+	w, path, ok := normalize.InlinePushConfig(c.env.Params)
+	if !ok {
+		return params, nil
 	}
-	if !obj.Exists() {
-		if obj = conf.Get("task_push_notification_config"); !obj.Exists() {
-			return params, nil
-		}
-	}
-	cfg := callerConfig(c.env.Dialect, obj, c.owner, a.cfg.Name)
+	cfg := callerConfig(c.env.Dialect, w, c.owner, a.cfg.Name)
 	if e := p.checkTarget(path, cfg.URL); e != nil {
 		return nil, e
 	}
@@ -363,14 +289,7 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 		}
 		c.pushPending = &relay
 	}
-	member := "configuration.pushNotificationConfig"
-	if c.backend.dialect == dialect.V10 {
-		member = "configuration.taskPushNotificationConfig"
-	}
-	out, err := sjson.DeleteBytes(params, "configuration.task_push_notification_config")
-	if err == nil {
-		out, err = sjson.SetRawBytes(out, member, p.relayConfig(relay))
-	}
+	out, err := normalize.WithInlinePushConfig(c.backend.dialect, params, p.relayConfig(relay))
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
+	"github.com/a2agate/gateway/agentcard"
+	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
 )
@@ -70,7 +69,7 @@ func (p *pushRelay) on() bool {
 	}
 	p.a.cards.mu.RLock()
 	defer p.a.cards.mu.RUnlock()
-	return p.a.cards.canon == nil || gjson.GetBytes(p.a.cards.canon, "capabilities.pushNotifications").Bool()
+	return p.a.cards.canon == nil || agentcard.PushNotificationsCapable(p.a.cards.canon)
 }
 
 // close drains the queue until ctx ends; see push.Queue.Close.
@@ -105,12 +104,7 @@ func (p *pushRelay) relayURL(relayID string) string {
 	return strings.TrimSuffix(p.a.cfg.PublicURL, "/") + "/push/" + relayID
 }
 
-// relayConfig is the push config the backend holds for a relay, in the
-// backend's spelling of a send's config (url, token, id are the same in
-// both dialects).
+// relayConfig is the push config the backend holds for a relay.
 func (p *pushRelay) relayConfig(r store.PushRelay) []byte {
-	out := []byte(`{"id":"` + relayConfigID + `"}`)
-	out, _ = sjson.SetBytes(out, "url", p.relayURL(r.ID))
-	out, _ = sjson.SetBytes(out, "token", r.Token)
-	return out
+	return normalize.RelayPushConfig(relayConfigID, p.relayURL(r.ID), r.Token)
 }
