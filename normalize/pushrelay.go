@@ -47,15 +47,16 @@ func CreatedPushConfig(d dialect.ID, params []byte) (cfg WebhookConfig, urlPath 
 // configuration.taskPushNotificationConfig or its snake_case spelling. ok
 // is false when the send gives none.
 func InlinePushConfig(params []byte) (cfg WebhookConfig, urlPath string, ok bool) {
+	var m members
 	conf := jsonscan.Member(jsonscan.Parse(params), "configuration")
-	if obj := jsonscan.Member(conf, "pushNotificationConfig"); obj.Exists() {
+	if !conf.IsObject() || collect(conf, configurationKeys[:], &m) != nil {
+		return WebhookConfig{}, "", false
+	}
+	if obj := m.vals[scPushConfig]; obj.Exists() {
 		return readWebhookConfig(obj), "params.configuration.pushNotificationConfig.url", true
 	}
-	const path = "params.configuration.taskPushNotificationConfig.url"
-	for _, name := range [...]string{"taskPushNotificationConfig", "task_push_notification_config"} {
-		if obj := jsonscan.Member(conf, name); obj.Exists() {
-			return readWebhookConfig(obj), path, true
-		}
+	if obj := m.vals[scTaskPushConfig]; obj.Exists() {
+		return readWebhookConfig(obj), "params.configuration.taskPushNotificationConfig.url", true
 	}
 	return WebhookConfig{}, "", false
 }
@@ -176,17 +177,11 @@ func PushConfigResult(from, to dialect.ID, taskID string, cfg WebhookConfig) ([]
 // params, already validated by Params, in either spelling; zero values when
 // absent.
 func ListPushConfigsPage(params []byte) (pageToken string, pageSize int64) {
-	root := jsonscan.Parse(params)
-	return firstMember(root, "pageToken", "page_token").Str, firstMember(root, "pageSize", "page_size").Int()
-}
-
-func firstMember(obj gjson.Result, names ...string) gjson.Result {
-	for _, n := range names {
-		if v := jsonscan.Member(obj, n); v.Exists() {
-			return v
-		}
+	var m members
+	if collect(jsonscan.Parse(params), pushParamsKeys[:], &m) != nil {
+		return "", 0
 	}
-	return gjson.Result{}
+	return m.vals[ppPageToken].Str, m.vals[ppPageSize].Int()
 }
 
 // ListPushConfigsResult writes a list result in dialect d from configs,
