@@ -63,18 +63,16 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	a.relay(s, r, res.Body)
 }
 
-// streamFail answers an error that happened before the backend's stream
-// began. A 0.x caller gets it as an SSE error event in a 200 stream (the
-// 0.x SDK clients reject a JSON answer to a stream request); a 1.0 caller
-// gets a plain JSON-RPC error, as the 1.0 SDK servers send it.
+// streamFail answers an error of a streaming call, before or during the
+// backend's stream, as an SSE event whose data is the JSON-RPC error
+// response, in a 200 stream, whatever the caller's dialect: the SDK clients
+// read only the data lines of a stream request's answer (a2a-go v2 takes a
+// JSON body for an empty, successful stream), and the 0.x ones reject a
+// JSON answer outright. Refused authentication is the exception, answered
+// by authenticate before any of this: a 401 with its challenge, which
+// every client surfaces as an HTTP error.
 func (a *Agent) streamFail(s *sse, e *normalize.Error) {
-	out := a.errorResponse(s.c, e)
-	if s.started || s.c.env.Dialect == dialect.V03 {
-		_ = s.data(out)
-		return
-	}
-	s.c.bytes += len(out)
-	writeJSON(s.w, http.StatusOK, out)
+	_ = s.data(a.errorResponse(s.c, e))
 }
 
 // sse writes the caller's event stream.
