@@ -174,14 +174,16 @@ func V03(canon []byte, p PublishOptions) ([]byte, error) {
 }
 
 // V10 renders the canonical card as a pure A2A 1.0 card: supportedInterfaces
-// lists JSONRPC at 1.0, then JSONRPC at 0.3 (the gateway accepts both at
-// p.URL), capabilities.extendedAgentCard, 1.0 security.
+// lists JSONRPC at 1.0 only (a 0.3 client asks for the 0.3 or the hybrid
+// card), capabilities.extendedAgentCard, 1.0 security.
 func V10(canon []byte, p PublishOptions) ([]byte, error) {
 	return renderForm(canon, p, formV10)
 }
 
 // Hybrid renders the canonical card for /.well-known/agent-card.json as
-// one document that 0.3 and 1.0 clients both accept: every V10 field plus
+// one document that 0.3 and 1.0 clients both accept: every V10 field, with
+// supportedInterfaces listing JSONRPC at 1.0 then at 0.3 (the gateway
+// accepts both at p.URL), plus
 // the 0.3 fields url, preferredTransport, protocolVersion "0.3.0",
 // additionalInterfaces, supportsAuthenticatedExtendedCard and security. Each
 // security scheme carries both spellings (see the comment at the top of this
@@ -861,7 +863,13 @@ func (c *published) appendV10(dst []byte, f form) []byte {
 	o.raw("description", stringOr(c.description, `""`))
 	o.key("supportedInterfaces")
 	a := openWriter(o.buf, '[')
-	for _, version := range []string{"1.0", "0.3"} {
+	// A 1.0 card lists 1.0 only, as a pure 1.0 card must; the hybrid
+	// card, for clients that named no version, lists 0.3 too.
+	versions := []string{"1.0"}
+	if f == formHybrid {
+		versions = append(versions, "0.3")
+	}
+	for _, version := range versions {
 		a.elem()
 		i := openWriter(a.buf, '{')
 		i.str("url", c.url)
