@@ -755,7 +755,7 @@ func TestCardSecuritySchemes(t *testing.T) {
 				"v025":   `{}`,
 				"v03":    `{}`,
 				"hybrid": `{}`,
-				"v10":    `{"d":{"oauth2SecurityScheme":{"flows":{"deviceCode":{"deviceAuthorizationUrl":"https://i/d","tokenUrl":"https://i/t","scopes":{}}}}}}`,
+				"v10":    `{"d":{"oauth2SecurityScheme":{"flows":{"deviceCode":{"deviceAuthorizationUrl":"https://i/d","tokenUrl":"https://i/t"}}}}}`,
 			},
 		},
 		{
@@ -764,7 +764,7 @@ func TestCardSecuritySchemes(t *testing.T) {
 			      "b":{"type":"oauth2","flows":{"password":{"tokenUrl":"https://i/t","scopes":{}},"clientCredentials":{"tokenUrl":"https://i/c","refreshUrl":"https://i/r","scopes":{}}}}}`,
 			want: map[string]string{
 				"v10": `{"a":{"oauth2SecurityScheme":{"flows":{"implicit":{"authorizationUrl":"https://i/a","scopes":{"s":"d"}}}}},
-				         "b":{"oauth2SecurityScheme":{"flows":{"clientCredentials":{"tokenUrl":"https://i/c","refreshUrl":"https://i/r","scopes":{}}}}}}`,
+				         "b":{"oauth2SecurityScheme":{"flows":{"clientCredentials":{"tokenUrl":"https://i/c","refreshUrl":"https://i/r"}}}}}`,
 			},
 		},
 		{
@@ -810,12 +810,12 @@ func TestCardRequirements(t *testing.T) {
 	tests := []struct {
 		name, in, v10, v0x string
 	}{
-		{"0.x form", `[{"a":["x"]},{"b":[],"c":["y","z"]}]`, `[{"schemes":{"a":{"list":["x"]}}},{"schemes":{"b":{"list":[]},"c":{"list":["y","z"]}}}]`, `[{"a":["x"]},{"b":[],"c":["y","z"]}]`},
+		{"0.x form", `[{"a":["x"]},{"b":[],"c":["y","z"]}]`, `[{"schemes":{"a":{"list":["x"]}}},{"schemes":{"b":{},"c":{"list":["y","z"]}}}]`, `[{"a":["x"]},{"b":[],"c":["y","z"]}]`},
 		{"1.0 form", `[{"schemes":{"a":{"list":["x"]}}}]`, `[{"schemes":{"a":{"list":["x"]}}}]`, `[{"a":["x"]}]`},
-		{"a2a-go form without list", `[{"schemes":{"a":["x"],"b":[]}}]`, `[{"schemes":{"a":{"list":["x"]},"b":{"list":[]}}}]`, `[{"a":["x"],"b":[]}]`},
-		{"empty StringList", `[{"schemes":{"a":{}}}]`, `[{"schemes":{"a":{"list":[]}}}]`, `[{"a":[]}]`},
-		{"anonymous alternative kept", `[{},{"a":[]}]`, `[{},{"schemes":{"a":{"list":[]}}}]`, `[{},{"a":[]}]`},
-		{"unreadable alternative dropped, not made anonymous", `[{"a":5},{"b":[]}]`, `[{"schemes":{"b":{"list":[]}}}]`, `[{"b":[]}]`},
+		{"a2a-go form without list", `[{"schemes":{"a":["x"],"b":[]}}]`, `[{"schemes":{"a":{"list":["x"]},"b":{}}}]`, `[{"a":["x"],"b":[]}]`},
+		{"empty StringList", `[{"schemes":{"a":{}}}]`, `[{"schemes":{"a":{}}}]`, `[{"a":[]}]`},
+		{"anonymous alternative kept", `[{},{"a":[]}]`, `[{},{"schemes":{"a":{}}}]`, `[{},{"a":[]}]`},
+		{"unreadable alternative dropped, not made anonymous", `[{"a":5},{"b":[]}]`, `[{"schemes":{"b":{}}}]`, `[{"b":[]}]`},
 		{"non-string scopes dropped", `[{"a":["x",3,null]}]`, `[{"schemes":{"a":{"list":["x"]}}}]`, `[{"a":["x"]}]`},
 		{"first duplicate wins", `[{"a":["x"],"a":["y"]}]`, `[{"schemes":{"a":{"list":["x"]}}}]`, `[{"a":["x"]}]`},
 		{"0.x scheme named schemes", `[{"schemes":["x"]}]`, `[{"schemes":{"schemes":{"list":["x"]}}}]`, `[{"schemes":["x"]}]`},

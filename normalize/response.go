@@ -150,12 +150,19 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 	w := c.w
 	w.changed = w.changed || root.IsArray() != (to == dialect.V03)
 	w.changed = w.changed || m.renamed // next_page_token, which encoding/json readers miss
+	// ProtoJSON leaves an empty list out.
+	noConfigs := to == dialect.V10 && isEmptyArray(list)
+	w.changed = w.changed || (noConfigs && m.vals[0].Exists())
 	if to == dialect.V10 {
 		w.open('{')
-		w.key("configs")
+		if !noConfigs {
+			w.key("configs")
+		}
 	}
-	if err := c.array(list, func(v gjson.Result) error { return c.taskPushConfig(v, to) }); err != nil {
-		return at(err, "configs")
+	if !noConfigs {
+		if err := c.array(list, func(v gjson.Result) error { return c.taskPushConfig(v, to) }); err != nil {
+			return at(err, "configs")
+		}
 	}
 	if to == dialect.V10 {
 		if next.Exists() && next.Str != "" {
@@ -205,27 +212,23 @@ func (c *conv) taskList(root gjson.Result) error {
 	w := c.w
 	w.changed = w.changed || m.renamed
 	w.open('{')
-	w.key("tasks")
 	tasks := m.vals[0]
-	if !tasks.Exists() {
-		tasks = gjson.Result{Type: gjson.JSON, Raw: "[]"}
-		w.changed = true
-	}
 	if err := wantArray(tasks, "tasks"); err != nil {
 		return err
 	}
-	if err := c.array(tasks, func(v gjson.Result) error { return c.task(v, dialect.V10) }); err != nil {
-		return at(err, "tasks")
+	// Members at their default values are left out, as ProtoJSON writes
+	// them (the spec's required members among them: a reader takes the
+	// default for a missing one).
+	if tasks.Exists() && !c.skipDefault(tasks, dialect.V10) {
+		w.key("tasks")
+		if err := c.array(tasks, func(v gjson.Result) error { return c.task(v, dialect.V10) }); err != nil {
+			return at(err, "tasks")
+		}
 	}
-	// Required members, even at their zero values (1.0 §3.1.4).
-	defaults := []string{`""`, "0", "0"}
 	for i, spec := range taskListKeys[1:] {
-		w.key(spec.camel)
-		if x := m.vals[i+1]; x.Exists() {
+		if x := m.vals[i+1]; x.Exists() && !c.skipDefault(x, dialect.V10) {
+			w.key(spec.camel)
 			w.raw(x.Raw)
-		} else {
-			w.raw(defaults[i])
-			w.changed = true
 		}
 	}
 	if m.unknown {
