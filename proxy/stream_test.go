@@ -345,6 +345,15 @@ func TestResubscribeMidTaskThenCancel(t *testing.T) {
 	})
 }
 
+// TestStreamErrorBeforeBackend: an error found before the backend is
+// called reaches a streaming caller as an error event too.
+func TestStreamErrorBeforeBackend(t *testing.T) {
+	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
+		g.stream("1", c.method(dialect.SendStreamingMessage), `{"message":{"messageId":"","parts":[]}}`).onlyError(c.d, -32602)
+		g.stream("2", c.method(dialect.SubscribeToTask), `{}`).onlyError(c.d, -32602)
+	})
+}
+
 func TestStreamUnknownTask(t *testing.T) {
 	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
 		g.stream("1", c.method(dialect.SubscribeToTask), `{"id":"nope"}`).onlyError(c.d, -32001)
