@@ -98,38 +98,23 @@ type TaskPage struct {
 }
 
 // AppendListTasksResponse appends the JSON-RPC response carrying page, the
-// ListTasks result in 1.0 (the only dialect that has ListTasks), as
-// ProtoJSON writes it: members at their default values left out.
+// ListTasks result in 1.0 (the only dialect that has ListTasks), with every
+// member the spec requires, even at its zero value (see taskList).
 func AppendListTasksResponse(dst, id []byte, page TaskPage) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
-	dst = append(dst, `,"result":{`...)
-	sep := ""
-	if len(page.Tasks) > 0 {
-		dst = append(dst, `"tasks":[`...)
-		for i, t := range page.Tasks {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, t...)
+	dst = append(dst, `,"result":{"tasks":[`...)
+	for i, t := range page.Tasks {
+		if i > 0 {
+			dst = append(dst, ',')
 		}
-		dst = append(dst, ']')
-		sep = ","
+		dst = append(dst, t...)
 	}
-	if page.NextPageToken != "" {
-		dst = append(dst, sep+`"nextPageToken":`...)
-		dst = gjson.AppendJSONString(dst, page.NextPageToken)
-		sep = ","
-	}
-	for _, n := range []struct {
-		key string
-		v   int
-	}{{`"pageSize":`, page.PageSize}, {`"totalSize":`, page.TotalSize}} {
-		if n.v != 0 {
-			dst = append(dst, sep+n.key...)
-			dst = strconv.AppendInt(dst, int64(n.v), 10)
-			sep = ","
-		}
-	}
+	dst = append(dst, `],"nextPageToken":`...)
+	dst = gjson.AppendJSONString(dst, page.NextPageToken)
+	dst = append(dst, `,"pageSize":`...)
+	dst = strconv.AppendInt(dst, int64(page.PageSize), 10)
+	dst = append(dst, `,"totalSize":`...)
+	dst = strconv.AppendInt(dst, int64(page.TotalSize), 10)
 	return append(dst, "}}"...)
 }

@@ -105,8 +105,8 @@ func TestAppendListTasksResponse(t *testing.T) {
 	if want := `{"jsonrpc":"2.0","id":7,"result":{"tasks":[{"id":"a"},{"id":"b"}],"nextPageToken":"n\"x","pageSize":2,"totalSize":5}}`; string(got) != want {
 		t.Errorf("AppendListTasksResponse = %s\nwant %s", got, want)
 	}
-	if got := AppendListTasksResponse(nil, []byte(`7`), TaskPage{PageSize: 50}); string(got) != `{"jsonrpc":"2.0","id":7,"result":{"pageSize":50}}` {
-		t.Errorf("an empty page, as ProtoJSON writes it (no default-valued members) = %s", got)
+	if got := AppendListTasksResponse(nil, []byte(`7`), TaskPage{PageSize: 50}); string(got) != `{"jsonrpc":"2.0","id":7,"result":{"tasks":[],"nextPageToken":"","pageSize":50,"totalSize":0}}` {
+		t.Errorf("an empty page = %s", got)
 	}
 }
 

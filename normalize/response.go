@@ -212,23 +212,29 @@ func (c *conv) taskList(root gjson.Result) error {
 	w := c.w
 	w.changed = w.changed || m.renamed
 	w.open('{')
+	w.key("tasks")
 	tasks := m.vals[0]
+	if !tasks.Exists() {
+		tasks = gjson.Result{Type: gjson.JSON, Raw: "[]"}
+		w.changed = true
+	}
 	if err := wantArray(tasks, "tasks"); err != nil {
 		return err
 	}
-	// Members at their default values are left out, as ProtoJSON writes
-	// them (the spec's required members among them: a reader takes the
-	// default for a missing one).
-	if tasks.Exists() && !c.skipDefault(tasks, dialect.V10) {
-		w.key("tasks")
-		if err := c.array(tasks, func(v gjson.Result) error { return c.task(v, dialect.V10) }); err != nil {
-			return at(err, "tasks")
-		}
+	if err := c.array(tasks, func(v gjson.Result) error { return c.task(v, dialect.V10) }); err != nil {
+		return at(err, "tasks")
 	}
+	// The one exception to ProtoJSON's omission of defaults: the spec
+	// requires these members even at their zero values (1.0 §3.1.4, and
+	// the proto marks them REQUIRED), and a ProtoJSON reader accepts them.
+	defaults := []string{`""`, "0", "0"}
 	for i, spec := range taskListKeys[1:] {
-		if x := m.vals[i+1]; x.Exists() && !c.skipDefault(x, dialect.V10) {
-			w.key(spec.camel)
+		w.key(spec.camel)
+		if x := m.vals[i+1]; x.Exists() {
 			w.raw(x.Raw)
+		} else {
+			w.raw(defaults[i])
+			w.changed = true
 		}
 	}
 	if m.unknown {

@@ -295,8 +295,7 @@ func TestListTasksWalk(t *testing.T) {
 				for {
 					res := mustResult(t, gw.call("1", "ListTasks", `{`+filter+`"pageSize":7,"pageToken":"`+token+`"}`))
 					pages++
-					// ProtoJSON leaves the last page's empty nextPageToken out.
-					if res.Get("pageSize").Int() != 7 || !res.Get("totalSize").Exists() {
+					if res.Get("pageSize").Int() != 7 || !res.Get("nextPageToken").Exists() || !res.Get("totalSize").Exists() {
 						t.Fatalf("ListTasks result misses required members: %s", res.Raw)
 					}
 					var prev time.Time

@@ -18,7 +18,7 @@ import (
 // TestV10AnswersAreProtoJSON: what a 1.0 caller gets, from a backend of
 // either dialect, is exactly what protojson.Marshal writes for the proto
 // message (a2a-go v2's lf.a2a.v1 types): no default-valued members, enums
-// by name. Each answer is read strictly into its message, written back and
+// by name; ListTasks keeps the members its spec requires. Each answer is read strictly into its message, written back and
 // compared as a JSON value.
 func TestV10AnswersAreProtoJSON(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backendKind) {
@@ -29,7 +29,20 @@ func TestV10AnswersAreProtoJSON(t *testing.T) {
 		id := c.task(t, sent).Get("id").Str
 		checkProtoJSONValue(t, &a2apb.Task{}, mustResult(t, g.call("2", "GetTask", `{"id":"`+id+`"}`)).Raw)
 		checkProtoJSONValue(t, &a2apb.Task{}, mustResult(t, g.call("3", "GetTask", `{"id":"`+id+`","historyLength":0}`)).Raw)
-		checkProtoJSONValue(t, &a2apb.ListTasksResponse{}, mustResult(t, g.call("4", "ListTasks", `{}`)).Raw)
+		// A ListTasksResponse keeps the members the spec requires at zero
+		// values (the one exception); its tasks are ProtoJSON.
+		list := mustResult(t, g.call("4", "ListTasks", `{}`))
+		for _, k := range []string{"tasks", "nextPageToken", "pageSize", "totalSize"} {
+			if !list.Get(k).Exists() {
+				t.Errorf("ListTasks result lacks the required %s: %s", k, list.Raw)
+			}
+		}
+		if err := protojson.Unmarshal([]byte(list.Raw), &a2apb.ListTasksResponse{}); err != nil {
+			t.Errorf("ListTasks result is not ProtoJSON: %v", err)
+		}
+		for _, task := range list.Get("tasks").Array() {
+			checkProtoJSONValue(t, &a2apb.Task{}, task.Raw)
+		}
 		s := g.stream("5", "SendStreamingMessage", c.send("m2", c.text("stream me"), ""))
 		events := s.all()
 		if len(events) == 0 {
