@@ -4,12 +4,17 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"google.golang.org/grpc"
+
+	grpcbind "github.com/a2agate/gateway/binding/grpc"
 )
 
 // Gateway routes requests to the published agents by path.
 type Gateway struct {
 	mux    *http.ServeMux
 	agents []*Agent
+	grpc   *grpc.Server // the gRPC binding, served over HTTP/2 next to the rest
 }
 
 // NewGateway mounts agents: each one's JSON-RPC endpoint at its path, its
@@ -36,10 +41,17 @@ func NewGateway(agents []*Agent) (*Gateway, error) {
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent-card.json", a.ServeCard)
 		g.mux.HandleFunc("GET "+p+"/agent/authenticatedExtendedCard", a.ServeExtendedCardHTTP)
 	}
+	g.grpc = grpcServer(agents)
 	return g, nil
 }
 
-func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.ServeHTTP(w, r) }
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if grpcbind.IsGRPC(r) {
+		g.grpc.ServeHTTP(w, r)
+		return
+	}
+	g.mux.ServeHTTP(w, r)
+}
 
 // Agents returns the published agents.
 func (g *Gateway) Agents() []*Agent { return g.agents }
