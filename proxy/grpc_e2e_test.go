@@ -46,7 +46,7 @@ func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]strin
 
 func (bearer) RequireTransportSecurity() bool { return false }
 
-func serveH2C(t *testing.T, h http.Handler) string {
+func serveH2C(t testing.TB, h http.Handler) string {
 	t.Helper()
 	s := httptest.NewUnstartedServer(h)
 	s.Config.Protocols = new(http.Protocols)
