@@ -25,7 +25,8 @@ type Options struct {
 }
 
 // New returns the gRPC server of the agent whose JSON-RPC endpoint rpc
-// serves. Serve it on a listener of its own with Serve, or next to HTTP/1.1
+// serves: the 1.0 service lf.a2a.v1.A2AService and the 0.3 service
+// a2a.v1.A2AService. Serve it on a listener of its own with Serve, or next to HTTP/1.1
 // on an HTTP/2 (h2c or TLS) listener with ServeHTTP: see IsGRPC.
 func New(rpc http.Handler, opts Options) *grpc.Server {
 	limit := opts.MaxMessageBytes
@@ -37,7 +38,9 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 		path = "/"
 	}
 	s := grpc.NewServer(grpc.MaxRecvMsgSize(int(min(limit, 1<<30))))
-	a2apb.RegisterA2AServiceServer(s, &service{rpc: rpc, path: path})
+	svc := &service{rpc: rpc, path: path}
+	a2apb.RegisterA2AServiceServer(s, svc)
+	registerV03(s, svc)
 	return s
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -31,15 +32,22 @@ var errStreamEnded = errors.New("grpcbind: the caller's stream has ended")
 // caller one StreamResponse for each event of the core's answer, as the
 // core writes it.
 func (s *service) stream(ss grpc.ServerStreamingServer[a2apb.StreamResponse], method string, req proto.Message) error {
-	ctx := ss.Context()
+	return s.streamTo(ss.Context(), method, req, ss.Send, func(md metadata.MD) {
+		_ = ss.SetHeader(md) // an error before the first event: not sent yet
+	})
+}
+
+// streamTo is stream with the events given to send, and the core's headers
+// the caller needs to setHeader.
+func (s *service) streamTo(ctx context.Context, method string, req proto.Message, send func(*a2apb.StreamResponse) error, setHeader func(metadata.MD)) error {
 	r, err := s.request(ctx, method, req, true)
 	if err != nil {
 		return err
 	}
-	a := &streamAnswer{send: ss.Send, ctx: ctx, header: http.Header{}}
+	a := &streamAnswer{send: send, ctx: ctx, header: http.Header{}}
 	s.rpc.ServeHTTP(a, r)
 	if md := answerHeader(a.header); md != nil {
-		_ = ss.SetHeader(md) // an error before the first event: not sent yet
+		setHeader(md)
 	}
 	return a.finish()
 }
