@@ -1,6 +1,6 @@
-// Package grpcbind serves the A2A 1.0 gRPC binding (service
-// lf.a2a.v1.A2AService of a2a.proto v1.0.1) in front of the gateway's
-// JSON-RPC core.
+// Package grpcbind serves the A2A gRPC binding, 1.0 (service
+// lf.a2a.v1.A2AService of a2a.proto v1.0.1) and 0.3 (a2a.v1.A2AService), in
+// front of the gateway's JSON-RPC core.
 //
 // It is a thin front end: each RPC's request message becomes the canonical
 // 1.0 JSON-RPC request of the same method (its ProtoJSON is the JSON-RPC

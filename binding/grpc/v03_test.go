@@ -85,3 +85,34 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzV03FrontEnd: any bytes a 0.3 caller sends as a SendMessage or
+// GetTask request, and any canonical answer, end in a 0.3 response or a
+// status, never a panic; a request that decodes becomes a JSON-RPC call of
+// valid JSON.
+func FuzzV03FrontEnd(f *testing.F) {
+	seed, _ := proto.Marshal(&pb03.SendMessageRequest{Request: &pb03.Message{MessageId: "m", Role: pb03.Role_ROLE_USER,
+		Parts: []*pb03.Part{{Part: &pb03.Part_Text{Text: "hi"}}}}})
+	f.Add(false, seed, []byte(`{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_CANCELED"}}}}`))
+	f.Add(true, []byte{0x0a, 0x08, 't', 'a', 's', 'k', 's', '/', 't', '1'}, []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001}}`))
+	f.Fuzz(func(t *testing.T, get bool, in, answer []byte) {
+		c := &core{answer: string(answer)}
+		h := a2agrpcv0.NewHandler(v03Handler{&service{rpc: c, path: "/"}})
+		if get {
+			r := new(pb03.GetTaskRequest)
+			if proto.Unmarshal(in, r) != nil {
+				return
+			}
+			_, _ = h.GetTask(context.Background(), r)
+		} else {
+			r := new(pb03.SendMessageRequest)
+			if proto.Unmarshal(in, r) != nil {
+				return
+			}
+			_, _ = h.SendMessage(context.Background(), r)
+		}
+		if c.body != nil && !gjson.ValidBytes(c.body) {
+			t.Fatalf("not JSON: %s", c.body)
+		}
+	})
+}
