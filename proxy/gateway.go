@@ -53,5 +53,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mux.ServeHTTP(w, r)
 }
 
+// Close releases the gRPC server (its channelz entry): call it once the
+// gateway's calls have ended.
+func (g *Gateway) Close() { g.grpc.Stop() }
+
 // Agents returns the published agents.
 func (g *Gateway) Agents() []*Agent { return g.agents }

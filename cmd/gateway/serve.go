@@ -101,6 +101,7 @@ func (g *generation) retire() {
 	for _, c := range g.closers {
 		c()
 	}
+	g.gw.Close()
 	for _, a := range g.agents {
 		a.Close()
 	}
