@@ -148,12 +148,9 @@ func ToCanonical(card []byte) ([]byte, error) {
 	o.buf = appendCapabilities(o.buf, caps, extended, formV10)
 	o.securitySchemes(field(root, "securitySchemes"), formV10)
 	o.requirements("securityRequirements", requirementsOf(root), true)
-	o.key("defaultInputModes")
-	o.buf = appendStrings(o.buf, field(root, "defaultInputModes"))
-	o.key("defaultOutputModes")
-	o.buf = appendStrings(o.buf, field(root, "defaultOutputModes"))
-	o.key("skills")
-	o.buf = appendSkills(o.buf, field(root, "skills"), true)
+	o.optionalStrings("defaultInputModes", field(root, "defaultInputModes"))
+	o.optionalStrings("defaultOutputModes", field(root, "defaultOutputModes"))
+	o.optionalSkills(field(root, "skills"), true)
 	o.optionalString("iconUrl", field(root, "iconUrl"))
 	return o.close(), nil
 }
@@ -174,14 +171,16 @@ func V03(canon []byte, p PublishOptions) ([]byte, error) {
 }
 
 // V10 renders the canonical card as a pure A2A 1.0 card: supportedInterfaces
-// lists JSONRPC at 1.0, then JSONRPC at 0.3 (the gateway accepts both at
-// p.URL), capabilities.extendedAgentCard, 1.0 security.
+// lists JSONRPC at 1.0 only (a 0.3 client asks for the 0.3 or the hybrid
+// card), capabilities.extendedAgentCard, 1.0 security.
 func V10(canon []byte, p PublishOptions) ([]byte, error) {
 	return renderForm(canon, p, formV10)
 }
 
 // Hybrid renders the canonical card for /.well-known/agent-card.json as
-// one document that 0.3 and 1.0 clients both accept: every V10 field plus
+// one document that 0.3 and 1.0 clients both accept: every V10 field, with
+// supportedInterfaces listing JSONRPC at 1.0 then at 0.3 (the gateway
+// accepts both at p.URL), plus
 // the 0.3 fields url, preferredTransport, protocolVersion "0.3.0",
 // additionalInterfaces, supportsAuthenticatedExtendedCard and security. Each
 // security scheme carries both spellings (see the comment at the top of this
@@ -383,7 +382,7 @@ func appendCapabilities(dst []byte, caps, extended gjson.Result, f form) []byte 
 		m := o.mark()
 		o.key("extensions")
 		var n int
-		o.buf, n = appendExtensions(o.buf, ext)
+		o.buf, n = appendExtensions(o.buf, ext, f == formV10)
 		if n == 0 {
 			o.rollback(m)
 		}
@@ -394,7 +393,9 @@ func appendCapabilities(dst []byte, caps, extended gjson.Result, f form) []byte 
 	return o.close()
 }
 
-func appendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
+// appendExtensions writes the extensions with a uri; protoJSON leaves a
+// false "required" out, as ProtoJSON does.
+func appendExtensions(dst []byte, exts gjson.Result, protoJSON bool) ([]byte, int) {
 	a := openWriter(dst, '[')
 	n := 0
 	exts.ForEach(func(_, e gjson.Result) bool {
@@ -406,7 +407,9 @@ func appendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
 		o := openWriter(a.buf, '{')
 		o.raw("uri", uri.Raw)
 		o.optionalString("description", field(e, "description"))
-		o.optionalBool("required", field(e, "required"))
+		if r := field(e, "required"); !protoJSON || r.Type == gjson.True {
+			o.optionalBool("required", r)
+		}
 		if params := field(e, "params"); params.IsObject() {
 			o.raw("params", params.Raw)
 		}
@@ -417,10 +420,22 @@ func appendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
 	return a.close(), n
 }
 
+// optionalSkills writes skills as the 1.0 and canonical cards carry them:
+// as ProtoJSON writes them, so neither an empty list nor empty tags.
+func (w *writer) optionalSkills(skills gjson.Result, withRequirements bool) {
+	m := w.mark()
+	w.key("skills")
+	before := len(w.buf)
+	w.buf = appendSkills(w.buf, skills, withRequirements, true)
+	if len(w.buf)-before == len("[]") {
+		w.rollback(m)
+	}
+}
+
 // appendSkills writes the skill objects of skills. Skill keys are the
 // same in every dialect but for security; withRequirements keeps it, in 1.0
-// form.
-func appendSkills(dst []byte, skills gjson.Result, withRequirements bool) []byte {
+// form. protoJSON leaves empty tags out; 0.x requires them.
+func appendSkills(dst []byte, skills gjson.Result, withRequirements, protoJSON bool) []byte {
 	a := openWriter(dst, '[')
 	skills.ForEach(func(_, s gjson.Result) bool {
 		if !s.IsObject() {
@@ -431,8 +446,12 @@ func appendSkills(dst []byte, skills gjson.Result, withRequirements bool) []byte
 		o.raw("id", stringOr(field(s, "id"), `""`))
 		o.raw("name", stringOr(field(s, "name"), `""`))
 		o.raw("description", stringOr(field(s, "description"), `""`))
-		o.key("tags")
-		o.buf = appendStrings(o.buf, field(s, "tags"))
+		if protoJSON {
+			o.optionalStrings("tags", field(s, "tags"))
+		} else {
+			o.key("tags")
+			o.buf = appendStrings(o.buf, field(s, "tags"))
+		}
 		o.optionalStrings("examples", field(s, "examples"))
 		o.optionalStrings("inputModes", field(s, "inputModes"))
 		o.optionalStrings("outputModes", field(s, "outputModes"))
@@ -505,9 +524,9 @@ func appendRequirements(dst []byte, reqs gjson.Result, v10 bool) ([]byte, int) {
 					s = openWriter(o.buf, '{')
 				}
 				s.rawKey(name.Raw)
+				// ProtoJSON writes an empty StringList as {}.
 				l := openWriter(s.buf, '{')
-				l.key("list")
-				l.buf = appendStrings(l.buf, list)
+				l.optionalStrings("list", list)
 				s.buf = l.close()
 				return true
 			})
@@ -699,10 +718,17 @@ func (w *writer) flows(flows gjson.Result, f form) bool {
 		for _, name := range k.fields {
 			o.optionalString(name, field(flow, name))
 		}
+		// 0.x requires scopes; ProtoJSON leaves an empty map out, and a
+		// false pkceRequired.
+		m := o.mark()
 		o.key("scopes")
+		before := len(o.buf)
 		o.buf = appendScopeMap(o.buf, field(flow, "scopes"))
-		if f == formV10 && k.name == "authorizationCode" {
-			o.optionalBool("pkceRequired", field(flow, "pkceRequired"))
+		if f == formV10 && len(o.buf)-before == len("{}") {
+			o.rollback(m)
+		}
+		if pkce := field(flow, "pkceRequired"); f == formV10 && k.name == "authorizationCode" && pkce.Type == gjson.True {
+			o.optionalBool("pkceRequired", pkce)
 		}
 		outer.buf = o.close()
 		w.buf = outer.close()
@@ -861,7 +887,13 @@ func (c *published) appendV10(dst []byte, f form) []byte {
 	o.raw("description", stringOr(c.description, `""`))
 	o.key("supportedInterfaces")
 	a := openWriter(o.buf, '[')
-	for _, version := range []string{"1.0", "0.3"} {
+	// A 1.0 card lists 1.0 only, as a pure 1.0 card must; the hybrid
+	// card, for clients that named no version, lists 0.3 too.
+	versions := []string{"1.0"}
+	if f == formHybrid {
+		versions = append(versions, "0.3")
+	}
+	for _, version := range versions {
 		a.elem()
 		i := openWriter(a.buf, '{')
 		i.str("url", c.url)
@@ -880,7 +912,7 @@ func (c *published) appendV10(dst []byte, f form) []byte {
 	o.buf = appendCapabilities(o.buf, field(c.root, "capabilities"), c.extended, f)
 	o.securitySchemes(c.schemes, f)
 	o.requirements("securityRequirements", c.requirements, true)
-	c.appendModesAndSkills(&o)
+	c.appendModesAndSkills(&o, f)
 	o.optionalString("iconUrl", c.iconURL)
 	if f == formHybrid {
 		o.str("url", c.url)
@@ -907,18 +939,24 @@ func (c *published) appendCommonTail(o *writer, f form) {
 	o.buf = appendCapabilities(o.buf, field(c.root, "capabilities"), c.extended, f)
 	o.securitySchemes(c.schemes, f)
 	o.requirements("security", c.requirements, false)
-	c.appendModesAndSkills(o)
+	c.appendModesAndSkills(o, f)
 }
 
 // appendModesAndSkills writes the default modes and the skills, without
 // per-skill security: it named the backend's schemes, which are not published.
-func (c *published) appendModesAndSkills(o *writer) {
+func (c *published) appendModesAndSkills(o *writer, f form) {
+	if f == formV10 {
+		o.optionalStrings("defaultInputModes", field(c.root, "defaultInputModes"))
+		o.optionalStrings("defaultOutputModes", field(c.root, "defaultOutputModes"))
+		o.optionalSkills(c.skills, false)
+		return
+	}
 	o.key("defaultInputModes")
 	o.buf = appendStrings(o.buf, field(c.root, "defaultInputModes"))
 	o.key("defaultOutputModes")
 	o.buf = appendStrings(o.buf, field(c.root, "defaultOutputModes"))
 	o.key("skills")
-	o.buf = appendSkills(o.buf, c.skills, false)
+	o.buf = appendSkills(o.buf, c.skills, false, false)
 }
 
 // --- JSON writing

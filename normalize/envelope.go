@@ -64,23 +64,28 @@ func ParseRequest(body []byte) (Envelope, error) {
 		env.Method = meth.Str
 		env.Dialect = guessDialect(meth.Str)
 	}
-	switch id := v[1]; {
+	switch {
 	case m.unknown:
 		return env, Errorf(dialect.ErrInvalidRequest, "invalid JSON-RPC request: only jsonrpc, id, method and params are allowed, got %s", unknownNames(root, envelopeKeys[:]))
 	case v[0].Type != gjson.String || v[0].Str != "2.0":
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "jsonrpc" must be "2.0"`)
+	case v[2].Type != gjson.String:
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "method" must be a string`)
+	}
+	// The method is checked before the id: a notification of a method that
+	// does not exist is -32601, as JSON-RPC servers (the A2A SDKs among
+	// them) answer it, not "id is required".
+	d, op, ok := dialect.Lookup(env.Method)
+	if !ok {
+		return env, methodNotFound(env.Method)
+	}
+	switch id := v[1]; {
 	case !id.Exists():
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is required (notifications are not supported)`)
 	case id.Type != gjson.String && id.Type != gjson.Number:
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" must be a string or a number, got %s`, typeName(id))
 	case len(id.Raw) > maxIDBytes:
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is longer than %d bytes`, maxIDBytes)
-	case v[2].Type != gjson.String:
-		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "method" must be a string`)
-	}
-	d, op, ok := dialect.Lookup(env.Method)
-	if !ok {
-		return env, methodNotFound(env.Method)
 	}
 	env.Dialect, env.Op = d, op
 	if p := v[3]; p.Exists() {

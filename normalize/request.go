@@ -157,7 +157,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		return at(fail("is required"), "message")
 	}
 	var mm members
-	if err := readMessage(msg, &mm); err != nil {
+	if err := readMessage(msg, &mm, dialect.V03); err != nil { // a role is required of a client
 		return at(err, "message")
 	}
 	if role, _ := roleOf(mm.vals[mRole]); role.V10 != "ROLE_USER" {
@@ -268,10 +268,14 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 	}
 	w.key("configuration")
 	w.open('{')
-	if modes.Exists() {
+	switch {
+	case to == dialect.V10 && modes.IsArray() && isEmptyArray(modes):
+		// ProtoJSON leaves an empty list out.
+		w.changed = true
+	case modes.Exists():
 		w.key("acceptedOutputModes")
 		w.raw(modes.Raw)
-	} else if to == dialect.V03 {
+	case to == dialect.V03:
 		// Required by the 0.2.5 schema; JS compat sends an empty list too.
 		w.key("acceptedOutputModes")
 		w.raw("[]")
@@ -305,9 +309,9 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 		if !info.Blocking {
 			w.key("returnImmediately")
 			w.raw("true")
-		} else if v[scReturnImmediately].Exists() {
-			w.key("returnImmediately")
-			w.raw("false")
+		} else if v[scReturnImmediately].Exists() || outerRI.Exists() {
+			// ProtoJSON leaves a false bool out.
+			w.changed = true
 		}
 	}
 	if m.unknown {

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"google.golang.org/grpc"
+
+	grpcbind "github.com/a2agate/gateway/binding/grpc"
 	"github.com/a2agate/gateway/binding/rest"
 )
 
@@ -12,6 +15,7 @@ import (
 type Gateway struct {
 	mux    *http.ServeMux
 	agents []*Agent
+	grpc   *grpc.Server // the gRPC binding, served over HTTP/2 next to the rest
 }
 
 // NewGateway mounts agents: each one's JSON-RPC endpoint at its path, its
@@ -50,10 +54,21 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
 		g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes}))
 	}
+	g.grpc = grpcServer(agents)
 	return g, nil
 }
 
-func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.ServeHTTP(w, r) }
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if grpcbind.IsGRPC(r) {
+		g.grpc.ServeHTTP(w, r)
+		return
+	}
+	g.mux.ServeHTTP(w, r)
+}
+
+// Close releases the gRPC server (its channelz entry): call it once the
+// gateway's calls have ended.
+func (g *Gateway) Close() { g.grpc.Stop() }
 
 // Agents returns the published agents.
 func (g *Gateway) Agents() []*Agent { return g.agents }

@@ -55,6 +55,8 @@ var hostileRequests = []struct {
 	{"case-colliding method", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","Method":"tasks/cancel","params":{"id":"t"}}`, dialect.V03, -32600, nil},
 	{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32600, nil},
 	{"unknown method", rpc("tasks/explode", `{}`), dialect.V03, -32601, nil},
+	{"notification of an unknown method", `{"jsonrpc":"2.0","method":"message/ssend","params":{}}`, dialect.V03, -32601, nil},
+	{"notification of an unknown 1.0 method", `{"jsonrpc":"2.0","method":"SendMesage","params":{}}`, dialect.V10, -32601, nil},
 	{"unknown PascalCase method", rpc("ExplodeTask", `{}`), dialect.V10, -32601, nil},
 	{"retired 0.1 method", rpc("tasks/send", `{}`), dialect.V03, -32601, nil},
 	{"0.x has no list", rpc("tasks/list", `{}`), dialect.V03, -32601, nil},
@@ -120,8 +122,8 @@ func TestHostileRequests(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			status, h, b := g.post(tc.body, tc.hdr...)
 			ct := h.Get("Content-Type")
-			if d, op, ok := dialect.Lookup(gjson.Get(tc.body, "method").Str); ok && d == dialect.V03 && op.Streaming() && ct == "text/event-stream" {
-				// 0.x stream requests get their errors as an event.
+			if _, op, ok := dialect.Lookup(gjson.Get(tc.body, "method").Str); ok && op.Streaming() && ct == "text/event-stream" {
+				// Stream requests get their errors as an event.
 				ev, err := sseframe.NewReader(bytes.NewReader(b), 1<<20).Next()
 				if err != nil {
 					t.Fatalf("reading the error event: %v", err)

@@ -105,6 +105,7 @@ func (g *generation) retire() {
 	for _, c := range g.closers {
 		c()
 	}
+	g.gw.Close()
 	for _, a := range g.agents {
 		a.Close()
 	}
@@ -306,7 +307,12 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return calls },
+		Protocols:         new(http.Protocols),
 	}
+	// HTTP/2 without TLS (prior knowledge, as gRPC clients send it) next to
+	// HTTP/1.1: the gRPC binding shares the traffic listener.
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
 	var admin *http.Server
 	adminAddr := ""
 	if cfg.Admin.Listen != "" {
