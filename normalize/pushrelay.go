@@ -186,10 +186,14 @@ func ListPushConfigsPage(params []byte) (pageToken string, pageSize int64) {
 
 // ListPushConfigsResult writes a list result in dialect d from configs,
 // each PushConfigResult's in d: 0.x a bare array, 1.0 the configs member
-// and, when another page follows, its nextPageToken.
+// and, when another page follows, its nextPageToken, each left out when
+// empty as ProtoJSON does.
 func ListPushConfigsResult(d dialect.ID, configs [][]byte, nextPageToken string) []byte {
 	var out []byte
 	if d == dialect.V10 {
+		if len(configs) == 0 && nextPageToken == "" {
+			return []byte(`{}`)
+		}
 		out = append(out, `{"configs":`...)
 	}
 	out = append(out, '[')

@@ -86,6 +86,9 @@ func TestRelayPushConfigParams(t *testing.T) {
 		if _, _, err := Params(tt.op, tt.to, tt.to, tt.got); err != nil {
 			t.Errorf("%s params for %s are refused in that dialect: %v", tt.op, tt.to, err)
 		}
+		if tt.to == dialect.V10 {
+			checkProtoJSON(t, requestMessage(t, tt.op), tt.got)
+		}
 	}
 }
 
@@ -134,6 +137,9 @@ func TestPushConfigResult(t *testing.T) {
 		if err != nil || !jsonEqual(got, []byte(tt.want)) {
 			t.Errorf("PushConfigResult(%s, %s, %+v) = %s, %v\nwant %s", tt.from, tt.to, tt.cfg, got, err, tt.want)
 		}
+		if err == nil && tt.to == dialect.V10 {
+			checkProtoJSON(t, resultMessage(t, dialect.GetPushConfig), got)
+		}
 	}
 	if _, err := PushConfigResult(dialect.V10, dialect.V03, "t1", WebhookConfig{ID: "c", URL: "u", Authentication: []byte(`{"credentials":"s"}`)}); err == nil {
 		t.Error("an authentication without a scheme is rendered")
@@ -157,21 +163,33 @@ func TestListPushConfigsPage(t *testing.T) {
 }
 
 func TestListAndDeletePushConfigsResult(t *testing.T) {
-	a, b := []byte(`{"id":"a"}`), []byte(`{"id":"b"}`)
+	a03, b03 := `{"taskId":"t","pushNotificationConfig":{"id":"a","url":"https://h.example"}}`, `{"taskId":"t","pushNotificationConfig":{"id":"b","url":"https://h.example"}}`
+	a10, b10 := `{"taskId":"t","id":"a","url":"https://h.example"}`, `{"taskId":"t","id":"b","url":"https://h.example"}`
 	for _, tt := range []struct {
 		d       dialect.ID
-		configs [][]byte
+		configs []string
 		next    string
 		want    string
 	}{
-		{dialect.V03, [][]byte{a, b}, "", `[{"id":"a"},{"id":"b"}]`},
+		{dialect.V03, []string{a03, b03}, "", `[` + a03 + `,` + b03 + `]`},
 		{dialect.V03, nil, "", `[]`},
-		{dialect.V10, [][]byte{a, b}, "", `{"configs":[{"id":"a"},{"id":"b"}]}`},
-		{dialect.V10, [][]byte{a}, `n"x`, `{"configs":[{"id":"a"}],"nextPageToken":"n\"x"}`},
-		{dialect.V10, nil, "", `{"configs":[]}`},
+		{dialect.V10, []string{a10, b10}, "", `{"configs":[` + a10 + `,` + b10 + `]}`},
+		{dialect.V10, []string{a10}, `n"x`, `{"configs":[` + a10 + `],"nextPageToken":"n\"x"}`},
+		{dialect.V10, nil, "", `{}`},
 	} {
-		if got := ListPushConfigsResult(tt.d, tt.configs, tt.next); string(got) != tt.want {
-			t.Errorf("ListPushConfigsResult(%s, %d configs, %q) = %s, want %s", tt.d, len(tt.configs), tt.next, got, tt.want)
+		var configs [][]byte
+		for _, c := range tt.configs {
+			configs = append(configs, []byte(c))
+		}
+		got := ListPushConfigsResult(tt.d, configs, tt.next)
+		if string(got) != tt.want {
+			t.Errorf("ListPushConfigsResult(%s, %d configs, %q) = %s, want %s", tt.d, len(configs), tt.next, got, tt.want)
+		}
+		if _, err := Result(dialect.ListPushConfigs, tt.d, tt.d, got); err != nil {
+			t.Errorf("ListPushConfigsResult(%s, %d configs) is refused as a list result: %v", tt.d, len(configs), err)
+		}
+		if tt.d == dialect.V10 {
+			checkProtoJSON(t, resultMessage(t, dialect.ListPushConfigs), got)
 		}
 	}
 	for d, want := range map[dialect.ID]string{dialect.V03: `null`, dialect.V10: `{}`} {
@@ -181,6 +199,9 @@ func TestListAndDeletePushConfigsResult(t *testing.T) {
 		}
 		if _, err := Result(dialect.DeletePushConfig, d, d, got); err != nil {
 			t.Errorf("DeletePushConfigResult(%s) is refused as a delete result: %v", d, err)
+		}
+		if d == dialect.V10 {
+			checkProtoJSON(t, resultMessage(t, dialect.DeletePushConfig), got)
 		}
 	}
 }
