@@ -625,6 +625,10 @@ func TestPushRelayAccessLog(t *testing.T) {
 	}
 	rcv.next(t)
 	g.agent.push.waitIdle(t)
+	// The queue counts a delivery done just before its outcome is logged.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), `"msg":"push delivery"`) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond) // polling a log; nothing to wait on
+	}
 	out := logs.String()
 	if n := strings.Count(out, `"msg":"push delivery"`); n != 1 || !strings.Contains(out, `"outcome":"delivered"`) {
 		t.Fatalf("want one push delivery line, delivered: %s", out)
