@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"math/big"
 	"strings"
 	"unicode/utf8"
 
@@ -228,7 +229,7 @@ func ParseReply(body []byte) (Reply, error) {
 // gateway's own).
 func AppendRequest(dst, id []byte, method string, params []byte) []byte {
 	if len(id) == 0 {
-		id = []byte("1")
+		id = defaultID
 	}
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, id...)
@@ -267,3 +268,31 @@ func appendID(dst, id []byte) []byte {
 	}
 	return append(dst, id...)
 }
+
+// SameID reports whether got, the id of a backend's reply, is sent, the id
+// of the request the gateway made: the same JSON string or the same
+// number, however either is spelled (a backend that decodes and re-encodes
+// ids may write "\u0041" for "A" or 1e2 for 100). A missing id is no match.
+func SameID(sent, got []byte) bool {
+	if len(sent) == 0 {
+		sent = defaultID
+	}
+	if string(sent) == string(got) {
+		return true
+	}
+	s, g := jsonscan.Parse(sent), jsonscan.Parse(got)
+	switch {
+	case s.Type == gjson.String && g.Type == gjson.String:
+		return s.Str == g.Str
+	case s.Type == gjson.Number && g.Type == gjson.Number:
+		// Exactly, not as float64: two ids past 2^53 must not collide.
+		var x, y big.Rat
+		_, okX := x.SetString(s.Raw)
+		_, okY := y.SetString(g.Raw)
+		return okX && okY && x.Cmp(&y) == 0
+	}
+	return false
+}
+
+// defaultID is the id AppendRequest sends for a call without one.
+var defaultID = []byte("1")

@@ -398,6 +398,12 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
 	switch op {
+	case dialect.GetTask, dialect.CancelTask:
+		if e := answersTask(b, c, info); e != nil {
+			return nil, e
+		}
+	}
+	switch op {
 	case dialect.SendMessage, dialect.GetTask, dialect.CancelTask:
 		if e := a.record(ctx, c, info); e != nil {
 			return nil, e
@@ -429,7 +435,7 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 	}
 	reply, err := normalize.ParseReply(body)
 	if err == nil && (res.StatusCode == http.StatusOK || reply.Error != nil) {
-		return reply, nil
+		return reply, answersCall(b, c, reply)
 	}
 	if res.StatusCode != http.StatusOK {
 		return reply, &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q answered HTTP %d %s", b.name, res.StatusCode, http.StatusText(res.StatusCode)), Err: backendFailure{kind: backendHTTPStatus}}
@@ -437,6 +443,43 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 	e := normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	e.Message = fmt.Sprintf("backend %q: %s", b.name, e.Message)
 	return reply, e
+}
+
+// answersCall refuses a reply or stream event that answers another
+// request than the one the gateway sent: relayed, it would hand the caller
+// another call's result (a backend's mix-up, or a stale response). An error
+// without an id is the backend's answer to a request it could not read,
+// which JSON-RPC lets it send with a null id.
+func answersCall(b *backend, c *call, reply normalize.Reply) *normalize.Error {
+	if reply.Error != nil && (reply.ID == nil || string(reply.ID) == "null") {
+		return nil
+	}
+	if normalize.SameID(c.env.ID, reply.ID) {
+		return nil
+	}
+	got := "no id"
+	if reply.ID != nil {
+		got = "id " + truncateHeader(string(reply.ID))
+	}
+	return backendFault(backendInvalidReply, "the backend answered another request: backend %q replied with %s to the gateway's request with id %s", b.name, got, truncateHeader(string(sentID(c))))
+}
+
+// sentID is the JSON-RPC id the gateway sent the backend for call c.
+func sentID(c *call) []byte {
+	if len(c.env.ID) == 0 {
+		return []byte("1")
+	}
+	return c.env.ID
+}
+
+// answersTask refuses a task, or an event of one, that is not the task the
+// call asked about: delivered, it would show the caller another task, and
+// recorded, make that task the caller's.
+func answersTask(b *backend, c *call, info normalize.EventInfo) *normalize.Error {
+	if c.info.TaskID == "" || info.TaskID == "" || info.TaskID == c.info.TaskID {
+		return nil
+	}
+	return backendFault(backendInvalidReply, "the backend answered about another task: backend %q answered a %s for task %q with a different task, which the gateway withholds", b.name, c.env.Method, truncateHeader(c.info.TaskID))
 }
 
 // backendError carries a backend's JSON-RPC error to the caller: same code

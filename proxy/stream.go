@@ -364,6 +364,10 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
 		return false
 	}
+	if e := answersCall(b, s.c, reply); e != nil {
+		a.streamFail(s, e)
+		return false
+	}
 	if reply.Error != nil {
 		a.streamFail(s, a.backendError(s.c, reply.Error))
 		return false
@@ -381,6 +385,12 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return false
 	}
 	keep(&sc.result, out, reply.Result)
+	if s.c.env.Op == dialect.SubscribeToTask {
+		if e := answersTask(b, s.c, info); e != nil {
+			a.streamFail(s, e)
+			return false
+		}
+	}
 	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
 		// The task index may be a network away: no event waits for it.
 		if s.flushPending() != nil {
