@@ -1,6 +1,9 @@
 package normalize
 
 import (
+	"math"
+	"strings"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -322,8 +325,14 @@ func (c *conv) readHistoryLength(v gjson.Result, info *RequestInfo) error {
 		return nil
 	}
 	n, ok := int32Of(v)
-	if !ok {
-		return at(fail("must be a whole number, got %s", v.Raw), "historyLength")
+	switch {
+	case ok:
+	case !isWholeNumber(v):
+		return at(fail("must be a whole number, got %s", truncate(v.Raw, 32)), "historyLength")
+	case strings.HasPrefix(strings.TrimLeft(v.Raw, `"`), "-"):
+		return at(fail("must not be negative, got %s", truncate(v.Raw, 32)), "historyLength")
+	default:
+		return at(fail("is out of range, got %s: at most %d", truncate(v.Raw, 32), math.MaxInt32), "historyLength")
 	}
 	if n < 0 {
 		return at(fail("must not be negative, got %d", n), "historyLength")
@@ -377,6 +386,20 @@ func int32Of(v gjson.Result) (int32, bool) {
 		return 0, false
 	}
 	return int32(f), true
+}
+
+// isWholeNumber reports whether v is a JSON number, or a string holding
+// one as ProtoJSON allows for integers, with no fractional part, whatever
+// its size.
+func isWholeNumber(v gjson.Result) bool {
+	if v.Type == gjson.String {
+		r := gjson.Parse(v.Str)
+		if r.Type != gjson.Number || r.Raw != v.Str || !gjson.Valid(v.Str) {
+			return false
+		}
+		v = r
+	}
+	return v.Type == gjson.Number && v.Num == math.Trunc(v.Num) && !math.IsInf(v.Num, 0)
 }
 
 const (

@@ -185,7 +185,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
-	if v := firstValue(r.Header, keyVersion); !dialect.SupportedVersionHeader(v) {
+	if v := requestVersion(r); !dialect.SupportedVersionHeader(v) {
 		a.fail(w, c, normalize.Errorf(dialect.ErrVersionNotSupported, "A2A-Version %q is not supported: this gateway speaks 0.2, 0.3 and 1.0", truncateHeader(v)))
 		return
 	}
@@ -221,9 +221,6 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 	tooLarge := func() *normalize.Error {
 		return normalize.Errorf(dialect.ErrInvalidRequest, "the request body is larger than this agent's limit of %d bytes", limit)
 	}
-	if r.ContentLength > limit {
-		return nil, tooLarge()
-	}
 	var rc *http.ResponseController
 	if a.readTimeout > 0 {
 		// A deadline on this request's body only, not http.Server's
@@ -233,6 +230,14 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 		if rc.SetReadDeadline(time.Now().Add(a.readTimeout)) != nil {
 			rc = nil
 		}
+	}
+	if r.ContentLength > limit {
+		// Only a prefix is read, within the read deadline (which stays: the
+		// connection closes after the answer): where the method fits in it,
+		// the refusal comes in the method's dialect, as on the chunked path.
+		prefix := make([]byte, min(limit, oversizedPrefixBytes))
+		n, _ := io.ReadFull(r.Body, prefix)
+		return prefix[:n], tooLarge()
 	}
 	buf := c.buffer(int(min(max(r.ContentLength, 0), maxPresize)) + 1)
 	body, err := readSized(*buf, http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
@@ -255,13 +260,27 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 	return body, nil
 }
 
+// oversizedPrefixBytes is how much of a body declared over the limit is
+// read to find its method: the envelope's members come first in what every
+// SDK writes, and an id is at most 256 bytes.
+const oversizedPrefixBytes = 4 << 10
+
+// requestVersion is the A2A version the caller asks for: the A2A-Version
+// header, or, as the spec allows in its place, the query parameter.
+func requestVersion(r *http.Request) string {
+	if v := firstValue(r.Header, keyVersion); v != "" || r.URL.RawQuery == "" {
+		return v
+	}
+	return r.URL.Query().Get(dialect.HeaderVersion)
+}
+
 // guessDialect picks the dialect to answer a request in when it could not be
-// read: from whatever method name is readable, else the version header.
+// read: from whatever method name is readable, else the version asked for.
 func guessDialect(body []byte, r *http.Request) dialect.ID {
 	if d, ok := normalize.GuessRequestDialect(body); ok {
 		return d
 	}
-	if strings.HasPrefix(r.Header.Get(dialect.HeaderVersion), "1.") {
+	if strings.HasPrefix(requestVersion(r), "1.") {
 		return dialect.V10
 	}
 	return dialect.V03

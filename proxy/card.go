@@ -232,10 +232,10 @@ func (a *Agent) ServeCardV025(w http.ResponseWriter, r *http.Request) {
 }
 
 // ServeCard serves /.well-known/agent-card.json: the card for the version the
-// client names in A2A-Version, or, without one, a card that 0.3 and 1.0
+// client names in A2A-Version (header or query parameter), or, without one, a card that 0.3 and 1.0
 // clients both accept.
 func (a *Agent) ServeCard(w http.ResponseWriter, r *http.Request) {
-	v := r.Header.Get(dialect.HeaderVersion)
+	v := requestVersion(r)
 	a.serveCardForm(w, func(c *cards) []byte {
 		switch {
 		case strings.HasPrefix(v, "1."):
