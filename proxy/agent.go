@@ -502,7 +502,8 @@ func answersTask(b *backend, c *call, info normalize.EventInfo) *normalize.Error
 }
 
 // backendError carries a backend's JSON-RPC error to the caller: same code
-// and message, data in the caller's dialect.
+// and message (prefixed with whose it is when the backend speaks the other
+// dialect), data in the caller's dialect.
 func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
 	ae, err := normalize.ParseAgentError(c.backend.dialect, c.env.Dialect, obj)
 	if err != nil {
@@ -510,6 +511,12 @@ func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
 	}
 	if e := uncheckedAnswer(c, ae); e != nil {
 		return e
+	}
+	if b := c.backend; b.dialect != c.env.Dialect {
+		// The backend's words name its own methods and field paths: the
+		// caller is told whose they are, and what its call is called there.
+		theirs, _ := dialect.MethodName(b.dialect, c.env.Op)
+		ae.PrefixMessage(fmt.Sprintf("backend %q (A2A %s; your %s is its %s) answered: ", b.name, b.version, c.env.Method, theirs))
 	}
 	return normalize.AsError(ae, dialect.ErrInternal)
 }

@@ -208,3 +208,28 @@ func TestUnsolicitedResponseIsNotReused(t *testing.T) {
 		t.Fatalf("the connection that carried the unsolicited response was reused (%d connections)", n)
 	}
 }
+
+// TestBackendErrorSaysWhoseWordsFollow: a backend error's text, which
+// names the backend's own methods and field paths, reaches a caller of the
+// other dialect prefixed with whose it is; a caller of the same dialect
+// gets it as it is.
+func TestBackendErrorSaysWhoseWordsFollow(t *testing.T) {
+	for _, bv := range []dialect.Version{dialect.Version03, dialect.Version10} {
+		for _, c := range callers {
+			t.Run(string(bv)+"/"+c.d.String(), func(t *testing.T) {
+				g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32602,"message":"params.message.parts[0]: no content"}}`)
+				}), bv)
+				e := wantError(t, g.call("1", c.method(dialect.SendMessage), c.send("m", c.text("hi"), "")), c.d, -32602)
+				want := "params.message.parts[0]: no content"
+				if bv.ID() != c.d {
+					theirs, _ := dialect.MethodName(bv.ID(), dialect.SendMessage)
+					want = `backend "test" (A2A ` + string(bv) + `; your ` + c.method(dialect.SendMessage) + ` is its ` + theirs + `) answered: ` + want
+				}
+				if got := e.Get("message").Str; got != want {
+					t.Fatalf("message %q, want %q", got, want)
+				}
+			})
+		}
+	}
+}
