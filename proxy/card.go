@@ -143,6 +143,13 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 		if err == nil && agentcard.HasSignatures(raw) {
 			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
 		}
+		if err == nil {
+			if canon, cerr := agentcard.ToCanonical(raw); cerr == nil {
+				if unsafe := agentcard.UnsafeURLs(canon); len(unsafe) > 0 {
+					a.log.Warn("the backend's card has URL fields that are not http or https URLs; they are not published", "card", where, "fields", unsafe)
+				}
+			}
+		}
 	}
 	a.cards.mu.Lock()
 	a.cards.lastErr = err
