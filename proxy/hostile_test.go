@@ -108,6 +108,16 @@ var hostileRequests = []struct {
 	{"unsupported version header", rpc("GetTask", `{"id":"t"}`), dialect.V10, -32009, []string{"A2A-Version", "2.0"}},
 	{"unsupported version header 0.x", rpc("tasks/get", `{"id":"t"}`), dialect.V03, -32009, []string{"A2A-Version", "0.1"}},
 	{"CR LF in id stays inside JSON", `{"jsonrpc":"2.0","id":"a\r\nX-Evil: 1","method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32001, nil},
+	{"huge method name", rpc(strings.Repeat("Get", 30000), `{}`), dialect.V10, -32601, nil},
+	{"huge slash method name", rpc(strings.Repeat("tasks/", 15000), `{}`), dialect.V03, -32601, nil},
+	{"method with NUL", `{"jsonrpc":"2.0","id":1,"method":"tasks/get\u0000","params":{"id":"t"}}`, dialect.V03, -32601, nil},
+	{"method with trailing space", rpc("GetTask ", `{"id":"t"}`), dialect.V10, -32601, nil},
+	{"id null", `{"jsonrpc":"2.0","id":null,"method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"id huge exponent", `{"jsonrpc":"2.0","id":1e400,"method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32001, nil},
+	{"id negative zero", `{"jsonrpc":"2.0","id":-0,"method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32001, nil},
+	{"id string with NUL", `{"jsonrpc":"2.0","id":"a\u0000b","method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32001, nil},
+	{"id of 256 bytes", `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 254) + `","method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32001, nil},
+	{"params nested 99 deep", rpc("GetTask", `{"id":"t","metadata":`+strings.Repeat(`{"a":`, 97)+`1`+strings.Repeat(`}`, 97)+`}`), dialect.V10, -32001, nil},
 	{"raw control character in a string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"id\":\"a\r\nX-Evil: 1\"}}", dialect.V03, -32700, nil},
 }
 
@@ -130,6 +140,9 @@ func TestHostileRequests(t *testing.T) {
 			}
 			if status != http.StatusOK || ct != "application/json" {
 				t.Fatalf("HTTP %d %q: %s", status, ct, b)
+			}
+			if len(b) > 2048 {
+				t.Fatalf("an answer of %d bytes amplifies the request: %.200s", len(b), b)
 			}
 			r := gjson.ParseBytes(b)
 			e := wantError(t, r, tc.d, tc.code)

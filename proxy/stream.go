@@ -48,7 +48,10 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	defer res.Body.Close()
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
 		// Servers answer failures before the stream (validation, unknown
-		// task) with a plain JSON-RPC response.
+		// task) with a plain JSON-RPC response, bounded as a unary one is.
+		body := b.replyDeadline(res.Body)
+		defer body.Close()
+		res.Body = body
 		reply, e := a.readReply(res, b, c)
 		switch {
 		case e != nil:
