@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -158,6 +159,36 @@ func TestHTMLReplyToJSONRPC(t *testing.T) {
 			}
 			if e := wantError(t, r, c.d, -32006); !strings.Contains(e.Get("message").Str, "not valid JSON") {
 				t.Fatalf("stream message: %s", e.Raw)
+			}
+		})
+	}
+}
+
+// TestMalformedHTTPFromBackend: a reachable backend whose reply is not
+// HTTP is not "unreachable": the error says what was wrong, and it is
+// counted under invalid_reply. So is a reply for another request.
+func TestMalformedHTTPFromBackend(t *testing.T) {
+	cases := []struct {
+		name, raw, says string
+	}{
+		{"not HTTP at all", "SSH-2.0-OpenSSH_9.6\r\n\r\n", "sent a reply that is not valid HTTP"},
+		{"bad status code", "HTTP/1.1 abc OK\r\nContent-Length: 0\r\n\r\n", "sent a reply that is not valid HTTP"},
+		{"negative length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n", "sent a reply that is not valid HTTP"},
+		{"conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", "sent a reply that is not valid HTTP"},
+		{"another request's reply", "HTTP/1.1 200 OK\r\nContent-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}", "the backend answered another request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := prometheus.NewRegistry()
+			g := newGatewayOpts(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				rawReply(w, func(conn net.Conn) { _, _ = io.WriteString(conn, tc.raw) })
+			}), dialect.Version03, Options{Metrics: NewMetrics(reg, nil)}, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+			e := wantError(t, g.call("1", "tasks/get", `{"id":"t1"}`), dialect.V03, -32603)
+			if msg := e.Get("message").Str; !strings.Contains(msg, tc.says) || strings.Contains(msg, "unreachable") {
+				t.Fatalf("message %q does not say %q", msg, tc.says)
+			}
+			if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "test", "kind": "invalid_reply"}); got != 1 {
+				t.Fatalf("backend_errors_total{kind=invalid_reply} = %v, want 1", got)
 			}
 		})
 	}
