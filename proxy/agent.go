@@ -417,7 +417,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
 	switch op {
-	case dialect.GetTask, dialect.CancelTask:
+	case dialect.GetTask, dialect.CancelTask, dialect.SendMessage:
 		if e := answersTask(b, c, info); e != nil {
 			return nil, e
 		}
@@ -492,7 +492,8 @@ func sentID(c *call) []byte {
 }
 
 // answersTask refuses a task, or an event of one, that is not the task the
-// call asked about: delivered, it would show the caller another task, and
+// call asked about (got, canceled, subscribed to, or continued by a
+// message): delivered, it would show the caller another task, and
 // recorded, make that task the caller's.
 func answersTask(b *backend, c *call, info normalize.EventInfo) *normalize.Error {
 	if c.info.TaskID == "" || info.TaskID == "" || info.TaskID == c.info.TaskID {

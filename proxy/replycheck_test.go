@@ -233,3 +233,48 @@ func TestBackendErrorSaysWhoseWordsFollow(t *testing.T) {
 		}
 	}
 }
+
+// TestContinuationAnsweredWithAnotherTask: a message continuing task t1
+// answered with task t2, in a unary send or a stream, is refused and t2 is
+// not recorded.
+func TestContinuationAnsweredWithAnotherTask(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		for _, c := range callers {
+			t.Run(c.d.String()+map[bool]string{false: "/unary", true: "/stream"}[stream], func(t *testing.T) {
+				g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+					if !stream {
+						io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+task03("t2")+`}`)
+						return
+					}
+					w.Header().Set("Content-Type", "text/event-stream")
+					sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+task03("t2")+`}`+"\n\n")
+				}), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+				var e gjson.Result
+				if !stream {
+					e = wantError(t, g.call("1", c.method(dialect.SendMessage), c.continuation("m", "t1", "more")), c.d, -32603)
+				} else {
+					s := g.stream("1", c.method(dialect.SendStreamingMessage), c.continuation("m", "t1", "more"))
+					var r gjson.Result
+					if c.d == dialect.V03 {
+						events := s.all()
+						if len(events) != 1 {
+							t.Fatalf("want one error event, got %v", events)
+						}
+						r = events[0]
+					} else {
+						// Before any event, a 1.0 caller's error is a plain reply.
+						b, _ := io.ReadAll(s.res.Body)
+						r = gjson.ParseBytes(b)
+					}
+					e = wantError(t, r, c.d, -32603)
+				}
+				if msg := e.Get("message").Str; !strings.Contains(msg, "the backend answered about another task") || strings.Contains(msg, "t2") {
+					t.Fatalf("message %q", msg)
+				}
+				if _, err := g.agent.tasks.Get(context.Background(), "test", "t2"); !errors.Is(err, store.ErrNotFound) {
+					t.Fatalf("the other task was recorded: %v", err)
+				}
+			})
+		}
+	}
+}

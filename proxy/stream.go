@@ -388,11 +388,11 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return false
 	}
 	keep(&sc.result, out, reply.Result)
-	if s.c.env.Op == dialect.SubscribeToTask {
-		if e := answersTask(b, s.c, info); e != nil {
-			a.streamFail(s, e)
-			return false
-		}
+	if e := answersTask(b, s.c, info); e != nil {
+		// A subscription, or a message continuing a task, answered with
+		// another task's events.
+		a.streamFail(s, e)
+		return false
 	}
 	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
 		// The task index may be a network away: no event waits for it.
