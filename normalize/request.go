@@ -165,6 +165,11 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		return at(at(fail("must be \"user\" in a message a client sends, got %s", mm.vals[mRole].Raw), "role"), "message")
 	}
 	info.TaskID, info.ContextID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str
+	for _, id := range [...]struct{ name, v string }{{"taskId", info.TaskID}, {"contextId", info.ContextID}} {
+		if len(id.v) > maxNamedIDBytes {
+			return at(at(fail("is longer than %d bytes", maxNamedIDBytes), id.name), "message")
+		}
+	}
 	info.SkillID = jsonscan.Member(mm.vals[mMetadata], "skillId").Str
 	if err := wantObject(v[spMetadata], "metadata"); err != nil {
 		return err
@@ -317,6 +322,12 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 	w.close('}')
 	return nil
 }
+
+// maxNamedIDBytes bounds the task and context ids a caller's message names.
+// The task index keeps a message's contextId with every task of it, so a
+// caller with megabyte ids would fill the index's memory long before its
+// task count bound; A2A ids are UUIDs, 36 bytes.
+const maxNamedIDBytes = 1024
 
 // readHistoryLength records a requested history length in 1.0 meaning:
 // 0.x reads 0 as "all", 1.0 as "none".

@@ -118,6 +118,8 @@ var hostileRequests = []struct {
 	{"id string with NUL", `{"jsonrpc":"2.0","id":"a\u0000b","method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32001, nil},
 	{"id of 256 bytes", `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 254) + `","method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32001, nil},
 	{"params nested 99 deep", rpc("GetTask", `{"id":"t","metadata":`+strings.Repeat(`{"a":`, 97)+`1`+strings.Repeat(`}`, 97)+`}`), dialect.V10, -32001, nil},
+	{"contextId of 2 KiB", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_USER","contextId":"`+strings.Repeat("c", 2048)+`","parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
+	{"taskId of 2 KiB", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"user","taskId":"`+strings.Repeat("t", 2048)+`","parts":[{"kind":"text","text":"hi"}]}}`), dialect.V03, -32602, nil},
 	{"raw control character in a string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"id\":\"a\r\nX-Evil: 1\"}}", dialect.V03, -32700, nil},
 }
 
