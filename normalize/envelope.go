@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"math"
 	"math/big"
 	"strings"
 	"unicode/utf8"
@@ -285,11 +286,23 @@ func SameID(sent, got []byte) bool {
 	case s.Type == gjson.String && g.Type == gjson.String:
 		return s.Str == g.Str
 	case s.Type == gjson.Number && g.Type == gjson.Number:
-		// Exactly, not as float64: two ids past 2^53 must not collide.
+		// Exactly, not as float64 (0.1 and 0.1000000000000000055 differ),
+		// except past 2^53, where a backend that decodes ids as float64
+		// (JavaScript, Go's any) rounds them: such an id is compared as it
+		// rounded it.
 		var x, y big.Rat
-		_, okX := x.SetString(s.Raw)
-		_, okY := y.SetString(g.Raw)
-		return okX && okY && x.Cmp(&y) == 0
+		if _, ok := x.SetString(s.Raw); !ok {
+			return false
+		}
+		if _, ok := y.SetString(g.Raw); !ok {
+			return false
+		}
+		if x.Cmp(&y) == 0 {
+			return true
+		}
+		xf, _ := x.Float64()
+		yf, _ := y.Float64()
+		return math.Abs(xf) > 1<<53 && xf == yf
 	}
 	return false
 }
