@@ -804,6 +804,15 @@ func newCardPublished(canon []byte, p PublishOptions) (*published, error) {
 		o.str("url", pr.URL)
 		c.provider = gjson.ParseBytes(o.close())
 	}
+	c.iconURL, c.documentationURL = webURLOnly(c.iconURL), webURLOnly(c.documentationURL)
+	if u := field(c.provider, "url"); u.Exists() && !isWebURL(u) {
+		// The organization stays; every schema requires a url, so it is
+		// written empty.
+		o := openWriter(nil, '{')
+		o.str("organization", field(c.provider, "organization").Str)
+		o.str("url", "")
+		c.provider = gjson.ParseBytes(o.close())
+	}
 	if p.Overrides.Skills != nil {
 		if c.skills, err = parseSkills(p.Overrides.Skills); err != nil {
 			return nil, err
@@ -827,6 +836,52 @@ func checkPublicURL(raw string) error {
 		return fmt.Errorf("card publish url %q: want an absolute http or https URL", raw)
 	}
 	return nil
+}
+
+// UnsafeURLs lists the card's URL fields (iconUrl, documentationUrl,
+// provider.url) that are not http or https URLs and so are not published:
+// a javascript: or file: URL on a card a client renders is the card
+// author's attack on that client. The caller logs them.
+func UnsafeURLs(canon []byte) []string {
+	root, err := parseCard(canon)
+	if err != nil {
+		return nil
+	}
+	var unsafe []string
+	for _, f := range [...]struct {
+		name string
+		v    gjson.Result
+	}{
+		{"iconUrl", field(root, "iconUrl")},
+		{"documentationUrl", field(root, "documentationUrl")},
+		{"provider.url", field(field(root, "provider"), "url")},
+	} {
+		if nonEmptyString(f.v) && !isWebURL(f.v) {
+			unsafe = append(unsafe, f.name)
+		}
+	}
+	return unsafe
+}
+
+// isWebURL reports whether v is an absolute http or https URL (an empty
+// string counts as one: it publishes nothing).
+func isWebURL(v gjson.Result) bool {
+	if v.Type != gjson.String {
+		return false
+	}
+	if v.Str == "" {
+		return true
+	}
+	u, err := url.Parse(v.Str)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// webURLOnly is v when it is a URL a card may publish, else nothing.
+func webURLOnly(v gjson.Result) gjson.Result {
+	if !isWebURL(v) {
+		return gjson.Result{}
+	}
+	return v
 }
 
 // parseSkills validates the skills override: a JSON array of objects.

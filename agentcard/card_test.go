@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -842,6 +844,49 @@ func TestCardVersionIs(t *testing.T) {
 	for v, want := range map[string]bool{"1.0": true, "1.0.0": true, "1.0.1": true, "1.0.x": true, "1": false, "1.01": false, "1.0.": false, "11.0": false, "1.00": false, "": false} {
 		if got := versionIs(v, "1", "0"); got != want {
 			t.Errorf("versionIs(%q, 1, 0) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestCardPublishesOnlyWebURLs: a backend's URL fields that are not http
+// or https URLs are not published in any form, and UnsafeURLs names them.
+func TestCardPublishesOnlyWebURLs(t *testing.T) {
+	for _, tc := range []struct {
+		icon, docs, provider string
+		unsafe               []string
+	}{
+		{"javascript:alert(1)", "file:///etc/passwd", "JAVASCRIPT:alert(1)", []string{"iconUrl", "documentationUrl", "provider.url"}},
+		{"data:text/html,<script>x</script>", "//no-scheme.example/docs", "https:///no-host", []string{"iconUrl", "documentationUrl", "provider.url"}},
+		{"https://b/icon", "http://b/docs", "https://b", nil},
+	} {
+		card := `{"name":"Backend","description":"d","url":"https://backend.internal/a2a","skills":[],
+			"iconUrl":` + strconv.Quote(tc.icon) + `,"documentationUrl":` + strconv.Quote(tc.docs) + `,
+			"provider":{"organization":"Org","url":` + strconv.Quote(tc.provider) + `}}`
+		canon, err := ToCanonical([]byte(card))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := UnsafeURLs(canon); !slices.Equal(got, tc.unsafe) {
+			t.Errorf("UnsafeURLs = %v, want %v", got, tc.unsafe)
+		}
+		for _, r := range cardRenderers {
+			out, err := r.render(canon, PublishOptions{URL: cardTestURL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := gjson.ParseBytes(out)
+			want := map[string]string{"iconUrl": tc.icon, "documentationUrl": tc.docs, "provider.url": tc.provider, "provider.organization": "Org"}
+			if tc.unsafe != nil {
+				want = map[string]string{"iconUrl": "", "documentationUrl": "", "provider.url": "", "provider.organization": "Org"}
+			}
+			for path, w := range want {
+				if got := root.Get(path).String(); got != w {
+					t.Errorf("%s %s: %s = %q, want %q", r.suffix, tc.icon, path, got, w)
+				}
+			}
+			if tc.unsafe != nil && (root.Get("iconUrl").Exists() || root.Get("documentationUrl").Exists()) {
+				t.Errorf("%s: an unsafe URL field is present: %s", r.suffix, out)
+			}
 		}
 	}
 }

@@ -143,6 +143,13 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 		if err == nil && agentcard.HasSignatures(raw) {
 			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
 		}
+		if err == nil {
+			if canon, cerr := agentcard.ToCanonical(raw); cerr == nil {
+				if unsafe := agentcard.UnsafeURLs(canon); len(unsafe) > 0 {
+					a.log.Warn("the backend's card has URL fields that are not http or https URLs; they are not published", "card", where, "fields", unsafe)
+				}
+			}
+		}
 	}
 	a.cards.mu.Lock()
 	a.cards.lastErr = err
@@ -232,10 +239,10 @@ func (a *Agent) ServeCardV025(w http.ResponseWriter, r *http.Request) {
 }
 
 // ServeCard serves /.well-known/agent-card.json: the card for the version the
-// client names in A2A-Version, or, without one, a card that 0.3 and 1.0
+// client names in A2A-Version (header or query parameter), or, without one, a card that 0.3 and 1.0
 // clients both accept.
 func (a *Agent) ServeCard(w http.ResponseWriter, r *http.Request) {
-	v := r.Header.Get(dialect.HeaderVersion)
+	v := requestVersion(r)
 	a.serveCardForm(w, func(c *cards) []byte {
 		switch {
 		case strings.HasPrefix(v, "1."):
