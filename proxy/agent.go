@@ -159,11 +159,16 @@ type call struct {
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
 	lentInline [6]*[]byte
+	// binding is the binding the call came through and caller, when not
+	// 0, the dialect its caller spoke, as the front end that made the
+	// JSON-RPC request recorded them in its context.
+	binding dialect.Binding
+	caller  dialect.ID
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
 func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
-	c := &call{start: time.Now(), backend: a.backend}
+	c := &call{start: time.Now(), backend: a.backend, binding: dialect.BindingOf(r.Context()), caller: dialect.CallerDialectOf(r.Context())}
 	c.lent = c.lentInline[:0]
 	defer c.giveBack()
 	defer a.logCall(c, r)
@@ -341,7 +346,8 @@ func (a *Agent) logCall(c *call, r *http.Request) {
 		outcome = outcomeOK
 	}
 	attrs := []slog.Attr{
-		slog.String("caller_dialect", c.env.Dialect.String()),
+		slog.String("binding", c.binding.String()),
+		slog.String("caller_dialect", c.callerDialect().String()),
 		slog.String("backend_dialect", c.backend.dialect.String()),
 		slog.String("op", c.env.Op.String()),
 		slog.String("outcome", outcome),
