@@ -47,9 +47,18 @@ var errInvalid = errors.New("invalid agent card")
 
 // PublishOptions says how the gateway publishes a backend's card.
 type PublishOptions struct {
-	// URL is the gateway's public JSON-RPC URL for this agent. It becomes
-	// every interface URL of the published card; no backend URL survives.
+	// URL is the gateway's public URL for this agent: the URL of its
+	// JSON-RPC and HTTP+JSON interfaces (the SDKs' REST clients append the
+	// routes to it). No backend URL survives.
 	URL string
+	// Bindings are the bindings the gateway serves for this agent, listed
+	// on the card always in the order of dialect.Bindings whatever their
+	// order here, so that each SDK's default client picks JSON-RPC, as in
+	// front of a native JSON-RPC agent. Empty means JSON-RPC only.
+	Bindings []dialect.Binding
+	// GRPCURL is the gRPC target (host:port, which the SDKs' gRPC clients
+	// dial) of the agent's gRPC binding; without one, GRPC is not listed.
+	GRPCURL string
 	// Bearer, when true, makes the card's security describe what the gateway
 	// enforces: one HTTP bearer scheme named "bearer" with bearerFormat "JWT",
 	// required for every call. When false the card carries no security at all.
@@ -157,32 +166,35 @@ func ToCanonical(card []byte) ([]byte, error) {
 
 // V025 renders the canonical card as an A2A 0.2.5 card, as served at
 // /.well-known/agent.json: protocolVersion "0.2.5", url and preferredTransport
-// "JSONRPC", 0.x security, supportsAuthenticatedExtendedCard. 0.2.5 has no
+// of the first binding served (JSON-RPC unless it is not published; 0.2.5
+// has no additionalInterfaces), 0.x security, supportsAuthenticatedExtendedCard. 0.2.5 has no
 // mutualTLS scheme, no oauth2MetadataUrl and no per-skill security.
 func V025(canon []byte, p PublishOptions) ([]byte, error) {
 	return renderForm(canon, p, formV025)
 }
 
 // V03 renders the canonical card as a pure A2A 0.3 card: protocolVersion
-// "0.3.0", url, preferredTransport and additionalInterfaces "JSONRPC", 0.x
-// security, supportsAuthenticatedExtendedCard.
+// "0.3.0", url and preferredTransport of the first binding served,
+// additionalInterfaces listing every binding served (the main one repeated,
+// as the 0.3 schema recommends), 0.x security,
+// supportsAuthenticatedExtendedCard.
 func V03(canon []byte, p PublishOptions) ([]byte, error) {
 	return renderForm(canon, p, formV03)
 }
 
 // V10 renders the canonical card as a pure A2A 1.0 card: supportedInterfaces
-// lists JSONRPC at 1.0 only (a 0.3 client asks for the 0.3 or the hybrid
-// card), capabilities.extendedAgentCard, 1.0 security.
+// lists every binding served at 1.0 only (a 0.3 client asks for the 0.3 or
+// the hybrid card), capabilities.extendedAgentCard, 1.0 security.
 func V10(canon []byte, p PublishOptions) ([]byte, error) {
 	return renderForm(canon, p, formV10)
 }
 
 // Hybrid renders the canonical card for /.well-known/agent-card.json as
 // one document that 0.3 and 1.0 clients both accept: every V10 field, with
-// supportedInterfaces listing JSONRPC at 1.0 then at 0.3 (the gateway
-// accepts both at p.URL), plus
+// supportedInterfaces listing every binding served at 1.0 then at 0.3 (the
+// gateway serves both dialects at each interface), plus
 // the 0.3 fields url, preferredTransport, protocolVersion "0.3.0",
-// additionalInterfaces, supportsAuthenticatedExtendedCard and security. Each
+// additionalInterfaces as V03 writes them, supportsAuthenticatedExtendedCard and security. Each
 // security scheme carries both spellings (see the comment at the top of this
 // file). Prefer V03 or V10 when the request's A2A-Version header
 // names a version.
@@ -759,9 +771,37 @@ type published struct {
 	root                                                  gjson.Result // the canonical card
 	name, description, version, iconURL, documentationURL gjson.Result
 	provider, skills                                      gjson.Result
-	schemes, requirements                                 gjson.Result // absent without Bearer
-	extended                                              gjson.Result // true, or absent
-	url                                                   string
+	schemes, requirements                                 gjson.Result      // absent without Bearer
+	extended                                              gjson.Result      // true, or absent
+	ifaces                                                []servedInterface // in card order, never empty
+}
+
+// servedInterface is one binding the gateway serves for the agent, where.
+type servedInterface struct {
+	binding dialect.Binding
+	url     string
+}
+
+// servedInterfaces lists p's bindings in card order (dialect.Bindings), gRPC
+// only with a target.
+func servedInterfaces(p PublishOptions) []servedInterface {
+	var list []servedInterface
+	for _, b := range dialect.Bindings {
+		served := b == dialect.JSONRPC && len(p.Bindings) == 0
+		for _, pb := range p.Bindings {
+			served = served || pb == b
+		}
+		switch {
+		case !served:
+		case b == dialect.GRPC:
+			if p.GRPCURL != "" {
+				list = append(list, servedInterface{b, p.GRPCURL})
+			}
+		default:
+			list = append(list, servedInterface{b, p.URL})
+		}
+	}
+	return list
 }
 
 func renderForm(canon []byte, p PublishOptions, f form) ([]byte, error) {
@@ -793,7 +833,10 @@ func newCardPublished(canon []byte, p PublishOptions) (*published, error) {
 		documentationURL: overrideOr(p.Overrides.DocumentationURL, field(root, "documentationUrl")),
 		provider:         field(root, "provider"),
 		skills:           field(root, "skills"),
-		url:              p.URL,
+		ifaces:           servedInterfaces(p),
+	}
+	if len(c.ifaces) == 0 {
+		return nil, errors.New("card publish: no binding to list (gRPC alone needs a gRPC URL)")
 	}
 	if !nonEmptyString(c.name) {
 		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", errInvalid)
@@ -802,6 +845,15 @@ func newCardPublished(canon []byte, p PublishOptions) (*published, error) {
 		o := openWriter(nil, '{')
 		o.str("organization", pr.Organization)
 		o.str("url", pr.URL)
+		c.provider = gjson.ParseBytes(o.close())
+	}
+	c.iconURL, c.documentationURL = webURLOnly(c.iconURL), webURLOnly(c.documentationURL)
+	if u := field(c.provider, "url"); u.Exists() && !isWebURL(u) {
+		// The organization stays; every schema requires a url, so it is
+		// written empty.
+		o := openWriter(nil, '{')
+		o.str("organization", field(c.provider, "organization").Str)
+		o.str("url", "")
 		c.provider = gjson.ParseBytes(o.close())
 	}
 	if p.Overrides.Skills != nil {
@@ -827,6 +879,52 @@ func checkPublicURL(raw string) error {
 		return fmt.Errorf("card publish url %q: want an absolute http or https URL", raw)
 	}
 	return nil
+}
+
+// UnsafeURLs lists the card's URL fields (iconUrl, documentationUrl,
+// provider.url) that are not http or https URLs and so are not published:
+// a javascript: or file: URL on a card a client renders is the card
+// author's attack on that client. The caller logs them.
+func UnsafeURLs(canon []byte) []string {
+	root, err := parseCard(canon)
+	if err != nil {
+		return nil
+	}
+	var unsafe []string
+	for _, f := range [...]struct {
+		name string
+		v    gjson.Result
+	}{
+		{"iconUrl", field(root, "iconUrl")},
+		{"documentationUrl", field(root, "documentationUrl")},
+		{"provider.url", field(field(root, "provider"), "url")},
+	} {
+		if nonEmptyString(f.v) && !isWebURL(f.v) {
+			unsafe = append(unsafe, f.name)
+		}
+	}
+	return unsafe
+}
+
+// isWebURL reports whether v is an absolute http or https URL (an empty
+// string counts as one: it publishes nothing).
+func isWebURL(v gjson.Result) bool {
+	if v.Type != gjson.String {
+		return false
+	}
+	if v.Str == "" {
+		return true
+	}
+	u, err := url.Parse(v.Str)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// webURLOnly is v when it is a URL a card may publish, else nothing.
+func webURLOnly(v gjson.Result) gjson.Result {
+	if !isWebURL(v) {
+		return gjson.Result{}
+	}
+	return v
 }
 
 // parseSkills validates the skills override: a JSON array of objects.
@@ -865,13 +963,13 @@ func (c *published) appendV0x(dst []byte, f form) []byte {
 	o.raw("name", c.name.Raw)
 	o.raw("description", stringOr(c.description, `""`))
 	o.raw("version", stringOr(c.version, `""`))
-	o.str("url", c.url)
-	o.raw("preferredTransport", jsonrpcTransport.Raw)
+	o.str("url", c.ifaces[0].url)
+	o.str("preferredTransport", c.ifaces[0].binding.CardName())
 	if f == formV025 {
 		o.raw("protocolVersion", `"0.2.5"`)
 	} else {
 		o.raw("protocolVersion", `"0.3.0"`)
-		o.additionalInterfaces(c.url)
+		o.additionalInterfaces(c.ifaces)
 	}
 	c.appendCommonTail(&o, f)
 	if c.extended.Exists() {
@@ -894,12 +992,14 @@ func (c *published) appendV10(dst []byte, f form) []byte {
 		versions = append(versions, "0.3")
 	}
 	for _, version := range versions {
-		a.elem()
-		i := openWriter(a.buf, '{')
-		i.str("url", c.url)
-		i.raw("protocolBinding", jsonrpcTransport.Raw)
-		i.str("protocolVersion", version)
-		a.buf = i.close()
+		for _, it := range c.ifaces {
+			a.elem()
+			i := openWriter(a.buf, '{')
+			i.str("url", it.url)
+			i.str("protocolBinding", it.binding.CardName())
+			i.str("protocolVersion", version)
+			a.buf = i.close()
+		}
 	}
 	o.buf = a.close()
 	if providerPresent(c.provider) {
@@ -915,10 +1015,10 @@ func (c *published) appendV10(dst []byte, f form) []byte {
 	c.appendModesAndSkills(&o, f)
 	o.optionalString("iconUrl", c.iconURL)
 	if f == formHybrid {
-		o.str("url", c.url)
-		o.raw("preferredTransport", jsonrpcTransport.Raw)
+		o.str("url", c.ifaces[0].url)
+		o.str("preferredTransport", c.ifaces[0].binding.CardName())
 		o.raw("protocolVersion", `"0.3.0"`)
-		o.additionalInterfaces(c.url)
+		o.additionalInterfaces(c.ifaces)
 		if c.extended.Exists() {
 			o.raw("supportsAuthenticatedExtendedCard", c.extended.Raw)
 		}
@@ -1064,16 +1164,18 @@ func (w *writer) requirements(k string, reqs gjson.Result, v10 bool) {
 	}
 }
 
-// additionalInterfaces writes the 0.3 list, repeating the main url as the
-// 0.3 schema recommends.
-func (w *writer) additionalInterfaces(u string) {
+// additionalInterfaces writes the 0.3 list: every interface, the main one
+// repeated as the 0.3 schema recommends.
+func (w *writer) additionalInterfaces(ifaces []servedInterface) {
 	w.key("additionalInterfaces")
 	a := openWriter(w.buf, '[')
-	a.elem()
-	o := openWriter(a.buf, '{')
-	o.str("url", u)
-	o.raw("transport", jsonrpcTransport.Raw)
-	a.buf = o.close()
+	for _, it := range ifaces {
+		a.elem()
+		o := openWriter(a.buf, '{')
+		o.str("url", it.url)
+		o.str("transport", it.binding.CardName())
+		a.buf = o.close()
+	}
 	w.buf = a.close()
 }
 

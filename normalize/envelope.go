@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"math"
+	"math/big"
 	"strings"
 	"unicode/utf8"
 
@@ -233,7 +235,7 @@ func ParseReply(body []byte) (Reply, error) {
 // gateway's own).
 func AppendRequest(dst, id []byte, method string, params []byte) []byte {
 	if len(id) == 0 {
-		id = []byte("1")
+		id = defaultID
 	}
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, id...)
@@ -272,3 +274,43 @@ func appendID(dst, id []byte) []byte {
 	}
 	return append(dst, id...)
 }
+
+// SameID reports whether got, the id of a backend's reply, is sent, the id
+// of the request the gateway made: the same JSON string or the same
+// number, however either is spelled (a backend that decodes and re-encodes
+// ids may write "\u0041" for "A" or 1e2 for 100). A missing id is no match.
+func SameID(sent, got []byte) bool {
+	if len(sent) == 0 {
+		sent = defaultID
+	}
+	if string(sent) == string(got) {
+		return true
+	}
+	s, g := jsonscan.Parse(sent), jsonscan.Parse(got)
+	switch {
+	case s.Type == gjson.String && g.Type == gjson.String:
+		return s.Str == g.Str
+	case s.Type == gjson.Number && g.Type == gjson.Number:
+		// Exactly, not as float64 (0.1 and 0.1000000000000000055 differ),
+		// except past 2^53, where a backend that decodes ids as float64
+		// (JavaScript, Go's any) rounds them: such an id is compared as it
+		// rounded it.
+		var x, y big.Rat
+		if _, ok := x.SetString(s.Raw); !ok {
+			return false
+		}
+		if _, ok := y.SetString(g.Raw); !ok {
+			return false
+		}
+		if x.Cmp(&y) == 0 {
+			return true
+		}
+		xf, _ := x.Float64()
+		yf, _ := y.Float64()
+		return math.Abs(xf) > 1<<53 && xf == yf
+	}
+	return false
+}
+
+// defaultID is the id AppendRequest sends for a call without one.
+var defaultID = []byte("1")

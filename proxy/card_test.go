@@ -46,8 +46,13 @@ func TestPublishedCards(t *testing.T) {
 		defer res.Body.Close()
 		body, _ := io.ReadAll(res.Body)
 		v10 := gjson.ParseBytes(body)
-		if got := v10.Get("supportedInterfaces.#.protocolVersion").Raw; got != `["1.0"]` {
-			t.Fatalf("the 1.0 card's interface versions are %s, want [\"1.0\"]: %s", got, body)
+		if got := v10.Get("supportedInterfaces.#.protocolVersion").Raw; got != `["1.0","1.0","1.0"]` {
+			t.Fatalf("the 1.0 card's interface versions are %s, want 1.0 for each binding: %s", got, body)
+		}
+		// Every binding, JSON-RPC first (each SDK's default client picks
+		// the first it has), gRPC at the listener's host:port.
+		if got := v10.Get("supportedInterfaces.#.protocolBinding").Raw + v10.Get("supportedInterfaces.#.url").Raw; got != `["JSONRPC","HTTP+JSON","GRPC"]["http://gateway.test/","http://gateway.test/","gateway.test:80"]` {
+			t.Fatalf("the 1.0 card's interfaces are %s: %s", got, body)
 		}
 		if v10.Get("protocolVersion").Exists() || v10.Get("url").Exists() {
 			t.Fatalf("the 1.0 card carries 0.x fields: %s", body)

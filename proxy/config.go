@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +62,27 @@ type AgentConfig struct {
 	Skills SkillsConfig `yaml:"skills"`
 	// Push relays the backend's push notifications to the callers' webhooks.
 	Push push.Config `yaml:"push"`
+	// Bindings are the protocol bindings the gateway serves and lists on
+	// the agent's cards, by their names jsonrpc, http_json and grpc.
+	// Defaults to all three. One left out is neither served nor listed; at
+	// least one must remain (the backend stays JSON-RPC either way).
+	Bindings []string `yaml:"bindings"`
+}
+
+// Serves reports whether the gateway serves binding b for the agent.
+func (c *AgentConfig) Serves(b dialect.Binding) bool {
+	return c.Bindings == nil || slices.Contains(c.Bindings, b.String())
+}
+
+// PublishedBindings are the bindings Serves reports, in dialect.Bindings order.
+func (c *AgentConfig) PublishedBindings() []dialect.Binding {
+	var list []dialect.Binding
+	for _, b := range dialect.Bindings {
+		if c.Serves(b) {
+			list = append(list, b)
+		}
+	}
+	return list
 }
 
 // TasksConfig sets how the gateway guards tasks.
@@ -186,6 +208,11 @@ func (c *AgentConfig) SetDefaults() {
 	if c.Card.RefreshInterval == 0 {
 		c.Card.RefreshInterval = DefaultCardRefresh
 	}
+	if c.Bindings == nil {
+		for _, b := range dialect.Bindings {
+			c.Bindings = append(c.Bindings, b.String())
+		}
+	}
 	c.Backend.SetDefaults()
 	for i := range c.Skills.Routes {
 		c.Skills.Routes[i].Backend.SetDefaults()
@@ -241,6 +268,16 @@ func (c *AgentConfig) Validate() error {
 	}
 	if c.Card.RefreshInterval < 0 {
 		bad("card.refresh_interval must not be negative")
+	}
+	if c.Bindings != nil && len(c.Bindings) == 0 {
+		bad("bindings is empty: list at least one of jsonrpc, http_json, grpc (or leave it out for all three)")
+	}
+	for i, name := range c.Bindings {
+		if _, ok := dialect.ParseBinding(name); !ok {
+			bad("bindings[%d] %q is not a binding: want jsonrpc, http_json or grpc", i, name)
+		} else if slices.Index(c.Bindings, name) < i {
+			bad("bindings[%d] %q is listed twice", i, name)
+		}
 	}
 	if err := c.Backend.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("backend: %w", err))

@@ -51,6 +51,7 @@ type callSeries struct {
 // spelled out. code is -1 for a code outside A2A's set (the "other" label).
 type callLabels struct {
 	agent, outcome  string
+	binding         dialect.Binding
 	caller, backend dialect.ID
 	op              dialect.Op
 	code            int
@@ -84,8 +85,8 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "requests_total",
-			Help: "JSON-RPC calls answered, by published agent, caller and backend dialect, operation, outcome and JSON-RPC error code (0 on success).",
-		}, []string{"agent", "caller_dialect", "backend_dialect", "op", "outcome", "code"}),
+			Help: "Calls answered, by published agent, binding the caller used (jsonrpc, http_json, grpc), caller and backend dialect, operation, outcome and JSON-RPC error code (0 on success).",
+		}, []string{"agent", "binding", "caller_dialect", "backend_dialect", "op", "outcome", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Name: "request_duration_seconds",
 			Help:    "Time from request to the last byte of the answer (whole stream for streaming calls), by published agent and operation.",
@@ -179,11 +180,12 @@ func (m *Metrics) observe(agent string, c *call, elapsed time.Duration) {
 	if outcome == "" {
 		outcome = outcomeOK
 	}
-	key := callLabels{agent: agent, outcome: outcome, caller: c.env.Dialect, backend: c.backend.dialect, op: c.env.Op, code: closedCode(c.code)}
+	caller := c.callerDialect()
+	key := callLabels{agent: agent, outcome: outcome, binding: c.binding, caller: caller, backend: c.backend.dialect, op: c.env.Op, code: closedCode(c.code)}
 	series, ok := m.callSeries.Load(key)
 	if !ok {
 		series, _ = m.callSeries.LoadOrStore(key, callSeries{
-			requests: m.requests.WithLabelValues(agent, c.env.Dialect.String(),
+			requests: m.requests.WithLabelValues(agent, c.binding.String(), caller.String(),
 				c.backend.dialect.String(), c.env.Op.String(), outcome, codeLabel(key.code)),
 			duration: m.duration.WithLabelValues(agent, c.env.Op.String()),
 		})
@@ -192,8 +194,18 @@ func (m *Metrics) observe(agent string, c *call, elapsed time.Duration) {
 	s.requests.Inc()
 	s.duration.Observe(elapsed.Seconds())
 	if c.events > 0 {
-		m.streamEvents.WithLabelValues(agent, c.env.Dialect.String()).Add(float64(c.events))
+		m.streamEvents.WithLabelValues(agent, caller.String()).Add(float64(c.events))
 	}
+}
+
+// callerDialect is the dialect c's caller spoke: the one a front end
+// recorded when it made the call in another (a 0.3 REST or gRPC call
+// reaches the core as 1.0), else the request's.
+func (c *call) callerDialect() dialect.ID {
+	if c.caller != 0 {
+		return c.caller
+	}
+	return c.env.Dialect
 }
 
 // closedCode keeps the code label a closed set: 0, A2A's codes, else -1

@@ -57,7 +57,10 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	defer res.Body.Close()
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
 		// Servers answer failures before the stream (validation, unknown
-		// task) with a plain JSON-RPC response.
+		// task) with a plain JSON-RPC response, bounded as a unary one is.
+		body := b.replyDeadline(res.Body)
+		defer body.Close()
+		res.Body = body
 		reply, e := a.readReply(res, b, c)
 		switch {
 		case e != nil:
@@ -403,6 +406,10 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
 		return false
 	}
+	if e := answersCall(b, s.c, reply); e != nil {
+		a.streamFail(s, e)
+		return false
+	}
 	if reply.Error != nil {
 		e := a.backendError(s.c, reply.Error)
 		if rl.opening {
@@ -425,6 +432,12 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return false
 	}
 	keep(&sc.result, out, reply.Result)
+	if e := answersTask(b, s.c, info); e != nil {
+		// A subscription, or a message continuing a task, answered with
+		// another task's events.
+		a.streamFail(s, e)
+		return false
+	}
 	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
 		// The task index may be a network away: no event waits for it.
 		if s.flushPending() != nil {

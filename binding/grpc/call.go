@@ -58,7 +58,13 @@ func (s *service) request(ctx context.Context, method string, req proto.Message,
 	body = append(body, params...)
 	body = append(body, '}')
 
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, s.path, bytes.NewReader(body))
+	// The context tells the core the call came through gRPC, and which
+	// dialect's service it named: a 0.3 call reaches the core as 1.0.
+	rctx := dialect.WithBinding(ctx, dialect.GRPC)
+	if m, _ := grpc.Method(ctx); strings.HasPrefix(m, "/a2a.v1.") {
+		rctx = dialect.WithCallerDialect(rctx, dialect.V03)
+	}
+	r, err := http.NewRequestWithContext(rctx, http.MethodPost, s.path, bytes.NewReader(body))
 	if err != nil {
 		return nil, failure(codes.Internal, dialect.ErrInternal, "building the request failed: "+err.Error())
 	}

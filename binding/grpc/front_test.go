@@ -15,6 +15,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/a2agate/gateway/dialect"
 )
 
 // core is a stand-in for the JSON-RPC core: it records the request it is
@@ -74,8 +76,11 @@ func TestRequestIsCanonicalJSONRPC(t *testing.T) {
 			t.Errorf("gRPC framing %s became a header", k)
 		}
 	}
-	if r.Context() != ctx {
+	if md, _ := metadata.FromIncomingContext(r.Context()); md.Get("authorization")[0] != "Bearer tok" {
 		t.Error("the request does not carry the RPC's context")
+	}
+	if b, d := dialect.BindingOf(r.Context()), dialect.CallerDialectOf(r.Context()); b != dialect.GRPC || d != 0 {
+		t.Errorf("the request is marked binding %v caller dialect %v, want grpc and none (a 1.0 call)", b, d)
 	}
 }
 
