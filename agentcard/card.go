@@ -1282,3 +1282,9 @@ func AppendSkillList(dst []byte, skills []Skill) []byte {
 func ExtendedCardCapable(canon []byte) bool {
 	return gjson.GetBytes(canon, "capabilities.extendedAgentCard").Bool()
 }
+
+// PushNotificationsCapable reports whether a canonical card says its agent
+// sends push notifications.
+func PushNotificationsCapable(canon []byte) bool {
+	return gjson.GetBytes(canon, "capabilities.pushNotifications").Bool()
+}

@@ -936,3 +936,20 @@ func TestCardPublishesOnlyWebURLs(t *testing.T) {
 		}
 	}
 }
+
+func TestCardPushNotificationsCapable(t *testing.T) {
+	for card, want := range map[string]bool{
+		`{"name":"a","capabilities":{"pushNotifications":true}}`:  true,
+		`{"name":"a","capabilities":{"pushNotifications":false}}`: false,
+		`{"name":"a","capabilities":{}}`:                          false,
+		`{"name":"a"}`:                                            false,
+	} {
+		canon, err := ToCanonical([]byte(card))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := PushNotificationsCapable(canon); got != want {
+			t.Errorf("PushNotificationsCapable(%s) = %v, want %v", card, got, want)
+		}
+	}
+}

@@ -40,6 +40,8 @@ type Agent struct {
 	// readTimeout and streamWriteTimeout are Options' ReadTimeout and
 	// StreamWriteTimeout.
 	readTimeout, streamWriteTimeout time.Duration
+	// push relays push notifications (pushrelay.go); nil when off.
+	push *pushRelay
 }
 
 // Verifier checks a caller's Authorization header; *auth.Verifier is one.
@@ -120,11 +122,17 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		a.tasks, a.ownsTasks = store.NewMemory(store.MemoryConfig{}), true
 	}
 	a.cards.publish = a.cardPublish()
+	if a.push, err = newPushRelay(a); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
 // Close releases what the agent made for itself.
 func (a *Agent) Close() {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _ = a.push.close(ended) // a drain, if any, was ClosePush's
 	for _, b := range a.byName {
 		b.closeIdle()
 	}
@@ -159,6 +167,9 @@ type call struct {
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
 	lentInline [6]*[]byte
+	// pushPending is the relay of a push config given in a send, until the
+	// backend names the task (pushrelay.go).
+	pushPending *store.PushRelay
 	// binding is the binding the call came through and caller, when not
 	// 0, the dialect its caller spoke, as the front end that made the
 	// JSON-RPC request recorded them in its context.
@@ -377,6 +388,12 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	params, e := a.route(r, c)
+	if e == nil {
+		if a.servePushConfig(w, r, c) {
+			return
+		}
+		params, e = a.inlineConfig(r, c, params)
+	}
 	if e != nil {
 		a.fail(w, c, e)
 		return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/push"
 )
 
 // Defaults of AgentConfig and BackendConfig.
@@ -59,6 +60,8 @@ type AgentConfig struct {
 	Tasks TasksConfig `yaml:"tasks"`
 	// Skills routes work by skill.
 	Skills SkillsConfig `yaml:"skills"`
+	// Push relays the backend's push notifications to the callers' webhooks.
+	Push push.Config `yaml:"push"`
 	// Bindings are the protocol bindings the gateway serves and lists on
 	// the agent's cards, by their names jsonrpc, http_json and grpc.
 	// Defaults to all three. One left out is neither served nor listed; at
@@ -217,6 +220,7 @@ func (c *AgentConfig) SetDefaults() {
 	if c.Auth != nil {
 		c.Auth.SetDefaults()
 	}
+	c.Push.SetDefaults()
 }
 
 // SetDefaults fills unset fields with their documented defaults.
@@ -295,6 +299,9 @@ func (c *AgentConfig) Validate() error {
 		if err := c.Auth.Validate(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := c.Push.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("push: %w", err))
 	}
 	return errors.Join(errs...)
 }

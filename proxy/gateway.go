@@ -57,6 +57,8 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent.json", a.ServeCardV025)
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent-card.json", a.ServeCard)
 		g.mux.HandleFunc("GET "+p+"/agent/authenticatedExtendedCard", a.ServeExtendedCardHTTP)
+		// The backend's push deliveries: the relay's token, not a JWT.
+		g.mux.HandleFunc("POST "+p+"/push/{relay}", a.ServePush)
 		// Every other path below the agent's is its HTTP+JSON binding, which
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
 		if a.cfg.Serves(dialect.HTTPJSON) {

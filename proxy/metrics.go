@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -27,6 +28,12 @@ type Metrics struct {
 	storeErrors    *prometheus.CounterVec
 	taskIndexSize  prometheus.GaugeFunc
 	indexSizeStore store.Store
+
+	pushReceivedTotal *prometheus.CounterVec
+	pushDeliveries    *prometheus.CounterVec
+	pushAttempts      *prometheus.HistogramVec
+	pushDuration      *prometheus.HistogramVec
+	pushQueues        *queueDepths
 
 	// callSeries remembers the requests counter and duration histogram of
 	// each label set seen: one map lookup per call instead of
@@ -125,8 +132,29 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	for _, op := range []string{"read", "write", "list"} {
 		m.storeErrors.WithLabelValues(op) // present at zero before the first failure
 	}
+	m.pushReceivedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "push_received_total",
+		Help: "Push deliveries the backends posted to the relay, by published agent and outcome (accepted, refused, too_large, invalid, queue_full, unavailable).",
+	}, []string{"agent", "outcome"})
+	m.pushDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "push_deliveries_total",
+		Help: "Push deliveries to the callers' webhooks, by published agent and outcome (delivered, rejected, failed, dropped_queue_full, refused_policy, abandoned_shutdown).",
+	}, []string{"agent", "outcome"})
+	m.pushAttempts = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Name: "push_delivery_attempts",
+		Help:    "POSTs each push delivery took (0 when none was made), by published agent.",
+		Buckets: []float64{0, 1, 2, 3, 5, 8, 13},
+	}, []string{"agent"})
+	m.pushDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Name: "push_delivery_duration_seconds",
+		Help:    "Time from a push delivery's arrival in the queue to its outcome, retries and waits included, by published agent.",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
+	}, []string{"agent"})
+	m.pushQueues = &queueDepths{desc: prometheus.NewDesc(ns+"_push_queue_depth",
+		"Push deliveries waiting or in flight, by published agent.", []string{"agent"}, nil)}
 	reg.MustRegister(m.requests, m.duration, m.translation, m.streamsActive, m.streamEvents, m.eventRelay,
-		m.authFailures, m.backendErrors, m.storeErrors, m.taskIndexSize)
+		m.authFailures, m.backendErrors, m.storeErrors, m.taskIndexSize,
+		m.pushReceivedTotal, m.pushDeliveries, m.pushAttempts, m.pushDuration, m.pushQueues)
 	return m
 }
 
@@ -237,4 +265,51 @@ func (m *Metrics) streamOpened(agent string) func() {
 	g := m.streamsActive.WithLabelValues(agent)
 	g.Inc()
 	return g.Dec
+}
+
+// queueDepths reports each agent's push queue depth when scraped.
+type queueDepths struct {
+	desc   *prometheus.Desc
+	queues sync.Map // agent name → func() int
+}
+
+func (q *queueDepths) Describe(ch chan<- *prometheus.Desc) { ch <- q.desc }
+
+func (q *queueDepths) Collect(ch chan<- prometheus.Metric) {
+	q.queues.Range(func(agent, depth any) bool {
+		ch <- prometheus.MustNewConstMetric(q.desc, prometheus.GaugeValue, float64(depth.(func() int)()), agent.(string))
+		return true
+	})
+}
+
+// pushQueue registers agent's push queue depth, and the agent's push series
+// at zero.
+func (m *Metrics) pushQueue(agent string, depth func() int) {
+	if m == nil {
+		return
+	}
+	m.pushQueues.queues.Store(agent, depth)
+	for _, o := range receivedOutcomes {
+		m.pushReceivedTotal.WithLabelValues(agent, o)
+	}
+	for _, o := range push.Outcomes {
+		m.pushDeliveries.WithLabelValues(agent, string(o))
+	}
+	m.pushAttempts.WithLabelValues(agent)
+	m.pushDuration.WithLabelValues(agent)
+}
+
+func (m *Metrics) pushReceived(agent, outcome string) {
+	if m != nil {
+		m.pushReceivedTotal.WithLabelValues(agent, outcome).Inc()
+	}
+}
+
+func (m *Metrics) pushDelivered(agent string, r push.Result) {
+	if m == nil {
+		return
+	}
+	m.pushDeliveries.WithLabelValues(agent, string(r.Outcome)).Inc()
+	m.pushAttempts.WithLabelValues(agent).Observe(float64(r.Attempts))
+	m.pushDuration.WithLabelValues(agent).Observe(r.Latency.Seconds())
 }

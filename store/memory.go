@@ -32,6 +32,8 @@ type Memory struct {
 	// only ones eviction may take.
 	final list.List
 
+	push memPush // push configs and relays: memory_push.go
+
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once

@@ -18,7 +18,7 @@ var allowed = map[string][]string{
 	"store":                 {},
 	"normalize":             {"dialect", "internal/jsonscan"},
 	"agentcard":             {"dialect"},
-	"proxy":                 {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse", "telemetry", "binding/rest", "binding/grpc"},
+	"proxy":                 {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse", "telemetry", "binding/rest", "binding/grpc", "push"},
 	"binding/rest":          {"dialect", "internal/sse"},
 	"binding/grpc":          {"dialect"},
 	"configs":               {},
