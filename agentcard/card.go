@@ -47,9 +47,18 @@ var errInvalid = errors.New("invalid agent card")
 
 // PublishOptions says how the gateway publishes a backend's card.
 type PublishOptions struct {
-	// URL is the gateway's public JSON-RPC URL for this agent. It becomes
-	// every interface URL of the published card; no backend URL survives.
+	// URL is the gateway's public URL for this agent: the URL of its
+	// JSON-RPC and HTTP+JSON interfaces (the SDKs' REST clients append the
+	// routes to it). No backend URL survives.
 	URL string
+	// Bindings are the bindings the gateway serves for this agent, listed
+	// on the card always in the order of dialect.Bindings whatever their
+	// order here, so that each SDK's default client picks JSON-RPC, as in
+	// front of a native JSON-RPC agent. Empty means JSON-RPC only.
+	Bindings []dialect.Binding
+	// GRPCURL is the gRPC target (host:port, which the SDKs' gRPC clients
+	// dial) of the agent's gRPC binding; without one, GRPC is not listed.
+	GRPCURL string
 	// Bearer, when true, makes the card's security describe what the gateway
 	// enforces: one HTTP bearer scheme named "bearer" with bearerFormat "JWT",
 	// required for every call. When false the card carries no security at all.
@@ -148,42 +157,44 @@ func ToCanonical(card []byte) ([]byte, error) {
 	o.buf = appendCapabilities(o.buf, caps, extended, formV10)
 	o.securitySchemes(field(root, "securitySchemes"), formV10)
 	o.requirements("securityRequirements", requirementsOf(root), true)
-	o.key("defaultInputModes")
-	o.buf = appendStrings(o.buf, field(root, "defaultInputModes"))
-	o.key("defaultOutputModes")
-	o.buf = appendStrings(o.buf, field(root, "defaultOutputModes"))
-	o.key("skills")
-	o.buf = appendSkills(o.buf, field(root, "skills"), true)
+	o.optionalStrings("defaultInputModes", field(root, "defaultInputModes"))
+	o.optionalStrings("defaultOutputModes", field(root, "defaultOutputModes"))
+	o.optionalSkills(field(root, "skills"), true)
 	o.optionalString("iconUrl", field(root, "iconUrl"))
 	return o.close(), nil
 }
 
 // V025 renders the canonical card as an A2A 0.2.5 card, as served at
 // /.well-known/agent.json: protocolVersion "0.2.5", url and preferredTransport
-// "JSONRPC", 0.x security, supportsAuthenticatedExtendedCard. 0.2.5 has no
+// of the first binding served (JSON-RPC unless it is not published; 0.2.5
+// has no additionalInterfaces), 0.x security, supportsAuthenticatedExtendedCard. 0.2.5 has no
 // mutualTLS scheme, no oauth2MetadataUrl and no per-skill security.
 func V025(canon []byte, p PublishOptions) ([]byte, error) {
 	return renderForm(canon, p, formV025)
 }
 
 // V03 renders the canonical card as a pure A2A 0.3 card: protocolVersion
-// "0.3.0", url, preferredTransport and additionalInterfaces "JSONRPC", 0.x
-// security, supportsAuthenticatedExtendedCard.
+// "0.3.0", url and preferredTransport of the first binding served,
+// additionalInterfaces listing every binding served (the main one repeated,
+// as the 0.3 schema recommends), 0.x security,
+// supportsAuthenticatedExtendedCard.
 func V03(canon []byte, p PublishOptions) ([]byte, error) {
 	return renderForm(canon, p, formV03)
 }
 
 // V10 renders the canonical card as a pure A2A 1.0 card: supportedInterfaces
-// lists JSONRPC at 1.0, then JSONRPC at 0.3 (the gateway accepts both at
-// p.URL), capabilities.extendedAgentCard, 1.0 security.
+// lists every binding served at 1.0 only (a 0.3 client asks for the 0.3 or
+// the hybrid card), capabilities.extendedAgentCard, 1.0 security.
 func V10(canon []byte, p PublishOptions) ([]byte, error) {
 	return renderForm(canon, p, formV10)
 }
 
 // Hybrid renders the canonical card for /.well-known/agent-card.json as
-// one document that 0.3 and 1.0 clients both accept: every V10 field plus
+// one document that 0.3 and 1.0 clients both accept: every V10 field, with
+// supportedInterfaces listing every binding served at 1.0 then at 0.3 (the
+// gateway serves both dialects at each interface), plus
 // the 0.3 fields url, preferredTransport, protocolVersion "0.3.0",
-// additionalInterfaces, supportsAuthenticatedExtendedCard and security. Each
+// additionalInterfaces as V03 writes them, supportsAuthenticatedExtendedCard and security. Each
 // security scheme carries both spellings (see the comment at the top of this
 // file). Prefer V03 or V10 when the request's A2A-Version header
 // names a version.
@@ -383,7 +394,7 @@ func appendCapabilities(dst []byte, caps, extended gjson.Result, f form) []byte 
 		m := o.mark()
 		o.key("extensions")
 		var n int
-		o.buf, n = appendExtensions(o.buf, ext)
+		o.buf, n = appendExtensions(o.buf, ext, f == formV10)
 		if n == 0 {
 			o.rollback(m)
 		}
@@ -394,7 +405,9 @@ func appendCapabilities(dst []byte, caps, extended gjson.Result, f form) []byte 
 	return o.close()
 }
 
-func appendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
+// appendExtensions writes the extensions with a uri; protoJSON leaves a
+// false "required" out, as ProtoJSON does.
+func appendExtensions(dst []byte, exts gjson.Result, protoJSON bool) ([]byte, int) {
 	a := openWriter(dst, '[')
 	n := 0
 	exts.ForEach(func(_, e gjson.Result) bool {
@@ -406,7 +419,9 @@ func appendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
 		o := openWriter(a.buf, '{')
 		o.raw("uri", uri.Raw)
 		o.optionalString("description", field(e, "description"))
-		o.optionalBool("required", field(e, "required"))
+		if r := field(e, "required"); !protoJSON || r.Type == gjson.True {
+			o.optionalBool("required", r)
+		}
 		if params := field(e, "params"); params.IsObject() {
 			o.raw("params", params.Raw)
 		}
@@ -417,10 +432,22 @@ func appendExtensions(dst []byte, exts gjson.Result) ([]byte, int) {
 	return a.close(), n
 }
 
+// optionalSkills writes skills as the 1.0 and canonical cards carry them:
+// as ProtoJSON writes them, so neither an empty list nor empty tags.
+func (w *writer) optionalSkills(skills gjson.Result, withRequirements bool) {
+	m := w.mark()
+	w.key("skills")
+	before := len(w.buf)
+	w.buf = appendSkills(w.buf, skills, withRequirements, true)
+	if len(w.buf)-before == len("[]") {
+		w.rollback(m)
+	}
+}
+
 // appendSkills writes the skill objects of skills. Skill keys are the
 // same in every dialect but for security; withRequirements keeps it, in 1.0
-// form.
-func appendSkills(dst []byte, skills gjson.Result, withRequirements bool) []byte {
+// form. protoJSON leaves empty tags out; 0.x requires them.
+func appendSkills(dst []byte, skills gjson.Result, withRequirements, protoJSON bool) []byte {
 	a := openWriter(dst, '[')
 	skills.ForEach(func(_, s gjson.Result) bool {
 		if !s.IsObject() {
@@ -431,8 +458,12 @@ func appendSkills(dst []byte, skills gjson.Result, withRequirements bool) []byte
 		o.raw("id", stringOr(field(s, "id"), `""`))
 		o.raw("name", stringOr(field(s, "name"), `""`))
 		o.raw("description", stringOr(field(s, "description"), `""`))
-		o.key("tags")
-		o.buf = appendStrings(o.buf, field(s, "tags"))
+		if protoJSON {
+			o.optionalStrings("tags", field(s, "tags"))
+		} else {
+			o.key("tags")
+			o.buf = appendStrings(o.buf, field(s, "tags"))
+		}
 		o.optionalStrings("examples", field(s, "examples"))
 		o.optionalStrings("inputModes", field(s, "inputModes"))
 		o.optionalStrings("outputModes", field(s, "outputModes"))
@@ -505,9 +536,9 @@ func appendRequirements(dst []byte, reqs gjson.Result, v10 bool) ([]byte, int) {
 					s = openWriter(o.buf, '{')
 				}
 				s.rawKey(name.Raw)
+				// ProtoJSON writes an empty StringList as {}.
 				l := openWriter(s.buf, '{')
-				l.key("list")
-				l.buf = appendStrings(l.buf, list)
+				l.optionalStrings("list", list)
 				s.buf = l.close()
 				return true
 			})
@@ -699,10 +730,17 @@ func (w *writer) flows(flows gjson.Result, f form) bool {
 		for _, name := range k.fields {
 			o.optionalString(name, field(flow, name))
 		}
+		// 0.x requires scopes; ProtoJSON leaves an empty map out, and a
+		// false pkceRequired.
+		m := o.mark()
 		o.key("scopes")
+		before := len(o.buf)
 		o.buf = appendScopeMap(o.buf, field(flow, "scopes"))
-		if f == formV10 && k.name == "authorizationCode" {
-			o.optionalBool("pkceRequired", field(flow, "pkceRequired"))
+		if f == formV10 && len(o.buf)-before == len("{}") {
+			o.rollback(m)
+		}
+		if pkce := field(flow, "pkceRequired"); f == formV10 && k.name == "authorizationCode" && pkce.Type == gjson.True {
+			o.optionalBool("pkceRequired", pkce)
 		}
 		outer.buf = o.close()
 		w.buf = outer.close()
@@ -733,9 +771,37 @@ type published struct {
 	root                                                  gjson.Result // the canonical card
 	name, description, version, iconURL, documentationURL gjson.Result
 	provider, skills                                      gjson.Result
-	schemes, requirements                                 gjson.Result // absent without Bearer
-	extended                                              gjson.Result // true, or absent
-	url                                                   string
+	schemes, requirements                                 gjson.Result      // absent without Bearer
+	extended                                              gjson.Result      // true, or absent
+	ifaces                                                []servedInterface // in card order, never empty
+}
+
+// servedInterface is one binding the gateway serves for the agent, where.
+type servedInterface struct {
+	binding dialect.Binding
+	url     string
+}
+
+// servedInterfaces lists p's bindings in card order (dialect.Bindings), gRPC
+// only with a target.
+func servedInterfaces(p PublishOptions) []servedInterface {
+	var list []servedInterface
+	for _, b := range dialect.Bindings {
+		served := b == dialect.JSONRPC && len(p.Bindings) == 0
+		for _, pb := range p.Bindings {
+			served = served || pb == b
+		}
+		switch {
+		case !served:
+		case b == dialect.GRPC:
+			if p.GRPCURL != "" {
+				list = append(list, servedInterface{b, p.GRPCURL})
+			}
+		default:
+			list = append(list, servedInterface{b, p.URL})
+		}
+	}
+	return list
 }
 
 func renderForm(canon []byte, p PublishOptions, f form) ([]byte, error) {
@@ -767,7 +833,10 @@ func newCardPublished(canon []byte, p PublishOptions) (*published, error) {
 		documentationURL: overrideOr(p.Overrides.DocumentationURL, field(root, "documentationUrl")),
 		provider:         field(root, "provider"),
 		skills:           field(root, "skills"),
-		url:              p.URL,
+		ifaces:           servedInterfaces(p),
+	}
+	if len(c.ifaces) == 0 {
+		return nil, errors.New("card publish: no binding to list (gRPC alone needs a gRPC URL)")
 	}
 	if !nonEmptyString(c.name) {
 		return nil, fmt.Errorf("%w: name is missing or not a non-empty string", errInvalid)
@@ -776,6 +845,15 @@ func newCardPublished(canon []byte, p PublishOptions) (*published, error) {
 		o := openWriter(nil, '{')
 		o.str("organization", pr.Organization)
 		o.str("url", pr.URL)
+		c.provider = gjson.ParseBytes(o.close())
+	}
+	c.iconURL, c.documentationURL = webURLOnly(c.iconURL), webURLOnly(c.documentationURL)
+	if u := field(c.provider, "url"); u.Exists() && !isWebURL(u) {
+		// The organization stays; every schema requires a url, so it is
+		// written empty.
+		o := openWriter(nil, '{')
+		o.str("organization", field(c.provider, "organization").Str)
+		o.str("url", "")
 		c.provider = gjson.ParseBytes(o.close())
 	}
 	if p.Overrides.Skills != nil {
@@ -801,6 +879,52 @@ func checkPublicURL(raw string) error {
 		return fmt.Errorf("card publish url %q: want an absolute http or https URL", raw)
 	}
 	return nil
+}
+
+// UnsafeURLs lists the card's URL fields (iconUrl, documentationUrl,
+// provider.url) that are not http or https URLs and so are not published:
+// a javascript: or file: URL on a card a client renders is the card
+// author's attack on that client. The caller logs them.
+func UnsafeURLs(canon []byte) []string {
+	root, err := parseCard(canon)
+	if err != nil {
+		return nil
+	}
+	var unsafe []string
+	for _, f := range [...]struct {
+		name string
+		v    gjson.Result
+	}{
+		{"iconUrl", field(root, "iconUrl")},
+		{"documentationUrl", field(root, "documentationUrl")},
+		{"provider.url", field(field(root, "provider"), "url")},
+	} {
+		if nonEmptyString(f.v) && !isWebURL(f.v) {
+			unsafe = append(unsafe, f.name)
+		}
+	}
+	return unsafe
+}
+
+// isWebURL reports whether v is an absolute http or https URL (an empty
+// string counts as one: it publishes nothing).
+func isWebURL(v gjson.Result) bool {
+	if v.Type != gjson.String {
+		return false
+	}
+	if v.Str == "" {
+		return true
+	}
+	u, err := url.Parse(v.Str)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// webURLOnly is v when it is a URL a card may publish, else nothing.
+func webURLOnly(v gjson.Result) gjson.Result {
+	if !isWebURL(v) {
+		return gjson.Result{}
+	}
+	return v
 }
 
 // parseSkills validates the skills override: a JSON array of objects.
@@ -839,13 +963,13 @@ func (c *published) appendV0x(dst []byte, f form) []byte {
 	o.raw("name", c.name.Raw)
 	o.raw("description", stringOr(c.description, `""`))
 	o.raw("version", stringOr(c.version, `""`))
-	o.str("url", c.url)
-	o.raw("preferredTransport", jsonrpcTransport.Raw)
+	o.str("url", c.ifaces[0].url)
+	o.str("preferredTransport", c.ifaces[0].binding.CardName())
 	if f == formV025 {
 		o.raw("protocolVersion", `"0.2.5"`)
 	} else {
 		o.raw("protocolVersion", `"0.3.0"`)
-		o.additionalInterfaces(c.url)
+		o.additionalInterfaces(c.ifaces)
 	}
 	c.appendCommonTail(&o, f)
 	if c.extended.Exists() {
@@ -861,13 +985,21 @@ func (c *published) appendV10(dst []byte, f form) []byte {
 	o.raw("description", stringOr(c.description, `""`))
 	o.key("supportedInterfaces")
 	a := openWriter(o.buf, '[')
-	for _, version := range []string{"1.0", "0.3"} {
-		a.elem()
-		i := openWriter(a.buf, '{')
-		i.str("url", c.url)
-		i.raw("protocolBinding", jsonrpcTransport.Raw)
-		i.str("protocolVersion", version)
-		a.buf = i.close()
+	// A 1.0 card lists 1.0 only, as a pure 1.0 card must; the hybrid
+	// card, for clients that named no version, lists 0.3 too.
+	versions := []string{"1.0"}
+	if f == formHybrid {
+		versions = append(versions, "0.3")
+	}
+	for _, version := range versions {
+		for _, it := range c.ifaces {
+			a.elem()
+			i := openWriter(a.buf, '{')
+			i.str("url", it.url)
+			i.str("protocolBinding", it.binding.CardName())
+			i.str("protocolVersion", version)
+			a.buf = i.close()
+		}
 	}
 	o.buf = a.close()
 	if providerPresent(c.provider) {
@@ -880,13 +1012,13 @@ func (c *published) appendV10(dst []byte, f form) []byte {
 	o.buf = appendCapabilities(o.buf, field(c.root, "capabilities"), c.extended, f)
 	o.securitySchemes(c.schemes, f)
 	o.requirements("securityRequirements", c.requirements, true)
-	c.appendModesAndSkills(&o)
+	c.appendModesAndSkills(&o, f)
 	o.optionalString("iconUrl", c.iconURL)
 	if f == formHybrid {
-		o.str("url", c.url)
-		o.raw("preferredTransport", jsonrpcTransport.Raw)
+		o.str("url", c.ifaces[0].url)
+		o.str("preferredTransport", c.ifaces[0].binding.CardName())
 		o.raw("protocolVersion", `"0.3.0"`)
-		o.additionalInterfaces(c.url)
+		o.additionalInterfaces(c.ifaces)
 		if c.extended.Exists() {
 			o.raw("supportsAuthenticatedExtendedCard", c.extended.Raw)
 		}
@@ -907,18 +1039,24 @@ func (c *published) appendCommonTail(o *writer, f form) {
 	o.buf = appendCapabilities(o.buf, field(c.root, "capabilities"), c.extended, f)
 	o.securitySchemes(c.schemes, f)
 	o.requirements("security", c.requirements, false)
-	c.appendModesAndSkills(o)
+	c.appendModesAndSkills(o, f)
 }
 
 // appendModesAndSkills writes the default modes and the skills, without
 // per-skill security: it named the backend's schemes, which are not published.
-func (c *published) appendModesAndSkills(o *writer) {
+func (c *published) appendModesAndSkills(o *writer, f form) {
+	if f == formV10 {
+		o.optionalStrings("defaultInputModes", field(c.root, "defaultInputModes"))
+		o.optionalStrings("defaultOutputModes", field(c.root, "defaultOutputModes"))
+		o.optionalSkills(c.skills, false)
+		return
+	}
 	o.key("defaultInputModes")
 	o.buf = appendStrings(o.buf, field(c.root, "defaultInputModes"))
 	o.key("defaultOutputModes")
 	o.buf = appendStrings(o.buf, field(c.root, "defaultOutputModes"))
 	o.key("skills")
-	o.buf = appendSkills(o.buf, c.skills, false)
+	o.buf = appendSkills(o.buf, c.skills, false, false)
 }
 
 // --- JSON writing
@@ -1026,16 +1164,18 @@ func (w *writer) requirements(k string, reqs gjson.Result, v10 bool) {
 	}
 }
 
-// additionalInterfaces writes the 0.3 list, repeating the main url as the
-// 0.3 schema recommends.
-func (w *writer) additionalInterfaces(u string) {
+// additionalInterfaces writes the 0.3 list: every interface, the main one
+// repeated as the 0.3 schema recommends.
+func (w *writer) additionalInterfaces(ifaces []servedInterface) {
 	w.key("additionalInterfaces")
 	a := openWriter(w.buf, '[')
-	a.elem()
-	o := openWriter(a.buf, '{')
-	o.str("url", u)
-	o.raw("transport", jsonrpcTransport.Raw)
-	a.buf = o.close()
+	for _, it := range ifaces {
+		a.elem()
+		o := openWriter(a.buf, '{')
+		o.str("url", it.url)
+		o.str("transport", it.binding.CardName())
+		a.buf = o.close()
+	}
 	w.buf = a.close()
 }
 
@@ -1141,4 +1281,10 @@ func AppendSkillList(dst []byte, skills []Skill) []byte {
 // serves an extended card.
 func ExtendedCardCapable(canon []byte) bool {
 	return gjson.GetBytes(canon, "capabilities.extendedAgentCard").Bool()
+}
+
+// PushNotificationsCapable reports whether a canonical card says its agent
+// sends push notifications.
+func PushNotificationsCapable(canon []byte) bool {
+	return gjson.GetBytes(canon, "capabilities.pushNotifications").Bool()
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,7 +23,8 @@ import (
 var updateCards = flag.Bool("update-cards", false, "rewrite the golden files under testdata/card")
 
 const (
-	cardTestURL = "https://gateway.example.com/agents/demo"
+	cardTestURL     = "https://gateway.example.com/agents/demo"
+	cardTestGRPCURL = "gateway.example.com:443"
 	// cardBackendHost appears in every backend endpoint of the inputs and must
 	// not survive into a published card.
 	cardBackendHost = "backend.internal"
@@ -46,8 +49,9 @@ type cardCase struct {
 }
 
 // cardCases reads testdata/card/*.card.json. A sibling NAME.publish.json sets
-// the PublishOptions (URL is always cardTestURL); without one the card is
-// published with Bearer and ExtendedCard.
+// the PublishOptions (URL is always cardTestURL, GRPCURL cardTestGRPCURL;
+// Bindings, by config name, default to all three); without one the card is
+// published with Bearer, ExtendedCard and every binding.
 func cardCases(t testing.TB) []cardCase {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("testdata", "card", "*.card.json"))
@@ -61,10 +65,11 @@ func cardCases(t testing.TB) []cardCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := cardCase{name: name, card: card, publish: PublishOptions{URL: cardTestURL, Bearer: true, ExtendedCard: true}}
+		c := cardCase{name: name, card: card, publish: PublishOptions{URL: cardTestURL, GRPCURL: cardTestGRPCURL, Bindings: dialect.Bindings, Bearer: true, ExtendedCard: true}}
 		if raw, err := os.ReadFile(filepath.Join("testdata", "card", name+".publish.json")); err == nil {
 			var pf struct {
 				Bearer, ExtendedCard bool
+				Bindings             []string
 				Overrides            struct {
 					Name, Description, IconURL, DocumentationURL string
 					Provider                                     *Provider
@@ -74,8 +79,19 @@ func cardCases(t testing.TB) []cardCase {
 			if err := json.Unmarshal(raw, &pf); err != nil {
 				t.Fatalf("%s.publish.json: %v", name, err)
 			}
+			bindings := dialect.Bindings
+			if pf.Bindings != nil {
+				bindings = nil
+				for _, n := range pf.Bindings {
+					b, ok := dialect.ParseBinding(n)
+					if !ok {
+						t.Fatalf("%s.publish.json: unknown binding %q", name, n)
+					}
+					bindings = append(bindings, b)
+				}
+			}
 			c.publish = PublishOptions{
-				URL: cardTestURL, Bearer: pf.Bearer, ExtendedCard: pf.ExtendedCard,
+				URL: cardTestURL, GRPCURL: cardTestGRPCURL, Bindings: bindings, Bearer: pf.Bearer, ExtendedCard: pf.ExtendedCard,
 				Overrides: Overrides{
 					Name: pf.Overrides.Name, Description: pf.Overrides.Description,
 					IconURL: pf.Overrides.IconURL, DocumentationURL: pf.Overrides.DocumentationURL,
@@ -193,7 +209,8 @@ func TestCardProperties(t *testing.T) {
 				cardCheckShape(t.Errorf, r.suffix, cardDecode(t, out), shapes[r.suffix])
 			}
 			// The hybrid card carries the whole 1.0 card: reading it back must
-			// give what reading the pure 1.0 card gives.
+			// give what reading the pure 1.0 card gives, but for the 0.3
+			// interface only the hybrid card lists.
 			fromHybrid, err := ToCanonical(outputs["hybrid"])
 			if err != nil {
 				t.Fatal(err)
@@ -202,11 +219,35 @@ func TestCardProperties(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			fromHybrid = without03Interface(t, fromHybrid)
 			if !cardJSONEqual(t, fromHybrid, fromV10) {
 				t.Errorf("hybrid and v10 read back differently:\n%s\n%s", fromHybrid, fromV10)
 			}
 		})
 	}
+}
+
+// without03Interface drops the JSONRPC 0.3 entry of a canonical card's
+// supportedInterfaces.
+func without03Interface(t *testing.T, canon []byte) []byte {
+	t.Helper()
+	var card map[string]any
+	if err := json.Unmarshal(canon, &card); err != nil {
+		t.Fatal(err)
+	}
+	ifaces, _ := card["supportedInterfaces"].([]any)
+	kept := []any{}
+	for _, it := range ifaces {
+		if m, _ := it.(map[string]any); m["protocolVersion"] != "0.3" {
+			kept = append(kept, it)
+		}
+	}
+	card["supportedInterfaces"] = kept
+	out, err := json.Marshal(card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // cardCheckPublished checks the publishing rules on one output.
@@ -216,14 +257,46 @@ func cardCheckPublished(t *testing.T, form string, out []byte, p PublishOptions)
 		t.Errorf("%s leaks a backend URL: %s", form, out)
 	}
 	root := gjson.ParseBytes(out)
-	var urls []gjson.Result
-	urls = append(urls, root.Get("url"))
-	urls = append(urls, root.Get("additionalInterfaces.#.url").Array()...)
-	urls = append(urls, root.Get("supportedInterfaces.#.url").Array()...)
-	for _, u := range urls {
-		if u.Exists() && u.String() != p.URL {
-			t.Errorf("%s: interface url %s, want %s", form, u.Raw, p.URL)
+	wantURL := func(binding string) string {
+		if binding == "GRPC" {
+			return p.GRPCURL
 		}
+		return p.URL
+	}
+	served := servedInterfaces(p)
+	var wantBindings []string
+	for _, it := range served {
+		wantBindings = append(wantBindings, it.binding.CardName())
+	}
+	if u, b := root.Get("url"), root.Get("preferredTransport"); u.Exists() && (b.String() != wantBindings[0] || u.String() != wantURL(b.String())) {
+		t.Errorf("%s: main interface %s at %s, want the first binding served, %s at %s", form, b.Raw, u.Raw, wantBindings[0], wantURL(wantBindings[0]))
+	}
+	check := func(list, bindingKey string, versions []string) {
+		var got, want []string
+		for _, it := range root.Get(list).Array() {
+			b := it.Get(bindingKey).String()
+			got = append(got, b+" "+it.Get("protocolVersion").String())
+			if it.Get("url").String() != wantURL(b) {
+				t.Errorf("%s: %s %s at %s, want %s", form, list, b, it.Get("url").Raw, wantURL(b))
+			}
+		}
+		for _, v := range versions {
+			for _, b := range wantBindings {
+				want = append(want, b+" "+v)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %s %q, want %q", form, list, got, want)
+		}
+	}
+	switch form {
+	case "v03":
+		check("additionalInterfaces", "transport", []string{""})
+	case "hybrid":
+		check("additionalInterfaces", "transport", []string{""})
+		check("supportedInterfaces", "protocolBinding", []string{"1.0", "0.3"})
+	case "v10":
+		check("supportedInterfaces", "protocolBinding", []string{"1.0"})
 	}
 	ifaces := root.Get("supportedInterfaces.#(protocolBinding==JSONRPC)#.protocolVersion").Array()
 	switch form {
@@ -239,8 +312,13 @@ func cardCheckPublished(t *testing.T, form string, out []byte, p PublishOptions)
 		if got := root.Get("supportsAuthenticatedExtendedCard").Bool(); got != p.ExtendedCard {
 			t.Errorf("%s: supportsAuthenticatedExtendedCard %v, want %v", form, got, p.ExtendedCard)
 		}
-	case "v10", "hybrid":
-		if len(ifaces) != 2 || ifaces[0].String() != "1.0" || ifaces[1].String() != "0.3" {
+	case "v10":
+		if served[0].binding == dialect.JSONRPC && (len(ifaces) != 1 || ifaces[0].String() != "1.0") {
+			t.Errorf("%s: JSONRPC interface versions %v, want [1.0]: a pure 1.0 card", form, ifaces)
+		}
+		fallthrough
+	case "hybrid":
+		if form == "hybrid" && served[0].binding == dialect.JSONRPC && (len(ifaces) != 2 || ifaces[0].String() != "1.0" || ifaces[1].String() != "0.3") {
 			t.Errorf("%s: JSONRPC interface versions %v, want [1.0 0.3]", form, ifaces)
 		}
 		if got := root.Get("capabilities.extendedAgentCard").Bool(); got != p.ExtendedCard {
@@ -725,7 +803,7 @@ func TestCardSecuritySchemes(t *testing.T) {
 				"v025":   `{}`,
 				"v03":    `{}`,
 				"hybrid": `{}`,
-				"v10":    `{"d":{"oauth2SecurityScheme":{"flows":{"deviceCode":{"deviceAuthorizationUrl":"https://i/d","tokenUrl":"https://i/t","scopes":{}}}}}}`,
+				"v10":    `{"d":{"oauth2SecurityScheme":{"flows":{"deviceCode":{"deviceAuthorizationUrl":"https://i/d","tokenUrl":"https://i/t"}}}}}`,
 			},
 		},
 		{
@@ -734,7 +812,7 @@ func TestCardSecuritySchemes(t *testing.T) {
 			      "b":{"type":"oauth2","flows":{"password":{"tokenUrl":"https://i/t","scopes":{}},"clientCredentials":{"tokenUrl":"https://i/c","refreshUrl":"https://i/r","scopes":{}}}}}`,
 			want: map[string]string{
 				"v10": `{"a":{"oauth2SecurityScheme":{"flows":{"implicit":{"authorizationUrl":"https://i/a","scopes":{"s":"d"}}}}},
-				         "b":{"oauth2SecurityScheme":{"flows":{"clientCredentials":{"tokenUrl":"https://i/c","refreshUrl":"https://i/r","scopes":{}}}}}}`,
+				         "b":{"oauth2SecurityScheme":{"flows":{"clientCredentials":{"tokenUrl":"https://i/c","refreshUrl":"https://i/r"}}}}}`,
 			},
 		},
 		{
@@ -780,12 +858,12 @@ func TestCardRequirements(t *testing.T) {
 	tests := []struct {
 		name, in, v10, v0x string
 	}{
-		{"0.x form", `[{"a":["x"]},{"b":[],"c":["y","z"]}]`, `[{"schemes":{"a":{"list":["x"]}}},{"schemes":{"b":{"list":[]},"c":{"list":["y","z"]}}}]`, `[{"a":["x"]},{"b":[],"c":["y","z"]}]`},
+		{"0.x form", `[{"a":["x"]},{"b":[],"c":["y","z"]}]`, `[{"schemes":{"a":{"list":["x"]}}},{"schemes":{"b":{},"c":{"list":["y","z"]}}}]`, `[{"a":["x"]},{"b":[],"c":["y","z"]}]`},
 		{"1.0 form", `[{"schemes":{"a":{"list":["x"]}}}]`, `[{"schemes":{"a":{"list":["x"]}}}]`, `[{"a":["x"]}]`},
-		{"a2a-go form without list", `[{"schemes":{"a":["x"],"b":[]}}]`, `[{"schemes":{"a":{"list":["x"]},"b":{"list":[]}}}]`, `[{"a":["x"],"b":[]}]`},
-		{"empty StringList", `[{"schemes":{"a":{}}}]`, `[{"schemes":{"a":{"list":[]}}}]`, `[{"a":[]}]`},
-		{"anonymous alternative kept", `[{},{"a":[]}]`, `[{},{"schemes":{"a":{"list":[]}}}]`, `[{},{"a":[]}]`},
-		{"unreadable alternative dropped, not made anonymous", `[{"a":5},{"b":[]}]`, `[{"schemes":{"b":{"list":[]}}}]`, `[{"b":[]}]`},
+		{"a2a-go form without list", `[{"schemes":{"a":["x"],"b":[]}}]`, `[{"schemes":{"a":{"list":["x"]},"b":{}}}]`, `[{"a":["x"],"b":[]}]`},
+		{"empty StringList", `[{"schemes":{"a":{}}}]`, `[{"schemes":{"a":{}}}]`, `[{"a":[]}]`},
+		{"anonymous alternative kept", `[{},{"a":[]}]`, `[{},{"schemes":{"a":{}}}]`, `[{},{"a":[]}]`},
+		{"unreadable alternative dropped, not made anonymous", `[{"a":5},{"b":[]}]`, `[{"schemes":{"b":{}}}]`, `[{"b":[]}]`},
 		{"non-string scopes dropped", `[{"a":["x",3,null]}]`, `[{"schemes":{"a":{"list":["x"]}}}]`, `[{"a":["x"]}]`},
 		{"first duplicate wins", `[{"a":["x"],"a":["y"]}]`, `[{"schemes":{"a":{"list":["x"]}}}]`, `[{"a":["x"]}]`},
 		{"0.x scheme named schemes", `[{"schemes":["x"]}]`, `[{"schemes":{"schemes":{"list":["x"]}}}]`, `[{"schemes":["x"]}]`},
@@ -812,6 +890,66 @@ func TestCardVersionIs(t *testing.T) {
 	for v, want := range map[string]bool{"1.0": true, "1.0.0": true, "1.0.1": true, "1.0.x": true, "1": false, "1.01": false, "1.0.": false, "11.0": false, "1.00": false, "": false} {
 		if got := versionIs(v, "1", "0"); got != want {
 			t.Errorf("versionIs(%q, 1, 0) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestCardPublishesOnlyWebURLs: a backend's URL fields that are not http
+// or https URLs are not published in any form, and UnsafeURLs names them.
+func TestCardPublishesOnlyWebURLs(t *testing.T) {
+	for _, tc := range []struct {
+		icon, docs, provider string
+		unsafe               []string
+	}{
+		{"javascript:alert(1)", "file:///etc/passwd", "JAVASCRIPT:alert(1)", []string{"iconUrl", "documentationUrl", "provider.url"}},
+		{"data:text/html,<script>x</script>", "//no-scheme.example/docs", "https:///no-host", []string{"iconUrl", "documentationUrl", "provider.url"}},
+		{"https://b/icon", "http://b/docs", "https://b", nil},
+	} {
+		card := `{"name":"Backend","description":"d","url":"https://backend.internal/a2a","skills":[],
+			"iconUrl":` + strconv.Quote(tc.icon) + `,"documentationUrl":` + strconv.Quote(tc.docs) + `,
+			"provider":{"organization":"Org","url":` + strconv.Quote(tc.provider) + `}}`
+		canon, err := ToCanonical([]byte(card))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := UnsafeURLs(canon); !slices.Equal(got, tc.unsafe) {
+			t.Errorf("UnsafeURLs = %v, want %v", got, tc.unsafe)
+		}
+		for _, r := range cardRenderers {
+			out, err := r.render(canon, PublishOptions{URL: cardTestURL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := gjson.ParseBytes(out)
+			want := map[string]string{"iconUrl": tc.icon, "documentationUrl": tc.docs, "provider.url": tc.provider, "provider.organization": "Org"}
+			if tc.unsafe != nil {
+				want = map[string]string{"iconUrl": "", "documentationUrl": "", "provider.url": "", "provider.organization": "Org"}
+			}
+			for path, w := range want {
+				if got := root.Get(path).String(); got != w {
+					t.Errorf("%s %s: %s = %q, want %q", r.suffix, tc.icon, path, got, w)
+				}
+			}
+			if tc.unsafe != nil && (root.Get("iconUrl").Exists() || root.Get("documentationUrl").Exists()) {
+				t.Errorf("%s: an unsafe URL field is present: %s", r.suffix, out)
+			}
+		}
+	}
+}
+
+func TestCardPushNotificationsCapable(t *testing.T) {
+	for card, want := range map[string]bool{
+		`{"name":"a","capabilities":{"pushNotifications":true}}`:  true,
+		`{"name":"a","capabilities":{"pushNotifications":false}}`: false,
+		`{"name":"a","capabilities":{}}`:                          false,
+		`{"name":"a"}`:                                            false,
+	} {
+		canon, err := ToCanonical([]byte(card))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := PushNotificationsCapable(canon); got != want {
+			t.Errorf("PushNotificationsCapable(%s) = %v, want %v", card, got, want)
 		}
 	}
 }

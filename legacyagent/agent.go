@@ -60,6 +60,15 @@ func New(opts Options) *Agent {
 		},
 		Precision: timestampPrecision,
 	})
+	// As 0.2.5 SDKs do: the whole task after each batch of events, the
+	// token in X-A2A-Notification-Token.
+	a.core.SendWebhooks(agentcore.Webhooks[message, artifact, pushConfig]{
+		TokenHeader: "X-A2A-Notification-Token",
+		Target:      func(c pushConfig) (string, string) { return c.URL, c.Token },
+		Bodies: func(t agentcore.Task[message, artifact], _ []agentcore.Event[message, artifact]) []any {
+			return []any{renderTask(t, 0)}
+		},
+	})
 	return a
 }
 

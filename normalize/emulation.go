@@ -98,7 +98,8 @@ type TaskPage struct {
 }
 
 // AppendListTasksResponse appends the JSON-RPC response carrying page, the
-// ListTasks result in 1.0 (the only dialect that has ListTasks).
+// ListTasks result in 1.0 (the only dialect that has ListTasks), with every
+// member the spec requires, even at its zero value (see taskList).
 func AppendListTasksResponse(dst, id []byte, page TaskPage) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)

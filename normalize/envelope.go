@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"math"
+	"math/big"
 	"strings"
 	"unicode/utf8"
 
@@ -64,23 +66,28 @@ func ParseRequest(body []byte) (Envelope, error) {
 		env.Method = meth.Str
 		env.Dialect = guessDialect(meth.Str)
 	}
-	switch id := v[1]; {
+	switch {
 	case m.unknown:
 		return env, Errorf(dialect.ErrInvalidRequest, "invalid JSON-RPC request: only jsonrpc, id, method and params are allowed, got %s", unknownNames(root, envelopeKeys[:]))
 	case v[0].Type != gjson.String || v[0].Str != "2.0":
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "jsonrpc" must be "2.0"`)
+	case v[2].Type != gjson.String:
+		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "method" must be a string`)
+	}
+	// The method is checked before the id: a notification of a method that
+	// does not exist is -32601, as JSON-RPC servers (the A2A SDKs among
+	// them) answer it, not "id is required".
+	d, op, ok := dialect.Lookup(env.Method)
+	if !ok {
+		return env, methodNotFound(env.Method)
+	}
+	switch id := v[1]; {
 	case !id.Exists():
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is required (notifications are not supported)`)
 	case id.Type != gjson.String && id.Type != gjson.Number:
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" must be a string or a number, got %s`, typeName(id))
 	case len(id.Raw) > maxIDBytes:
 		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "id" is longer than %d bytes`, maxIDBytes)
-	case v[2].Type != gjson.String:
-		return env, Errorf(dialect.ErrInvalidRequest, `invalid JSON-RPC request: "method" must be a string`)
-	}
-	d, op, ok := dialect.Lookup(env.Method)
-	if !ok {
-		return env, methodNotFound(env.Method)
 	}
 	env.Dialect, env.Op = d, op
 	if p := v[3]; p.Exists() {
@@ -228,7 +235,7 @@ func ParseReply(body []byte) (Reply, error) {
 // gateway's own).
 func AppendRequest(dst, id []byte, method string, params []byte) []byte {
 	if len(id) == 0 {
-		id = []byte("1")
+		id = defaultID
 	}
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, id...)
@@ -267,3 +274,43 @@ func appendID(dst, id []byte) []byte {
 	}
 	return append(dst, id...)
 }
+
+// SameID reports whether got, the id of a backend's reply, is sent, the id
+// of the request the gateway made: the same JSON string or the same
+// number, however either is spelled (a backend that decodes and re-encodes
+// ids may write "\u0041" for "A" or 1e2 for 100). A missing id is no match.
+func SameID(sent, got []byte) bool {
+	if len(sent) == 0 {
+		sent = defaultID
+	}
+	if string(sent) == string(got) {
+		return true
+	}
+	s, g := jsonscan.Parse(sent), jsonscan.Parse(got)
+	switch {
+	case s.Type == gjson.String && g.Type == gjson.String:
+		return s.Str == g.Str
+	case s.Type == gjson.Number && g.Type == gjson.Number:
+		// Exactly, not as float64 (0.1 and 0.1000000000000000055 differ),
+		// except past 2^53, where a backend that decodes ids as float64
+		// (JavaScript, Go's any) rounds them: such an id is compared as it
+		// rounded it.
+		var x, y big.Rat
+		if _, ok := x.SetString(s.Raw); !ok {
+			return false
+		}
+		if _, ok := y.SetString(g.Raw); !ok {
+			return false
+		}
+		if x.Cmp(&y) == 0 {
+			return true
+		}
+		xf, _ := x.Float64()
+		yf, _ := y.Float64()
+		return math.Abs(xf) > 1<<53 && xf == yf
+	}
+	return false
+}
+
+// defaultID is the id AppendRequest sends for a call without one.
+var defaultID = []byte("1")

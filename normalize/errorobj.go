@@ -194,3 +194,18 @@ func errorDataV03(w *writer, data gjson.Result, isDetails bool) {
 		w.raw(data.Raw)
 	}
 }
+
+// PrefixMessage puts prefix before the agent's message, in Object too, so
+// the gateway can say in the caller's terms whose words follow: a backend
+// of the other dialect names its own methods and field paths.
+func (e *AgentError) PrefixMessage(prefix string) {
+	msg := jsonscan.Member(jsonscan.Parse(e.Object), "message")
+	if msg.Type != gjson.String {
+		return
+	}
+	e.Message = prefix + msg.Str
+	out := make([]byte, 0, len(e.Object)+len(prefix)+8)
+	out = append(out, e.Object[:msg.Index]...)
+	out = gjson.AppendJSONString(out, e.Message)
+	e.Object = append(out, e.Object[msg.Index+len(msg.Raw):]...)
+}

@@ -260,11 +260,13 @@ func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind stri
 	}
 	w.key("taskId")
 	w.raw(v[uTaskID].Raw)
-	if ctx := v[uContextID]; ctx.Exists() {
+	switch ctx := v[uContextID]; {
+	case c.skipDefault(ctx, to):
+	case ctx.Exists():
 		w.key("contextId")
 		w.raw(ctx.Raw)
-	} else {
-		// Required in both dialects; a 1.0 writer omits it when empty.
+	case to == dialect.V03:
+		// Required in 0.x; ProtoJSON leaves an empty one out.
 		w.key("contextId")
 		w.raw(`""`)
 		w.changed = true
@@ -339,6 +341,9 @@ func (c *conv) artifactUpdate(obj gjson.Result, to dialect.ID) error {
 		if x := v[i]; x.Exists() {
 			if err := wantBool(x, updateKeys[i].camel); err != nil {
 				return err
+			}
+			if c.skipDefault(x, to) {
+				continue
 			}
 			w.key(updateKeys[i].camel)
 			w.raw(x.Raw)

@@ -58,8 +58,9 @@ var messageKeys = [...]keySpec{
 	mMetadata:         {"metadata", ""},
 }
 
-// readMessage collects and validates a Message in either dialect.
-func readMessage(obj gjson.Result, m *members) error {
+// readMessage collects and validates a Message in dialect from. A 1.0
+// message may lack a role: ProtoJSON leaves ROLE_UNSPECIFIED out.
+func readMessage(obj gjson.Result, m *members, from dialect.ID) error {
 	if err := collect(obj, messageKeys[:], m); err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func readMessage(obj gjson.Result, m *members) error {
 	if err := requireString(m.vals[mMessageID], "messageId"); err != nil {
 		return err
 	}
-	if !m.vals[mRole].Exists() {
+	if !m.vals[mRole].Exists() && from != dialect.V10 {
 		return at(fail("is required (\"user\" or \"agent\")"), "role")
 	}
 	parts := m.vals[mParts]
@@ -96,6 +97,30 @@ func readMessage(obj gjson.Result, m *members) error {
 		return err
 	}
 	return wantObject(m.vals[mMetadata], "metadata")
+}
+
+// protoDefault reports whether v is the default value of a proto3 field
+// without explicit presence: "", false, 0, an empty list, or null.
+func protoDefault(v gjson.Result) bool {
+	switch v.Type {
+	case gjson.Null, gjson.False:
+		return true
+	case gjson.String:
+		return v.Str == ""
+	case gjson.Number:
+		return v.Num == 0
+	}
+	return isEmptyArray(v)
+}
+
+// skipDefault reports whether member v of such a field is left out of a
+// 1.0 output, as ProtoJSON leaves a default value out, and notes the change.
+func (c *conv) skipDefault(v gjson.Result, to dialect.ID) bool {
+	if to != dialect.V10 || !v.Exists() || !protoDefault(v) {
+		return false
+	}
+	c.w.changed = true
+	return true
 }
 
 // isEmptyArray reports whether the array v has no elements; it looks at the
@@ -125,7 +150,7 @@ func roleOf(v gjson.Result) (dialect.Pair, error) {
 func (c *conv) message(obj gjson.Result, to dialect.ID) error {
 	info := c.takeInfo()
 	var m members
-	if err := readMessage(obj, &m); err != nil {
+	if err := readMessage(obj, &m, c.from); err != nil {
 		return err
 	}
 	if info != nil {
@@ -136,9 +161,12 @@ func (c *conv) message(obj gjson.Result, to dialect.ID) error {
 
 func (c *conv) writeMessage(obj gjson.Result, m *members, to dialect.ID) error {
 	w := c.w
-	role, err := roleOf(m.vals[mRole])
-	if err != nil {
-		return err
+	role := dialect.Roles[2] // ROLE_UNSPECIFIED, when a 1.0 message has none
+	if r := m.vals[mRole]; r.Exists() {
+		var err error
+		if role, err = roleOf(r); err != nil {
+			return err
+		}
 	}
 	w.open('{')
 	if to == dialect.V03 {
@@ -153,22 +181,27 @@ func (c *conv) writeMessage(obj gjson.Result, m *members, to dialect.ID) error {
 	w.changed = w.changed || m.renamed
 	w.key("messageId")
 	w.raw(m.vals[mMessageID].Raw)
-	if v := m.vals[mContextID]; v.Exists() {
+	if v := m.vals[mContextID]; v.Exists() && !c.skipDefault(v, to) {
 		w.key("contextId")
 		w.raw(v.Raw)
 	}
-	if v := m.vals[mTaskID]; v.Exists() {
+	if v := m.vals[mTaskID]; v.Exists() && !c.skipDefault(v, to) {
 		w.key("taskId")
 		w.raw(v.Raw)
 	}
-	w.key("role")
-	c.enum(m.vals[mRole], role, to)
+	if to == dialect.V10 && role.Number == 0 {
+		// ProtoJSON leaves the default enum value out.
+		w.changed = w.changed || m.vals[mRole].Exists()
+	} else {
+		w.key("role")
+		c.enum(m.vals[mRole], role, to)
+	}
 	w.key("parts")
 	if err := c.parts(m.vals[mParts], to); err != nil {
 		return at(err, "parts")
 	}
 	for _, i := range []int{mMetadata, mExtensions, mReferenceTaskIDs} {
-		if v := m.vals[i]; v.Exists() {
+		if v := m.vals[i]; v.Exists() && (i == mMetadata || !c.skipDefault(v, to)) {
 			w.key(messageKeys[i].camel)
 			w.raw(v.Raw)
 		}

@@ -208,11 +208,11 @@ func (c *conv) partV10(obj gjson.Result, p *part) {
 			w.raw(meta.Raw)
 		}
 	}
-	if p.filename.Exists() {
+	if p.filename.Exists() && !c.skipDefault(p.filename, dialect.V10) {
 		w.key("filename")
 		w.raw(p.filename.Raw)
 	}
-	if p.mediaType.Exists() {
+	if p.mediaType.Exists() && !c.skipDefault(p.mediaType, dialect.V10) {
 		w.key("mediaType")
 		w.raw(p.mediaType.Raw)
 	}

@@ -120,12 +120,12 @@ func (c *conv) writePushConfig(obj gjson.Result, p *pushConfig, to dialect.ID, w
 	}
 	w.open('{')
 	if to == dialect.V10 {
-		if t := p.get(cTenant); t.Exists() {
+		if t := p.get(cTenant); t.Exists() && !c.skipDefault(t, to) {
 			w.key("tenant")
 			w.raw(t.Raw)
 		}
 	}
-	if t := p.get(cTaskID); t.Exists() && (withTask || to == dialect.V10) {
+	if t := p.get(cTaskID); t.Exists() && (withTask || to == dialect.V10) && !c.skipDefault(t, to) {
 		w.key("taskId")
 		w.raw(t.Raw)
 	}
@@ -155,7 +155,7 @@ func (c *conv) writePushConfig(obj gjson.Result, p *pushConfig, to dialect.ID, w
 func (c *conv) pushConfigBody(p *pushConfig, to dialect.ID) error {
 	w := c.w
 	for _, i := range []int{cID, cURL, cToken} {
-		if v := p.get(i); v.Exists() {
+		if v := p.get(i); v.Exists() && !c.skipDefault(v, to) {
 			w.key(pushKeys[i].camel)
 			w.raw(v.Raw)
 		}
@@ -229,7 +229,7 @@ func (c *conv) authentication(obj gjson.Result, to dialect.ID) error {
 			w.close(']')
 		}
 	}
-	if cr := v[auCredentials]; cr.Exists() {
+	if cr := v[auCredentials]; cr.Exists() && !c.skipDefault(cr, to) {
 		w.key("credentials")
 		w.raw(cr.Raw)
 	}

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"math"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -157,13 +158,18 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		return at(fail("is required"), "message")
 	}
 	var mm members
-	if err := readMessage(msg, &mm); err != nil {
+	if err := readMessage(msg, &mm, dialect.V03); err != nil { // a role is required of a client
 		return at(err, "message")
 	}
 	if role, _ := roleOf(mm.vals[mRole]); role.V10 != "ROLE_USER" {
 		return at(at(fail("must be \"user\" in a message a client sends, got %s", mm.vals[mRole].Raw), "role"), "message")
 	}
 	info.TaskID, info.ContextID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str
+	for _, id := range [...]struct{ name, v string }{{"taskId", info.TaskID}, {"contextId", info.ContextID}} {
+		if len(id.v) > maxNamedIDBytes {
+			return at(at(fail("is longer than %d bytes", maxNamedIDBytes), id.name), "message")
+		}
+	}
 	info.SkillID = jsonscan.Member(mm.vals[mMetadata], "skillId").Str
 	if err := wantObject(v[spMetadata], "metadata"); err != nil {
 		return err
@@ -268,10 +274,14 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 	}
 	w.key("configuration")
 	w.open('{')
-	if modes.Exists() {
+	switch {
+	case to == dialect.V10 && modes.IsArray() && isEmptyArray(modes):
+		// ProtoJSON leaves an empty list out.
+		w.changed = true
+	case modes.Exists():
 		w.key("acceptedOutputModes")
 		w.raw(modes.Raw)
-	} else if to == dialect.V03 {
+	case to == dialect.V03:
 		// Required by the 0.2.5 schema; JS compat sends an empty list too.
 		w.key("acceptedOutputModes")
 		w.raw("[]")
@@ -305,9 +315,9 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 		if !info.Blocking {
 			w.key("returnImmediately")
 			w.raw("true")
-		} else if v[scReturnImmediately].Exists() {
-			w.key("returnImmediately")
-			w.raw("false")
+		} else if v[scReturnImmediately].Exists() || outerRI.Exists() {
+			// ProtoJSON leaves a false bool out.
+			w.changed = true
 		}
 	}
 	if m.unknown {
@@ -317,6 +327,12 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 	return nil
 }
 
+// maxNamedIDBytes bounds the task and context ids a caller's message names.
+// The task index keeps a message's contextId with every task of it, so a
+// caller with megabyte ids would fill the index's memory long before its
+// task count bound; A2A ids are UUIDs, 36 bytes.
+const maxNamedIDBytes = 1024
+
 // readHistoryLength records a requested history length in 1.0 meaning:
 // 0.x reads 0 as "all", 1.0 as "none"; AllHistory is "all" in both.
 func (c *conv) readHistoryLength(v gjson.Result, info *RequestInfo) error {
@@ -324,8 +340,14 @@ func (c *conv) readHistoryLength(v gjson.Result, info *RequestInfo) error {
 		return nil
 	}
 	n, ok := int32Of(v)
-	if !ok {
-		return at(fail("must be a whole number, got %s", v.Raw), "historyLength")
+	switch {
+	case ok:
+	case !isWholeNumber(v):
+		return at(fail("must be a whole number, got %s", truncate(v.Raw, 32)), "historyLength")
+	case strings.HasPrefix(strings.TrimLeft(v.Raw, `"`), "-"):
+		return at(fail("must not be negative, got %s", truncate(v.Raw, 32)), "historyLength")
+	default:
+		return at(fail("is out of range, got %s: at most %d", truncate(v.Raw, 32), math.MaxInt32), "historyLength")
 	}
 	if n < 0 {
 		return at(fail("must not be negative, got %d", n), "historyLength")
@@ -396,6 +418,20 @@ func int32Of(v gjson.Result) (int32, bool) {
 		return 0, false
 	}
 	return int32(f), true
+}
+
+// isWholeNumber reports whether v is a JSON number, or a string holding
+// one as ProtoJSON allows for integers, with no fractional part, whatever
+// its size.
+func isWholeNumber(v gjson.Result) bool {
+	if v.Type == gjson.String {
+		r := gjson.Parse(v.Str)
+		if r.Type != gjson.Number || r.Raw != v.Str || !gjson.Valid(v.Str) {
+			return false
+		}
+		v = r
+	}
+	return v.Type == gjson.Number && v.Num == math.Trunc(v.Num) && !math.IsInf(v.Num, 0)
 }
 
 const (

@@ -150,12 +150,19 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 	w := c.w
 	w.changed = w.changed || root.IsArray() != (to == dialect.V03)
 	w.changed = w.changed || m.renamed // next_page_token, which encoding/json readers miss
+	// ProtoJSON leaves an empty list out.
+	noConfigs := to == dialect.V10 && isEmptyArray(list)
+	w.changed = w.changed || (noConfigs && m.vals[0].Exists())
 	if to == dialect.V10 {
 		w.open('{')
-		w.key("configs")
+		if !noConfigs {
+			w.key("configs")
+		}
 	}
-	if err := c.array(list, func(v gjson.Result) error { return c.taskPushConfig(v, to) }); err != nil {
-		return at(err, "configs")
+	if !noConfigs {
+		if err := c.array(list, func(v gjson.Result) error { return c.taskPushConfig(v, to) }); err != nil {
+			return at(err, "configs")
+		}
 	}
 	if to == dialect.V10 {
 		if next.Exists() && next.Str != "" {
@@ -217,7 +224,9 @@ func (c *conv) taskList(root gjson.Result) error {
 	if err := c.array(tasks, func(v gjson.Result) error { return c.task(v, dialect.V10) }); err != nil {
 		return at(err, "tasks")
 	}
-	// Required members, even at their zero values (1.0 §3.1.4).
+	// The one exception to ProtoJSON's omission of defaults: the spec
+	// requires these members even at their zero values (1.0 §3.1.4, and
+	// the proto marks them REQUIRED), and a ProtoJSON reader accepts them.
 	defaults := []string{`""`, "0", "0"}
 	for i, spec := range taskListKeys[1:] {
 		w.key(spec.camel)

@@ -66,6 +66,7 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	w.key("id")
 	w.raw(v[tID].Raw)
 	switch ctx := v[tContextID]; {
+	case c.skipDefault(ctx, to):
 	case ctx.Exists():
 		w.key("contextId")
 		w.raw(ctx.Raw)
@@ -79,13 +80,17 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	if err := c.status(v[tStatus], to, info); err != nil {
 		return at(err, "status")
 	}
-	if a := v[tArtifacts]; a.Exists() {
+	if a := v[tArtifacts]; a.Exists() && !(a.IsArray() && c.skipDefault(a, to)) {
 		w.key("artifacts")
 		if err := c.artifacts(a, to); err != nil {
 			return at(err, "artifacts")
 		}
 	}
-	if h := v[tHistory]; h.Exists() {
+	if h := v[tHistory]; h.Exists() && h.IsArray() && c.skipDefault(h, to) {
+		if info != nil {
+			info.History, info.HasHistory = 0, true
+		}
+	} else if h.Exists() {
 		w.key("history")
 		n := 0
 		err := c.array(h, func(v gjson.Result) error { n++; return c.message(v, to) })
@@ -137,7 +142,10 @@ func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 			return at(err, "state")
 		}
 	}
-	if v[sState].Exists() || to == dialect.V03 {
+	switch {
+	case to == dialect.V10 && state.Number == 0:
+		w.changed = w.changed || v[sState].Exists()
+	case v[sState].Exists() || to == dialect.V03:
 		w.key("state")
 		c.enum(v[sState], state, to)
 	}
@@ -196,8 +204,10 @@ func stateV10(v gjson.Result) string {
 }
 
 // timestamp writes an ISO 8601 timestamp. 1.0 wants RFC 3339 in UTC with a Z
-// (spec §5.6.1); 0.x peers write local offsets ("+00:00") or none at all.
-// 0.x accepts any ISO 8601 form, so the 1.0 form passes there unchanged.
+// (spec §5.6.1), spelled as ProtoJSON writes a google.protobuf.Timestamp:
+// 0, 3, 6 or 9 fractional digits. 0.x peers write local offsets ("+00:00")
+// or none at all. 0.x accepts any ISO 8601 form, so the 1.0 form passes
+// there unchanged.
 func (c *conv) timestamp(v gjson.Result, to dialect.ID) error {
 	if v.Type != gjson.String {
 		return fail("must be a string, got %s", typeName(v))
@@ -207,21 +217,44 @@ func (c *conv) timestamp(v gjson.Result, to dialect.ID) error {
 		c.w.raw(v.Raw)
 		return nil
 	}
-	if n := len(s); n > 0 && s[n-1] == 'Z' {
-		if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			c.w.raw(v.Raw)
-			return nil
-		}
-	}
 	t, err := parseISO8601(s)
 	if err != nil {
 		return fail("%q is not an RFC 3339 / ISO 8601 date-time", s)
 	}
-	c.w.changed = true
+	start := len(c.w.buf)
 	c.w.buf = append(c.w.buf, '"')
-	c.w.buf = t.UTC().AppendFormat(c.w.buf, time.RFC3339Nano)
+	c.w.buf = appendProtoTimestamp(c.w.buf, t)
 	c.w.buf = append(c.w.buf, '"')
+	if string(c.w.buf[start:]) != v.Raw {
+		c.w.changed = true
+	}
 	return nil
+}
+
+// appendProtoTimestamp appends t as ProtoJSON writes a Timestamp: UTC, Z,
+// and the fraction of a second in 3, 6 or 9 digits, none when it is zero.
+func appendProtoTimestamp(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	dst = t.AppendFormat(dst, "2006-01-02T15:04:05")
+	ns, digits := t.Nanosecond(), 9
+	switch {
+	case ns == 0:
+		digits = 0
+	case ns%1e6 == 0:
+		ns, digits = ns/1e6, 3
+	case ns%1e3 == 0:
+		ns, digits = ns/1e3, 6
+	}
+	if digits > 0 {
+		dst = append(dst, '.')
+		var frac [9]byte
+		for i := digits - 1; i >= 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		dst = append(dst, frac[:digits]...)
+	}
+	return append(dst, 'Z')
 }
 
 // parseISO8601 accepts RFC 3339 and the common ISO 8601 forms without a
@@ -276,7 +309,7 @@ func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
 	w.key("artifactId")
 	w.raw(v[aArtifactID].Raw)
 	for _, i := range []int{aName, aDescription} {
-		if x := v[i]; x.Exists() {
+		if x := v[i]; x.Exists() && !c.skipDefault(x, to) {
 			w.key(artifactKeys[i].camel)
 			w.raw(x.Raw)
 		}
@@ -286,7 +319,7 @@ func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
 		return at(err, "parts")
 	}
 	for _, i := range []int{aMetadata, aExtensions} {
-		if x := v[i]; x.Exists() {
+		if x := v[i]; x.Exists() && (i == aMetadata || !c.skipDefault(x, to)) {
 			w.key(artifactKeys[i].camel)
 			w.raw(x.Raw)
 		}

@@ -41,6 +41,8 @@ type Agent struct {
 	// readTimeout and streamWriteTimeout are Options' ReadTimeout and
 	// StreamWriteTimeout.
 	readTimeout, streamWriteTimeout time.Duration
+	// push relays push notifications (pushrelay.go); nil when off.
+	push *pushRelay
 }
 
 // Verifier checks a caller's Authorization header; *auth.Verifier is one.
@@ -122,12 +124,18 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 	}
 	a.cards.publish = a.cardPublish()
 	a.retries = newRetries(cfg.Retries)
+	if a.push, err = newPushRelay(a); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
 // Close releases what the agent made for itself.
 func (a *Agent) Close() {
 	a.retries.close()
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _ = a.push.close(ended) // a drain, if any, was ClosePush's
 	for _, b := range a.byName {
 		b.closeIdle()
 	}
@@ -167,11 +175,19 @@ type call struct {
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
 	lentInline [6]*[]byte
+	// pushPending is the relay of a push config given in a send, until the
+	// backend names the task (pushrelay.go).
+	pushPending *store.PushRelay
+	// binding is the binding the call came through and caller, when not
+	// 0, the dialect its caller spoke, as the front end that made the
+	// JSON-RPC request recorded them in its context.
+	binding dialect.Binding
+	caller  dialect.ID
 }
 
 // ServeRPC serves the agent's JSON-RPC endpoint.
 func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
-	c := &call{start: time.Now(), backend: a.backend}
+	c := &call{start: time.Now(), backend: a.backend, binding: dialect.BindingOf(r.Context()), caller: dialect.CallerDialectOf(r.Context())}
 	c.lent = c.lentInline[:0]
 	defer c.giveBack()
 	defer a.logCall(c, r)
@@ -196,7 +212,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
-	if v := firstValue(r.Header, keyVersion); !dialect.SupportedVersionHeader(v) {
+	if v := requestVersion(r); !dialect.SupportedVersionHeader(v) {
 		a.fail(w, c, normalize.Errorf(dialect.ErrVersionNotSupported, "A2A-Version %q is not supported: this gateway speaks 0.2, 0.3 and 1.0", truncateHeader(v)))
 		return
 	}
@@ -232,9 +248,6 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 	tooLarge := func() *normalize.Error {
 		return normalize.Errorf(dialect.ErrInvalidRequest, "the request body is larger than this agent's limit of %d bytes", limit)
 	}
-	if r.ContentLength > limit {
-		return nil, tooLarge()
-	}
 	var rc *http.ResponseController
 	if a.readTimeout > 0 {
 		// A deadline on this request's body only, not http.Server's
@@ -244,6 +257,14 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 		if rc.SetReadDeadline(time.Now().Add(a.readTimeout)) != nil {
 			rc = nil
 		}
+	}
+	if r.ContentLength > limit {
+		// Only a prefix is read, within the read deadline (which stays: the
+		// connection closes after the answer): where the method fits in it,
+		// the refusal comes in the method's dialect, as on the chunked path.
+		prefix := make([]byte, min(limit, oversizedPrefixBytes))
+		n, _ := io.ReadFull(r.Body, prefix)
+		return prefix[:n], tooLarge()
 	}
 	buf := c.buffer(int(min(max(r.ContentLength, 0), maxPresize)) + 1)
 	body, err := readSized(*buf, http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
@@ -266,13 +287,27 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 	return body, nil
 }
 
+// oversizedPrefixBytes is how much of a body declared over the limit is
+// read to find its method: the envelope's members come first in what every
+// SDK writes, and an id is at most 256 bytes.
+const oversizedPrefixBytes = 4 << 10
+
+// requestVersion is the A2A version the caller asks for: the A2A-Version
+// header, or, as the spec allows in its place, the query parameter.
+func requestVersion(r *http.Request) string {
+	if v := firstValue(r.Header, keyVersion); v != "" || r.URL.RawQuery == "" {
+		return v
+	}
+	return r.URL.Query().Get(dialect.HeaderVersion)
+}
+
 // guessDialect picks the dialect to answer a request in when it could not be
-// read: from whatever method name is readable, else the version header.
+// read: from whatever method name is readable, else the version asked for.
 func guessDialect(body []byte, r *http.Request) dialect.ID {
 	if d, ok := normalize.GuessRequestDialect(body); ok {
 		return d
 	}
-	if strings.HasPrefix(r.Header.Get(dialect.HeaderVersion), "1.") {
+	if strings.HasPrefix(requestVersion(r), "1.") {
 		return dialect.V10
 	}
 	return dialect.V03
@@ -330,7 +365,8 @@ func (a *Agent) logCall(c *call, r *http.Request) {
 		outcome = outcomeOK
 	}
 	attrs := []slog.Attr{
-		slog.String("caller_dialect", c.env.Dialect.String()),
+		slog.String("binding", c.binding.String()),
+		slog.String("caller_dialect", c.callerDialect().String()),
 		slog.String("backend_dialect", c.backend.dialect.String()),
 		slog.String("op", c.env.Op.String()),
 		slog.String("outcome", outcome),
@@ -360,6 +396,12 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	params, e := a.route(r, c)
+	if e == nil {
+		if a.servePushConfig(w, r, c) {
+			return
+		}
+		params, e = a.inlineConfig(r, c, params)
+	}
 	if e != nil {
 		a.abandonSend(c)
 		a.fail(w, c, e)
@@ -429,6 +471,12 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	}
 	c.answer = info
 	switch op {
+	case dialect.GetTask, dialect.CancelTask, dialect.SendMessage:
+		if e := answersTask(b, c, info); e != nil {
+			return nil, e
+		}
+	}
+	switch op {
 	case dialect.SendMessage, dialect.GetTask, dialect.CancelTask:
 		if e := a.record(ctx, c, info); e != nil {
 			return nil, e
@@ -475,7 +523,7 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 	}
 	reply, err := normalize.ParseReply(body)
 	if err == nil && (res.StatusCode == http.StatusOK || reply.Error != nil) {
-		return reply, nil
+		return reply, answersCall(b, c, reply)
 	}
 	if res.StatusCode != http.StatusOK {
 		return reply, &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q answered HTTP %d %s", b.name, res.StatusCode, http.StatusText(res.StatusCode)), Err: backendFailure{kind: backendHTTPStatus}}
@@ -485,8 +533,47 @@ func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Re
 	return reply, e
 }
 
+// answersCall refuses a reply or stream event that answers another
+// request than the one the gateway sent: relayed, it would hand the caller
+// another call's result (a backend's mix-up, or a stale response). An error
+// without an id is the backend's answer to a request it could not read,
+// which JSON-RPC lets it send with a null id.
+func answersCall(b *backend, c *call, reply normalize.Reply) *normalize.Error {
+	if reply.Error != nil && (reply.ID == nil || string(reply.ID) == "null") {
+		return nil
+	}
+	if normalize.SameID(c.env.ID, reply.ID) {
+		return nil
+	}
+	got := "no id"
+	if reply.ID != nil {
+		got = "id " + truncateHeader(string(reply.ID))
+	}
+	return backendFault(backendInvalidReply, "the backend answered another request: backend %q replied with %s to the gateway's request with id %s", b.name, got, truncateHeader(string(sentID(c))))
+}
+
+// sentID is the JSON-RPC id the gateway sent the backend for call c.
+func sentID(c *call) []byte {
+	if len(c.env.ID) == 0 {
+		return []byte("1")
+	}
+	return c.env.ID
+}
+
+// answersTask refuses a task, or an event of one, that is not the task the
+// call asked about (got, canceled, subscribed to, or continued by a
+// message): delivered, it would show the caller another task, and
+// recorded, make that task the caller's.
+func answersTask(b *backend, c *call, info normalize.EventInfo) *normalize.Error {
+	if c.info.TaskID == "" || info.TaskID == "" || info.TaskID == c.info.TaskID {
+		return nil
+	}
+	return backendFault(backendInvalidReply, "the backend answered about another task: backend %q answered a %s for task %q with a different task, which the gateway withholds", b.name, c.env.Method, truncateHeader(c.info.TaskID))
+}
+
 // backendError carries a backend's JSON-RPC error to the caller: same code
-// and message, data in the caller's dialect.
+// and message (prefixed with whose it is when the backend speaks the other
+// dialect), data in the caller's dialect.
 func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
 	ae, err := normalize.ParseAgentError(c.backend.dialect, c.env.Dialect, obj)
 	if err != nil {
@@ -494,6 +581,12 @@ func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
 	}
 	if e := uncheckedAnswer(c, ae); e != nil {
 		return e
+	}
+	if b := c.backend; b.dialect != c.env.Dialect {
+		// The backend's words name its own methods and field paths: the
+		// caller is told whose they are, and what its call is called there.
+		theirs, _ := dialect.MethodName(b.dialect, c.env.Op)
+		ae.PrefixMessage(fmt.Sprintf("backend %q (A2A %s; your %s is its %s) answered: ", b.name, b.version, c.env.Method, theirs))
 	}
 	return normalize.AsError(ae, dialect.ErrInternal)
 }

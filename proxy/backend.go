@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -185,6 +186,44 @@ func (b *boundedBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
+}
+
+// replyDeadline bounds reading body, the plain reply a stream request got
+// instead of a stream, by response_timeout, as a unary reply is bounded:
+// once the limit passes, the body is closed and its reads fail saying so.
+// Closing the returned body stops the bound.
+func (b *backend) replyDeadline(body io.ReadCloser) io.ReadCloser {
+	d := b.cfg.ResponseTimeout
+	if d <= 0 {
+		return body
+	}
+	db := &deadlineBody{ReadCloser: body, limit: d}
+	db.timer = time.AfterFunc(d, func() {
+		db.expired.Store(true)
+		body.Close()
+	})
+	return db
+}
+
+// deadlineBody is a reply body closed by a timer at its deadline.
+type deadlineBody struct {
+	io.ReadCloser
+	limit   time.Duration
+	timer   *time.Timer
+	expired atomic.Bool
+}
+
+func (d *deadlineBody) Read(p []byte) (int, error) {
+	n, err := d.ReadCloser.Read(p)
+	if err != nil && d.expired.Load() {
+		err = &responseTimeoutError{limit: d.limit}
+	}
+	return n, err
+}
+
+func (d *deadlineBody) Close() error {
+	d.timer.Stop()
+	return d.ReadCloser.Close()
 }
 
 // Header values the gateway sets on every call, shared: nothing on the way

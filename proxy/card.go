@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -34,6 +35,9 @@ type cards struct {
 	lastErr error
 	fetched time.Time
 	skills  []string
+	// grpcTarget is where the agent's gRPC binding is served (host:port),
+	// "" while the gateway serves none for it: see Agent.publishGRPC.
+	grpcTarget string
 }
 
 // CardPaths are where a backend's public card is looked for, newest first.
@@ -115,8 +119,13 @@ func ResolveDialect(ctx context.Context, cfg BackendConfig) (dialect.Version, st
 
 func (a *Agent) cardPublish() agentcard.PublishOptions {
 	cc := a.cfg.Card
+	a.cards.mu.RLock()
+	grpcTarget := a.cards.grpcTarget
+	a.cards.mu.RUnlock()
 	p := agentcard.PublishOptions{
-		URL: a.cfg.PublicURL,
+		URL:      a.cfg.PublicURL,
+		Bindings: a.cfg.PublishedBindings(),
+		GRPCURL:  grpcTarget,
 		Overrides: agentcard.Overrides{
 			Name: cc.Name, Description: cc.Description, IconURL: cc.IconURL, DocumentationURL: cc.DocumentationURL,
 		},
@@ -128,6 +137,39 @@ func (a *Agent) cardPublish() agentcard.PublishOptions {
 		p.Overrides.Skills, _ = json.Marshal(cc.Skills) // plain strings: cannot fail
 	}
 	return p
+}
+
+// publishGRPC records that the gateway serves the agent's gRPC binding at
+// target (host:port), or at none when target is "", and renders the cards
+// again if they are already rendered, so they list it.
+func (a *Agent) publishGRPC(target string) error {
+	c := &a.cards
+	c.mu.Lock()
+	c.grpcTarget = target
+	p, canon := c.publish, c.canon
+	c.mu.Unlock()
+	p.GRPCURL = target
+	if canon == nil {
+		return nil
+	}
+	return c.set(canon, p)
+}
+
+// grpcTarget is the gRPC target of a public URL: its host and port, the
+// scheme's default port when it names none.
+func grpcTarget(publicURL string) string {
+	u, err := url.Parse(publicURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // RefreshCard fetches the backend's card and renders it in every published
@@ -142,6 +184,13 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 		err = a.cards.set(raw, p)
 		if err == nil && agentcard.HasSignatures(raw) {
 			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
+		}
+		if err == nil {
+			if canon, cerr := agentcard.ToCanonical(raw); cerr == nil {
+				if unsafe := agentcard.UnsafeURLs(canon); len(unsafe) > 0 {
+					a.log.Warn("the backend's card has URL fields that are not http or https URLs; they are not published", "card", where, "fields", unsafe)
+				}
+			}
 		}
 	}
 	a.cards.mu.Lock()
@@ -232,10 +281,10 @@ func (a *Agent) ServeCardV025(w http.ResponseWriter, r *http.Request) {
 }
 
 // ServeCard serves /.well-known/agent-card.json: the card for the version the
-// client names in A2A-Version, or, without one, a card that 0.3 and 1.0
+// client names in A2A-Version (header or query parameter), or, without one, a card that 0.3 and 1.0
 // clients both accept.
 func (a *Agent) ServeCard(w http.ResponseWriter, r *http.Request) {
-	v := r.Header.Get(dialect.HeaderVersion)
+	v := requestVersion(r)
 	a.serveCardForm(w, func(c *cards) []byte {
 		switch {
 		case strings.HasPrefix(v, "1."):

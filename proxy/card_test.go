@@ -33,6 +33,30 @@ func TestPublishedCards(t *testing.T) {
 		if hybrid.Get(`supportedInterfaces.#(protocolVersion=="1.0").url`).Str != "http://gateway.test/" {
 			t.Fatalf("agent-card.json lists no 1.0 JSONRPC interface at the gateway: %s", hybrid.Raw)
 		}
+		if hybrid.Get(`supportedInterfaces.#(protocolVersion=="0.3").url`).Str != "http://gateway.test/" {
+			t.Fatalf("the card for a client naming no version lists no 0.3 JSONRPC interface: %s", hybrid.Raw)
+		}
+		// A client that names 1.0 gets a pure 1.0 card: 1.0 interfaces only.
+		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(g.url, "/")+"/.well-known/agent-card.json", nil)
+		req.Header.Set("A2A-Version", "1.0")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		v10 := gjson.ParseBytes(body)
+		if got := v10.Get("supportedInterfaces.#.protocolVersion").Raw; got != `["1.0","1.0","1.0"]` {
+			t.Fatalf("the 1.0 card's interface versions are %s, want 1.0 for each binding: %s", got, body)
+		}
+		// Every binding, JSON-RPC first (each SDK's default client picks
+		// the first it has), gRPC at the listener's host:port.
+		if got := v10.Get("supportedInterfaces.#.protocolBinding").Raw + v10.Get("supportedInterfaces.#.url").Raw; got != `["JSONRPC","HTTP+JSON","GRPC"]["http://gateway.test/","http://gateway.test/","gateway.test:80"]` {
+			t.Fatalf("the 1.0 card's interfaces are %s: %s", got, body)
+		}
+		if v10.Get("protocolVersion").Exists() || v10.Get("url").Exists() {
+			t.Fatalf("the 1.0 card carries 0.x fields: %s", body)
+		}
 	})
 }
 

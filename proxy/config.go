@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/push"
 )
 
 // Defaults of AgentConfig and BackendConfig.
@@ -60,6 +62,29 @@ type AgentConfig struct {
 	Skills SkillsConfig `yaml:"skills"`
 	// Retries sets how sends sent again are recognised and answered.
 	Retries RetriesConfig `yaml:"retries"`
+	// Push relays the backend's push notifications to the callers' webhooks.
+	Push push.Config `yaml:"push"`
+	// Bindings are the protocol bindings the gateway serves and lists on
+	// the agent's cards, by their names jsonrpc, http_json and grpc.
+	// Defaults to all three. One left out is neither served nor listed; at
+	// least one must remain (the backend stays JSON-RPC either way).
+	Bindings []string `yaml:"bindings"`
+}
+
+// Serves reports whether the gateway serves binding b for the agent.
+func (c *AgentConfig) Serves(b dialect.Binding) bool {
+	return c.Bindings == nil || slices.Contains(c.Bindings, b.String())
+}
+
+// PublishedBindings are the bindings Serves reports, in dialect.Bindings order.
+func (c *AgentConfig) PublishedBindings() []dialect.Binding {
+	var list []dialect.Binding
+	for _, b := range dialect.Bindings {
+		if c.Serves(b) {
+			list = append(list, b)
+		}
+	}
+	return list
 }
 
 // TasksConfig sets how the gateway guards tasks.
@@ -186,6 +211,11 @@ func (c *AgentConfig) SetDefaults() {
 		c.Card.RefreshInterval = DefaultCardRefresh
 	}
 	c.Retries.SetDefaults()
+	if c.Bindings == nil {
+		for _, b := range dialect.Bindings {
+			c.Bindings = append(c.Bindings, b.String())
+		}
+	}
 	c.Backend.SetDefaults()
 	for i := range c.Skills.Routes {
 		c.Skills.Routes[i].Backend.SetDefaults()
@@ -193,6 +223,7 @@ func (c *AgentConfig) SetDefaults() {
 	if c.Auth != nil {
 		c.Auth.SetDefaults()
 	}
+	c.Push.SetDefaults()
 }
 
 // SetDefaults fills unset fields with their documented defaults.
@@ -244,6 +275,16 @@ func (c *AgentConfig) Validate() error {
 	if err := c.Retries.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("retries: %w", err))
 	}
+	if c.Bindings != nil && len(c.Bindings) == 0 {
+		bad("bindings is empty: list at least one of jsonrpc, http_json, grpc (or leave it out for all three)")
+	}
+	for i, name := range c.Bindings {
+		if _, ok := dialect.ParseBinding(name); !ok {
+			bad("bindings[%d] %q is not a binding: want jsonrpc, http_json or grpc", i, name)
+		} else if slices.Index(c.Bindings, name) < i {
+			bad("bindings[%d] %q is listed twice", i, name)
+		}
+	}
 	if err := c.Backend.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("backend: %w", err))
 	}
@@ -264,6 +305,9 @@ func (c *AgentConfig) Validate() error {
 		if err := c.Auth.Validate(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := c.Push.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("push: %w", err))
 	}
 	return errors.Join(errs...)
 }

@@ -119,6 +119,7 @@ func (rl *relay) release(final bool) bool {
 		return false
 	}
 	keep(&sc.result, out, held)
+	rl.passHeld()
 	return s.event(out) == nil
 }
 

@@ -3,15 +3,22 @@ package proxy
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
+	"google.golang.org/grpc"
+
+	grpcbind "github.com/a2agate/gateway/binding/grpc"
 	"github.com/a2agate/gateway/binding/rest"
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
 )
 
 // Gateway routes requests to the published agents by path.
 type Gateway struct {
 	mux    *http.ServeMux
 	agents []*Agent
+	grpc   *grpc.Server // the gRPC binding, served over HTTP/2 next to the rest
 }
 
 // NewGateway mounts agents: each one's JSON-RPC endpoint at its path, its
@@ -33,25 +40,58 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 			return nil, fmt.Errorf("agents %q and %q share the path %q", prev, a.cfg.Name, a.cfg.Path)
 		}
 		seen[p] = a.cfg.Name
+		// The front ends of the other bindings call ServeRPC themselves,
+		// whether the JSON-RPC binding is published or not.
+		jsonrpc := http.HandlerFunc(a.ServeRPC)
+		if !a.cfg.Serves(dialect.JSONRPC) {
+			jsonrpc = a.serveJSONRPCNotPublished
+		}
 		if p == "" {
-			g.mux.HandleFunc("POST /{$}", a.ServeRPC)
+			g.mux.Handle("POST /{$}", jsonrpc)
 		} else {
 			// Cards publish the path as configured; serve it with and
 			// without the trailing slash.
-			g.mux.HandleFunc("POST "+p, a.ServeRPC)
-			g.mux.HandleFunc("POST "+p+"/{$}", a.ServeRPC)
+			g.mux.Handle("POST "+p, jsonrpc)
+			g.mux.Handle("POST "+p+"/{$}", jsonrpc)
 		}
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent.json", a.ServeCardV025)
 		g.mux.HandleFunc("GET "+p+"/.well-known/agent-card.json", a.ServeCard)
 		g.mux.HandleFunc("GET "+p+"/agent/authenticatedExtendedCard", a.ServeExtendedCardHTTP)
+		// The backend's push deliveries: the relay's token, not a JWT.
+		g.mux.HandleFunc("POST "+p+"/push/{relay}", a.ServePush)
 		// Every other path below the agent's is its HTTP+JSON binding, which
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
-		g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes}))
+		if a.cfg.Serves(dialect.HTTPJSON) {
+			g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes}))
+		} else {
+			g.mux.Handle(p+"/", rest.NotServed("agent "+strconv.Quote(a.cfg.Name)+
+				" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out"))
+		}
+	}
+	if g.grpc, err = grpcServer(agents); err != nil {
+		return nil, err
 	}
 	return g, nil
 }
 
-func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.ServeHTTP(w, r) }
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if grpcbind.IsGRPC(r) {
+		g.grpc.ServeHTTP(w, r)
+		return
+	}
+	g.mux.ServeHTTP(w, r)
+}
+
+// Close releases the gRPC server (its channelz entry): call it once the
+// gateway's calls have ended.
+func (g *Gateway) Close() { g.grpc.Stop() }
 
 // Agents returns the published agents.
 func (g *Gateway) Agents() []*Agent { return g.agents }
+
+// serveJSONRPCNotPublished answers a JSON-RPC call to an agent whose
+// bindings leave jsonrpc out: 404, with a JSON-RPC error saying so.
+func (a *Agent) serveJSONRPCNotPublished(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusNotFound, errorResponse(guessDialect(nil, r), nil, normalize.Errorf(dialect.ErrMethodNotFound,
+		"agent %q does not publish the JSON-RPC binding: its bindings setting leaves jsonrpc out; its card lists the bindings it serves", a.cfg.Name)))
+}

@@ -55,6 +55,8 @@ var hostileRequests = []struct {
 	{"case-colliding method", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","Method":"tasks/cancel","params":{"id":"t"}}`, dialect.V03, -32600, nil},
 	{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32600, nil},
 	{"unknown method", rpc("tasks/explode", `{}`), dialect.V03, -32601, nil},
+	{"notification of an unknown method", `{"jsonrpc":"2.0","method":"message/ssend","params":{}}`, dialect.V03, -32601, nil},
+	{"notification of an unknown 1.0 method", `{"jsonrpc":"2.0","method":"SendMesage","params":{}}`, dialect.V10, -32601, nil},
 	{"unknown PascalCase method", rpc("ExplodeTask", `{}`), dialect.V10, -32601, nil},
 	{"retired 0.1 method", rpc("tasks/send", `{}`), dialect.V03, -32601, nil},
 	{"0.x has no list", rpc("tasks/list", `{}`), dialect.V03, -32601, nil},
@@ -108,6 +110,18 @@ var hostileRequests = []struct {
 	{"unsupported version header", rpc("GetTask", `{"id":"t"}`), dialect.V10, -32009, []string{"A2A-Version", "2.0"}},
 	{"unsupported version header 0.x", rpc("tasks/get", `{"id":"t"}`), dialect.V03, -32009, []string{"A2A-Version", "0.1"}},
 	{"CR LF in id stays inside JSON", `{"jsonrpc":"2.0","id":"a\r\nX-Evil: 1","method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32001, nil},
+	{"huge method name", rpc(strings.Repeat("Get", 30000), `{}`), dialect.V10, -32601, nil},
+	{"huge slash method name", rpc(strings.Repeat("tasks/", 15000), `{}`), dialect.V03, -32601, nil},
+	{"method with NUL", `{"jsonrpc":"2.0","id":1,"method":"tasks/get\u0000","params":{"id":"t"}}`, dialect.V03, -32601, nil},
+	{"method with trailing space", rpc("GetTask ", `{"id":"t"}`), dialect.V10, -32601, nil},
+	{"id null", `{"jsonrpc":"2.0","id":null,"method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32600, nil},
+	{"id huge exponent", `{"jsonrpc":"2.0","id":1e400,"method":"tasks/get","params":{"id":"t"}}`, dialect.V03, -32001, nil},
+	{"id negative zero", `{"jsonrpc":"2.0","id":-0,"method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32001, nil},
+	{"id string with NUL", `{"jsonrpc":"2.0","id":"a\u0000b","method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32001, nil},
+	{"id of 256 bytes", `{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 254) + `","method":"GetTask","params":{"id":"t"}}`, dialect.V10, -32001, nil},
+	{"params nested 99 deep", rpc("GetTask", `{"id":"t","metadata":`+strings.Repeat(`{"a":`, 97)+`1`+strings.Repeat(`}`, 97)+`}`), dialect.V10, -32001, nil},
+	{"contextId of 2 KiB", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_USER","contextId":"`+strings.Repeat("c", 2048)+`","parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
+	{"taskId of 2 KiB", rpc("message/send", `{"message":{"kind":"message","messageId":"m","role":"user","taskId":"`+strings.Repeat("t", 2048)+`","parts":[{"kind":"text","text":"hi"}]}}`), dialect.V03, -32602, nil},
 	{"raw control character in a string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"id\":\"a\r\nX-Evil: 1\"}}", dialect.V03, -32700, nil},
 }
 
@@ -120,8 +134,8 @@ func TestHostileRequests(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			status, h, b := g.post(tc.body, tc.hdr...)
 			ct := h.Get("Content-Type")
-			if d, op, ok := dialect.Lookup(gjson.Get(tc.body, "method").Str); ok && d == dialect.V03 && op.Streaming() && ct == "text/event-stream" {
-				// 0.x stream requests get their errors as an event.
+			if _, op, ok := dialect.Lookup(gjson.Get(tc.body, "method").Str); ok && op.Streaming() && ct == "text/event-stream" {
+				// Stream requests get their errors as an event.
 				ev, err := sseframe.NewReader(bytes.NewReader(b), 1<<20).Next()
 				if err != nil {
 					t.Fatalf("reading the error event: %v", err)
@@ -130,6 +144,9 @@ func TestHostileRequests(t *testing.T) {
 			}
 			if status != http.StatusOK || ct != "application/json" {
 				t.Fatalf("HTTP %d %q: %s", status, ct, b)
+			}
+			if len(b) > 2048 {
+				t.Fatalf("an answer of %d bytes amplifies the request: %.200s", len(b), b)
 			}
 			r := gjson.ParseBytes(b)
 			e := wantError(t, r, tc.d, tc.code)
@@ -168,8 +185,13 @@ func TestBodyLimit(t *testing.T) {
 		t.Fatalf("HTTP %d", status)
 	}
 	e := wantError(t, gjson.ParseBytes(b), dialect.V10, -32600)
-	if !strings.Contains(e.Get("message").Str, "larger than") {
-		t.Fatalf("message: %s", e.Raw)
+	if !strings.Contains(e.Get("message").Str, "larger than") || !e.Get("data.0.reason").Exists() {
+		t.Fatalf("want the 1.0 refusal of a body too large: %s", e.Raw)
+	}
+	// A 0.x method, declared too large, gets the 0.x shape.
+	status, _, b = g.post(strings.Replace(big, "SendMessage", "message/send", 1))
+	if e := wantError(t, gjson.ParseBytes(b), dialect.V03, -32600); status != http.StatusOK || e.Get("data").Exists() {
+		t.Fatalf("HTTP %d: want the 0.x refusal: %s", status, e.Raw)
 	}
 	// Chunked, no declared length: cut off at the limit.
 	req, _ := http.NewRequest(http.MethodPost, g.url, io.MultiReader(bytes.NewReader([]byte(big))))
@@ -180,7 +202,9 @@ func TestBodyLimit(t *testing.T) {
 	}
 	b, _ = io.ReadAll(res.Body)
 	res.Body.Close()
-	wantError(t, gjson.ParseBytes(b), dialect.V10, -32600)
+	if e := wantError(t, gjson.ParseBytes(b), dialect.V10, -32600); !e.Get("data.0.reason").Exists() {
+		t.Fatalf("want the 1.0 refusal: %s", e.Raw)
+	}
 	mustResult(t, g.call("2", "message/send", `{"message":`+msg03+`}`))
 }
 
@@ -267,5 +291,40 @@ func TestHostileContentTypes(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestVersionQueryParameter: the A2A-Version query parameter stands for
+// the header, as the spec allows, for JSON-RPC calls and the card.
+func TestVersionQueryParameter(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = false })
+	post := func(query, body string) gjson.Result {
+		res, err := http.Post(g.url+query, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return gjson.ParseBytes(b)
+	}
+	e := wantError(t, post("?A2A-Version=2.0", rpc("GetTask", `{"id":"t"}`)), dialect.V10, -32009)
+	if !strings.Contains(e.Get("message").Str, `"2.0"`) {
+		t.Fatalf("message: %s", e.Raw)
+	}
+	wantError(t, post("?A2A-Version=1.0", rpc("GetTask", `{"id":"t"}`)), dialect.V10, -32001)
+	// The header, when sent, is what counts.
+	status, _, b := g.post(rpc("GetTask", `{"id":"t"}`), "A2A-Version", "1.0")
+	if wantError(t, gjson.ParseBytes(b), dialect.V10, -32001); status != http.StatusOK {
+		t.Fatalf("HTTP %d", status)
+	}
+	// An unreadable body asking 1.0 in the query is answered in 1.0.
+	if e := wantError(t, post("?A2A-Version=1.0", `{"jsonrpc":`), dialect.V10, -32700); !e.Get("data.0.reason").Exists() {
+		t.Fatalf("want the 1.0 shape: %s", e.Raw)
+	}
+	if card := gjson.ParseBytes(g.get("/.well-known/agent-card.json?A2A-Version=1.0")); !card.Get("supportedInterfaces").Exists() || card.Get("url").Exists() {
+		t.Fatalf("want the 1.0 card: %s", card.Raw)
+	}
+	if card := gjson.ParseBytes(g.get("/.well-known/agent-card.json?A2A-Version=0.3")); !card.Get("url").Exists() || card.Get("supportedInterfaces").Exists() {
+		t.Fatalf("want the 0.3 card: %s", card.Raw)
 	}
 }

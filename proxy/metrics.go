@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -29,6 +30,12 @@ type Metrics struct {
 	taskIndexSize  prometheus.GaugeFunc
 	indexSizeStore store.Store
 
+	pushReceivedTotal *prometheus.CounterVec
+	pushDeliveries    *prometheus.CounterVec
+	pushAttempts      *prometheus.HistogramVec
+	pushDuration      *prometheus.HistogramVec
+	pushQueues        *queueDepths
+
 	// callSeries remembers the requests counter and duration histogram of
 	// each label set seen: one map lookup per call instead of
 	// WithLabelValues checking and hashing eight label values (1.5% of the
@@ -45,6 +52,7 @@ type callSeries struct {
 // spelled out. code is -1 for a code outside A2A's set (the "other" label).
 type callLabels struct {
 	agent, outcome  string
+	binding         dialect.Binding
 	caller, backend dialect.ID
 	op              dialect.Op
 	code            int
@@ -78,8 +86,8 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Name: "requests_total",
-			Help: "JSON-RPC calls answered, by published agent, caller and backend dialect, operation, outcome and JSON-RPC error code (0 on success).",
-		}, []string{"agent", "caller_dialect", "backend_dialect", "op", "outcome", "code"}),
+			Help: "Calls answered, by published agent, binding the caller used (jsonrpc, http_json, grpc), caller and backend dialect, operation, outcome and JSON-RPC error code (0 on success).",
+		}, []string{"agent", "binding", "caller_dialect", "backend_dialect", "op", "outcome", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Name: "request_duration_seconds",
 			Help:    "Time from request to the last byte of the answer (whole stream for streaming calls), by published agent and operation.",
@@ -129,8 +137,29 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	for _, op := range []string{"read", "write", "list"} {
 		m.storeErrors.WithLabelValues(op) // present at zero before the first failure
 	}
+	m.pushReceivedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "push_received_total",
+		Help: "Push deliveries the backends posted to the relay, by published agent and outcome (accepted, refused, too_large, invalid, queue_full, unavailable).",
+	}, []string{"agent", "outcome"})
+	m.pushDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "push_deliveries_total",
+		Help: "Push deliveries to the callers' webhooks, by published agent and outcome (delivered, rejected, failed, dropped_queue_full, refused_policy, abandoned_shutdown).",
+	}, []string{"agent", "outcome"})
+	m.pushAttempts = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Name: "push_delivery_attempts",
+		Help:    "POSTs each push delivery took (0 when none was made), by published agent.",
+		Buckets: []float64{0, 1, 2, 3, 5, 8, 13},
+	}, []string{"agent"})
+	m.pushDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Name: "push_delivery_duration_seconds",
+		Help:    "Time from a push delivery's arrival in the queue to its outcome, retries and waits included, by published agent.",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
+	}, []string{"agent"})
+	m.pushQueues = &queueDepths{desc: prometheus.NewDesc(ns+"_push_queue_depth",
+		"Push deliveries waiting or in flight, by published agent.", []string{"agent"}, nil)}
 	reg.MustRegister(m.requests, m.duration, m.translation, m.streamsActive, m.streamEvents, m.eventRelay,
-		m.authFailures, m.backendErrors, m.storeErrors, m.retries, m.taskIndexSize)
+		m.authFailures, m.backendErrors, m.storeErrors, m.retries, m.taskIndexSize,
+		m.pushReceivedTotal, m.pushDeliveries, m.pushAttempts, m.pushDuration, m.pushQueues)
 	return m
 }
 
@@ -156,11 +185,12 @@ func (m *Metrics) observe(agent string, c *call, elapsed time.Duration) {
 	if outcome == "" {
 		outcome = outcomeOK
 	}
-	key := callLabels{agent: agent, outcome: outcome, caller: c.env.Dialect, backend: c.backend.dialect, op: c.env.Op, code: closedCode(c.code)}
+	caller := c.callerDialect()
+	key := callLabels{agent: agent, outcome: outcome, binding: c.binding, caller: caller, backend: c.backend.dialect, op: c.env.Op, code: closedCode(c.code)}
 	series, ok := m.callSeries.Load(key)
 	if !ok {
 		series, _ = m.callSeries.LoadOrStore(key, callSeries{
-			requests: m.requests.WithLabelValues(agent, c.env.Dialect.String(),
+			requests: m.requests.WithLabelValues(agent, c.binding.String(), caller.String(),
 				c.backend.dialect.String(), c.env.Op.String(), outcome, codeLabel(key.code)),
 			duration: m.duration.WithLabelValues(agent, c.env.Op.String()),
 		})
@@ -169,8 +199,18 @@ func (m *Metrics) observe(agent string, c *call, elapsed time.Duration) {
 	s.requests.Inc()
 	s.duration.Observe(elapsed.Seconds())
 	if c.events > 0 {
-		m.streamEvents.WithLabelValues(agent, c.env.Dialect.String()).Add(float64(c.events))
+		m.streamEvents.WithLabelValues(agent, caller.String()).Add(float64(c.events))
 	}
+}
+
+// callerDialect is the dialect c's caller spoke: the one a front end
+// recorded when it made the call in another (a 0.3 REST or gRPC call
+// reaches the core as 1.0), else the request's.
+func (c *call) callerDialect() dialect.ID {
+	if c.caller != 0 {
+		return c.caller
+	}
+	return c.env.Dialect
 }
 
 // closedCode keeps the code label a closed set: 0, A2A's codes, else -1
@@ -237,4 +277,51 @@ func (m *Metrics) streamOpened(agent string) func() {
 	g := m.streamsActive.WithLabelValues(agent)
 	g.Inc()
 	return g.Dec
+}
+
+// queueDepths reports each agent's push queue depth when scraped.
+type queueDepths struct {
+	desc   *prometheus.Desc
+	queues sync.Map // agent name → func() int
+}
+
+func (q *queueDepths) Describe(ch chan<- *prometheus.Desc) { ch <- q.desc }
+
+func (q *queueDepths) Collect(ch chan<- prometheus.Metric) {
+	q.queues.Range(func(agent, depth any) bool {
+		ch <- prometheus.MustNewConstMetric(q.desc, prometheus.GaugeValue, float64(depth.(func() int)()), agent.(string))
+		return true
+	})
+}
+
+// pushQueue registers agent's push queue depth, and the agent's push series
+// at zero.
+func (m *Metrics) pushQueue(agent string, depth func() int) {
+	if m == nil {
+		return
+	}
+	m.pushQueues.queues.Store(agent, depth)
+	for _, o := range receivedOutcomes {
+		m.pushReceivedTotal.WithLabelValues(agent, o)
+	}
+	for _, o := range push.Outcomes {
+		m.pushDeliveries.WithLabelValues(agent, string(o))
+	}
+	m.pushAttempts.WithLabelValues(agent)
+	m.pushDuration.WithLabelValues(agent)
+}
+
+func (m *Metrics) pushReceived(agent, outcome string) {
+	if m != nil {
+		m.pushReceivedTotal.WithLabelValues(agent, outcome).Inc()
+	}
+}
+
+func (m *Metrics) pushDelivered(agent string, r push.Result) {
+	if m == nil {
+		return
+	}
+	m.pushDeliveries.WithLabelValues(agent, string(r.Outcome)).Inc()
+	m.pushAttempts.WithLabelValues(agent).Observe(float64(r.Attempts))
+	m.pushDuration.WithLabelValues(agent).Observe(r.Latency.Seconds())
 }

@@ -435,6 +435,7 @@ func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *nor
 		pc := &call{start: c.start, env: c.env, backend: b, owner: c.owner}
 		pc.lent = pc.lentInline[:0]
 		pc.env.Op = dialect.GetTask
+		pc.info.TaskID = taskID
 		task, e := a.unary(ctx, r, pc, dialect.GetTask, method, params)
 		done := pc.answer.State == "" || !c.info.Blocking || dialect.TerminalState(pc.answer.State) ||
 			pc.answer.State == "TASK_STATE_INPUT_REQUIRED" || pc.answer.State == "TASK_STATE_AUTH_REQUIRED"

@@ -193,6 +193,9 @@ func (a *Agent) skillBackend(c *call) (*backend, *normalize.Error) {
 // the background. A send was admitted before it was forwarded, so this is
 // the rare index that failed in between.
 func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *normalize.Error {
+	if c.pushPending != nil && info.TaskID != "" {
+		a.bindPending(ctx, c, info.TaskID)
+	}
 	// Messages create no task, and an artifact update says nothing of state.
 	if info.TaskID == "" || info.State == "" || c.unchecked {
 		return nil

@@ -184,19 +184,19 @@ func canceledBehindTheIndex(t *testing.T, c caller, g *testGateway) string {
 	return id
 }
 
-// streamError reads the error a streaming call was answered with, as an
-// SSE event or a plain JSON-RPC response.
+// streamError reads the error a streaming call was answered with: one SSE
+// data event, whatever the caller's dialect.
 func streamError(t *testing.T, s *eventStream) gjson.Result {
 	t.Helper()
-	if strings.HasPrefix(s.res.Header.Get("Content-Type"), "text/event-stream") {
-		events := s.all()
-		if len(events) != 1 {
-			t.Fatalf("want one error event, got %v", events)
-		}
-		return events[0]
+	if ct := s.res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		b, _ := io.ReadAll(s.res.Body)
+		t.Fatalf("a streaming call's error came as %q, not an event: %s", ct, b)
 	}
-	b, _ := io.ReadAll(s.res.Body)
-	return gjson.ParseBytes(b)
+	events := s.all()
+	if len(events) != 1 {
+		t.Fatalf("want one error event, got %v", events)
+	}
+	return events[0]
 }
 
 // A message to a task in a final state gets the caller's spec's refusal:

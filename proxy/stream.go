@@ -57,7 +57,10 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	defer res.Body.Close()
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
 		// Servers answer failures before the stream (validation, unknown
-		// task) with a plain JSON-RPC response.
+		// task) with a plain JSON-RPC response, bounded as a unary one is.
+		body := b.replyDeadline(res.Body)
+		defer body.Close()
+		res.Body = body
 		reply, e := a.readReply(res, b, c)
 		switch {
 		case e != nil:
@@ -90,18 +93,16 @@ func (a *Agent) refusedStream(s *sse, r *http.Request, e *normalize.Error) {
 	}
 }
 
-// streamFail answers an error that happened before the backend's stream
-// began. A 0.x caller gets it as an SSE error event in a 200 stream (the
-// 0.x SDK clients reject a JSON answer to a stream request); a 1.0 caller
-// gets a plain JSON-RPC error, as the 1.0 SDK servers send it.
+// streamFail answers an error of a streaming call, before or during the
+// backend's stream, as an SSE event whose data is the JSON-RPC error
+// response, in a 200 stream, whatever the caller's dialect: the SDK clients
+// read only the data lines of a stream request's answer (a2a-go v2 takes a
+// JSON body for an empty, successful stream), and the 0.x ones reject a
+// JSON answer outright. Refused authentication is the exception, answered
+// by authenticate before any of this: a 401 with its challenge, which
+// every client surfaces as an HTTP error.
 func (a *Agent) streamFail(s *sse, e *normalize.Error) {
-	out := a.errorResponse(s.c, e)
-	if s.started || s.c.env.Dialect == dialect.V03 {
-		_ = s.data(out)
-		return
-	}
-	s.c.bytes += len(out)
-	writeJSON(s.w, http.StatusOK, out)
+	_ = s.data(a.errorResponse(s.c, e))
 }
 
 // sse writes the caller's event stream.
@@ -131,6 +132,11 @@ type sse struct {
 	// it and the caller was cut.
 	writeTimeout  time.Duration
 	writeTimedOut bool
+	// pass is the id and retry of the backend event being relayed: the
+	// next data event carries them to the caller, so that its
+	// Last-Event-ID, forwarded on a reconnect, names the backend's event.
+	// Events of the gateway's own (a snapshot, an error) carry none.
+	pass sseframe.Event
 }
 
 // writeDeadline gives the next write to the caller writeTimeout from now.
@@ -221,7 +227,8 @@ func (s *sse) event(result []byte) error {
 func (s *sse) data(payload []byte) error {
 	s.start()
 	sc := s.scratch()
-	sc.frame = sseframe.AppendEvent(sc.frame[:0], sseframe.Event{Data: payload})
+	sc.frame = sseframe.AppendEvent(sc.frame[:0], sseframe.Event{ID: s.pass.ID, HasID: s.pass.HasID, Retry: s.pass.Retry, Data: payload})
+	s.pass = sseframe.Event{}
 	out := sc.frame
 	s.c.bytes += len(out)
 	s.writeDeadline()
@@ -232,10 +239,11 @@ func (s *sse) data(payload []byte) error {
 	return s.flushUnlessBatching()
 }
 
-// comment passes a keep-alive comment on.
-func (s *sse) comment(text []byte) error {
+// passFields passes on an event of the backend's without data: a keep-alive
+// comment, or an id or retry field of its own.
+func (s *sse) passFields(ev sseframe.Event) error {
 	s.start()
-	out := sseframe.AppendEvent(nil, sseframe.Event{Comment: text})
+	out := sseframe.AppendEvent(nil, sseframe.Event{ID: ev.ID, HasID: ev.HasID, Retry: ev.Retry, Comment: ev.Comment})
 	s.writeDeadline()
 	if _, err := s.w.Write(out); err != nil {
 		return s.wrote(err)
@@ -300,8 +308,9 @@ type relay struct {
 	idleFired atomic.Bool
 
 	mu        sync.Mutex
-	held      []byte      // an interrupted-state event waiting for its final flag
-	grace     *time.Timer // sends held when the backend says nothing more
+	held      []byte         // an interrupted-state event waiting for its final flag
+	heldPass  sseframe.Event // its id and retry
+	grace     *time.Timer    // sends held when the backend says nothing more
 	finished  bool
 	ended     bool   // the last event ends the exchange: a clean close may follow
 	lastTask  string // what the task index last heard
@@ -387,14 +396,18 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		rl.end(err)
 		return false
 	case ev.Data == nil:
-		// Keep-alives pass on; id- or retry-only blocks carry nothing for
-		// the caller, whose event ids are its own.
-		return ev.Comment == nil || s.comment(ev.Comment) == nil
+		// Keep-alives pass on, and so do id- or retry-only blocks: they
+		// set the caller's last event id and reconnection time.
+		return (ev.Comment == nil && !ev.HasID && ev.Retry == "") || s.passFields(ev) == nil
 	}
 	sc := s.scratch()
 	reply, err := normalize.ParseReply(ev.Data)
 	if err != nil {
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
+		return false
+	}
+	if e := answersCall(b, s.c, reply); e != nil {
+		a.streamFail(s, e)
 		return false
 	}
 	if reply.Error != nil {
@@ -419,6 +432,12 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return false
 	}
 	keep(&sc.result, out, reply.Result)
+	if e := answersTask(b, s.c, info); e != nil {
+		// A subscription, or a message continuing a task, answered with
+		// another task's events.
+		a.streamFail(s, e)
+		return false
+	}
 	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
 		// The task index may be a network away: no event waits for it.
 		if s.flushPending() != nil {
@@ -452,10 +471,23 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 	if a.holdsForFinal(s.c, info) {
 		// Translated again, with its final flag, when released.
 		rl.held = append([]byte(nil), reply.Result...)
+		rl.heldPass = idAndRetry(ev)
 		rl.grace = time.AfterFunc(a.interruptGrace, rl.graceOver)
 		return true
 	}
+	s.pass = idAndRetry(ev)
 	return s.event(out) == nil
+}
+
+// passHeld gives the held event's id and retry to the next data event.
+func (rl *relay) passHeld() {
+	rl.s.pass, rl.heldPass = rl.heldPass, sseframe.Event{}
+}
+
+// idAndRetry is what of a backend's event passes to the caller unchanged.
+// The reader's strings are its own, not views of its buffer.
+func idAndRetry(ev sseframe.Event) sseframe.Event {
+	return sseframe.Event{ID: ev.ID, HasID: ev.HasID, Retry: ev.Retry}
 }
 
 // endsExchange reports whether a stream may end cleanly after this event.

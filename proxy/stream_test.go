@@ -75,6 +75,20 @@ func (s *eventStream) next() (gjson.Result, bool) {
 	}
 }
 
+// onlyError checks that the stream is one error event of code, in a 200
+// event stream, as every caller dialect gets a streaming call's error.
+func (s *eventStream) onlyError(d dialect.ID, code int) gjson.Result {
+	s.t.Helper()
+	if s.res.StatusCode != http.StatusOK || s.res.Header.Get("Content-Type") != "text/event-stream" {
+		s.t.Fatalf("a streaming call's error must come as an event stream, got HTTP %d %q", s.res.StatusCode, s.res.Header.Get("Content-Type"))
+	}
+	events := s.all()
+	if len(events) != 1 {
+		s.t.Fatalf("want one error event, got %v", events)
+	}
+	return wantError(s.t, events[0], d, code)
+}
+
 // all reads the rest of the stream.
 func (s *eventStream) all() []gjson.Result {
 	var out []gjson.Result
@@ -326,26 +340,22 @@ func TestResubscribeMidTaskThenCancel(t *testing.T) {
 			t.Fatalf("subscription must end canceled, got %v", events)
 		}
 		if c.d == dialect.V10 {
-			wantError(t, g.call("4", c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`), c.d, -32004)
+			g.stream("4", c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`).onlyError(c.d, -32004)
 		}
+	})
+}
+
+// TestStreamErrorBeforeBackend: an error found before the backend is
+// called reaches a streaming caller as an error event too.
+func TestStreamErrorBeforeBackend(t *testing.T) {
+	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
+		g.stream("1", c.method(dialect.SendStreamingMessage), `{"message":{"messageId":"","parts":[]}}`).onlyError(c.d, -32602)
+		g.stream("2", c.method(dialect.SubscribeToTask), `{}`).onlyError(c.d, -32602)
 	})
 }
 
 func TestStreamUnknownTask(t *testing.T) {
 	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
-		s := g.stream("1", c.method(dialect.SubscribeToTask), `{"id":"nope"}`)
-		if c.d == dialect.V03 && s.res.Header.Get("Content-Type") != "text/event-stream" {
-			t.Fatalf("a 0.x caller gets errors as an event stream, got %q", s.res.Header.Get("Content-Type"))
-		}
-		if c.d == dialect.V03 {
-			events := s.all()
-			if len(events) != 1 {
-				t.Fatalf("want one error event, got %d", len(events))
-			}
-			wantError(t, events[0], c.d, -32001)
-			return
-		}
-		b, _ := io.ReadAll(s.res.Body)
-		wantError(t, gjson.ParseBytes(b), c.d, -32001)
+		g.stream("1", c.method(dialect.SubscribeToTask), `{"id":"nope"}`).onlyError(c.d, -32001)
 	})
 }

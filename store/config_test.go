@@ -84,3 +84,35 @@ func wantProblems(t *testing.T, err error, fields ...string) {
 		}
 	}
 }
+
+func TestRedisConfigTopologies(t *testing.T) {
+	t.Parallel()
+	valid := func(c RedisConfig) *RedisConfig {
+		c.SetDefaults()
+		return &c
+	}
+	for _, c := range []RedisConfig{
+		{},
+		{Addresses: []string{"redis:6379"}},
+		{Mode: "cluster", Addresses: []string{"a:7000", "b:7000"}},
+		{Mode: "sentinel", Addresses: []string{"s1:26379"}, MasterName: "idx", SentinelPasswordEnv: "X"},
+		{TLS: RedisTLSConfig{Enabled: true, CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem", ServerName: "redis"}},
+		{TLS: RedisTLSConfig{Enabled: true, InsecureSkipVerify: true}},
+	} {
+		if err := valid(c).Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v", c, err)
+		}
+	}
+	wantProblems(t, valid(RedisConfig{Address: "a:1", Addresses: []string{"b:1"}}).Validate(), "address and addresses")
+	wantProblems(t, valid(RedisConfig{Mode: "ring"}).Validate(), "mode")
+	wantProblems(t, valid(RedisConfig{Mode: "cluster", Address: "a:1", DB: 2, KeyPrefix: "{x}", MinReplicaAcks: 1}).Validate(),
+		"address", "addresses", "db", "key_prefix", "min_replica_acks")
+	wantProblems(t, valid(RedisConfig{MinReplicaAcks: -1}).Validate(), "min_replica_acks")
+	wantProblems(t, valid(RedisConfig{Mode: "sentinel", Addresses: []string{"nope"}}).Validate(), "master_name", "addresses")
+	wantProblems(t, valid(RedisConfig{MasterName: "m", SentinelPasswordFile: "f", SentinelPasswordEnv: "E"}).Validate(),
+		"master_name", "sentinel_password_file", "sentinel_password_env", "sentinel_password_file and sentinel_password_env")
+	wantProblems(t, valid(RedisConfig{TLS: RedisTLSConfig{CAFile: "ca.pem", InsecureSkipVerify: true}}).Validate(),
+		"tls.ca_file", "tls.insecure_skip_verify")
+	wantProblems(t, valid(RedisConfig{TLS: RedisTLSConfig{Enabled: true, CertFile: "c.pem", InsecureSkipVerify: true, ServerName: "x"}}).Validate(),
+		"tls.cert_file and tls.key_file", "tls.insecure_skip_verify")
+}

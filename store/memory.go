@@ -34,6 +34,8 @@ type Memory struct {
 	// sends are the records of Retries, under their own lock.
 	sends memSends
 
+	push memPush // push configs and relays: memory_push.go
+
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once

@@ -4,24 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // Redis is a Store kept in Redis, shared by several gateway replicas. It is
 // safe for concurrent use. Every failure to reach Redis wraps ErrUnavailable.
 type Redis struct {
-	client      *redis.Client
+	client      redis.UniversalClient
 	keys        redisKeys
 	ttl         time.Duration
 	physicalTTL time.Duration
 	maxPerOwner int
+	minAcks     int
+	ackTimeout  time.Duration
 	now         func() time.Time
+
+	// registered holds when each agent was last added to the agents set
+	// by this process, which Put renews once per agentRenewal.
+	registered sync.Map
 }
 
 var _ Store = (*Redis)(nil)
@@ -32,15 +37,21 @@ var _ Store = (*Redis)(nil)
 // it is still live (its index entry would be left without its task).
 const redisTTLGrace = time.Minute
 
+// redisRenewalWindow is how long Put may leave the TTL of an owner's
+// shared indexes unrenewed (saving three commands a put): they then still
+// outlive every task by redisTTLGrace less the window, the clock skew
+// between Redis and the replicas tolerated.
+const redisRenewalWindow = redisTTLGrace / 2
+
 // NewRedis returns a Redis store configured by cfg after SetDefaults. It reads
-// the password but does not contact Redis: a gateway may start before Redis
-// does, and Ping reports readiness.
+// the passwords and the TLS files but does not contact Redis: a gateway may
+// start before Redis does, and Ping reports readiness.
 func NewRedis(cfg RedisConfig) (*Redis, error) {
 	cfg.SetDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("redis store config: %w", err)
 	}
-	password, err := cfg.password()
+	client, err := newRedisClient(&cfg)
 	if err != nil {
 		return nil, fmt.Errorf("redis store config: %w", err)
 	}
@@ -48,50 +59,17 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if now == nil {
 		now = time.Now
 	}
-	client := redis.NewClient(&redis.Options{
-		Addr:         cfg.Address,
-		Password:     password,
-		DB:           cfg.DB,
-		DialTimeout:  cfg.DialTimeout,
-		ReadTimeout:  cfg.ReadTimeout,
-		WriteTimeout: cfg.WriteTimeout,
-		// The caller's deadline (its request's) bounds every call too.
-		ContextTimeoutEnabled: true,
-		// One retry replaces a pooled connection that Redis closed (after a
-		// restart, say); more would multiply the time a caller waits before
-		// failing closed while Redis is down.
-		MaxRetries:    1,
-		DialerRetries: 1,
-		// Maintenance notifications are a Redis Enterprise feature; probing
-		// for them costs a round trip per connection.
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
-	})
 	return &Redis{
 		client:      client,
 		keys:        redisKeys{prefix: cfg.KeyPrefix},
 		ttl:         cfg.TTL,
 		physicalTTL: cfg.TTL + redisTTLGrace,
 		maxPerOwner: cfg.MaxTasksPerOwner,
-		now:         now,
+		minAcks:     cfg.MinReplicaAcks,
+		// Within the read timeout, so that a missing ack is an answer.
+		ackTimeout: cfg.ReadTimeout / 2,
+		now:        now,
 	}, nil
-}
-
-func (c *RedisConfig) password() (string, error) {
-	switch {
-	case c.PasswordFile != "":
-		b, err := os.ReadFile(c.PasswordFile)
-		if err != nil {
-			return "", fmt.Errorf("password_file: %w", err)
-		}
-		return strings.TrimRight(string(b), "\r\n"), nil
-	case c.PasswordEnv != "":
-		v := os.Getenv(c.PasswordEnv)
-		if v == "" {
-			return "", fmt.Errorf("password_env: environment variable %s is unset or empty", c.PasswordEnv)
-		}
-		return v, nil
-	}
-	return "", nil
 }
 
 // micros formats a time as the decimal microseconds the scripts store.
@@ -99,20 +77,56 @@ func micros(t time.Time) string {
 	return strconv.FormatInt(t.UnixMicro(), 10)
 }
 
-// Put implements Store.
+// Put implements Store. It is one round trip (a pipeline): the script that
+// writes the task and its indexes in the agent's slot, after the commands
+// that make the id known across agents, which live in the id's slot.
 func (r *Redis) Put(ctx context.Context, t Task) error {
 	now := r.now()
 	t, err := normalizeTask(t, now)
 	if err != nil {
 		return err
 	}
-	keys := []string{r.keys.task(t.Agent, t.ID), r.keys.bucket(t.Agent, t.Owner), r.keys.count(), r.keys.ids(t.ID)}
-	written, err := putScript.Run(ctx, r.client, keys,
-		r.keys.taskPrefix(t.Agent), r.keys.contextPrefix(t.Agent), t.Owner,
-		micros(now), micros(now.Add(r.ttl)), r.physicalTTL.Milliseconds(),
+	exp := now.Add(r.ttl)
+	keys := []string{r.keys.task(t.Agent, t.ID), r.keys.bucket(t.Agent, t.Owner), r.keys.count(t.Agent)}
+	args := []any{r.keys.taskPrefix(t.Agent), r.keys.contextPrefix(t.Agent), t.Owner,
+		micros(now), micros(exp), r.physicalTTL.Milliseconds(),
 		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
-		countMember(t.Agent, t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Agent, t.Owner), r.keys.idsPrefix(),
-	).Int()
+		countMember(t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Owner), redisRenewalWindow.Milliseconds()}
+	var put *redis.Cmd
+	var acks *redis.Cmd
+	_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		// Written even when the script then refuses the task: an id held
+		// by another owner, or refused for a full share, is known all the
+		// same, and a known id is never served unchecked.
+		ids := r.keys.ids(t.ID)
+		p.ZAddGT(ctx, ids, redis.Z{Score: float64(exp.UnixMicro()), Member: t.Agent})
+		p.PExpire(ctx, ids, r.physicalTTL)
+		if r.mustRegister(t.Agent, now) {
+			p.SAdd(ctx, r.keys.agents(), t.Agent)
+			p.PExpire(ctx, r.keys.agents(), r.physicalTTL)
+		}
+		put = p.EvalSha(ctx, putScript.Hash(), keys, args...)
+		if r.minAcks > 0 {
+			acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
+		}
+		return nil
+	})
+	if err != nil && isNoScript(put.Err()) {
+		// A node that restarted or was promoted lacks the script: Eval
+		// loads it. The commands before it are idempotent.
+		_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			put = putScript.Eval(ctx, p, keys, args...)
+			if r.minAcks > 0 {
+				acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		r.registered.Delete(t.Agent)
+		return unavailable("put task", err)
+	}
+	written, err := put.Int()
 	if err != nil {
 		return unavailable("put task", err)
 	}
@@ -122,7 +136,33 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	case 2:
 		return r.ownerQuota()
 	}
+	if acks != nil {
+		if n, err := acks.Int(); err != nil || n < r.minAcks {
+			return unavailable("put task", fmt.Errorf("%d of the %d replicas store.redis.min_replica_acks asks for acknowledged the write within %s (%v)",
+				n, r.minAcks, r.ackTimeout, err))
+		}
+	}
 	return nil
+}
+
+// agentRenewal is how often Put renews its agent in the agents set, well
+// within the set's time to live (the TTL plus redisTTLGrace).
+const agentRenewal = redisTTLGrace / 2
+
+// mustRegister reports whether this Put must add agent to the agents set,
+// which Len reads: the first Put of an agent, then one per agentRenewal.
+func (r *Redis) mustRegister(agent string, now time.Time) bool {
+	if last, ok := r.registered.Load(agent); ok {
+		if d := now.Sub(last.(time.Time)); d >= 0 && d < agentRenewal {
+			return false
+		}
+	}
+	r.registered.Store(agent, now)
+	return true
+}
+
+func isNoScript(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
 }
 
 func (r *Redis) ownerQuota() error {
@@ -161,15 +201,21 @@ func (r *Redis) queueAdmit(ctx context.Context, p redis.Pipeliner, a Admission) 
 	tasks := p.ZCount(ctx, bucket+":exp", live, "+inf")
 	// A final task's score is when it was put; it lives for the TTL.
 	finals := p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
-	owner := p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+	var owner *redis.SliceCmd
+	if a.ContextID != "" {
+		owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+	}
 	return func() (string, error) {
 		if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
 			return "", r.ownerQuota()
 		}
+		if owner == nil {
+			return "", ErrNotFound
+		}
 		vals := owner.Val()
 		o, ok1 := vals[0].(string)
 		exp, ok2 := vals[1].(string)
-		if a.ContextID == "" || !ok1 || !ok2 {
+		if !ok1 || !ok2 {
 			return "", ErrNotFound
 		}
 		expires, err := strconv.ParseInt(exp, 10, 64)
@@ -270,7 +316,7 @@ func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
 	}
 	reply, err := listScript.Run(ctx, r.client, []string{r.keys.bucket(q.Agent, q.Owner)},
 		r.keys.taskPrefix(q.Agent), q.Owner, micros(r.now()), suffix, residual,
-		maxScore, cursorScore, cursorID, q.PageSize, r.keys.idsPrefix(),
+		maxScore, cursorScore, cursorID, q.PageSize,
 	).Slice()
 	if err != nil {
 		return Page{}, unavailable("list tasks", err)
@@ -321,19 +367,40 @@ func (r *Redis) parsePage(q Query, reply []any) (Page, error) {
 	return page, nil
 }
 
-// Len implements Store.
+// Len implements Store. It counts each agent's tasks in the agent's slot.
 func (r *Redis) Len(ctx context.Context) (int, error) {
-	n, err := lenScript.Run(ctx, r.client, []string{r.keys.count()}, micros(r.now())).Int()
+	agents, err := r.client.SMembers(ctx, r.keys.agents()).Result()
 	if err != nil {
 		return 0, unavailable("count tasks", err)
 	}
-	return n, nil
+	total := 0
+	for _, agent := range agents {
+		n, err := lenScript.Run(ctx, r.client, []string{r.keys.count(agent)}, micros(r.now())).Int()
+		if err != nil {
+			return 0, unavailable("count tasks", err)
+		}
+		total += n
+	}
+	return total, nil
 }
 
-// Ping implements Store.
+// Ping implements Store. In cluster mode it asks for the cluster's state:
+// any node answers PING, but with a slot uncovered (a primary lost and no
+// replica promoted yet) the agents in it cannot be served.
 func (r *Redis) Ping(ctx context.Context) error {
-	if err := r.client.Ping(ctx).Err(); err != nil {
+	cluster, ok := r.client.(*redis.ClusterClient)
+	if !ok {
+		if err := r.client.Ping(ctx).Err(); err != nil {
+			return unavailable("ping", err)
+		}
+		return nil
+	}
+	info, err := cluster.ClusterInfo(ctx).Result()
+	if err != nil {
 		return unavailable("ping", err)
+	}
+	if !strings.Contains(info, "cluster_state:ok") {
+		return unavailable("ping", errors.New("the Redis Cluster reports cluster_state:fail: some hash slots have no reachable primary"))
 	}
 	return nil
 }

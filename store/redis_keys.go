@@ -7,16 +7,26 @@ import "strconv"
 // ("5:alpha"), so that any agent, owner or id (colons included) maps to its
 // own key; the last part is written as is.
 //
-//	<prefix>t:<agent>:<id>           hash: one task
-//	<prefix>c:<agent>:<context>      hash: owner and expiry of a context
-//	<prefix>b:<agent>:<owner>:all    sorted set: the owner's tasks, score -Updated
-//	<prefix>b:<agent>:<owner>:s:<st> sorted set: the same, in state st
-//	<prefix>b:<agent>:<owner>:c:<cx> sorted set: the same, in context cx
-//	<prefix>b:<agent>:<owner>:exp    sorted set: the same, score expiry
-//	<prefix>b:<agent>:<owner>:meta   hash: id -> state and context, for purging
-//	<prefix>b:<agent>:<owner>:fin    sorted set: the final tasks, score last put (eviction)
-//	<prefix>i:<id>                   sorted set: the agents holding the id, score expiry
-//	<prefix>n                        sorted set: every task, score expiry (Len)
+//	<prefix>{<agent>}t:<id>            hash: one task
+//	<prefix>{<agent>}c:<context>       hash: owner and expiry of a context
+//	<prefix>{<agent>}b:<owner>:all     sorted set: the owner's tasks, score -Updated
+//	<prefix>{<agent>}b:<owner>:s:<st>  sorted set: the same, in state st
+//	<prefix>{<agent>}b:<owner>:c:<cx>  sorted set: the same, in context cx
+//	<prefix>{<agent>}b:<owner>:exp     sorted set: the same, score expiry
+//	<prefix>{<agent>}b:<owner>:meta    hash: id -> state and context, for purging
+//	<prefix>{<agent>}b:<owner>:fin     sorted set: the final tasks, score last put (eviction)
+//	<prefix>{<agent>}n                 sorted set: the agent's tasks, score expiry (Len)
+//	<prefix>{<agent>}r:<owner>:<key>   string: a send's record for retries (redis_retry.go)
+//	<prefix>i:<id>                     sorted set: the agents holding the id, score expiry
+//	<prefix>agents                     set: the agents with keys, for Len
+//
+// The braces are Redis Cluster hash tags: every key of one agent hashes to
+// the same slot, so that each script (which reads and writes a task, its
+// owner's indexes and its context at once) touches one slot, as Cluster
+// requires. The keys that are not per agent (i:<id>, read by Known across
+// agents, and agents) are written by commands of their own, in the same
+// pipeline as the script. The prefix may not hold braces (Validate), so the
+// tag is always the agent's.
 //
 // Scores of the List indexes are -Updated in microseconds, so that ascending
 // score order with Redis's byte order on ties is exactly List order (newest
@@ -29,10 +39,15 @@ func lengthPrefixed(s string) string {
 	return strconv.Itoa(len(s)) + ":" + s
 }
 
+// agentSlot is the common start of the keys of agent, hash tag included.
+func (k redisKeys) agentSlot(agent string) string {
+	return k.prefix + "{" + lengthPrefixed(agent) + "}"
+}
+
 // taskPrefix is the task key of agent without the id, for scripts that
 // derive task keys from index members.
 func (k redisKeys) taskPrefix(agent string) string {
-	return k.prefix + "t:" + lengthPrefixed(agent) + ":"
+	return k.agentSlot(agent) + "t:"
 }
 
 func (k redisKeys) task(agent, id string) string {
@@ -40,7 +55,7 @@ func (k redisKeys) task(agent, id string) string {
 }
 
 func (k redisKeys) contextPrefix(agent string) string {
-	return k.prefix + "c:" + lengthPrefixed(agent) + ":"
+	return k.agentSlot(agent) + "c:"
 }
 
 func (k redisKeys) context(agent, contextID string) string {
@@ -50,28 +65,28 @@ func (k redisKeys) context(agent, contextID string) string {
 // bucket is the common start of the index keys of (agent, owner); scripts
 // append the suffixes.
 func (k redisKeys) bucket(agent, owner string) string {
-	return k.prefix + "b:" + lengthPrefixed(agent) + ":" + lengthPrefixed(owner)
-}
-
-func (k redisKeys) idsPrefix() string {
-	return k.prefix + "i:"
+	return k.agentSlot(agent) + "b:" + lengthPrefixed(owner)
 }
 
 func (k redisKeys) ids(id string) string {
-	return k.idsPrefix() + id
+	return k.prefix + "i:" + id
 }
 
-func (k redisKeys) count() string {
-	return k.prefix + "n"
+func (k redisKeys) count(agent string) string {
+	return k.agentSlot(agent) + "n"
 }
 
-// countMember names a task in the count set. The owner is part of it so that
-// a task id taken over by another owner after expiry is a new member, while
-// the old one ages out by its score.
-func countMember(agent, owner, id string) string {
-	return countMemberPrefix(agent, owner) + id
+func (k redisKeys) agents() string {
+	return k.prefix + "agents"
 }
 
-func countMemberPrefix(agent, owner string) string {
-	return lengthPrefixed(agent) + ":" + lengthPrefixed(owner) + ":"
+// countMember names a task in its agent's count set. The owner is part of
+// it so that a task id taken over by another owner after expiry is a new
+// member, while the old one ages out by its score.
+func countMember(owner, id string) string {
+	return countMemberPrefix(owner) + id
+}
+
+func countMemberPrefix(owner string) string {
+	return lengthPrefixed(owner) + ":"
 }

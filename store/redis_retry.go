@@ -12,12 +12,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// sendKey is the Redis key of a send record. The hash tag holds the agent
-// and owner, so that one caller's records share a Redis Cluster slot:
+// sendKey is the Redis key of a send record, in its agent's hash slot like
+// the keys Admit reads, so that the claim rides in Admit's pipeline to the
+// same node, on a cluster too:
 //
-//	{<prefix>r:<agent>:<owner>}:<key>   string: "<expires µs>|<record JSON>"
+//	<prefix>{<agent>}r:<owner>:<key>   string: "<expires µs>|<record JSON>"
 func (k redisKeys) sendKey(key SendKey) string {
-	return "{" + k.prefix + "r:" + lengthPrefixed(key.Agent) + ":" + lengthPrefixed(key.Owner) + "}:" + key.Key
+	return k.agentSlot(key.Agent) + "r:" + lengthPrefixed(key.Owner) + ":" + key.Key
 }
 
 // claimSendScript writes ARGV[2] unless a record that expires after ARGV[1]

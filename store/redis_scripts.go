@@ -41,7 +41,7 @@ end
 -- purge drops the expired tasks of one bucket from its indexes, so that
 -- counts and pages see only live tasks. Each task is purged once, so the
 -- cost is constant per task over its lifetime.
-local function purge(bucket, taskPrefix, idsPrefix, owner, now)
+local function purge(bucket, taskPrefix, owner, now)
   local expired = redis.call('ZRANGEBYSCORE', bucket .. ':exp', '-inf', now)
   if #expired == 0 then return end
   local meta = bucket .. ':meta'
@@ -61,15 +61,15 @@ local function purge(bucket, taskPrefix, idsPrefix, owner, now)
     if h[1] == owner and h[2] and tonumber(h[2]) <= tonumber(now) then
       redis.call('DEL', tk)
     end
-    redis.call('ZREMRANGEBYSCORE', idsPrefix .. id, '-inf', now)
   end
   redis.call('ZREMRANGEBYSCORE', bucket .. ':exp', '-inf', now)
 end
 
 -- evict drops the live task id of bucket from every index, for the owner's
 -- share. The context keeps its owner until its own expiry, which is the
--- latest of its tasks'.
-local function evict(bucket, taskPrefix, id, count, countMember, idsKey, agent)
+-- latest of its tasks'. The id stays known across agents (Known, in another
+-- slot) until it would have expired: a known id is never served unchecked.
+local function evict(bucket, taskPrefix, id, count, countMember)
   local meta = bucket .. ':meta'
   local m = redis.call('HGET', meta, id)
   if m then
@@ -81,7 +81,6 @@ local function evict(bucket, taskPrefix, id, count, countMember, idsKey, agent)
   for _, suffix in ipairs({':all', ':exp', ':fin'}) do redis.call('ZREM', bucket .. suffix, id) end
   redis.call('DEL', taskPrefix .. id)
   redis.call('ZREM', count, countMember)
-  redis.call('ZREM', idsKey, agent)
 end
 
 -- shareFull reports whether owner's share of bucket is full; owner '' is
@@ -99,17 +98,18 @@ end
 // putScript implements Redis.Put. It returns 1 when written, 0 on an owner
 // conflict, 2 when the owner's share is full of tasks that are not final.
 //
-//	KEYS: task, bucket, count, ids (the task id across agents)
+//	KEYS: task, bucket, count (all in the agent's slot)
 //	ARGV: taskPrefix, contextPrefix, owner, now, expiry, physical TTL (ms),
 //	      id, agent, backend, context, state, updated, count member,
-//	      max tasks per owner, count member prefix (without the id), ids prefix
+//	      max tasks per owner, count member prefix (without the id),
+//	      renewal window (ms)
 var putScript = redis.NewScript(luaCommon + `
-local task, bucket, count, idsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
 local taskPrefix, ctxPrefix, owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local id, agent, backend, ctx, state, upd, member = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13]
-local maxPerOwner, memberPrefix, idsPrefix = ARGV[14], ARGV[15], ARGV[16]
+local maxPerOwner, memberPrefix, window = ARGV[14], ARGV[15], ARGV[16]
 
-purge(bucket, taskPrefix, idsPrefix, owner, now)
+purge(bucket, taskPrefix, owner, now)
 
 local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd')
 if cur[2] and tonumber(cur[2]) > tonumber(now) then
@@ -125,22 +125,32 @@ else
   if shareFull(bucket, owner, maxPerOwner) then
     local oldest = redis.call('ZRANGE', bucket .. ':fin', 0, 0)
     if #oldest == 0 then return 2 end
-    evict(bucket, taskPrefix, oldest[1], count, memberPrefix .. oldest[1], idsKey, agent)
+    evict(bucket, taskPrefix, oldest[1], count, memberPrefix .. oldest[1])
   end
-  redis.call('DEL', task)
+  -- HSET sets every field, so an expired task's hash needs no DEL first.
   redis.call('HSET', task, 'id', id, 'agent', agent, 'owner', owner, 'backend', backend,
     'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
 end
 
 local score = neg(upd)
-local keys = {task, count, idsKey, bucket .. ':all', bucket .. ':s:' .. state, bucket .. ':exp', bucket .. ':meta', bucket .. ':fin'}
+-- Every key this put adds to outlives the tasks in it: its TTL is renewed
+-- here. all, exp and meta hold the same ids, are emptied together and are
+-- renewed together, so when exp's TTL was renewed within the window, all
+-- three outlive any task put now, by the grace less the window, and need no
+-- renewal. Each member of fin and of a state index was added with a renewal.
+local keys = {task, count, bucket .. ':s:' .. state}
+if redis.call('PTTL', bucket .. ':exp') < tonumber(ttl) - tonumber(window) then
+  table.insert(keys, bucket .. ':all')
+  table.insert(keys, bucket .. ':exp')
+  table.insert(keys, bucket .. ':meta')
+end
 redis.call('ZADD', bucket .. ':all', score, id)
 if finalState(state) then
   redis.call('ZADD', bucket .. ':fin', now, id)
+  table.insert(keys, bucket .. ':fin')
 else
   redis.call('ZREM', bucket .. ':fin', id)
 end
-redis.call('ZADD', idsKey, exp, agent)
 redis.call('ZADD', bucket .. ':s:' .. state, score, id)
 redis.call('ZADD', bucket .. ':exp', exp, id)
 redis.call('HSET', bucket .. ':meta', id, #state .. ':' .. state .. ctx)
@@ -166,8 +176,7 @@ return 1
 //
 //	KEYS: bucket
 //	ARGV: taskPrefix, owner, now, index suffix, residual state filter,
-//	      max score, cursor score ("" on the first page), cursor id, page size,
-//	      ids prefix
+//	      max score, cursor score ("" on the first page), cursor id, page size
 //
 // The index is the narrowest one the filters allow (context, else state,
 // else all); the state filter is checked per task only together with a
@@ -175,9 +184,9 @@ return 1
 var listScript = redis.NewScript(luaCommon + `
 local bucket = KEYS[1]
 local taskPrefix, owner, now, suffix, residual, maxScore = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local cursorScore, cursorID, size, idsPrefix = ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10]
+local cursorScore, cursorID, size = ARGV[7], ARGV[8], tonumber(ARGV[9])
 
-purge(bucket, taskPrefix, idsPrefix, owner, now)
+purge(bucket, taskPrefix, owner, now)
 
 local index, meta = bucket .. ':' .. suffix, bucket .. ':meta'
 local function keep(id)

@@ -149,9 +149,11 @@ func TestRedisKeysExpire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Only the context owners remain, until their own TTL: they hold no task.
+	// Only the context owners, the ids known across agents (in slots of
+	// their own, out of the scripts' reach; one member per agent) and the
+	// agents set remain, until their own TTL: they hold no task.
 	for _, k := range keys {
-		if k != prefix+"c:1:a:c1" && k != prefix+"c:1:a:c2" {
+		if k != prefix+"{1:a}c:c1" && k != prefix+"{1:a}c:c2" && k != prefix+"agents" && k != prefix+"i:t1" && k != prefix+"i:t2" {
 			t.Errorf("key %q survived the purge of its tasks", k)
 		}
 	}
@@ -200,7 +202,7 @@ func TestNewRedisReadsPassword(t *testing.T) {
 		if err != nil {
 			t.Fatalf("NewRedis(%+v) = %v", tc.cfg, err)
 		}
-		if got := s.client.Options().Password; got != tc.want {
+		if got := s.client.(*redis.Client).Options().Password; got != tc.want {
 			t.Errorf("NewRedis(%+v) password = %q, want %q", tc.cfg, got, tc.want)
 		}
 		s.Close()

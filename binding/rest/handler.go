@@ -134,11 +134,16 @@ func readAll(rd io.Reader, size int64) ([]byte, error) {
 // same operation: same context and headers (Authorization included), the
 // canonical 1.0 body, addressed to the agent's JSON-RPC path.
 func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Request {
-	// A shallow copy with its own header and URL: nothing else of the
-	// caller's request is changed, and Clone's deep copies cost more than
-	// the rest of the front end.
-	req := new(http.Request)
-	*req = *r
+	// A shallow copy (WithContext) with its own header and URL: nothing
+	// else of the caller's request is changed, and Clone's deep copies cost
+	// more than the rest of the front end.
+	// The context tells the core the call came through this binding (and,
+	// for 0.3, the dialect the caller spoke): nothing the caller sends can.
+	ctx := dialect.WithBinding(r.Context(), dialect.HTTPJSON)
+	if rt.op.v03 {
+		ctx = dialect.WithCallerDialect(ctx, dialect.V03)
+	}
+	req := r.WithContext(ctx)
 	req.Header = r.Header.Clone()
 	req.Method = http.MethodPost
 	u := *r.URL
@@ -165,4 +170,15 @@ func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Reque
 		req.Header.Set(dialect.HeaderVersion, "1.0")
 	}
 	return req
+}
+
+// NotServed answers every request with a google.rpc.Status NOT_FOUND (404)
+// carrying message: for an agent whose HTTP+JSON binding is not published,
+// so that a REST client learns why rather than meet a plain-text 404.
+func NotServed(message string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		e := newError(http.StatusNotFound, dialect.ErrMethodNotFound, message)
+		e.status = "NOT_FOUND"
+		e.write(w)
+	})
 }

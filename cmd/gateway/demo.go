@@ -64,6 +64,10 @@ Call it in the 1.0 dialect (the backend still speaks 0.2.5):
 Stream it (1.0):
   curl -sN http://%[1]s/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '{"jsonrpc":"2.0","id":3,"method":"SendStreamingMessage","params":{"message":{"messageId":"m3","role":"ROLE_USER","parts":[{"text":"run the report"}]}}}'
 
+Push notifications, in your dialect whatever the backend's (the demo allows receivers on loopback):
+  python3 -c "import http.server as s; s.HTTPServer(('127.0.0.1',9000), type('H',(s.BaseHTTPRequestHandler,),{'do_POST': lambda h: (print(h.rfile.read(int(h.headers['Content-Length'])).decode(), flush=True), h.send_response(200), h.end_headers())})).serve_forever()" &
+  curl -s http://%[1]s/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '{"jsonrpc":"2.0","id":4,"method":"SendMessage","params":{"message":{"messageId":"m4","role":"ROLE_USER","parts":[{"text":"run the report"}]},"configuration":{"returnImmediately":true,"taskPushNotificationConfig":{"url":"http://127.0.0.1:9000/hook","token":"my-token"}}}}'
+
 Messages ending in "?" get a direct answer; "input ..." asks for more input; "wait" runs until canceled; "fail" fails.
 Ctrl-C stops it.
 `, addr)

@@ -99,9 +99,13 @@ func (g *generation) retire() {
 	g.inflight.Wait()
 	g.stop()
 	g.refresh.Wait()
+	dctx, dcancel := context.WithTimeout(context.Background(), g.cfg.Server.ShutdownTimeout)
+	drainPush(dctx, g.agents, slog.Default())
+	dcancel()
 	for _, c := range g.closers {
 		c()
 	}
+	g.gw.Close()
 	for _, a := range g.agents {
 		a.Close()
 	}
@@ -303,7 +307,12 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		IdleTimeout:       cfg.Server.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return calls },
+		Protocols:         new(http.Protocols),
 	}
+	// HTTP/2 without TLS (prior knowledge, as gRPC clients send it) next to
+	// HTTP/1.1: the gRPC binding shares the traffic listener.
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
 	var admin *http.Server
 	adminAddr := ""
 	if cfg.Admin.Listen != "" {
@@ -334,6 +343,10 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	if admin != nil {
 		_ = admin.Shutdown(sctx)
 	}
+	rt.mu.RLock()
+	agents := rt.cur.agents
+	rt.mu.RUnlock()
+	drainPush(sctx, agents, log)
 	if errors.Is(err, context.DeadlineExceeded) {
 		log.Warn("shutdown timeout passed: ending the remaining calls")
 		endCalls(proxy.ErrShuttingDown)
@@ -347,6 +360,16 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	}
 	log.Info("stopped")
 	return err
+}
+
+// drainPush sends the push deliveries the agents have queued, until ctx
+// ends; the rest are abandoned, and counted in the log.
+func drainPush(ctx context.Context, agents []*proxy.Agent, log *slog.Logger) {
+	for _, a := range agents {
+		if n, err := a.ClosePush(ctx); n > 0 || err != nil {
+			log.Warn("push deliveries abandoned at shutdown", "agent", a.Config().Name, "abandoned", n)
+		}
+	}
 }
 
 // advertised turns a listen address into one a caller can dial.

@@ -62,6 +62,19 @@ func New(opts Options) *Agent {
 		Cards:       map[string]func(string) any{cardPath: func(url string) any { return a.card(url, false) }},
 		Precision:   timestampPrecision,
 	})
+	// As a2a-go v2 does: each event's StreamResponse, the token in
+	// A2A-Notification-Token.
+	a.core.SendWebhooks(agentcore.Webhooks[message, artifact, pushConfig]{
+		TokenHeader: "A2A-Notification-Token",
+		Target:      func(c pushConfig) (string, string) { return c.URL, c.Token },
+		Bodies: func(_ agentcore.Task[message, artifact], events []agentcore.Event[message, artifact]) []any {
+			bodies := make([]any, len(events))
+			for i, e := range events {
+				bodies[i] = renderEvent(e)
+			}
+			return bodies
+		},
+	})
 	return a
 }
 

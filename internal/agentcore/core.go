@@ -80,6 +80,8 @@ type Core[M, A, C any] struct {
 	// cards maps each card route to the card it serves, given the public
 	// JSON-RPC URL.
 	cards map[string]func(url string) any
+	// webhooks, when set, sends push notifications (webhook.go).
+	webhooks *Webhooks[M, A, C]
 
 	// ctx is the parent of every task script; Close cancels it.
 	ctx    context.Context

@@ -14,6 +14,7 @@ func (c *Core[M, A, C]) StorePush(rec *Record[M, A, C], id string, cfg C) {
 	} else {
 		rec.push = append(rec.push, p)
 	}
+	c.notify(rec)
 }
 
 // Record returns task id's record, for StorePush.

@@ -57,6 +57,8 @@ type Record[M, A, C any] struct {
 	// stop cancels the script advancing the task; nil when none runs.
 	stop context.CancelFunc
 	push []Push[C]
+	// notifying is set once the task's webhook sender runs (webhook.go).
+	notifying bool
 }
 
 type update[M, A any] struct {

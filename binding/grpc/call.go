@@ -1,0 +1,206 @@
+package grpcbind
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+var (
+	// toJSON writes the canonical 1.0 params: lowerCamelCase names, unset
+	// fields left out (ADR-001).
+	toJSON = protojson.MarshalOptions{}
+	// fromJSON reads the core's answers, whose backends may add fields a
+	// later proto has.
+	fromJSON = protojson.UnmarshalOptions{DiscardUnknown: true}
+)
+
+// call makes the JSON-RPC call of method with req and decodes its result
+// into out.
+func (s *service) call(ctx context.Context, method string, req, out proto.Message) error {
+	r, err := s.request(ctx, method, req, false)
+	if err != nil {
+		return err
+	}
+	a := &unaryAnswer{header: http.Header{}}
+	s.rpc.ServeHTTP(a, r)
+	if md := answerHeader(a.header); md != nil {
+		_ = grpc.SetHeader(ctx, md)
+	}
+	return a.decode(ctx, out)
+}
+
+// request is the JSON-RPC request of one RPC: the canonical 1.0 body,
+// addressed to the agent's path, with the caller's metadata as headers and
+// the RPC's context, so the core's backend call ends with the RPC.
+func (s *service) request(ctx context.Context, method string, req proto.Message, stream bool) (*http.Request, error) {
+	params, err := toJSON.Marshal(req)
+	if err != nil {
+		return nil, failure(codes.InvalidArgument, dialect.ErrInvalidParams, "the "+method+" request cannot be written as JSON: "+err.Error())
+	}
+	body := make([]byte, 0, len(params)+len(method)+48)
+	body = append(body, `{"jsonrpc":"2.0","id":1,"method":"`...)
+	body = append(body, method...)
+	body = append(body, `","params":`...)
+	body = append(body, params...)
+	body = append(body, '}')
+
+	// The context tells the core the call came through gRPC, and which
+	// dialect's service it named: a 0.3 call reaches the core as 1.0.
+	rctx := dialect.WithBinding(ctx, dialect.GRPC)
+	if m, _ := grpc.Method(ctx); strings.HasPrefix(m, "/a2a.v1.") {
+		rctx = dialect.WithCallerDialect(rctx, dialect.V03)
+	}
+	r, err := http.NewRequestWithContext(rctx, http.MethodPost, s.path, bytes.NewReader(body))
+	if err != nil {
+		return nil, failure(codes.Internal, dialect.ErrInternal, "building the request failed: "+err.Error())
+	}
+	r.RequestURI = s.path
+	r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/2.0", 2, 0
+	md, _ := metadata.FromIncomingContext(ctx)
+	for k, vv := range md {
+		if forwardable(k) {
+			r.Header[http.CanonicalHeaderKey(k)] = vv
+		}
+	}
+	if a := md.Get(":authority"); len(a) > 0 {
+		r.Host = a[0]
+	}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		r.RemoteAddr = p.Addr.String()
+		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
+			r.TLS = &info.State
+		}
+	}
+	r.Header.Set("Content-Type", "application/json")
+	if stream {
+		r.Header.Set("Accept", "text/event-stream")
+	} else {
+		r.Header.Set("Accept", "application/json")
+	}
+	// The service name says the caller speaks 1.0; a version it names
+	// itself is kept, so one the gateway does not speak is refused as for
+	// JSON-RPC.
+	if r.Header.Get(dialect.HeaderVersion) == "" {
+		r.Header.Set(dialect.HeaderVersion, "1.0")
+	}
+	return r, nil
+}
+
+// forwardable reports whether a metadata key is one of the caller's own
+// headers rather than gRPC's framing: those become the JSON-RPC request's
+// headers (Authorization, A2A-Version, A2A-Extensions, trace context, ...).
+// Binary (-bin) values are not HTTP header text.
+func forwardable(k string) bool {
+	switch {
+	case k == "" || k[0] == ':' || strings.HasPrefix(k, "grpc-") || strings.HasSuffix(k, "-bin"):
+		return false
+	}
+	switch k {
+	case "content-type", "content-length", "te", "connection", "host", "accept", "accept-encoding":
+		return false
+	}
+	return true
+}
+
+// unaryAnswer is the ResponseWriter a unary call's JSON-RPC answer is
+// written to. The core bounds the answer's size.
+type unaryAnswer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (a *unaryAnswer) Header() http.Header { return a.header }
+
+func (a *unaryAnswer) WriteHeader(code int) {
+	if a.status == 0 && code >= 200 {
+		a.status = code
+	}
+}
+
+func (a *unaryAnswer) Write(p []byte) (int, error) {
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	return a.body.Write(p)
+}
+
+// FlushError is a no-op: the answer is decoded once the core is done.
+func (a *unaryAnswer) FlushError() error { return nil }
+
+// answerHeader is the core's headers a gRPC caller needs too: the
+// challenge of a refused token, when to retry. They go in the response
+// headers, where HTTP has them: HTTP/2 forbids WWW-Authenticate in trailers.
+func answerHeader(h http.Header) metadata.MD {
+	var md metadata.MD
+	for _, k := range [...]string{"Www-Authenticate", "Retry-After"} {
+		if vv := h[k]; len(vv) > 0 {
+			if md == nil {
+				md = metadata.MD{}
+			}
+			md[strings.ToLower(k)] = vv
+		}
+	}
+	return md
+}
+
+// decode reads the JSON-RPC answer into out, or into the gRPC status of
+// its error.
+func (a *unaryAnswer) decode(ctx context.Context, out proto.Message) error {
+	body := a.body.Bytes()
+	res := gjson.ParseBytes(body)
+	switch {
+	case a.status == 0:
+		return failure(codes.Internal, dialect.ErrInternal, "the gateway wrote no answer")
+	case !res.IsObject() || !gjson.ValidBytes(body):
+		return nonJSON(a.status, body)
+	case res.Get("error").Exists():
+		if err := ctx.Err(); err != nil {
+			return status.FromContextError(err).Err()
+		}
+		return rpcStatus(res.Get("error"), a.status).Err()
+	}
+	return decodeResult(res.Get("result"), out)
+}
+
+// decodeResult reads a JSON-RPC result, the ProtoJSON of the RPC's
+// response message, into out.
+func decodeResult(result gjson.Result, out proto.Message) error {
+	raw := result.Raw
+	if raw == "" || raw == "null" {
+		raw = "{}" // google.protobuf.Empty
+	}
+	if err := fromJSON.Unmarshal([]byte(raw), out); err != nil {
+		return failure(codes.Internal, dialect.ErrInvalidAgentResponse,
+			"the agent's answer is not a valid "+string(out.ProtoReflect().Descriptor().Name())+": "+err.Error())
+	}
+	return nil
+}
+
+// nonJSON is the status of an answer that is no JSON-RPC response (a
+// plain-text error of some layer in front of the core).
+func nonJSON(httpStatus int, body []byte) error {
+	code := codes.Internal
+	if c, ok := codeByHTTP[httpStatus]; ok {
+		code = c
+	}
+	text := strings.TrimSpace(string(body))
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	return failure(code, dialect.ErrInternal, "the gateway answered HTTP "+http.StatusText(httpStatus)+": "+text)
+}

@@ -1,0 +1,66 @@
+package grpcbind
+
+import (
+	"net/http"
+	"strings"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// DefaultMaxMessageBytes bounds a request message when Options leaves it
+// unset, as the JSON-RPC endpoint bounds a request body.
+const DefaultMaxMessageBytes = 4 << 20
+
+// Options configure a gRPC front end.
+type Options struct {
+	// Path is the published agent's JSON-RPC path, which the requests the
+	// front end makes are addressed to ("" means "/").
+	Path string
+	// MaxMessageBytes bounds a request message; 0 means
+	// DefaultMaxMessageBytes.
+	MaxMessageBytes int64
+}
+
+// New returns the gRPC server of the agent whose JSON-RPC endpoint rpc
+// serves: the 1.0 service lf.a2a.v1.A2AService and the 0.3 service
+// a2a.v1.A2AService. Serve it on a listener of its own with Serve, or next to HTTP/1.1
+// on an HTTP/2 (h2c or TLS) listener with ServeHTTP: see IsGRPC.
+func New(rpc http.Handler, opts Options) *grpc.Server {
+	limit := opts.MaxMessageBytes
+	if limit <= 0 {
+		limit = DefaultMaxMessageBytes
+	}
+	path := opts.Path
+	if path == "" {
+		path = "/"
+	}
+	s := grpc.NewServer(grpc.MaxRecvMsgSize(int(min(limit, 1<<30))))
+	svc := &service{rpc: rpc, path: path}
+	a2apb.RegisterA2AServiceServer(s, svc)
+	registerV03(s, svc)
+	return s
+}
+
+// Refusing returns a gRPC server that answers every call with code and
+// message: for a listener with no agent the gRPC binding can serve, so that
+// callers learn why rather than meet an unknown service.
+func Refusing(code codes.Code, message string) *grpc.Server {
+	return grpc.NewServer(grpc.UnknownServiceHandler(func(any, grpc.ServerStream) error {
+		return status.Error(code, message)
+	}))
+}
+
+// IsGRPC reports whether r is a gRPC call (Content-Type application/grpc or
+// application/grpc+codec), which an HTTP listener hands to the gRPC server's
+// ServeHTTP. The gRPC server itself refuses one that is not over HTTP/2.
+func IsGRPC(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if len(ct) < len("application/grpc") || !strings.EqualFold(ct[:len("application/grpc")], "application/grpc") {
+		return false
+	}
+	rest := ct[len("application/grpc"):]
+	return rest == "" || rest[0] == '+' || rest[0] == ';'
+}

@@ -1,0 +1,198 @@
+package grpcbind
+
+import (
+	"context"
+	"iter"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"github.com/a2aproject/a2a-go/v2/a2apb/v1/pbconv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// registerV03 serves the A2A 0.3 gRPC service, a2a.v1.A2AService of
+// a2a.proto v0.3.0, with the same core. The 0.3 proto's messages differ from
+// 1.0's (parts under content, TASK_STATE_CANCELLED, tasks/{id} resource
+// names): a2a-go's own 0.3 gRPC handler reads and writes them, converting to
+// and from its protocol types, which its pbconv converts to and from the
+// 1.0 messages the 1.0 front end serves. So a 0.3 call becomes the same
+// canonical JSON-RPC call as a 1.0 one, and no conversion is written here.
+func registerV03(s *grpc.Server, svc *service) {
+	a2agrpcv0.NewHandler(v03Handler{svc}).RegisterWith(s)
+}
+
+// v03Handler is a2asrv.RequestHandler served by the 1.0 front end.
+type v03Handler struct{ s *service }
+
+var _ a2asrv.RequestHandler = v03Handler{}
+
+// convert runs one SDK conversion of a request, refusing what it cannot
+// convert as invalid params.
+func convert[In, Out any](f func(In) (Out, error), in In) (Out, error) {
+	out, err := f(in)
+	if err != nil {
+		return out, failure(codes.InvalidArgument, dialect.ErrInvalidParams, "the request cannot be read: "+err.Error())
+	}
+	return out, nil
+}
+
+// back runs one SDK conversion of an answer: one it cannot convert is the
+// agent's invalid answer.
+func back[In, Out any](f func(In) (Out, error), in In) (Out, error) {
+	out, err := f(in)
+	if err != nil {
+		return out, failure(codes.Internal, dialect.ErrInvalidAgentResponse, "the agent's answer cannot be written in 0.3: "+err.Error())
+	}
+	return out, nil
+}
+
+func (h v03Handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
+	pb, err := convert(pbconv.ToProtoGetTaskRequest, req)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.s.GetTask(ctx, pb)
+	if err != nil {
+		return nil, err
+	}
+	return back(pbconv.FromProtoTask, t)
+}
+
+func (h v03Handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	pb, err := convert(pbconv.ToProtoListTasksRequest, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.s.ListTasks(ctx, pb)
+	if err != nil {
+		return nil, err
+	}
+	return back(pbconv.FromProtoListTasksResponse, res)
+}
+
+func (h v03Handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	pb, err := convert(pbconv.ToProtoCancelTaskRequest, req)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.s.CancelTask(ctx, pb)
+	if err != nil {
+		return nil, err
+	}
+	return back(pbconv.FromProtoTask, t)
+}
+
+func (h v03Handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	pb, err := convert(pbconv.ToProtoSendMessageRequest, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.s.SendMessage(ctx, pb)
+	if err != nil {
+		return nil, err
+	}
+	return back(pbconv.FromProtoSendMessageResponse, res)
+}
+
+func (h v03Handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	return streamEvents(h, ctx, "SendStreamingMessage", func() (*a2apb.SendMessageRequest, error) {
+		return convert(pbconv.ToProtoSendMessageRequest, req)
+	})
+}
+
+func (h v03Handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	return streamEvents(h, ctx, "SubscribeToTask", func() (*a2apb.SubscribeToTaskRequest, error) {
+		return convert(pbconv.ToProtoSubscribeToTaskRequest, req)
+	})
+}
+
+// streamEvents streams method's events to the SDK's 0.3 handler as the
+// core writes them: yield runs inside the core's Write, as Send does for 1.0.
+func streamEvents[R proto.Message](h v03Handler, ctx context.Context, method string, build func() (R, error)) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		req, err := build()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		stopped := false
+		err = h.s.streamTo(ctx, method, req, func(ev *a2apb.StreamResponse) error {
+			e, err := back(pbconv.FromProtoStreamResponse, ev)
+			if err != nil {
+				return err
+			}
+			if !yield(e, nil) {
+				stopped = true
+				return errStreamEnded
+			}
+			return nil
+		}, func(md metadata.MD) { _ = grpc.SetHeader(ctx, md) })
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+func (h v03Handler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	pb, err := convert(pbconv.ToProtoGetTaskPushConfigRequest, req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.s.GetTaskPushNotificationConfig(ctx, pb)
+	if err != nil {
+		return nil, err
+	}
+	return back(pbconv.FromProtoTaskPushConfig, c)
+}
+
+func (h v03Handler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	pb, err := convert(pbconv.ToProtoListTaskPushConfigRequest, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.s.ListTaskPushNotificationConfigs(ctx, pb)
+	if err != nil {
+		return nil, err
+	}
+	return back(pbconv.FromProtoListTaskPushConfigResponse, res)
+}
+
+func (h v03Handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig) (*a2a.PushConfig, error) {
+	pb, err := convert(pbconv.ToProtoTaskPushConfig, req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.s.CreateTaskPushNotificationConfig(ctx, pb)
+	if err != nil {
+		return nil, err
+	}
+	return back(pbconv.FromProtoTaskPushConfig, c)
+}
+
+func (h v03Handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
+	pb, err := convert(pbconv.ToProtoDeleteTaskPushConfigRequest, req)
+	if err != nil {
+		return err
+	}
+	_, err = h.s.DeleteTaskPushNotificationConfig(ctx, pb)
+	return err
+}
+
+func (h v03Handler) GetExtendedAgentCard(ctx context.Context, req *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+	pb, err := convert(pbconv.ToProtoGetExtendedAgentCardRequest, req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.s.GetExtendedAgentCard(ctx, pb)
+	if err != nil {
+		return nil, err
+	}
+	return back(pbconv.FromProtoAgentCard, c)
+}

@@ -1,0 +1,97 @@
+//go:build unix
+
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"github.com/tidwall/gjson"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2agate/gateway/bench/canned"
+	grpcbind "github.com/a2agate/gateway/binding/grpc"
+)
+
+// BenchmarkGRPCUnary compares one 1.0 GetTask through the gateway over
+// gRPC (h2c) with the same call over JSON-RPC (HTTP/1.1 keep-alive), on one
+// listener, client included, the backend answered in memory. cpu-ns/op is
+// the process's CPU time (user and system) per call, which wall time on a
+// shared machine is not:
+//
+//	go test -run '^$' -bench GRPCUnary -benchmem ./proxy
+func BenchmarkGRPCUnary(b *testing.B) {
+	h := newBenchHarness(b, benchCase{op: canned.Get, caller: canned.V10, backend: canned.V10})
+	h.check(b)
+	addr := serveH2C(b, h.gw)
+	id := gjson.GetBytes(h.body, "params.id").Str
+
+	b.Run("jsonrpc", func(b *testing.B) {
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+		defer client.CloseIdleConnections()
+		do := func() {
+			req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", bytes.NewReader(h.body))
+			req.Header = h.req.Header.Clone()
+			res, err := client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if !gjson.GetBytes(out, "result.id").Exists() {
+				b.Fatalf("no task: %s", out)
+			}
+		}
+		b.ReportAllocs()
+		start := cpuTime()
+		for b.Loop() {
+			do()
+		}
+		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	})
+	// grpc-native is the same front end on grpc-go's own transport, on a
+	// listener of its own, as a grpc_listen would serve it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	native := grpcbind.New(http.HandlerFunc(h.gw.(*Gateway).agents[0].ServeRPC), grpcbind.Options{Path: "/"})
+	go func() { _ = native.Serve(ln) }()
+	defer native.Stop()
+	for _, target := range []struct{ name, addr string }{{"grpc", addr}, {"grpc-native", ln.Addr().String()}} {
+		b.Run(target.name, func(b *testing.B) { benchGRPCGetTask(b, target.addr, id) })
+	}
+}
+
+func benchGRPCGetTask(b *testing.B, addr, id string) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	c := a2apb.NewA2AServiceClient(conn)
+	req := &a2apb.GetTaskRequest{Id: id}
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		if t, err := c.GetTask(context.Background(), req); err != nil || t.GetId() != id {
+			b.Fatalf("%v %v", t, err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

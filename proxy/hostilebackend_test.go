@@ -1,0 +1,168 @@
+package proxy
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// TestBackendRedirectIsNotFollowed: a backend answering the JSON-RPC call
+// with a redirect, to another host, is refused with the status it sent;
+// the other host never sees the call, in a unary call or a stream.
+func TestBackendRedirectIsNotFollowed(t *testing.T) {
+	var elsewhere atomic.Int64
+	other := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t1","contextId":"c1","status":{"state":"working"}}}`)
+	}))
+	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		for _, c := range callers {
+			t.Run(http.StatusText(status)+"/"+c.d.String(), func(t *testing.T) {
+				g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+					http.Redirect(w, r, other+"/steal", status)
+				}), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+				e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32603)
+				if !strings.Contains(e.Get("message").Str, "HTTP "+strconv.Itoa(status)) || strings.Contains(e.Raw, other) {
+					t.Fatalf("message: %s", e.Raw)
+				}
+				s := g.stream("2", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), ""))
+				r := streamError(t, s)
+				if e := wantError(t, r, c.d, -32603); !strings.Contains(e.Get("message").Str, "HTTP "+strconv.Itoa(status)) {
+					t.Fatalf("stream message: %s", e.Raw)
+				}
+				if n := elsewhere.Load(); n != 0 {
+					t.Fatalf("the redirect was followed %d times", n)
+				}
+			})
+		}
+	}
+}
+
+// TestStreamAnsweredWithStalledReply: a backend that answers a stream
+// request with a plain JSON reply and then stalls mid-body is cut at
+// response_timeout, with an error saying so.
+func TestStreamAnsweredWithStalledReply(t *testing.T) {
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			checkNoLeak(t)
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				rawReply(w, func(conn net.Conn) {
+					_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":\"2.0\",")
+					_, _ = io.Copy(io.Discard, conn) // until the gateway hangs up
+				})
+			}), dialect.Version03, func(a *AgentConfig) {
+				a.Backend.ResponseHeaderTimeout = 200 * time.Millisecond
+				a.Backend.ResponseTimeout = 300 * time.Millisecond
+				a.Backend.StreamIdleTimeout = time.Hour
+			})
+			s := g.stream("2", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), ""))
+			r := streamError(t, s)
+			if e := wantError(t, r, c.d, -32603); !strings.Contains(e.Get("message").Str, "did not finish its reply within agents[].backend.response_timeout (300ms)") {
+				t.Fatalf("message: %s", e.Raw)
+			}
+		})
+	}
+}
+
+// TestHostileStreamFraming: events framed with lone CRs are events; a raw
+// NUL or a reply of HTML in an event is refused as what it is.
+func TestHostileStreamFraming(t *testing.T) {
+	terminal := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"completed"},"final":true}}`
+	}
+	cases := []struct {
+		name    string
+		frames  func(id string) string
+		message string // "" when the stream must pass
+	}{
+		{"lone CR line ends", func(id string) string {
+			return "data: " + strings.TrimSuffix(working(id), "\n\n")[len("data: "):] + "\r\r" + "data: " + terminal(id) + "\r\r"
+		}, ""},
+		{"NUL in an event", func(id string) string {
+			return working(id) + "data: {\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":\x00}\n\n"
+		}, "not a JSON-RPC response"},
+		{"HTML event", func(id string) string { return working(id) + "data: <html><body>oops</body></html>\n\n" }, "not a JSON-RPC response"},
+	}
+	for _, tc := range cases {
+		for _, c := range callers {
+			t.Run(tc.name+"/"+c.d.String(), func(t *testing.T) {
+				g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					sseWrite(w, tc.frames(id))
+				}), dialect.Version03)
+				events := g.stream("9", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
+				if len(events) != 2 {
+					t.Fatalf("want two events, got %d: %v", len(events), events)
+				}
+				mustResult(t, events[0])
+				if tc.message == "" {
+					mustResult(t, events[1])
+					return
+				}
+				if e := wantError(t, events[1], c.d, -32006); !strings.Contains(e.Get("message").Str, tc.message) {
+					t.Fatalf("message %q does not say %q", e.Get("message").Str, tc.message)
+				}
+			})
+		}
+	}
+}
+
+// TestHTMLReplyToJSONRPC: a backend answering 200 text/html is refused as
+// a reply that is not JSON, in a unary call and a stream.
+func TestHTMLReplyToJSONRPC(t *testing.T) {
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				io.WriteString(w, "<!doctype html><title>Login</title>")
+			}), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+			if e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32006); !strings.Contains(e.Get("message").Str, "not valid JSON") {
+				t.Fatalf("message: %s", e.Raw)
+			}
+			s := g.stream("2", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), ""))
+			r := streamError(t, s)
+			if e := wantError(t, r, c.d, -32006); !strings.Contains(e.Get("message").Str, "not valid JSON") {
+				t.Fatalf("stream message: %s", e.Raw)
+			}
+		})
+	}
+}
+
+// TestMalformedHTTPFromBackend: a reachable backend whose reply is not
+// HTTP is not "unreachable": the error says what was wrong, and it is
+// counted under invalid_reply. So is a reply for another request.
+func TestMalformedHTTPFromBackend(t *testing.T) {
+	cases := []struct {
+		name, raw, says string
+	}{
+		{"not HTTP at all", "SSH-2.0-OpenSSH_9.6\r\n\r\n", "sent a reply that is not valid HTTP"},
+		{"bad status code", "HTTP/1.1 abc OK\r\nContent-Length: 0\r\n\r\n", "sent a reply that is not valid HTTP"},
+		{"negative length", "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n", "sent a reply that is not valid HTTP"},
+		{"conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", "sent a reply that is not valid HTTP"},
+		{"another request's reply", "HTTP/1.1 200 OK\r\nContent-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}", "the backend answered another request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := prometheus.NewRegistry()
+			g := newGatewayOpts(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				rawReply(w, func(conn net.Conn) { _, _ = io.WriteString(conn, tc.raw) })
+			}), dialect.Version03, Options{Metrics: NewMetrics(reg, nil)}, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+			e := wantError(t, g.call("1", "tasks/get", `{"id":"t1"}`), dialect.V03, -32603)
+			if msg := e.Get("message").Str; !strings.Contains(msg, tc.says) || strings.Contains(msg, "unreachable") {
+				t.Fatalf("message %q does not say %q", msg, tc.says)
+			}
+			if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "test", "kind": "invalid_reply"}); got != 1 {
+				t.Fatalf("backend_errors_total{kind=invalid_reply} = %v, want 1", got)
+			}
+		})
+	}
+}

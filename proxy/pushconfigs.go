@@ -1,0 +1,313 @@
+package proxy
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/store"
+)
+
+// The callers' push configs: set, get, list and delete answered from the
+// gateway's store, and configs given inline in a send.
+
+// callerConfig is the record of the push config a caller of dialect d
+// sent, as normalize read it.
+func callerConfig(d dialect.ID, w normalize.WebhookConfig, owner, agent string) store.PushConfig {
+	return store.PushConfig{Agent: agent, Owner: owner, Dialect: d.String(), ID: w.ID, URL: w.URL, Token: w.Token,
+		Authentication: w.Authentication, AuthCredentials: w.Credentials, AuthSchemes: w.Schemes, Created: time.Now().UTC()}
+}
+
+// checkTarget applies the webhook target policy to a caller's URL.
+func (p *pushRelay) checkTarget(path, rawURL string) *normalize.Error {
+	if err := p.policy.CheckURL(rawURL); err != nil {
+		return normalize.Errorf(dialect.ErrInvalidParams, "invalid params: %s: %v", path, err)
+	}
+	return nil
+}
+
+// servePushConfig answers a push config call from the gateway's store. It
+// reports false for the calls it does not take (anything but set, get,
+// list and delete, or the relay off). The call's task was checked to be the
+// caller's by route.
+func (a *Agent) servePushConfig(w http.ResponseWriter, r *http.Request, c *call) bool {
+	p := a.push
+	switch c.env.Op {
+	case dialect.CreatePushConfig, dialect.GetPushConfig, dialect.ListPushConfigs, dialect.DeletePushConfig:
+	default:
+		return false
+	}
+	// A task the gateway never saw (tasks.allow_unknown) is the backend's
+	// to answer for: the gateway holds no configs of it.
+	if !p.on() || c.unchecked {
+		return false
+	}
+	var result []byte
+	var e *normalize.Error
+	switch c.env.Op {
+	case dialect.CreatePushConfig:
+		result, e = p.set(r, c)
+	case dialect.GetPushConfig:
+		result, e = p.get(r.Context(), c)
+	case dialect.ListPushConfigs:
+		result, e = p.list(r.Context(), c)
+	case dialect.DeletePushConfig:
+		result, e = p.delete(r, c)
+	}
+	if e != nil {
+		a.fail(w, c, e)
+		return true
+	}
+	out := normalize.AppendResultResponse(nil, c.env.ID, result)
+	c.bytes += len(out)
+	writeJSON(w, http.StatusOK, out)
+	return true
+}
+
+func (p *pushRelay) set(r *http.Request, c *call) ([]byte, *normalize.Error) {
+	w, path := normalize.CreatedPushConfig(c.env.Dialect, c.env.Params)
+	cfg := callerConfig(c.env.Dialect, w, c.owner, p.a.cfg.Name)
+	cfg.TaskID = strings.Clone(c.info.TaskID) // a view into the request
+	if e := p.checkTarget(path, cfg.URL); e != nil {
+		return nil, e
+	}
+	if cfg.ID == "" {
+		// 0.x SDKs take the task id for a config that names none; 1.0
+		// servers assign one.
+		cfg.ID = cfg.TaskID
+		if c.env.Dialect == dialect.V10 {
+			cfg.ID = randomID()
+		}
+	}
+	if e := p.save(r, c, cfg); e != nil {
+		return nil, e
+	}
+	return p.render(c.env.Dialect, cfg)
+}
+
+// save records cfg and makes sure the backend holds the task's relay.
+func (p *pushRelay) save(r *http.Request, c *call, cfg store.PushConfig) *normalize.Error {
+	ctx := r.Context()
+	_, relay, err := p.configs.PushConfigs(ctx, cfg.Agent, cfg.TaskID)
+	if err != nil {
+		return p.a.indexUnavailable("read", err)
+	}
+	fresh := relay.ID == ""
+	if fresh {
+		relay = newRelay(cfg.Agent)
+		// The backend first: a relay it refused must not be recorded.
+		if e := p.register(r, c, cfg.TaskID, relay); e != nil {
+			return e
+		}
+	}
+	kept, err := p.configs.PutPushConfig(ctx, cfg, relay)
+	if err != nil {
+		return p.a.indexUnavailable("write", err)
+	}
+	if fresh && kept.ID != relay.ID {
+		// Another replica gave the task its relay first: the backend must
+		// hold that one.
+		return p.register(r, c, cfg.TaskID, kept)
+	}
+	return nil
+}
+
+// register gives the backend the task's relay config.
+func (p *pushRelay) register(r *http.Request, c *call, taskID string, relay store.PushRelay) *normalize.Error {
+	b := c.backend
+	params := normalize.CreatePushConfigParams(b.dialect, taskID, p.relayConfig(relay))
+	method, _ := dialect.MethodName(b.dialect, dialect.CreatePushConfig)
+	_, e := p.a.unary(r.Context(), r, c, dialect.CreatePushConfig, method, params)
+	return e
+}
+
+// unregister removes the backend's relay config of a task whose last
+// caller config was deleted. A backend that cannot (0.2.5 has no delete)
+// keeps it, but the gateway forgot the relay: its deliveries are refused.
+func (p *pushRelay) unregister(r *http.Request, c *call, taskID string) {
+	b := c.backend
+	params := normalize.DeletePushConfigParams(b.dialect, taskID, relayConfigID)
+	method, _ := dialect.MethodName(b.dialect, dialect.DeletePushConfig)
+	if _, e := p.a.unary(r.Context(), r, c, dialect.DeletePushConfig, method, params); e != nil {
+		p.a.log.Info("the backend did not delete the task's relay push config; the gateway refuses its deliveries from now on",
+			"backend", b.name, "error", e.Message)
+	}
+}
+
+// render writes a stored config as a TaskPushNotificationConfig in dialect
+// to: the caller's own URL, token and authentication.
+func (p *pushRelay) render(to dialect.ID, cfg store.PushConfig) ([]byte, *normalize.Error) {
+	from := dialect.V03
+	if cfg.Dialect == dialect.V10.String() {
+		from = dialect.V10
+	}
+	res, err := normalize.PushConfigResult(from, to, cfg.TaskID, normalize.WebhookConfig{
+		ID: cfg.ID, URL: cfg.URL, Token: cfg.Token, Authentication: cfg.Authentication})
+	if err != nil {
+		return nil, normalize.AsError(err, dialect.ErrInternal)
+	}
+	return res, nil
+}
+
+func errPushConfigNotFound() *normalize.Error {
+	return normalize.Errorf(dialect.ErrTaskNotFound, "this task has no push notification config of that id")
+}
+
+func (p *pushRelay) get(ctx context.Context, c *call) ([]byte, *normalize.Error) {
+	configs, _, err := p.configs.PushConfigs(ctx, p.a.cfg.Name, c.info.TaskID)
+	if err != nil {
+		return nil, p.a.indexUnavailable("read", err)
+	}
+	for _, cfg := range configs {
+		// A 0.x get that names no config answers one of the task's.
+		if cfg.ID == c.info.PushConfigID || c.info.PushConfigID == "" {
+			return p.render(c.env.Dialect, cfg)
+		}
+	}
+	if len(configs) == 0 {
+		return nil, normalize.Errorf(dialect.ErrTaskNotFound, "task %s has no push notification config", c.info.TaskID)
+	}
+	return nil, errPushConfigNotFound()
+}
+
+func (p *pushRelay) list(ctx context.Context, c *call) ([]byte, *normalize.Error) {
+	configs, _, err := p.configs.PushConfigs(ctx, p.a.cfg.Name, c.info.TaskID)
+	if err != nil {
+		return nil, p.a.indexUnavailable("read", err)
+	}
+	// 1.0 pages the list; a task has few configs, listed oldest first, so
+	// a page is addressed by its offset.
+	start, end, next := 0, len(configs), ""
+	if c.env.Dialect == dialect.V10 {
+		tok, size := normalize.ListPushConfigsPage(c.env.Params)
+		if tok != "" {
+			n, ok := parsePageOffset(tok)
+			if !ok {
+				return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageToken: not a page token this gateway gave")
+			}
+			start = min(n, len(configs))
+		}
+		if size < 0 {
+			return nil, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageSize: must not be negative, got %d", size)
+		}
+		if size > 0 && start+int(size) < end {
+			end = start + int(size)
+			next = pageOffsetToken(end)
+		}
+	}
+	page := make([][]byte, 0, end-start)
+	for _, cfg := range configs[start:end] {
+		one, e := p.render(c.env.Dialect, cfg)
+		if e != nil {
+			return nil, e
+		}
+		page = append(page, one)
+	}
+	return normalize.ListPushConfigsResult(c.env.Dialect, page, next), nil
+}
+
+func pageOffsetToken(n int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("push-offset:" + strconv.Itoa(n)))
+}
+
+func parsePageOffset(tok string) (int, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return 0, false
+	}
+	s, ok := strings.CutPrefix(string(raw), "push-offset:")
+	n, err := strconv.Atoi(s)
+	return n, ok && err == nil && n >= 0
+}
+
+func (p *pushRelay) delete(r *http.Request, c *call) ([]byte, *normalize.Error) {
+	id := c.info.PushConfigID
+	if id == "" {
+		id = c.info.TaskID
+	}
+	relay, err := p.configs.DeletePushConfig(r.Context(), p.a.cfg.Name, c.info.TaskID, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, errPushConfigNotFound()
+	case err != nil:
+		return nil, p.a.indexUnavailable("write", err)
+	}
+	if relay.ID != "" {
+		p.unregister(r, c, c.info.TaskID)
+	}
+	return normalize.DeletePushConfigResult(c.env.Dialect), nil
+}
+
+// inlineConfig replaces a push config given in a send with the task's relay
+// config, in the backend's params. For a send that continues a task the
+// caller's config is stored now; for a new task, once the backend names the
+// task (bindPending, from record).
+func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *normalize.Error) {
+	p := a.push
+	if (c.env.Op != dialect.SendMessage && c.env.Op != dialect.SendStreamingMessage) || !p.on() || c.unchecked {
+		return params, nil
+	}
+	w, path, ok := normalize.InlinePushConfig(c.env.Params)
+	if !ok {
+		return params, nil
+	}
+	cfg := callerConfig(c.env.Dialect, w, c.owner, a.cfg.Name)
+	if e := p.checkTarget(path, cfg.URL); e != nil {
+		return nil, e
+	}
+	if cfg.ID == "" && c.env.Dialect == dialect.V10 {
+		cfg.ID = randomID()
+	}
+	var relay store.PushRelay
+	ctx := r.Context()
+	if taskID := strings.Clone(c.info.TaskID); taskID != "" {
+		cfg.TaskID = taskID
+		if cfg.ID == "" {
+			cfg.ID = taskID
+		}
+		_, existing, err := p.configs.PushConfigs(ctx, a.cfg.Name, taskID)
+		if err != nil {
+			return nil, a.indexUnavailable("read", err)
+		}
+		if existing.ID == "" {
+			existing = newRelay(a.cfg.Name)
+		}
+		if relay, err = p.configs.PutPushConfig(ctx, cfg, existing); err != nil {
+			return nil, a.indexUnavailable("write", err)
+		}
+	} else {
+		relay = newRelay(a.cfg.Name)
+		relay.Pending = &cfg
+		if err := p.configs.PutPendingRelay(ctx, relay); err != nil {
+			return nil, a.indexUnavailable("write", err)
+		}
+		c.pushPending = &relay
+	}
+	out, err := normalize.WithInlinePushConfig(c.backend.dialect, params, p.relayConfig(relay))
+	if err != nil {
+		return nil, normalize.AsError(err, dialect.ErrInternal)
+	}
+	return out, nil
+}
+
+// bindPending stores the config a send gave inline under the task the
+// backend created for it.
+func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
+	relay := c.pushPending
+	c.pushPending = nil
+	cfg := *relay.Pending
+	cfg.TaskID = strings.Clone(taskID) // a view into the backend's reply
+	if cfg.ID == "" {
+		cfg.ID = taskID
+	}
+	if _, err := a.push.configs.PutPushConfig(ctx, cfg, *relay); err != nil {
+		a.metrics.storeError("write")
+		a.log.Error("recording a push config given in a send failed; its deliveries are refused", "task_id", taskID, "error", err)
+	}
+}

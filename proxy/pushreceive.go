@@ -1,0 +1,213 @@
+package proxy
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/push"
+	"github.com/a2agate/gateway/store"
+)
+
+// ServePush receives the backend's deliveries at {path}/push/{relay}: the
+// one path of the agent that takes the relay's token instead of a JWT.
+func (a *Agent) ServePush(w http.ResponseWriter, r *http.Request) {
+	p := a.push
+	outcome := p.receive(w, r)
+	a.metrics.pushReceived(a.cfg.Name, outcome)
+}
+
+// Outcomes of a delivery received, the values of the outcome label.
+const (
+	receivedAccepted    = "accepted"
+	receivedRefused     = "refused"     // unknown relay or wrong token
+	receivedTooLarge    = "too_large"   // over push.max_body_bytes
+	receivedInvalid     = "invalid"     // not an A2A task or event
+	receivedQueueFull   = "queue_full"  // answered 503
+	receivedUnavailable = "unavailable" // the store could not be read
+)
+
+// receivedOutcomes lists them, for pre-creating metric series.
+var receivedOutcomes = []string{receivedAccepted, receivedRefused, receivedTooLarge, receivedInvalid, receivedQueueFull, receivedUnavailable}
+
+// notFound is every refusal of a relay: an unknown id and a wrong token get
+// the same answer, so that neither can be probed.
+func notFound(w http.ResponseWriter) string {
+	http.Error(w, "not found", http.StatusNotFound)
+	return receivedRefused
+}
+
+func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
+	if !p.on() {
+		return notFound(w)
+	}
+	ctx := r.Context()
+	relay, err := p.configs.PushRelay(ctx, r.PathValue("relay"))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return notFound(w)
+	case err != nil:
+		p.a.metrics.storeError("read")
+		http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
+		return receivedUnavailable
+	}
+	token := r.Header.Get(push.TokenHeader)
+	if token == "" {
+		token = r.Header.Get(push.TokenHeader10)
+	}
+	if relay.Agent != p.a.cfg.Name || !tokenEqual(token, relay.Token) {
+		return notFound(w)
+	}
+	if r.ContentLength > p.cfg.MaxBodyBytes {
+		http.Error(w, fmt.Sprintf("the delivery is larger than this agent's limit of %d bytes", p.cfg.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return receivedTooLarge
+	}
+	body, err := readSized(make([]byte, 0, min(max(r.ContentLength, 0), maxPresize)+1), http.MaxBytesReader(w, r.Body, p.cfg.MaxBodyBytes), r.ContentLength)
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		http.Error(w, fmt.Sprintf("the delivery is larger than this agent's limit of %d bytes", p.cfg.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return receivedTooLarge
+	case err != nil:
+		http.Error(w, "reading the delivery failed", http.StatusBadRequest)
+		return receivedInvalid
+	}
+	canon, info, err := normalize.WebhookCanonical(body)
+	if err == nil && relay.TaskID != "" && info.TaskID != relay.TaskID {
+		err = fmt.Errorf("the delivery is for task %q, not the task this push config was given for", info.TaskID)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return receivedInvalid
+	}
+	var configs []store.PushConfig
+	if relay.TaskID == "" && relay.Pending != nil {
+		// Given in a send whose answer has not come yet.
+		cfg := *relay.Pending
+		cfg.TaskID = info.TaskID
+		if cfg.ID == "" {
+			cfg.ID = info.TaskID
+		}
+		configs = []store.PushConfig{cfg}
+	} else if configs, _, err = p.configs.PushConfigs(ctx, p.a.cfg.Name, info.TaskID); err != nil {
+		p.a.metrics.storeError("read")
+		http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
+		return receivedUnavailable
+	}
+	snap, err := p.fold(ctx, canon, info)
+	if err != nil {
+		http.Error(w, "the delivery cannot be applied to the task: "+err.Error(), http.StatusBadRequest)
+		return receivedInvalid
+	}
+	for _, cfg := range configs {
+		d, err := p.delivery(cfg, canon, snap)
+		if err != nil {
+			p.a.log.Warn("a push delivery cannot be written in the caller's dialect; not sent", "task_id", cfg.TaskID, "config_id", cfg.ID, "error", err)
+			continue
+		}
+		if err := p.queue.Enqueue(d); err != nil {
+			p.a.log.Warn("push delivery refused: the queue is full or closing, the backend is answered 503 and still holds it",
+				"task_id", cfg.TaskID, "queue_size", p.cfg.QueueSize, "error", err)
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "the gateway's push queue is full: retry later", http.StatusServiceUnavailable)
+			return receivedQueueFull
+		}
+	}
+	w.WriteHeader(http.StatusOK)
+	return receivedAccepted
+}
+
+// fold keeps the task as it now stands, for 0.x callers, and returns it.
+func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.EventInfo) ([]byte, error) {
+	prev, err := p.configs.PushSnapshot(ctx, p.a.cfg.Name, info.TaskID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		p.a.metrics.storeError("read")
+	}
+	snap, err := normalize.FoldWebhook(prev, canon, info)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.configs.PutPushSnapshot(ctx, p.a.cfg.Name, info.TaskID, snap); err != nil {
+		p.a.metrics.storeError("write")
+	}
+	return snap, nil
+}
+
+// pushMeta labels a delivery for the metrics and the access log.
+type pushMeta struct {
+	configID string
+	dialect  string
+	start    time.Time
+}
+
+func (p *pushRelay) delivery(cfg store.PushConfig, canon, snap []byte) (push.Delivery, error) {
+	to := dialect.V03
+	if cfg.Dialect == dialect.V10.String() {
+		to = dialect.V10
+	}
+	body, err := normalize.WebhookFor(to, canon, snap)
+	if err != nil {
+		return push.Delivery{}, err
+	}
+	var auth *push.Auth
+	if cfg.AuthCredentials != "" {
+		auth = &push.Auth{Schemes: cfg.AuthSchemes, Credentials: cfg.AuthCredentials}
+	}
+	return push.Delivery{TaskID: cfg.TaskID, URL: cfg.URL, Header: push.Headers(to, cfg.Token, auth), Body: body,
+		Meta: pushMeta{configID: cfg.ID, dialect: to.String(), start: time.Now()}}, nil
+}
+
+// delivered records a delivery's outcome: metrics and one access-log line,
+// which never holds a token or credential.
+func (p *pushRelay) delivered(d *push.Delivery, res push.Result) {
+	a := p.a
+	a.metrics.pushDelivered(a.cfg.Name, res)
+	meta, _ := d.Meta.(pushMeta)
+	h := a.log.Handler()
+	level := slog.LevelInfo
+	if res.Outcome != push.Delivered {
+		level = slog.LevelWarn
+	}
+	if !h.Enabled(context.Background(), level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("task_id", d.TaskID),
+		slog.String("config_id", meta.configID),
+		slog.String("caller_dialect", meta.dialect),
+		slog.String("url", shownURL(d.URL)),
+		slog.String("outcome", string(res.Outcome)),
+		slog.Int("attempts", res.Attempts),
+		slog.Duration("duration", res.Latency),
+	}
+	if res.Status != 0 {
+		attrs = append(attrs, slog.Int("status", res.Status))
+	}
+	if res.Err != nil {
+		attrs = append(attrs, slog.String("error", res.Err.Error()))
+	}
+	rec := slog.NewRecord(time.Now(), level, "push delivery", 0)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(context.Background(), rec)
+}
+
+// shownURL is a webhook URL without userinfo, query or fragment.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// tokenEqual compares a presented token in constant time.
+func tokenEqual(got, want string) bool {
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}

@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/redis/go-redis/v9"
+)
+
+// The cost benchmarks measure what the proxy asks of the index per call,
+// on the memory index and on Redis side by side, at 32 callers at once as
+// in scripts/bench.sh, and count for Redis the round trips and commands
+// the client sends, the commands Redis runs (scripts' calls included) and
+// the CPU time Redis spends.
+//
+//	go test -run '^$' -bench 'Calls' -benchtime 20000x ./store
+
+// callCost is one proxy call's use of the index.
+type callCost struct {
+	name string
+	// prepare puts what the call finds; run is the call, the i-th.
+	prepare func(s Store)
+	run     func(s Store, i int64) error
+}
+
+var callCosts = []callCost{
+	// A send that creates a task: Admit before forwarding, Put after.
+	{"Send", nil, func(s Store, i int64) error {
+		ctx := context.Background()
+		owner := "o" + strconv.FormatInt(i%32, 10)
+		if _, err := s.Admit(ctx, Admission{Agent: "a", Owner: owner}); err != nil && err != ErrNotFound {
+			return err
+		}
+		return s.Put(ctx, Task{ID: "s" + strconv.FormatInt(i, 10), ContextID: "c" + strconv.FormatInt(i, 10), Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"})
+	}},
+	// A GetTask of a task the caller owns.
+	{"Get", func(s Store) {
+		for i := range 32 {
+			s.Put(context.Background(), Task{ID: "g" + strconv.Itoa(i), Owner: "o", Agent: "a", State: "TASK_STATE_WORKING"})
+		}
+	}, func(s Store, i int64) error {
+		_, err := s.Get(context.Background(), "a", "g"+strconv.FormatInt(i%32, 10))
+		return err
+	}},
+	// A status update of a known task (a stream's events).
+	{"Update", func(s Store) {
+		for i := range 32 {
+			s.Put(context.Background(), Task{ID: "u" + strconv.Itoa(i), Owner: "o", Agent: "a", State: "TASK_STATE_WORKING"})
+		}
+	}, func(s Store, i int64) error {
+		return s.Put(context.Background(), Task{ID: "u" + strconv.FormatInt(i%32, 10), Owner: "o", Agent: "a", State: "TASK_STATE_WORKING"})
+	}},
+}
+
+func benchCalls(b *testing.B, open func(b *testing.B) Store, after func(b *testing.B, n int)) {
+	for _, c := range callCosts {
+		b.Run(c.name, func(b *testing.B) {
+			s := open(b)
+			if c.prepare != nil {
+				c.prepare(s)
+			}
+			var next atomic.Int64
+			b.SetParallelism(16) // 32 callers on this machine's 2 CPUs
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := c.run(s, next.Add(1)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			if after != nil {
+				after(b, b.N)
+			}
+		})
+	}
+}
+
+func BenchmarkMemoryCalls(b *testing.B) {
+	benchCalls(b, func(b *testing.B) Store {
+		s := NewMemory(MemoryConfig{})
+		b.Cleanup(func() { s.Close() })
+		return s
+	}, nil)
+}
+
+// countingHook counts what a client sends: commands and round trips (a
+// pipeline is one).
+type countingHook struct{ commands, trips atomic.Int64 }
+
+func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.commands.Add(1)
+		h.trips.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.commands.Add(int64(len(cmds)))
+		h.trips.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+func BenchmarkRedisCalls(b *testing.B) {
+	node := redistopo.StartPlain(b)
+	admin := redis.NewClient(&redis.Options{Addr: node.Addr})
+	b.Cleanup(func() { admin.Close() })
+	hook := &countingHook{}
+	var redisBefore int64
+	var cpuBefore float64
+	benchCalls(b, func(b *testing.B) Store {
+		s := openBenchRedis(b, node.Addr)
+		s.client.AddHook(hook)
+		hook.commands.Store(0)
+		hook.trips.Store(0)
+		redisBefore = redisCalls(b, admin)
+		cpuBefore = redisCPU(b, admin)
+		return s
+	}, func(b *testing.B, n int) {
+		// The prepared tasks are counted too: a few dozen over thousands.
+		ran := redisCalls(b, admin) - redisBefore - 1 // the INFO itself
+		b.ReportMetric(float64(hook.trips.Load())/float64(n), "trips/op")
+		b.ReportMetric(float64(hook.commands.Load())/float64(n), "sent/op")
+		b.ReportMetric(float64(ran)/float64(n), "redis-cmds/op")
+		b.ReportMetric((redisCPU(b, admin)-cpuBefore)*1e6/float64(n), "redis-cpu-us/op")
+	})
+}
+
+func openBenchRedis(b *testing.B, addr string) *Redis {
+	s, err := NewRedis(RedisConfig{Address: addr, KeyPrefix: freshPrefix()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// redisCPU is the CPU time the server used so far, in seconds, from INFO
+// cpu (its network I/O and the scripts included).
+func redisCPU(b *testing.B, c *redis.Client) float64 {
+	info, err := c.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		name, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && (name == "used_cpu_user" || name == "used_cpu_sys") {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += f
+		}
+	}
+	return total
+}
+
+// redisCalls is the number of commands the server ran, from INFO
+// commandstats.
+func redisCalls(b *testing.B, c *redis.Client) int64 {
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total int64
+	for _, line := range strings.Split(info, "\n") {
+		_, rest, ok := strings.Cut(line, ":calls=")
+		if !ok {
+			continue
+		}
+		calls, _, _ := strings.Cut(rest, ",")
+		n, err := strconv.ParseInt(calls, 10, 64)
+		if err != nil {
+			b.Fatal(fmt.Errorf("commandstats line %q: %w", line, err))
+		}
+		total += n
+	}
+	return total
+}
