@@ -116,8 +116,11 @@ type sendRetry struct {
 func (a *Agent) admitSend(r *http.Request, c *call, params []byte, to dialect.ID) (string, error) {
 	ctx := r.Context()
 	adm := store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: c.info.ContextID}
+	if c.env.Op != dialect.SendMessage {
+		return a.tasks.Admit(ctx, adm)
+	}
 	key := retryKey(r, c)
-	if c.env.Op != dialect.SendMessage || key == "" {
+	if key == "" {
 		return a.tasks.Admit(ctx, adm)
 	}
 	digest, err := sendDigest(c, params, to)
