@@ -191,10 +191,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		w.key("metadata")
 		w.raw(md.Raw)
 	}
-	if m.unknown {
-		w.unknownMembers(root, sendKeys[:])
-	}
-	w.close('}')
+	w.closeObject(root, sendKeys[:], m.unknown)
 	return nil
 }
 
@@ -314,10 +311,7 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 			w.changed = true
 		}
 	}
-	if m.unknown {
-		w.unknownMembers(cfg, configurationKeys[:])
-	}
-	w.close('}')
+	w.closeObject(cfg, configurationKeys[:], m.unknown)
 	return nil
 }
 
@@ -460,10 +454,7 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 			w.changed = true
 		}
 	}
-	if m.unknown {
-		w.unknownMembers(root, taskIDKeys[:])
-	}
-	w.close('}')
+	w.closeObject(root, taskIDKeys[:], m.unknown)
 	return nil
 }
 
@@ -568,9 +559,6 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 			w.raw(md.Raw)
 		}
 	}
-	if m.unknown {
-		w.unknownMembers(root, pushParamsKeys[:])
-	}
-	w.close('}')
+	w.closeObject(root, pushParamsKeys[:], m.unknown)
 	return nil
 }
