@@ -276,10 +276,7 @@ func (r *Redis) ContextOwner(ctx context.Context, agent, contextID string) (stri
 
 // List implements Store.
 func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
-	if err := validateQuery(q); err != nil {
-		return Page{}, err
-	}
-	cur, err := decodePageToken(q)
+	cur, err := startList(q)
 	if err != nil {
 		return Page{}, err
 	}
