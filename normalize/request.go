@@ -117,6 +117,19 @@ func extendedCardParams(to dialect.ID, params []byte) ([]byte, RequestInfo, erro
 	return w.bytes(), info, nil
 }
 
+// tenant writes a request's tenant t, when present, in 1.0; 0.x has no
+// tenants, so there it is dropped.
+func (w *writer) tenant(t gjson.Result, to dialect.ID) {
+	switch {
+	case !t.Exists():
+	case to == dialect.V10:
+		w.key("tenant")
+		w.raw(t.Raw)
+	default:
+		w.changed = true
+	}
+}
+
 // onlyMember reports whether obj is an object with key as its one member.
 func onlyMember(obj gjson.Result, key string) bool {
 	n, ok := 0, true
@@ -172,14 +185,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		info.SkillID = s.Str
 	}
 	w.open('{')
-	if t := v[spTenant]; t.Exists() {
-		if to == dialect.V10 {
-			w.key("tenant")
-			w.raw(t.Raw)
-		} else {
-			w.changed = true // 0.x has no tenants
-		}
-	}
+	w.tenant(v[spTenant], to)
 	w.key("message")
 	if err := c.writeMessage(msg, &mm, to); err != nil {
 		return at(err, "message")
@@ -434,14 +440,7 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 	w := c.w
 	w.changed = w.changed || m.renamed
 	w.open('{')
-	if t := v[tpTenant]; t.Exists() {
-		if to == dialect.V10 {
-			w.key("tenant")
-			w.raw(t.Raw)
-		} else {
-			w.changed = true
-		}
-	}
+	w.tenant(v[tpTenant], to)
 	w.key("id")
 	w.raw(v[tpID].Raw)
 	c.writeHistoryLength(v[tpHistoryLength], info, to, op == dialect.GetTask)
