@@ -39,16 +39,17 @@ func (a *Agent) startTrace(r *http.Request, c *call) *http.Request {
 	}
 	if !a.tracing.Enabled() {
 		if len(r.Header["Traceparent"]) == 0 {
-			return r
+			return r // nothing to continue; baggage alone names no trace
 		}
 		return r.WithContext(telemetry.Extract(r.Context(), r.Header))
 	}
 	// Named by operation once the request is read (endTrace).
-	ctx, span := a.tracing.StartServer(telemetry.Extract(r.Context(), r.Header), "call")
-	c.span = span
-	if span.IsRecording() {
-		c.streamEvents = telemetry.NewStreamEvents(span)
+	ctx := r.Context()
+	if len(r.Header["Traceparent"]) > 0 || len(r.Header["Baggage"]) > 0 {
+		ctx = telemetry.Extract(ctx, r.Header)
 	}
+	ctx, span := a.tracing.StartServer(ctx, "call")
+	c.span = span
 	return r.WithContext(ctx)
 }
 
@@ -64,8 +65,8 @@ func (a *Agent) endTrace(ctx context.Context, c *call) {
 	}
 	// By its canonical (1.0) name; a request that could not be read keeps
 	// the name it started with.
-	if name, ok := dialect.MethodName(dialect.V10, c.env.Op); ok {
-		span.SetName("a2a " + name)
+	if name, ok := serverSpanNames[c.env.Op]; ok {
+		span.SetName(name)
 	}
 	outcome := c.outcome
 	if outcome == "" {
@@ -74,7 +75,8 @@ func (a *Agent) endTrace(ctx context.Context, c *call) {
 	// What the call read from the request and replies are views into
 	// buffers the next call reuses, while the span is exported later: the
 	// span keeps copies.
-	span.SetAttributes(
+	attrs := make([]attribute.KeyValue, 0, 11)
+	attrs = append(attrs,
 		telemetry.AttrMethod.String(strings.Clone(c.env.Method)),
 		telemetry.AttrCallerDialect.String(c.env.Dialect.String()),
 		telemetry.AttrBackendDialect.String(c.backend.dialect.String()),
@@ -83,20 +85,21 @@ func (a *Agent) endTrace(ctx context.Context, c *call) {
 		telemetry.AttrOutcome.String(outcome),
 	)
 	if c.backendMethod != "" {
-		span.SetAttributes(telemetry.AttrBackendMethod.String(c.backendMethod))
+		attrs = append(attrs, telemetry.AttrBackendMethod.String(c.backendMethod))
 	}
 	if c.code != 0 {
-		span.SetAttributes(telemetry.AttrJSONRPCCode.Int(c.code))
+		attrs = append(attrs, telemetry.AttrJSONRPCCode.Int(c.code))
 	}
 	if id := firstNonEmpty(c.info.TaskID, c.taskID); id != "" {
-		span.SetAttributes(telemetry.AttrTaskID.String(strings.Clone(id)))
+		attrs = append(attrs, telemetry.AttrTaskID.String(strings.Clone(id)))
 	}
 	if id := firstNonEmpty(c.info.ContextID, c.contextID); id != "" {
-		span.SetAttributes(telemetry.AttrContextID.String(strings.Clone(id)))
+		attrs = append(attrs, telemetry.AttrContextID.String(strings.Clone(id)))
 	}
 	if c.env.Op.Streaming() {
-		c.streamEvents.End()
+		attrs = append(attrs, telemetry.AttrStreamEvents.Int(c.streamEventCount()))
 	}
+	span.SetAttributes(attrs...)
 	// The caller's mistakes (invalid params, no token, another caller's
 	// task) are answered, not failures of the call: as for an RPC server,
 	// the span fails only when the gateway, the index or the agent did.
@@ -115,6 +118,14 @@ func failure(c *call) error {
 	return errors.New(strings.Clone(c.failure.Error()))
 }
 
+// streamEventCount is the number of the stream's events streamEvent saw.
+func (c *call) streamEventCount() int {
+	if c.streamEvents == nil {
+		return 0
+	}
+	return c.streamEvents.Count()
+}
+
 func firstNonEmpty(a, b string) string {
 	if a != "" {
 		return a
@@ -122,17 +133,51 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
+// serverSpanNames name the server spans by operation, canonically (1.0).
+var serverSpanNames = func() map[dialect.Op]string {
+	names := map[dialect.Op]string{}
+	for op := dialect.OpUnknown + 1; op.String() != dialect.OpUnknown.String(); op++ {
+		if m, ok := dialect.MethodName(dialect.V10, op); ok {
+			names[op] = "a2a " + m
+		}
+	}
+	return names
+}()
+
 // streamEvent records one event of the backend's stream on the server span.
 func (c *call) streamEvent(info normalize.EventInfo) {
+	if c.span == nil || !c.span.IsRecording() {
+		return
+	}
 	if c.streamEvents == nil {
+		c.streamEvents = telemetry.NewStreamEvents(c.span)
+	}
+	if c.streamEvents.Count() >= telemetry.MaxStreamEvents {
+		c.streamEvents.Add(info.Kind.String()) // counted only
 		return
 	}
-	if info.State != "" {
-		c.streamEvents.Add(info.Kind.String(), attribute.String("a2a.task.state", strings.Clone(info.State)))
+	if info.State == "" {
+		c.streamEvents.Add(info.Kind.String())
 		return
 	}
-	c.streamEvents.Add(info.Kind.String())
+	attrs, ok := stateAttrs[info.State]
+	if !ok {
+		attrs = []attribute.KeyValue{attrTaskState.String(strings.Clone(info.State))}
+	}
+	c.streamEvents.Add(info.Kind.String(), attrs...)
 }
+
+const attrTaskState = attribute.Key("a2a.task.state")
+
+// stateAttrs are the a2a.task.state attributes of the known states, made
+// once rather than per event.
+var stateAttrs = func() map[string][]attribute.KeyValue {
+	m := map[string][]attribute.KeyValue{}
+	for _, p := range dialect.TaskStates {
+		m[p.V10] = []attribute.KeyValue{attrTaskState.String(p.V10)}
+	}
+	return m
+}()
 
 // recording reports whether ctx's span records, so that spans under it are
 // worth starting.
@@ -148,7 +193,6 @@ func (a *Agent) startBackendCall(ctx context.Context, c *call, method string) (c
 	return a.tracing.StartClient(ctx, method,
 		telemetry.AttrBackendMethod.String(method),
 		telemetry.AttrBackendDialect.String(c.backend.dialect.String()),
-		telemetry.AttrAgent.String(a.cfg.Name),
 		attribute.String("a2a.backend", c.backend.name),
 	)
 }
@@ -204,17 +248,18 @@ func injectTrace(req *http.Request) {
 	telemetry.Inject(ctx, req.Header)
 }
 
+const indexSpanPrefix = "task-index "
+
 // startIndexSpan starts the span of one task-index operation (Admit, Get,
 // Known, Put, List) under the call's span.
 func (a *Agent) startIndexSpan(ctx context.Context, op, taskID string) (context.Context, trace.Span) {
 	if !recording(ctx) {
 		return ctx, noSpan
 	}
-	ctx, span := a.tracing.StartInternal(ctx, "task-index "+op, telemetry.AttrAgent.String(a.cfg.Name))
-	if taskID != "" {
-		span.SetAttributes(telemetry.AttrTaskID.String(strings.Clone(taskID)))
+	if taskID == "" {
+		return a.tracing.StartInternal(ctx, indexSpanPrefix+op)
 	}
-	return ctx, span
+	return a.tracing.StartInternal(ctx, indexSpanPrefix+op, telemetry.AttrTaskID.String(strings.Clone(taskID)))
 }
 
 // endIndexSpan ends a task-index span, failed on an error other than the

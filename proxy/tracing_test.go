@@ -175,10 +175,10 @@ func TestTraceUnaryCall(t *testing.T) {
 		}, codes.Unset)
 		client := only(t, under, "a2a "+backendMethod)
 		wantSpan(t, client, trace.SpanKindClient, "a2a "+backendMethod, map[string]string{
-			"a2a.backend.method": backendMethod, "a2a.backend_dialect": backendDialect.String(), "a2a.agent": "test",
+			"a2a.backend.method": backendMethod, "a2a.backend_dialect": backendDialect.String(), "a2a.backend": "test",
 		}, codes.Unset)
 		for _, op := range []string{"Admit", "Put"} {
-			wantSpan(t, only(t, under, "task-index "+op), trace.SpanKindInternal, "task-index "+op, map[string]string{"a2a.agent": "test"}, codes.Unset)
+			wantSpan(t, only(t, under, "task-index "+op), trace.SpanKindInternal, "task-index "+op, nil, codes.Unset)
 		}
 		if got := spanAttrs(only(t, under, "task-index Put"))["a2a.task_id"]; got != spanAttrs(server)["a2a.task_id"] {
 			t.Errorf("Put's task %q, the call's %q", got, spanAttrs(server)["a2a.task_id"])
