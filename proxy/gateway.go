@@ -50,7 +50,7 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		g.mux.HandleFunc("GET "+p+"/agent/authenticatedExtendedCard", a.ServeExtendedCardHTTP)
 		// Every other path below the agent's is its HTTP+JSON binding, which
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
-		g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes}))
+		g.mux.Handle(p+"/", rest.NewHandler(a.servedOver("http_json"), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes}))
 	}
 	g.grpc = grpcServer(agents)
 	return g, nil

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -30,5 +29,5 @@ func grpcServer(agents []*Agent) *grpc.Server {
 		return grpcbind.Refusing(codes.Unimplemented, "this gateway publishes "+strconv.Itoa(len(agents))+
 			" agents and none at \"/\": a gRPC call names no agent path, so the gRPC binding serves the agent at \"/\" or a gateway's only agent")
 	}
-	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes})
+	return grpcbind.New(pick.servedOver("grpc"), grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes})
 }

@@ -32,6 +32,17 @@ import (
 // once, so that handing it out allocates nothing.
 var noSpan trace.Span = noop.Span{}
 
+// servedOver is ServeRPC for a front end of another A2A binding, which
+// serves its calls through it in-process: their spans name the binding.
+func (a *Agent) servedOver(binding string) http.Handler {
+	if !a.tracing.Enabled() {
+		return http.HandlerFunc(a.ServeRPC) // no span to name it on
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.ServeRPC(w, r.WithContext(telemetry.WithBinding(r.Context(), binding)))
+	})
+}
+
 // startTrace starts the call's server span, continuing the caller's trace
 // context, and returns r with both in its context, where the access log
 // and the backend requests find them. With export off it still reads the

@@ -422,3 +422,30 @@ func accessLine(t *testing.T, logs *testlog.Buffer) map[string]any {
 	t.Fatalf("no access-log line:\n%s", logs.String())
 	return nil
 }
+
+// The HTTP+JSON binding's calls are traced as such.
+func TestTraceRESTBinding(t *testing.T) {
+	sink, tr := newSpanSink(t)
+	g := newGatewayOpts(t, backends[1].handler(t, nil), dialect.Version10, Options{Tracing: tr})
+	c := caller{dialect.V10}
+	req, err := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+"/message:send", strings.NewReader(c.send("m1", c.text("hello"), "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "1.0")
+	req.Header.Set("traceparent", callerParent)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("HTTP %d", res.StatusCode)
+	}
+	server, _ := sink.call(t)
+	wantSpan(t, server, trace.SpanKindServer, "a2a SendMessage", map[string]string{"a2a.binding": "http_json", "a2a.outcome": "ok"}, codes.Unset)
+	if server.SpanContext().TraceID().String() != callerTraceID {
+		t.Errorf("REST call's span in trace %s, want the caller's", server.SpanContext().TraceID())
+	}
+}
