@@ -105,11 +105,7 @@ func (k jwk) verificationKey() (verificationKey, bool) {
 }
 
 func (k jwk) rsaKey() (*rsa.PublicKey, error) {
-	n, err := decodeBase64URL(k.N)
-	if err != nil {
-		return nil, err
-	}
-	e, err := decodeBase64URL(k.E)
+	n, e, err := decodeBase64URLPair(k.N, k.E)
 	if err != nil {
 		return nil, err
 	}
@@ -141,11 +137,7 @@ func (k jwk) ecKey() (*ecdsa.PublicKey, error) {
 		return nil, errors.New("unsupported curve")
 	}
 	size := (curve.Params().BitSize + 7) / 8
-	x, err := decodeBase64URL(k.X)
-	if err != nil {
-		return nil, err
-	}
-	y, err := decodeBase64URL(k.Y)
+	x, y, err := decodeBase64URLPair(k.X, k.Y)
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +166,20 @@ func (k jwk) okpKey() (ed25519.PublicKey, error) {
 		return nil, errors.New("ed25519 key has the wrong length")
 	}
 	return ed25519.PublicKey(x), nil
+}
+
+// decodeBase64URLPair decodes the two base64url members of a key (RSA n and
+// e, EC x and y).
+func decodeBase64URLPair(a, b string) ([]byte, []byte, error) {
+	x, err := decodeBase64URL(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := decodeBase64URL(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
 }
 
 // decodeBase64URL decodes unpadded base64url (RFC 7515 §2), tolerating the

@@ -48,7 +48,7 @@ func checkConfiguration(c *sendConfiguration) (int, *pushConfig, error) {
 	if c.AcceptedOutputModes == nil {
 		return 0, nil, errors.New("configuration.acceptedOutputModes: required")
 	}
-	if err := validateHistoryLength(c.HistoryLength); err != nil {
+	if err := agentcore.NotNegative("historyLength", c.HistoryLength); err != nil {
 		return 0, nil, errors.New("configuration." + err.Error())
 	}
 	if c.PushNotificationConfig != nil {

@@ -50,11 +50,7 @@ func (a *Agent) pushConfigSet(_ *http.Request, params json.RawMessage) (any, *ag
 // pushNotificationConfigId it returns the task's first config, as 0.2.5
 // allowed bare {"id": taskId}.
 func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
-	configs, rerr := a.core.PushConfigs(p.ID)
+	p, configs, rerr := a.taskPushConfigs(params)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -71,11 +67,7 @@ func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *ag
 // pushConfigList answers tasks/pushNotificationConfig/list with a JSON array,
 // empty rather than null when the task has no config.
 func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
-	configs, rerr := a.core.PushConfigs(p.ID)
+	p, configs, rerr := a.taskPushConfigs(params)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -84,6 +76,17 @@ func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *a
 		list[i] = taskPushConfig{TaskID: p.ID, PushNotificationConfig: &configs[i].Config}
 	}
 	return list, nil
+}
+
+// taskPushConfigs decodes the params of a get or list and returns them with
+// the configs of the task they name.
+func (a *Agent) taskPushConfigs(params json.RawMessage) (pushConfigParams, []agentcore.Push[pushConfig], *agentcore.Error) {
+	var p pushConfigParams
+	if rerr := decodeParams(params, &p); rerr != nil {
+		return p, nil, rerr
+	}
+	configs, rerr := a.core.PushConfigs(p.ID)
+	return p, configs, rerr
 }
 
 // pushConfigDelete answers tasks/pushNotificationConfig/delete with null.

@@ -15,7 +15,7 @@ func (a *Agent) tasksGet(_ *http.Request, params json.RawMessage) (any, *agentco
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if err := validateHistoryLength(p.HistoryLength); err != nil {
+	if err := agentcore.NotNegative("historyLength", p.HistoryLength); err != nil {
 		return nil, errInvalidParams(err)
 	}
 	t, rerr := a.core.Lookup(p.ID)

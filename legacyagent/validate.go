@@ -60,18 +60,11 @@ func validatePushConfig(c *pushConfig) error {
 	if c == nil {
 		return errors.New("pushNotificationConfig: required")
 	}
-	if !agentcore.CheckWebhookURL(c.URL) {
-		return fmt.Errorf("pushNotificationConfig.url: must be an absolute http or https URL, got %q", c.URL)
+	if err := agentcore.CheckWebhookURL("pushNotificationConfig.url", c.URL); err != nil {
+		return err
 	}
 	if c.Authentication != nil && len(c.Authentication.Schemes) == 0 {
 		return errors.New("pushNotificationConfig.authentication.schemes: must not be empty")
-	}
-	return nil
-}
-
-func validateHistoryLength(n *int) error {
-	if n != nil && *n < 0 {
-		return fmt.Errorf("historyLength: must not be negative, got %d", *n)
 	}
 	return nil
 }

@@ -251,20 +251,22 @@ func AppendRequest(dst, id []byte, method string, params []byte) []byte {
 
 // AppendResultResponse appends a JSON-RPC success response.
 func AppendResultResponse(dst, id, result []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = appendID(dst, id)
-	dst = append(dst, `,"result":`...)
-	dst = append(dst, result...)
-	return append(dst, '}')
+	return appendResponse(dst, id, `,"result":`, result)
 }
 
 // AppendErrorResponse appends a JSON-RPC error response around the error
 // object obj.
 func AppendErrorResponse(dst, id, obj []byte) []byte {
+	return appendResponse(dst, id, `,"error":`, obj)
+}
+
+// appendResponse appends a JSON-RPC response whose member (with its
+// leading comma and colon) holds value.
+func appendResponse(dst, id []byte, member string, value []byte) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
-	dst = append(dst, `,"error":`...)
-	dst = append(dst, obj...)
+	dst = append(dst, member...)
+	dst = append(dst, value...)
 	return append(dst, '}')
 }
 

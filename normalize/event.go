@@ -239,12 +239,7 @@ func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind stri
 	if err := requireString(v[uTaskID], "taskId"); err != nil {
 		return err
 	}
-	if ctx := v[uContextID]; ctx.Exists() {
-		if err := wantString(ctx, "contextId"); err != nil {
-			return err
-		}
-	}
-	if err := wantObject(v[uMetadata], "metadata"); err != nil {
+	if err := checkContextAndMetadata(v[uContextID], v[uMetadata]); err != nil {
 		return err
 	}
 	if info != nil {
@@ -253,24 +248,7 @@ func (c *conv) updateHead(obj gjson.Result, m *members, to dialect.ID, kind stri
 	w := c.w
 	// A 1.0 wrapper holds no kind; one left inside must not pass through.
 	w.changed = w.changed || m.renamed || (to == dialect.V10 && v[uKind].Exists())
-	w.open('{')
-	if to == dialect.V03 {
-		w.key("kind")
-		w.quoted(kind)
-	}
-	w.key("taskId")
-	w.raw(v[uTaskID].Raw)
-	switch ctx := v[uContextID]; {
-	case c.skipDefault(ctx, to):
-	case ctx.Exists():
-		w.key("contextId")
-		w.raw(ctx.Raw)
-	case to == dialect.V03:
-		// Required in 0.x; ProtoJSON leaves an empty one out.
-		w.key("contextId")
-		w.raw(`""`)
-		w.changed = true
-	}
+	c.openWithIDs(to, kind, "taskId", v[uTaskID], v[uContextID])
 	return nil
 }
 
@@ -355,14 +333,8 @@ func (c *conv) artifactUpdate(obj gjson.Result, to dialect.ID) error {
 
 func (c *conv) updateTail(obj gjson.Result, m *members) {
 	w := c.w
-	if md := m.vals[uMetadata]; md.Exists() {
-		w.key("metadata")
-		w.raw(md.Raw)
-	}
-	if m.unknown {
-		w.unknownMembers(obj, updateKeys[:])
-	}
-	w.close('}')
+	w.copyPresent(m, updateKeys[:], uMetadata)
+	w.closeObject(obj, updateKeys[:], m.unknown)
 }
 
 // InspectTask reads a bare Task (a get or cancel result) in either dialect.

@@ -114,16 +114,22 @@ func goldenFile(t *testing.T, p string) []byte {
 	return bytes.TrimSpace(b)
 }
 
-// jsonEqual compares two documents as JSON values, numbers kept exact.
-func jsonEqual(a, b []byte) bool {
-	var x, y any
+// decodePair decodes two JSON documents, numbers kept exact; ok is false
+// when either is not JSON.
+func decodePair(a, b []byte) (x, y any, ok bool) {
 	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
 	da.UseNumber()
 	db.UseNumber()
 	if da.Decode(&x) != nil || db.Decode(&y) != nil {
-		return false
+		return nil, nil, false
 	}
-	return reflect.DeepEqual(x, y)
+	return x, y, true
+}
+
+// jsonEqual compares two documents as JSON values, numbers kept exact.
+func jsonEqual(a, b []byte) bool {
+	x, y, ok := decodePair(a, b)
+	return ok && reflect.DeepEqual(x, y)
 }
 
 func indent(b []byte) string {
@@ -402,14 +408,8 @@ func equivalentIn(d dialect.ID, a, b []byte) bool {
 	if d != dialect.V10 {
 		return jsonEqual(a, b)
 	}
-	var x, y any
-	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
-	da.UseNumber()
-	db.UseNumber()
-	if da.Decode(&x) != nil || db.Decode(&y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(dropDefaults(x), dropDefaults(y))
+	x, y, ok := decodePair(a, b)
+	return ok && reflect.DeepEqual(dropDefaults(x), dropDefaults(y))
 }
 
 func dropDefaults(v any) any {

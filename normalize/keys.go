@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
@@ -90,6 +91,36 @@ func (w *writer) unknownMembers(obj gjson.Result, specs []keySpec) {
 		}
 		return true
 	})
+}
+
+// closeObject copies obj's members that specs does not know, when collect
+// found any (unknown), and closes the object.
+func (w *writer) closeObject(obj gjson.Result, specs []keySpec, unknown bool) {
+	if unknown {
+		w.unknownMembers(obj, specs)
+	}
+	w.close('}')
+}
+
+// copyPresent writes member i of m as it came, under its camelCase name,
+// when it is present.
+func (w *writer) copyPresent(m *members, specs []keySpec, i int) {
+	if v := m.vals[i]; v.Exists() {
+		w.key(specs[i].camel)
+		w.raw(v.Raw)
+	}
+}
+
+// copyUnlessDefault writes each present member idx of m as it came, under
+// its camelCase name, leaving out of a 1.0 output one at its proto3
+// default (see skipDefault).
+func (c *conv) copyUnlessDefault(m *members, specs []keySpec, to dialect.ID, idx ...int) {
+	for _, i := range idx {
+		if v := m.vals[i]; v.Exists() && !c.skipDefault(v, to) {
+			c.w.key(specs[i].camel)
+			c.w.raw(v.Raw)
+		}
+	}
 }
 
 func typeName(v gjson.Result) string {

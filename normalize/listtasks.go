@@ -146,9 +146,6 @@ func (c *conv) listTasksParams(root gjson.Result) error {
 		}
 		w.raw(x.Raw)
 	}
-	if m.unknown {
-		w.unknownMembers(root, listTasksKeys[:])
-	}
-	w.close('}')
+	w.closeObject(root, listTasksKeys[:], m.unknown)
 	return nil
 }

@@ -200,16 +200,9 @@ func (c *conv) writeMessage(obj gjson.Result, m *members, to dialect.ID) error {
 	if err := c.parts(m.vals[mParts], to); err != nil {
 		return at(err, "parts")
 	}
-	for _, i := range []int{mMetadata, mExtensions, mReferenceTaskIDs} {
-		if v := m.vals[i]; v.Exists() && (i == mMetadata || !c.skipDefault(v, to)) {
-			w.key(messageKeys[i].camel)
-			w.raw(v.Raw)
-		}
-	}
-	if m.unknown {
-		w.unknownMembers(obj, messageKeys[:])
-	}
-	w.close('}')
+	w.copyPresent(m, messageKeys[:], mMetadata)
+	c.copyUnlessDefault(m, messageKeys[:], to, mExtensions, mReferenceTaskIDs)
+	w.closeObject(obj, messageKeys[:], m.unknown)
 	return nil
 }
 

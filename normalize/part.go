@@ -216,10 +216,7 @@ func (c *conv) partV10(obj gjson.Result, p *part) {
 		w.key("mediaType")
 		w.raw(p.mediaType.Raw)
 	}
-	if p.m.unknown {
-		w.unknownMembers(obj, partKeys[:])
-	}
-	w.close('}')
+	w.closeObject(obj, partKeys[:], p.m.unknown)
 }
 
 // unwrapCompatData undoes the SDKs' wrapping of a non-object value.
@@ -336,8 +333,5 @@ func (c *conv) partV03(obj gjson.Result, p *part) {
 		w.key("metadata")
 		w.raw(meta.Raw)
 	}
-	if p.m.unknown {
-		w.unknownMembers(obj, partKeys[:])
-	}
-	w.close('}')
+	w.closeObject(obj, partKeys[:], p.m.unknown)
 }

@@ -118,6 +118,19 @@ func extendedCardParams(to dialect.ID, params []byte) ([]byte, RequestInfo, erro
 	return w.bytes(), info, nil
 }
 
+// tenant writes a request's tenant t, when present, in 1.0; 0.x has no
+// tenants, so there it is dropped.
+func (w *writer) tenant(t gjson.Result, to dialect.ID) {
+	switch {
+	case !t.Exists():
+	case to == dialect.V10:
+		w.key("tenant")
+		w.raw(t.Raw)
+	default:
+		w.changed = true
+	}
+}
+
 // onlyMember reports whether obj is an object with key as its one member.
 func onlyMember(obj gjson.Result, key string) bool {
 	n, ok := 0, true
@@ -178,14 +191,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		info.SkillID = s.Str
 	}
 	w.open('{')
-	if t := v[spTenant]; t.Exists() {
-		if to == dialect.V10 {
-			w.key("tenant")
-			w.raw(t.Raw)
-		} else {
-			w.changed = true // 0.x has no tenants
-		}
-	}
+	w.tenant(v[spTenant], to)
 	w.key("message")
 	if err := c.writeMessage(msg, &mm, to); err != nil {
 		return at(err, "message")
@@ -197,10 +203,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		w.key("metadata")
 		w.raw(md.Raw)
 	}
-	if m.unknown {
-		w.unknownMembers(root, sendKeys[:])
-	}
-	w.close('}')
+	w.closeObject(root, sendKeys[:], m.unknown)
 	return nil
 }
 
@@ -320,10 +323,7 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 			w.changed = true
 		}
 	}
-	if m.unknown {
-		w.unknownMembers(cfg, configurationKeys[:])
-	}
-	w.close('}')
+	w.closeObject(cfg, configurationKeys[:], m.unknown)
 	return nil
 }
 
@@ -472,14 +472,7 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 	w := c.w
 	w.changed = w.changed || m.renamed
 	w.open('{')
-	if t := v[tpTenant]; t.Exists() {
-		if to == dialect.V10 {
-			w.key("tenant")
-			w.raw(t.Raw)
-		} else {
-			w.changed = true
-		}
-	}
+	w.tenant(v[tpTenant], to)
 	w.key("id")
 	w.raw(v[tpID].Raw)
 	c.writeHistoryLength(v[tpHistoryLength], info, to, op == dialect.GetTask)
@@ -492,10 +485,7 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 			w.changed = true
 		}
 	}
-	if m.unknown {
-		w.unknownMembers(root, taskIDKeys[:])
-	}
-	w.close('}')
+	w.closeObject(root, taskIDKeys[:], m.unknown)
 	return nil
 }
 
@@ -600,9 +590,6 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 			w.raw(md.Raw)
 		}
 	}
-	if m.unknown {
-		w.unknownMembers(root, pushParamsKeys[:])
-	}
-	w.close('}')
+	w.closeObject(root, pushParamsKeys[:], m.unknown)
 	return nil
 }

@@ -169,10 +169,7 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 			w.key("nextPageToken")
 			w.raw(next.Raw)
 		}
-		if m.unknown {
-			w.unknownMembers(root, pushListKeys[:])
-		}
-		w.close('}')
+		w.closeObject(root, pushListKeys[:], m.unknown)
 	}
 	return nil
 }
@@ -237,9 +234,6 @@ func (c *conv) taskList(root gjson.Result) error {
 			w.changed = true
 		}
 	}
-	if m.unknown {
-		w.unknownMembers(root, taskListKeys[:])
-	}
-	w.close('}')
+	w.closeObject(root, taskListKeys[:], m.unknown)
 	return nil
 }

@@ -28,6 +28,41 @@ var taskKeys = [...]keySpec{
 	tMetadata:  {"metadata", ""},
 }
 
+// checkContextAndMetadata checks the optional contextId and metadata that
+// tasks and updates share.
+func checkContextAndMetadata(ctx, md gjson.Result) error {
+	if ctx.Exists() {
+		if err := wantString(ctx, "contextId"); err != nil {
+			return err
+		}
+	}
+	return wantObject(md, "metadata")
+}
+
+// openWithIDs opens a task or an update: its 0.x kind, its id under
+// idName and its contextId, which 0.x requires and ProtoJSON leaves out
+// when empty.
+func (c *conv) openWithIDs(to dialect.ID, kind, idName string, id, ctx gjson.Result) {
+	w := c.w
+	w.open('{')
+	if to == dialect.V03 {
+		w.key("kind")
+		w.quoted(kind)
+	}
+	w.key(idName)
+	w.raw(id.Raw)
+	switch {
+	case c.skipDefault(ctx, to):
+	case ctx.Exists():
+		w.key("contextId")
+		w.raw(ctx.Raw)
+	case to == dialect.V03:
+		w.key("contextId")
+		w.raw(`""`)
+		w.changed = true
+	}
+}
+
 // task writes the Task obj in dialect to.
 func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	info := c.takeInfo()
@@ -45,12 +80,7 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	if !v[tStatus].Exists() {
 		return at(fail("is required"), "status")
 	}
-	if ctx := v[tContextID]; ctx.Exists() {
-		if err := wantString(ctx, "contextId"); err != nil {
-			return err
-		}
-	}
-	if err := wantObject(v[tMetadata], "metadata"); err != nil {
+	if err := checkContextAndMetadata(v[tContextID], v[tMetadata]); err != nil {
 		return err
 	}
 	if info != nil {
@@ -58,24 +88,7 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	}
 	w := c.w
 	w.changed = w.changed || m.renamed || (to == dialect.V10) == v[tKind].Exists()
-	w.open('{')
-	if to == dialect.V03 {
-		w.key("kind")
-		w.quoted("task")
-	}
-	w.key("id")
-	w.raw(v[tID].Raw)
-	switch ctx := v[tContextID]; {
-	case c.skipDefault(ctx, to):
-	case ctx.Exists():
-		w.key("contextId")
-		w.raw(ctx.Raw)
-	case to == dialect.V03:
-		// Required in 0.x; 1.0 omits it when empty.
-		w.key("contextId")
-		w.raw(`""`)
-		w.changed = true
-	}
+	c.openWithIDs(to, "task", "id", v[tID], v[tContextID])
 	w.key("status")
 	if err := c.status(v[tStatus], to, info); err != nil {
 		return at(err, "status")
@@ -101,14 +114,8 @@ func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 			info.History, info.HasHistory = n, true
 		}
 	}
-	if md := v[tMetadata]; md.Exists() {
-		w.key("metadata")
-		w.raw(md.Raw)
-	}
-	if m.unknown {
-		w.unknownMembers(obj, taskKeys[:])
-	}
-	w.close('}')
+	w.copyPresent(&m, taskKeys[:], tMetadata)
+	w.closeObject(obj, taskKeys[:], m.unknown)
 	return nil
 }
 
@@ -164,10 +171,7 @@ func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 			return at(err, "timestamp")
 		}
 	}
-	if m.unknown {
-		w.unknownMembers(obj, statusKeys[:])
-	}
-	w.close('}')
+	w.closeObject(obj, statusKeys[:], m.unknown)
 	return nil
 }
 
@@ -308,26 +312,14 @@ func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
 	w.open('{')
 	w.key("artifactId")
 	w.raw(v[aArtifactID].Raw)
-	for _, i := range []int{aName, aDescription} {
-		if x := v[i]; x.Exists() && !c.skipDefault(x, to) {
-			w.key(artifactKeys[i].camel)
-			w.raw(x.Raw)
-		}
-	}
+	c.copyUnlessDefault(&m, artifactKeys[:], to, aName, aDescription)
 	w.key("parts")
 	if err := c.parts(v[aParts], to); err != nil {
 		return at(err, "parts")
 	}
-	for _, i := range []int{aMetadata, aExtensions} {
-		if x := v[i]; x.Exists() && (i == aMetadata || !c.skipDefault(x, to)) {
-			w.key(artifactKeys[i].camel)
-			w.raw(x.Raw)
-		}
-	}
-	if m.unknown {
-		w.unknownMembers(obj, artifactKeys[:])
-	}
-	w.close('}')
+	w.copyPresent(&m, artifactKeys[:], aMetadata)
+	c.copyUnlessDefault(&m, artifactKeys[:], to, aExtensions)
+	w.closeObject(obj, artifactKeys[:], m.unknown)
 	return nil
 }
 

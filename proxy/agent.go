@@ -12,10 +12,13 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/store"
+	"github.com/a2agate/gateway/telemetry"
 )
 
 // Agent serves one published agent: its JSON-RPC endpoint and its cards.
@@ -30,6 +33,7 @@ type Agent struct {
 	// verifier checks Bearer tokens; nil when the agent has no auth.
 	verifier Verifier
 	metrics  *Metrics
+	tracing  *telemetry.Tracing
 	tasks    store.Store
 	// ownsTasks is set when the agent made its own index and must close it.
 	ownsTasks bool
@@ -69,6 +73,9 @@ type Options struct {
 	// StreamWriteTimeout bounds writing one stream event to the caller
 	// (server.stream_write_timeout); zero is no bound.
 	StreamWriteTimeout time.Duration
+	// Tracing traces the agent's calls (tracing.go); nil traces nothing,
+	// and the caller's trace context still reaches the backend.
+	Tracing *telemetry.Tracing
 }
 
 // NewAgent builds the handler of one published agent from a validated,
@@ -91,7 +98,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		log.Info("backend dialect chosen from its card", "backend", bc.URL, "dialect", string(v), "why", why)
 		return v, nil
 	}
-	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics,
+	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics, tracing: opts.Tracing,
 		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace,
 		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout}
 	add := func(name string, bc BackendConfig) (*backend, error) {
@@ -171,6 +178,16 @@ type call struct {
 	// answered (views into its reply).
 	retry  *sendRetry
 	answer normalize.EventInfo
+	// failure is the error answered, for the span's status.
+	failure error
+	// span is the call's server span (nil without tracing); streamEvents
+	// records a stream's events on it while it records. backendMethod,
+	// taskID and contextID are for its attributes: the method the backend
+	// got, and the task the call made when its request named none.
+	span              trace.Span
+	streamEvents      *telemetry.StreamEvents
+	backendMethod     string
+	taskID, contextID string
 	// lent are the pooled buffers the call reads and writes in: a unary
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
@@ -190,7 +207,9 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	c := &call{start: time.Now(), backend: a.backend, binding: dialect.BindingOf(r.Context()), caller: dialect.CallerDialectOf(r.Context())}
 	c.lent = c.lentInline[:0]
 	defer c.giveBack()
+	r = a.startTrace(r, c)
 	defer a.logCall(c, r)
+	defer a.endTrace(r.Context(), c)
 	body, err := a.readBody(w, r, c)
 	if err != nil {
 		c.env.Dialect = guessDialect(body, r)
@@ -328,9 +347,10 @@ func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
 func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
 	var ae *normalize.AgentError
 	if errors.As(e, &ae) {
-		c.code, c.reason, c.outcome = ae.Code, "agent_error", outcomeAgentError
+		c.code, c.reason, c.outcome, c.failure = ae.Code, "agent_error", outcomeAgentError, e
 		return normalize.AppendErrorResponse(make([]byte, 0, len(ae.Object)+64), c.env.ID, ae.Object)
 	}
+	c.failure = e
 	row := e.Kind.Error()
 	c.code, c.reason = row.Code, row.Reason
 	var bf backendFailure
@@ -450,12 +470,16 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 // caller's dialect.
 func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.Op, method string, params []byte) ([]byte, *normalize.Error) {
 	b := c.backend
-	res, err := b.post(ctx, r, c, method, params, false)
+	bctx, span := a.startBackendCall(ctx, c, method)
+	res, err := b.post(bctx, r, c, method, params, false)
 	if err != nil {
-		return nil, b.transportError(ctx, err)
+		e := b.transportError(ctx, err)
+		endBackendCall(span, c, e, nil)
+		return nil, e
 	}
 	defer res.Body.Close()
 	reply, e := a.readReply(res, b, c)
+	endBackendCall(span, c, e, reply.Error)
 	if e != nil {
 		return nil, e
 	}

@@ -293,6 +293,7 @@ func (b *backend) setHeaders(req, in *http.Request) {
 	for k, vv := range b.static {
 		req.Header[k] = vv
 	}
+	injectTrace(req)
 	if b.dialect == dialect.V10 {
 		// Exactly this string: the Python 1.0 SDK rejects PascalCase methods
 		// without it, and Java compares it literally.

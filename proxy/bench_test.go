@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/telemetry"
 )
 
 // BenchmarkServeHTTP measures the whole gateway handler per request, mux to
@@ -50,6 +52,9 @@ type benchCase struct {
 	op              canned.Op
 	caller, backend canned.Dialect
 	auth            bool // a Bearer token checked on every call
+	// tracing records every call's spans (ratio 1) through a batch
+	// processor into an exporter that discards them.
+	tracing bool
 }
 
 func (c benchCase) name() string {
@@ -57,11 +62,15 @@ func (c benchCase) name() string {
 	if c.auth {
 		n += "+auth"
 	}
+	if c.tracing {
+		n += "+tracing"
+	}
 	return n
 }
 
-// benchCases are send, get and stream for every caller/backend pair, and
-// send with authentication.
+// benchCases are send, get and stream for every caller/backend pair, send
+// with authentication, and send, get and stream traced, beside their
+// untraced twins.
 func benchCases() []benchCase {
 	var out []benchCase
 	for _, op := range []canned.Op{canned.Send, canned.Get, canned.Stream} {
@@ -71,9 +80,13 @@ func benchCases() []benchCase {
 			}
 		}
 	}
-	return append(out,
+	out = append(out,
 		benchCase{op: canned.Send, caller: canned.V10, backend: canned.V10, auth: true},
 		benchCase{op: canned.Send, caller: canned.V03, backend: canned.V10, auth: true})
+	for _, op := range []canned.Op{canned.Send, canned.Get, canned.Stream} {
+		out = append(out, benchCase{op: op, caller: canned.V03, backend: canned.V10, tracing: true})
+	}
+	return out
 }
 
 // benchHarness serves one prepared request through a gateway again and
@@ -108,6 +121,11 @@ func newBenchHarness(tb testing.TB, bc benchCase) *benchHarness {
 	opts := Options{
 		Transport: canned.New(),
 		Logger:    slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	}
+	if bc.tracing {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(discardSpans{}))
+		opts.Tracing = telemetry.WithProvider(tp)
+		tb.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	}
 	header := http.Header{"Content-Type": {"application/json"}}
 	if bc.caller == canned.V10 {
@@ -230,6 +248,13 @@ func (h *benchHarness) check(tb testing.TB) {
 		tb.Fatalf("result not in the caller's dialect: %s", out)
 	}
 }
+
+// discardSpans is an exporter that drops what it is given: the gateway's
+// cost of tracing without a collector's.
+type discardSpans struct{}
+
+func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discardSpans) Shutdown(context.Context) error                             { return nil }
 
 // benchBody is a request body the harness rewinds instead of reallocating.
 type benchBody struct{ *bytes.Reader }

@@ -25,10 +25,12 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidParams))
 		return
 	}
-	page, err := a.tasks.List(r.Context(), store.Query{
+	ictx, span := a.startIndexSpan(r.Context(), "List", "")
+	page, err := a.tasks.List(ictx, store.Query{
 		Agent: a.cfg.Name, Owner: c.owner, ContextID: q.ContextID, State: q.State,
 		UpdatedAfter: q.UpdatedAfter, PageSize: q.PageSize, PageToken: q.PageToken,
 	})
+	endIndexSpan(span, err)
 	switch {
 	case errors.Is(err, store.ErrBadPageToken):
 		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageToken is not a token this listing issued: start again without it"))

@@ -113,8 +113,7 @@ type sendRetry struct {
 // admitSend admits a send as Store.Admit does; a unary send starting new
 // work also claims its key in the same round trip, or learns the send it
 // retries (c.retry).
-func (a *Agent) admitSend(r *http.Request, c *call, params []byte, to dialect.ID) (string, error) {
-	ctx := r.Context()
+func (a *Agent) admitSend(ctx context.Context, r *http.Request, c *call, params []byte, to dialect.ID) (string, error) {
 	adm := store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: c.info.ContextID}
 	if c.env.Op != dialect.SendMessage {
 		return a.tasks.Admit(ctx, adm)

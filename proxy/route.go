@@ -97,7 +97,9 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		// Fail closed before the backend acts: a send the index could not
 		// record would run a task its caller can never reach. The check also
 		// reads the context's owner, in the same round trip.
-		owner, err := a.admitSend(r, c, params, to)
+		ictx, span := a.startIndexSpan(ctx, "Admit", "")
+		owner, err := a.admitSend(ictx, r, c, params, to)
+		endIndexSpan(span, err)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
@@ -136,7 +138,9 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 // caller gets. It returns nil, nil for a task the gateway never saw when the
 // agent allows those, unchecked.
 func (a *Agent) ownedTask(ctx context.Context, c *call) (*store.Task, *normalize.Error) {
-	t, err := a.tasks.Get(ctx, a.cfg.Name, c.info.TaskID)
+	ictx, span := a.startIndexSpan(ctx, "Get", c.info.TaskID)
+	t, err := a.tasks.Get(ictx, a.cfg.Name, c.info.TaskID)
+	endIndexSpan(span, err)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if !a.cfg.Tasks.AllowUnknown {
@@ -145,7 +149,9 @@ func (a *Agent) ownedTask(ctx context.Context, c *call) (*store.Task, *normalize
 		// Only an id no agent of this gateway recorded is served unchecked:
 		// agents may share a backend, and a task made through one is still
 		// its owner's through another.
-		known, err := a.tasks.Known(ctx, c.info.TaskID)
+		ictx, span := a.startIndexSpan(ctx, "Known", c.info.TaskID)
+		known, err := a.tasks.Known(ictx, c.info.TaskID)
+		endIndexSpan(span, err)
 		switch {
 		case err != nil:
 			return nil, a.indexUnavailable("read", err)
@@ -206,7 +212,10 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		ID: strings.Clone(info.TaskID), ContextID: strings.Clone(info.ContextID), Owner: c.owner, Agent: a.cfg.Name,
 		Backend: c.backend.name, State: info.State, Updated: time.Now(),
 	}
-	err := a.tasks.Put(ctx, t)
+	c.taskID, c.contextID = t.ID, t.ContextID
+	ictx, span := a.startIndexSpan(ctx, "Put", t.ID)
+	err := a.tasks.Put(ictx, t)
+	endIndexSpan(span, err)
 	switch {
 	case err == nil:
 		return nil

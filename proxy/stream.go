@@ -49,7 +49,9 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		}
 		snapshot = first
 	}
-	res, err := b.post(r.Context(), r, c, method, params, true)
+	bctx, span := a.startBackendCall(r.Context(), c, method)
+	defer endBackendStream(span, c)
+	res, err := b.post(bctx, r, c, method, params, true)
 	if err != nil {
 		a.streamFail(s, b.transportError(r.Context(), err))
 		return
@@ -438,6 +440,7 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		a.streamFail(s, e)
 		return false
 	}
+	s.c.streamEvent(info)
 	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
 		// The task index may be a network away: no event waits for it.
 		if s.flushPending() != nil {

@@ -374,10 +374,7 @@ func (m *Memory) Admit(_ context.Context, a Admission) (string, error) {
 // List implements Store. Filtering by context or state scans the owner's
 // tasks; an owner's share bounds how many that is.
 func (m *Memory) List(_ context.Context, q Query) (Page, error) {
-	if err := validateQuery(q); err != nil {
-		return Page{}, err
-	}
-	cur, err := decodePageToken(q)
+	cur, err := startList(q)
 	if err != nil {
 		return Page{}, err
 	}

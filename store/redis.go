@@ -212,21 +212,26 @@ func (r *Redis) queueAdmit(ctx context.Context, p redis.Pipeliner, a Admission) 
 		if owner == nil {
 			return "", ErrNotFound
 		}
-		vals := owner.Val()
-		o, ok1 := vals[0].(string)
-		exp, ok2 := vals[1].(string)
-		if !ok1 || !ok2 {
-			return "", ErrNotFound
-		}
-		expires, err := strconv.ParseInt(exp, 10, 64)
-		if err != nil {
-			return "", unavailable("decode context", err)
-		}
-		if expires <= now.UnixMicro() {
-			return "", ErrNotFound
-		}
-		return o, nil
+		return liveContextOwner(owner.Val(), now)
 	}
+}
+
+// liveContextOwner decodes the HMGET of a context's owner and expiry: the
+// owner, or ErrNotFound when the context is unknown or expired at now.
+func liveContextOwner(vals []any, now time.Time) (string, error) {
+	owner, ok1 := vals[0].(string)
+	exp, ok2 := vals[1].(string)
+	if !ok1 || !ok2 {
+		return "", ErrNotFound
+	}
+	expires, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return "", unavailable("decode context", err)
+	}
+	if expires <= now.UnixMicro() {
+		return "", ErrNotFound
+	}
+	return owner, nil
 }
 
 // Get implements Store.
@@ -275,27 +280,12 @@ func (r *Redis) ContextOwner(ctx context.Context, agent, contextID string) (stri
 	if err != nil {
 		return "", unavailable("get context owner", err)
 	}
-	owner, ok1 := vals[0].(string)
-	exp, ok2 := vals[1].(string)
-	if !ok1 || !ok2 {
-		return "", ErrNotFound
-	}
-	expires, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil {
-		return "", unavailable("decode context", err)
-	}
-	if expires <= r.now().UnixMicro() {
-		return "", ErrNotFound
-	}
-	return owner, nil
+	return liveContextOwner(vals, r.now())
 }
 
 // List implements Store.
 func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
-	if err := validateQuery(q); err != nil {
-		return Page{}, err
-	}
-	cur, err := decodePageToken(q)
+	cur, err := startList(q)
 	if err != nil {
 		return Page{}, err
 	}

@@ -147,15 +147,20 @@ func openBenchRedis(b *testing.B, addr string) *Redis {
 	return s
 }
 
-// redisCPU is the CPU time the server used so far, in seconds, from INFO
-// cpu (its network I/O and the scripts included).
-func redisCPU(b *testing.B, c *redis.Client) float64 {
-	info, err := c.Info(context.Background(), "cpu").Result()
+// infoLines is the INFO section of the server, line by line.
+func infoLines(b *testing.B, c *redis.Client, section string) []string {
+	info, err := c.Info(context.Background(), section).Result()
 	if err != nil {
 		b.Fatal(err)
 	}
+	return strings.Split(info, "\n")
+}
+
+// redisCPU is the CPU time the server used so far, in seconds, from INFO
+// cpu (its network I/O and the scripts included).
+func redisCPU(b *testing.B, c *redis.Client) float64 {
 	var total float64
-	for _, line := range strings.Split(info, "\n") {
+	for _, line := range infoLines(b, c, "cpu") {
 		name, v, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if ok && (name == "used_cpu_user" || name == "used_cpu_sys") {
 			f, err := strconv.ParseFloat(v, 64)
@@ -171,12 +176,8 @@ func redisCPU(b *testing.B, c *redis.Client) float64 {
 // redisCalls is the number of commands the server ran, from INFO
 // commandstats.
 func redisCalls(b *testing.B, c *redis.Client) int64 {
-	info, err := c.Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
 	var total int64
-	for _, line := range strings.Split(info, "\n") {
+	for _, line := range infoLines(b, c, "commandstats") {
 		_, rest, ok := strings.Cut(line, ":calls=")
 		if !ok {
 			continue

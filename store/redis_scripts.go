@@ -38,21 +38,26 @@ local function splitMeta(m)
   return string.sub(rest, 1, n), string.sub(rest, n + 1)
 end
 
+-- dropMeta drops task id from bucket's state and context indexes and its meta.
+local function dropMeta(bucket, id)
+  local meta = bucket .. ':meta'
+  local m = redis.call('HGET', meta, id)
+  if m then
+    local state, ctx = splitMeta(m)
+    redis.call('ZREM', bucket .. ':s:' .. state, id)
+    if ctx ~= '' then redis.call('ZREM', bucket .. ':c:' .. ctx, id) end
+    redis.call('HDEL', meta, id)
+  end
+end
+
 -- purge drops the expired tasks of one bucket from its indexes, so that
 -- counts and pages see only live tasks. Each task is purged once, so the
 -- cost is constant per task over its lifetime.
 local function purge(bucket, taskPrefix, owner, now)
   local expired = redis.call('ZRANGEBYSCORE', bucket .. ':exp', '-inf', now)
   if #expired == 0 then return end
-  local meta = bucket .. ':meta'
   for _, id in ipairs(expired) do
-    local m = redis.call('HGET', meta, id)
-    if m then
-      local state, ctx = splitMeta(m)
-      redis.call('ZREM', bucket .. ':s:' .. state, id)
-      if ctx ~= '' then redis.call('ZREM', bucket .. ':c:' .. ctx, id) end
-      redis.call('HDEL', meta, id)
-    end
+    dropMeta(bucket, id)
     redis.call('ZREM', bucket .. ':all', id)
     redis.call('ZREM', bucket .. ':fin', id)
     -- The id may belong to another owner by now; only our own expired copy goes.
@@ -70,14 +75,7 @@ end
 -- latest of its tasks'. The id stays known across agents (Known, in another
 -- slot) until it would have expired: a known id is never served unchecked.
 local function evict(bucket, taskPrefix, id, count, countMember)
-  local meta = bucket .. ':meta'
-  local m = redis.call('HGET', meta, id)
-  if m then
-    local state, ctx = splitMeta(m)
-    redis.call('ZREM', bucket .. ':s:' .. state, id)
-    if ctx ~= '' then redis.call('ZREM', bucket .. ':c:' .. ctx, id) end
-    redis.call('HDEL', meta, id)
-  end
+  dropMeta(bucket, id)
   for _, suffix in ipairs({':all', ':exp', ':fin'}) do redis.call('ZREM', bucket .. suffix, id) end
   redis.call('DEL', taskPrefix .. id)
   redis.call('ZREM', count, countMember)

@@ -173,6 +173,15 @@ func normalizeTask(t Task, now time.Time) (Task, error) {
 	return t, nil
 }
 
+// startList checks q and returns the cursor of its page token, nil for the
+// first page.
+func startList(q Query) (*cursor, error) {
+	if err := validateQuery(q); err != nil {
+		return nil, err
+	}
+	return decodePageToken(q)
+}
+
 func validateQuery(q Query) error {
 	var problems []error
 	if q.Agent == "" {

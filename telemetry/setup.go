@@ -50,10 +50,7 @@ type Tracing struct {
 // Inject still continue the caller's trace. Errors of the export go to log,
 // at most one line a minute; Setup makes log OpenTelemetry's error handler.
 func Setup(ctx context.Context, cfg Config, log *slog.Logger) (*Tracing, error) {
-	t := &Tracing{dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "a2a_gateway", Name: "trace_spans_dropped_total",
-		Help: "Spans not delivered to the OTLP collector, by reason: queue_full (the export queue was full when the span ended), export_failed (the collector refused the batch or did not answer in time).",
-	}, []string{"reason"})}
+	t := &Tracing{dropped: newDroppedCounter()}
 	queueFull := t.dropped.WithLabelValues("queue_full")
 	exportFailed := t.dropped.WithLabelValues("export_failed")
 	if !cfg.Enabled {
@@ -102,6 +99,20 @@ func Setup(ctx context.Context, cfg Config, log *slog.Logger) (*Tracing, error) 
 	t.provider = t.sdk
 	t.tracer = t.sdk.Tracer(instrumentName)
 	return t, nil
+}
+
+func newDroppedCounter() *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "a2a_gateway", Name: "trace_spans_dropped_total",
+		Help: "Spans not delivered to the OTLP collector, by reason: queue_full (the export queue was full when the span ended), export_failed (the collector refused the batch or did not answer in time).",
+	}, []string{"reason"})
+}
+
+// WithProvider is tracing that records into tp rather than an OTLP export:
+// for tests and benchmarks that read spans in memory (tracetest) or discard
+// them. Shutdown shuts tp down.
+func WithProvider(tp *sdktrace.TracerProvider) *Tracing {
+	return &Tracing{provider: tp, tracer: tp.Tracer(instrumentName), sdk: tp, dropped: newDroppedCounter()}
 }
 
 func newExporter(ctx context.Context, c OTLPConfig, timeout time.Duration) (*otlptrace.Exporter, error) {

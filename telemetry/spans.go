@@ -76,10 +76,17 @@ func NewStreamEvents(span trace.Span) *StreamEvents { return &StreamEvents{span:
 // Add records one event, named e.g. by its kind ("status-update").
 func (s *StreamEvents) Add(name string, attrs ...attribute.KeyValue) {
 	s.n++
-	if s.n <= MaxStreamEvents {
+	switch {
+	case s.n > MaxStreamEvents:
+	case len(attrs) == 0:
+		s.span.AddEvent(name)
+	default:
 		s.span.AddEvent(name, trace.WithAttributes(attrs...))
 	}
 }
 
 // End sets the event count on the span; call it before the span ends.
 func (s *StreamEvents) End() { s.span.SetAttributes(AttrStreamEvents.Int(s.n)) }
+
+// Count is the number of events Add was given, recorded or not.
+func (s *StreamEvents) Count() int { return s.n }

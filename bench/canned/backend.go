@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/readall"
 )
 
 // Backend is the canned agent. It is safe for concurrent use.
@@ -110,7 +112,7 @@ func (b *Backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	bp := b.bufs.Get().(*[]byte)
 	defer b.bufs.Put(bp)
-	body, err := readAll((*bp)[:0], r.Body)
+	body, err := readall.Append((*bp)[:0], r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -146,23 +148,6 @@ func serveCard(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header()["Content-Type"] = jsonType
 	_, _ = w.Write(c)
-}
-
-// readAll reads r into dst, growing it as needed.
-func readAll(dst []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(dst) == cap(dst) {
-			dst = append(dst, 0)[:len(dst)]
-		}
-		n, err := r.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if errors.Is(err, io.EOF) {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, err
-		}
-	}
 }
 
 // stream writes the events c asks for, each flushed as it is written and
@@ -228,7 +213,7 @@ func (b *Backend) RoundTrip(req *http.Request) (*http.Response, error) {
 		return res, nil
 	}
 	bp := b.bufs.Get().(*[]byte)
-	body, err := readAll((*bp)[:0], req.Body)
+	body, err := readall.Append((*bp)[:0], req.Body)
 	req.Body.Close()
 	if err != nil {
 		b.bufs.Put(bp)

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/rpcerror"
 )
 
 // grpcCodes is the gRPC code of each JSON-RPC error code: the A2A 1.0
@@ -57,8 +58,8 @@ var codeByHTTP = map[int]codes.Code{
 // same error. coreStatus is the HTTP status the core answered with: 200 for
 // ordinary JSON-RPC errors.
 func rpcStatus(obj gjson.Result, coreStatus int) *status.Status {
-	code := int(obj.Get("code").Int())
-	gc, ok := grpcCodes[code]
+	parsed := rpcerror.Parse(obj)
+	gc, ok := grpcCodes[parsed.Code]
 	if !ok {
 		gc = codes.Internal
 	}
@@ -69,43 +70,17 @@ func rpcStatus(obj gjson.Result, coreStatus int) *status.Status {
 			gc = codes.Internal
 		}
 	}
-	info := &errdetails.ErrorInfo{Domain: dialect.Domain}
-	message := obj.Get("message").String()
-	if row, ok := dialect.ErrorByCode(code); ok {
-		info.Reason = row.Reason
-		if message == "" {
-			message = row.Message
-		}
-	}
+	info := &errdetails.ErrorInfo{Reason: parsed.Reason, Domain: dialect.Domain, Metadata: parsed.Metadata}
 	var extra []*anypb.Any
-	data := obj.Get("data")
-	switch {
-	case data.IsArray():
-		seen := false
-		for _, d := range data.Array() {
-			if !d.IsObject() {
-				continue
-			}
-			if d.Get("@type").Str == dialect.ErrorInfoType && d.Get("domain").Str == dialect.Domain && !seen {
-				seen = true
-				if r := d.Get("reason").Str; r != "" {
-					info.Reason = r
-				}
-				info.Metadata = stringMap(d.Get("metadata"))
-				continue
-			}
-			if a := detail(d); a != nil {
-				extra = append(extra, a)
-			}
+	for _, d := range parsed.Details {
+		if a := detail(d); a != nil {
+			extra = append(extra, a)
 		}
-	case data.IsObject():
-		// A 0.x-shaped data object: its members become ErrorInfo metadata.
-		info.Metadata = stringMap(data)
 	}
 	if info.Reason == "" {
 		info.Reason = dialect.ErrInternal.Error().Reason
 	}
-	return newStatus(gc, message, info, extra...)
+	return newStatus(gc, parsed.Message, info, extra...)
 }
 
 // newStatus is a status with the ErrorInfo detail first, then extra.
@@ -143,25 +118,4 @@ func detail(d gjson.Result) *anypb.Any {
 		return nil
 	}
 	return a
-}
-
-// stringMap reads a JSON object as ErrorInfo metadata, whose values are
-// strings: other values keep their JSON text.
-func stringMap(obj gjson.Result) map[string]string {
-	if !obj.IsObject() {
-		return nil
-	}
-	m := map[string]string{}
-	obj.ForEach(func(k, v gjson.Result) bool {
-		if v.Type == gjson.String {
-			m[k.String()] = v.Str
-		} else {
-			m[k.String()] = v.Raw
-		}
-		return true
-	})
-	if len(m) == 0 {
-		return nil
-	}
-	return m
 }

@@ -53,52 +53,36 @@ func back[In, Out any](f func(In) (Out, error), in In) (Out, error) {
 	return out, nil
 }
 
+// bridge serves one 0.3 unary call with the 1.0 method call: the request
+// converted to 1.0 by to, the answer converted back by from.
+func bridge[In, PbIn, PbOut, Out any](ctx context.Context, in In, to func(In) (PbIn, error),
+	call func(context.Context, PbIn) (PbOut, error), from func(PbOut) (Out, error)) (Out, error) {
+	var zero Out
+	pb, err := convert(to, in)
+	if err != nil {
+		return zero, err
+	}
+	res, err := call(ctx, pb)
+	if err != nil {
+		return zero, err
+	}
+	return back(from, res)
+}
+
 func (h v03Handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
-	pb, err := convert(pbconv.ToProtoGetTaskRequest, req)
-	if err != nil {
-		return nil, err
-	}
-	t, err := h.s.GetTask(ctx, pb)
-	if err != nil {
-		return nil, err
-	}
-	return back(pbconv.FromProtoTask, t)
+	return bridge(ctx, req, pbconv.ToProtoGetTaskRequest, h.s.GetTask, pbconv.FromProtoTask)
 }
 
 func (h v03Handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	pb, err := convert(pbconv.ToProtoListTasksRequest, req)
-	if err != nil {
-		return nil, err
-	}
-	res, err := h.s.ListTasks(ctx, pb)
-	if err != nil {
-		return nil, err
-	}
-	return back(pbconv.FromProtoListTasksResponse, res)
+	return bridge(ctx, req, pbconv.ToProtoListTasksRequest, h.s.ListTasks, pbconv.FromProtoListTasksResponse)
 }
 
 func (h v03Handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
-	pb, err := convert(pbconv.ToProtoCancelTaskRequest, req)
-	if err != nil {
-		return nil, err
-	}
-	t, err := h.s.CancelTask(ctx, pb)
-	if err != nil {
-		return nil, err
-	}
-	return back(pbconv.FromProtoTask, t)
+	return bridge(ctx, req, pbconv.ToProtoCancelTaskRequest, h.s.CancelTask, pbconv.FromProtoTask)
 }
 
 func (h v03Handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
-	pb, err := convert(pbconv.ToProtoSendMessageRequest, req)
-	if err != nil {
-		return nil, err
-	}
-	res, err := h.s.SendMessage(ctx, pb)
-	if err != nil {
-		return nil, err
-	}
-	return back(pbconv.FromProtoSendMessageResponse, res)
+	return bridge(ctx, req, pbconv.ToProtoSendMessageRequest, h.s.SendMessage, pbconv.FromProtoSendMessageResponse)
 }
 
 func (h v03Handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
@@ -141,39 +125,15 @@ func streamEvents[R proto.Message](h v03Handler, ctx context.Context, method str
 }
 
 func (h v03Handler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
-	pb, err := convert(pbconv.ToProtoGetTaskPushConfigRequest, req)
-	if err != nil {
-		return nil, err
-	}
-	c, err := h.s.GetTaskPushNotificationConfig(ctx, pb)
-	if err != nil {
-		return nil, err
-	}
-	return back(pbconv.FromProtoTaskPushConfig, c)
+	return bridge(ctx, req, pbconv.ToProtoGetTaskPushConfigRequest, h.s.GetTaskPushNotificationConfig, pbconv.FromProtoTaskPushConfig)
 }
 
 func (h v03Handler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
-	pb, err := convert(pbconv.ToProtoListTaskPushConfigRequest, req)
-	if err != nil {
-		return nil, err
-	}
-	res, err := h.s.ListTaskPushNotificationConfigs(ctx, pb)
-	if err != nil {
-		return nil, err
-	}
-	return back(pbconv.FromProtoListTaskPushConfigResponse, res)
+	return bridge(ctx, req, pbconv.ToProtoListTaskPushConfigRequest, h.s.ListTaskPushNotificationConfigs, pbconv.FromProtoListTaskPushConfigResponse)
 }
 
 func (h v03Handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig) (*a2a.PushConfig, error) {
-	pb, err := convert(pbconv.ToProtoTaskPushConfig, req)
-	if err != nil {
-		return nil, err
-	}
-	c, err := h.s.CreateTaskPushNotificationConfig(ctx, pb)
-	if err != nil {
-		return nil, err
-	}
-	return back(pbconv.FromProtoTaskPushConfig, c)
+	return bridge(ctx, req, pbconv.ToProtoTaskPushConfig, h.s.CreateTaskPushNotificationConfig, pbconv.FromProtoTaskPushConfig)
 }
 
 func (h v03Handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskPushConfigRequest) error {
@@ -186,13 +146,5 @@ func (h v03Handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTas
 }
 
 func (h v03Handler) GetExtendedAgentCard(ctx context.Context, req *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
-	pb, err := convert(pbconv.ToProtoGetExtendedAgentCardRequest, req)
-	if err != nil {
-		return nil, err
-	}
-	c, err := h.s.GetExtendedAgentCard(ctx, pb)
-	if err != nil {
-		return nil, err
-	}
-	return back(pbconv.FromProtoAgentCard, c)
+	return bridge(ctx, req, pbconv.ToProtoGetExtendedAgentCardRequest, h.s.GetExtendedAgentCard, pbconv.FromProtoAgentCard)
 }

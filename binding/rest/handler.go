@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/readall"
 )
 
 // DefaultMaxBodyBytes bounds a request body when Options leaves it unset.
@@ -100,7 +101,9 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *api
 	if r.ContentLength > h.limit {
 		return nil, tooLarge()
 	}
-	b, err := readAll(http.MaxBytesReader(w, r.Body, h.limit), min(max(r.ContentLength, 0), h.limit)+1)
+	// A buffer one byte longer than the declared length, so that a body of
+	// that length fills it without growing it.
+	b, err := readall.Append(make([]byte, 0, min(max(r.ContentLength, 0), h.limit)+1), http.MaxBytesReader(w, r.Body, h.limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
@@ -109,25 +112,6 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *api
 		return nil, newError(http.StatusBadRequest, dialect.ErrInvalidRequest, "reading the request body failed: "+err.Error())
 	}
 	return b, nil
-}
-
-// readAll reads rd to its end into a buffer of size bytes to start with,
-// which a body of its declared length fills without growing it.
-func readAll(rd io.Reader, size int64) ([]byte, error) {
-	b := make([]byte, 0, size)
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := rd.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if errors.Is(err, io.EOF) {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
 
 // rpcRequest is the caller's request made into the JSON-RPC call of the

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/rpcerror"
 )
 
 // apiError is one REST error: the google.rpc.Status the caller gets and the
@@ -68,8 +69,8 @@ var statusByHTTP = map[int]string{
 // coreStatus is the HTTP status the core answered with: 200 for ordinary
 // JSON-RPC errors, else a status it chose on purpose, which is kept.
 func fromRPCError(obj gjson.Result, coreStatus int) *apiError {
-	code := int(obj.Get("code").Int())
-	rc, ok := restCodes[code]
+	parsed := rpcerror.Parse(obj)
+	rc, ok := restCodes[parsed.Code]
 	if !ok {
 		rc = restCode{http.StatusInternalServerError, "INTERNAL", ""}
 	}
@@ -81,56 +82,19 @@ func fromRPCError(obj gjson.Result, coreStatus int) *apiError {
 			rc.status = "INTERNAL"
 		}
 	}
-	e := &apiError{httpStatus: rc.httpStatus, status: rc.status, reason: rc.reason, message: obj.Get("message").String()}
-	if row, ok := dialect.ErrorByCode(code); ok {
-		e.reason = row.Reason
-		if e.message == "" {
-			e.message = row.Message
+	e := &apiError{httpStatus: rc.httpStatus, status: rc.status, reason: parsed.Reason, message: parsed.Message, metadata: parsed.Metadata}
+	for _, d := range parsed.Details {
+		if d.Get("@type").Type == gjson.String {
+			e.extra = append(e.extra, json.RawMessage(d.Raw))
 		}
 	}
-	data := obj.Get("data")
-	switch {
-	case data.IsArray():
-		for _, d := range data.Array() {
-			if d.Get("@type").Str == dialect.ErrorInfoType && d.Get("domain").Str == dialect.Domain && e.metadata == nil {
-				if r := d.Get("reason").Str; r != "" {
-					e.reason = r
-				}
-				e.metadata = stringMap(d.Get("metadata"))
-				continue
-			}
-			if d.IsObject() && d.Get("@type").Type == gjson.String {
-				e.extra = append(e.extra, json.RawMessage(d.Raw))
-			}
-		}
-	case data.IsObject():
-		// A 0.x-shaped data object: its members become ErrorInfo metadata.
-		e.metadata = stringMap(data)
+	if e.reason == "" {
+		e.reason = rc.reason
 	}
 	if e.reason == "" {
 		e.reason = dialect.ErrInternal.Error().Reason
 	}
 	return e
-}
-
-// stringMap reads a JSON object as ErrorInfo metadata, whose values are strings.
-func stringMap(obj gjson.Result) map[string]string {
-	if !obj.IsObject() {
-		return nil
-	}
-	m := map[string]string{}
-	obj.ForEach(func(k, v gjson.Result) bool {
-		if v.Type == gjson.String {
-			m[k.String()] = v.Str
-		} else {
-			m[k.String()] = v.Raw
-		}
-		return true
-	})
-	if len(m) == 0 {
-		return nil
-	}
-	return m
 }
 
 // newError is an error the REST front end raises itself, before the core sees

@@ -75,6 +75,17 @@ func listField(o object, names ...string) []any {
 	return l
 }
 
+// mapObjects is f of each element of l, one that is not an object read as
+// nil.
+func mapObjects(l []any, f func(object) object) []any {
+	var out []any
+	for _, v := range l {
+		o, _ := v.(object)
+		out = append(out, f(o))
+	}
+	return out
+}
+
 // copyFields copies the named members (proto name first, JSON name second)
 // under their JSON names.
 func copyFields(dst, src object, pairs ...[2]string) {
@@ -265,20 +276,10 @@ func v03Task(t object) object {
 	copyFields(out, t, [2]string{"id", "id"}, [2]string{"contextId", "contextId"}, [2]string{"metadata", "metadata"})
 	out["status"] = v03Status(objField(t, "status"))
 	if as := listField(t, "artifacts"); as != nil {
-		var l []any
-		for _, a := range as {
-			ao, _ := a.(object)
-			l = append(l, v03Artifact(ao))
-		}
-		out["artifacts"] = l
+		out["artifacts"] = mapObjects(as, v03Artifact)
 	}
 	if hs := listField(t, "history"); hs != nil {
-		var l []any
-		for _, m := range hs {
-			mo, _ := m.(object)
-			l = append(l, v03Message(mo))
-		}
-		out["history"] = l
+		out["history"] = mapObjects(hs, v03Message)
 	}
 	return out
 }

@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path"
@@ -26,8 +25,6 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/a2agate/gateway/legacyagent"
 )
 
 // gatewayImage is the image name the manifests give the gateway container.
@@ -830,10 +827,7 @@ func gatewayMetrics(t *testing.T) map[string]metricFamily {
 		families[m[1]] = f
 	}
 
-	agent := legacyagent.New(legacyagent.Options{})
-	t.Cleanup(agent.Close)
-	backend := httptest.NewServer(agent)
-	t.Cleanup(backend.Close)
+	backend := startLegacyBackend(t)
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "Metrics"))
 	status, body := httpGet(t, g.admin+"/metrics")
 	if status != http.StatusOK {

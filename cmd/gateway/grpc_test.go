@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -11,18 +10,13 @@ import (
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-
-	"github.com/a2agate/gateway/legacyagent"
 )
 
 // TestGRPCOnTrafficListener: the binary's traffic listener speaks gRPC
 // (h2c prior knowledge, as grpc-go clients dial) next to HTTP/1.1 JSON-RPC,
 // to the official a2a-go v2 gRPC client, in front of the 0.2.5 agent.
 func TestGRPCOnTrafficListener(t *testing.T) {
-	agent := legacyagent.New(legacyagent.Options{})
-	defer agent.Close()
-	backend := httptest.NewServer(agent)
-	defer backend.Close()
+	backend := startLegacyBackend(t)
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "Helpdesk"))
 
 	addr := strings.TrimPrefix(g.url, "http://")

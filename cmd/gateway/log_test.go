@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +17,6 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/a2agate/gateway/legacyagent"
 )
 
 // TestNoLogLineLostAtSIGTERM runs the gateway process, keeps calls going
@@ -27,10 +24,7 @@ import (
 // whole JSON, every call that got an answer has its access line, and the
 // last line says the gateway stopped.
 func TestNoLogLineLostAtSIGTERM(t *testing.T) {
-	agent := legacyagent.New(legacyagent.Options{})
-	defer agent.Close()
-	backend := httptest.NewServer(agent)
-	defer backend.Close()
+	backend := startLegacyBackend(t)
 	path := filepath.Join(t.TempDir(), "gateway.yaml")
 	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "Logged")), 0o644); err != nil {
 		t.Fatal(err)

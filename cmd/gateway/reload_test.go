@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/a2agate/gateway/legacyagent"
 )
 
 // reloadMetric reads the config reload counter of one result.
@@ -31,10 +28,7 @@ func startReloadingGateway(t *testing.T) *running {
 	old := configPollInterval
 	configPollInterval = 20 * time.Millisecond
 	t.Cleanup(func() { configPollInterval = old })
-	agent := legacyagent.New(legacyagent.Options{})
-	t.Cleanup(agent.Close)
-	backend := httptest.NewServer(agent)
-	t.Cleanup(backend.Close)
+	backend := startLegacyBackend(t)
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "First"))
 	if _, b := httpGet(t, g.url+"/.well-known/agent.json"); gjson.Get(b, "name").Str != "First" {
 		t.Fatalf("card before the reload: %s", b)

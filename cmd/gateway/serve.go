@@ -54,8 +54,7 @@ type runtime struct {
 	reloads  *prometheus.CounterVec
 	registry *prometheus.Registry
 	pprof    bool
-	// tracing is process-wide, like the task index; the proxy's Options
-	// take it in the next step of issue 26.
+	// tracing is process-wide, like the task index.
 	tracing *telemetry.Tracing
 
 	mu  sync.RWMutex
@@ -133,7 +132,7 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 		if ac.PublicURL == "" {
 			ac.PublicURL = "http://" + advertised(rt.addr) + ac.Path
 		}
-		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics,
+		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics, Tracing: rt.tracing,
 			ReadTimeout: cfg.Server.ReadTimeout, StreamWriteTimeout: cfg.Server.StreamWriteTimeout}
 		if ac.Auth != nil {
 			v, err := auth.New(gctx, *ac.Auth, ac.PublicURL, &http.Client{Timeout: 10 * time.Second})

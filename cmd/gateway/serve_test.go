@@ -43,6 +43,16 @@ func startGateway(t *testing.T, config string) *running {
 	return runGateway(t, path, cfg)
 }
 
+// startLegacyBackend serves a 0.2.5 legacy agent, JSON-RPC on its URL +
+// "/", until the test ends.
+func startLegacyBackend(t *testing.T) *httptest.Server {
+	agent := legacyagent.New(legacyagent.Options{})
+	t.Cleanup(agent.Close)
+	backend := httptest.NewServer(agent)
+	t.Cleanup(backend.Close)
+	return backend
+}
+
 // runGateway serves cfg, read from path, until the test ends.
 func runGateway(t *testing.T, path string, cfg *Config) *running {
 	t.Helper()
@@ -119,10 +129,7 @@ func TestConfigChangedBeforeWatchIsReloaded(t *testing.T) {
 	old := configPollInterval
 	configPollInterval = 20 * time.Millisecond
 	t.Cleanup(func() { configPollInterval = old })
-	agent := legacyagent.New(legacyagent.Options{})
-	defer agent.Close()
-	backend := httptest.NewServer(agent)
-	defer backend.Close()
+	backend := startLegacyBackend(t)
 	path := filepath.Join(t.TempDir(), "gateway.yaml")
 	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "First")), 0o644); err != nil {
 		t.Fatal(err)
@@ -214,10 +221,7 @@ func TestReloadDuringOpenStream(t *testing.T) {
 // TestReadinessFollowsBackend: /readyz turns 503 when the backend goes away
 // and ready again when it comes back.
 func TestReadinessFollowsBackend(t *testing.T) {
-	agent := legacyagent.New(legacyagent.Options{})
-	defer agent.Close()
-	backend := httptest.NewServer(agent)
-	defer backend.Close()
+	backend := startLegacyBackend(t)
 	relay := testnet.NewRelay(t, strings.TrimPrefix(backend.URL, "http://"))
 	g := startGateway(t, gatewayConfig("http://"+relay.Addr+"/", "Ready"))
 	ready := func() int { code, _ := httpGet(t, g.admin+"/readyz"); return code }
@@ -277,10 +281,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	old := configPollInterval
 	configPollInterval = time.Hour // only the signal can reload
 	t.Cleanup(func() { configPollInterval = old })
-	agent := legacyagent.New(legacyagent.Options{})
-	defer agent.Close()
-	backend := httptest.NewServer(agent)
-	defer backend.Close()
+	backend := startLegacyBackend(t)
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "BeforeHUP"))
 	if err := os.WriteFile(g.path, []byte(gatewayConfig(backend.URL+"/", "AfterHUP")), 0o644); err != nil {
 		t.Fatal(err)
@@ -297,10 +298,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 // TestPprofOnlyWhenAsked: Go's profiles are on the admin listener only
 // when admin.pprof says so.
 func TestPprofOnlyWhenAsked(t *testing.T) {
-	agent := legacyagent.New(legacyagent.Options{})
-	defer agent.Close()
-	backend := httptest.NewServer(agent)
-	defer backend.Close()
+	backend := startLegacyBackend(t)
 	off := startGateway(t, gatewayConfig(backend.URL+"/", "Off"))
 	if code, _ := httpGet(t, off.admin+"/debug/pprof/"); code != http.StatusNotFound {
 		t.Errorf("pprof without admin.pprof: HTTP %d, want 404", code)

@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/a2agate/gateway/legacyagent"
 )
 
 // metricLine returns the value of the admin listener's metric line that
@@ -28,10 +26,7 @@ func metricLine(t *testing.T, admin, prefix string) string {
 func TestTracingSection(t *testing.T) {
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer collector.Close()
-	agent := legacyagent.New(legacyagent.Options{})
-	defer agent.Close()
-	backend := httptest.NewServer(agent)
-	defer backend.Close()
+	backend := startLegacyBackend(t)
 	tracing := func(ratio string) string {
 		return "tracing:\n  enabled: true\n  sample_ratio: " + ratio + "\n  otlp:\n    endpoint: " + collector.URL + "\n"
 	}

@@ -40,7 +40,7 @@ func (a *Agent) listTasks(_ *http.Request, params json.RawMessage) (any, *agentc
 	if pageSize < 1 || pageSize > maxPageSize {
 		return nil, errInvalidParams(fmt.Errorf("pageSize: must be between 1 and %d, got %d", maxPageSize, pageSize))
 	}
-	if err := validateHistoryLength(p.HistoryLength, "historyLength"); err != nil {
+	if err := agentcore.NotNegative("historyLength", p.HistoryLength); err != nil {
 		return nil, errInvalidParams(err)
 	}
 	if p.Status != "" && !isStateName(p.Status) {

@@ -28,7 +28,7 @@ func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
 	var acc accepted
 	var push *pushConfig
 	if c := p.Configuration; c != nil {
-		if err := validateHistoryLength(c.HistoryLength, "configuration.historyLength"); err != nil {
+		if err := agentcore.NotNegative("configuration.historyLength", c.HistoryLength); err != nil {
 			return accepted{}, errInvalidParams(err)
 		}
 		if c.TaskPushNotificationConfig != nil {

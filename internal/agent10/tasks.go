@@ -14,7 +14,7 @@ func (a *Agent) getTask(_ *http.Request, params json.RawMessage) (any, *agentcor
 	if rerr := decodeParams(params, &p); rerr != nil {
 		return nil, rerr
 	}
-	if err := validateHistoryLength(p.HistoryLength, "historyLength"); err != nil {
+	if err := agentcore.NotNegative("historyLength", p.HistoryLength); err != nil {
 		return nil, errInvalidParams(err)
 	}
 	t, rerr := a.core.Lookup(p.ID)

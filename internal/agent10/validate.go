@@ -46,18 +46,11 @@ func validatePushConfig(c *pushConfig, field string) error {
 	if c == nil {
 		return fmt.Errorf("%s: required", field)
 	}
-	if !agentcore.CheckWebhookURL(c.URL) {
-		return fmt.Errorf("%s.url: must be an absolute http or https URL, got %q", field, c.URL)
+	if err := agentcore.CheckWebhookURL(field+".url", c.URL); err != nil {
+		return err
 	}
 	if c.Authentication != nil && c.Authentication.Scheme == "" {
 		return fmt.Errorf("%s.authentication.scheme: required", field)
-	}
-	return nil
-}
-
-func validateHistoryLength(n *int32, field string) error {
-	if n != nil && *n < 0 {
-		return fmt.Errorf("%s: must not be negative, got %d", field, *n)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package agentcore
 
 import (
 	"net/http"
-	"net/url"
 )
 
 // Skill is an AgentSkill, spelled alike in 0.2.5 and 1.0.
@@ -73,10 +72,4 @@ func (c *Core[M, A, C]) PublicURL(r *http.Request) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host + "/"
-}
-
-// CheckWebhookURL reports whether raw is an absolute http or https URL.
-func CheckWebhookURL(raw string) bool {
-	u, err := url.Parse(raw)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

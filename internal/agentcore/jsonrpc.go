@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 )
 
 // MaxRequestBytes bounds a JSON-RPC request body; A2A requests are small and
@@ -203,6 +204,24 @@ func Require(fields ...string) error {
 		}
 	}
 	return nil
+}
+
+// NotNegative is the error for an optional count n, the request member
+// field, set below 0, or nil.
+func NotNegative[N ~int | ~int32](field string, n *N) error {
+	if n != nil && *n < 0 {
+		return fmt.Errorf("%s: must not be negative, got %d", field, *n)
+	}
+	return nil
+}
+
+// CheckWebhookURL is the error for a webhook URL raw, the request member
+// field, that is not an absolute http or https URL, or nil.
+func CheckWebhookURL(field, raw string) error {
+	if u, err := url.Parse(raw); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
+	}
+	return fmt.Errorf("%s: must be an absolute http or https URL, got %q", field, raw)
 }
 
 // DecodeParams decodes params into v, absent params as {}, and checks v

@@ -278,6 +278,12 @@ func (r *Reader) lineEnd(buf []byte) int {
 		lf = bytes.IndexByte(buf, '\n')
 		r.noLF = lf < 0
 	}
+	return firstLineEnd(buf, lf)
+}
+
+// firstLineEnd returns the index of the first CR in buf before lf, the
+// index of its first LF (-1: none), else lf.
+func firstLineEnd(buf []byte, lf int) int {
 	head := buf
 	if lf >= 0 {
 		head = buf[:lf]
@@ -541,17 +547,7 @@ func sseAppendLines(dst []byte, name string, text []byte) []byte {
 	}
 }
 
-func sseIndexLineEnd(b []byte) int {
-	lf := bytes.IndexByte(b, '\n')
-	head := b
-	if lf >= 0 {
-		head = b[:lf]
-	}
-	if cr := bytes.IndexByte(head, '\r'); cr >= 0 {
-		return cr
-	}
-	return lf
-}
+func sseIndexLineEnd(b []byte) int { return firstLineEnd(b, bytes.IndexByte(b, '\n')) }
 
 func sseFirstLine(s string) string {
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {

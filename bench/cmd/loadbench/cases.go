@@ -44,6 +44,8 @@ func unaryCases() []sutCase {
 		{name: "nginx", kind: kindPlain, caller: canned.V10, backend: canned.V10, start: startNginx},
 		gw("gateway 1.0→1.0", canned.V10, gatewaySetup{backend: canned.V10}),
 		gw("gateway 0.3→1.0", canned.V03, gatewaySetup{backend: canned.V10}),
+		// Beside its untraced twin: what tracing every call costs.
+		gw("gateway 0.3→1.0 +tracing", canned.V03, gatewaySetup{backend: canned.V10, tracing: true}),
 		gw("gateway 1.0→0.3", canned.V10, gatewaySetup{backend: canned.V03}),
 		gw("gateway 0.3→1.0 +JWT +memory index", canned.V03, gatewaySetup{backend: canned.V10, auth: true, store: "memory"}),
 		gw("gateway 0.3→1.0 +JWT +Redis index", canned.V03, gatewaySetup{backend: canned.V10, auth: true, store: "redis"}),
@@ -113,6 +115,11 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 			return nil, "", err
 		}
 		s.indexMaxTasks, s.admin = b.opt.indexMaxTasks, b.opt.gatewayAdmin
+		if s.tracing {
+			if s.collector, err = b.collectorURL(); err != nil {
+				return nil, "", err
+			}
+		}
 		s.pprof = s.admin != "" || b.opt.gatewayProfiles != ""
 		if s.admin == "" {
 			if s.admin, err = freeAddr(); err != nil {
@@ -145,6 +152,7 @@ func (b *bench) skipReason(c sutCase) string {
 	addr := "127.0.0.1:9"
 	s := *c.gateway
 	s.indexMaxTasks = b.opt.indexMaxTasks
+	s.collector = "http://" + addr
 	path, err := writeGatewayConfig(b.tmp, gatewayConfig(addr, addr, s, b.opt.redis, b.redisPrefix))
 	if err != nil {
 		return "skipped: " + err.Error()

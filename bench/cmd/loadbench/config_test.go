@@ -11,6 +11,7 @@ import (
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/proxy"
 	"github.com/a2agate/gateway/store"
+	"github.com/a2agate/gateway/telemetry"
 )
 
 // gatewayFile mirrors the parts of the gateway's config file the
@@ -31,6 +32,7 @@ type gatewayFile struct {
 		Memory store.MemoryConfig `yaml:"memory"`
 		Redis  store.RedisConfig  `yaml:"redis"`
 	} `yaml:"store"`
+	Tracing telemetry.Config `yaml:"tracing"`
 }
 
 func TestGatewayConfigIsValid(t *testing.T) {
@@ -43,6 +45,7 @@ func TestGatewayConfigIsValid(t *testing.T) {
 		{backend: canned.V03, indexMaxTasks: 1000},
 		{backend: canned.V10, admin: "127.0.0.1:6061"},
 		{backend: canned.V10, admin: "127.0.0.1:6061", pprof: true},
+		{backend: canned.V03, tracing: true, collector: "http://127.0.0.1:4318"},
 	} {
 		raw := gatewayConfig("127.0.0.1:8080", "127.0.0.1:9090", s, "127.0.0.1:6379", "loadbench:1:")
 		var f gatewayFile
@@ -74,6 +77,10 @@ func TestGatewayConfigIsValid(t *testing.T) {
 		}
 		if f.Admin.Listen != s.admin || f.Admin.Pprof != s.pprof {
 			t.Fatalf("%+v: admin %+v", s, f.Admin)
+		}
+		f.Tracing.SetDefaults()
+		if err := f.Tracing.Validate(); err != nil || f.Tracing.Enabled != s.tracing || (s.tracing && (f.Tracing.OTLP.Endpoint != s.collector || *f.Tracing.SampleRatio != 1)) {
+			t.Fatalf("%+v: tracing %+v: %v", s, f.Tracing, err)
 		}
 		if s.store == "redis" {
 			f.Store.Redis.SetDefaults()

@@ -27,6 +27,10 @@ type gatewaySetup struct {
 	// profiling the gateway during a measurement.
 	admin string
 	pprof bool
+	// tracing exports every call's spans (sample ratio 1) over OTLP to
+	// collector, a URL.
+	tracing   bool
+	collector string
 }
 
 // benchAgent is the name of the one agent the gateway publishes.
@@ -72,6 +76,9 @@ func gatewayConfig(listen, backend string, s gatewaySetup, redisAddr, redisPrefi
 	}
 	if s.admin != "" {
 		fmt.Fprintf(&b, "admin:\n  listen: %q\n  pprof: %t\n", s.admin, s.pprof)
+	}
+	if s.tracing {
+		fmt.Fprintf(&b, "tracing:\n  enabled: true\n  sample_ratio: 1\n  otlp:\n    endpoint: %q\n", s.collector)
 	}
 	switch {
 	case s.indexMaxTasks > 0 && s.store != "redis":

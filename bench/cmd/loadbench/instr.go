@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,8 +24,7 @@ import (
 // It leaves out what the kernel does for the process (the system calls),
 // which the load runs measure.
 func instrCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("instr", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("instr", stderr)
 	gateway := fs.String("gateway", "", "the gateway binary to measure (go build -o BIN ./cmd/gateway). Required")
 	requests := fs.Int("requests", 2000, "requests counted per case")
 	warmup := fs.Int("warmup", 300, "requests sent before the count starts (connections open, caches and pools warm)")

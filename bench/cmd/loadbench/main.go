@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,8 +54,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 const pinnedEnv = "LOADBENCH_PINNED"
 
 func runCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run", stderr)
 	gateway := fs.String("gateway", "", "the gateway binary to measure (go build -o BIN ./cmd/gateway). Required")
 	smoke := fs.Bool("smoke", false, "run every case for about a second, to prove the benchmark works (CI)")
 	warmup := fs.Duration("warmup", time.Second, "unmeasured load before each measurement")
@@ -156,8 +154,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 // reportCommand renders a saved run again, with this version's ratios and
 // targets: `loadbench report -in latest.json [-out DIR]`.
 func reportCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("report", stderr)
 	in := fs.String("in", "bench/results/latest.json", "a run's JSON")
 	out := fs.String("out", "", "write latest.json and latest.md here (default: print only)")
 	if err := fs.Parse(args); err != nil {

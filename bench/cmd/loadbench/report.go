@@ -253,6 +253,16 @@ func (r *report) evaluate() []target {
 	ratio("gateway 1.0→0.3", 0.85)
 	ratio("gateway 0.3→1.0 +JWT +memory index", 0.80)
 
+	// Tracing every call (issue 26) against the same gateway untraced.
+	traced := target{Name: "throughput of gateway 0.3→1.0 +tracing at " + itoa(r.RefConns) + " conns", Want: ">= 0.90x gateway 0.3→1.0 untraced"}
+	if u, off := r.row("gateway 0.3→1.0 +tracing", r.RefConns), r.row("gateway 0.3→1.0", r.RefConns); u == nil || off == nil || off.RPS == 0 {
+		traced.Result, traced.Got = "SKIP", "not measured"
+	} else {
+		traced.Got = fmt.Sprintf("%.2fx (%.0f vs %.0f req/s)", u.RPS/off.RPS, u.RPS, off.RPS)
+		traced.Result = passOrMiss(u.RPS/off.RPS >= 0.9)
+	}
+	out = append(out, traced)
+
 	// Added latency is judged with one connection, where nothing queues
 	// and the difference is the proxy's own time.
 	minConns := 0

@@ -59,6 +59,7 @@ type bench struct {
 	failures          []string
 	loadgenGOMAXPROCS int
 	profiles          int // gateway profiles recorded, which numbers their files
+	collector         collector
 }
 
 func newBench(opt options, progress io.Writer) (*bench, error) {

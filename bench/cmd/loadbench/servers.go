@@ -20,8 +20,7 @@ import (
 
 // serveBackend runs the canned A2A agent: `loadbench backend -listen ADDR`.
 func serveBackend(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("backend", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("backend", stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "address to serve on")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -35,18 +34,35 @@ func serveBackend(args []string, stderr io.Writer) error {
 // pool large enough for every connection, pooled copy buffers, events
 // flushed at once.
 func serveRevProxy(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("revproxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:0", "address to serve on")
-	upstream := fs.String("upstream", "", "the backend's base URL")
-	if err := fs.Parse(args); err != nil {
+	listen, upstream, err := parseRelayFlags("revproxy", args, stderr, "the backend's base URL")
+	if err != nil {
 		return err
 	}
-	target, err := url.Parse(*upstream)
+	target, err := url.Parse(upstream)
 	if err != nil || target.Host == "" {
-		return fmt.Errorf("revproxy: -upstream %q is not a URL", *upstream)
+		return fmt.Errorf("revproxy: -upstream %q is not a URL", upstream)
 	}
-	return serveUntilSignal(*listen, newRevProxy(target))
+	return serveUntilSignal(listen, newRevProxy(target))
+}
+
+// newFlagSet is a subcommand's flag set, which reports its errors and usage
+// on stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseRelayFlags reads the -listen and -upstream flags of a command that
+// serves on one address and relays to another.
+func parseRelayFlags(name string, args []string, stderr io.Writer, upstreamUsage string) (listen, upstream string, err error) {
+	fs := newFlagSet(name, stderr)
+	l := fs.String("listen", "127.0.0.1:0", "address to serve on")
+	u := fs.String("upstream", "", upstreamUsage)
+	if err := fs.Parse(args); err != nil {
+		return "", "", err
+	}
+	return *l, *u, nil
 }
 
 func newRevProxy(target *url.URL) *httputil.ReverseProxy {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -19,23 +18,20 @@ import (
 // directly is what the machine charges any proxy on its own CPU: the floor
 // under the other proxies' figures.
 func serveTCPRelay(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tcprelay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:0", "address to serve on")
-	upstream := fs.String("upstream", "", "the backend's host:port")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if _, _, err := net.SplitHostPort(*upstream); err != nil {
-		return fmt.Errorf("tcprelay: -upstream %q is not host:port", *upstream)
-	}
-	ctx, stop := signalContext()
-	defer stop()
-	ln, err := net.Listen("tcp", *listen)
+	listen, upstream, err := parseRelayFlags("tcprelay", args, stderr, "the backend's host:port")
 	if err != nil {
 		return err
 	}
-	return relayTCP(ctx, ln, *upstream)
+	if _, _, err := net.SplitHostPort(upstream); err != nil {
+		return fmt.Errorf("tcprelay: -upstream %q is not host:port", upstream)
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	return relayTCP(ctx, ln, upstream)
 }
 
 // relayTCP relays every connection ln accepts to upstream until ctx ends.

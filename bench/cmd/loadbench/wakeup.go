@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -22,8 +21,7 @@ import (
 // long after its stamp each one was read. A proxied event takes two such
 // hops across CPUs that an event read directly does not.
 func wakeupCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("wakeup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("wakeup", stderr)
 	interval := fs.Duration("interval", 100*time.Microsecond, "pause between stamps")
 	count := fs.Int("count", 20000, "stamps sent")
 	if err := fs.Parse(args); err != nil {
@@ -97,8 +95,7 @@ func wakeupPair(self string, cpus [2]string, interval time.Duration, count int) 
 
 // wakeupPeer is one side of `loadbench wakeup`, in its own process.
 func wakeupPeer(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("wakeup-peer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("wakeup-peer", stderr)
 	receive := fs.String("receive", "", "listen here, read stamps until the sender closes, print their latencies (ns, JSON)")
 	send := fs.String("send", "", "send stamps to this address")
 	interval := fs.Duration("interval", 100*time.Microsecond, "pause between stamps")

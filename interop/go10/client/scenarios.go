@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/uuid"
 )
 
@@ -93,15 +94,7 @@ func registerScenarios(r *runner, e *env) {
 			{Content: a2a.Raw("hello bytes éè"), MediaType: "text/plain", Filename: "hello.txt"},
 			{Content: a2a.URL("https://example.com/files/report.pdf"), MediaType: "application/pdf", Filename: "report.pdf"},
 		}
-		res, err := client.SendMessage(ctx, userMessage(parts, sendOptions{}))
-		c.NoErr(err, "send")
-		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
-		Equal(c, len(task.Artifacts), 1, "artifacts")
-		want := append([]*a2a.Part{a2a.NewTextPart("done: echo parts")}, parts[1:]...)
-		c.Check(partsEqual(task.Artifacts[0].Parts, want), "artifact parts: got %s, want %s", partsString(task.Artifacts[0].Parts), partsString(want))
-		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: ptr(10)})
-		c.NoErr(err, "get")
-		c.Check(len(fetched.History) > 0 && partsEqual(fetched.History[0].Parts, parts), "stored user parts: got %s", historyString(fetched))
+		checkEchoed(ctx, c, client, parts, "done: echo parts")
 	})
 
 	// 1.0 data parts hold any JSON value; see the scenario of the same name
@@ -115,15 +108,7 @@ func registerScenarios(r *runner, e *env) {
 			a2a.NewDataPart(float64(42)),
 			a2a.NewDataPart(true),
 		}
-		res, err := client.SendMessage(ctx, userMessage(parts, sendOptions{}))
-		c.NoErr(err, "send")
-		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
-		c.Check(len(task.Artifacts) == 1, "artifacts: %d", len(task.Artifacts))
-		want := append([]*a2a.Part{a2a.NewTextPart("done: echo values")}, parts[1:]...)
-		c.Check(partsEqual(task.Artifacts[0].Parts, want), "artifact parts: got %s, want %s", partsString(task.Artifacts[0].Parts), partsString(want))
-		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: ptr(10)})
-		c.NoErr(err, "get")
-		c.Check(len(fetched.History) > 0 && partsEqual(fetched.History[0].Parts, parts), "stored user parts: got %s", historyString(fetched))
+		checkEchoed(ctx, c, client, parts, "done: echo values")
 	})
 
 	r.add("failing-task", func(ctx context.Context, c checker) {
@@ -473,6 +458,21 @@ func registerScenarios(r *runner, e *env) {
 		value, present := resp["id"]
 		c.Check(present && value == nil, "a parse error answers with id null, got %v", resp)
 	})
+}
+
+// checkEchoed sends parts to the echo agent and checks that the completed
+// task's one artifact holds the text done, then every part after the first,
+// and that the stored user message holds all of parts.
+func checkEchoed(ctx context.Context, c checker, client *a2aclient.Client, parts []*a2a.Part, done string) {
+	res, err := client.SendMessage(ctx, userMessage(parts, sendOptions{}))
+	c.NoErr(err, "send")
+	task := mustTask(c, res, a2a.TaskStateCompleted, "send")
+	Equal(c, len(task.Artifacts), 1, "artifacts")
+	want := append([]*a2a.Part{a2a.NewTextPart(done)}, parts[1:]...)
+	c.Check(partsEqual(task.Artifacts[0].Parts, want), "artifact parts: got %s, want %s", partsString(task.Artifacts[0].Parts), partsString(want))
+	fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: ptr(10)})
+	c.NoErr(err, "get")
+	c.Check(len(fetched.History) > 0 && partsEqual(fetched.History[0].Parts, parts), "stored user parts: got %s", historyString(fetched))
 }
 
 func assertDone(c checker, task *a2a.Task, input string) {

@@ -232,11 +232,28 @@ func assertCycle(c checker, events []a2a.Event, want []string, taskID a2a.TaskID
 // rawStreamRPC posts a streaming call by hand (Accept: text/event-stream)
 // and decodes a plain JSON answer; it returns the body and Content-Type.
 func (e *env) rawStreamRPC(ctx context.Context, c checker, body string) (map[string]any, string) {
+	return e.postRaw(ctx, c, body, "text/event-stream")
+}
+
+// rawRPC posts body verbatim to the endpoint from the card, as a 1.0
+// caller ("A2A-Version: 1.0"): the requests no SDK can produce (unknown
+// method, malformed JSON).
+func (e *env) rawRPC(ctx context.Context, c checker, body string) map[string]any {
+	out, _ := e.postRaw(ctx, c, body, "")
+	return out
+}
+
+// postRaw posts body verbatim as a 1.0 caller, with the Accept header
+// accept unless it is "", and decodes a JSON answer; it returns the body
+// and Content-Type.
+func (e *env) postRaw(ctx context.Context, c checker, body, accept string) (map[string]any, string) {
 	endpoint := e.endpoint(ctx, c)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.URL, bytes.NewBufferString(body))
 	c.NoErr(err, "build request")
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
 	req.Header.Set(a2a.SvcParamVersion, "1.0")
 	resp, err := e.httpClient.Do(req)
 	c.NoErr(err, "post")
@@ -248,25 +265,4 @@ func (e *env) rawStreamRPC(ctx context.Context, c checker, body string) (map[str
 		c.Fatalf("HTTP %d %s with a non-JSON body: %.300s", resp.StatusCode, resp.Header.Get("Content-Type"), raw)
 	}
 	return out, resp.Header.Get("Content-Type")
-}
-
-// rawRPC posts body verbatim to the endpoint from the card, as a 1.0
-// caller ("A2A-Version: 1.0"): the requests no SDK can produce (unknown
-// method, malformed JSON).
-func (e *env) rawRPC(ctx context.Context, c checker, body string) map[string]any {
-	endpoint := e.endpoint(ctx, c)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.URL, bytes.NewBufferString(body))
-	c.NoErr(err, "build request")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(a2a.SvcParamVersion, "1.0")
-	resp, err := e.httpClient.Do(req)
-	c.NoErr(err, "post")
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	c.NoErr(err, "read body")
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		c.Fatalf("HTTP %d with a non-JSON body: %.200s", resp.StatusCode, raw)
-	}
-	return out
 }

@@ -1,0 +1,279 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/store"
+	"github.com/a2agate/gateway/telemetry"
+)
+
+// The spans of a call (see telemetry for the provider and the attribute
+// keys): the server span "a2a OP" for the whole call, a client span
+// "a2a METHOD" for each backend request, and an internal span for each
+// task-index operation. The push relay (pushrelay.go) adds its delivery
+// spans itself: a client span per delivery attempt, started with
+// a.tracing.StartClient under the context of the call that set the config
+// (or of the backend's event that caused the delivery), its context put on
+// the webhook request with telemetry.Inject, failed with telemetry.Fail.
+// Spans under the server span are started only while it records, so a call
+// traced at ratio 0, or with export off, costs no span but its own.
+
+// noSpan stands for a span not started; a span value held in an interface
+// once, so that handing it out allocates nothing.
+var noSpan trace.Span = noop.Span{}
+
+// startTrace starts the call's server span, continuing the caller's trace
+// context, and returns r with both in its context, where the access log
+// and the backend requests find them. With export off it still reads the
+// caller's trace context, for the access log; the backend gets the caller's
+// headers unchanged. Without tracing it returns r.
+func (a *Agent) startTrace(r *http.Request, c *call) *http.Request {
+	if a.tracing == nil {
+		return r
+	}
+	if !a.tracing.Enabled() {
+		if len(r.Header["Traceparent"]) == 0 {
+			return r // nothing to continue; baggage alone names no trace
+		}
+		return r.WithContext(telemetry.Extract(r.Context(), r.Header))
+	}
+	// Named by operation once the request is read (endTrace).
+	ctx := r.Context()
+	if len(r.Header["Traceparent"]) > 0 || len(r.Header["Baggage"]) > 0 {
+		ctx = telemetry.Extract(ctx, r.Header)
+	}
+	ctx, span := a.tracing.StartServer(ctx, "call")
+	c.span = span
+	return r.WithContext(ctx)
+}
+
+// endTrace names the server span, sets what the call did on it and ends it.
+func (a *Agent) endTrace(ctx context.Context, c *call) {
+	span := c.span
+	if span == nil {
+		return
+	}
+	defer span.End()
+	if !span.IsRecording() {
+		return
+	}
+	// By its canonical (1.0) name; a request that could not be read keeps
+	// the name it started with.
+	if name, ok := serverSpanNames[c.env.Op]; ok {
+		span.SetName(name)
+	}
+	outcome := c.outcome
+	if outcome == "" {
+		outcome = outcomeOK
+	}
+	// What the call read from the request and replies are views into
+	// buffers the next call reuses, while the span is exported later: the
+	// span keeps copies.
+	attrs := make([]attribute.KeyValue, 0, 11)
+	attrs = append(attrs,
+		telemetry.AttrMethod.String(strings.Clone(c.env.Method)),
+		telemetry.AttrCallerDialect.String(c.env.Dialect.String()),
+		telemetry.AttrBackendDialect.String(c.backend.dialect.String()),
+		telemetry.AttrBinding.String(c.binding.String()),
+		telemetry.AttrAgent.String(a.cfg.Name),
+		telemetry.AttrOutcome.String(outcome),
+	)
+	if c.backendMethod != "" {
+		attrs = append(attrs, telemetry.AttrBackendMethod.String(c.backendMethod))
+	}
+	if c.code != 0 {
+		attrs = append(attrs, telemetry.AttrJSONRPCCode.Int(c.code))
+	}
+	if id := firstNonEmpty(c.info.TaskID, c.taskID); id != "" {
+		attrs = append(attrs, telemetry.AttrTaskID.String(strings.Clone(id)))
+	}
+	if id := firstNonEmpty(c.info.ContextID, c.contextID); id != "" {
+		attrs = append(attrs, telemetry.AttrContextID.String(strings.Clone(id)))
+	}
+	if c.env.Op.Streaming() {
+		attrs = append(attrs, telemetry.AttrStreamEvents.Int(c.streamEventCount()))
+	}
+	span.SetAttributes(attrs...)
+	// The caller's mistakes (invalid params, no token, another caller's
+	// task) are answered, not failures of the call: as for an RPC server,
+	// the span fails only when the gateway, the index or the agent did.
+	switch outcome {
+	case outcomeBackendFailure, outcomeGatewayError, outcomeAgentError:
+		telemetry.Fail(span, failure(c))
+	}
+}
+
+// failure is the error a failed call answered, its message copied (an
+// agent's is a view into its reply).
+func failure(c *call) error {
+	if c.failure == nil {
+		return errors.New(c.outcome)
+	}
+	return errors.New(strings.Clone(c.failure.Error()))
+}
+
+// streamEventCount is the number of the stream's events streamEvent saw.
+func (c *call) streamEventCount() int {
+	if c.streamEvents == nil {
+		return 0
+	}
+	return c.streamEvents.Count()
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// serverSpanNames name the server spans by operation, canonically (1.0).
+var serverSpanNames = func() map[dialect.Op]string {
+	names := map[dialect.Op]string{}
+	for op := dialect.OpUnknown + 1; op.String() != dialect.OpUnknown.String(); op++ {
+		if m, ok := dialect.MethodName(dialect.V10, op); ok {
+			names[op] = "a2a " + m
+		}
+	}
+	return names
+}()
+
+// streamEvent records one event of the backend's stream on the server span.
+func (c *call) streamEvent(info normalize.EventInfo) {
+	if c.span == nil || !c.span.IsRecording() {
+		return
+	}
+	if c.streamEvents == nil {
+		c.streamEvents = telemetry.NewStreamEvents(c.span)
+	}
+	if c.streamEvents.Count() >= telemetry.MaxStreamEvents {
+		c.streamEvents.Add(info.Kind.String()) // counted only
+		return
+	}
+	if info.State == "" {
+		c.streamEvents.Add(info.Kind.String())
+		return
+	}
+	attrs, ok := stateAttrs[info.State]
+	if !ok {
+		attrs = []attribute.KeyValue{attrTaskState.String(strings.Clone(info.State))}
+	}
+	c.streamEvents.Add(info.Kind.String(), attrs...)
+}
+
+const attrTaskState = attribute.Key("a2a.task.state")
+
+// stateAttrs are the a2a.task.state attributes of the known states, made
+// once rather than per event.
+var stateAttrs = func() map[string][]attribute.KeyValue {
+	m := map[string][]attribute.KeyValue{}
+	for _, p := range dialect.TaskStates {
+		m[p.V10] = []attribute.KeyValue{attrTaskState.String(p.V10)}
+	}
+	return m
+}()
+
+// recording reports whether ctx's span records, so that spans under it are
+// worth starting.
+func recording(ctx context.Context) bool { return trace.SpanFromContext(ctx).IsRecording() }
+
+// startBackendCall starts the client span of one backend request. post
+// injects it into the request's headers.
+func (a *Agent) startBackendCall(ctx context.Context, c *call, method string) (context.Context, trace.Span) {
+	if !recording(ctx) {
+		return ctx, noSpan
+	}
+	c.backendMethod = method
+	return a.tracing.StartClient(ctx, method,
+		telemetry.AttrBackendMethod.String(method),
+		telemetry.AttrBackendDialect.String(c.backend.dialect.String()),
+		attribute.String("a2a.backend", c.backend.name),
+	)
+}
+
+// endBackendCall ends a unary backend request's span: failed when the
+// request failed (e) or the backend answered a JSON-RPC error (errObj).
+func endBackendCall(span trace.Span, c *call, e *normalize.Error, errObj []byte) {
+	if !span.IsRecording() {
+		return
+	}
+	defer span.End()
+	switch {
+	case e != nil:
+		telemetry.Fail(span, errors.New(strings.Clone(e.Error())))
+	case errObj != nil:
+		d := c.backend.dialect
+		ae, err := normalize.ParseAgentError(d, d, errObj)
+		if err != nil {
+			telemetry.Fail(span, errors.New(strings.Clone(err.Error())))
+			return
+		}
+		span.SetAttributes(telemetry.AttrJSONRPCCode.Int(ae.Code))
+		telemetry.Fail(span, fmt.Errorf("the backend answered JSON-RPC error %d: %s", ae.Code, ae.Message))
+	}
+}
+
+// endBackendStream ends a streaming backend request's span, failed when the
+// stream ended in the backend's failure or error.
+func endBackendStream(span trace.Span, c *call) {
+	if !span.IsRecording() {
+		return
+	}
+	defer span.End()
+	if c.outcome == outcomeBackendFailure || c.outcome == outcomeAgentError {
+		if c.code != 0 {
+			span.SetAttributes(telemetry.AttrJSONRPCCode.Int(c.code))
+		}
+		telemetry.Fail(span, failure(c))
+	}
+}
+
+// injectTrace gives a backend request the gateway's span as its parent in
+// place of the caller's. Only a span the gateway started is injected: with
+// export off the caller's traceparent and tracestate, copied with its other
+// headers, reach the backend unchanged.
+func injectTrace(req *http.Request) {
+	ctx := req.Context()
+	if sc := trace.SpanContextFromContext(ctx); !sc.IsValid() || sc.IsRemote() {
+		return
+	}
+	delete(req.Header, "Traceparent")
+	delete(req.Header, "Tracestate")
+	telemetry.Inject(ctx, req.Header)
+}
+
+const indexSpanPrefix = "task-index "
+
+// startIndexSpan starts the span of one task-index operation (Admit, Get,
+// Known, Put, List) under the call's span.
+func (a *Agent) startIndexSpan(ctx context.Context, op, taskID string) (context.Context, trace.Span) {
+	if !recording(ctx) {
+		return ctx, noSpan
+	}
+	if taskID == "" {
+		return a.tracing.StartInternal(ctx, indexSpanPrefix+op)
+	}
+	return a.tracing.StartInternal(ctx, indexSpanPrefix+op, telemetry.AttrTaskID.String(strings.Clone(taskID)))
+}
+
+// endIndexSpan ends a task-index span, failed on an error other than the
+// index's answer that it holds no such task.
+func endIndexSpan(span trace.Span, err error) {
+	if !span.IsRecording() {
+		return
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		telemetry.Fail(span, err)
+	}
+	span.End()
+}
