@@ -41,6 +41,7 @@ type Agent struct {
 	// to learn whether the backend ends the stream after it.
 	interruptGrace time.Duration
 	cards          cards
+	retries        *retries
 	// readTimeout and streamWriteTimeout are Options' ReadTimeout and
 	// StreamWriteTimeout.
 	readTimeout, streamWriteTimeout time.Duration
@@ -129,6 +130,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		a.tasks, a.ownsTasks = store.NewMemory(store.MemoryConfig{}), true
 	}
 	a.cards.publish = a.cardPublish()
+	a.retries = newRetries(cfg.Retries)
 	if a.push, err = newPushRelay(a); err != nil {
 		return nil, err
 	}
@@ -137,6 +139,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 
 // Close releases what the agent made for itself.
 func (a *Agent) Close() {
+	a.retries.close()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, _ = a.push.close(ended) // a drain, if any, was ClosePush's
@@ -170,6 +173,11 @@ type call struct {
 	outcome   string // one of the outcome constants; "" is ok
 	events    int
 	bytes     int
+	// retry is the send's retry key and what the index knew of it; nil
+	// for calls without one. answer is what the last unary backend call
+	// answered (views into its reply).
+	retry  *sendRetry
+	answer normalize.EventInfo
 	// failure is the error answered, for the span's status.
 	failure error
 	// span is the call's server span (nil without tracing); streamEvents
@@ -415,6 +423,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		params, e = a.inlineConfig(r, c, params)
 	}
 	if e != nil {
+		a.abandonSend(c)
 		a.fail(w, c, e)
 		return
 	}
@@ -434,6 +443,10 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	if e := a.finishedBeforeCancel(r, c); e != nil {
 		a.fail(w, c, e)
+		return
+	}
+	if c.retry != nil {
+		a.serveSend(w, r, c, method, params)
 		return
 	}
 	result, e := a.unary(r.Context(), r, c, env.Op, method, params)
@@ -480,6 +493,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
+	c.answer = info
 	switch op {
 	case dialect.GetTask, dialect.CancelTask, dialect.SendMessage:
 		if e := answersTask(b, c, info); e != nil {

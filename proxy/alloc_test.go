@@ -18,10 +18,12 @@ var allocBudgets = map[string]float64{
 	// with a JWT (a token seen before: its check is remembered). A unary
 	// call's backend request is allocated, not pooled (net/http may still
 	// read it after RoundTrip returns), and its reply deadline is a timer.
-	"send/0.3-to-0.3":      43,
-	"send/0.3-to-1.0":      43,
-	"send/1.0-to-0.3":      43,
-	"send/1.0-to-1.0":      43,
+	// A send's retry claim costs about 23 more (its key, digest, record,
+	// flight and the context that outlives its caller): 59-60 measured.
+	"send/0.3-to-0.3":      72,
+	"send/0.3-to-1.0":      72,
+	"send/1.0-to-0.3":      72,
+	"send/1.0-to-1.0":      72,
 	"get/0.3-to-0.3":       48,
 	"get/0.3-to-1.0":       48,
 	"get/1.0-to-0.3":       48,
@@ -30,13 +32,13 @@ var allocBudgets = map[string]float64{
 	"stream/0.3-to-1.0":    76,
 	"stream/1.0-to-0.3":    77,
 	"stream/1.0-to-1.0":    73,
-	"send/1.0-to-1.0+auth": 44,
-	"send/0.3-to-1.0+auth": 44,
+	"send/1.0-to-1.0+auth": 72,
+	"send/0.3-to-1.0+auth": 72,
 	// Traced at ratio 1 (tracing.go), measured: 85 per send, 91 per get,
 	// 165 per stream. The OpenTelemetry SDK allocates for every span (a
 	// send has four: the call, the backend request, the index's admit and
 	// put) and for each of a stream's first 32 events.
-	"send/0.3-to-1.0+tracing":   102,
+	"send/0.3-to-1.0+tracing":   125,
 	"get/0.3-to-1.0+tracing":    109,
 	"stream/0.3-to-1.0+tracing": 198,
 }

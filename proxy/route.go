@@ -98,7 +98,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		// record would run a task its caller can never reach. The check also
 		// reads the context's owner, in the same round trip.
 		ictx, span := a.startIndexSpan(ctx, "Admit", "")
-		owner, err := a.tasks.Admit(ictx, store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: info.ContextID})
+		owner, err := a.admitSend(ictx, r, c, params, to)
 		endIndexSpan(span, err)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
