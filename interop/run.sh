@@ -15,7 +15,8 @@
 # v2.3.1 (1.0) (versions pinned in package-lock.json, goclient/go.sum and
 # go10/go.sum), over JSON-RPC; a client label ending in -rest or -grpc is
 # the same SDK configured to prefer its HTTP+JSON or gRPC transport
-# (go-2.3.1-rest, go-2.3.1-grpc, go-0.3.3-grpc), picked from the card as
+# (js-1.0-rest, js-0.3-rest, go-2.3.1-rest, go-2.3.1-grpc, go-0.3.3-grpc;
+# @a2a-js/sdk 0.2.5 and a2a-go v0.3.3 have no REST client), picked from the card as
 # an application picks it. Those run through the gateway only (the
 # backends speak JSON-RPC alone), and the gRPC ones only against the
 # per-backend gateways: a gRPC call names no agent path, so the shared
@@ -289,7 +290,7 @@ mark_known_gap() {
   echo "$line"
 }
 
-clients=(${INTEROP_CLIENTS:-js-0.2.5 js-0.3 js-1.0 go-0.3.3 go-2.3.1 go-2.3.1-rest go-2.3.1-grpc go-0.3.3-grpc})
+clients=(${INTEROP_CLIENTS:-js-0.2.5 js-0.3 js-1.0 go-0.3.3 go-2.3.1 js-1.0-rest js-0.3-rest go-2.3.1-rest go-2.3.1-grpc go-0.3.3-grpc})
 backends=(${INTEROP_BACKENDS:-js-0.2.5 js-0.3 js-1.0 go-2.3.1})
 declare -A backend_script=([js-0.2.5]=backend-025.mjs [js-0.3]=backend-03.mjs [js-1.0]=backend-10.mjs [go-2.3.1]=go10-agent)
 declare -A go_client_bin=([go-0.3.3]=goclient [go-2.3.1]=go10-client)
