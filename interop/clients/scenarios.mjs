@@ -98,6 +98,8 @@ export function registerScenarios(h, a, { backendDialect, backend, tag }) {
     const bare = (u) => new URL(u).href.replace(/\/$/, '');
     assert.equal(bare(card.endpoint), bare(a.baseUrl), 'JSON-RPC endpoint the client resolved from the card');
     assert.equal(card.binding, 'JSONRPC', 'transport binding');
+    // The client configured for another binding picked that interface.
+    if (a.transport) assert.equal(card.transportBinding, a.transport, 'binding of the transport the client picked');
     assert.ok(card.protocolVersion.startsWith(a.cardProtocolPrefix), `protocolVersion ${card.protocolVersion} for a ${dialect} client`);
     assert.equal(card.streaming, true, 'capabilities.streaming');
     assert.equal(card.pushNotifications, true, 'capabilities.pushNotifications');

@@ -51,10 +51,29 @@ func registerScenarios(r *runner, e *env) {
 		c.Check(strings.HasPrefix(card.ProtocolVersion, "0."), "protocolVersion %q for a 0.3 client", card.ProtocolVersion)
 		c.Check(card.Capabilities.Streaming, "capabilities.streaming")
 		c.Check(card.Capabilities.PushNotifications, "capabilities.pushNotifications")
+		if e.binding == a2a.TransportProtocolGRPC {
+			var grpcURLs []string
+			for _, iface := range card.AdditionalInterfaces {
+				if iface.Transport == a2a.TransportProtocolGRPC {
+					grpcURLs = append(grpcURLs, iface.URL)
+				}
+			}
+			// a2a-go dials the interface's URL as a gRPC target: host:port.
+			Equal(c, fmt.Sprint(grpcURLs), fmt.Sprint([]string{want.Host}), "GRPC additionalInterfaces")
+		}
+		e.recorder.reset()
 		res, err := conn.client.SendMessage(ctx, userMessage(textParts("ping?"), sendOptions{}))
 		c.NoErr(err, "round trip through the resolved endpoint")
 		_, isMessage := res.(*a2a.Message)
 		c.Check(isMessage, "ping? should be answered by a message, got %T", res)
+		// The call went over the preferred binding: JSON-RPC posts to the
+		// card's url, gRPC makes no HTTP/1.1 request.
+		sent := e.recorder.requested()
+		if e.binding == a2a.TransportProtocolGRPC {
+			c.Check(len(sent) == 0, "gRPC send made HTTP requests %v", sent)
+		} else {
+			c.Check(len(sent) == 1, "JSON-RPC send requested %v", sent)
+		}
 	})
 
 	r.add("blocking-send", func(ctx context.Context, c checker) {
@@ -153,7 +172,10 @@ func registerScenarios(r *runner, e *env) {
 	// servers and a2a-go v2.3.1 ignore configuration.historyLength on send.
 	r.add("history-length-send", func(ctx context.Context, c checker) {
 		input := "history on send"
-		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{historyLength: ptr(1)}))
+		// blocking is explicit: the 0.3 proto's SendMessageConfiguration
+		// has a plain bool blocking, so over gRPC a configuration without
+		// it asks for a non-blocking send (JSON-RPC leaves it unset).
+		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{historyLength: ptr(1), blocking: ptr(true)}))
 		c.NoErr(err, "send")
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
 		want := []string{"agent:" + textWorking(input)}
