@@ -181,13 +181,17 @@ type call struct {
 	// failure is the error answered, for the span's status.
 	failure error
 	// span is the call's server span (nil without tracing); streamEvents
-	// records a stream's events on it while it records. backendMethod,
-	// taskID and contextID are for its attributes: the method the backend
-	// got, and the task the call made when its request named none.
+	// records a stream's events on it while it records, and attrs is the
+	// buffer its spans' attributes are written in (tracing.go).
+	// backendMethod, taskID and contextID are for its attributes: the
+	// method the backend got, and the task the call made when its request
+	// named none; taskIDCopy is the copy of the task id the request named.
 	span              trace.Span
-	streamEvents      *telemetry.StreamEvents
+	streamEvents      telemetry.StreamEvents
+	attrs             *attrBuffer
 	backendMethod     string
 	taskID, contextID string
+	taskIDCopy        string
 	// lent are the pooled buffers the call reads and writes in: a unary
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
