@@ -30,6 +30,9 @@ type clusterLoad struct {
 	lastFail   time.Time
 	okSince    map[int]int // successful sends after each mark
 	mark       int
+	// unrecorded counts owners' reads that found an acknowledged task
+	// not yet known to the other gateway (see runClusterLoad).
+	unrecorded int
 }
 
 func (l *clusterLoad) violate(format string, args ...any) {
@@ -125,7 +128,13 @@ func runClusterLoad(ctx context.Context, gws [2]*testGateway, tokens map[string]
 						l.violate("get %s by its owner answered task %q", id, got)
 					}
 				case r.Get("error.code").Int() == -32001:
-					l.violate("get %s by its owner through the other gateway: lost: %s", id, r.Raw)
+					// A record the slot's move made fail is written by the
+					// gateway's background retry: until then the other
+					// gateway does not know the task. Lost is what is still
+					// unknown once the change is over (checked below).
+					l.mu.Lock()
+					l.unrecorded++
+					l.mu.Unlock()
 				default:
 					l.failedClosed("get by its owner", r)
 				}
@@ -203,6 +212,11 @@ func underClusterLoad(t *testing.T, c *redistopo.Cluster, change func(slot int))
 		for _, g := range gws {
 			get := rpc("GetTask", `{"id":"`+id+`"}`)
 			r, err := loadCall(client, g, tokens[owner], dialect.V10, get)
+			// A record still in the background retry's hands gets its time.
+			for deadline := time.Now().Add(10 * time.Second); err == nil && r.Get("error.code").Int() == -32001 && time.Now().Before(deadline); {
+				time.Sleep(50 * time.Millisecond)
+				r, err = loadCall(client, g, tokens[owner], dialect.V10, get)
+			}
 			if err != nil || r.Get("result.id").Str != id {
 				if lost++; lost <= 5 {
 					t.Errorf("acknowledged task %s of %s: %s %v", id, owner, r.Raw, err)
@@ -213,7 +227,7 @@ func underClusterLoad(t *testing.T, c *redistopo.Cluster, change func(slot int))
 			}
 		}
 	}
-	t.Logf("%d tasks acknowledged, %d lost", len(l.acked), lost)
+	t.Logf("%d tasks acknowledged, %d lost; %d reads found one not yet recorded", len(l.acked), lost, l.unrecorded)
 }
 
 // TestClusterGatewaysSlotMigrationUnderLoad moves the agent's slot to

@@ -90,7 +90,7 @@ func TestClusterIndexSharedByGateways(t *testing.T) {
 			aliceA, aliceB, bobB := ga.as(token(t, "alice")), gb.as(token(t, "alice")), gb.as(token(t, "bob"))
 			for _, cl := range callers {
 				t.Run(cl.d.String(), func(t *testing.T) {
-					task := cl.task(t, mustResult(t, aliceA.call("1", cl.method(dialect.SendMessage), cl.send("m1", cl.text("input please"), ""))))
+					task := cl.task(t, mustResult(t, aliceA.call("1", cl.method(dialect.SendMessage), cl.send("m1-"+cl.d.String(), cl.text("input please"), ""))))
 					id := task.Get("id").Str
 					got := mustResult(t, aliceB.call("2", cl.method(dialect.GetTask), `{"id":"`+id+`"}`))
 					if got.Get("id").Str != id || got.Get("status.state").Str != cl.state("input-required") {
@@ -107,7 +107,7 @@ func TestClusterIndexSharedByGateways(t *testing.T) {
 						}
 					}
 					// Bob's refusals changed nothing: Alice continues through B.
-					mustResult(t, aliceB.call("3", cl.method(dialect.SendMessage), cl.continuation("m3", id, "hello")))
+					mustResult(t, aliceB.call("3", cl.method(dialect.SendMessage), cl.continuation("m3-"+cl.d.String(), id, "hello")))
 					if st, _, body := aliceA.post(rpc(cl.method(dialect.GetTask), `{"id":"`+id+`"}`), aliceA.hdr(cl.d)...); st != http.StatusOK || strings.Contains(string(body), `"error"`) {
 						t.Fatalf("Alice's task through gateway A after B: HTTP %d %s", st, body)
 					}
