@@ -69,7 +69,7 @@ func TestRESTv03SendGetCancel(t *testing.T) {
 			t.Fatalf("cancel: HTTP %d %s", status, res.Raw)
 		}
 		status, _, res = restDo(t, g, "GET", "/v1/tasks/no-such-task", "", "", alice)
-		if status != 404 || res.Get("error.details.0.reason").Str != "TASK_NOT_FOUND" {
+		if status != 404 || res.Get("code").Int() != -32001 {
 			t.Fatalf("unknown task: HTTP %d %s", status, res.Raw)
 		}
 		status, _, res = restDo(t, g, "GET", "/v1/tasks/"+id, "", "", token(t, "bob"))

@@ -35,6 +35,8 @@ type answer struct {
 	// reshape, when set, rewrites each result (unary or stream event) into
 	// the binding's own message shapes.
 	reshape func([]byte) ([]byte, error)
+	// v03: errors in the 0.3 binding's body (apiError.v03).
+	v03 bool
 
 	pw   *io.PipeWriter
 	done chan struct{}
@@ -112,7 +114,7 @@ func view(b []byte) string {
 func (a *answer) writeUnary() {
 	body := a.unary.Bytes()
 	if a.status == 0 {
-		newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway wrote no answer").write(a.w)
+		a.mark(newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway wrote no answer")).write(a.w)
 		return
 	}
 	// The core wrote this answer and checked what it put in it: no need to
@@ -125,7 +127,7 @@ func (a *answer) writeUnary() {
 		if a.reshape != nil {
 			var err error
 			if out, err = a.reshape(out); err != nil {
-				newError(http.StatusInternalServerError, dialect.ErrInternal, "the answer could not be translated to the 0.3 binding: "+err.Error()).write(a.w)
+				a.mark(newError(http.StatusInternalServerError, dialect.ErrInternal, "the answer could not be translated to the 0.3 binding: "+err.Error())).write(a.w)
 				return
 			}
 		}
@@ -139,14 +141,14 @@ func (a *answer) writeUnary() {
 	}
 	a.copyHeader()
 	if e := gjson.Get(view(body), "error"); e.IsObject() {
-		fromRPCError(e, a.status).write(a.w)
+		a.mark(fromRPCError(e, a.status)).write(a.w)
 		return
 	}
 	status := a.status
 	if status < 400 {
 		status = http.StatusInternalServerError
 	}
-	newError(status, dialect.ErrInternal, "the gateway answered: "+truncate(strings.TrimSpace(string(body)), 200)).write(a.w)
+	a.mark(newError(status, dialect.ErrInternal, "the gateway answered: "+truncate(strings.TrimSpace(string(body)), 200))).write(a.w)
 }
 
 var headerJSON = []string{"application/json"}
@@ -195,14 +197,14 @@ func (a *answer) relay(pr *io.PipeReader) {
 			if !errors.Is(err, io.EOF) {
 				// The core's own stream is malformed or too large: say so
 				// rather than end silently.
-				e := newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream broke: "+err.Error())
+				e := a.mark(newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream broke: "+err.Error()))
 				if !committed {
 					a.copyHeader()
 					a.w.Header().Del("Cache-Control")
 					e.write(a.w)
 					committed = true
 				} else {
-					a.writeEvent(rc, sse.Event{Data: e.body()})
+					a.writeEvent(rc, a.errorEvent(e))
 				}
 			}
 			pr.CloseWithError(errStreamEnded)
@@ -222,14 +224,14 @@ func (a *answer) relay(pr *io.PipeReader) {
 		case res.Exists() && a.reshape != nil:
 			var rerr error
 			if out, rerr = a.reshape(rawOf(ev.Data, res)); rerr != nil {
-				failed = newError(http.StatusInternalServerError, dialect.ErrInternal, "an event could not be translated to the 0.3 binding: "+rerr.Error())
+				failed = a.mark(newError(http.StatusInternalServerError, dialect.ErrInternal, "an event could not be translated to the 0.3 binding: "+rerr.Error()))
 			}
 		case res.Exists():
 			out = append(out[:0], rawOf(ev.Data, res)...)
 		case gjson.Get(view(ev.Data), "error").IsObject():
-			failed = fromRPCError(gjson.Get(view(ev.Data), "error"), http.StatusOK)
+			failed = a.mark(fromRPCError(gjson.Get(view(ev.Data), "error"), http.StatusOK))
 		default:
-			failed = newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream held an event that is not JSON-RPC")
+			failed = a.mark(newError(http.StatusInternalServerError, dialect.ErrInternal, "the gateway's event stream held an event that is not JSON-RPC"))
 		}
 		if failed != nil && !committed {
 			a.copyHeader()
@@ -242,7 +244,9 @@ func (a *answer) relay(pr *io.PipeReader) {
 			return
 		}
 		if failed != nil {
-			out = append(out[:0], failed.body()...)
+			end := a.errorEvent(failed)
+			out = append(out[:0], end.Data...)
+			ev.Type = end.Type
 		}
 		commit()
 		ev.Data = out
@@ -251,6 +255,23 @@ func (a *answer) relay(pr *io.PipeReader) {
 			return
 		}
 	}
+}
+
+// mark makes e answer in the binding a's request came on.
+func (a *answer) mark(e *apiError) *apiError {
+	e.v03 = a.v03
+	return e
+}
+
+// errorEvent is e as the event that ends a stream: 1.0 sends the
+// {"error": Status} as an ordinary event, the 0.3 binding an "error" event
+// (what @a2a-js/sdk 0.3's server writes and its RestTransport reads).
+func (a *answer) errorEvent(e *apiError) sse.Event {
+	ev := sse.Event{Data: e.body()}
+	if a.v03 {
+		ev.Type = "error"
+	}
+	return ev
 }
 
 func (a *answer) writeEvent(rc *http.ResponseController, ev sse.Event) error {

@@ -173,28 +173,35 @@ func TestRequestGolden(t *testing.T) {
 }
 
 // TestErrorGolden: each JSON-RPC error the core can answer becomes the
-// google.rpc.Status and HTTP status of errors.golden.json; headers the core
-// set (the challenge) are kept.
+// google.rpc.Status and HTTP status of errors.golden.json on the 1.0 routes,
+// and the 0.3 body ({code,message,data}) and HTTP status of
+// v03_errors.golden.json on the 0.3 ones; headers the core set (the
+// challenge) are kept.
 func TestErrorGolden(t *testing.T) {
-	got := map[string]json.RawMessage{}
-	for _, tc := range loadJSON[errorCase](t, "errors.json") {
-		core := &recorder{status: tc.CoreStatus, reply: `{"jsonrpc":"2.0","id":1,"error":` + string(tc.Error) + `}`}
-		if tc.CoreStatus == http.StatusUnauthorized {
-			core.setup = func(h http.Header) { h.Set("WWW-Authenticate", `Bearer realm="http://gateway.test/"`) }
+	for _, g := range []struct{ path, golden string }{
+		{"/tasks/t-1", "errors.golden.json"},
+		{"/v1/tasks/t-1", "v03_errors.golden.json"},
+	} {
+		got := map[string]json.RawMessage{}
+		for _, tc := range loadJSON[errorCase](t, "errors.json") {
+			core := &recorder{status: tc.CoreStatus, reply: `{"jsonrpc":"2.0","id":1,"error":` + string(tc.Error) + `}`}
+			if tc.CoreStatus == http.StatusUnauthorized {
+				core.setup = func(h http.Header) { h.Set("WWW-Authenticate", `Bearer realm="http://gateway.test/"`) }
+			}
+			h := NewHandler(core, Options{})
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("GET", g.path, nil))
+			if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+				t.Errorf("%s %s: Content-Type %q", g.path, tc.Name, ct)
+			}
+			if tc.CoreStatus == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+				t.Errorf("%s %s: the challenge was dropped", g.path, tc.Name)
+			}
+			b, _ := json.Marshal(map[string]any{"status": w.Code, "body": json.RawMessage(w.Body.Bytes())})
+			got[tc.Name] = b
 		}
-		h := NewHandler(core, Options{})
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest("GET", "/tasks/t-1", nil))
-		if ct := w.Header().Get("Content-Type"); ct != "application/json" {
-			t.Errorf("%s: Content-Type %q", tc.Name, ct)
-		}
-		if tc.CoreStatus == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
-			t.Errorf("%s: the challenge was dropped", tc.Name)
-		}
-		b, _ := json.Marshal(map[string]any{"status": w.Code, "body": json.RawMessage(w.Body.Bytes())})
-		got[tc.Name] = b
+		checkGolden(t, g.golden, got)
 	}
-	checkGolden(t, "errors.golden.json", got)
 }
 
 type v03ResultCase struct {

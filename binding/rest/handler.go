@@ -54,29 +54,35 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		unknownRoute(p).write(w)
 		return
 	}
+	v03 := strings.HasPrefix(rel, "/v1/")
+	fail := func(e *apiError) {
+		e.v03 = v03
+		e.write(w)
+	}
 	rt, apiErr := parseRoute(r.Method, rel)
 	if apiErr != nil {
-		apiErr.write(w)
+		fail(apiErr)
 		return
 	}
 	var body []byte
 	if rt.op.body {
 		if !jsonContentType(r.Header) {
-			newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
-				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json").write(w)
+			fail(newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
+				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json"))
 			return
 		}
 		if body, apiErr = h.readBody(w, r); apiErr != nil {
-			apiErr.write(w)
+			fail(apiErr)
 			return
 		}
 	}
 	params, apiErr := buildParams(rt, body, r.URL.RawQuery)
 	if apiErr != nil {
-		apiErr.write(w)
+		fail(apiErr)
 		return
 	}
 	a := newAnswer(w)
+	a.v03 = rt.op.v03
 	if rt.op.v03 {
 		method := rt.op.method
 		a.reshape = func(result []byte) ([]byte, error) {

@@ -15,12 +15,17 @@ import (
 // HTTP status it comes with.
 type apiError struct {
 	httpStatus int
+	code       int    // the JSON-RPC error code, which the 0.3 body carries
 	status     string // the google.rpc.Code name
 	reason     string // the ErrorInfo reason
 	message    string
 	metadata   map[string]string
 	extra      []json.RawMessage // further details, passed on after the ErrorInfo
 	allow      string            // the Allow header of a 405
+	// v03: answer in the 0.3 binding's body, the JSON-RPC error object
+	// @a2a-js/sdk 0.3's REST server writes (toHTTPError) and its
+	// RestTransport reads; 0.3 REST has no normative error body.
+	v03 bool
 }
 
 // restCode is the REST form of one JSON-RPC error code: the HTTP status and
@@ -82,7 +87,7 @@ func fromRPCError(obj gjson.Result, coreStatus int) *apiError {
 			rc.status = "INTERNAL"
 		}
 	}
-	e := &apiError{httpStatus: rc.httpStatus, status: rc.status, reason: parsed.Reason, message: parsed.Message, metadata: parsed.Metadata}
+	e := &apiError{httpStatus: rc.httpStatus, code: parsed.Code, status: rc.status, reason: parsed.Reason, message: parsed.Message, metadata: parsed.Metadata}
 	for _, d := range parsed.Details {
 		if d.Get("@type").Type == gjson.String {
 			e.extra = append(e.extra, json.RawMessage(d.Raw))
@@ -107,7 +112,7 @@ func newError(httpStatus int, kind dialect.ErrorKind, message string) *apiError 
 	if status == "" {
 		status = "INVALID_ARGUMENT"
 	}
-	return &apiError{httpStatus: httpStatus, status: status, reason: kind.Error().Reason, message: message}
+	return &apiError{httpStatus: httpStatus, code: kind.Error().Code, status: status, reason: kind.Error().Reason, message: message}
 }
 
 type errorInfo struct {
@@ -124,14 +129,48 @@ type statusBody struct {
 	Details []json.RawMessage `json:"details"`
 }
 
-// body renders e as {"error": google.rpc.Status}, the AIP-193 form.
+type v03Body struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// body renders e as {"error": google.rpc.Status}, the AIP-193 form, or on
+// the 0.3 routes as {"code","message","data"}.
 func (e *apiError) body() []byte {
+	if e.v03 {
+		out, _ := json.Marshal(v03Body{Code: e.code, Message: e.message, Data: e.v03Data()})
+		return out
+	}
 	info, _ := json.Marshal(errorInfo{Type: dialect.ErrorInfoType, Reason: e.reason, Domain: dialect.Domain, Metadata: e.metadata})
 	details := append([]json.RawMessage{info}, e.extra...)
 	out, _ := json.Marshal(struct {
 		Error statusBody `json:"error"`
 	}{statusBody{Code: e.httpStatus, Status: e.status, Message: e.message, Details: details}})
 	return out
+}
+
+// v03Data is data as a 0.x JSON-RPC error carries it (a2a-dialects.md §14):
+// the ErrorInfo metadata as an object, a task state in its 0.x spelling. When
+// further details (BadRequest, a foreign ErrorInfo) came with the error, the
+// 1.0 details array is passed on whole instead, which 0.x allows, so that
+// they are not lost.
+func (e *apiError) v03Data() any {
+	if len(e.extra) > 0 {
+		info, _ := json.Marshal(errorInfo{Type: dialect.ErrorInfoType, Reason: e.reason, Domain: dialect.Domain, Metadata: e.metadata})
+		return append([]json.RawMessage{info}, e.extra...)
+	}
+	if len(e.metadata) == 0 {
+		return nil
+	}
+	data := make(map[string]string, len(e.metadata))
+	for k, v := range e.metadata {
+		if s, ok := dialect.ToV03(dialect.TaskStates, v); ok && k == "state" {
+			v = s
+		}
+		data[k] = v
+	}
+	return data
 }
 
 // write answers the request with e. Headers already set on w (a challenge,

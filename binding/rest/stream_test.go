@@ -125,6 +125,39 @@ func TestStreamFirstEventError(t *testing.T) {
 	}
 }
 
+// TestV03StreamErrors: on the 0.3 routes an error that ends a stream is an
+// "error" event whose data is the {code,message,data} body, what
+// @a2a-js/sdk 0.3's RestTransport turns into its A2A error; a first-event
+// error is a plain 0.3 error answer with its HTTP status.
+func TestV03StreamErrors(t *testing.T) {
+	core := &streamCore{
+		events: []string{
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"task\":{\"id\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}}\n\n",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"Task not found\",\"data\":[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\",\"reason\":\"TASK_NOT_FOUND\",\"domain\":\"a2a-protocol.org\",\"metadata\":{\"taskId\":\"t1\"}}]}}\n\n",
+		},
+		next: make(chan struct{}, 2), werr: make(chan error, 4),
+	}
+	core.next <- struct{}{}
+	core.next <- struct{}{}
+	w := httptest.NewRecorder()
+	NewHandler(core, Options{}).ServeHTTP(w, httptest.NewRequest("GET", "/v1/tasks/t1:subscribe", nil))
+	want := "event: error\ndata: {\"code\":-32001,\"message\":\"Task not found\",\"data\":{\"taskId\":\"t1\"}}\n\n"
+	if w.Code != http.StatusOK || !strings.HasSuffix(w.Body.String(), want) || strings.Count(w.Body.String(), "data:") != 2 {
+		t.Fatalf("HTTP %d: %q, want it to end with %q", w.Code, w.Body, want)
+	}
+
+	first := &streamCore{
+		events: []string{"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}\n\n"},
+		next:   make(chan struct{}, 1), werr: make(chan error, 2),
+	}
+	first.next <- struct{}{}
+	w = httptest.NewRecorder()
+	NewHandler(first, Options{}).ServeHTTP(w, httptest.NewRequest("GET", "/v1/tasks/nope:subscribe", nil))
+	if w.Code != http.StatusNotFound || w.Header().Get("Content-Type") != "application/json" || w.Body.String() != `{"code":-32001,"message":"Task not found"}` {
+		t.Fatalf("HTTP %d %v %s", w.Code, w.Header(), w.Body)
+	}
+}
+
 // TestStreamCorePanics: a core that panics mid-stream (as net/http's
 // ErrAbortHandler does) still lets the relay goroutine end.
 func TestStreamCorePanics(t *testing.T) {
