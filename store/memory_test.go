@@ -12,6 +12,7 @@ import (
 
 func openMemory(cfg MemoryConfig) opener {
 	return func(t *testing.T, clock *fakeClock) Store {
+		cfg := cfg // each parallel case its own copy
 		cfg.now = clock.Now
 		m := NewMemory(cfg)
 		t.Cleanup(func() { m.Close() })
