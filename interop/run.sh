@@ -12,8 +12,15 @@
 #                             scenarios themselves
 #
 # Clients: @a2a-js/sdk 0.2.5, 0.3.x and 1.x, a2a-go v0.3.3 (0.3) and a2a-go
-# v2.3.1 (1.0, JSON-RPC transport) (versions pinned in package-lock.json,
-# goclient/go.sum and go10/go.sum). Backends: agents built with the 0.2.5,
+# v2.3.1 (1.0) (versions pinned in package-lock.json, goclient/go.sum and
+# go10/go.sum), over JSON-RPC; a client label ending in -rest or -grpc is
+# the same SDK configured to prefer its HTTP+JSON or gRPC transport
+# (js-1.0-rest, js-0.3-rest, go-2.3.1-rest, go-2.3.1-grpc, go-0.3.3-grpc;
+# @a2a-js/sdk 0.2.5 and a2a-go v0.3.3 have no REST client), picked from the card as
+# an application picks it. Those run through the gateway only (the
+# backends speak JSON-RPC alone), and the gRPC ones only against the
+# per-backend gateways: a gRPC call names no agent path, so the shared
+# gateway, with several agents under paths, refuses them by design. Backends: agents built with the 0.2.5,
 # 0.3.x and 1.x JS SDK servers (agents/) and with a2a-go v2.3.1's a2asrv
 # (go10/agent), all running the script in agents/script.mjs. Push: the
 # caller-side receivers of clients/push.mjs against the backends' own push
@@ -35,7 +42,7 @@
 # Environment:
 #   INTEROP_SKIP_INSTALL=1   reuse node_modules instead of running npm ci
 #   INTEROP_ONLY=a,b         run only these scenarios
-#   INTEROP_CLIENTS="js-0.2.5 go-0.3.3"   restrict the clients
+#   INTEROP_CLIENTS="js-0.2.5 go-0.3.3 go-2.3.1-grpc"   restrict the clients
 #   INTEROP_BACKENDS="js-1.0"             restrict the backends
 #   INTEROP_PUSH=0           leave out the push scenarios (clients/push.mjs)
 #   GATEWAY_BIN=path         use this gateway binary instead of building one
@@ -201,20 +208,39 @@ start_shared_gateway() {
 results="$work/results.txt"
 : >"$results"
 
+# sdk_of CLIENT prints the SDK label of a client label (go-2.3.1-grpc ->
+# go-2.3.1); transport_of prints its transport: jsonrpc, rest or grpc.
+sdk_of() {
+  local sdk="${1%-rest}"
+  echo "${sdk%-grpc}"
+}
+transport_of() {
+  case "$1" in
+    *-rest) echo rest ;;
+    *-grpc) echo grpc ;;
+    *) echo jsonrpc ;;
+  esac
+}
+
 # run_client CLIENT BACKEND URL DIALECT [TAG]: runs every scenario of one
 # client SDK against URL and appends its result lines.
 run_client() {
   local client="$1" backend="$2" url="$3" dialect="$4" tag="${5:-}" out="$work/out.txt" status=0
+  local sdk transport
+  sdk="$(sdk_of "$client")"
+  transport="$(transport_of "$client")"
   local args=(--url "$url" --client "$client" --backend "$backend" --backend-dialect "$dialect")
   [[ -n "${INTEROP_ONLY:-}" ]] && args+=(--only "$INTEROP_ONLY")
   [[ -n "$tag" ]] && args+=(--tag "$tag")
-  case "$client" in
+  [[ "$transport" != jsonrpc ]] && args+=(--transport "$transport")
+  case "$sdk" in
     js-0.2.5) timeout 300 node clients/client-025.mjs "${args[@]}" >"$out" 2>"$work/client.err" || status=$? ;;
     js-0.3) timeout 300 node clients/client-03.mjs "${args[@]}" >"$out" 2>"$work/client.err" || status=$? ;;
     js-1.0) timeout 300 node clients/client-10.mjs "${args[@]}" >"$out" 2>"$work/client.err" || status=$? ;;
     go-0.3.3 | go-2.3.1)
-      timeout 300 "$work/${go_client_bin[$client]}" -url "$url" -client "$client" -backend "$backend" -backend-dialect "$dialect" \
-        ${INTEROP_ONLY:+-only "$INTEROP_ONLY"} ${tag:+-tag "$tag"} >"$out" 2>"$work/client.err" || status=$? ;;
+      timeout 300 "$work/${go_client_bin[$sdk]}" -url "$url" -client "$client" -backend "$backend" -backend-dialect "$dialect" \
+        -transport "$transport" ${INTEROP_ONLY:+-only "$INTEROP_ONLY"} ${tag:+-tag "$tag"} >"$out" 2>"$work/client.err" || status=$? ;;
+    *) echo "FAIL client=$client backend=$backend${tag:+ $tag} scenario=client-process unknown client label" >"$out" ;;
   esac
   { grep -E '^(PASS|FAIL) ' "$out" || true; } | while IFS= read -r line; do
     if [[ "$mode" == gateway ]]; then mark_known_gap "$line"; else echo "$line"; fi
@@ -269,11 +295,21 @@ mark_known_gap() {
   echo "$line"
 }
 
-clients=(${INTEROP_CLIENTS:-js-0.2.5 js-0.3 js-1.0 go-0.3.3 go-2.3.1})
+clients=(${INTEROP_CLIENTS:-js-0.2.5 js-0.3 js-1.0 go-0.3.3 go-2.3.1 js-1.0-rest js-0.3-rest go-2.3.1-rest go-2.3.1-grpc go-0.3.3-grpc})
 backends=(${INTEROP_BACKENDS:-js-0.2.5 js-0.3 js-1.0 go-2.3.1})
 declare -A backend_script=([js-0.2.5]=backend-025.mjs [js-0.3]=backend-03.mjs [js-1.0]=backend-10.mjs [go-2.3.1]=go10-agent)
 declare -A go_client_bin=([go-0.3.3]=goclient [go-2.3.1]=go10-client)
 declare -A dialect_of=([js-0.2.5]=0.2.5 [js-0.3]=0.3 [js-1.0]=1.0 [go-0.3.3]=0.3 [go-2.3.1]=1.0)
+
+# serves CLIENT WHERE: whether the client's transport can run there (see
+# the header): direct (a JSON-RPC backend), shared (several agents under
+# paths) or gateway (one agent at "/").
+serves() {
+  case "$(transport_of "$1"):$2" in
+    rest:direct | grpc:direct | grpc:shared) return 1 ;;
+  esac
+  return 0
+}
 
 # The wire shape checks guard every scenario; prove they still reject the
 # leaks they exist for before trusting a green matrix.
@@ -286,8 +322,13 @@ fi
 # unreachable records one failure for every client that cannot run
 # against BACKEND because a process did not come up.
 unreachable() { # BACKEND WHAT TAG
-  local client
+  local client where=gateway
+  case "${3:-}" in
+    via=direct) where=direct ;;
+    gateway=shared-auto) where=shared ;;
+  esac
   for client in "${clients[@]}"; do
+    serves "$client" "$where" || continue
     echo "FAIL client=$client backend=$1${3:+ $3} scenario=setup $2 did not start (see its log above)" | tee -a "$results"
   done
 }
@@ -300,7 +341,8 @@ done
 if [[ "$mode" == direct ]]; then
   for client in "${clients[@]}"; do
     for backend in "${backends[@]}"; do
-      [[ "${dialect_of[$backend]}" == "${dialect_of[$client]}" && -n "${backend_url[$backend]:-}" ]] || continue
+      serves "$client" direct || continue
+      [[ "${dialect_of[$backend]}" == "${dialect_of[$(sdk_of "$client")]}" && -n "${backend_url[$backend]:-}" ]] || continue
       run_client "$client" "$backend" "${backend_url[$backend]}" "${backend_dialect[$backend]}" via=direct
     done
   done
@@ -323,6 +365,7 @@ else
     if start_shared_gateway "${up[@]}"; then
       for backend in "${up[@]}"; do
         for client in "${clients[@]}"; do
+          serves "$client" shared || continue
           run_client "$client" "$backend" "${shared_url[$backend]}" "${backend_dialect[$backend]}" gateway=shared-auto
         done
       done

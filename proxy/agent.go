@@ -41,6 +41,7 @@ type Agent struct {
 	// to learn whether the backend ends the stream after it.
 	interruptGrace time.Duration
 	cards          cards
+	retries        *retries
 	// readTimeout and streamWriteTimeout are Options' ReadTimeout and
 	// StreamWriteTimeout.
 	readTimeout, streamWriteTimeout time.Duration
@@ -129,6 +130,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		a.tasks, a.ownsTasks = store.NewMemory(store.MemoryConfig{}), true
 	}
 	a.cards.publish = a.cardPublish()
+	a.retries = newRetries(cfg.Retries)
 	if a.push, err = newPushRelay(a); err != nil {
 		return nil, err
 	}
@@ -137,6 +139,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 
 // Close releases what the agent made for itself.
 func (a *Agent) Close() {
+	a.retries.close()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, _ = a.push.close(ended) // a drain, if any, was ClosePush's
@@ -170,16 +173,25 @@ type call struct {
 	outcome   string // one of the outcome constants; "" is ok
 	events    int
 	bytes     int
+	// retry is the send's retry key and what the index knew of it; nil
+	// for calls without one. answer is what the last unary backend call
+	// answered (views into its reply).
+	retry  *sendRetry
+	answer normalize.EventInfo
 	// failure is the error answered, for the span's status.
 	failure error
 	// span is the call's server span (nil without tracing); streamEvents
-	// records a stream's events on it while it records. backendMethod,
-	// taskID and contextID are for its attributes: the method the backend
-	// got, and the task the call made when its request named none.
+	// records a stream's events on it while it records, and attrs is the
+	// buffer its spans' attributes are written in (tracing.go).
+	// backendMethod, taskID and contextID are for its attributes: the
+	// method the backend got, and the task the call made when its request
+	// named none; taskIDCopy is the copy of the task id the request named.
 	span              trace.Span
-	streamEvents      *telemetry.StreamEvents
+	streamEvents      telemetry.StreamEvents
+	attrs             *attrBuffer
 	backendMethod     string
 	taskID, contextID string
+	taskIDCopy        string
 	// lent are the pooled buffers the call reads and writes in: a unary
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte
@@ -415,6 +427,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		params, e = a.inlineConfig(r, c, params)
 	}
 	if e != nil {
+		a.abandonSend(c)
 		a.fail(w, c, e)
 		return
 	}
@@ -434,6 +447,10 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	if e := a.finishedBeforeCancel(r, c); e != nil {
 		a.fail(w, c, e)
+		return
+	}
+	if c.retry != nil {
+		a.serveSend(w, r, c, method, params)
 		return
 	}
 	result, e := a.unary(r.Context(), r, c, env.Op, method, params)
@@ -480,6 +497,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)
 		return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)
 	}
+	c.answer = info
 	switch op {
 	case dialect.GetTask, dialect.CancelTask, dialect.SendMessage:
 		if e := answersTask(b, c, info); e != nil {

@@ -18,10 +18,12 @@ var allocBudgets = map[string]float64{
 	// with a JWT (a token seen before: its check is remembered). A unary
 	// call's backend request is allocated, not pooled (net/http may still
 	// read it after RoundTrip returns), and its reply deadline is a timer.
-	"send/0.3-to-0.3":      43,
-	"send/0.3-to-1.0":      43,
-	"send/1.0-to-0.3":      43,
-	"send/1.0-to-1.0":      43,
+	// A send's retry claim costs about 23 more (its key, digest, record,
+	// flight and the context that outlives its caller): 59-60 measured.
+	"send/0.3-to-0.3":      72,
+	"send/0.3-to-1.0":      72,
+	"send/1.0-to-0.3":      72,
+	"send/1.0-to-1.0":      72,
 	"get/0.3-to-0.3":       48,
 	"get/0.3-to-1.0":       48,
 	"get/1.0-to-0.3":       48,
@@ -30,15 +32,17 @@ var allocBudgets = map[string]float64{
 	"stream/0.3-to-1.0":    76,
 	"stream/1.0-to-0.3":    77,
 	"stream/1.0-to-1.0":    73,
-	"send/1.0-to-1.0+auth": 44,
-	"send/0.3-to-1.0+auth": 44,
-	// Traced at ratio 1 (tracing.go), measured: 85 per send, 91 per get,
-	// 165 per stream. The OpenTelemetry SDK allocates for every span (a
-	// send has four: the call, the backend request, the index's admit and
-	// put) and for each of a stream's first 32 events.
-	"send/0.3-to-1.0+tracing":   102,
-	"get/0.3-to-1.0+tracing":    109,
-	"stream/0.3-to-1.0+tracing": 198,
+	"send/1.0-to-1.0+auth": 72,
+	"send/0.3-to-1.0+auth": 72,
+	// Traced at ratio 1 (tracing.go), measured: 80 per send, 64 per get,
+	// 102 per stream. The OpenTelemetry SDK allocates five times for
+	// every span with attributes (the span, its context, its attributes
+	// and their dedup map when it ends, its snapshot; a send has four
+	// spans: the call, the backend request, the index's admit and put),
+	// and once for each of a stream's first 32 events with a state.
+	"send/0.3-to-1.0+tracing":   92,
+	"get/0.3-to-1.0+tracing":    77,
+	"stream/0.3-to-1.0+tracing": 122,
 }
 
 func TestAllocsPerRequest(t *testing.T) {

@@ -60,6 +60,8 @@ type AgentConfig struct {
 	Tasks TasksConfig `yaml:"tasks"`
 	// Skills routes work by skill.
 	Skills SkillsConfig `yaml:"skills"`
+	// Retries sets how sends sent again are recognised and answered.
+	Retries RetriesConfig `yaml:"retries"`
 	// Push relays the backend's push notifications to the callers' webhooks.
 	Push push.Config `yaml:"push"`
 	// Bindings are the protocol bindings the gateway serves and lists on
@@ -208,6 +210,7 @@ func (c *AgentConfig) SetDefaults() {
 	if c.Card.RefreshInterval == 0 {
 		c.Card.RefreshInterval = DefaultCardRefresh
 	}
+	c.Retries.SetDefaults()
 	if c.Bindings == nil {
 		for _, b := range dialect.Bindings {
 			c.Bindings = append(c.Bindings, b.String())
@@ -268,6 +271,9 @@ func (c *AgentConfig) Validate() error {
 	}
 	if c.Card.RefreshInterval < 0 {
 		bad("card.refresh_interval must not be negative")
+	}
+	if err := c.Retries.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("retries: %w", err))
 	}
 	if c.Bindings != nil && len(c.Bindings) == 0 {
 		bad("bindings is empty: list at least one of jsonrpc, http_json, grpc (or leave it out for all three)")
@@ -421,4 +427,44 @@ func checkURL(s string) error {
 		return fmt.Errorf("%q has no host", s)
 	}
 	return nil
+}
+
+// Defaults of RetriesConfig.
+const (
+	DefaultRetryWindow          = 24 * time.Hour
+	DefaultRetryMaxMessageBytes = 64 << 10
+)
+
+// RetriesConfig sets how a send sent again (same caller, same
+// Idempotency-Key header or else message id) is answered from the first.
+type RetriesConfig struct {
+	// Window is how long a send's key is remembered. Defaults to 24h, or
+	// the task index's TTL if shorter; never longer than that TTL.
+	Window time.Duration `yaml:"window"`
+	// MaxMessageBytes bounds a direct message answer kept for retries; a
+	// larger one is not kept, and its retry is told so. Defaults to 64 KiB.
+	MaxMessageBytes int64 `yaml:"max_message_bytes"`
+}
+
+// SetDefaults fills unset fields with their documented defaults.
+func (r *RetriesConfig) SetDefaults() {
+	if r.Window == 0 {
+		r.Window = DefaultRetryWindow
+	}
+	if r.MaxMessageBytes == 0 {
+		r.MaxMessageBytes = DefaultRetryMaxMessageBytes
+	}
+}
+
+// Validate reports every problem with r at once. The bound by the task
+// TTL is checked where both are known (the gateway's config).
+func (r *RetriesConfig) Validate() error {
+	var errs []error
+	if r.Window < time.Second {
+		errs = append(errs, fmt.Errorf("window (%s) must be at least 1s", r.Window))
+	}
+	if r.MaxMessageBytes < 0 {
+		errs = append(errs, errors.New("max_message_bytes must not be negative"))
+	}
+	return errors.Join(errs...)
 }

@@ -18,14 +18,15 @@ func TestContextIDRefusal(t *testing.T) {
 		alice, bob := g.as(token(t, "alice")), g.as(token(t, "bob"))
 		for _, c := range callers {
 			withContext := func(msgID, ctxID string) string {
-				return strings.Replace(c.send(msgID, c.text("hello"), ""), `"messageId"`, `"contextId":"`+ctxID+`","messageId"`, 1)
+				// Message ids per dialect: one seen before is answered as a retry.
+				return strings.Replace(c.send(c.d.String()+msgID, c.text("hello"), ""), `"messageId"`, `"contextId":"`+ctxID+`","messageId"`, 1)
 			}
 			chosen := "alice-chosen-" + c.d.String()
 			task := c.task(t, mustResult(t, alice.call("1", c.method(dialect.SendMessage), withContext("a1", chosen))))
 			if task.Get("contextId").Str != chosen {
 				t.Fatalf("the client-chosen context was not kept: %s", task.Raw)
 			}
-			minted := c.task(t, mustResult(t, alice.call("2", c.method(dialect.SendMessage), c.send("a2", c.text("hi"), "")))).Get("contextId").Str
+			minted := c.task(t, mustResult(t, alice.call("2", c.method(dialect.SendMessage), c.send(c.d.String()+"a2", c.text("hi"), "")))).Get("contextId").Str
 			var refusals []string
 			for _, ctxID := range []string{chosen, minted} {
 				e := wantError(t, bob.call("3", c.method(dialect.SendMessage), withContext("b1", ctxID)), c.d, -32602)

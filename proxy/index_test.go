@@ -137,7 +137,7 @@ func TestTaskDeliveredWhenRecordingFails(t *testing.T) {
 	alice := g.as(token(t, "alice"))
 	for i, c := range callers {
 		cut.Store(true)
-		task := c.task(t, mustResult(t, alice.call(fmt.Sprint(i), c.method(dialect.SendMessage), c.send("m1", c.text("input please"), ""))))
+		task := c.task(t, mustResult(t, alice.call(fmt.Sprint(i), c.method(dialect.SendMessage), c.send(fmt.Sprint("m", i), c.text("input please"), ""))))
 		cut.Store(false)
 		relay.Restore()
 		id := task.Get("id").Str

@@ -25,7 +25,7 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidParams))
 		return
 	}
-	ictx, span := a.startIndexSpan(r.Context(), "List", "")
+	ictx, span := a.startIndexSpan(r.Context(), c, indexList, "")
 	page, err := a.tasks.List(ictx, store.Query{
 		Agent: a.cfg.Name, Owner: c.owner, ContextID: q.ContextID, State: q.State,
 		UpdatedAfter: q.UpdatedAfter, PageSize: q.PageSize, PageToken: q.PageToken,

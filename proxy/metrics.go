@@ -26,6 +26,7 @@ type Metrics struct {
 	authFailures   *prometheus.CounterVec
 	backendErrors  *prometheus.CounterVec
 	storeErrors    *prometheus.CounterVec
+	retries        *prometheus.CounterVec
 	taskIndexSize  prometheus.GaugeFunc
 	indexSizeStore store.Store
 
@@ -123,6 +124,10 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 			Namespace: ns, Name: "task_index_errors_total",
 			Help: "Task index operations that failed, by operation (read, write, list).",
 		}, []string{"operation"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "retries_total",
+			Help: "Sends recognised as retries of an earlier one, by published agent and outcome (deduplicated, joined_in_flight, resent_not_accepted, refused_key_reuse).",
+		}, []string{"agent", "outcome"}),
 	}
 	m.indexSizeStore = tasks
 	m.taskIndexSize = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -153,7 +158,7 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	m.pushQueues = &queueDepths{desc: prometheus.NewDesc(ns+"_push_queue_depth",
 		"Push deliveries waiting or in flight, by published agent.", []string{"agent"}, nil)}
 	reg.MustRegister(m.requests, m.duration, m.translation, m.streamsActive, m.streamEvents, m.eventRelay,
-		m.authFailures, m.backendErrors, m.storeErrors, m.taskIndexSize,
+		m.authFailures, m.backendErrors, m.storeErrors, m.retries, m.taskIndexSize,
 		m.pushReceivedTotal, m.pushDeliveries, m.pushAttempts, m.pushDuration, m.pushQueues)
 	return m
 }
@@ -246,6 +251,13 @@ func (m *Metrics) authFailure(agent, reason string) {
 func (m *Metrics) storeError(op string) {
 	if m != nil {
 		m.storeErrors.WithLabelValues(op).Inc()
+	}
+}
+
+// retry counts a send recognised as a retry, by outcome.
+func (m *Metrics) retry(agent, outcome string) {
+	if m != nil {
+		m.retries.WithLabelValues(agent, outcome).Inc()
 	}
 }
 

@@ -50,6 +50,7 @@ func TestMetricsGolden(t *testing.T) {
 	alice := g.as(token(t, "alice"))
 	c := callers[0]
 	mustResult(t, alice.call("1", "message/send", c.send("m1", c.text("hello"), "")))
+	mustResult(t, alice.call("1", "message/send", c.send("m1", c.text("hello"), ""))) // a retry, counted as a call too
 	alice.stream("2", "message/stream", c.send("m2", c.text("hello"), "")).all()
 	wantError(t, alice.call("3", "tasks/get", `{"id":"nope"}`), c.d, -32001)
 	g.post(rpc("tasks/get", `{"id":"x"}`)) // no token
@@ -79,7 +80,7 @@ func TestMetricsGolden(t *testing.T) {
 		labels map[string]string
 		value  float64
 	}{
-		{map[string]string{"agent": "test", "op": "send_message", "outcome": "ok", "code": "0"}, 1},
+		{map[string]string{"agent": "test", "op": "send_message", "outcome": "ok", "code": "0"}, 2},
 		{map[string]string{"agent": "test", "op": "get_task", "outcome": "caller_error", "code": "-32001"}, 1},
 		{map[string]string{"agent": "test", "op": "get_task", "outcome": "unauthenticated", "code": "-31401"}, 1},
 		{map[string]string{"agent": "broken", "op": "get_task", "outcome": "backend_failure", "code": "-32006"}, 1},

@@ -97,8 +97,8 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		// Fail closed before the backend acts: a send the index could not
 		// record would run a task its caller can never reach. The check also
 		// reads the context's owner, in the same round trip.
-		ictx, span := a.startIndexSpan(ctx, "Admit", "")
-		owner, err := a.tasks.Admit(ictx, store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: info.ContextID})
+		ictx, span := a.startIndexSpan(ctx, c, indexAdmit, "")
+		owner, err := a.admitSend(ictx, r, c, params, to)
 		endIndexSpan(span, err)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -138,7 +138,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 // caller gets. It returns nil, nil for a task the gateway never saw when the
 // agent allows those, unchecked.
 func (a *Agent) ownedTask(ctx context.Context, c *call) (*store.Task, *normalize.Error) {
-	ictx, span := a.startIndexSpan(ctx, "Get", c.info.TaskID)
+	ictx, span := a.startIndexSpan(ctx, c, indexGet, c.spanTaskID())
 	t, err := a.tasks.Get(ictx, a.cfg.Name, c.info.TaskID)
 	endIndexSpan(span, err)
 	switch {
@@ -149,7 +149,7 @@ func (a *Agent) ownedTask(ctx context.Context, c *call) (*store.Task, *normalize
 		// Only an id no agent of this gateway recorded is served unchecked:
 		// agents may share a backend, and a task made through one is still
 		// its owner's through another.
-		ictx, span := a.startIndexSpan(ctx, "Known", c.info.TaskID)
+		ictx, span := a.startIndexSpan(ctx, c, indexKnown, c.spanTaskID())
 		known, err := a.tasks.Known(ictx, c.info.TaskID)
 		endIndexSpan(span, err)
 		switch {
@@ -213,7 +213,7 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		Backend: c.backend.name, State: info.State, Updated: time.Now(),
 	}
 	c.taskID, c.contextID = t.ID, t.ContextID
-	ictx, span := a.startIndexSpan(ctx, "Put", t.ID)
+	ictx, span := a.startIndexSpan(ctx, c, indexPut, t.ID)
 	err := a.tasks.Put(ictx, t)
 	endIndexSpan(span, err)
 	switch {

@@ -162,7 +162,7 @@ func canceledBehindTheIndex(t *testing.T, c caller, g *testGateway) string {
 	if c.d == dialect.V10 {
 		cfg = `"returnImmediately":true`
 	}
-	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), cfg)))).Get("id").Str
+	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m-behind-the-index", c.text("wait"), cfg)))).Get("id").Str
 	method, header := "tasks/cancel", ""
 	if g.agent.backend.dialect == dialect.V10 {
 		method, header = "CancelTask", "1.0"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -27,6 +28,11 @@ import (
 // the webhook request with telemetry.Inject, failed with telemetry.Fail.
 // Spans under the server span are started only while it records, so a call
 // traced at ratio 0, or with export off, costs no span but its own.
+//
+// A traced call pays for its spans on the hot path, so the span names are
+// constants made once, a call's attributes are written into one pooled
+// buffer that the SDK copies from, and the ids read from the request are
+// copied once for all the spans that carry them.
 
 // noSpan stands for a span not started; a span value held in an interface
 // once, so that handing it out allocates nothing.
@@ -52,9 +58,41 @@ func (a *Agent) startTrace(r *http.Request, c *call) *http.Request {
 	if len(r.Header["Traceparent"]) > 0 || len(r.Header["Baggage"]) > 0 {
 		ctx = telemetry.Extract(ctx, r.Header)
 	}
-	ctx, span := a.tracing.StartServer(ctx, "call")
+	ctx, span := a.tracing.StartServer(ctx, serverSpanUnread)
 	c.span = span
+	if span.IsRecording() {
+		c.attrs = attrBufs.Get().(*attrBuffer)
+	}
 	return r.WithContext(ctx)
+}
+
+// serverSpanUnread names a server span until its request is read.
+var serverSpanUnread = telemetry.SpanName("call")
+
+// attrBuffer is a traced call's buffer for the attributes of its spans, as
+// many as the server span has. The SDK copies what it is given, so one
+// buffer serves all the call's spans, one after the other.
+type attrBuffer [11]attribute.KeyValue
+
+var attrBufs = sync.Pool{New: func() any { return new(attrBuffer) }}
+
+// attrBuf is the call's attribute buffer, emptied; nil, which append
+// allocates for, when the call's own span does not record.
+func (c *call) attrBuf() []attribute.KeyValue {
+	if c.attrs == nil {
+		return nil
+	}
+	return c.attrs[:0]
+}
+
+// releaseAttrs gives the call's attribute buffer back, cleared so that the
+// pool keeps no call's strings alive.
+func (c *call) releaseAttrs() {
+	if c.attrs != nil {
+		*c.attrs = attrBuffer{}
+		attrBufs.Put(c.attrs)
+		c.attrs = nil
+	}
 }
 
 // endTrace names the server span, sets what the call did on it and ends it.
@@ -67,6 +105,7 @@ func (a *Agent) endTrace(ctx context.Context, c *call) {
 	if !span.IsRecording() {
 		return
 	}
+	defer c.releaseAttrs()
 	// By its canonical (1.0) name; a request that could not be read keeps
 	// the name it started with.
 	if name, ok := serverSpanNames[c.env.Op]; ok {
@@ -76,12 +115,8 @@ func (a *Agent) endTrace(ctx context.Context, c *call) {
 	if outcome == "" {
 		outcome = outcomeOK
 	}
-	// What the call read from the request and replies are views into
-	// buffers the next call reuses, while the span is exported later: the
-	// span keeps copies.
-	attrs := make([]attribute.KeyValue, 0, 11)
-	attrs = append(attrs,
-		telemetry.AttrMethod.String(strings.Clone(c.env.Method)),
+	attrs := append(c.attrBuf(),
+		telemetry.AttrMethod.String(c.method()),
 		telemetry.AttrCallerDialect.String(c.env.Dialect.String()),
 		telemetry.AttrBackendDialect.String(c.backend.dialect.String()),
 		telemetry.AttrBinding.String(c.binding.String()),
@@ -94,14 +129,14 @@ func (a *Agent) endTrace(ctx context.Context, c *call) {
 	if c.code != 0 {
 		attrs = append(attrs, telemetry.AttrJSONRPCCode.Int(c.code))
 	}
-	if id := firstNonEmpty(c.info.TaskID, c.taskID); id != "" {
-		attrs = append(attrs, telemetry.AttrTaskID.String(strings.Clone(id)))
+	if id := c.spanTaskID(); id != "" {
+		attrs = append(attrs, telemetry.AttrTaskID.String(id))
 	}
-	if id := firstNonEmpty(c.info.ContextID, c.contextID); id != "" {
-		attrs = append(attrs, telemetry.AttrContextID.String(strings.Clone(id)))
+	if id := c.spanContextID(); id != "" {
+		attrs = append(attrs, telemetry.AttrContextID.String(id))
 	}
 	if c.env.Op.Streaming() {
-		attrs = append(attrs, telemetry.AttrStreamEvents.Int(c.streamEventCount()))
+		attrs = append(attrs, telemetry.AttrStreamEvents.Int(c.streamEvents.Count()))
 	}
 	span.SetAttributes(attrs...)
 	// The caller's mistakes (invalid params, no token, another caller's
@@ -113,6 +148,42 @@ func (a *Agent) endTrace(ctx context.Context, c *call) {
 	}
 }
 
+// What the call read from the request and the replies are views into
+// buffers the next call reuses, while its spans are exported later: they
+// get copies, or the gateway's own strings where those say the same.
+
+// method is the method as the caller sent it: the dialect's own spelling
+// of the operation, or a copy of what the caller sent.
+func (c *call) method() string {
+	if m, ok := dialect.MethodName(c.env.Dialect, c.env.Op); ok && m == c.env.Method {
+		return m
+	}
+	return strings.Clone(c.env.Method)
+}
+
+// spanTaskID is the task the call names, copied once for all its spans, or
+// else the task the call made.
+func (c *call) spanTaskID() string {
+	switch {
+	case c.info.TaskID == "":
+		return c.taskID
+	case c.info.TaskID == c.taskID:
+		return c.taskID // the index's copy
+	case c.info.TaskID != c.taskIDCopy:
+		c.taskIDCopy = strings.Clone(c.info.TaskID)
+	}
+	return c.taskIDCopy
+}
+
+// spanContextID is the context the call names, or else the context of the
+// task it made.
+func (c *call) spanContextID() string {
+	if c.info.ContextID == "" || c.info.ContextID == c.contextID {
+		return c.contextID
+	}
+	return strings.Clone(c.info.ContextID)
+}
+
 // failure is the error a failed call answered, its message copied (an
 // agent's is a view into its reply).
 func failure(c *call) error {
@@ -122,27 +193,12 @@ func failure(c *call) error {
 	return errors.New(strings.Clone(c.failure.Error()))
 }
 
-// streamEventCount is the number of the stream's events streamEvent saw.
-func (c *call) streamEventCount() int {
-	if c.streamEvents == nil {
-		return 0
-	}
-	return c.streamEvents.Count()
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // serverSpanNames name the server spans by operation, canonically (1.0).
 var serverSpanNames = func() map[dialect.Op]string {
 	names := map[dialect.Op]string{}
 	for op := dialect.OpUnknown + 1; op.String() != dialect.OpUnknown.String(); op++ {
 		if m, ok := dialect.MethodName(dialect.V10, op); ok {
-			names[op] = "a2a " + m
+			names[op] = telemetry.SpanName(m)
 		}
 	}
 	return names
@@ -153,32 +209,28 @@ func (c *call) streamEvent(info normalize.EventInfo) {
 	if c.span == nil || !c.span.IsRecording() {
 		return
 	}
-	if c.streamEvents == nil {
-		c.streamEvents = telemetry.NewStreamEvents(c.span)
+	if !c.streamEvents.Started() {
+		c.streamEvents.Start(c.span)
 	}
-	if c.streamEvents.Count() >= telemetry.MaxStreamEvents {
-		c.streamEvents.Add(info.Kind.String()) // counted only
-		return
-	}
-	if info.State == "" {
-		c.streamEvents.Add(info.Kind.String())
+	if info.State == "" || c.streamEvents.Count() >= telemetry.MaxStreamEvents {
+		c.streamEvents.Add(info.Kind.String(), nil) // past the bound: counted only
 		return
 	}
 	attrs, ok := stateAttrs[info.State]
 	if !ok {
-		attrs = []attribute.KeyValue{attrTaskState.String(strings.Clone(info.State))}
+		attrs = telemetry.NewEventAttrs(attrTaskState.String(strings.Clone(info.State)))
 	}
-	c.streamEvents.Add(info.Kind.String(), attrs...)
+	c.streamEvents.Add(info.Kind.String(), attrs)
 }
 
 const attrTaskState = attribute.Key("a2a.task.state")
 
 // stateAttrs are the a2a.task.state attributes of the known states, made
 // once rather than per event.
-var stateAttrs = func() map[string][]attribute.KeyValue {
-	m := map[string][]attribute.KeyValue{}
+var stateAttrs = func() map[string]telemetry.EventAttrs {
+	m := map[string]telemetry.EventAttrs{}
 	for _, p := range dialect.TaskStates {
-		m[p.V10] = []attribute.KeyValue{attrTaskState.String(p.V10)}
+		m[p.V10] = telemetry.NewEventAttrs(attrTaskState.String(p.V10))
 	}
 	return m
 }()
@@ -194,12 +246,33 @@ func (a *Agent) startBackendCall(ctx context.Context, c *call, method string) (c
 		return ctx, noSpan
 	}
 	c.backendMethod = method
-	return a.tracing.StartClient(ctx, method,
+	name, ok := clientSpanNames[method]
+	if !ok {
+		name = telemetry.SpanName(method)
+	}
+	attrs := append(c.attrBuf(),
 		telemetry.AttrBackendMethod.String(method),
 		telemetry.AttrBackendDialect.String(c.backend.dialect.String()),
-		attribute.String("a2a.backend", c.backend.name),
+		attrBackend.String(c.backend.name),
 	)
+	return a.tracing.StartClient(ctx, name, attrs...)
 }
+
+const attrBackend = attribute.Key("a2a.backend")
+
+// clientSpanNames name the client spans by the backend's method, in
+// either dialect.
+var clientSpanNames = func() map[string]string {
+	names := map[string]string{}
+	for op := dialect.OpUnknown + 1; op.String() != dialect.OpUnknown.String(); op++ {
+		for _, d := range []dialect.ID{dialect.V03, dialect.V10} {
+			if m, ok := dialect.MethodName(d, op); ok {
+				names[m] = telemetry.SpanName(m)
+			}
+		}
+	}
+	return names
+}()
 
 // endBackendCall ends a unary backend request's span: failed when the
 // request failed (e) or the backend answered a JSON-RPC error (errObj).
@@ -252,18 +325,27 @@ func injectTrace(req *http.Request) {
 	telemetry.Inject(ctx, req.Header)
 }
 
-const indexSpanPrefix = "task-index "
+// The spans of the task-index operations, named once.
+const (
+	indexAdmit = "task-index Admit"
+	indexGet   = "task-index Get"
+	indexKnown = "task-index Known"
+	indexPut   = "task-index Put"
+	indexList  = "task-index List"
+)
 
-// startIndexSpan starts the span of one task-index operation (Admit, Get,
-// Known, Put, List) under the call's span.
-func (a *Agent) startIndexSpan(ctx context.Context, op, taskID string) (context.Context, trace.Span) {
+// startIndexSpan starts the span (named by one of the constants above) of
+// one task-index operation under the call's span; taskID, when not "", is
+// a string the span may keep (spanTaskID, or the index's copy).
+func (a *Agent) startIndexSpan(ctx context.Context, c *call, name, taskID string) (context.Context, trace.Span) {
 	if !recording(ctx) {
 		return ctx, noSpan
 	}
 	if taskID == "" {
-		return a.tracing.StartInternal(ctx, indexSpanPrefix+op)
+		return a.tracing.StartInternal(ctx, name)
 	}
-	return a.tracing.StartInternal(ctx, indexSpanPrefix+op, telemetry.AttrTaskID.String(strings.Clone(taskID)))
+	attrs := append(c.attrBuf(), telemetry.AttrTaskID.String(taskID))
+	return a.tracing.StartInternal(ctx, name, attrs...)
 }
 
 // endIndexSpan ends a task-index span, failed on an error other than the

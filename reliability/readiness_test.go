@@ -44,7 +44,7 @@ func TestReadinessFollowsBackend(t *testing.T) {
 		t.Helper()
 		got := map[string]int{}
 		for i, tg := range targets {
-			_, err := cl.sendAndCheck(context.Background(), tg, fmt.Sprintf("a%d", i), "hello "+when)
+			_, err := cl.sendAndCheck(context.Background(), tg, fmt.Sprintf("a%d %s", i, when), "hello "+when)
 			if tg.path == modernPath {
 				if err != nil {
 					t.Errorf("%s %s: the other agent failed: %v", when, tg, err)
@@ -65,7 +65,7 @@ func TestReadinessFollowsBackend(t *testing.T) {
 	serving := func(when string) {
 		t.Helper()
 		for i, tg := range targets {
-			if _, err := cl.sendAndCheck(context.Background(), tg, fmt.Sprintf("s%d", i), "hello "+when); err != nil {
+			if _, err := cl.sendAndCheck(context.Background(), tg, fmt.Sprintf("s%d %s", i, when), "hello "+when); err != nil {
 				t.Errorf("%s %s: %v", when, tg, err)
 			}
 		}

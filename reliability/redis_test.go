@@ -35,7 +35,8 @@ func probe(cl *client, taskID string) map[string]error {
 	defer cancel()
 	for i, tg := range targets {
 		text := fmt.Sprintf("probe %d %d", time.Now().UnixNano(), i)
-		_, out["send "+tg.String()] = cl.sendAndCheck(ctx, tg, fmt.Sprintf("p%d", i), text)
+		// A fresh message id per new message: the gateway answers a seen one as a retry.
+		_, out["send "+tg.String()] = cl.sendAndCheck(ctx, tg, "p-"+text, text)
 		_, out["stream "+tg.String()] = cl.streamAndCheck(ctx, tg, fmt.Sprintf("s%d", i), text)
 	}
 	tg := targets[0]

@@ -31,6 +31,8 @@ type Memory struct {
 	// final holds the tasks in a final state, least recently put first: the
 	// only ones eviction may take.
 	final list.List
+	// sends are the records of Retries, under their own lock.
+	sends memSends
 
 	push memPush // push configs and relays: memory_push.go
 

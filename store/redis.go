@@ -181,30 +181,39 @@ func (r *Redis) Known(ctx context.Context, id string) (bool, error) {
 // Admit implements Store. It is one round trip of reads (a pipeline), which
 // also reads the context's owner that a send checks anyway.
 func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
-	now := r.now()
-	bucket := r.keys.bucket(a.Agent, a.Owner)
-	live := "(" + micros(now)
-	var tasks, finals *redis.IntCmd
-	var owner *redis.SliceCmd
+	var read func() (string, error)
 	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		tasks = p.ZCount(ctx, bucket+":exp", live, "+inf")
-		// A final task's score is when it was put; it lives for the TTL.
-		finals = p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
-		if a.ContextID != "" {
-			owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
-		}
+		read = r.queueAdmit(ctx, p, a)
 		return nil
 	})
 	if err != nil {
 		return "", unavailable("admit task", err)
 	}
-	if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
-		return "", r.ownerQuota()
+	return read()
+}
+
+// queueAdmit queues Admit's reads on p and returns what decides from them
+// once p ran, so that ClaimSend rides in the same round trip.
+func (r *Redis) queueAdmit(ctx context.Context, p redis.Pipeliner, a Admission) func() (string, error) {
+	now := r.now()
+	bucket := r.keys.bucket(a.Agent, a.Owner)
+	live := "(" + micros(now)
+	tasks := p.ZCount(ctx, bucket+":exp", live, "+inf")
+	// A final task's score is when it was put; it lives for the TTL.
+	finals := p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
+	var owner *redis.SliceCmd
+	if a.ContextID != "" {
+		owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
 	}
-	if owner == nil {
-		return "", ErrNotFound
+	return func() (string, error) {
+		if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
+			return "", r.ownerQuota()
+		}
+		if owner == nil {
+			return "", ErrNotFound
+		}
+		return liveContextOwner(owner.Val(), now)
 	}
-	return liveContextOwner(owner.Val(), now)
 }
 
 // liveContextOwner decodes the HMGET of a context's owner and expiry: the

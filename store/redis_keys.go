@@ -16,6 +16,7 @@ import "strconv"
 //	<prefix>{<agent>}b:<owner>:meta    hash: id -> state and context, for purging
 //	<prefix>{<agent>}b:<owner>:fin     sorted set: the final tasks, score last put (eviction)
 //	<prefix>{<agent>}n                 sorted set: the agent's tasks, score expiry (Len)
+//	<prefix>{<agent>}r:<owner>:<key>   string: a send's record for retries (redis_retry.go)
 //	<prefix>i:<id>                     sorted set: the agents holding the id, score expiry
 //	<prefix>agents                     set: the agents with keys, for Len
 //

@@ -67,6 +67,8 @@ type Store interface {
 	// Close releases the store's resources. Calls after Close fail with an
 	// error wrapping ErrUnavailable.
 	Close() error
+	// Retries keeps the sends that retries are matched against.
+	Retries
 }
 
 // Admission names the task a send may create.

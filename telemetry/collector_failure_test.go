@@ -17,7 +17,7 @@ import (
 func endSpans(t *testing.T, tr *Tracing, n int) time.Duration {
 	var total time.Duration
 	for range n {
-		_, span := tr.StartServer(testCtx(t), "SendMessage")
+		_, span := tr.StartServer(testCtx(t), "a2a SendMessage")
 		start := time.Now()
 		span.End()
 		total += time.Since(start)

@@ -78,8 +78,8 @@ func TestSpansExportedAsOneTrace(t *testing.T) {
 			tr := setup(t, cfg)
 
 			ctx := Extract(testCtx(t), callerHeaders())
-			ctx, server := tr.StartServer(ctx, "SendMessage", AttrMethod.String("SendMessage"), AttrCallerDialect.String("1.0"), AttrAgent.String("echo"))
-			cctx, client := tr.StartClient(ctx, "message/send", AttrBackendMethod.String("message/send"), AttrBackendDialect.String("0.3"))
+			ctx, server := tr.StartServer(ctx, "a2a SendMessage", AttrMethod.String("SendMessage"), AttrCallerDialect.String("1.0"), AttrAgent.String("echo"))
+			cctx, client := tr.StartClient(ctx, "a2a message/send", AttrBackendMethod.String("message/send"), AttrBackendDialect.String("0.3"))
 			out := http.Header{}
 			Inject(cctx, out)
 			Fail(client, errors.New("backend answered 502"))
@@ -146,7 +146,7 @@ func TestSpansExportedAsOneTrace(t *testing.T) {
 // A caller without trace context starts a new trace at the gateway.
 func TestNewTraceWithoutCallerContext(t *testing.T) {
 	tr := setup(t, Config{Enabled: true, OTLP: OTLPConfig{Endpoint: newReceiver(t, accept).URL}})
-	ctx, server := tr.StartServer(Extract(testCtx(t), http.Header{}), "GetTask")
+	ctx, server := tr.StartServer(Extract(testCtx(t), http.Header{}), "a2a GetTask")
 	defer server.End()
 	sc := server.SpanContext()
 	if !sc.IsValid() || !sc.IsSampled() || !trace.SpanContextFromContext(ctx).Equal(sc) {
@@ -166,8 +166,8 @@ func TestPassThroughWithExportOff(t *testing.T) {
 				t.Fatal("Enabled with export off")
 			}
 			ctx := Extract(testCtx(t), callerHeaders())
-			ctx, server := tr.StartServer(ctx, "SendMessage")
-			cctx, client := tr.StartClient(ctx, "message/send")
+			ctx, server := tr.StartServer(ctx, "a2a SendMessage")
+			cctx, client := tr.StartClient(ctx, "a2a message/send")
 			out := http.Header{}
 			Inject(cctx, out)
 			client.End()
@@ -178,7 +178,7 @@ func TestPassThroughWithExportOff(t *testing.T) {
 				}
 			}
 			out = http.Header{}
-			_, span := tr.StartServer(Extract(testCtx(t), http.Header{}), "GetTask")
+			_, span := tr.StartServer(Extract(testCtx(t), http.Header{}), "a2a GetTask")
 			Inject(trace.ContextWithSpan(testCtx(t), span), out)
 			if len(out) != 0 {
 				t.Errorf("without a caller trace, headers to the backend: %v, want none", out)
@@ -196,7 +196,7 @@ func TestEnvConfiguresExport(t *testing.T) {
 	t.Setenv("OTEL_SERVICE_NAME", "gw-from-env")
 	t.Setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
 	tr := setup(t, Config{Enabled: true})
-	_, span := tr.StartServer(testCtx(t), "GetTask")
+	_, span := tr.StartServer(testCtx(t), "a2a GetTask")
 	span.End()
 	if err := tr.Shutdown(testCtx(t)); err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestConfigWinsOverEnv(t *testing.T) {
 		Headers: []HeaderConfig{{Name: "X-Api-Key", ValueEnv: "GW_TEST_COLLECTOR_KEY"}},
 	}}
 	tr := setup(t, cfg)
-	_, span := tr.StartServer(testCtx(t), "GetTask")
+	_, span := tr.StartServer(testCtx(t), "a2a GetTask")
 	if !span.SpanContext().IsSampled() {
 		t.Error("sample_ratio 1 did not win over OTEL_TRACES_SAMPLER=always_off")
 	}
@@ -247,7 +247,7 @@ func TestConfigWinsOverEnv(t *testing.T) {
 func TestSampling(t *testing.T) {
 	endpoint := newReceiver(t, accept).URL
 	sampled := func(tr *Tracing, h http.Header) bool {
-		_, span := tr.StartServer(Extract(testCtx(t), h), "GetTask")
+		_, span := tr.StartServer(Extract(testCtx(t), h), "a2a GetTask")
 		defer span.End()
 		return span.SpanContext().IsSampled()
 	}

@@ -29,6 +29,19 @@ const (
 // all its events is an attribute.
 const MaxStreamEvents = 32
 
+// SpanName is the name of a call's span: "a2a " and the operation or
+// method, e.g. "a2a SendMessage". Callers on the hot path name their spans
+// with constants made from it once, since each concatenation allocates.
+func SpanName(opOrMethod string) string { return "a2a " + opOrMethod }
+
+// The span kinds as start options, made once: each trace.WithSpanKind
+// allocates, and a slice passed on as it is costs no variadic array.
+var (
+	serverKind   = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+	clientKind   = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+	internalKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
+)
+
 func (t *Tracing) tracerOrNoop() trace.Tracer {
 	if t == nil {
 		return noop.NewTracerProvider().Tracer(instrumentName)
@@ -36,23 +49,36 @@ func (t *Tracing) tracerOrNoop() trace.Tracer {
 	return t.tracer
 }
 
-// StartServer starts the span of a call the gateway serves, named
-// "a2a OPERATION" (e.g. "a2a SendMessage"), as a child of the trace context
-// Extract put in ctx, or of a new trace.
-func (t *Tracing) StartServer(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	return t.tracerOrNoop().Start(ctx, "a2a "+op, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+// start starts a span of kind and gives it attrs. They are set on the
+// started span rather than through trace.WithAttributes, which boxes them
+// in an option and copies them twice before the span copies them again;
+// the gateway's sampler (parent-based, by trace id) does not read them.
+// The SDK copies attrs, so a caller may pass a buffer it reuses.
+func (t *Tracing) start(ctx context.Context, name string, kind []trace.SpanStartOption, attrs []attribute.KeyValue) (context.Context, trace.Span) {
+	ctx, span := t.tracerOrNoop().Start(ctx, name, kind...)
+	if len(attrs) > 0 {
+		span.SetAttributes(attrs...)
+	}
+	return ctx, span
 }
 
-// StartClient starts the span of a call the gateway makes: to the backend
-// (method is the translated method), or a push delivery.
-func (t *Tracing) StartClient(ctx context.Context, method string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	return t.tracerOrNoop().Start(ctx, "a2a "+method, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+// StartServer starts the span of a call the gateway serves, named name
+// (SpanName of the operation, e.g. "a2a SendMessage"), as a child of the
+// trace context Extract put in ctx, or of a new trace.
+func (t *Tracing) StartServer(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	return t.start(ctx, name, serverKind, attrs)
+}
+
+// StartClient starts the span of a call the gateway makes, named name: to
+// the backend (SpanName of the translated method), or a push delivery.
+func (t *Tracing) StartClient(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	return t.start(ctx, name, clientKind, attrs)
 }
 
 // StartInternal starts the span of work inside the gateway, such as a
 // task-index operation.
 func (t *Tracing) StartInternal(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	return t.tracerOrNoop().Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	return t.start(ctx, name, internalKind, attrs)
 }
 
 // Fail marks span failed with err: its status is Error with err's message,
@@ -62,26 +88,38 @@ func Fail(span trace.Span, err error) {
 	span.SetStatus(codes.Error, err.Error())
 }
 
+// EventAttrs are attributes of stream events made into an event option
+// once, for attributes many events share (such as a task state): each
+// trace.WithAttributes allocates.
+type EventAttrs []trace.EventOption
+
+// NewEventAttrs makes attrs an event option.
+func NewEventAttrs(attrs ...attribute.KeyValue) EventAttrs {
+	return EventAttrs{trace.WithAttributes(attrs...)}
+}
+
 // StreamEvents records a stream's events on its span: the first
 // MaxStreamEvents as span events, and the count of all of them as
-// a2a.stream.events when the stream ends. One goroutine uses it.
+// a2a.stream.events when the stream ends. One goroutine uses it. It is
+// held by value (in the call), so that a stream costs no allocation for
+// it; its zero value records nothing until Start.
 type StreamEvents struct {
 	span trace.Span
 	n    int
 }
 
-// NewStreamEvents records events on span.
-func NewStreamEvents(span trace.Span) *StreamEvents { return &StreamEvents{span: span} }
+// Start records events on span from now on, none counted yet.
+func (s *StreamEvents) Start(span trace.Span) { *s = StreamEvents{span: span} }
 
-// Add records one event, named e.g. by its kind ("status-update").
-func (s *StreamEvents) Add(name string, attrs ...attribute.KeyValue) {
+// Started reports whether Start gave s a span.
+func (s *StreamEvents) Started() bool { return s.span != nil }
+
+// Add records one event, named e.g. by its kind ("status-update"), with
+// attrs (nil for none).
+func (s *StreamEvents) Add(name string, attrs EventAttrs) {
 	s.n++
-	switch {
-	case s.n > MaxStreamEvents:
-	case len(attrs) == 0:
-		s.span.AddEvent(name)
-	default:
-		s.span.AddEvent(name, trace.WithAttributes(attrs...))
+	if s.n <= MaxStreamEvents {
+		s.span.AddEvent(name, attrs...)
 	}
 }
 

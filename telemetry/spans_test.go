@@ -17,9 +17,10 @@ func TestStreamEventsBounded(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	_, span := tp.Tracer("test").Start(context.Background(), "a2a SendStreamingMessage")
-	events := NewStreamEvents(span)
+	var events StreamEvents
+	events.Start(span)
 	for range MaxStreamEvents + 8 {
-		events.Add("status-update")
+		events.Add("status-update", nil)
 	}
 	events.End()
 	span.End()
@@ -43,7 +44,7 @@ func TestLogHandlerAddsTraceIDs(t *testing.T) {
 	log := slog.New(LogHandler(slog.NewJSONHandler(&buf, nil))).With("agent", "echo")
 	ctx := Extract(context.Background(), callerHeaders())
 	tr := setup(t, Config{Enabled: true, OTLP: OTLPConfig{Endpoint: newReceiver(t, accept).URL}})
-	sctx, span := tr.StartServer(ctx, "SendMessage")
+	sctx, span := tr.StartServer(ctx, "a2a SendMessage")
 	defer span.End()
 
 	line := func(ctx context.Context) map[string]any {

@@ -37,7 +37,7 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	s := grpc.NewServer(grpc.MaxRecvMsgSize(int(min(limit, 1<<30))))
+	s := grpc.NewServer(grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.StreamInterceptor(v03FinalFlag))
 	svc := &service{rpc: rpc, path: path}
 	a2apb.RegisterA2AServiceServer(s, svc)
 	registerV03(s, svc)

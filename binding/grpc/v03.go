@@ -3,7 +3,9 @@ package grpcbind
 import (
 	"context"
 	"iter"
+	"strings"
 
+	pb03 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
@@ -26,6 +28,42 @@ import (
 // canonical JSON-RPC call as a 1.0 one, and no conversion is written here.
 func registerV03(s *grpc.Server, svc *service) {
 	a2agrpcv0.NewHandler(v03Handler{svc}).RegisterWith(s)
+}
+
+// v03Service is the prefix of the 0.3 service's full method names.
+const v03Service = "/a2a.v1.A2AService/"
+
+// v03FinalFlag sets the 0.3 final flag on the status updates the 0.3
+// service streams: a2a-go v2.3.1's 0.3 conversion (a2apb/v0/pbconv
+// ToProtoStreamResponse) never sets it, and 0.3 callers (a2a-go v0.3.x)
+// take final as the end of the cycle. 1.0 has no flag: the stream ends at
+// a terminal or interrupted state (a2a-dialects.md §5.4), as the 0.3
+// HTTP+JSON binding writes it.
+func v03FinalFlag(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if !strings.HasPrefix(info.FullMethod, v03Service) {
+		return handler(srv, ss)
+	}
+	return handler(srv, finalFlagStream{ss})
+}
+
+type finalFlagStream struct{ grpc.ServerStream }
+
+func (s finalFlagStream) SendMsg(m any) error {
+	if r, ok := m.(*pb03.StreamResponse); ok {
+		if u := r.GetStatusUpdate(); u != nil && endsCycle03[u.GetStatus().GetState()] {
+			u.Final = true
+		}
+	}
+	return s.ServerStream.SendMsg(m)
+}
+
+var endsCycle03 = map[pb03.TaskState]bool{
+	pb03.TaskState_TASK_STATE_COMPLETED:      true,
+	pb03.TaskState_TASK_STATE_FAILED:         true,
+	pb03.TaskState_TASK_STATE_CANCELLED:      true,
+	pb03.TaskState_TASK_STATE_REJECTED:       true,
+	pb03.TaskState_TASK_STATE_INPUT_REQUIRED: true,
+	pb03.TaskState_TASK_STATE_AUTH_REQUIRED:  true,
 }
 
 // v03Handler is a2asrv.RequestHandler served by the 1.0 front end.

@@ -2,11 +2,17 @@ package grpcbind
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"testing"
 
 	pb03 "github.com/a2aproject/a2a-go/a2apb"
 	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	"github.com/tidwall/gjson"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -115,4 +121,45 @@ func FuzzV03FrontEnd(f *testing.F) {
 			t.Fatalf("not JSON: %s", c.body)
 		}
 	})
+}
+
+// TestV03StreamFinalFlag: over a real gRPC connection, the 0.3 service's
+// status updates carry final exactly where the cycle ends (completed,
+// input-required), which a2a-go's 0.3 conversion leaves unset.
+func TestV03StreamFinalFlag(t *testing.T) {
+	frame := func(result string) string {
+		return "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" + result + "}\n\n"
+	}
+	update := func(state string) string {
+		return frame(`{"statusUpdate":{"taskId":"t1","contextId":"c","status":{"state":"` + state + `"}}}`)
+	}
+	c := &core{header: http.Header{"Content-Type": {"text/event-stream"}},
+		answer: frame(`{"task":{"id":"t1","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}`) +
+			update("TASK_STATE_WORKING") + update("TASK_STATE_INPUT_REQUIRED") + update("TASK_STATE_COMPLETED")}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	srv := New(c, Options{})
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	must(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	stream, err := pb03.NewA2AServiceClient(conn).SendStreamingMessage(context.Background(), &pb03.SendMessageRequest{
+		Request: &pb03.Message{MessageId: "m", Role: pb03.Role_ROLE_USER, Parts: []*pb03.Part{{Part: &pb03.Part_Text{Text: "hi"}}}}})
+	must(t, err)
+	var got []string
+	for {
+		ev, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		must(t, err)
+		if u := ev.GetStatusUpdate(); u != nil {
+			got = append(got, fmt.Sprintf("%s:%v", u.GetStatus().GetState(), u.GetFinal()))
+		}
+	}
+	want := "[TASK_STATE_WORKING:false TASK_STATE_INPUT_REQUIRED:true TASK_STATE_COMPLETED:true]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("status updates %v, want %s", got, want)
+	}
 }

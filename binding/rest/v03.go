@@ -120,10 +120,12 @@ func v03SendToCanonical(in object) (object, error) {
 			// 0.3's 0 is "no limit" (a2a-dialects.md §12 #2), 1.0's "none".
 			cfg["historyLength"] = n
 		}
-		if b, ok := field(c, "blocking"); ok {
-			if bb, isBool := b.(bool); isBool && !bb {
-				cfg["returnImmediately"] = true
-			}
+		// blocking is a plain proto3 bool: absent is false, and ProtoJSON
+		// writers omit false (@a2a-js/sdk 0.3's REST client sends a
+		// non-blocking send as "configuration":{}), as the 0.3 gRPC front
+		// end reads it too. Without a configuration the send blocks.
+		if b, ok := field(c, "blocking"); !ok || b == false {
+			cfg["returnImmediately"] = true
 		}
 		if p := objField(c, "pushNotification", "push_notification"); p != nil {
 			cfg["taskPushNotificationConfig"] = v03PushToCanonical(p, "")

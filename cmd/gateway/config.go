@@ -112,14 +112,17 @@ func (c *Config) setDefaults() {
 	if c.Log.Level == "" {
 		c.Log.Level = "info"
 	}
-	for i := range c.Agents {
-		c.Agents[i].SetDefaults()
-	}
 	if c.Store.Type == "" {
 		c.Store.Type = "memory"
 	}
 	c.Store.Memory.SetDefaults()
 	c.Store.Redis.SetDefaults()
+	for i := range c.Agents {
+		if r := &c.Agents[i].Retries; r.Window == 0 {
+			r.Window = min(proxy.DefaultRetryWindow, c.taskTTL())
+		}
+		c.Agents[i].SetDefaults()
+	}
 	c.Tracing.SetDefaults()
 }
 
@@ -165,6 +168,9 @@ func (c *Config) validate() error {
 		a := &c.Agents[i]
 		if err := a.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err))
+		}
+		if ttl := c.taskTTL(); a.Retries.Window > ttl {
+			errs = append(errs, fmt.Errorf("agents[%d] (%s): retries.window (%s) is longer than the task index's ttl (%s): a retry could outlive its task", i, a.Name, a.Retries.Window, ttl))
 		}
 		if names[a.Name] {
 			errs = append(errs, fmt.Errorf("agents[%d]: name %q is used twice", i, a.Name))
@@ -228,4 +234,12 @@ func loadConfig(path string) (*Config, error) {
 	}
 	c.source = raw
 	return c, nil
+}
+
+// taskTTL is the configured task index's TTL.
+func (c *Config) taskTTL() time.Duration {
+	if c.Store.Type == "redis" {
+		return c.Store.Redis.TTL
+	}
+	return c.Store.Memory.TTL
 }

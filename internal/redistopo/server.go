@@ -148,6 +148,22 @@ func (n *Node) Kill() {
 	<-exited
 }
 
+// Restart starts a killed node again on its port, with its directory (a
+// cluster node keeps its identity and slots from nodes.conf; the data of a
+// node without persistence is gone), and waits until it answers PING.
+func (e *Env) Restart(n *Node) {
+	e.t.Helper()
+	if n.alive() {
+		e.t.Fatalf("restarting %s: still running", n.Addr)
+	}
+	if err := n.run(); err != nil {
+		e.t.Fatalf("restarting %s: %v", n.Addr, err)
+	}
+	if err := e.waitPing(n); err != nil {
+		e.t.Fatalf("restarting %s: %v", n.Addr, err)
+	}
+}
+
 func (n *Node) alive() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -1,9 +1,9 @@
-// Client driver for @a2a-js/sdk 0.3.x (ClientFactory + JSON-RPC transport,
-// 0.3 dialect).
+// Client driver for @a2a-js/sdk 0.3.x (ClientFactory, 0.3 dialect; JSON-RPC
+// transport, or REST with --transport rest).
 // Usage: node client-03.mjs --url URL --client NAME --backend NAME --backend-dialect D
 
-import { ClientFactory } from 'sdk03/client';
-import { clientArgs, codeFromMessage, FetchRecorder, Harness } from './harness.mjs';
+import { ClientFactory, ClientFactoryOptions, RestTransport } from 'sdk03/client';
+import { clientArgs, codeFromMessage, factoryOptions, FetchRecorder, Harness, PROTOCOL_OF, restCodeOf, skipFor } from './harness.mjs';
 import { cardFrom0x, pushFrom0x, pushTo0x, rawPost, resultFrom0x, sendParams0x, streamFrom0x, taskFrom0x } from './neutral0x.mjs';
 import { registerScenarios } from './scenarios.mjs';
 
@@ -13,7 +13,10 @@ recorder.install();
 
 // Resolves /.well-known/agent-card.json under the base URL and picks the
 // JSON-RPC interface from url + preferredTransport.
-const client = await new ClientFactory().createFromUrl(args.url);
+const client = await new ClientFactory(factoryOptions(ClientFactoryOptions, args.transport)).createFromUrl(args.url);
+
+// The 0.3.x transports have no protocol name (only their factories do).
+const transportBinding = () => (client.transport instanceof RestTransport ? 'HTTP+JSON' : 'JSONRPC');
 
 // The JSON-RPC transport keeps the JSON-RPC error response on the thrown
 // error (errorResponse), or on its cause for errors inside an SSE stream;
@@ -24,10 +27,11 @@ function codeOf(err) {
 
 const adapter = {
   dialect: '0.3',
+  transport: PROTOCOL_OF[args.transport],
   baseUrl: args.url,
   cardProtocolPrefix: '0.',
   unknownMethod: 'tasks/doesNotExist',
-  discover: async () => cardFrom0x(await client.getAgentCard(), client.transport.endpoint),
+  discover: async () => ({ ...cardFrom0x(await client.getAgentCard(), client.transport.endpoint), transportBinding: transportBinding() }),
   send: async (message, options) => resultFrom0x(await client.sendMessage(sendParams0x(message, options))),
   stream: (message) => streamFrom0x(client.sendMessageStream(sendParams0x(message))),
   get: async (id, historyLength) => taskFrom0x(await client.getTask(historyLength === undefined ? { id } : { id, historyLength })),
@@ -43,10 +47,11 @@ const adapter = {
   },
   deletePush: (taskId, configId) => client.deleteTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: configId }),
   listTasks: undefined,
-  codeOf,
+  codeOf: args.transport === 'rest' ? restCodeOf : codeOf,
   rawRpc: (body) => rawPost(client.transport.endpoint, body),
 };
 
 const harness = new Harness(args, recorder, adapter.dialect);
+harness.skip = skipFor(args.transport, adapter.dialect);
 registerScenarios(harness, adapter, args);
 process.exitCode = (await harness.run()) > 0 ? 1 : 0;

@@ -54,9 +54,12 @@ type runner struct {
 	scenarios []scenario
 	label     func(name string) string
 	only      []string
-	timeout   time.Duration
-	recorder  *recordingTransport
-	origin    string
+	// skip names why a scenario cannot run over the client's transport
+	// ("" runs it); a skipped scenario prints a SKIP line run.sh ignores.
+	skip     func(name string) string
+	timeout  time.Duration
+	recorder *recordingTransport
+	origin   string
 }
 
 func (r *runner) add(name string, run func(ctx context.Context, c checker)) {
@@ -68,6 +71,10 @@ func (r *runner) run(ctx context.Context) int {
 	failures := 0
 	for _, s := range r.scenarios {
 		if len(r.only) > 0 && !slices.Contains(r.only, s.name) {
+			continue
+		}
+		if reason := r.skip(s.name); reason != "" {
+			fmt.Printf("SKIP %s %s\n", r.label(s.name), reason)
 			continue
 		}
 		r.recorder.reset()
@@ -125,6 +132,13 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	t.urls = append(t.urls, req.URL.String())
 	t.mu.Unlock()
 	return t.base.RoundTrip(req)
+}
+
+// requested returns the URLs requested since the last reset.
+func (t *recordingTransport) requested() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.urls)
 }
 
 func (t *recordingTransport) reset() {

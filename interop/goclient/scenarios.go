@@ -51,10 +51,29 @@ func registerScenarios(r *runner, e *env) {
 		c.Check(strings.HasPrefix(card.ProtocolVersion, "0."), "protocolVersion %q for a 0.3 client", card.ProtocolVersion)
 		c.Check(card.Capabilities.Streaming, "capabilities.streaming")
 		c.Check(card.Capabilities.PushNotifications, "capabilities.pushNotifications")
+		if e.binding == a2a.TransportProtocolGRPC {
+			var grpcURLs []string
+			for _, iface := range card.AdditionalInterfaces {
+				if iface.Transport == a2a.TransportProtocolGRPC {
+					grpcURLs = append(grpcURLs, iface.URL)
+				}
+			}
+			// a2a-go dials the interface's URL as a gRPC target: host:port.
+			Equal(c, fmt.Sprint(grpcURLs), fmt.Sprint([]string{want.Host}), "GRPC additionalInterfaces")
+		}
+		e.recorder.reset()
 		res, err := conn.client.SendMessage(ctx, userMessage(textParts("ping?"), sendOptions{}))
 		c.NoErr(err, "round trip through the resolved endpoint")
 		_, isMessage := res.(*a2a.Message)
 		c.Check(isMessage, "ping? should be answered by a message, got %T", res)
+		// The call went over the preferred binding: JSON-RPC posts to the
+		// card's url, gRPC makes no HTTP/1.1 request.
+		sent := e.recorder.requested()
+		if e.binding == a2a.TransportProtocolGRPC {
+			c.Check(len(sent) == 0, "gRPC send made HTTP requests %v", sent)
+		} else {
+			c.Check(len(sent) == 1, "JSON-RPC send requested %v", sent)
+		}
 	})
 
 	r.add("blocking-send", func(ctx context.Context, c checker) {
@@ -153,7 +172,10 @@ func registerScenarios(r *runner, e *env) {
 	// servers and a2a-go v2.3.1 ignore configuration.historyLength on send.
 	r.add("history-length-send", func(ctx context.Context, c checker) {
 		input := "history on send"
-		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{historyLength: ptr(1)}))
+		// blocking is explicit: the 0.3 proto's SendMessageConfiguration
+		// has a plain bool blocking, so over gRPC a configuration without
+		// it asks for a non-blocking send (JSON-RPC leaves it unset).
+		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{historyLength: ptr(1), blocking: ptr(true)}))
 		c.NoErr(err, "send")
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
 		want := []string{"agent:" + textWorking(input)}
@@ -301,9 +323,10 @@ func registerScenarios(r *runner, e *env) {
 		got, err := client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigParams{TaskID: task.ID, ConfigID: "cfg-1"})
 		c.NoErr(err, "get")
 		c.Check(reflect.DeepEqual(*got, want), "get result: got %+v, want %+v", got, want)
-		if e.backendDialect == "0.2.5" {
+		if e.direct && e.backendDialect == "0.2.5" {
 			// The 0.2.5 JS server implements neither list nor delete (see
-			// the push-config scenario in clients/scenarios.mjs).
+			// the push-config scenario in clients/scenarios.mjs); through the
+			// gateway, which answers them from its own store, both work.
 			_, err = client.ListTaskPushConfig(ctx, &a2a.ListTaskPushConfigParams{TaskID: task.ID})
 			expectCode(c, err, "list on a 0.2.5 backend", codeMethodNotFound, codeUnsupportedOperation)
 			err = client.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigParams{TaskID: task.ID, ConfigID: "cfg-1"})

@@ -13,6 +13,9 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // env is what the scenarios share: how to reach the agent and what kind
@@ -23,6 +26,8 @@ type env struct {
 	backendDialect string
 	direct         bool // no gateway between client and backend
 	httpClient     *http.Client
+	binding        a2a.TransportProtocol // the transport the client prefers
+	recorder       *recordingTransport
 	connect        func(ctx context.Context) (*connection, error)
 
 	once    sync.Once
@@ -82,6 +87,48 @@ func codeOf(err error) (int, bool) {
 		if errors.Is(err, rc.err) {
 			return rc.code, true
 		}
+	}
+	return grpcCodeOf(err)
+}
+
+// grpcErrors is the A2A error table of the gRPC binding (a2a.proto and
+// the spec's error mapping): the ErrorInfo reason names the error, the
+// status code is the one the spec maps it to.
+var grpcErrors = map[string]struct {
+	code   int
+	status codes.Code
+}{
+	"TASK_NOT_FOUND":                  {-32001, codes.NotFound},
+	"TASK_NOT_CANCELABLE":             {-32002, codes.FailedPrecondition},
+	"PUSH_NOTIFICATION_NOT_SUPPORTED": {-32003, codes.Unimplemented},
+	"UNSUPPORTED_OPERATION":           {-32004, codes.Unimplemented},
+	"CONTENT_TYPE_NOT_SUPPORTED":      {-32005, codes.InvalidArgument},
+	"INVALID_AGENT_RESPONSE":          {-32006, codes.Internal},
+	"INVALID_PARAMS":                  {-32602, codes.InvalidArgument},
+	"METHOD_NOT_FOUND":                {-32601, codes.Unimplemented},
+	"INTERNAL_ERROR":                  {-32603, codes.Internal},
+}
+
+// grpcCodeOf reads an A2A error off a gRPC status: a2a-go v0.3.3's gRPC
+// transport hands the status over as it came (a2aclient/grpc.go maps no
+// error), so an application reads its google.rpc.ErrorInfo detail. The
+// status code must be the spec's for that error, as a caller that reads
+// only codes relies on it.
+func grpcCodeOf(err error) (int, bool) {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() == codes.OK {
+		return 0, false
+	}
+	for _, d := range st.Details() {
+		info, ok := d.(*errdetails.ErrorInfo)
+		if !ok {
+			continue
+		}
+		e, known := grpcErrors[info.GetReason()]
+		if !known || e.status != st.Code() {
+			return 0, false
+		}
+		return e.code, true
 	}
 	return 0, false
 }
@@ -219,6 +266,20 @@ func assertCycle(c checker, events []a2a.Event, want []string, taskID a2a.TaskID
 	for i, s := range statuses {
 		Equal(c, s.Final, i == len(statuses)-1, fmt.Sprintf("status-update %s: final flag (the stream closes after the last one)", s.Status.State))
 	}
+}
+
+// jsonrpcOnly are the scenarios that post a JSON-RPC envelope by hand
+// (an unknown method name, a truncated JSON-RPC body): the gRPC binding
+// has no method name or envelope to get wrong, and its own error answers
+// are binding/grpc's tests, not something the SDK client sends.
+var jsonrpcOnly = map[string]bool{"error-unknown-method": true, "error-malformed-json": true}
+
+// skipReason says why a scenario cannot run over the chosen transport.
+func (e *env) skipReason(scenario string) string {
+	if e.binding != a2a.TransportProtocolJSONRPC && jsonrpcOnly[scenario] {
+		return fmt.Sprintf("skipped over %s: the scenario posts a hand-made JSON-RPC envelope", e.binding)
+	}
+	return ""
 }
 
 // rawRPC posts body verbatim to the endpoint from the card: the requests

@@ -1,11 +1,16 @@
-// Command client drives the a2a-go v2.3.1 SDK client (1.0 dialect,
-// JSON-RPC transport) through the interop scenarios against one A2A
-// endpoint and prints one PASS or FAIL line per scenario, in the format
-// interop/run.sh counts. The scenarios mirror interop/clients/scenarios.mjs.
+// Command client drives the a2a-go v2.3.1 SDK client (1.0 dialect) through
+// the interop scenarios against one A2A endpoint and prints one PASS or
+// FAIL line per scenario, in the format interop/run.sh counts (and a SKIP
+// line, which run.sh does not count, for a scenario the transport cannot
+// express). The scenarios mirror interop/clients/scenarios.mjs.
+//
+// -transport picks the SDK transport the way an application does: the
+// client factory gets the transport registered and the binding first in
+// Config.PreferredTransports, and picks the card's interface for it.
 //
 // Usage:
 //
-//	client -url URL -client NAME -backend NAME -backend-dialect 0.2.5|0.3|1.0 [-only a,b] [-tag via=direct]
+//	client -url URL -client NAME -backend NAME -backend-dialect 0.2.5|0.3|1.0 [-transport jsonrpc|rest|grpc] [-only a,b] [-tag via=direct]
 package main
 
 import (
@@ -18,8 +23,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 func main() {
@@ -35,6 +44,7 @@ func run() int {
 		only           = flag.String("only", "", "comma-separated scenario names to run")
 		tag            = flag.String("tag", "", "extra label for the result lines")
 		timeout        = flag.Duration("timeout", 20*time.Second, "per-scenario timeout")
+		transportName  = flag.String("transport", "jsonrpc", "SDK transport the client prefers: jsonrpc, rest or grpc")
 	)
 	flag.Parse()
 	if *baseURL == "" || *backendName == "" || *backendDialect == "" {
@@ -46,6 +56,11 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "client: bad -url: %v\n", err)
 		return 2
 	}
+	binding, ok := bindingOf[*transportName]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "client: unknown -transport %q (jsonrpc, rest or grpc)\n", *transportName)
+		return 2
+	}
 
 	recorder := &recordingTransport{base: http.DefaultTransport}
 	httpClient := &http.Client{Transport: recorder}
@@ -55,12 +70,14 @@ func run() int {
 		backendDialect: *backendDialect,
 		direct:         strings.Contains(*tag, "via=direct"),
 		httpClient:     httpClient,
+		binding:        binding,
+		recorder:       recorder,
 		connect: func(ctx context.Context) (*connection, error) {
 			card, err := agentcard.NewResolver(httpClient).Resolve(ctx, *baseURL)
 			if err != nil {
 				return nil, fmt.Errorf("resolve card: %w", err)
 			}
-			client, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(httpClient))
+			client, err := a2aclient.NewFromCard(ctx, card, factoryOptions(binding, httpClient)...)
 			if err != nil {
 				return nil, fmt.Errorf("client from card: %w", err)
 			}
@@ -80,8 +97,31 @@ func run() int {
 		r.only = strings.Split(*only, ",")
 	}
 	registerScenarios(r, env)
+	r.skip = env.skipReason
 	if r.run(context.Background()) > 0 {
 		return 1
 	}
 	return 0
+}
+
+var bindingOf = map[string]a2a.TransportProtocol{
+	"jsonrpc": a2a.TransportProtocolJSONRPC,
+	"rest":    a2a.TransportProtocolHTTPJSON,
+	"grpc":    a2a.TransportProtocolGRPC,
+}
+
+// factoryOptions registers the SDK's transports and prefers binding. The
+// JSON-RPC client registers JSON-RPC only, as before; the others register
+// JSON-RPC too, so the preference (not a lone transport) makes the pick.
+// gRPC dials the card's host:port in plain text (h2c), as the gateway's
+// traffic listener serves it without TLS here.
+func factoryOptions(binding a2a.TransportProtocol, httpClient *http.Client) []a2aclient.FactoryOption {
+	opts := []a2aclient.FactoryOption{a2aclient.WithJSONRPCTransport(httpClient)}
+	switch binding {
+	case a2a.TransportProtocolHTTPJSON:
+		opts = append(opts, a2aclient.WithRESTTransport(httpClient))
+	case a2a.TransportProtocolGRPC:
+		opts = append(opts, a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	}
+	return append(opts, a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{binding}}))
 }

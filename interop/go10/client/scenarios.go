@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -44,15 +45,34 @@ func registerScenarios(r *runner, e *env) {
 		card := conn.card
 		c.Check(strings.HasPrefix(card.Name, "interop-agent"), "card name %q is not the backend agent's", card.Name)
 		iface := e.endpoint(ctx, c)
-		// Equal up to a trailing slash, as in clients/scenarios.mjs.
-		Equal(c, strings.TrimSuffix(iface.URL, "/"), strings.TrimSuffix(e.baseURL, "/"), "JSON-RPC endpoint the client resolved from the card")
+		// Equal up to a trailing slash, as in clients/scenarios.mjs; a gRPC
+		// interface is the gateway's host:port (a gRPC target).
+		want := strings.TrimSuffix(e.baseURL, "/")
+		if e.binding == a2a.TransportProtocolGRPC {
+			base, err := url.Parse(e.baseURL)
+			c.NoErr(err, "base url")
+			want = base.Host
+		}
+		Equal(c, strings.TrimSuffix(iface.URL, "/"), want, fmt.Sprintf("%s endpoint the client resolved from the card", e.binding))
 		c.Check(strings.HasPrefix(string(iface.ProtocolVersion), "1."), "protocolVersion %q for a 1.0 client", iface.ProtocolVersion)
 		c.Check(card.Capabilities.Streaming, "capabilities.streaming")
 		c.Check(card.Capabilities.PushNotifications, "capabilities.pushNotifications")
+		e.recorder.reset()
 		res, err := conn.client.SendMessage(ctx, userMessage(textParts("ping?"), sendOptions{}))
 		c.NoErr(err, "round trip through the resolved endpoint")
 		_, isMessage := res.(*a2a.Message)
 		c.Check(isMessage, "ping? should be answered by a message, got %T", res)
+		// The call went over the preferred binding: JSON-RPC posts to the
+		// endpoint, REST to its message:send route, gRPC not over HTTP/1.1.
+		sent := e.recorder.requested()
+		switch e.binding {
+		case a2a.TransportProtocolJSONRPC:
+			c.Check(len(sent) == 1 && strings.TrimSuffix(sent[0], "/") == want, "JSON-RPC send requested %v", sent)
+		case a2a.TransportProtocolHTTPJSON:
+			c.Check(len(sent) == 1 && sent[0] == want+"/message:send", "REST send requested %v, want %s/message:send", sent, want)
+		case a2a.TransportProtocolGRPC:
+			c.Check(len(sent) == 0, "gRPC send made HTTP requests %v", sent)
+		}
 	})
 
 	r.add("blocking-send", func(ctx context.Context, c checker) {
@@ -358,15 +378,9 @@ func registerScenarios(r *runner, e *env) {
 		got, err := client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: task.ID, ID: "cfg-1"})
 		c.NoErr(err, "get")
 		c.Check(reflect.DeepEqual(*got, want), "get result: got %+v, want %+v", pushString(got), pushString(&want))
-		if e.backendDialect == "0.2.5" {
-			// The 0.2.5 JS server implements neither list nor delete (see
-			// the push-config scenario in clients/scenarios.mjs).
-			_, err = client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: task.ID})
-			expectCode(c, err, "list on a 0.2.5 backend", codeMethodNotFound, codeUnsupportedOperation)
-			err = client.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "cfg-1"})
-			expectCode(c, err, "delete on a 0.2.5 backend", codeMethodNotFound, codeUnsupportedOperation)
-			return
-		}
+		// A 1.0 client meets a 0.2.5 backend only through the gateway, which
+		// answers list and delete from its own store although the 0.2.5 JS
+		// server implements neither.
 		listed, err := client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: task.ID})
 		c.NoErr(err, "list")
 		c.Check(len(listed) == 1 && reflect.DeepEqual(*listed[0], want), "list result: %+v", listed)

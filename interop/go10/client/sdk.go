@@ -24,6 +24,8 @@ type env struct {
 	backendDialect string
 	direct         bool // no gateway between client and backend
 	httpClient     *http.Client
+	binding        a2a.TransportProtocol // the transport the client prefers
+	recorder       *recordingTransport
 	connect        func(ctx context.Context) (*connection, error)
 
 	once    sync.Once
@@ -44,17 +46,40 @@ func (e *env) client(ctx context.Context, c checker) *a2aclient.Client {
 }
 
 // endpoint is the interface a2aclient's factory picks from the card: the
-// first JSON-RPC one of protocol major version 1 (a2aclient/factory.go
-// selectTransport, with only the JSON-RPC 1.0 transport registered).
+// first one of protocol major version 1 in the preferred binding
+// (a2aclient/factory.go selectTransport sorts by version, then by
+// Config.PreferredTransports).
 func (e *env) endpoint(ctx context.Context, c checker) *a2a.AgentInterface {
 	e.client(ctx, c)
 	for _, iface := range e.conn.card.SupportedInterfaces {
-		if iface.ProtocolBinding == a2a.TransportProtocolJSONRPC && strings.HasPrefix(string(iface.ProtocolVersion), "1.") {
+		if iface.ProtocolBinding == e.binding && strings.HasPrefix(string(iface.ProtocolVersion), "1.") {
 			return iface
 		}
 	}
-	c.Fatalf("card has no JSON-RPC 1.x interface: %+v", e.conn.card.SupportedInterfaces)
+	c.Fatalf("card has no %s 1.x interface: %+v", e.binding, e.conn.card.SupportedInterfaces)
 	return nil
+}
+
+// jsonrpcOnly are the scenarios that post a JSON-RPC envelope by hand
+// (an unknown method name, a truncated JSON-RPC body): the REST and gRPC
+// bindings have no method name or envelope to get wrong, and their own
+// error answers (unknown route, bad JSON, wrong verb) are binding/rest's
+// and binding/grpc's golden tests, not something the SDK client sends.
+var jsonrpcOnly = map[string]bool{"error-unknown-method": true, "error-malformed-json": true}
+
+// skipReason says why a scenario cannot run over the chosen transport.
+func (e *env) skipReason(scenario string) string {
+	if e.binding != a2a.TransportProtocolJSONRPC && jsonrpcOnly[scenario] {
+		return fmt.Sprintf("skipped over %s: the scenario posts a hand-made JSON-RPC envelope", e.binding)
+	}
+	// The proto's Part.data is a google.protobuf.Value, but a2a-go v2.3.1's
+	// gRPC client converts a data part to a Struct only and refuses any
+	// other value before a request is sent (a2apb/v1/pbconv/to_proto.go
+	// toProtoDataPart: "DataPart value must be a map").
+	if e.binding == a2a.TransportProtocolGRPC && scenario == "data-non-object" {
+		return "skipped over GRPC: a2a-go v2.3.1's gRPC client cannot send a non-object data part (pbconv toProtoDataPart)"
+	}
+	return ""
 }
 
 // rpcCodes maps the SDK's sentinel errors back to JSON-RPC codes: a2a-go

@@ -1,0 +1,264 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/redistopo"
+)
+
+// clusterMaxOutage bounds how long calls may fail around a topology change.
+const clusterMaxOutage = 15 * time.Second
+
+// clusterLoad is the report of callers of two owners and both dialects
+// making tasks through one gateway and reading them through the other.
+type clusterLoad struct {
+	mu         sync.Mutex
+	acked      map[string]string // task id -> owner
+	violations []string
+	failures   int
+	firstFail  time.Time
+	lastFail   time.Time
+	okSince    map[int]int // successful sends after each mark
+	mark       int
+	// unrecorded counts owners' reads that found an acknowledged task
+	// not yet known to the other gateway (see runClusterLoad).
+	unrecorded int
+}
+
+func (l *clusterLoad) violate(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.violations) < 20 {
+		l.violations = append(l.violations, fmt.Sprintf(format, args...))
+	}
+}
+
+// failedClosed notes a call that failed: -32603 (the index cannot be
+// reached) is closed; anything else is a violation.
+func (l *clusterLoad) failedClosed(op string, reply gjson.Result) {
+	if reply.Get("error.code").Int() != -32603 || !strings.Contains(reply.Get("error.message").Str, "task index cannot be reached") {
+		l.violate("%s: %s, want -32603 (task index cannot be reached)", op, reply.Raw)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if l.failures == 0 {
+		l.firstFail = now
+	}
+	l.failures++
+	l.lastFail = now
+}
+
+// loadCall posts one JSON-RPC call as the holder of tok, in d's dialect.
+// Transport errors are violations: the gateway must answer, bounded.
+func loadCall(client *http.Client, g *testGateway, tok string, d dialect.ID, body string) (gjson.Result, error) {
+	req, err := http.NewRequest(http.MethodPost, g.url, strings.NewReader(body))
+	if err != nil {
+		return gjson.Result{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if d == dialect.V10 {
+		req.Header.Set("A2A-Version", "1.0")
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return gjson.Result{}, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return gjson.Result{}, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return gjson.Result{}, fmt.Errorf("HTTP %d: %s", res.StatusCode, b)
+	}
+	return gjson.ParseBytes(b), nil
+}
+
+// runClusterLoad runs workers until ctx is done. Each makes a task through
+// one gateway as its owner, reads it as that owner through the other, and
+// tries it there as the other owner.
+func runClusterLoad(ctx context.Context, gws [2]*testGateway, tokens map[string]string, l *clusterLoad, workers int) *sync.WaitGroup {
+	client := &http.Client{Timeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			owners := [2]string{"alice", "bob"}
+			owner, other := owners[w%2], owners[(w+1)%2]
+			cl := callers[(w/2)%len(callers)]
+			for i := 0; ctx.Err() == nil; i++ {
+				from, to := gws[i%2], gws[(i+1)%2]
+				r, err := loadCall(client, from, tokens[owner], cl.d, rpc(cl.method(dialect.SendMessage), cl.send(fmt.Sprintf("w%d-%d", w, i), cl.text("input please"), "")))
+				if err != nil {
+					l.violate("send: %v", err)
+					continue
+				}
+				if !r.Get("result").Exists() {
+					l.failedClosed("send", r)
+					continue
+				}
+				task := r.Get("result")
+				if cl.d == dialect.V10 {
+					task = task.Get("task")
+				}
+				id := task.Get("id").Str
+				l.mu.Lock()
+				l.acked[id] = owner
+				l.okSince[l.mark]++
+				l.mu.Unlock()
+
+				get := rpc(cl.method(dialect.GetTask), `{"id":"`+id+`"}`)
+				switch r, err := loadCall(client, to, tokens[owner], cl.d, get); {
+				case err != nil:
+					l.violate("get by its owner: %v", err)
+				case r.Get("result").Exists():
+					if got := r.Get("result.id").Str; got != id {
+						l.violate("get %s by its owner answered task %q", id, got)
+					}
+				case r.Get("error.code").Int() == -32001:
+					// A record the slot's move made fail is written by the
+					// gateway's background retry: until then the other
+					// gateway does not know the task. Lost is what is still
+					// unknown once the change is over (checked below).
+					l.mu.Lock()
+					l.unrecorded++
+					l.mu.Unlock()
+				default:
+					l.failedClosed("get by its owner", r)
+				}
+				switch r, err := loadCall(client, to, tokens[other], cl.d, get); {
+				case err != nil:
+					l.violate("get by another: %v", err)
+				case r.Get("result").Exists():
+					l.violate("get %s of %s answered %s: %s", id, owner, other, r.Raw)
+				case r.Get("error.code").Int() != -32001:
+					l.failedClosed("get by another", r)
+				}
+			}
+		})
+	}
+	return &wg
+}
+
+// underClusterLoad runs change while the load runs through two gateways
+// sharing c, waits for calls to succeed again without restarting either,
+// and checks that no acknowledged task was lost or shown to another.
+func underClusterLoad(t *testing.T, c *redistopo.Cluster, change func(slot int)) {
+	b := backends[0]
+	ga, gb := gatewayPair(t, c, b)
+	gws := [2]*testGateway{ga, gb}
+	tokens := map[string]string{"alice": token(t, "alice"), "bob": token(t, "bob")}
+	// The agent's keys share its hash tag (README, "Redis key layout").
+	slot := c.Slot("{4:test}")
+
+	l := &clusterLoad{acked: map[string]string{}, okSince: map[int]int{}}
+	ctx, stop := context.WithCancel(context.Background())
+	wg := runClusterLoad(ctx, gws, tokens, l, 4)
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
+	waitOK := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(clusterMaxOutage)
+		for {
+			l.mu.Lock()
+			ok := l.okSince[l.mark]
+			l.mu.Unlock()
+			if ok >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("only %d sends succeeded within %s of the change", ok, clusterMaxOutage)
+			}
+			time.Sleep(20 * time.Millisecond) // polling the load's counters
+		}
+	}
+	waitOK(20) // the load is running
+	change(slot)
+	l.mu.Lock()
+	l.mark++
+	l.mu.Unlock()
+	waitOK(50) // and recovered, without a restart
+	stop()
+	wg.Wait()
+
+	for _, v := range l.violations {
+		t.Error(v)
+	}
+	if l.failures > 0 {
+		outage := l.lastFail.Sub(l.firstFail)
+		t.Logf("%d calls failed closed (-32603) over %s", l.failures, outage.Round(time.Millisecond))
+		if outage > clusterMaxOutage {
+			t.Errorf("calls failed for %s, want at most %s", outage, clusterMaxOutage)
+		}
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	lost := 0
+	for id, owner := range l.acked {
+		other := map[string]string{"alice": "bob", "bob": "alice"}[owner]
+		for _, g := range gws {
+			get := rpc("GetTask", `{"id":"`+id+`"}`)
+			r, err := loadCall(client, g, tokens[owner], dialect.V10, get)
+			// A record still in the background retry's hands gets its time.
+			for deadline := time.Now().Add(10 * time.Second); err == nil && r.Get("error.code").Int() == -32001 && time.Now().Before(deadline); {
+				time.Sleep(50 * time.Millisecond)
+				r, err = loadCall(client, g, tokens[owner], dialect.V10, get)
+			}
+			if err != nil || r.Get("result.id").Str != id {
+				if lost++; lost <= 5 {
+					t.Errorf("acknowledged task %s of %s: %s %v", id, owner, r.Raw, err)
+				}
+			}
+			if r, err := loadCall(client, g, tokens[other], dialect.V10, get); err != nil || r.Get("error.code").Int() != -32001 {
+				t.Errorf("task %s of %s, asked by %s: %s %v", id, owner, other, r.Raw, err)
+			}
+		}
+	}
+	t.Logf("%d tasks acknowledged, %d lost; %d reads found one not yet recorded", len(l.acked), lost, l.unrecorded)
+}
+
+// TestClusterGatewaysSlotMigrationUnderLoad moves the agent's slot to
+// another primary while two gateways serve calls over it.
+func TestClusterGatewaysSlotMigrationUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a six-node Redis Cluster; skipped in -short mode")
+	}
+	t.Parallel()
+	c := redistopo.StartCluster(t)
+	underClusterLoad(t, c, func(slot int) {
+		before := c.PrimaryOf(slot)
+		c.MigrateSlot(slot)
+		if c.PrimaryOf(slot) == before {
+			t.Fatalf("slot %d did not move", slot)
+		}
+	})
+}
+
+// TestClusterGatewaysFailoverUnderLoad promotes the replica of the
+// agent's primary (CLUSTER FAILOVER) while two gateways serve calls.
+func TestClusterGatewaysFailoverUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a six-node Redis Cluster; skipped in -short mode")
+	}
+	t.Parallel()
+	c := redistopo.StartCluster(t)
+	underClusterLoad(t, c, func(slot int) {
+		before := c.PrimaryOf(slot)
+		if c.Failover(slot) == before {
+			t.Fatalf("slot %d's primary was not replaced", slot)
+		}
+	})
+}

@@ -1,0 +1,484 @@
+package proxy
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"maps"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/normalize"
+	"github.com/a2agate/gateway/store"
+)
+
+// Safe retries: a unary send that starts new work is remembered under its
+// key (the Idempotency-Key header, else message.messageId) for the agent's
+// retries.window. The same caller sending the same key again gets the first
+// send's answer, and the backend never sees the message twice.
+
+// Outcomes of a retry, the values of the retries counter's outcome label.
+const (
+	retryDeduplicated      = "deduplicated"
+	retryJoinedInFlight    = "joined_in_flight"
+	retryResentNotAccepted = "resent_not_accepted"
+	retryRefusedKeyReuse   = "refused_key_reuse"
+)
+
+// HeaderIdempotencyKey names a send's retry key; without it the message id is.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
+// maxRetryKey bounds a key as stored; a longer one is stored as its digest.
+const maxRetryKey = 256
+
+const (
+	// retryLease is how long a first send's claim holds without renewal:
+	// past it, its replica is taken for dead.
+	retryLease = 15 * time.Second
+	// retryPollFirst and retryPollMax pace the polls of a retry waiting on
+	// another replica's send or on a task to finish.
+	retryPollFirst = 50 * time.Millisecond
+	retryPollMax   = time.Second
+	// retrySaveTimeout bounds writing a first send's outcome, which runs
+	// after its caller may have gone.
+	retrySaveTimeout = 5 * time.Second
+)
+
+// retries is an agent's state for retries: this replica's running first
+// sends, which a retry reaching the same replica waits on without polling.
+type retries struct {
+	cfg RetriesConfig
+	// now is the clock of windows and leases; tests set their own.
+	now    atomic.Pointer[func() time.Time]
+	holder string // names this replica in claims
+
+	mu      sync.Mutex
+	flights map[store.SendKey]*flight
+	closed  chan struct{}
+	once    sync.Once
+	// renewing starts the one goroutine renewing this replica's claims.
+	renewing sync.Once
+	// waitHook, when set, is called as a retry starts waiting on a flight
+	// of this replica (tests synchronise on it).
+	waitHook atomic.Pointer[func()]
+}
+
+func (rs *retries) setWaitHook(f func()) { rs.waitHook.Store(&f) }
+
+// flight is a first send running on this replica.
+type flight struct {
+	done chan struct{}
+	rec  store.SendRecord // the outcome, once done is closed
+	// mu orders the claim's renewals before its outcome: a renewal written
+	// after the outcome would bring the claim back.
+	mu       sync.Mutex
+	claim    store.SendRecord
+	finished bool
+}
+
+func newRetries(cfg RetriesConfig) *retries {
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	rs := &retries{cfg: cfg, holder: hex.EncodeToString(id[:]),
+		flights: map[store.SendKey]*flight{}, closed: make(chan struct{})}
+	rs.setClock(time.Now)
+	return rs
+}
+
+func (rs *retries) setClock(now func() time.Time) { rs.now.Store(&now) }
+
+func (rs *retries) clock() time.Time { return (*rs.now.Load())() }
+
+// close stops the lease renewals: the replica is going away, and its
+// claims must lapse for the retries other replicas serve.
+func (rs *retries) close() { rs.once.Do(func() { close(rs.closed) }) }
+
+// sendRetry is what route learned of a send's key.
+type sendRetry struct {
+	key     store.SendKey
+	digest  string
+	rec     store.SendRecord // the claim, when claimed
+	claimed bool
+	prior   store.SendRecord
+}
+
+// admitSend admits a send as Store.Admit does; a unary send starting new
+// work also claims its key in the same round trip, or learns the send it
+// retries (c.retry).
+func (a *Agent) admitSend(ctx context.Context, r *http.Request, c *call, params []byte, to dialect.ID) (string, error) {
+	adm := store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: c.info.ContextID}
+	if c.env.Op != dialect.SendMessage {
+		return a.tasks.Admit(ctx, adm)
+	}
+	key := retryKey(r, c)
+	if key == "" {
+		return a.tasks.Admit(ctx, adm)
+	}
+	digest, err := sendDigest(c, params, to)
+	if err != nil {
+		// The params were validated already: a digest that cannot be taken
+		// only leaves this send without retries.
+		a.log.Warn("a send's retry digest could not be taken; it is forwarded without retries", "error", err)
+		return a.tasks.Admit(ctx, adm)
+	}
+	rs := a.retries
+	now := rs.clock()
+	rt := &sendRetry{key: store.SendKey{Agent: a.cfg.Name, Owner: c.owner, Key: key}, digest: digest,
+		rec: store.SendRecord{Digest: digest, State: store.SendRunning, Holder: rs.holder, Lease: now.Add(retryLease), Expires: now.Add(rs.cfg.Window)}}
+	owner, prior, claimed, err := a.tasks.ClaimSend(ctx, adm, rt.key, rt.rec, now)
+	if err == nil || errors.Is(err, store.ErrNotFound) {
+		rt.claimed, rt.prior = claimed, prior
+		c.retry = rt
+	}
+	return owner, err
+}
+
+// retryKey is the send's key: the Idempotency-Key header, else its message
+// id; a long one is replaced by its digest.
+func retryKey(r *http.Request, c *call) string {
+	key := firstValue(r.Header, HeaderIdempotencyKey)
+	if key == "" {
+		key = normalize.MessageID(c.env.Params)
+	}
+	if len(key) > maxRetryKey {
+		sum := sha256.Sum256([]byte(key))
+		key = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	return key
+}
+
+// sendDigest identifies what a send asks for (normalize.AppendSendDigest),
+// from its params in 1.0 form as the gateway forwards them: a 0.x caller's
+// as translated, a 1.0 caller's as sent.
+func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
+	v10 := c.env.Params
+	switch {
+	case to == dialect.V10:
+		v10 = params
+	case c.env.Dialect != dialect.V10:
+		buf := c.buffer(len(c.env.Params) + 256)
+		out, _, err := normalize.AppendParams((*buf)[:0], dialect.SendMessage, c.env.Dialect, dialect.V10, c.env.Params)
+		keep(buf, out, c.env.Params)
+		if err != nil {
+			return "", err
+		}
+		v10 = out
+	}
+	buf := c.buffer(len(v10))
+	digest, room, err := normalize.AppendSendDigest((*buf)[:0], v10)
+	*buf = room
+	return digest, err
+}
+
+// serveSend answers a unary send route gave a key: a first send is
+// forwarded and its outcome kept; a retry is answered from the first.
+func (a *Agent) serveSend(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
+	rt := c.retry
+	if rt.claimed {
+		if rt.prior.State == store.SendNotAccepted {
+			a.metrics.retry(a.cfg.Name, retryResentNotAccepted)
+		}
+		a.firstSend(w, r, c, method, params)
+		return
+	}
+	if rt.prior.Digest != rt.digest {
+		a.metrics.retry(a.cfg.Name, retryRefusedKeyReuse)
+		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: this %s was already used for another message within the retry window (%s): a retry must send the same message again; new work needs a new key", keyName(r), a.retries.cfg.Window))
+		return
+	}
+	result, e := a.retryAnswer(r, c, rt.prior)
+	if e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	a.writeResult(w, c, result)
+}
+
+func keyName(r *http.Request) string {
+	if firstValue(r.Header, HeaderIdempotencyKey) != "" {
+		return "Idempotency-Key"
+	}
+	return "message.messageId"
+}
+
+func (a *Agent) writeResult(w http.ResponseWriter, c *call, result []byte) {
+	buf := c.buffer(len(result) + len(c.env.ID) + 40)
+	*buf = normalize.AppendResultResponse(*buf, c.env.ID, result)
+	c.bytes += len(*buf)
+	writeJSON(w, http.StatusOK, *buf)
+}
+
+// firstSend forwards a claimed send. The backend call outlives the caller
+// (bounded by the backend's own timeouts), so that its outcome is kept for
+// the retry a caller that timed out or lost its connection will send.
+func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
+	rs, rt := a.retries, c.retry
+	fl := &flight{done: make(chan struct{}), claim: rt.rec}
+	rs.mu.Lock()
+	rs.flights[rt.key] = fl
+	rs.mu.Unlock()
+	rs.renewing.Do(func() { go a.renewClaims() })
+	ctx, stop := outlivingCaller(r.Context())
+	defer stop()
+	result, e := a.unary(ctx, r, c, dialect.SendMessage, method, params)
+	fl.rec = a.sendOutcome(c, rt, result, e)
+	fl.mu.Lock()
+	fl.finished = true
+	if err := a.tasks.SaveSend(ctx, rt.key, fl.rec); err != nil {
+		a.metrics.storeError("write")
+		a.log.Error("a send's outcome could not be kept for its retries: a retry will wait out the claim's lease", "error", err)
+	}
+	fl.mu.Unlock()
+	rs.mu.Lock()
+	delete(rs.flights, rt.key)
+	rs.mu.Unlock()
+	close(fl.done)
+	if e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	a.writeResult(w, c, result)
+}
+
+// outlivingCaller is the context of a first send: not ended by its caller
+// going away, but by the gateway's shutdown (ErrShuttingDown, the cause the
+// server ends calls with), so that a held send cannot keep the gateway up.
+// The backend timeouts bound it otherwise, and the store's own timeouts the
+// write of the outcome.
+func outlivingCaller(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
+	stopAfter := context.AfterFunc(parent, func() {
+		if cause := context.Cause(parent); errors.Is(cause, ErrShuttingDown) {
+			cancel(cause)
+		}
+	})
+	return ctx, func() {
+		stopAfter()
+		cancel(nil)
+	}
+}
+
+// renewClaims renews the claims of this replica's running sends until the
+// agent closes: one goroutine for all, rather than one per send.
+func (a *Agent) renewClaims() {
+	rs := a.retries
+	tick := time.NewTicker(retryLease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-rs.closed:
+			return
+		case <-tick.C:
+		}
+		rs.mu.Lock()
+		running := make(map[store.SendKey]*flight, len(rs.flights))
+		maps.Copy(running, rs.flights)
+		rs.mu.Unlock()
+		for key, fl := range running {
+			fl.mu.Lock()
+			if !fl.finished {
+				rec := fl.claim
+				rec.Lease = rs.clock().Add(retryLease)
+				ctx, cancel := context.WithTimeout(context.Background(), retryLease/3)
+				if err := a.tasks.SaveSend(ctx, key, rec); err != nil {
+					a.log.Warn("renewing a running send's claim failed", "error", err)
+				}
+				cancel()
+			}
+			fl.mu.Unlock()
+		}
+	}
+}
+
+// sendOutcome is the record a first send leaves for its retries.
+func (a *Agent) sendOutcome(c *call, rt *sendRetry, result []byte, e *normalize.Error) store.SendRecord {
+	rec := store.SendRecord{Digest: rt.digest, Expires: rt.rec.Expires}
+	switch {
+	case e != nil && notAccepted(e):
+		rec.State = store.SendNotAccepted
+	case e != nil:
+		rec.State = store.SendUnknown
+	case c.answer.Kind == normalize.KindTask && c.answer.TaskID != "":
+		rec.State, rec.TaskID = store.SendTask, strings.Clone(c.answer.TaskID)
+	case int64(len(result)) > a.retries.cfg.MaxMessageBytes:
+		rec.State = store.SendAnswerDropped
+	default:
+		rec.State, rec.Answer, rec.AnswerDialect = store.SendMessage, result, strconv.Itoa(int(c.env.Dialect))
+	}
+	return rec
+}
+
+// notAccepted reports whether a failed send never reached the backend's
+// work: it could not connect, or the backend answered with an error
+// (JSON-RPC, or an HTTP status without a reply). A timeout or a cut reply
+// may come after the backend took the work.
+func notAccepted(e *normalize.Error) bool {
+	var ae *normalize.AgentError
+	if errors.As(e, &ae) {
+		return true
+	}
+	var bf backendFailure
+	if !errors.As(e, &bf) {
+		return e.Kind != dialect.ErrInternal // refused by the gateway before forwarding
+	}
+	if bf.kind == backendHTTPStatus {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(bf.err, &op) && op.Op == "dial"
+}
+
+// retryAnswer answers a retry from the first send's record.
+func (a *Agent) retryAnswer(r *http.Request, c *call, rec store.SendRecord) ([]byte, *normalize.Error) {
+	ctx := r.Context()
+	outcome := retryDeduplicated
+	defer func() { a.metrics.retry(a.cfg.Name, outcome) }()
+	if rec.State == store.SendRunning {
+		outcome = retryJoinedInFlight
+		var e *normalize.Error
+		if rec, e = a.awaitFirst(ctx, c.retry, rec); e != nil {
+			return nil, e
+		}
+	}
+	switch rec.State {
+	case store.SendTask:
+		return a.retryTask(r, c, rec.TaskID)
+	case store.SendMessage:
+		from, _ := strconv.Atoi(rec.AnswerDialect)
+		result, _, err := normalize.AppendResult(nil, dialect.SendMessage, dialect.ID(from), c.env.Dialect, rec.Answer)
+		if err != nil {
+			return nil, normalize.AsError(err, dialect.ErrInternal)
+		}
+		return result, nil
+	case store.SendAnswerDropped:
+		return nil, normalize.Errorf(dialect.ErrInternal, "the first send with this key was answered with a message larger than this agent keeps for retries (retries.max_message_bytes, %d bytes): send with a new key to ask again", a.retries.cfg.MaxMessageBytes)
+	case store.SendNotAccepted:
+		// The first failed before the backend took it while this retry
+		// waited: the caller may send again, and that send is forwarded.
+		return nil, normalize.Errorf(dialect.ErrInternal, "the first send with this key failed before the agent accepted it: send the same message again to have it forwarded")
+	case store.SendRunning:
+		return nil, normalize.Errorf(dialect.ErrInternal, "the gateway replica running the first send with this key stopped before the agent answered, and the gateway cannot tell whether the agent took the work, so it will not send it again: list your tasks (ListTasks) to find it, or send with a new key to run it again")
+	}
+	return nil, normalize.Errorf(dialect.ErrInternal, "the first send with this key ended without an answer from the agent (a timeout or a cut reply), so the gateway cannot tell whether the agent took the work and will not send it again: list your tasks (ListTasks) to find it, or send with a new key to run it again")
+}
+
+// awaitFirst waits for a running first send's outcome, within ctx: on this
+// replica by its flight, on another by polling its record until it ends or
+// its claim lapses (its replica died; the lapsed record is returned).
+func (a *Agent) awaitFirst(ctx context.Context, rt *sendRetry, rec store.SendRecord) (store.SendRecord, *normalize.Error) {
+	rs := a.retries
+	rs.mu.Lock()
+	fl := rs.flights[rt.key]
+	rs.mu.Unlock()
+	if fl != nil {
+		if hook := rs.waitHook.Load(); hook != nil {
+			(*hook)()
+		}
+		select {
+		case <-fl.done:
+			return fl.rec, nil
+		case <-ctx.Done():
+			return rec, waitEnded(ctx)
+		}
+	}
+	wait := retryPollFirst
+	for {
+		if rec.State != store.SendRunning || !rec.Lease.After(rs.clock()) {
+			return rec, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return rec, waitEnded(ctx)
+		case <-t.C:
+		}
+		wait = min(wait*2, retryPollMax)
+		next, err := a.tasks.LoadSend(ctx, rt.key, rs.clock())
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return store.SendRecord{State: store.SendNotAccepted}, nil
+		case err != nil:
+			return rec, a.indexUnavailable("read", err)
+		}
+		rec = next
+	}
+}
+
+func waitEnded(ctx context.Context) *normalize.Error {
+	return &normalize.Error{Kind: dialect.ErrInternal, Err: ctx.Err(), Message: "this retry ended before the first send with its key was answered: send it again to keep waiting"}
+}
+
+// retryTask answers a retry of a send that created taskID with the task:
+// as it is now for a non-blocking retry, once final or interrupted for a
+// blocking one. It polls GetTask rather than subscribing: every backend
+// serves GetTask (not all stream), one path serves both dialects, and the
+// cost is at most retryPollMax of latency on a task that runs on anyway.
+func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *normalize.Error) {
+	ctx := r.Context()
+	b := c.backend
+	if t, err := a.tasks.Get(ctx, a.cfg.Name, taskID); err == nil && t.Owner == c.owner {
+		if tb := a.byName[t.Backend]; tb != nil {
+			b = tb
+		}
+	}
+	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
+	params := normalize.GetTaskParams(taskID)
+	wait := retryPollFirst
+	for {
+		pc := &call{start: c.start, env: c.env, backend: b, owner: c.owner}
+		pc.lent = pc.lentInline[:0]
+		pc.env.Op = dialect.GetTask
+		pc.info.TaskID = taskID
+		task, e := a.unary(ctx, r, pc, dialect.GetTask, method, params)
+		done := pc.answer.State == "" || !c.info.Blocking || dialect.TerminalState(pc.answer.State) ||
+			pc.answer.State == "TASK_STATE_INPUT_REQUIRED" || pc.answer.State == "TASK_STATE_AUTH_REQUIRED"
+		var result []byte
+		if e == nil && done {
+			result = normalize.SendResultOfTask(c.env.Dialect, task)
+			if n := c.info.HistoryLength; c.info.HasHistoryLength {
+				var err error
+				if result, err = normalize.TrimHistory(dialect.SendMessage, c.env.Dialect, result, n); err != nil {
+					e = normalize.AsError(err, dialect.ErrInvalidAgentResponse)
+				}
+			}
+		}
+		pc.giveBack()
+		if e != nil || done {
+			return result, e
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, &normalize.Error{Kind: dialect.ErrInternal, Err: ctx.Err(), Message: "this retry ended before the task of the first send finished: send it again to keep waiting, or get the task"}
+		case <-t.C:
+		}
+		wait = min(wait*2, retryPollMax)
+	}
+}
+
+// abandonSend frees the key of a claimed send the gateway refused before
+// forwarding it: no work was done, so a retry is sent as a first send.
+func (a *Agent) abandonSend(c *call) {
+	rt := c.retry
+	if rt == nil || !rt.claimed {
+		return
+	}
+	c.retry = nil
+	rec := store.SendRecord{Digest: rt.digest, State: store.SendNotAccepted, Expires: rt.rec.Expires}
+	ctx, cancel := context.WithTimeout(context.Background(), retrySaveTimeout)
+	defer cancel()
+	if err := a.tasks.SaveSend(ctx, rt.key, rec); err != nil {
+		a.metrics.storeError("write")
+		a.log.Warn("freeing the key of a refused send failed: its retries wait out the claim's lease", "error", err)
+	}
+}

@@ -1,0 +1,382 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testclock"
+	"github.com/a2agate/gateway/internal/testredis"
+	"github.com/a2agate/gateway/store"
+)
+
+// sendCounter counts the sends (unary and streaming) that reach h, and
+// signals each on arrived once h has it.
+type sendCounter struct {
+	h       http.Handler
+	sends   atomic.Int64
+	arrived chan struct{}
+}
+
+func newSendCounter(h http.Handler) *sendCounter {
+	return &sendCounter{h: h, arrived: make(chan struct{}, 16)}
+}
+
+func (s *sendCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	switch gjson.GetBytes(body, "method").Str {
+	case "message/send", "message/stream", "SendMessage", "SendStreamingMessage":
+		s.sends.Add(1)
+		s.arrived <- struct{}{}
+	}
+	s.h.ServeHTTP(w, r)
+}
+
+// retryCase is one caller dialect before one backend, with a hold that
+// keeps "wait" tasks working until it is closed.
+type retryCase struct {
+	c       caller
+	b       backendKind
+	hold    chan struct{}
+	backend *sendCounter
+}
+
+func forEachRetryPair(t *testing.T, f func(t *testing.T, rc *retryCase)) {
+	for _, b := range backends {
+		for _, c := range callers {
+			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
+				t.Parallel()
+				hold := make(chan struct{})
+				rc := &retryCase{c: c, b: b, hold: hold, backend: newSendCounter(b.handler(t, hold))}
+				t.Cleanup(rc.release)
+				f(t, rc)
+			})
+		}
+	}
+}
+
+var releaseMu sync.Mutex
+
+func (rc *retryCase) release() {
+	releaseMu.Lock()
+	defer releaseMu.Unlock()
+	select {
+	case <-rc.hold:
+	default:
+		close(rc.hold)
+	}
+}
+
+// postCtx sends a JSON-RPC request within ctx and returns the answer's body.
+func postCtx(ctx context.Context, g *testGateway, body string, header ...string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if g.token != "" {
+		req.Header.Set("Authorization", "Bearer "+g.token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	return io.ReadAll(res.Body)
+}
+
+// sendResult posts a send and returns its reply.
+func sendResult(t *testing.T, g *testGateway, c caller, params string, header ...string) gjson.Result {
+	t.Helper()
+	b, err := postCtx(context.Background(), g, rpc(c.method(dialect.SendMessage), params), append(g.hdr(c.d), header...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gjson.ParseBytes(b)
+}
+
+// abandonedSend starts a blocking send of a "wait" task and gives up on it
+// once the backend has it, as a caller that times out or disconnects does.
+func abandonedSend(t *testing.T, g *testGateway, rc *retryCase, params string, header ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := postCtx(ctx, g, rpc(rc.c.method(dialect.SendMessage), params), append(g.hdr(rc.c.d), header...)...)
+		errc <- err
+	}()
+	<-rc.backend.arrived
+	cancel()
+	if err := <-errc; err == nil {
+		t.Fatal("the abandoned send was answered")
+	}
+}
+
+func wantCompleted(t *testing.T, c caller, r gjson.Result) gjson.Result {
+	t.Helper()
+	task := c.task(t, mustResult(t, r))
+	if task.Get("status.state").Str != c.state("completed") {
+		t.Fatalf("want a completed task: %s", task.Raw)
+	}
+	return task
+}
+
+func wantSends(t *testing.T, rc *retryCase, n int64) {
+	t.Helper()
+	if got := rc.backend.sends.Load(); got != n {
+		t.Fatalf("the backend saw %d sends, want %d", got, n)
+	}
+}
+
+// TestRetryAfterCallerGaveUp: a blocking send whose caller went away (its
+// timeout, a cut connection) runs on, and its retry gets the completed task;
+// the backend saw the message once.
+func TestRetryAfterCallerGaveUp(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version)
+		c := rc.c
+		abandonedSend(t, g, rc, c.send("m1", c.text("wait"), ""))
+		rc.release()
+		wantCompleted(t, c, sendResult(t, g, c, c.send("m1", c.text("wait"), "")))
+		wantSends(t, rc, 1)
+	})
+}
+
+// TestRetryWithIdempotencyKey: the header is the key; the retry's message
+// id is fresh, as an SDK makes one per call.
+func TestRetryWithIdempotencyKey(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version)
+		c := rc.c
+		abandonedSend(t, g, rc, c.send("m1", c.text("wait"), ""), HeaderIdempotencyKey, "order-42")
+		rc.release()
+		wantCompleted(t, c, sendResult(t, g, c, c.send("m2", c.text("wait"), ""), HeaderIdempotencyKey, "order-42"))
+		wantSends(t, rc, 1)
+		// Another key is other work.
+		wantCompleted(t, c, sendResult(t, g, c, c.send("m3", c.text("wait"), ""), HeaderIdempotencyKey, "order-43"))
+		wantSends(t, rc, 2)
+	})
+}
+
+// TestRetryJoinsInFlight: two callers with one key while the first send
+// runs: one backend call, both answered with its task.
+func TestRetryJoinsInFlight(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		reg := prometheus.NewRegistry()
+		g := newGatewayOpts(t, rc.backend, rc.b.version, Options{Metrics: NewMetrics(reg, nil)})
+		waiting := make(chan struct{}, 1)
+		g.agent.retries.setWaitHook(func() { waiting <- struct{}{} })
+		c := rc.c
+		params := c.send("m1", c.text("wait"), "")
+		answers := make(chan gjson.Result, 2)
+		go func() { answers <- sendResult(t, g, c, params) }()
+		<-rc.backend.arrived
+		go func() { answers <- sendResult(t, g, c, params) }()
+		// Released once the retry waits on the first send's flight.
+		<-waiting
+		rc.release()
+		a, b := wantCompleted(t, c, <-answers), wantCompleted(t, c, <-answers)
+		if a.Get("id").Str != b.Get("id").Str {
+			t.Fatalf("two tasks for one send: %s and %s", a.Get("id").Str, b.Get("id").Str)
+		}
+		wantSends(t, rc, 1)
+		if n := testutil.ToFloat64(g.agent.metrics.retries.WithLabelValues("test", retryJoinedInFlight)); n != 1 {
+			t.Fatalf("joined_in_flight = %v, want 1", n)
+		}
+	})
+}
+
+// TestRetryOfDirectMessage: a send answered with a message gets the same
+// message again.
+func TestRetryOfDirectMessage(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version)
+		c := rc.c
+		first := mustResult(t, sendResult(t, g, c, c.send("m1", c.text("what time is it?"), "")))
+		again := mustResult(t, sendResult(t, g, c, c.send("m1", c.text("what time is it?"), "")))
+		if !jsonSame(first.Raw, again.Raw) {
+			t.Fatalf("the retry got another answer:\n%s\n%s", first.Raw, again.Raw)
+		}
+		wantSends(t, rc, 1)
+	})
+}
+
+// TestRetryKeyReuseRefused: a seen key with another message is refused,
+// naming the reuse, and the backend does not see it.
+func TestRetryKeyReuseRefused(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version)
+		c := rc.c
+		wantCompleted(t, c, sendResult(t, g, c, c.send("m1", c.text("hello"), "")))
+		e := wantError(t, sendResult(t, g, c, c.send("m1", c.text("goodbye"), "")), c.d, -32602)
+		if !strings.Contains(e.Get("message").Str, "message.messageId was already used for another message") {
+			t.Fatalf("the refusal does not name the reuse: %s", e.Raw)
+		}
+		e = wantError(t, sendResult(t, g, c, c.send("m2", c.text("goodbye"), ""), HeaderIdempotencyKey, "m1"), c.d, -32602)
+		if !strings.Contains(e.Get("message").Str, "Idempotency-Key") {
+			t.Fatalf("the refusal does not name the header: %s", e.Raw)
+		}
+		wantSends(t, rc, 1)
+	})
+}
+
+// TestRetryKeysScopedByPrincipal: another caller's identical key and
+// message is its own send, and learns nothing of the first.
+func TestRetryKeysScopedByPrincipal(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version, withAuth(t))
+		alice, bob := g.as(token(t, "alice")), g.as(token(t, "bob"))
+		c := rc.c
+		a := wantCompleted(t, c, sendResult(t, alice, c, c.send("m1", c.text("hello"), "")))
+		r := sendResult(t, bob, c, c.send("m1", c.text("hello"), ""))
+		b := wantCompleted(t, c, r)
+		if a.Get("id").Str == b.Get("id").Str || strings.Contains(r.Raw, a.Get("id").Str) {
+			t.Fatalf("bob's send learned alice's task: %s", r.Raw)
+		}
+		// Nor is another message under alice's key refused for bob.
+		wantCompleted(t, c, sendResult(t, bob, c, c.send("m2", c.text("x"), ""), HeaderIdempotencyKey, "k"))
+		wantCompleted(t, c, sendResult(t, alice, c, c.send("m2", c.text("y"), ""), HeaderIdempotencyKey, "k"))
+		wantSends(t, rc, 4)
+	})
+}
+
+// TestRetryAfterWindowIsNewSend: past retries.window the key is free: the
+// same message is new work.
+func TestRetryAfterWindowIsNewSend(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version, func(cfg *AgentConfig) { cfg.Retries.Window = time.Hour })
+		clock := testclock.New(time.Now())
+		g.agent.retries.setClock(clock.Now)
+		c := rc.c
+		a := wantCompleted(t, c, sendResult(t, g, c, c.send("m1", c.text("hello"), "")))
+		clock.Advance(time.Hour - time.Second)
+		if b := wantCompleted(t, c, sendResult(t, g, c, c.send("m1", c.text("hello"), ""))); b.Get("id").Str != a.Get("id").Str {
+			t.Fatal("a retry within the window made a new task")
+		}
+		wantSends(t, rc, 1)
+		clock.Advance(time.Second)
+		if b := wantCompleted(t, c, sendResult(t, g, c, c.send("m1", c.text("hello"), ""))); b.Get("id").Str == a.Get("id").Str {
+			t.Fatal("a send after the window got the old task")
+		}
+		wantSends(t, rc, 2)
+	})
+}
+
+// TestRetryNotAcceptedIsResent: a send the backend refused (a JSON-RPC
+// error, no task) is sent again by its retry.
+func TestRetryNotAcceptedIsResent(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		var refused atomic.Bool
+		refuseFirst := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && refused.CompareAndSwap(false, true) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"overloaded, try again"}}`)
+				return
+			}
+			rc.backend.ServeHTTP(w, r)
+		})
+		reg := prometheus.NewRegistry()
+		g := newGatewayOpts(t, refuseFirst, rc.b.version, Options{Metrics: NewMetrics(reg, nil)})
+		c := rc.c
+		wantError(t, sendResult(t, g, c, c.send("m1", c.text("hello"), "")), c.d, -32603)
+		wantCompleted(t, c, sendResult(t, g, c, c.send("m1", c.text("hello"), "")))
+		wantSends(t, rc, 1)
+		if n := testutil.ToFloat64(g.agent.metrics.retries.WithLabelValues("test", retryResentNotAccepted)); n != 1 {
+			t.Fatalf("resent_not_accepted = %v, want 1", n)
+		}
+	})
+}
+
+func TestNotAcceptedKinds(t *testing.T) {
+	b := &backend{name: "b"}
+	dial := b.transportError(context.Background(), &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")})
+	read := b.transportError(context.Background(), &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset")})
+	if !notAccepted(dial) || notAccepted(read) {
+		t.Fatalf("notAccepted(dial) = %v, notAccepted(read) = %v; want true, false", notAccepted(dial), notAccepted(read))
+	}
+}
+
+// redisRetryStores opens two Redis indexes sharing a prefix, as two
+// replicas do.
+func redisRetryStores(t *testing.T) (store.Store, store.Store) {
+	prefix := fmt.Sprintf("a2agw-retry-%d:", time.Now().UnixNano())
+	open := func() store.Store {
+		s, err := store.NewRedis(store.RedisConfig{Address: testredis.Addr(t), KeyPrefix: prefix, TTL: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	return open(), open()
+}
+
+// TestRetryOnAnotherReplica: the retry reaching the other gateway waits
+// for the first's outcome there and gets the task; one backend call.
+func TestRetryOnAnotherReplica(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		s1, s2 := redisRetryStores(t)
+		g1 := newGatewayOpts(t, rc.backend, rc.b.version, Options{Tasks: s1}, withAuth(t))
+		g2 := newGatewayOpts(t, rc.backend, rc.b.version, Options{Tasks: s2}, withAuth(t))
+		tok := token(t, "alice")
+		a1, a2 := g1.as(tok), g2.as(tok)
+		c := rc.c
+		abandonedSend(t, a1, rc, c.send("m1", c.text("wait"), ""))
+		answer := make(chan gjson.Result, 1)
+		go func() { answer <- sendResult(t, a2, c, c.send("m1", c.text("wait"), "")) }()
+		rc.release()
+		wantCompleted(t, c, <-answer)
+		wantSends(t, rc, 1)
+	})
+}
+
+// TestRetryAfterReplicaDied: the first replica stops renewing its claim
+// mid-call (it is closed); past the lease, the retry on the other is told
+// the gateway cannot know whether the agent took the work, and nothing is
+// sent again; once the first's outcome is kept, a retry gets the task.
+func TestRetryAfterReplicaDied(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		s1, s2 := redisRetryStores(t)
+		g1 := newGatewayOpts(t, rc.backend, rc.b.version, Options{Tasks: s1}, withAuth(t))
+		g2 := newGatewayOpts(t, rc.backend, rc.b.version, Options{Tasks: s2}, withAuth(t))
+		tok := token(t, "alice")
+		a1, a2 := g1.as(tok), g2.as(tok)
+		c := rc.c
+		params := c.send("m1", c.text("wait"), "")
+		first := make(chan gjson.Result, 1)
+		go func() { first <- sendResult(t, a1, c, params) }()
+		<-rc.backend.arrived
+		g1.agent.Close()
+		clock := testclock.New(time.Now().Add(retryLease + time.Second))
+		g2.agent.retries.setClock(clock.Now)
+		e := wantError(t, sendResult(t, a2, c, params), c.d, -32603)
+		if !strings.Contains(e.Get("message").Str, "cannot tell whether the agent took the work") {
+			t.Fatalf("message: %s", e.Raw)
+		}
+		wantSends(t, rc, 1)
+		rc.release()
+		task := wantCompleted(t, c, <-first)
+		if again := wantCompleted(t, c, sendResult(t, a2, c, params)); again.Get("id").Str != task.Get("id").Str {
+			t.Fatal("the retry after the outcome was kept got another task")
+		}
+		wantSends(t, rc, 1)
+	})
+}

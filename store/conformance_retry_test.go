@@ -1,0 +1,181 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+func init() {
+	conformanceCases = append(conformanceCases,
+		conformanceCase{"RetryClaim", testRetryClaim},
+		conformanceCase{"RetryScopedKeys", testRetryScopedKeys},
+		conformanceCase{"RetrySaveLoad", testRetrySaveLoad},
+		conformanceCase{"RetryExpiry", testRetryExpiry},
+		conformanceCase{"RetryClaimRace", testRetryClaimRace},
+		conformanceCase{"RetryClosed", testRetryClosed},
+		conformanceCase{"RetryNotAcceptedClaimedOver", testRetryNotAcceptedClaimedOver},
+	)
+}
+
+func running(clock *fakeClock, digest string) SendRecord {
+	now := clock.Now()
+	return SendRecord{Digest: digest, State: SendRunning, Holder: "r1", Lease: now.Add(10 * time.Second).UTC(), Expires: now.Add(time.Hour).UTC()}
+}
+
+func testRetryClaim(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	mustPut(t, s, Task{ID: "t1", Agent: "a", Owner: "o", ContextID: "cx"})
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	first := running(clock, "d1")
+	owner, prior, claimed, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o", ContextID: "cx"}, key, first, clock.Now())
+	if err != nil || !claimed || owner != "o" || prior.State != "" {
+		t.Fatalf("first ClaimSend = %q, %+v, %v, %v; want o, none, claimed", owner, prior, claimed, err)
+	}
+	_, prior, claimed, err = s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d2"), clock.Now())
+	if !errors.Is(err, ErrNotFound) || claimed || !reflect.DeepEqual(prior, first) {
+		t.Fatalf("second ClaimSend = %+v, %v, %v; want the first record, not claimed, ErrNotFound for no context", prior, claimed, err)
+	}
+}
+
+func testRetryScopedKeys(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	for _, key := range []SendKey{{"a", "o", "k"}, {"a", "p", "k"}, {"b", "o", "k"}, {"a", "o:k", ""}, {"a:o", "k", "x"}} {
+		if key.Key == "" {
+			continue
+		}
+		_, _, claimed, err := s.ClaimSend(ctx, Admission{Agent: key.Agent, Owner: key.Owner}, key, running(clock, "d"), clock.Now())
+		if !errors.Is(err, ErrNotFound) || !claimed {
+			t.Fatalf("ClaimSend(%+v) = %v, %v; want a claim of its own", key, claimed, err)
+		}
+	}
+	if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a"}, SendKey{Agent: "a"}, running(clock, "d"), clock.Now()); err == nil {
+		t.Fatal("ClaimSend with no key succeeded")
+	}
+}
+
+func testRetrySaveLoad(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	if _, err := s.LoadSend(ctx, key, clock.Now()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("LoadSend before any = %v, want ErrNotFound", err)
+	}
+	answer := []byte(`{"message":{"messageId":"x"}}`)
+	rec := SendRecord{Digest: "d", State: SendMessage, Answer: answer, AnswerDialect: "1.0", Expires: clock.Now().Add(time.Hour).UTC()}
+	if err := s.SaveSend(ctx, key, rec); err != nil {
+		t.Fatal(err)
+	}
+	answer[0] = 'X' // the store keeps its own copy
+	got, err := s.LoadSend(ctx, key, clock.Now())
+	rec.Answer = []byte(`{"message":{"messageId":"x"}}`)
+	if err != nil || !reflect.DeepEqual(got, rec) {
+		t.Fatalf("LoadSend = %+v, %v; want %+v", got, err, rec)
+	}
+	task := SendRecord{Digest: "d", State: SendTask, TaskID: "t1", Expires: rec.Expires}
+	if err := s.SaveSend(ctx, key, task); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.LoadSend(ctx, key, clock.Now()); err != nil || !reflect.DeepEqual(got, task) {
+		t.Fatalf("LoadSend after overwrite = %+v, %v; want %+v", got, err, task)
+	}
+}
+
+func testRetryExpiry(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	if _, _, claimed, _ := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d1"), clock.Now()); !claimed {
+		t.Fatal("first claim refused")
+	}
+	clock.Advance(time.Hour)
+	if _, err := s.LoadSend(ctx, key, clock.Now()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("LoadSend at expiry = %v, want ErrNotFound", err)
+	}
+	if _, prior, claimed, _ := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d2"), clock.Now()); !claimed {
+		t.Fatalf("claim after the window found %+v", prior)
+	}
+}
+
+func testRetryClaimRace(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	claims := 0
+	for range 16 {
+		wg.Go(func() {
+			_, _, claimed, err := s.ClaimSend(context.Background(), Admission{Agent: "a", Owner: "o"}, key, running(clock, "d"), clock.Now())
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				t.Error(err)
+			}
+			if claimed {
+				mu.Lock()
+				claims++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if claims != 1 {
+		t.Fatalf("%d of 16 concurrent claims of one key succeeded, want 1", claims)
+	}
+}
+
+func testRetryClosed(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	_ = s.Close()
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	_, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d"), clock.Now())
+	calls := map[string]error{"ClaimSend": err, "SaveSend": s.SaveSend(ctx, key, running(clock, "d"))}
+	_, calls["LoadSend"] = s.LoadSend(ctx, key, clock.Now())
+	for name, err := range calls {
+		if !errors.Is(err, ErrUnavailable) {
+			t.Errorf("%s after Close = %v, want ErrUnavailable", name, err)
+		}
+	}
+}
+
+// A claim for a send Admit refuses is not kept: the send never runs.
+func TestRetryClaimReleasedOnRefusal(t *testing.T) {
+	m := NewMemory(MemoryConfig{MaxTasks: 1})
+	defer m.Close()
+	ctx := context.Background()
+	mustPut(t, m, Task{ID: "t1", Agent: "a", Owner: "o", State: "TASK_STATE_WORKING"})
+	clock := newFakeClock()
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	if _, _, claimed, err := m.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d"), clock.Now()); claimed || !errors.Is(err, ErrOwnerQuota) {
+		t.Fatalf("ClaimSend into a full share = %v, %v; want not claimed, ErrOwnerQuota", claimed, err)
+	}
+}
+
+func testRetryNotAcceptedClaimedOver(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	failed := SendRecord{Digest: "d1", State: SendNotAccepted, Expires: clock.Now().Add(time.Hour).UTC()}
+	if err := s.SaveSend(ctx, key, failed); err != nil {
+		t.Fatal(err)
+	}
+	again := running(clock, "d1")
+	_, prior, claimed, _ := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, again, clock.Now())
+	if !claimed || !reflect.DeepEqual(prior, failed) {
+		t.Fatalf("claim over a not-accepted send = %+v, %v; want claimed, with the failed record", prior, claimed)
+	}
+	if _, prior, claimed, _ = s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d1"), clock.Now()); claimed || !reflect.DeepEqual(prior, again) {
+		t.Fatalf("claim after the resend = %+v, %v; want the resend's record", prior, claimed)
+	}
+}

@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// sendKey is the Redis key of a send record, in its agent's hash slot like
+// the keys Admit reads, so that the claim rides in Admit's pipeline to the
+// same node, on a cluster too:
+//
+//	<prefix>{<agent>}r:<owner>:<key>   string: "<expires µs>|<record JSON>"
+func (k redisKeys) sendKey(key SendKey) string {
+	return k.agentSlot(key.Agent) + "r:" + lengthPrefixed(key.Owner) + ":" + key.Key
+}
+
+// claimSendScript writes ARGV[2] unless a record that expires after ARGV[1]
+// and is not a not-accepted one is there. It returns {claimed, the record
+// found or ""}. Expiry is the caller's clock, as for tasks; the key's Redis
+// TTL only reclaims memory. The state is found in the record's JSON, where
+// a quote inside an id is always escaped.
+var claimSendScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v then
+  local e = string.match(v, '^(%d+)|')
+  if not (e and tonumber(e) > tonumber(ARGV[1])) then
+    v = ''
+  elseif not string.find(v, '"s":"not_accepted"', 1, true) then
+    return {0, v}
+  end
+else
+  v = ''
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return {1, v}
+`)
+
+func encodeSend(rec SendRecord) (string, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return "", fmt.Errorf("encode send record: %w", err)
+	}
+	return micros(rec.Expires) + "|" + string(b), nil
+}
+
+func decodeSend(v string) (SendRecord, time.Time, error) {
+	e, body, ok := strings.Cut(v, "|")
+	us, err := strconv.ParseInt(e, 10, 64)
+	if !ok || err != nil {
+		return SendRecord{}, time.Time{}, unavailable("decode send record", errors.New("malformed value"))
+	}
+	var rec SendRecord
+	if err := json.Unmarshal([]byte(body), &rec); err != nil {
+		return SendRecord{}, time.Time{}, unavailable("decode send record", err)
+	}
+	return rec, fromMicros(us), nil
+}
+
+// physicalSendTTL is the Redis TTL of a record expiring at expires.
+func (r *Redis) physicalSendTTL(expires time.Time) int64 {
+	return max(expires.Sub(r.now())+redisTTLGrace, time.Millisecond).Milliseconds()
+}
+
+// ClaimSend implements Retries. The claim is one more command in Admit's
+// pipeline, not one more round trip. A claim made for a send that Admit
+// refuses is taken back, at the cost of a round trip on that rare path.
+func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec SendRecord, now time.Time) (string, SendRecord, bool, error) {
+	if key.Key == "" {
+		return "", SendRecord{}, false, errNoClaim
+	}
+	val, err := encodeSend(rec)
+	if err != nil {
+		return "", SendRecord{}, false, err
+	}
+	k := r.keys.sendKey(key)
+	args := []any{micros(now), val, r.physicalSendTTL(rec.Expires)}
+	var admit func() (string, error)
+	var claim *redis.Cmd
+	run := func(eval func(p redis.Pipeliner) *redis.Cmd) error {
+		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			admit = r.queueAdmit(ctx, p, a)
+			claim = eval(p)
+			return nil
+		})
+		return err
+	}
+	err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.EvalSha(ctx, p, []string{k}, args...) })
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		// A Redis that restarted or flushed its scripts: once, in full.
+		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, []string{k}, args...) })
+	}
+	if err != nil {
+		return "", SendRecord{}, false, unavailable("claim send", err)
+	}
+	owner, admitErr := admit()
+	reply, err := claim.Slice()
+	if err != nil || len(reply) != 2 {
+		return "", SendRecord{}, false, unavailable("claim send", fmt.Errorf("unexpected reply %v: %w", reply, err))
+	}
+	flag, _ := reply[0].(int64)
+	prev, _ := reply[1].(string)
+	claimed := flag == 1
+	var prior SendRecord
+	if prev != "" {
+		if prior, _, err = decodeSend(prev); err != nil {
+			return "", SendRecord{}, false, err
+		}
+	}
+	switch {
+	case admitErr != nil && !errors.Is(admitErr, ErrNotFound):
+		if claimed {
+			if err := r.client.Del(ctx, k).Err(); err != nil {
+				return "", SendRecord{}, false, unavailable("release send claim", err)
+			}
+		}
+		return "", SendRecord{}, false, admitErr
+	}
+	return owner, prior, claimed, admitErr
+}
+
+// SaveSend implements Retries.
+func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error {
+	val, err := encodeSend(rec)
+	if err != nil {
+		return err
+	}
+	if err := r.client.Set(ctx, r.keys.sendKey(key), val, time.Duration(r.physicalSendTTL(rec.Expires))*time.Millisecond).Err(); err != nil {
+		return unavailable("save send", err)
+	}
+	return nil
+}
+
+// LoadSend implements Retries.
+func (r *Redis) LoadSend(ctx context.Context, key SendKey, now time.Time) (SendRecord, error) {
+	v, err := r.client.Get(ctx, r.keys.sendKey(key)).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return SendRecord{}, ErrNotFound
+	case err != nil:
+		return SendRecord{}, unavailable("load send", err)
+	}
+	rec, expires, err := decodeSend(v)
+	if err != nil {
+		return SendRecord{}, err
+	}
+	if !expires.After(now) {
+		return SendRecord{}, ErrNotFound
+	}
+	return rec, nil
+}
