@@ -22,7 +22,9 @@
 # per-backend gateways: a gRPC call names no agent path, so the shared
 # gateway, with several agents under paths, refuses them by design. Backends: agents built with the 0.2.5,
 # 0.3.x and 1.x JS SDK servers (agents/) and with a2a-go v2.3.1's a2asrv
-# (go10/agent), all running the script in agents/script.mjs.
+# (go10/agent), all running the script in agents/script.mjs. Push: the
+# caller-side receivers of clients/push.mjs against the backends' own push
+# senders (see "push scenarios" below).
 #
 # Output: one "PASS|FAIL client=... backend=... scenario=..." line per
 # scenario, then exactly "N passed, N failed". Exit status 1 on any failure.
@@ -42,6 +44,7 @@
 #   INTEROP_ONLY=a,b         run only these scenarios
 #   INTEROP_CLIENTS="js-0.2.5 go-0.3.3 go-2.3.1-grpc"   restrict the clients
 #   INTEROP_BACKENDS="js-1.0"             restrict the backends
+#   INTEROP_PUSH=0           leave out the push scenarios (clients/push.mjs)
 #   GATEWAY_BIN=path         use this gateway binary instead of building one
 set -euo pipefail
 
@@ -154,6 +157,7 @@ agents:
     path: /
     public_url: http://127.0.0.1:$port/
     backend: {url: "${backend_url[$name]}", dialect: "${backend_dialect[$name]}"}
+    push: {allowed_cidrs: ["127.0.0.0/8"]}
 EOF
   "$gateway_bin" -config "$config" >"$logfile" 2>&1 &
   pid=$!
@@ -185,6 +189,7 @@ start_shared_gateway() {
       echo "    path: $path"
       echo "    public_url: http://127.0.0.1:$port$path"
       echo "    backend: {url: \"${backend_url[$name]}\", dialect: auto}"
+      echo '    push: {allowed_cidrs: ["127.0.0.0/8"]}'
     done
   } >"$config"
   "$gateway_bin" -config "$config" >"$logfile" 2>&1 &
@@ -370,6 +375,53 @@ else
       done
     fi
   fi
+fi
+
+# --- push scenarios (issue 24) -----------------------------------------------
+
+# clients/push.mjs: a caller of each dialect (rpc-0.3, rpc-1.0: plain
+# JSON-RPC) with its own webhook receiver on 127.0.0.1 (the gateway configs
+# above allow loopback receivers: push.allowed_cidrs), against every backend
+# whose SDK has a push sender, through both gateways; direct, only where
+# caller and backend share a dialect (the native sender posts its own
+# dialect). INTEROP_PUSH=0 leaves them out.
+declare -A push_caller_dialect=([rpc-0.3]=0.3 [rpc-1.0]=1.0)
+run_push() { # CALLER BACKEND URL [TAG]
+  local out="$work/push-out.txt" status=0
+  local args=(--url "$3" --client "$1" --caller-dialect "${push_caller_dialect[$1]}" --backend "$2" --backend-dialect "${backend_dialect[$2]}")
+  [[ -n "${INTEROP_ONLY:-}" ]] && args+=(--only "$INTEROP_ONLY")
+  [[ -n "${4:-}" ]] && args+=(--tag "$4")
+  [[ "$mode" == direct ]] && args+=(--direct)
+  timeout 120 node clients/push.mjs "${args[@]}" >"$out" 2>"$work/push.err" || status=$?
+  { grep -E '^(PASS|FAIL) ' "$out" || true; } | while IFS= read -r line; do
+    if [[ "$mode" == gateway ]]; then mark_known_gap "$line"; else echo "$line"; fi
+  done | tee -a "$results"
+  if ((status != 0)) && ! grep -q '^FAIL ' "$out"; then
+    echo "FAIL client=$1 backend=$2${4:+ $4} scenario=push-process exit status $status: $(tail -c 600 "$work/push.err" | tr '\n' ' ')" \
+      | tee -a "$results"
+  fi
+}
+if [[ "${INTEROP_PUSH:-1}" != 0 ]]; then
+  for backend in "${backends[@]}"; do
+    if [[ "$backend" == js-0.2.5 ]]; then
+      log "push scenarios skip js-0.2.5: @a2a-js/sdk 0.2.5 has no push sender"
+      continue
+    fi
+    for caller in rpc-0.3 rpc-1.0; do
+      if [[ "$mode" == direct ]]; then
+        if [[ "${dialect_of[$backend]}" == "${push_caller_dialect[$caller]}" && -n "${backend_url[$backend]:-}" ]]; then
+          run_push "$caller" "$backend" "${backend_url[$backend]}" via=direct
+        fi
+        continue
+      fi
+      if [[ -n "${gateway_url[$backend]:-}" ]]; then
+        run_push "$caller" "$backend" "${gateway_url[$backend]}"
+      fi
+      if [[ -n "${shared_url[$backend]:-}" ]]; then
+        run_push "$caller" "$backend" "${shared_url[$backend]}" gateway=shared-auto
+      fi
+    done
+  done
 fi
 
 passed="$(grep -c '^PASS ' "$results" || true)"

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
@@ -89,11 +90,21 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	}
 	var configs []store.PushConfig
 	if relay.TaskID == "" && relay.Pending != nil {
-		// Given in a send whose answer has not come yet.
+		// Given in a send whose answer has not come yet (a2a-go v2 posts the
+		// first events before it answers). The config is bound to the task
+		// now, as the send's answer will bind it (bindPending, the same
+		// write): without the task's entry the store keeps no snapshot, and
+		// the updates that follow would fold into an empty task, its state
+		// unknown, for a 0.x caller.
 		cfg := *relay.Pending
-		cfg.TaskID = info.TaskID
+		cfg.TaskID = strings.Clone(info.TaskID)
 		if cfg.ID == "" {
-			cfg.ID = info.TaskID
+			cfg.ID = cfg.TaskID
+		}
+		if _, err := p.configs.PutPushConfig(ctx, cfg, relay); err != nil {
+			p.a.metrics.storeError("write")
+			http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
+			return receivedUnavailable
 		}
 		configs = []store.PushConfig{cfg}
 	} else if configs, _, err = p.configs.PushConfigs(ctx, p.a.cfg.Name, info.TaskID); err != nil {
