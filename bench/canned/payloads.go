@@ -58,10 +58,12 @@ func joinTemplate(t template) []byte {
 
 // Request bodies, in each dialect. The message is the same in both.
 var (
-	messageV03 = `{"kind":"message","messageId":"msg-user-1","role":"user","contextId":"` + ContextID + `",` +
+	// A message's id is the request's own (every SDK makes a fresh one per
+	// message): a repeated id is a retry, which the gateway deduplicates.
+	messageV03 = `{"kind":"message","messageId":"` + messageIDSlot + `","role":"user","contextId":"` + ContextID + `",` +
 		`"parts":[{"kind":"text","text":"` + longAsk + `"},{"kind":"data","data":` + askData + `}],` +
 		`"metadata":{"skillId":"summarize","locale":"en-GB"}}`
-	messageV10 = `{"messageId":"msg-user-1","role":"ROLE_USER","contextId":"` + ContextID + `",` +
+	messageV10 = `{"messageId":"` + messageIDSlot + `","role":"ROLE_USER","contextId":"` + ContextID + `",` +
 		`"parts":[{"text":"` + longAsk + `"},{"data":` + askData + `}],` +
 		`"metadata":{"skillId":"summarize","locale":"en-GB"}}`
 	requestMetadata = `"metadata":{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","client":"loadbench/1"`
@@ -103,6 +105,9 @@ type StreamShape struct {
 	// until the caller leaves.
 	Hold bool
 }
+
+// messageIDSlot marks where a request's message takes its id.
+const messageIDSlot = "\x00MSG\x00"
 
 // DefaultStreamEvents is the length of a stream that asks for no length.
 const DefaultStreamEvents = 50
@@ -154,8 +159,12 @@ func (r Request) Append(dst []byte) []byte {
 	if r.Dialect == V10 {
 		msg = messageV10
 	}
+	head, tail, _ := strings.Cut(msg, messageIDSlot)
 	dst = append(dst, `{"message":`...)
-	dst = append(dst, msg...)
+	dst = append(dst, head...)
+	dst = append(dst, "msg-"...)
+	dst = append(dst, r.ID...)
+	dst = append(dst, tail...)
 	if r.Op == Send {
 		if r.Dialect == V10 {
 			dst = append(dst, `,"configuration":{"acceptedOutputModes":["text/plain","application/json"],"historyLength":10}`...)

@@ -7,10 +7,14 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2agate/gateway/bench/canned"
 )
+
+// loads counts the loads a run has made.
+var loads atomic.Int64
 
 // loadSpec is one closed-loop load: conns connections, each sending the
 // next request as soon as the previous answer is read in full.
@@ -83,6 +87,10 @@ func runLoad(spec loadSpec, sutPID int, backendPIDs []int) (loadResult, error) {
 		firstErr string
 	}
 	out := make([]workerResult, spec.conns)
+	// Request ids, and so message ids, are unique across the whole run: a
+	// message id seen before is a retry, which the gateway answers from the
+	// first call (and a Redis index outlives a measurement).
+	run := loads.Add(1)
 	var wg sync.WaitGroup
 	for w := range spec.conns {
 		wg.Go(func() {
@@ -91,7 +99,7 @@ func runLoad(spec loadSpec, sutPID int, backendPIDs []int) (loadResult, error) {
 			body := make([]byte, 0, 2048)
 			buf := bytes.NewBuffer(make([]byte, 0, 8192))
 			req := spec.request
-			prefix := "w" + strconv.Itoa(w) + "-"
+			prefix := "l" + strconv.FormatInt(run, 10) + "w" + strconv.Itoa(w) + "-"
 			for seq := 0; ; seq++ {
 				start := time.Now()
 				if !start.Before(windowEnd) {
