@@ -18,11 +18,13 @@ step "go vet"
 go vet ./...
 (cd interop/goclient && go vet ./...)
 (cd interop/go10 && go vet ./...)
+(cd interop/harness && go vet ./...)
 
 step "go mod tidy -diff: go.mod and go.sum say what the code imports"
 go mod tidy -diff
 (cd interop/goclient && go mod tidy -diff)
 (cd interop/go10 && go mod tidy -diff)
+(cd interop/harness && go mod tidy -diff)
 
 step "builds for Windows and macOS"
 GOOS=windows go build ./...

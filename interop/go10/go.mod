@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/a2agate/gateway/interop/harness v0.0.0
 	golang.org/x/mod v0.33.0 // indirect
 	golang.org/x/net v0.49.0 // indirect
 	golang.org/x/sync v0.19.0 // indirect
@@ -18,3 +19,5 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260427160629-7cedc36a6bc4 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
+
+replace github.com/a2agate/gateway/interop/harness => ../harness

@@ -37,7 +37,7 @@ const (
 // registerScenarios mirrors interop/clients/scenarios.mjs for a2a-go, so
 // every client runs the same checks; names match one to one.
 func registerScenarios(r *runner, e *env) {
-	r.add("discovery", func(ctx context.Context, c checker) {
+	r.Add("discovery", func(ctx context.Context, c checker) {
 		conn, err := e.connect(ctx)
 		c.NoErr(err, "discovery")
 		card := conn.card
@@ -61,14 +61,14 @@ func registerScenarios(r *runner, e *env) {
 			// a2a-go dials the interface's URL as a gRPC target: host:port.
 			Equal(c, fmt.Sprint(grpcURLs), fmt.Sprint([]string{want.Host}), "GRPC additionalInterfaces")
 		}
-		e.recorder.reset()
+		e.recorder.Reset()
 		res, err := conn.client.SendMessage(ctx, userMessage(textParts("ping?"), sendOptions{}))
 		c.NoErr(err, "round trip through the resolved endpoint")
 		_, isMessage := res.(*a2a.Message)
 		c.Check(isMessage, "ping? should be answered by a message, got %T", res)
 		// The call went over the preferred binding: JSON-RPC posts to the
 		// card's url, gRPC makes no HTTP/1.1 request.
-		sent := e.recorder.requested()
+		sent := e.recorder.Requested()
 		if e.binding == a2a.TransportProtocolGRPC {
 			c.Check(len(sent) == 0, "gRPC send made HTTP requests %v", sent)
 		} else {
@@ -76,7 +76,7 @@ func registerScenarios(r *runner, e *env) {
 		}
 	})
 
-	r.add("blocking-send", func(ctx context.Context, c checker) {
+	r.Add("blocking-send", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		input := "hello " + uuid.NewString()[:8]
 		res, err := client.SendMessage(ctx, userMessage(textParts(input), sendOptions{blocking: ptr(true)}))
@@ -94,7 +94,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, firstText(fetched.History[0].Parts), input, "user message text in history")
 	})
 
-	r.add("direct-message", func(ctx context.Context, c checker) {
+	r.Add("direct-message", func(ctx context.Context, c checker) {
 		question := "what is " + uuid.NewString()[:6] + "?"
 		contextID := uuid.NewString()
 		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(question), sendOptions{contextID: contextID}))
@@ -107,7 +107,7 @@ func registerScenarios(r *runner, e *env) {
 		c.Check(msg.ID != "", "empty messageId")
 	})
 
-	r.add("data-and-file-parts", func(ctx context.Context, c checker) {
+	r.Add("data-and-file-parts", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		parts := a2a.ContentParts{
 			a2a.TextPart{Text: "echo parts"},
@@ -126,7 +126,7 @@ func registerScenarios(r *runner, e *env) {
 		c.Check(len(fetched.History) > 0 && reflect.DeepEqual(fetched.History[0].Parts, parts), "stored user parts: got %#v", fetched.History)
 	})
 
-	r.add("failing-task", func(ctx context.Context, c checker) {
+	r.Add("failing-task", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("fail please"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -138,7 +138,7 @@ func registerScenarios(r *runner, e *env) {
 		mustTask(c, fetched, a2a.TaskStateFailed, "get")
 	})
 
-	r.add("non-blocking-poll", func(ctx context.Context, c checker) {
+	r.Add("non-blocking-poll", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		input := "slow job"
 		res, err := client.SendMessage(ctx, userMessage(textParts(input), sendOptions{blocking: ptr(false)}))
@@ -151,7 +151,7 @@ func registerScenarios(r *runner, e *env) {
 		assertDone(c, done, input)
 	})
 
-	r.add("history-length", func(ctx context.Context, c checker) {
+	r.Add("history-length", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		input := "history check"
 		res, err := client.SendMessage(ctx, userMessage(textParts(input), sendOptions{}))
@@ -170,7 +170,7 @@ func registerScenarios(r *runner, e *env) {
 
 	// See the comment on this scenario in clients/scenarios.mjs: the 0.x JS
 	// servers and a2a-go v2.3.1 ignore configuration.historyLength on send.
-	r.add("history-length-send", func(ctx context.Context, c checker) {
+	r.Add("history-length-send", func(ctx context.Context, c checker) {
 		input := "history on send"
 		// blocking is explicit: the 0.3 proto's SendMessageConfiguration
 		// has a plain bool blocking, so over gRPC a configuration without
@@ -185,7 +185,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, historyString(task), fmt.Sprint(want), "send with historyLength=1")
 	})
 
-	r.add("stream-task", func(ctx context.Context, c checker) {
+	r.Add("stream-task", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		input := "stream me"
 		events, err := collect(client.SendStreamingMessage(ctx, userMessage(textParts(input), sendOptions{})))
@@ -200,7 +200,7 @@ func registerScenarios(r *runner, e *env) {
 		mustTask(c, fetched, a2a.TaskStateCompleted, "get after stream")
 	})
 
-	r.add("stream-message", func(ctx context.Context, c checker) {
+	r.Add("stream-message", func(ctx context.Context, c checker) {
 		question := "streamed question?"
 		events, err := collect(e.client(ctx, c).SendStreamingMessage(ctx, userMessage(textParts(question), sendOptions{})))
 		c.NoErr(err, "stream")
@@ -210,7 +210,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, msg.Role, a2a.MessageRoleAgent, "role")
 	})
 
-	r.add("input-required-blocking", func(ctx context.Context, c checker) {
+	r.Add("input-required-blocking", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("input needed"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -233,7 +233,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, fmt.Sprint(userTurns), fmt.Sprint([]string{"input needed", more}), "user turns in history")
 	})
 
-	r.add("input-required-stream", func(ctx context.Context, c checker) {
+	r.Add("input-required-stream", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		firstCycle, err := collect(client.SendStreamingMessage(ctx, userMessage(textParts("input via stream"), sendOptions{})))
 		c.NoErr(err, "first stream")
@@ -247,7 +247,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, firstText(second[2].(*a2a.TaskArtifactUpdateEvent).Artifact.Parts), textDone(more), "artifact text")
 	})
 
-	r.add("cancel-task", func(ctx context.Context, c checker) {
+	r.Add("cancel-task", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		running := startWaiting(ctx, c, e, "wait for cancel")
 		canceled, err := client.CancelTask(ctx, &a2a.TaskIDParams{ID: running.ID})
@@ -266,7 +266,7 @@ func registerScenarios(r *runner, e *env) {
 		}
 	})
 
-	r.add("cancel-terminal", func(ctx context.Context, c checker) {
+	r.Add("cancel-terminal", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("finish first"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -275,7 +275,7 @@ func registerScenarios(r *runner, e *env) {
 		expectCode(c, err, "cancel of a completed task", codeTaskNotCancelable)
 	})
 
-	r.add("resubscribe", func(ctx context.Context, c checker) {
+	r.Add("resubscribe", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		running := startWaiting(ctx, c, e, "wait on resubscribe")
 		next, stop := iter.Pull2(client.ResubscribeToTask(ctx, &a2a.TaskIDParams{ID: running.ID}))
@@ -308,7 +308,7 @@ func registerScenarios(r *runner, e *env) {
 		c.Check(last.Final, "canceled update must be final")
 	})
 
-	r.add("push-config", func(ctx context.Context, c checker) {
+	r.Add("push-config", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("push config holder"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -344,32 +344,32 @@ func registerScenarios(r *runner, e *env) {
 
 	unknownID := func() a2a.TaskID { return a2a.TaskID("no-such-task-" + uuid.NewString()) }
 
-	r.add("error-get-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-get-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).GetTask(ctx, &a2a.TaskQueryParams{ID: unknownID()})
 		expectCode(c, err, "get", codeTaskNotFound)
 	})
 
-	r.add("error-cancel-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-cancel-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).CancelTask(ctx, &a2a.TaskIDParams{ID: unknownID()})
 		expectCode(c, err, "cancel", codeTaskNotFound)
 	})
 
-	r.add("error-subscribe-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-subscribe-unknown", func(ctx context.Context, c checker) {
 		events, err := collect(e.client(ctx, c).ResubscribeToTask(ctx, &a2a.TaskIDParams{ID: unknownID()}))
 		expectCode(c, err, fmt.Sprintf("resubscribe (events before the error: %v)", eventKinds(events)), codeTaskNotFound)
 	})
 
-	r.add("error-continue-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-continue-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts("continue nothing"), sendOptions{taskID: unknownID()}))
 		expectCode(c, err, "send", codeTaskNotFound)
 	})
 
-	r.add("error-stream-continue-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-stream-continue-unknown", func(ctx context.Context, c checker) {
 		events, err := collect(e.client(ctx, c).SendStreamingMessage(ctx, userMessage(textParts("continue nothing"), sendOptions{taskID: unknownID()})))
 		expectCode(c, err, fmt.Sprintf("stream (events before the error: %v)", eventKinds(events)), codeTaskNotFound)
 	})
 
-	r.add("error-unknown-method", func(ctx context.Context, c checker) {
+	r.Add("error-unknown-method", func(ctx context.Context, c checker) {
 		id := "req-" + uuid.NewString()
 		resp := e.rawRPC(ctx, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tasks/doesNotExist","params":{}}`, id))
 		Equal(c, resp["jsonrpc"], any("2.0"), "jsonrpc")
@@ -377,7 +377,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, resp["id"], any(id), "response id echoes the request id")
 	})
 
-	r.add("error-malformed-json", func(ctx context.Context, c checker) {
+	r.Add("error-malformed-json", func(ctx context.Context, c checker) {
 		resp := e.rawRPC(ctx, c, `{"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {`)
 		Equal(c, resp["jsonrpc"], any("2.0"), "jsonrpc")
 		Equal(c, errorCode(resp), codeParseError, fmt.Sprintf("error in %v", resp))

@@ -62,7 +62,7 @@ func run() int {
 		return 2
 	}
 
-	recorder := &recordingTransport{base: http.DefaultTransport}
+	recorder := &recordingTransport{Base: http.DefaultTransport}
 	httpClient := &http.Client{Transport: recorder}
 	env := &env{
 		baseURL:        *baseURL,
@@ -92,13 +92,13 @@ func run() int {
 		}
 		return fmt.Sprintf("client=%s backend=%s%s scenario=%s", *clientName, *backendName, extra, name)
 	}
-	r := &runner{label: label, timeout: *timeout, recorder: recorder, origin: parsed.Scheme + "://" + parsed.Host}
+	r := &runner{Label: label, Timeout: *timeout, Recorder: recorder, Origin: parsed.Scheme + "://" + parsed.Host}
 	if *only != "" {
-		r.only = strings.Split(*only, ",")
+		r.Only = strings.Split(*only, ",")
 	}
 	registerScenarios(r, env)
-	r.skip = env.skipReason
-	if r.run(context.Background()) > 0 {
+	r.Skip = env.skipReason
+	if r.Run(context.Background()) > 0 {
 		return 1
 	}
 	return 0

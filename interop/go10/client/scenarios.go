@@ -39,7 +39,7 @@ const (
 // (a 1.0 client, so with data-non-object and list-tasks); names match one
 // to one.
 func registerScenarios(r *runner, e *env) {
-	r.add("discovery", func(ctx context.Context, c checker) {
+	r.Add("discovery", func(ctx context.Context, c checker) {
 		conn, err := e.connect(ctx)
 		c.NoErr(err, "discovery")
 		card := conn.card
@@ -57,14 +57,14 @@ func registerScenarios(r *runner, e *env) {
 		c.Check(strings.HasPrefix(string(iface.ProtocolVersion), "1."), "protocolVersion %q for a 1.0 client", iface.ProtocolVersion)
 		c.Check(card.Capabilities.Streaming, "capabilities.streaming")
 		c.Check(card.Capabilities.PushNotifications, "capabilities.pushNotifications")
-		e.recorder.reset()
+		e.recorder.Reset()
 		res, err := conn.client.SendMessage(ctx, userMessage(textParts("ping?"), sendOptions{}))
 		c.NoErr(err, "round trip through the resolved endpoint")
 		_, isMessage := res.(*a2a.Message)
 		c.Check(isMessage, "ping? should be answered by a message, got %T", res)
 		// The call went over the preferred binding: JSON-RPC posts to the
 		// endpoint, REST to its message:send route, gRPC not over HTTP/1.1.
-		sent := e.recorder.requested()
+		sent := e.recorder.Requested()
 		switch e.binding {
 		case a2a.TransportProtocolJSONRPC:
 			c.Check(len(sent) == 1 && strings.TrimSuffix(sent[0], "/") == want, "JSON-RPC send requested %v", sent)
@@ -75,7 +75,7 @@ func registerScenarios(r *runner, e *env) {
 		}
 	})
 
-	r.add("blocking-send", func(ctx context.Context, c checker) {
+	r.Add("blocking-send", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		input := "hello " + uuid.NewString()[:8]
 		res, err := client.SendMessage(ctx, userMessage(textParts(input), sendOptions{blocking: ptr(true)}))
@@ -93,7 +93,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, firstText(fetched.History[0].Parts), input, "user message text in history")
 	})
 
-	r.add("direct-message", func(ctx context.Context, c checker) {
+	r.Add("direct-message", func(ctx context.Context, c checker) {
 		question := "what is " + uuid.NewString()[:6] + "?"
 		contextID := uuid.NewString()
 		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(question), sendOptions{contextID: contextID}))
@@ -106,7 +106,7 @@ func registerScenarios(r *runner, e *env) {
 		c.Check(msg.ID != "", "empty messageId")
 	})
 
-	r.add("data-and-file-parts", func(ctx context.Context, c checker) {
+	r.Add("data-and-file-parts", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		parts := []*a2a.Part{
 			a2a.NewTextPart("echo parts"),
@@ -119,7 +119,7 @@ func registerScenarios(r *runner, e *env) {
 
 	// 1.0 data parts hold any JSON value; see the scenario of the same name
 	// in clients/scenarios.mjs for what a gateway does toward 0.x.
-	r.add("data-non-object", func(ctx context.Context, c checker) {
+	r.Add("data-non-object", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		parts := []*a2a.Part{
 			a2a.NewTextPart("echo values"),
@@ -131,7 +131,7 @@ func registerScenarios(r *runner, e *env) {
 		checkEchoed(ctx, c, client, parts, "done: echo values")
 	})
 
-	r.add("failing-task", func(ctx context.Context, c checker) {
+	r.Add("failing-task", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("fail please"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -143,7 +143,7 @@ func registerScenarios(r *runner, e *env) {
 		mustTask(c, fetched, a2a.TaskStateFailed, "get")
 	})
 
-	r.add("non-blocking-poll", func(ctx context.Context, c checker) {
+	r.Add("non-blocking-poll", func(ctx context.Context, c checker) {
 		input := "slow job"
 		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{blocking: ptr(false)}))
 		c.NoErr(err, "send")
@@ -155,7 +155,7 @@ func registerScenarios(r *runner, e *env) {
 		assertDone(c, done, input)
 	})
 
-	r.add("history-length", func(ctx context.Context, c checker) {
+	r.Add("history-length", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		input := "history check"
 		res, err := client.SendMessage(ctx, userMessage(textParts(input), sendOptions{}))
@@ -179,7 +179,7 @@ func registerScenarios(r *runner, e *env) {
 
 	// See the comment on this scenario in clients/scenarios.mjs: the 0.x JS
 	// servers and a2a-go v2.3.1 ignore configuration.historyLength on send.
-	r.add("history-length-send", func(ctx context.Context, c checker) {
+	r.Add("history-length-send", func(ctx context.Context, c checker) {
 		input := "history on send"
 		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{historyLength: ptr(1)}))
 		c.NoErr(err, "send")
@@ -191,7 +191,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, historyString(task), fmt.Sprint(want), "send with historyLength=1")
 	})
 
-	r.add("stream-task", func(ctx context.Context, c checker) {
+	r.Add("stream-task", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		input := "stream me"
 		events, err := collect(client.SendStreamingMessage(ctx, userMessage(textParts(input), sendOptions{})))
@@ -206,7 +206,7 @@ func registerScenarios(r *runner, e *env) {
 		mustTask(c, fetched, a2a.TaskStateCompleted, "get after stream")
 	})
 
-	r.add("stream-message", func(ctx context.Context, c checker) {
+	r.Add("stream-message", func(ctx context.Context, c checker) {
 		question := "streamed question?"
 		events, err := collect(e.client(ctx, c).SendStreamingMessage(ctx, userMessage(textParts(question), sendOptions{})))
 		c.NoErr(err, "stream")
@@ -216,7 +216,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, msg.Role, a2a.MessageRoleAgent, "role")
 	})
 
-	r.add("input-required-blocking", func(ctx context.Context, c checker) {
+	r.Add("input-required-blocking", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("input needed"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -239,7 +239,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, fmt.Sprint(userTurns), fmt.Sprint([]string{"input needed", more}), "user turns in history")
 	})
 
-	r.add("input-required-stream", func(ctx context.Context, c checker) {
+	r.Add("input-required-stream", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		firstCycle, err := collect(client.SendStreamingMessage(ctx, userMessage(textParts("input via stream"), sendOptions{})))
 		c.NoErr(err, "first stream")
@@ -256,7 +256,7 @@ func registerScenarios(r *runner, e *env) {
 		mustTask(c, fetched, a2a.TaskStateCompleted, "get after the continuation")
 	})
 
-	r.add("cancel-task", func(ctx context.Context, c checker) {
+	r.Add("cancel-task", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		running := startWaiting(ctx, c, e, "wait for cancel")
 		canceled, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: running.ID})
@@ -278,7 +278,7 @@ func registerScenarios(r *runner, e *env) {
 		mustTask(c, again, a2a.TaskStateCanceled, "second cancel")
 	})
 
-	r.add("cancel-terminal", func(ctx context.Context, c checker) {
+	r.Add("cancel-terminal", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("finish first"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -292,7 +292,7 @@ func registerScenarios(r *runner, e *env) {
 	// active execution", internal/taskexec local_manager.go Resubscribe),
 	// accepted in direct runs only; the JS 1.x server's -32004 comes as a
 	// JSON body this client cannot read (nativeDeviations).
-	r.add("subscribe-final", func(ctx context.Context, c checker) {
+	r.Add("subscribe-final", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("finish first"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -312,7 +312,7 @@ func registerScenarios(r *runner, e *env) {
 	// for a 1.0 caller (what the JS 1.x server answers). a2a-go v2 servers
 	// answer -32602 (a2asrv/agentexec.go loadExecutionContext), accepted
 	// in direct runs only.
-	r.add("continue-final", func(ctx context.Context, c checker) {
+	r.Add("continue-final", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("finish first"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -325,7 +325,7 @@ func registerScenarios(r *runner, e *env) {
 		expectCode(c, err, "message to a completed task", codeUnsupportedOperation)
 	})
 
-	r.add("resubscribe", func(ctx context.Context, c checker) {
+	r.Add("resubscribe", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		running := startWaiting(ctx, c, e, "wait on resubscribe")
 		next, stop := iter.Pull2(client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: running.ID}))
@@ -363,7 +363,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, statusText(last.Status), textCanceled, "cancel message")
 	})
 
-	r.add("push-config", func(ctx context.Context, c checker) {
+	r.Add("push-config", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		res, err := client.SendMessage(ctx, userMessage(textParts("push config holder"), sendOptions{}))
 		c.NoErr(err, "send")
@@ -390,7 +390,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, len(listed), 0, "configs after delete")
 	})
 
-	r.add("list-tasks", func(ctx context.Context, c checker) {
+	r.Add("list-tasks", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		contextID := uuid.NewString()
 		var ids []string
@@ -421,17 +421,17 @@ func registerScenarios(r *runner, e *env) {
 
 	unknownID := func() a2a.TaskID { return a2a.TaskID("no-such-task-" + uuid.NewString()) }
 
-	r.add("error-get-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-get-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).GetTask(ctx, &a2a.GetTaskRequest{ID: unknownID()})
 		expectCode(c, err, "get", codeTaskNotFound)
 	})
 
-	r.add("error-cancel-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-cancel-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).CancelTask(ctx, &a2a.CancelTaskRequest{ID: unknownID()})
 		expectCode(c, err, "cancel", codeTaskNotFound)
 	})
 
-	r.add("error-subscribe-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-subscribe-unknown", func(ctx context.Context, c checker) {
 		id := unknownID()
 		events, err := collect(e.client(ctx, c).SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}))
 		if e.deviates("error-subscribe-unknown") {
@@ -441,12 +441,12 @@ func registerScenarios(r *runner, e *env) {
 		expectCode(c, err, fmt.Sprintf("subscribe (events before the error: %v)", eventKinds(events)), codeTaskNotFound)
 	})
 
-	r.add("error-continue-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-continue-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts("continue nothing"), sendOptions{taskID: unknownID()}))
 		expectCode(c, err, "send", codeTaskNotFound)
 	})
 
-	r.add("error-stream-continue-unknown", func(ctx context.Context, c checker) {
+	r.Add("error-stream-continue-unknown", func(ctx context.Context, c checker) {
 		id := unknownID()
 		events, err := collect(e.client(ctx, c).SendStreamingMessage(ctx, userMessage(textParts("continue nothing"), sendOptions{taskID: id})))
 		if e.deviates("error-stream-continue-unknown") {
@@ -457,7 +457,7 @@ func registerScenarios(r *runner, e *env) {
 		expectCode(c, err, fmt.Sprintf("stream (events before the error: %v)", eventKinds(events)), codeTaskNotFound)
 	})
 
-	r.add("error-unknown-method", func(ctx context.Context, c checker) {
+	r.Add("error-unknown-method", func(ctx context.Context, c checker) {
 		id := "req-" + uuid.NewString()
 		resp := e.rawRPC(ctx, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"DoesNotExist","params":{}}`, id))
 		Equal(c, resp["jsonrpc"], any("2.0"), "jsonrpc")
@@ -465,7 +465,7 @@ func registerScenarios(r *runner, e *env) {
 		Equal(c, resp["id"], any(id), "response id echoes the request id")
 	})
 
-	r.add("error-malformed-json", func(ctx context.Context, c checker) {
+	r.Add("error-malformed-json", func(ctx context.Context, c checker) {
 		resp := e.rawRPC(ctx, c, `{"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {`)
 		Equal(c, resp["jsonrpc"], any("2.0"), "jsonrpc")
 		Equal(c, errorCode(resp), codeParseError, fmt.Sprintf("error in %v", resp))
