@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testlog"
 )
 
 // headerRecorder is a backend that answers every JSON-RPC call with "Task
@@ -217,7 +217,7 @@ func TestAuthJWKSOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs testlog.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	loaded := newGatewayOpts(t, &headerRecorder{}, dialect.Version03, Options{Logger: logger}, withJWKS(issuer.URL), func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
 	issuer.Close() // the outage begins after the first fetch
@@ -258,23 +258,4 @@ func TestAuthJWKSOutage(t *testing.T) {
 		}
 		wantError(t, gjson.ParseBytes(b), c.d, -32603)
 	}
-}
-
-// syncBuffer is a bytes.Buffer the gateway's handlers may log into while the
-// test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

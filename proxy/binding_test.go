@@ -24,11 +24,12 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testlog"
 	"github.com/a2agate/gateway/legacyagent"
 )
 
 // accessLogCalls returns the access log's call records in a JSON log.
-func accessLogCalls(t *testing.T, log *syncBuffer) []map[string]any {
+func accessLogCalls(t *testing.T, log *testlog.Buffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
@@ -50,7 +51,7 @@ type bindingGateway struct {
 	addr    string // host:port
 	url     string // the public URL, http://addr/
 	reg     *prometheus.Registry
-	log     *syncBuffer
+	log     *testlog.Buffer
 	release func()
 }
 
@@ -58,7 +59,7 @@ func newBindingGateway(t *testing.T, bindings ...string) *bindingGateway {
 	t.Helper()
 	var gw http.Handler
 	ready := make(chan struct{})
-	g := &bindingGateway{reg: prometheus.NewRegistry(), log: &syncBuffer{}}
+	g := &bindingGateway{reg: prometheus.NewRegistry(), log: &testlog.Buffer{}}
 	g.addr = serveH2C(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-ready
 		gw.ServeHTTP(w, r)

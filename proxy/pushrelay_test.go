@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testlog"
 	"github.com/a2agate/gateway/internal/testredis"
 	"github.com/a2agate/gateway/store"
 )
@@ -611,7 +612,7 @@ func TestPushRelayBundledAgentsSendWebhooks(t *testing.T) {
 // TestPushRelayAccessLog: one line per forwarded delivery, naming no token,
 // credential or query.
 func TestPushRelayAccessLog(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	g := newGatewayOpts(t, backends[1].handler(t, nil), backends[1].version,
 		Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, allowLoopback)
 	rcv := newReceiver(t, 0)

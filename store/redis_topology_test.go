@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,10 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testlog"
 )
 
 // The topology tests run the conformance suite against Redis started by the
@@ -110,7 +109,7 @@ func TestRedisSentinelTLSConformance(t *testing.T) {
 func TestRedisLogsUnreachableNode(t *testing.T) {
 	t.Parallel()
 	e, n := redistopo.StartSingle(t)
-	var buf syncBuffer
+	var buf testlog.Buffer
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	ctx := context.Background()
 
@@ -139,21 +138,4 @@ func TestRedisLogsUnreachableNode(t *testing.T) {
 	if !strings.Contains(out, "redis.example") {
 		t.Errorf("the log does not say which name did not match:\n%s", out)
 	}
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
