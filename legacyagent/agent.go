@@ -50,7 +50,7 @@ func New(opts Options) *Agent {
 		},
 		EncodeError: encodeError,
 	}
-	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact]{
+	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact, pushConfig]{
 		DefaultName: DefaultName,
 		Dialect:     wire{},
 		Methods:     methods,
@@ -58,6 +58,7 @@ func New(opts Options) *Agent {
 			cardPath:         func(url string) any { return a.card(url, false) },
 			extendedCardPath: func(url string) any { return a.card(url, true) },
 		},
+		PushID:    pushID,
 		Precision: timestampPrecision,
 	})
 	// As 0.2.5 SDKs do: the whole task after each batch of events, the

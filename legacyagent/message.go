@@ -30,9 +30,7 @@ func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
 	if err != nil {
 		return accepted{}, errInvalidParams(err)
 	}
-	acc, rerr := a.core.Accept(*p.Message, func(rec *agentcore.Record[message, artifact, pushConfig]) {
-		a.storePush(rec, push)
-	})
+	acc, rerr := a.core.Accept(*p.Message, push)
 	if rerr != nil {
 		return accepted{}, rerr
 	}

@@ -9,19 +9,7 @@ import (
 	"github.com/a2agate/gateway/internal/agentcore"
 )
 
-// storePush keeps cfg for rec, assigning an id when it has none; a config
-// with the id of a stored one replaces it. A nil cfg is ignored.
-func (a *Agent) storePush(rec *agentcore.Record[message, artifact, pushConfig], cfg *pushConfig) pushConfig {
-	if cfg == nil {
-		return pushConfig{}
-	}
-	c := *cfg
-	if c.ID == "" {
-		c.ID = agentcore.NewID()
-	}
-	a.core.StorePush(rec, c.ID, c)
-	return c
-}
+func pushID(c *pushConfig, _ string) *string { return &c.ID }
 
 func errPushConfigNotFound(taskID, configID string) *agentcore.Error {
 	return agentcore.NewError(agentcore.CodeInvalidParams, "Invalid parameters: push notification config not found",
@@ -42,7 +30,7 @@ func (a *Agent) pushConfigSet(_ *http.Request, params json.RawMessage) (any, *ag
 	if rerr != nil {
 		return nil, rerr
 	}
-	c := a.storePush(rec, p.PushNotificationConfig)
+	c := a.core.StorePush(rec, *p.PushNotificationConfig)
 	return taskPushConfig{TaskID: p.TaskID, PushNotificationConfig: &c}, nil
 }
 

@@ -16,34 +16,30 @@ func (wire) WithIDs(m message, taskID, contextID string) message {
 	return m
 }
 
-func (wire) FirstText(m message) string {
-	for _, p := range m.Parts {
-		if p.Kind == kindText && p.Text != nil {
-			return *p.Text
-		}
-	}
-	return ""
-}
+func (wire) FirstText(m message) string { return agentcore.FirstText(m.Parts, partText) }
 
 func (wire) AgentMessage(text, taskID, contextID string) message {
 	return message{
 		Kind:      kindMessage,
 		MessageID: agentcore.NewID(),
 		Role:      roleAgent,
-		Parts:     []part{{Kind: kindText, Text: &text}},
+		Parts:     []part{textPart(text)},
 		ContextID: contextID,
 		TaskID:    taskID,
 	}
 }
 
 func (wire) ResultArtifact(text string, m message) artifact {
-	parts := []part{{Kind: kindText, Text: &text}}
-	for _, p := range m.Parts {
-		if p.Kind != kindText {
-			parts = append(parts, p)
-		}
+	return agentcore.ResultArtifact(textPart(text), m.Parts, partText)
+}
+
+func textPart(text string) part { return part{Kind: kindText, Text: &text} }
+
+func partText(p part) (string, bool) {
+	if p.Kind != kindText || p.Text == nil {
+		return "", false
 	}
-	return artifact{ArtifactID: agentcore.NewID(), Name: "result", Parts: parts}
+	return *p.Text, true
 }
 
 func (wire) StateName(s agentcore.State) string { return stateNames[s] }

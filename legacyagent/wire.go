@@ -74,20 +74,11 @@ type task struct {
 	Metadata  jsonObject `json:"metadata,omitempty"`
 }
 
-type taskStatus struct {
-	State     string   `json:"state"`
-	Message   *message `json:"message,omitempty"`
-	Timestamp string   `json:"timestamp,omitempty"`
-}
-
-type artifact struct {
-	ArtifactID  string     `json:"artifactId"`
-	Name        string     `json:"name,omitempty"`
-	Description string     `json:"description,omitempty"`
-	Parts       []part     `json:"parts"`
-	Extensions  []string   `json:"extensions,omitempty"`
-	Metadata    jsonObject `json:"metadata,omitempty"`
-}
+// taskStatus and artifact are spelled as in 1.0.
+type (
+	taskStatus = agentcore.TaskStatus[message]
+	artifact   = agentcore.Artifact[part]
+)
 
 type statusUpdateEvent struct {
 	Kind      string     `json:"kind"`

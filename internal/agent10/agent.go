@@ -55,11 +55,12 @@ func New(opts Options) *Agent {
 		Admit:       checkVersion,
 		EncodeError: encodeError,
 	}
-	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact]{
+	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact, pushConfig]{
 		DefaultName: DefaultName,
 		Dialect:     wire{},
 		Methods:     methods,
 		Cards:       map[string]func(string) any{cardPath: func(url string) any { return a.card(url, false) }},
+		PushID:      pushID,
 		Precision:   timestampPrecision,
 	})
 	// As a2a-go v2 does: each event's StreamResponse, the token in

@@ -40,9 +40,7 @@ func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
 		acc.historyLength, acc.returnImmediately = c.HistoryLength, c.ReturnImmediately
 	}
 	var rerr *agentcore.Error
-	acc.Accepted, rerr = a.core.Accept(*p.Message, func(rec *agentcore.Record[message, artifact, pushConfig]) {
-		a.storePush(rec, push)
-	})
+	acc.Accepted, rerr = a.core.Accept(*p.Message, push)
 	if rerr != nil {
 		return accepted{}, rerr
 	}

@@ -13,19 +13,11 @@ import (
 	"github.com/a2agate/gateway/internal/agentcore"
 )
 
-// storePush keeps cfg for rec, assigning an id when it has none; a config
-// with the id of a stored one replaces it. A nil cfg is ignored.
-func (a *Agent) storePush(rec *agentcore.Record[message, artifact, pushConfig], cfg *pushConfig) pushConfig {
-	if cfg == nil {
-		return pushConfig{}
-	}
-	c := *cfg
-	c.TaskID = rec.TaskID()
-	if c.ID == "" {
-		c.ID = agentcore.NewID()
-	}
-	a.core.StorePush(rec, c.ID, c)
-	return c
+// pushID names the config's task, which a TaskPushNotificationConfig
+// carries.
+func pushID(c *pushConfig, taskID string) *string {
+	c.TaskID = taskID
+	return &c.ID
 }
 
 // pushConfigs returns a copy of task id's configs.
@@ -65,7 +57,7 @@ func (a *Agent) createPushConfig(_ *http.Request, params json.RawMessage) (any, 
 	if rerr != nil {
 		return nil, rerr
 	}
-	return a.storePush(rec, &p), nil
+	return a.core.StorePush(rec, p), nil
 }
 
 // getPushConfig answers GetTaskPushNotificationConfig.

@@ -16,14 +16,7 @@ func (wire) WithIDs(m message, taskID, contextID string) message {
 	return m
 }
 
-func (wire) FirstText(m message) string {
-	for _, p := range m.Parts {
-		if p.Text != nil {
-			return *p.Text
-		}
-	}
-	return ""
-}
+func (wire) FirstText(m message) string { return agentcore.FirstText(m.Parts, partText) }
 
 func (wire) AgentMessage(text, taskID, contextID string) message {
 	return message{
@@ -36,13 +29,15 @@ func (wire) AgentMessage(text, taskID, contextID string) message {
 }
 
 func (wire) ResultArtifact(text string, m message) artifact {
-	parts := []part{{Text: &text}}
-	for _, p := range m.Parts {
-		if p.Text == nil {
-			parts = append(parts, p)
-		}
+	return agentcore.ResultArtifact(part{Text: &text}, m.Parts, partText)
+}
+
+// partText reads the text of the "content" oneof.
+func partText(p part) (string, bool) {
+	if p.Text == nil {
+		return "", false
 	}
-	return artifact{ArtifactID: agentcore.NewID(), Name: "result", Parts: parts}
+	return *p.Text, true
 }
 
 func (wire) StateName(s agentcore.State) string { return stateNames[s] }

@@ -69,20 +69,11 @@ type task struct {
 	Metadata  jsonObject `json:"metadata,omitempty"`
 }
 
-type taskStatus struct {
-	State     string   `json:"state"`
-	Message   *message `json:"message,omitempty"`
-	Timestamp string   `json:"timestamp,omitempty"`
-}
-
-type artifact struct {
-	ArtifactID  string     `json:"artifactId"`
-	Name        string     `json:"name,omitempty"`
-	Description string     `json:"description,omitempty"`
-	Parts       []part     `json:"parts"`
-	Metadata    jsonObject `json:"metadata,omitempty"`
-	Extensions  []string   `json:"extensions,omitempty"`
-}
+// taskStatus and artifact are spelled as in 0.2.5.
+type (
+	taskStatus = agentcore.TaskStatus[message]
+	artifact   = agentcore.Artifact[part]
+)
 
 type statusUpdateEvent struct {
 	TaskID    string     `json:"taskId"`
