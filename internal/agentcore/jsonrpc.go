@@ -61,6 +61,34 @@ type Unary func(r *http.Request, params json.RawMessage) (any, *Error)
 // JSON-RPC response because no byte of the stream has been written.
 type Streaming func(r *http.Request, params json.RawMessage) (Subscription, *Error)
 
+// Decode is a dialect's decoder of a method's params into v, a pointer to
+// the method's request struct.
+type Decode func(params json.RawMessage, v any) *Error
+
+// Handle is the Unary that decodes its params into a P and lets answer
+// answer them.
+func Handle[P any](decode Decode, answer func(r *http.Request, p *P) (any, *Error)) Unary {
+	return func(r *http.Request, params json.RawMessage) (any, *Error) {
+		var p P
+		if rerr := decode(params, &p); rerr != nil {
+			return nil, rerr
+		}
+		return answer(r, &p)
+	}
+}
+
+// HandleStream is the Streaming that decodes its params into a P and lets
+// open prepare the stream for them.
+func HandleStream[P any](decode Decode, open func(r *http.Request, p *P) (Subscription, *Error)) Streaming {
+	return func(r *http.Request, params json.RawMessage) (Subscription, *Error) {
+		var p P
+		if rerr := decode(params, &p); rerr != nil {
+			return Subscription{}, rerr
+		}
+		return open(r, &p)
+	}
+}
+
 // Methods is a dialect's JSON-RPC surface.
 type Methods struct {
 	Unary     map[string]Unary
