@@ -57,6 +57,8 @@ func (wire) NotAccepting(taskID string, state agentcore.State) *agentcore.Error 
 		map[string]string{"taskId": taskID, "state": stateNames[state]})
 }
 
+var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp}
+
 // renderTask spells t, keeping the last historyLength messages, or all of
 // them when historyLength is not positive (0.2.5 semantics).
 func renderTask(t agentcore.Task[message, artifact], historyLength int) task {
@@ -64,39 +66,17 @@ func renderTask(t agentcore.Task[message, artifact], historyLength int) task {
 	if historyLength > 0 && historyLength < len(history) {
 		history = history[len(history)-historyLength:]
 	}
-	return task{
-		Kind:      kindTask,
-		ID:        t.ID,
-		ContextID: t.ContextID,
-		Status:    renderStatus(t.Status),
-		Artifacts: t.Artifacts,
-		History:   history,
-	}
-}
-
-func renderStatus(s agentcore.Status[message]) taskStatus {
-	return taskStatus{State: stateNames[s.State], Message: s.Message, Timestamp: formatTimestamp(s.Time)}
+	return task{Kind: kindTask, WireTask: agentcore.RenderTask(spelling, t, history)}
 }
 
 // renderEvent spells a stream event. The status update that ends a stream
 // cycle carries final:true.
 func renderEvent(e agentcore.Event[message, artifact]) any {
-	if e.Artifact != nil {
-		return artifactUpdateEvent{
-			Kind:      kindArtifactUpdate,
-			TaskID:    e.TaskID,
-			ContextID: e.ContextID,
-			Artifact:  *e.Artifact,
-			LastChunk: true,
-		}
+	status, art := agentcore.RenderEvent(spelling, e)
+	if art != nil {
+		return artifactUpdateEvent{Kind: kindArtifactUpdate, ArtifactUpdate: *art}
 	}
-	return statusUpdateEvent{
-		Kind:      kindStatusUpdate,
-		TaskID:    e.TaskID,
-		ContextID: e.ContextID,
-		Status:    renderStatus(*e.Status),
-		Final:     e.Status.State.Settled(),
-	}
+	return statusUpdateEvent{Kind: kindStatusUpdate, StatusUpdate: *status, Final: e.Status.State.Settled()}
 }
 
 // formatTimestamp writes t in UTC the way Python's datetime.isoformat does,
