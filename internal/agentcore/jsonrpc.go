@@ -234,6 +234,22 @@ func Require(fields ...string) error {
 	return nil
 }
 
+// CheckUserMessage is the error for what both dialects require of a
+// client's message, given in its spelling, or nil: an id, the one role a
+// client may send (userRole), and at least one part.
+func CheckUserMessage(messageID, role, userRole string, parts int) error {
+	if messageID == "" {
+		return errors.New("message.messageId: required")
+	}
+	if role != userRole {
+		return fmt.Errorf("message.role: must be %q, got %q", userRole, role)
+	}
+	if parts == 0 {
+		return errors.New("message.parts: must not be empty")
+	}
+	return nil
+}
+
 // NotNegative is the error for an optional count n, the request member
 // field, set below 0, or nil.
 func NotNegative[N ~int | ~int32](field string, n *N) error {
