@@ -242,13 +242,20 @@ run_client() {
         -transport "$transport" ${INTEROP_ONLY:+-only "$INTEROP_ONLY"} ${tag:+-tag "$tag"} >"$out" 2>"$work/client.err" || status=$? ;;
     *) echo "FAIL client=$client backend=$backend${tag:+ $tag} scenario=client-process unknown client label" >"$out" ;;
   esac
+  record_results "$out" "$status" "$work/client.err" "client=$client backend=$backend${tag:+ $tag} scenario=client-process"
+}
+
+# record_results OUT STATUS ERR LABEL: appends the result lines of a
+# client's output OUT; a client that exited with STATUS non-zero without a
+# FAIL line of its own is a failure of its own, the FAIL line LABEL with the
+# end of its stderr ERR.
+record_results() {
+  local out="$1" status="$2" err="$3" label="$4"
   { grep -E '^(PASS|FAIL) ' "$out" || true; } | while IFS= read -r line; do
     if [[ "$mode" == gateway ]]; then mark_known_gap "$line"; else echo "$line"; fi
   done | tee -a "$results"
-  # A client that died without reporting is a failure of its own.
   if ((status != 0)) && ! grep -q '^FAIL ' "$out"; then
-    echo "FAIL client=$client backend=$backend${tag:+ $tag} scenario=client-process exit status $status: $(tail -c 600 "$work/client.err" | tr '\n' ' ')" \
-      | tee -a "$results"
+    echo "FAIL $label exit status $status: $(tail -c 600 "$err" | tr '\n' ' ')" | tee -a "$results"
   fi
 }
 
@@ -393,13 +400,7 @@ run_push() { # CALLER BACKEND URL [TAG]
   [[ -n "${4:-}" ]] && args+=(--tag "$4")
   [[ "$mode" == direct ]] && args+=(--direct)
   timeout 120 node clients/push.mjs "${args[@]}" >"$out" 2>"$work/push.err" || status=$?
-  { grep -E '^(PASS|FAIL) ' "$out" || true; } | while IFS= read -r line; do
-    if [[ "$mode" == gateway ]]; then mark_known_gap "$line"; else echo "$line"; fi
-  done | tee -a "$results"
-  if ((status != 0)) && ! grep -q '^FAIL ' "$out"; then
-    echo "FAIL client=$1 backend=$2${4:+ $4} scenario=push-process exit status $status: $(tail -c 600 "$work/push.err" | tr '\n' ' ')" \
-      | tee -a "$results"
-  fi
+  record_results "$out" "$status" "$work/push.err" "client=$1 backend=$2${4:+ $4} scenario=push-process"
 }
 if [[ "${INTEROP_PUSH:-1}" != 0 ]]; then
   for backend in "${backends[@]}"; do

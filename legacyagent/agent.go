@@ -36,21 +36,21 @@ func New(opts Options) *Agent {
 	a := &Agent{}
 	methods := &agentcore.Methods{
 		Unary: map[string]agentcore.Unary{
-			"message/send":                        a.messageSend,
-			"tasks/get":                           a.tasksGet,
-			"tasks/cancel":                        a.tasksCancel,
-			"tasks/pushNotificationConfig/set":    a.pushConfigSet,
-			"tasks/pushNotificationConfig/get":    a.pushConfigGet,
-			"tasks/pushNotificationConfig/list":   a.pushConfigList,
-			"tasks/pushNotificationConfig/delete": a.pushConfigDelete,
+			"message/send":                        agentcore.Handle(decodeParams, a.messageSend),
+			"tasks/get":                           agentcore.Handle(decodeParams, a.tasksGet),
+			"tasks/cancel":                        agentcore.Handle(decodeParams, a.tasksCancel),
+			"tasks/pushNotificationConfig/set":    agentcore.Handle(decodeParams, a.pushConfigSet),
+			"tasks/pushNotificationConfig/get":    agentcore.Handle(decodeParams, a.pushConfigGet),
+			"tasks/pushNotificationConfig/list":   agentcore.Handle(decodeParams, a.pushConfigList),
+			"tasks/pushNotificationConfig/delete": agentcore.Handle(decodeParams, a.pushConfigDelete),
 		},
 		Streaming: map[string]agentcore.Streaming{
-			"message/stream":    a.messageStream,
-			"tasks/resubscribe": a.tasksResubscribe,
+			"message/stream":    agentcore.HandleStream(decodeParams, a.messageStream),
+			"tasks/resubscribe": agentcore.HandleStream(decodeParams, a.tasksResubscribe),
 		},
 		EncodeError: encodeError,
 	}
-	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact]{
+	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact, pushConfig]{
 		DefaultName: DefaultName,
 		Dialect:     wire{},
 		Methods:     methods,
@@ -58,6 +58,7 @@ func New(opts Options) *Agent {
 			cardPath:         func(url string) any { return a.card(url, false) },
 			extendedCardPath: func(url string) any { return a.card(url, true) },
 		},
+		PushID:    pushID,
 		Precision: timestampPrecision,
 	})
 	// As 0.2.5 SDKs do: the whole task after each batch of events, the

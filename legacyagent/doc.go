@@ -7,8 +7,9 @@
 // and is an independent witness of that wire format in the gateway's tests:
 // its wire is written with plain structs and encoding/json, and it imports
 // nothing of the gateway (only internal/agentcore, the dialect-neutral task
-// store and scripts it shares with the 1.0 test agent), so a translation bug
-// in the gateway cannot hide behind shared code.
+// store, scripts and wire structs both dialects spell alike, which it shares
+// with the 1.0 test agent), so a translation bug in the gateway cannot hide
+// behind shared code.
 //
 // The agent's behaviour is keyed on the first text part of the user message
 // (case-insensitive):

@@ -1,7 +1,6 @@
 package legacyagent
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -18,11 +17,7 @@ type accepted struct {
 
 // accept validates a message/send or message/stream request and acts on it:
 // it answers, creates a task or resumes the one the message names.
-func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
-	var p messageSendParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return accepted{}, rerr
-	}
+func (a *Agent) accept(p *messageSendParams) (accepted, *agentcore.Error) {
 	if err := validateUserMessage(p.Message); err != nil {
 		return accepted{}, errInvalidParams(err)
 	}
@@ -30,9 +25,7 @@ func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
 	if err != nil {
 		return accepted{}, errInvalidParams(err)
 	}
-	acc, rerr := a.core.Accept(*p.Message, func(rec *agentcore.Record[message, artifact, pushConfig]) {
-		a.storePush(rec, push)
-	})
+	acc, rerr := a.core.Accept(*p.Message, push)
 	if rerr != nil {
 		return accepted{}, rerr
 	}
@@ -72,8 +65,8 @@ func blocking(c *sendConfiguration) bool {
 // messageSend answers message/send with the reply Message or the Task: as
 // created when configuration.blocking is false, otherwise once it is
 // terminal or interrupted.
-func (a *Agent) messageSend(r *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	acc, rerr := a.accept(params)
+func (a *Agent) messageSend(r *http.Request, p *messageSendParams) (any, *agentcore.Error) {
+	acc, rerr := a.accept(p)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -88,8 +81,8 @@ func (a *Agent) messageSend(r *http.Request, params json.RawMessage) (any, *agen
 
 // messageStream streams message/stream: the reply Message alone, or a Task
 // snapshot followed by every update until the task settles.
-func (a *Agent) messageStream(_ *http.Request, params json.RawMessage) (agentcore.Subscription, *agentcore.Error) {
-	acc, rerr := a.accept(params)
+func (a *Agent) messageStream(_ *http.Request, p *messageSendParams) (agentcore.Subscription, *agentcore.Error) {
+	acc, rerr := a.accept(p)
 	if rerr != nil {
 		return agentcore.Subscription{}, rerr
 	}

@@ -1,7 +1,6 @@
 package legacyagent
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -9,19 +8,7 @@ import (
 	"github.com/a2agate/gateway/internal/agentcore"
 )
 
-// storePush keeps cfg for rec, assigning an id when it has none; a config
-// with the id of a stored one replaces it. A nil cfg is ignored.
-func (a *Agent) storePush(rec *agentcore.Record[message, artifact, pushConfig], cfg *pushConfig) pushConfig {
-	if cfg == nil {
-		return pushConfig{}
-	}
-	c := *cfg
-	if c.ID == "" {
-		c.ID = agentcore.NewID()
-	}
-	a.core.StorePush(rec, c.ID, c)
-	return c
-}
+func pushID(c *pushConfig, _ string) *string { return &c.ID }
 
 func errPushConfigNotFound(taskID, configID string) *agentcore.Error {
 	return agentcore.NewError(agentcore.CodeInvalidParams, "Invalid parameters: push notification config not found",
@@ -30,11 +17,7 @@ func errPushConfigNotFound(taskID, configID string) *agentcore.Error {
 
 // pushConfigSet answers tasks/pushNotificationConfig/set with the stored
 // config, its id assigned by the agent when the request has none.
-func (a *Agent) pushConfigSet(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p taskPushConfig
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) pushConfigSet(_ *http.Request, p *taskPushConfig) (any, *agentcore.Error) {
 	if err := validatePushConfig(p.PushNotificationConfig); err != nil {
 		return nil, errInvalidParams(err)
 	}
@@ -42,15 +25,15 @@ func (a *Agent) pushConfigSet(_ *http.Request, params json.RawMessage) (any, *ag
 	if rerr != nil {
 		return nil, rerr
 	}
-	c := a.storePush(rec, p.PushNotificationConfig)
+	c := a.core.StorePush(rec, *p.PushNotificationConfig)
 	return taskPushConfig{TaskID: p.TaskID, PushNotificationConfig: &c}, nil
 }
 
 // pushConfigGet answers tasks/pushNotificationConfig/get. Without a
 // pushNotificationConfigId it returns the task's first config, as 0.2.5
 // allowed bare {"id": taskId}.
-func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	p, configs, rerr := a.taskPushConfigs(params)
+func (a *Agent) pushConfigGet(_ *http.Request, p *pushConfigParams) (any, *agentcore.Error) {
+	configs, rerr := a.core.PushConfigs(p.ID)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -66,8 +49,8 @@ func (a *Agent) pushConfigGet(_ *http.Request, params json.RawMessage) (any, *ag
 
 // pushConfigList answers tasks/pushNotificationConfig/list with a JSON array,
 // empty rather than null when the task has no config.
-func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	p, configs, rerr := a.taskPushConfigs(params)
+func (a *Agent) pushConfigList(_ *http.Request, p *pushConfigParams) (any, *agentcore.Error) {
+	configs, rerr := a.core.PushConfigs(p.ID)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -78,23 +61,8 @@ func (a *Agent) pushConfigList(_ *http.Request, params json.RawMessage) (any, *a
 	return list, nil
 }
 
-// taskPushConfigs decodes the params of a get or list and returns them with
-// the configs of the task they name.
-func (a *Agent) taskPushConfigs(params json.RawMessage) (pushConfigParams, []agentcore.Push[pushConfig], *agentcore.Error) {
-	var p pushConfigParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return p, nil, rerr
-	}
-	configs, rerr := a.core.PushConfigs(p.ID)
-	return p, configs, rerr
-}
-
 // pushConfigDelete answers tasks/pushNotificationConfig/delete with null.
-func (a *Agent) pushConfigDelete(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) pushConfigDelete(_ *http.Request, p *pushConfigParams) (any, *agentcore.Error) {
 	if p.PushNotificationConfigID == "" {
 		return nil, errInvalidParams(errors.New("pushNotificationConfigId: required"))
 	}

@@ -16,34 +16,30 @@ func (wire) WithIDs(m message, taskID, contextID string) message {
 	return m
 }
 
-func (wire) FirstText(m message) string {
-	for _, p := range m.Parts {
-		if p.Kind == kindText && p.Text != nil {
-			return *p.Text
-		}
-	}
-	return ""
-}
+func (wire) FirstText(m message) string { return agentcore.FirstText(m.Parts, partText) }
 
 func (wire) AgentMessage(text, taskID, contextID string) message {
 	return message{
 		Kind:      kindMessage,
 		MessageID: agentcore.NewID(),
 		Role:      roleAgent,
-		Parts:     []part{{Kind: kindText, Text: &text}},
+		Parts:     []part{textPart(text)},
 		ContextID: contextID,
 		TaskID:    taskID,
 	}
 }
 
 func (wire) ResultArtifact(text string, m message) artifact {
-	parts := []part{{Kind: kindText, Text: &text}}
-	for _, p := range m.Parts {
-		if p.Kind != kindText {
-			parts = append(parts, p)
-		}
+	return agentcore.ResultArtifact(textPart(text), m.Parts, partText)
+}
+
+func textPart(text string) part { return part{Kind: kindText, Text: &text} }
+
+func partText(p part) (string, bool) {
+	if p.Kind != kindText || p.Text == nil {
+		return "", false
 	}
-	return artifact{ArtifactID: agentcore.NewID(), Name: "result", Parts: parts}
+	return *p.Text, true
 }
 
 func (wire) StateName(s agentcore.State) string { return stateNames[s] }
@@ -61,6 +57,8 @@ func (wire) NotAccepting(taskID string, state agentcore.State) *agentcore.Error 
 		map[string]string{"taskId": taskID, "state": stateNames[state]})
 }
 
+var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp}
+
 // renderTask spells t, keeping the last historyLength messages, or all of
 // them when historyLength is not positive (0.2.5 semantics).
 func renderTask(t agentcore.Task[message, artifact], historyLength int) task {
@@ -68,39 +66,17 @@ func renderTask(t agentcore.Task[message, artifact], historyLength int) task {
 	if historyLength > 0 && historyLength < len(history) {
 		history = history[len(history)-historyLength:]
 	}
-	return task{
-		Kind:      kindTask,
-		ID:        t.ID,
-		ContextID: t.ContextID,
-		Status:    renderStatus(t.Status),
-		Artifacts: t.Artifacts,
-		History:   history,
-	}
-}
-
-func renderStatus(s agentcore.Status[message]) taskStatus {
-	return taskStatus{State: stateNames[s.State], Message: s.Message, Timestamp: formatTimestamp(s.Time)}
+	return task{Kind: kindTask, WireTask: agentcore.RenderTask(spelling, t, history)}
 }
 
 // renderEvent spells a stream event. The status update that ends a stream
 // cycle carries final:true.
 func renderEvent(e agentcore.Event[message, artifact]) any {
-	if e.Artifact != nil {
-		return artifactUpdateEvent{
-			Kind:      kindArtifactUpdate,
-			TaskID:    e.TaskID,
-			ContextID: e.ContextID,
-			Artifact:  *e.Artifact,
-			LastChunk: true,
-		}
+	status, art := agentcore.RenderEvent(spelling, e)
+	if art != nil {
+		return artifactUpdateEvent{Kind: kindArtifactUpdate, ArtifactUpdate: *art}
 	}
-	return statusUpdateEvent{
-		Kind:      kindStatusUpdate,
-		TaskID:    e.TaskID,
-		ContextID: e.ContextID,
-		Status:    renderStatus(*e.Status),
-		Final:     e.Status.State.Settled(),
-	}
+	return statusUpdateEvent{Kind: kindStatusUpdate, StatusUpdate: *status, Final: e.Status.State.Settled()}
 }
 
 // formatTimestamp writes t in UTC the way Python's datetime.isoformat does,

@@ -1,7 +1,6 @@
 package legacyagent
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/a2agate/gateway/internal/agentcore"
@@ -10,11 +9,7 @@ import (
 // tasksGet answers tasks/get with the task, keeping the last historyLength
 // messages when it is positive and all of them when it is 0 or absent (none
 // when absent, like the JS 0.2.5 server, with Options.Like JS025).
-func (a *Agent) tasksGet(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p taskQueryParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) tasksGet(_ *http.Request, p *taskQueryParams) (any, *agentcore.Error) {
 	if err := agentcore.NotNegative("historyLength", p.HistoryLength); err != nil {
 		return nil, errInvalidParams(err)
 	}
@@ -34,11 +29,7 @@ func (a *Agent) tasksGet(_ *http.Request, params json.RawMessage) (any, *agentco
 
 // tasksCancel answers tasks/cancel with the canceled task, or -32002 when
 // the task is already terminal.
-func (a *Agent) tasksCancel(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p taskIDParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) tasksCancel(_ *http.Request, p *taskIDParams) (any, *agentcore.Error) {
 	t, rerr := a.core.Cancel(p.ID)
 	if rerr != nil {
 		return nil, rerr
@@ -49,11 +40,7 @@ func (a *Agent) tasksCancel(_ *http.Request, params json.RawMessage) (any, *agen
 // tasksResubscribe streams the current Task first, then its updates until it
 // settles. A task that is already terminal or interrupted gets its Task
 // event alone.
-func (a *Agent) tasksResubscribe(_ *http.Request, params json.RawMessage) (agentcore.Subscription, *agentcore.Error) {
-	var p taskIDParams
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return agentcore.Subscription{}, rerr
-	}
+func (a *Agent) tasksResubscribe(_ *http.Request, p *taskIDParams) (agentcore.Subscription, *agentcore.Error) {
 	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
 		return renderTask(snap, 0), nil
 	}, renderEvent)

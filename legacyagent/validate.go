@@ -16,14 +16,8 @@ func validateUserMessage(msg *message) error {
 	if msg.Kind != kindMessage {
 		return fmt.Errorf("message.kind: must be %q, got %q", kindMessage, msg.Kind)
 	}
-	if msg.MessageID == "" {
-		return errors.New("message.messageId: required")
-	}
-	if msg.Role != roleUser {
-		return fmt.Errorf("message.role: must be %q, got %q", roleUser, msg.Role)
-	}
-	if len(msg.Parts) == 0 {
-		return errors.New("message.parts: must not be empty")
+	if err := agentcore.CheckUserMessage(msg.MessageID, msg.Role, roleUser, len(msg.Parts)); err != nil {
+		return err
 	}
 	for i, p := range msg.Parts {
 		if err := validatePart(p); err != nil {

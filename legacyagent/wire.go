@@ -64,49 +64,26 @@ type fileContent struct {
 	Name     string  `json:"name,omitempty"`
 }
 
+// The Task, its status, artifacts and update events are spelled as in 1.0
+// but for the "kind" each carries here, and the status update's "final".
+
+type artifact = agentcore.Artifact[part]
+
 type task struct {
-	Kind      string     `json:"kind"`
-	ID        string     `json:"id"`
-	ContextID string     `json:"contextId"`
-	Status    taskStatus `json:"status"`
-	Artifacts []artifact `json:"artifacts,omitempty"`
-	History   []message  `json:"history,omitempty"`
-	Metadata  jsonObject `json:"metadata,omitempty"`
-}
-
-type taskStatus struct {
-	State     string   `json:"state"`
-	Message   *message `json:"message,omitempty"`
-	Timestamp string   `json:"timestamp,omitempty"`
-}
-
-type artifact struct {
-	ArtifactID  string     `json:"artifactId"`
-	Name        string     `json:"name,omitempty"`
-	Description string     `json:"description,omitempty"`
-	Parts       []part     `json:"parts"`
-	Extensions  []string   `json:"extensions,omitempty"`
-	Metadata    jsonObject `json:"metadata,omitempty"`
+	Kind string `json:"kind"`
+	agentcore.WireTask[message, artifact]
 }
 
 type statusUpdateEvent struct {
-	Kind      string     `json:"kind"`
-	TaskID    string     `json:"taskId"`
-	ContextID string     `json:"contextId"`
-	Status    taskStatus `json:"status"`
+	Kind string `json:"kind"`
+	agentcore.StatusUpdate[message]
 	// Final is required by the 0.2.5 schema, so it is written even when false.
-	Final    bool       `json:"final"`
-	Metadata jsonObject `json:"metadata,omitempty"`
+	Final bool `json:"final"`
 }
 
 type artifactUpdateEvent struct {
-	Kind      string     `json:"kind"`
-	TaskID    string     `json:"taskId"`
-	ContextID string     `json:"contextId"`
-	Artifact  artifact   `json:"artifact"`
-	Append    bool       `json:"append,omitempty"`
-	LastChunk bool       `json:"lastChunk,omitempty"`
-	Metadata  jsonObject `json:"metadata,omitempty"`
+	Kind string `json:"kind"`
+	agentcore.ArtifactUpdate[artifact]
 }
 
 // pushConfig is the schema's PushNotificationConfig.

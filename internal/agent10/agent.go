@@ -35,19 +35,19 @@ func New(opts Options) *Agent {
 	a := &Agent{}
 	methods := &agentcore.Methods{
 		Unary: map[string]agentcore.Unary{
-			"SendMessage":                      a.sendMessage,
-			"GetTask":                          a.getTask,
-			"ListTasks":                        a.listTasks,
-			"CancelTask":                       a.cancelTask,
-			"CreateTaskPushNotificationConfig": a.createPushConfig,
-			"GetTaskPushNotificationConfig":    a.getPushConfig,
-			"ListTaskPushNotificationConfigs":  a.listPushConfigs,
-			"DeleteTaskPushNotificationConfig": a.deletePushConfig,
-			"GetExtendedAgentCard":             a.getExtendedAgentCard,
+			"SendMessage":                      agentcore.Handle(decodeParams, a.sendMessage),
+			"GetTask":                          agentcore.Handle(decodeParams, a.getTask),
+			"ListTasks":                        agentcore.Handle(decodeParams, a.listTasks),
+			"CancelTask":                       agentcore.Handle(decodeParams, a.cancelTask),
+			"CreateTaskPushNotificationConfig": agentcore.Handle(decodeParams, a.createPushConfig),
+			"GetTaskPushNotificationConfig":    agentcore.Handle(decodeParams, a.getPushConfig),
+			"ListTaskPushNotificationConfigs":  agentcore.Handle(decodeParams, a.listPushConfigs),
+			"DeleteTaskPushNotificationConfig": agentcore.Handle(decodeParams, a.deletePushConfig),
+			"GetExtendedAgentCard":             agentcore.Handle(decodeParams, a.getExtendedAgentCard),
 		},
 		Streaming: map[string]agentcore.Streaming{
-			"SendStreamingMessage": a.sendStreamingMessage,
-			"SubscribeToTask":      a.subscribeToTask,
+			"SendStreamingMessage": agentcore.HandleStream(decodeParams, a.sendStreamingMessage),
+			"SubscribeToTask":      agentcore.HandleStream(decodeParams, a.subscribeToTask),
 		},
 		// Like the Python 1.0 server, the version is checked once the
 		// method is known: an unknown method is -32601 whatever the header
@@ -55,11 +55,12 @@ func New(opts Options) *Agent {
 		Admit:       checkVersion,
 		EncodeError: encodeError,
 	}
-	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact]{
+	a.core = agentcore.New[message, artifact, pushConfig](opts, agentcore.Wire[message, artifact, pushConfig]{
 		DefaultName: DefaultName,
 		Dialect:     wire{},
 		Methods:     methods,
 		Cards:       map[string]func(string) any{cardPath: func(url string) any { return a.card(url, false) }},
+		PushID:      pushID,
 		Precision:   timestampPrecision,
 	})
 	// As a2a-go v2 does: each event's StreamResponse, the token in

@@ -1,7 +1,6 @@
 package agent10
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/a2agate/gateway/internal/agentcore"
@@ -63,10 +62,6 @@ func (a *Agent) card(url string, extended bool) agentCard {
 // getExtendedAgentCard answers GetExtendedAgentCard with the card plus the
 // skills only it lists. Its params are optional: the specification's own
 // example omits them.
-func (a *Agent) getExtendedAgentCard(r *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p getExtendedAgentCardRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) getExtendedAgentCard(r *http.Request, _ *getExtendedAgentCardRequest) (any, *agentcore.Error) {
 	return a.card(a.core.PublicURL(r), true), nil
 }

@@ -5,9 +5,10 @@
 //
 // It is an independent witness of the 1.0 wire format: its wire is written
 // with plain structs and encoding/json, and it imports nothing of the
-// gateway (only internal/agentcore, the dialect-neutral task store and
-// scripts it shares with legacyagent), so a translation bug in the gateway
-// cannot hide behind shared code. Like the
+// gateway (only internal/agentcore, the dialect-neutral task store, scripts
+// and wire structs both dialects spell alike, which it shares with
+// legacyagent), so a translation bug in the gateway cannot hide behind
+// shared code. Like the
 // Python 1.0 server it is strict where a gateway is most likely to slip:
 //
 //   - every JSON-RPC call needs the A2A-Version service parameter (header or

@@ -3,7 +3,6 @@ package agent10
 import (
 	"cmp"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,11 +27,7 @@ type listed = agentcore.Task[message, artifact]
 // listTasks answers ListTasks: the tasks matching the filters, most recently
 // updated first, one page at a time. Artifacts are left out unless
 // includeArtifacts is set; nextPageToken is "" on the last page.
-func (a *Agent) listTasks(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p listTasksRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) listTasks(_ *http.Request, p *listTasksRequest) (any, *agentcore.Error) {
 	pageSize := int32(defaultPageSize)
 	if p.PageSize != nil {
 		pageSize = *p.PageSize

@@ -1,7 +1,6 @@
 package agent10
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/a2agate/gateway/internal/agentcore"
@@ -17,11 +16,7 @@ type accepted struct {
 
 // accept validates a SendMessage or SendStreamingMessage request and acts
 // on it: it answers, creates a task or resumes the one the message names.
-func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
-	var p sendMessageRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return accepted{}, rerr
-	}
+func (a *Agent) accept(p *sendMessageRequest) (accepted, *agentcore.Error) {
 	if err := validateUserMessage(p.Message); err != nil {
 		return accepted{}, errInvalidParams(err)
 	}
@@ -40,9 +35,7 @@ func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
 		acc.historyLength, acc.returnImmediately = c.HistoryLength, c.ReturnImmediately
 	}
 	var rerr *agentcore.Error
-	acc.Accepted, rerr = a.core.Accept(*p.Message, func(rec *agentcore.Record[message, artifact, pushConfig]) {
-		a.storePush(rec, push)
-	})
+	acc.Accepted, rerr = a.core.Accept(*p.Message, push)
 	if rerr != nil {
 		return accepted{}, rerr
 	}
@@ -52,8 +45,8 @@ func (a *Agent) accept(params json.RawMessage) (accepted, *agentcore.Error) {
 // sendMessage answers SendMessage with {"message":..} or {"task":..}: the
 // task as created when returnImmediately is set, otherwise once it is
 // terminal or interrupted (returnImmediately defaults to false).
-func (a *Agent) sendMessage(r *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	acc, rerr := a.accept(params)
+func (a *Agent) sendMessage(r *http.Request, p *sendMessageRequest) (any, *agentcore.Error) {
+	acc, rerr := a.accept(p)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -70,8 +63,8 @@ func (a *Agent) sendMessage(r *http.Request, params json.RawMessage) (any, *agen
 
 // sendStreamingMessage streams {"message":..} alone, or {"task":..}
 // followed by every update until the task settles.
-func (a *Agent) sendStreamingMessage(_ *http.Request, params json.RawMessage) (agentcore.Subscription, *agentcore.Error) {
-	acc, rerr := a.accept(params)
+func (a *Agent) sendStreamingMessage(_ *http.Request, p *sendMessageRequest) (agentcore.Subscription, *agentcore.Error) {
+	acc, rerr := a.accept(p)
 	if rerr != nil {
 		return agentcore.Subscription{}, rerr
 	}

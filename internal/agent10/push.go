@@ -2,7 +2,6 @@ package agent10
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,19 +12,11 @@ import (
 	"github.com/a2agate/gateway/internal/agentcore"
 )
 
-// storePush keeps cfg for rec, assigning an id when it has none; a config
-// with the id of a stored one replaces it. A nil cfg is ignored.
-func (a *Agent) storePush(rec *agentcore.Record[message, artifact, pushConfig], cfg *pushConfig) pushConfig {
-	if cfg == nil {
-		return pushConfig{}
-	}
-	c := *cfg
-	c.TaskID = rec.TaskID()
-	if c.ID == "" {
-		c.ID = agentcore.NewID()
-	}
-	a.core.StorePush(rec, c.ID, c)
-	return c
+// pushID names the config's task, which a TaskPushNotificationConfig
+// carries.
+func pushID(c *pushConfig, taskID string) *string {
+	c.TaskID = taskID
+	return &c.ID
 }
 
 // pushConfigs returns a copy of task id's configs.
@@ -50,30 +41,22 @@ var errTaskIDRequired = errors.New("taskId: required")
 
 // createPushConfig answers CreateTaskPushNotificationConfig with the stored
 // config, its id assigned by the agent when the request has none.
-func (a *Agent) createPushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfig
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) createPushConfig(_ *http.Request, p *pushConfig) (any, *agentcore.Error) {
 	if p.TaskID == "" {
 		return nil, errInvalidParams(errTaskIDRequired)
 	}
-	if err := validatePushConfig(&p, "params"); err != nil {
+	if err := validatePushConfig(p, "params"); err != nil {
 		return nil, errInvalidParams(err)
 	}
 	rec, rerr := a.core.Record(p.TaskID)
 	if rerr != nil {
 		return nil, rerr
 	}
-	return a.storePush(rec, &p), nil
+	return a.core.StorePush(rec, *p), nil
 }
 
 // getPushConfig answers GetTaskPushNotificationConfig.
-func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) getPushConfig(_ *http.Request, p *pushConfigRequest) (any, *agentcore.Error) {
 	configs, rerr := a.pushConfigs(p.TaskID)
 	if rerr != nil {
 		return nil, rerr
@@ -87,11 +70,7 @@ func (a *Agent) getPushConfig(_ *http.Request, params json.RawMessage) (any, *ag
 
 // listPushConfigs answers ListTaskPushNotificationConfigs with
 // {"configs":[..],"nextPageToken":".."}. A pageSize of 0 means no limit.
-func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p listPushConfigsRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) listPushConfigs(_ *http.Request, p *listPushConfigsRequest) (any, *agentcore.Error) {
 	if p.PageSize < 0 {
 		return nil, errInvalidParams(fmt.Errorf("pageSize: must not be negative, got %d", p.PageSize))
 	}
@@ -122,11 +101,7 @@ func (a *Agent) listPushConfigs(_ *http.Request, params json.RawMessage) (any, *
 
 // deletePushConfig answers DeleteTaskPushNotificationConfig with {}, the
 // ProtoJSON of google.protobuf.Empty.
-func (a *Agent) deletePushConfig(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p pushConfigRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) deletePushConfig(_ *http.Request, p *pushConfigRequest) (any, *agentcore.Error) {
 	found, rerr := a.core.DeletePush(p.TaskID, p.ID)
 	if rerr != nil {
 		return nil, rerr

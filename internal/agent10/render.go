@@ -16,14 +16,7 @@ func (wire) WithIDs(m message, taskID, contextID string) message {
 	return m
 }
 
-func (wire) FirstText(m message) string {
-	for _, p := range m.Parts {
-		if p.Text != nil {
-			return *p.Text
-		}
-	}
-	return ""
-}
+func (wire) FirstText(m message) string { return agentcore.FirstText(m.Parts, partText) }
 
 func (wire) AgentMessage(text, taskID, contextID string) message {
 	return message{
@@ -36,13 +29,15 @@ func (wire) AgentMessage(text, taskID, contextID string) message {
 }
 
 func (wire) ResultArtifact(text string, m message) artifact {
-	parts := []part{{Text: &text}}
-	for _, p := range m.Parts {
-		if p.Text == nil {
-			parts = append(parts, p)
-		}
+	return agentcore.ResultArtifact(part{Text: &text}, m.Parts, partText)
+}
+
+// partText reads the text of the "content" oneof.
+func partText(p part) (string, bool) {
+	if p.Text == nil {
+		return "", false
 	}
-	return artifact{ArtifactID: agentcore.NewID(), Name: "result", Parts: parts}
+	return *p.Text, true
 }
 
 func (wire) StateName(s agentcore.State) string { return stateNames[s] }
@@ -59,6 +54,8 @@ func (wire) NotAccepting(taskID string, state agentcore.State) *agentcore.Error 
 		map[string]string{"taskId": taskID, "state": stateNames[state]})
 }
 
+var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp}
+
 // renderTask spells t, its history trimmed to the 1.0 historyLength: unset
 // keeps every message, 0 none (the history key is then omitted), N the
 // last N.
@@ -71,35 +68,14 @@ func renderTask(t agentcore.Task[message, artifact], historyLength *int32) task 
 	case int(*n) < len(history):
 		history = history[len(history)-int(*n):]
 	}
-	return task{
-		ID:        t.ID,
-		ContextID: t.ContextID,
-		Status:    renderStatus(t.Status),
-		Artifacts: t.Artifacts,
-		History:   history,
-	}
-}
-
-func renderStatus(s agentcore.Status[message]) taskStatus {
-	return taskStatus{State: stateNames[s.State], Message: s.Message, Timestamp: formatTimestamp(s.Time)}
+	return agentcore.RenderTask(spelling, t, history)
 }
 
 // renderEvent wraps a stream event in its StreamResponse. 1.0 has no
 // "final": the stream simply closes after a settled status.
 func renderEvent(e agentcore.Event[message, artifact]) any {
-	if e.Artifact != nil {
-		return streamResponse{ArtifactUpdate: &artifactUpdateEvent{
-			TaskID:    e.TaskID,
-			ContextID: e.ContextID,
-			Artifact:  *e.Artifact,
-			LastChunk: true,
-		}}
-	}
-	return streamResponse{StatusUpdate: &statusUpdateEvent{
-		TaskID:    e.TaskID,
-		ContextID: e.ContextID,
-		Status:    renderStatus(*e.Status),
-	}}
+	status, art := agentcore.RenderEvent(spelling, e)
+	return streamResponse{StatusUpdate: status, ArtifactUpdate: art}
 }
 
 // timestampLayout is google.protobuf.Timestamp in ProtoJSON as the 1.0

@@ -1,7 +1,6 @@
 package agent10
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/a2agate/gateway/internal/agentcore"
@@ -9,11 +8,7 @@ import (
 
 // getTask answers GetTask with the bare Task, its history trimmed to
 // historyLength (unset: all, 0: none).
-func (a *Agent) getTask(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p getTaskRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) getTask(_ *http.Request, p *getTaskRequest) (any, *agentcore.Error) {
 	if err := agentcore.NotNegative("historyLength", p.HistoryLength); err != nil {
 		return nil, errInvalidParams(err)
 	}
@@ -26,11 +21,7 @@ func (a *Agent) getTask(_ *http.Request, params json.RawMessage) (any, *agentcor
 
 // cancelTask answers CancelTask with the canceled Task, or -32002 when the
 // task is already terminal.
-func (a *Agent) cancelTask(_ *http.Request, params json.RawMessage) (any, *agentcore.Error) {
-	var p cancelTaskRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return nil, rerr
-	}
+func (a *Agent) cancelTask(_ *http.Request, p *cancelTaskRequest) (any, *agentcore.Error) {
 	t, rerr := a.core.Cancel(p.ID)
 	if rerr != nil {
 		return nil, rerr
@@ -41,11 +32,7 @@ func (a *Agent) cancelTask(_ *http.Request, params json.RawMessage) (any, *agent
 // subscribeToTask streams {"task":..} first, then the task's updates until
 // it settles; an interrupted task gets its task event alone. A terminal
 // task is an UnsupportedOperationError (a2a.proto, SubscribeToTask).
-func (a *Agent) subscribeToTask(_ *http.Request, params json.RawMessage) (agentcore.Subscription, *agentcore.Error) {
-	var p subscribeToTaskRequest
-	if rerr := decodeParams(params, &p); rerr != nil {
-		return agentcore.Subscription{}, rerr
-	}
+func (a *Agent) subscribeToTask(_ *http.Request, p *subscribeToTaskRequest) (agentcore.Subscription, *agentcore.Error) {
 	return a.core.Resubscribe(p.ID, func(snap agentcore.Task[message, artifact]) (any, *agentcore.Error) {
 		if state := snap.Status.State; state.Terminal() && a.core.Opts.Like == agentcore.GoV2 {
 			return nil, agentcore.NewError(agentcore.CodeTaskNotFound, "no active execution", map[string]string{"taskId": p.ID})

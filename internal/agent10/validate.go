@@ -13,14 +13,8 @@ func validateUserMessage(msg *message) error {
 	if msg == nil {
 		return errors.New("message: required")
 	}
-	if msg.MessageID == "" {
-		return errors.New("message.messageId: required")
-	}
-	if msg.Role != roleUser {
-		return fmt.Errorf("message.role: must be %q, got %q", roleUser, msg.Role)
-	}
-	if len(msg.Parts) == 0 {
-		return errors.New("message.parts: must not be empty")
+	if err := agentcore.CheckUserMessage(msg.MessageID, msg.Role, roleUser, len(msg.Parts)); err != nil {
+		return err
 	}
 	for i, p := range msg.Parts {
 		if n := contentCount(p); n != 1 {

@@ -60,45 +60,14 @@ type part struct {
 	MediaType string          `json:"mediaType,omitempty"`
 }
 
-type task struct {
-	ID        string     `json:"id"`
-	ContextID string     `json:"contextId,omitempty"`
-	Status    taskStatus `json:"status"`
-	Artifacts []artifact `json:"artifacts,omitempty"`
-	History   []message  `json:"history,omitempty"`
-	Metadata  jsonObject `json:"metadata,omitempty"`
-}
-
-type taskStatus struct {
-	State     string   `json:"state"`
-	Message   *message `json:"message,omitempty"`
-	Timestamp string   `json:"timestamp,omitempty"`
-}
-
-type artifact struct {
-	ArtifactID  string     `json:"artifactId"`
-	Name        string     `json:"name,omitempty"`
-	Description string     `json:"description,omitempty"`
-	Parts       []part     `json:"parts"`
-	Metadata    jsonObject `json:"metadata,omitempty"`
-	Extensions  []string   `json:"extensions,omitempty"`
-}
-
-type statusUpdateEvent struct {
-	TaskID    string     `json:"taskId"`
-	ContextID string     `json:"contextId"`
-	Status    taskStatus `json:"status"`
-	Metadata  jsonObject `json:"metadata,omitempty"`
-}
-
-type artifactUpdateEvent struct {
-	TaskID    string     `json:"taskId"`
-	ContextID string     `json:"contextId"`
-	Artifact  artifact   `json:"artifact"`
-	Append    bool       `json:"append,omitempty"`
-	LastChunk bool       `json:"lastChunk,omitempty"`
-	Metadata  jsonObject `json:"metadata,omitempty"`
-}
+// The Task, its status, artifacts and update events are spelled as in
+// 0.2.5, without its "kind" and "final".
+type (
+	task                = agentcore.WireTask[message, artifact]
+	artifact            = agentcore.Artifact[part]
+	statusUpdateEvent   = agentcore.StatusUpdate[message]
+	artifactUpdateEvent = agentcore.ArtifactUpdate[artifact]
+)
 
 // streamResponse is the StreamResponse oneof: exactly one field is set.
 type streamResponse struct {

@@ -79,7 +79,8 @@ type Core[M, A, C any] struct {
 	methods *Methods
 	// cards maps each card route to the card it serves, given the public
 	// JSON-RPC URL.
-	cards map[string]func(url string) any
+	cards  map[string]func(url string) any
+	pushID func(cfg *C, taskID string) *string
 	// webhooks, when set, sends push notifications (webhook.go).
 	webhooks *Webhooks[M, A, C]
 
@@ -94,9 +95,9 @@ type Core[M, A, C any] struct {
 	scripts sync.WaitGroup
 }
 
-// Wire is what a dialect adds to the core: its spelling of messages and
-// artifacts, its JSON-RPC methods and its agent cards.
-type Wire[M, A any] struct {
+// Wire is what a dialect adds to the core: its spelling of messages,
+// artifacts and push configs C, its JSON-RPC methods and its agent cards.
+type Wire[M, A, C any] struct {
 	// DefaultName is the card's name when Options.Name is empty.
 	DefaultName string
 	Dialect     Dialect[M, A]
@@ -104,6 +105,9 @@ type Wire[M, A any] struct {
 	// Cards maps each card route to the card it serves, given the public
 	// JSON-RPC URL.
 	Cards map[string]func(url string) any
+	// PushID is where push config cfg, about to be stored for task taskID,
+	// keeps its id; a 1.0 config names its task too, which PushID sets.
+	PushID func(cfg *C, taskID string) *string
 	// Precision is the resolution of the status timestamps the dialect
 	// writes, so that a timestamp read back from the wire compares equal to
 	// the one stored.
@@ -111,7 +115,7 @@ type Wire[M, A any] struct {
 }
 
 // New returns a Core speaking w.
-func New[M, A, C any](opts Options, w Wire[M, A]) *Core[M, A, C] {
+func New[M, A, C any](opts Options, w Wire[M, A, C]) *Core[M, A, C] {
 	if opts.Name == "" {
 		opts.Name = w.DefaultName
 	}
@@ -122,6 +126,7 @@ func New[M, A, C any](opts Options, w Wire[M, A]) *Core[M, A, C] {
 		store:   newStore[M, A, C](time.Now, w.Precision),
 		methods: w.Methods,
 		cards:   w.Cards,
+		pushID:  w.PushID,
 		ctx:     ctx,
 		cancel:  cancel,
 		done:    make(chan struct{}),

@@ -4,10 +4,13 @@
 // text, push config storage, the JSON-RPC 2.0 envelope and dispatch, and
 // the SSE stream writer.
 //
-// It knows no wire spelling: method names, state and role names, the
-// message, task and event structs, error data and cards belong to each
-// agent's wire files, which reach the core through a Dialect and render
-// its neutral Task and Event values. Like both agents it imports nothing
-// from this module, so the agents stay independent witnesses of the wire
-// formats the gateway translates.
+// Of the wire it holds only what 0.2.5 and 1.0 spell alike (wire.go: the
+// task, status, artifact and update event bodies, generic in the message
+// and part types; card.go: the skills), and the JSON-RPC 2.0 envelope.
+// Method names, state and role names, messages and parts, the "kind" and
+// "final" 0.2.5 adds, error data and cards belong to each agent's wire
+// files, which reach the core through a Dialect and render its neutral
+// Task and Event values. Like both agents it imports nothing from this
+// module, so the agents stay independent witnesses of the wire formats the
+// gateway translates.
 package agentcore

@@ -61,6 +61,34 @@ type Unary func(r *http.Request, params json.RawMessage) (any, *Error)
 // JSON-RPC response because no byte of the stream has been written.
 type Streaming func(r *http.Request, params json.RawMessage) (Subscription, *Error)
 
+// Decode is a dialect's decoder of a method's params into v, a pointer to
+// the method's request struct.
+type Decode func(params json.RawMessage, v any) *Error
+
+// Handle is the Unary that decodes its params into a P and lets answer
+// answer them.
+func Handle[P any](decode Decode, answer func(r *http.Request, p *P) (any, *Error)) Unary {
+	return func(r *http.Request, params json.RawMessage) (any, *Error) {
+		var p P
+		if rerr := decode(params, &p); rerr != nil {
+			return nil, rerr
+		}
+		return answer(r, &p)
+	}
+}
+
+// HandleStream is the Streaming that decodes its params into a P and lets
+// open prepare the stream for them.
+func HandleStream[P any](decode Decode, open func(r *http.Request, p *P) (Subscription, *Error)) Streaming {
+	return func(r *http.Request, params json.RawMessage) (Subscription, *Error) {
+		var p P
+		if rerr := decode(params, &p); rerr != nil {
+			return Subscription{}, rerr
+		}
+		return open(r, &p)
+	}
+}
+
 // Methods is a dialect's JSON-RPC surface.
 type Methods struct {
 	Unary     map[string]Unary
@@ -202,6 +230,22 @@ func Require(fields ...string) error {
 		if fields[i+1] == "" {
 			return errors.New(fields[i] + ": required")
 		}
+	}
+	return nil
+}
+
+// CheckUserMessage is the error for what both dialects require of a
+// client's message, given in its spelling, or nil: an id, the one role a
+// client may send (userRole), and at least one part.
+func CheckUserMessage(messageID, role, userRole string, parts int) error {
+	if messageID == "" {
+		return errors.New("message.messageId: required")
+	}
+	if role != userRole {
+		return fmt.Errorf("message.role: must be %q, got %q", userRole, role)
+	}
+	if parts == 0 {
+		return errors.New("message.parts: must not be empty")
 	}
 	return nil
 }

@@ -2,19 +2,24 @@ package agentcore
 
 import "slices"
 
-// StorePush keeps cfg for rec under id; a config with the id of a stored
-// one replaces it.
-func (c *Core[M, A, C]) StorePush(rec *Record[M, A, C], id string, cfg C) {
+// StorePush keeps cfg for rec, assigning it an id when it has none, and
+// returns it as stored; a config with the id of a stored one replaces it.
+func (c *Core[M, A, C]) StorePush(rec *Record[M, A, C], cfg C) C {
+	id := c.pushID(&cfg, rec.task.ID) // a task's id never changes: no lock
+	if *id == "" {
+		*id = NewID()
+	}
 	s := c.store
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := Push[C]{ID: id, Config: cfg}
-	if i := slices.IndexFunc(rec.push, func(q Push[C]) bool { return q.ID == id }); i >= 0 {
+	p := Push[C]{ID: *id, Config: cfg}
+	if i := slices.IndexFunc(rec.push, func(q Push[C]) bool { return q.ID == p.ID }); i >= 0 {
 		rec.push[i] = p
 	} else {
 		rec.push = append(rec.push, p)
 	}
 	c.notify(rec)
+	return cfg
 }
 
 // Record returns task id's record, for StorePush.

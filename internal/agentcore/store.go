@@ -294,9 +294,6 @@ func (r *Record[M, A, C]) publish(u update[M, A]) {
 	r.changed = make(chan struct{})
 }
 
-// TaskID is the id of rec's task, which never changes.
-func (r *Record[M, A, C]) TaskID() string { return r.task.ID }
-
 // awaitChange blocks until changed is closed and reports true, or until ctx
 // or done ends the wait and reports false.
 func awaitChange(ctx context.Context, done, changed <-chan struct{}) bool {

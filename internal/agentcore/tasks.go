@@ -16,8 +16,8 @@ type Accepted[M, A, C any] struct {
 
 // Accept acts on a validated user message: it answers a question, resumes
 // the task the message names, or creates a task and starts its script.
-// onTask, when set, runs on the task before its script starts.
-func (c *Core[M, A, C]) Accept(msg M, onTask func(*Record[M, A, C])) (Accepted[M, A, C], *Error) {
+// push, when set, is stored for the task before its script starts.
+func (c *Core[M, A, C]) Accept(msg M, push *C) (Accepted[M, A, C], *Error) {
 	d := c.dialect
 	taskID, contextID := d.IDs(msg)
 	if rerr := c.finalTaskMessage(taskID); rerr != nil {
@@ -31,8 +31,8 @@ func (c *Core[M, A, C]) Accept(msg M, onTask func(*Record[M, A, C])) (Accepted[M
 		if rerr != nil {
 			return Accepted[M, A, C]{}, rerr
 		}
-		if onTask != nil {
-			onTask(rec)
+		if push != nil {
+			c.StorePush(rec, *push)
 		}
 		c.spawn(rec, func(ctx context.Context) { c.finish(ctx, rec, msg) })
 		return Accepted[M, A, C]{Rec: rec, Snapshot: snap, Cursor: cursor}, nil
@@ -49,8 +49,8 @@ func (c *Core[M, A, C]) Accept(msg M, onTask func(*Record[M, A, C])) (Accepted[M
 	taskID = NewID()
 	msg = d.WithIDs(msg, taskID, contextID)
 	rec, snap := c.store.create(taskID, contextID, msg)
-	if onTask != nil {
-		onTask(rec)
+	if push != nil {
+		c.StorePush(rec, *push)
 	}
 	c.spawn(rec, func(ctx context.Context) { c.runNew(ctx, rec, b, msg) })
 	return Accepted[M, A, C]{Rec: rec, Snapshot: snap}, nil

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
-	"net/http"
-	"sync"
 
+	"github.com/a2agate/gateway/interop/harness"
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -21,30 +16,14 @@ import (
 // env is what the scenarios share: how to reach the agent and what kind
 // of backend stands behind it.
 type env struct {
-	baseURL        string
-	backend        string // backend label, e.g. js-0.3
-	backendDialect string
-	direct         bool // no gateway between client and backend
-	httpClient     *http.Client
-	binding        a2a.TransportProtocol // the transport the client prefers
-	recorder       *recordingTransport
-	connect        func(ctx context.Context) (*connection, error)
-
-	once    sync.Once
-	conn    *connection
-	connErr error
-}
-
-type connection struct {
-	card   *a2a.AgentCard
-	client *a2aclient.Client
+	harness.Setup
+	binding a2a.TransportProtocol // the transport the client prefers
+	dialer  *harness.Dialer[*a2a.AgentCard, *a2aclient.Client]
 }
 
 // client returns the SDK client, resolving the card on first use only.
 func (e *env) client(ctx context.Context, c checker) *a2aclient.Client {
-	e.once.Do(func() { e.conn, e.connErr = e.connect(ctx) })
-	c.NoErr(e.connErr, "connect")
-	return e.conn.client
+	return e.dialer.Shared(ctx, c).Client
 }
 
 // rpcCodes maps the SDK's sentinel errors back to JSON-RPC codes. The SDK
@@ -63,10 +42,7 @@ func (e *env) client(ctx context.Context, c checker) *a2aclient.Client {
 //   - a2aclient/factory.go line 76 takes the card's preferredTransport
 //     verbatim, so a 0.3 card without it (the spec default is JSONRPC)
 //     yields no usable transport.
-var rpcCodes = []struct {
-	err  error
-	code int
-}{
+var rpcCodes = harness.ErrorCodes{
 	{a2a.ErrParseError, -32700},
 	{a2a.ErrInvalidRequest, -32600},
 	{a2a.ErrMethodNotFound, -32601},
@@ -83,10 +59,8 @@ var rpcCodes = []struct {
 }
 
 func codeOf(err error) (int, bool) {
-	for _, rc := range rpcCodes {
-		if errors.Is(err, rc.err) {
-			return rc.code, true
-		}
+	if code, ok := rpcCodes.Of(err); ok {
+		return code, true
 	}
 	return grpcCodeOf(err)
 }
@@ -136,16 +110,7 @@ func grpcCodeOf(err error) (int, bool) {
 // expectCode ends the scenario unless err is a JSON-RPC error with one of
 // the codes.
 func expectCode(c checker, err error, what string, codes ...int) {
-	if err == nil {
-		c.Fatalf("%s: expected JSON-RPC error %v, got success", what, codes)
-	}
-	code, ok := codeOf(err)
-	for _, want := range codes {
-		if ok && code == want {
-			return
-		}
-	}
-	c.Fatalf("%s: expected JSON-RPC error %v, got %v", what, codes, err)
+	harness.ExpectCode(c, codeOf, err, what, codes...)
 }
 
 func textParts(text string) a2a.ContentParts {
@@ -197,8 +162,6 @@ func userMessage(parts a2a.ContentParts, o sendOptions) *a2a.MessageSendParams {
 	}
 	return params
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // mustTask ends the scenario unless result is a task in the wanted state
 // ("" accepts any state).
@@ -268,35 +231,14 @@ func assertCycle(c checker, events []a2a.Event, want []string, taskID a2a.TaskID
 	}
 }
 
-// jsonrpcOnly are the scenarios that post a JSON-RPC envelope by hand
-// (an unknown method name, a truncated JSON-RPC body): the gRPC binding
-// has no method name or envelope to get wrong, and its own error answers
-// are binding/grpc's tests, not something the SDK client sends.
-var jsonrpcOnly = map[string]bool{"error-unknown-method": true, "error-malformed-json": true}
-
 // skipReason says why a scenario cannot run over the chosen transport.
 func (e *env) skipReason(scenario string) string {
-	if e.binding != a2a.TransportProtocolJSONRPC && jsonrpcOnly[scenario] {
-		return fmt.Sprintf("skipped over %s: the scenario posts a hand-made JSON-RPC envelope", e.binding)
-	}
-	return ""
+	return harness.JSONRPCOnly(string(e.binding), scenario)
 }
 
 // rawRPC posts body verbatim to the endpoint from the card: the requests
 // no SDK can produce (unknown method, malformed JSON).
 func (e *env) rawRPC(ctx context.Context, c checker, body string) map[string]any {
-	e.client(ctx, c)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.conn.card.URL, bytes.NewBufferString(body))
-	c.NoErr(err, "build request")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := e.httpClient.Do(req)
-	c.NoErr(err, "post")
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	c.NoErr(err, "read body")
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		c.Fatalf("HTTP %d with a non-JSON body: %.200s", resp.StatusCode, raw)
-	}
+	out, _ := harness.PostRaw(ctx, c, e.HTTPClient, e.dialer.Shared(ctx, c).Card.URL, body, nil)
 	return out
 }

@@ -1,6 +1,9 @@
-// Package harness runs the interop scenarios of the Go SDK clients and
-// prints their PASS, FAIL and SKIP lines; each client module, pinned to its
-// own a2a-go version, drives it.
+// Package harness is everything of the Go SDK clients' interop runs that
+// does not touch the SDK's types, so that the two client modules, pinned to
+// a2a-go versions that cannot share a module, hold only the SDK calls and
+// the checks on what they return: the command line, the scenario runner
+// and its PASS, FAIL and SKIP lines, the card-then-client dial, the texts
+// of the scripted backend, the error codes and the hand-made JSON-RPC posts.
 package harness
 
 import (

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/a2agate/gateway/interop/harness"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
@@ -40,7 +41,7 @@ func (executor) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext) it
 				event = statusEvent(execCtx, s.state, s.text)
 			case stepArtifact:
 				artifact := a2a.NewArtifactEvent(execCtx, s.parts...)
-				artifact.Artifact.Name = artifactName
+				artifact.Artifact.Name = harness.ArtifactName
 				artifact.LastChunk = true
 				event = artifact
 			case stepDelay:
@@ -91,7 +92,7 @@ func continuationSnapshot(stored *a2a.Task, msg *a2a.Message) *a2a.Task {
 // event the JS executors publish when a waiting execution is woken.
 func (executor) Cancel(_ context.Context, execCtx *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		yield(statusEvent(execCtx, a2a.TaskStateCanceled, textCanceled), nil)
+		yield(statusEvent(execCtx, a2a.TaskStateCanceled, harness.TextCanceled), nil)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2agate/gateway/interop/harness"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
@@ -12,17 +13,6 @@ import (
 // texts, states and the order of events must match the JS original.
 
 const slowDelay = 400 * time.Millisecond // SLOW_MS
-
-const (
-	textInputNeeded = "need more input"
-	textCanceled    = "canceled by request"
-	artifactName    = "result"
-)
-
-func textAnswer(s string) string  { return "answer: " + s }
-func textWorking(s string) string { return "working on: " + s }
-func textDone(s string) string    { return "done: " + s }
-func textFailed(s string) string  { return "failed: " + s }
 
 type stepKind int
 
@@ -63,12 +53,12 @@ func plan(parts []*a2a.Part, isContinuation bool) []step {
 		}
 	}
 	complete := func(delay time.Duration) []step {
-		steps := []step{{kind: stepStatus, state: a2a.TaskStateWorking, text: textWorking(text)}}
+		steps := []step{{kind: stepStatus, state: a2a.TaskStateWorking, text: harness.TextWorking(text)}}
 		if delay > 0 {
 			steps = append(steps, step{kind: stepDelay, delay: delay})
 		}
 		return append(steps,
-			step{kind: stepArtifact, parts: append([]*a2a.Part{a2a.NewTextPart(textDone(text))}, echoes...)},
+			step{kind: stepArtifact, parts: append([]*a2a.Part{a2a.NewTextPart(harness.TextDone(text))}, echoes...)},
 			step{kind: stepStatus, state: a2a.TaskStateCompleted},
 		)
 	}
@@ -77,13 +67,13 @@ func plan(parts []*a2a.Part, isContinuation bool) []step {
 	case isContinuation:
 		return append([]step{task}, complete(0)...)
 	case strings.HasSuffix(text, "?"):
-		return []step{{kind: stepMessage, text: textAnswer(text)}}
+		return []step{{kind: stepMessage, text: harness.TextAnswer(text)}}
 	case strings.HasPrefix(text, "fail"):
-		return []step{task, {kind: stepStatus, state: a2a.TaskStateFailed, text: textFailed(text)}}
+		return []step{task, {kind: stepStatus, state: a2a.TaskStateFailed, text: harness.TextFailed(text)}}
 	case strings.HasPrefix(text, "input"):
-		return []step{task, {kind: stepStatus, state: a2a.TaskStateInputRequired, text: textInputNeeded}}
+		return []step{task, {kind: stepStatus, state: a2a.TaskStateInputRequired, text: harness.TextInputNeeded}}
 	case strings.HasPrefix(text, "wait"):
-		return []step{task, {kind: stepStatus, state: a2a.TaskStateWorking, text: textWorking(text)}, {kind: stepWaitForCancel}}
+		return []step{task, {kind: stepStatus, state: a2a.TaskStateWorking, text: harness.TextWorking(text)}, {kind: stepWaitForCancel}}
 	case strings.HasPrefix(text, "slow"):
 		return append([]step{task}, complete(slowDelay)...)
 	default:

@@ -15,14 +15,10 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"net/http"
-	"net/url"
 	"os"
-	"strings"
-	"time"
 
+	"github.com/a2agate/gateway/interop/harness"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
@@ -32,76 +28,20 @@ import (
 )
 
 func main() {
-	os.Exit(run())
-}
-
-func run() int {
-	var (
-		baseURL        = flag.String("url", "", "base URL of the agent (the card is resolved under it)")
-		clientName     = flag.String("client", "go-2.3.1", "client label for the result lines")
-		backendName    = flag.String("backend", "", "backend label for the result lines")
-		backendDialect = flag.String("backend-dialect", "", "dialect of the backend agent: 0.2.5, 0.3 or 1.0")
-		only           = flag.String("only", "", "comma-separated scenario names to run")
-		tag            = flag.String("tag", "", "extra label for the result lines")
-		timeout        = flag.Duration("timeout", 20*time.Second, "per-scenario timeout")
-		transportName  = flag.String("transport", "jsonrpc", "SDK transport the client prefers: jsonrpc, rest or grpc")
-	)
-	flag.Parse()
-	if *baseURL == "" || *backendName == "" || *backendDialect == "" {
-		fmt.Fprintln(os.Stderr, "client: -url, -backend and -backend-dialect are required")
-		return 2
-	}
-	parsed, err := url.Parse(*baseURL)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "client: bad -url: %v\n", err)
-		return 2
-	}
-	binding, ok := bindingOf[*transportName]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "client: unknown -transport %q (jsonrpc, rest or grpc)\n", *transportName)
-		return 2
-	}
-
-	recorder := &recordingTransport{Base: http.DefaultTransport}
-	httpClient := &http.Client{Transport: recorder}
-	env := &env{
-		baseURL:        *baseURL,
-		backend:        *backendName,
-		backendDialect: *backendDialect,
-		direct:         strings.Contains(*tag, "via=direct"),
-		httpClient:     httpClient,
-		binding:        binding,
-		recorder:       recorder,
-		connect: func(ctx context.Context) (*connection, error) {
-			card, err := agentcard.NewResolver(httpClient).Resolve(ctx, *baseURL)
-			if err != nil {
-				return nil, fmt.Errorf("resolve card: %w", err)
-			}
-			client, err := a2aclient.NewFromCard(ctx, card, factoryOptions(binding, httpClient)...)
-			if err != nil {
-				return nil, fmt.Errorf("client from card: %w", err)
-			}
-			return &connection{card: card, client: client}, nil
-		},
-	}
-
-	label := func(name string) string {
-		extra := ""
-		if *tag != "" {
-			extra = " " + *tag
-		}
-		return fmt.Sprintf("client=%s backend=%s%s scenario=%s", *clientName, *backendName, extra, name)
-	}
-	r := &runner{Label: label, Timeout: *timeout, Recorder: recorder, Origin: parsed.Scheme + "://" + parsed.Host}
-	if *only != "" {
-		r.Only = strings.Split(*only, ",")
-	}
-	registerScenarios(r, env)
-	r.Skip = env.skipReason
-	if r.Run(context.Background()) > 0 {
-		return 1
-	}
-	return 0
+	cmd := harness.Command{Name: "client", Client: "go-2.3.1", Transports: []string{"jsonrpc", "rest", "grpc"}}
+	os.Exit(cmd.Main(func(s harness.Setup, r *harness.Runner) {
+		binding := bindingOf[s.Transport]
+		e := &env{Setup: s, binding: binding, dialer: &harness.Dialer[*a2a.AgentCard, *a2aclient.Client]{
+			Resolve: func(ctx context.Context) (*a2a.AgentCard, error) {
+				return agentcard.NewResolver(s.HTTPClient).Resolve(ctx, s.BaseURL)
+			},
+			FromCard: func(ctx context.Context, card *a2a.AgentCard) (*a2aclient.Client, error) {
+				return a2aclient.NewFromCard(ctx, card, factoryOptions(binding, s.HTTPClient)...)
+			},
+		}}
+		registerScenarios(r, e)
+		r.Skip = e.skipReason
+	}))
 }
 
 var bindingOf = map[string]a2a.TransportProtocol{

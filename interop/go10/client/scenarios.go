@@ -8,31 +8,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/a2agate/gateway/interop/harness"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/uuid"
-)
-
-// The scripted backend's texts (interop/agents/script.mjs).
-const (
-	textInputNeeded = "need more input"
-	textCanceled    = "canceled by request"
-)
-
-func textAnswer(s string) string  { return "answer: " + s }
-func textWorking(s string) string { return "working on: " + s }
-func textDone(s string) string    { return "done: " + s }
-func textFailed(s string) string  { return "failed: " + s }
-
-const (
-	codeMethodNotFound       = -32601
-	codeParseError           = -32700
-	codeTaskNotFound         = -32001
-	codeTaskNotCancelable    = -32002
-	codeUnsupportedOperation = -32004
-	codeInvalidParams        = -32602
 )
 
 // registerScenarios mirrors interop/clients/scenarios.mjs for a2a-go v2
@@ -40,16 +20,16 @@ const (
 // to one.
 func registerScenarios(r *runner, e *env) {
 	r.Add("discovery", func(ctx context.Context, c checker) {
-		conn, err := e.connect(ctx)
+		conn, err := e.dialer.Dial(ctx)
 		c.NoErr(err, "discovery")
-		card := conn.card
+		card := conn.Card
 		c.Check(strings.HasPrefix(card.Name, "interop-agent"), "card name %q is not the backend agent's", card.Name)
 		iface := e.endpoint(ctx, c)
 		// Equal up to a trailing slash, as in clients/scenarios.mjs; a gRPC
 		// interface is the gateway's host:port (a gRPC target).
-		want := strings.TrimSuffix(e.baseURL, "/")
+		want := strings.TrimSuffix(e.BaseURL, "/")
 		if e.binding == a2a.TransportProtocolGRPC {
-			base, err := url.Parse(e.baseURL)
+			base, err := url.Parse(e.BaseURL)
 			c.NoErr(err, "base url")
 			want = base.Host
 		}
@@ -57,14 +37,14 @@ func registerScenarios(r *runner, e *env) {
 		c.Check(strings.HasPrefix(string(iface.ProtocolVersion), "1."), "protocolVersion %q for a 1.0 client", iface.ProtocolVersion)
 		c.Check(card.Capabilities.Streaming, "capabilities.streaming")
 		c.Check(card.Capabilities.PushNotifications, "capabilities.pushNotifications")
-		e.recorder.Reset()
-		res, err := conn.client.SendMessage(ctx, userMessage(textParts("ping?"), sendOptions{}))
+		e.Recorder.Reset()
+		res, err := conn.Client.SendMessage(ctx, userMessage(textParts("ping?"), sendOptions{}))
 		c.NoErr(err, "round trip through the resolved endpoint")
 		_, isMessage := res.(*a2a.Message)
 		c.Check(isMessage, "ping? should be answered by a message, got %T", res)
 		// The call went over the preferred binding: JSON-RPC posts to the
 		// endpoint, REST to its message:send route, gRPC not over HTTP/1.1.
-		sent := e.recorder.Requested()
+		sent := e.Recorder.Requested()
 		switch e.binding {
 		case a2a.TransportProtocolJSONRPC:
 			c.Check(len(sent) == 1 && strings.TrimSuffix(sent[0], "/") == want, "JSON-RPC send requested %v", sent)
@@ -78,11 +58,11 @@ func registerScenarios(r *runner, e *env) {
 	r.Add("blocking-send", func(ctx context.Context, c checker) {
 		client := e.client(ctx, c)
 		input := "hello " + uuid.NewString()[:8]
-		res, err := client.SendMessage(ctx, userMessage(textParts(input), sendOptions{blocking: ptr(true)}))
+		res, err := client.SendMessage(ctx, userMessage(textParts(input), sendOptions{blocking: harness.Ptr(true)}))
 		c.NoErr(err, "send")
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
 		assertDone(c, task, input)
-		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: ptr(10)})
+		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: harness.Ptr(10)})
 		c.NoErr(err, "get")
 		mustTask(c, fetched, a2a.TaskStateCompleted, "get after send")
 		Equal(c, fetched.ID, task.ID, "task id")
@@ -101,7 +81,7 @@ func registerScenarios(r *runner, e *env) {
 		msg, ok := res.(*a2a.Message)
 		c.Check(ok, "expected a direct message, got %T %+v", res, res)
 		Equal(c, msg.Role, a2a.MessageRoleAgent, "role")
-		Equal(c, firstText(msg.Parts), textAnswer(question), "answer")
+		Equal(c, firstText(msg.Parts), harness.TextAnswer(question), "answer")
 		Equal(c, msg.ContextID, contextID, "reply keeps the caller contextId")
 		c.Check(msg.ID != "", "empty messageId")
 	})
@@ -136,7 +116,7 @@ func registerScenarios(r *runner, e *env) {
 		res, err := client.SendMessage(ctx, userMessage(textParts("fail please"), sendOptions{}))
 		c.NoErr(err, "send")
 		task := mustTask(c, res, a2a.TaskStateFailed, "send")
-		Equal(c, statusText(task.Status), textFailed("fail please"), "failure status message")
+		Equal(c, statusText(task.Status), harness.TextFailed("fail please"), "failure status message")
 		Equal(c, len(task.Artifacts), 0, "artifacts of a failed task")
 		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
 		c.NoErr(err, "get")
@@ -145,7 +125,7 @@ func registerScenarios(r *runner, e *env) {
 
 	r.Add("non-blocking-poll", func(ctx context.Context, c checker) {
 		input := "slow job"
-		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{blocking: ptr(false)}))
+		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{blocking: harness.Ptr(false)}))
 		c.NoErr(err, "send")
 		first := mustTask(c, res, "", "non-blocking send")
 		c.Check(first.Status.State == a2a.TaskStateSubmitted || first.Status.State == a2a.TaskStateWorking,
@@ -161,14 +141,14 @@ func registerScenarios(r *runner, e *env) {
 		res, err := client.SendMessage(ctx, userMessage(textParts(input), sendOptions{}))
 		c.NoErr(err, "send")
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
-		want := fmt.Sprint([]string{"user:" + input, "agent:" + textWorking(input)})
-		full, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: ptr(10)})
+		want := fmt.Sprint([]string{"user:" + input, "agent:" + harness.TextWorking(input)})
+		full, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: harness.Ptr(10)})
 		c.NoErr(err, "get 10")
 		Equal(c, historyString(full), want, "full history")
-		one, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: ptr(1)})
+		one, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: harness.Ptr(1)})
 		c.NoErr(err, "get 1")
-		Equal(c, historyString(one), fmt.Sprint([]string{"agent:" + textWorking(input)}), "historyLength=1 keeps the latest message")
-		two, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: ptr(2)})
+		Equal(c, historyString(one), fmt.Sprint([]string{"agent:" + harness.TextWorking(input)}), "historyLength=1 keeps the latest message")
+		two, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: harness.Ptr(2)})
 		c.NoErr(err, "get 2")
 		Equal(c, len(two.History), 2, "historyLength=2")
 		// In 1.0 an unset historyLength means no limit (issue 23 item 1).
@@ -181,12 +161,12 @@ func registerScenarios(r *runner, e *env) {
 	// servers and a2a-go v2.3.1 ignore configuration.historyLength on send.
 	r.Add("history-length-send", func(ctx context.Context, c checker) {
 		input := "history on send"
-		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{historyLength: ptr(1)}))
+		res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(input), sendOptions{historyLength: harness.Ptr(1)}))
 		c.NoErr(err, "send")
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
-		want := []string{"agent:" + textWorking(input)}
+		want := []string{"agent:" + harness.TextWorking(input)}
 		if e.deviates("history-length-send") {
-			want = []string{"user:" + input, "agent:" + textWorking(input)}
+			want = []string{"user:" + input, "agent:" + harness.TextWorking(input)}
 		}
 		Equal(c, historyString(task), fmt.Sprint(want), "send with historyLength=1")
 	})
@@ -199,8 +179,8 @@ func registerScenarios(r *runner, e *env) {
 		assertCycle(c, events, []string{"task", "status:" + string(a2a.TaskStateWorking), "artifact-update", "status:" + string(a2a.TaskStateCompleted)}, "")
 		first := events[0].(*a2a.Task)
 		Equal(c, first.Status.State, a2a.TaskStateSubmitted, "first event state")
-		Equal(c, statusText(events[1].(*a2a.TaskStatusUpdateEvent).Status), textWorking(input), "working text")
-		Equal(c, firstText(events[2].(*a2a.TaskArtifactUpdateEvent).Artifact.Parts), textDone(input), "artifact text")
+		Equal(c, statusText(events[1].(*a2a.TaskStatusUpdateEvent).Status), harness.TextWorking(input), "working text")
+		Equal(c, firstText(events[2].(*a2a.TaskArtifactUpdateEvent).Artifact.Parts), harness.TextDone(input), "artifact text")
 		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: first.ID})
 		c.NoErr(err, "get")
 		mustTask(c, fetched, a2a.TaskStateCompleted, "get after stream")
@@ -212,7 +192,7 @@ func registerScenarios(r *runner, e *env) {
 		c.NoErr(err, "stream")
 		Equal(c, fmt.Sprint(eventKinds(events)), fmt.Sprint([]string{"message"}), "a direct answer streams exactly one message")
 		msg := events[0].(*a2a.Message)
-		Equal(c, firstText(msg.Parts), textAnswer(question), "answer")
+		Equal(c, firstText(msg.Parts), harness.TextAnswer(question), "answer")
 		Equal(c, msg.Role, a2a.MessageRoleAgent, "role")
 	})
 
@@ -221,14 +201,14 @@ func registerScenarios(r *runner, e *env) {
 		res, err := client.SendMessage(ctx, userMessage(textParts("input needed"), sendOptions{}))
 		c.NoErr(err, "send")
 		first := mustTask(c, res, a2a.TaskStateInputRequired, "first turn")
-		Equal(c, statusText(first.Status), textInputNeeded, "input-required message")
+		Equal(c, statusText(first.Status), harness.TextInputNeeded, "input-required message")
 		more := "the missing detail"
 		res, err = client.SendMessage(ctx, userMessage(textParts(more), sendOptions{taskID: first.ID, contextID: first.ContextID}))
 		c.NoErr(err, "continuation")
 		done := mustTask(c, res, a2a.TaskStateCompleted, "continuation")
 		Equal(c, done.ID, first.ID, "continuation task id")
 		assertDone(c, done, more)
-		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: first.ID, HistoryLength: ptr(10)})
+		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: first.ID, HistoryLength: harness.Ptr(10)})
 		c.NoErr(err, "get")
 		var userTurns []string
 		for _, m := range fetched.History {
@@ -244,13 +224,13 @@ func registerScenarios(r *runner, e *env) {
 		firstCycle, err := collect(client.SendStreamingMessage(ctx, userMessage(textParts("input via stream"), sendOptions{})))
 		c.NoErr(err, "first stream")
 		assertCycle(c, firstCycle, []string{"task", "status:" + string(a2a.TaskStateInputRequired)}, "")
-		Equal(c, statusText(firstCycle[1].(*a2a.TaskStatusUpdateEvent).Status), textInputNeeded, "input-required message")
+		Equal(c, statusText(firstCycle[1].(*a2a.TaskStatusUpdateEvent).Status), harness.TextInputNeeded, "input-required message")
 		task := firstCycle[0].(*a2a.Task)
 		more := "streamed detail"
 		second, err := collect(client.SendStreamingMessage(ctx, userMessage(textParts(more), sendOptions{taskID: task.ID, contextID: task.ContextID})))
 		c.NoErr(err, "continuation stream")
 		assertCycle(c, second, []string{"task", "status:" + string(a2a.TaskStateWorking), "artifact-update", "status:" + string(a2a.TaskStateCompleted)}, task.ID)
-		Equal(c, firstText(second[2].(*a2a.TaskArtifactUpdateEvent).Artifact.Parts), textDone(more), "artifact text")
+		Equal(c, firstText(second[2].(*a2a.TaskArtifactUpdateEvent).Artifact.Parts), harness.TextDone(more), "artifact text")
 		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
 		c.NoErr(err, "get")
 		mustTask(c, fetched, a2a.TaskStateCompleted, "get after the continuation")
@@ -266,13 +246,13 @@ func registerScenarios(r *runner, e *env) {
 		fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: running.ID})
 		c.NoErr(err, "get")
 		mustTask(c, fetched, a2a.TaskStateCanceled, "get after cancel")
-		Equal(c, statusText(fetched.Status), textCanceled, "cancel status message")
+		Equal(c, statusText(fetched.Status), harness.TextCanceled, "cancel status message")
 		// A repeated cancel is refused with TaskNotCancelable, except that
 		// the 1.x servers (JS 1.x, a2a-go v2) answer it with the canceled
 		// task itself (see clients/scenarios.mjs).
 		again, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: running.ID})
-		if err != nil || e.backendDialect != "1.0" {
-			expectCode(c, err, "second cancel", codeTaskNotCancelable)
+		if err != nil || e.BackendDialect != "1.0" {
+			expectCode(c, err, "second cancel", harness.CodeTaskNotCancelable)
 			return
 		}
 		mustTask(c, again, a2a.TaskStateCanceled, "second cancel")
@@ -284,7 +264,7 @@ func registerScenarios(r *runner, e *env) {
 		c.NoErr(err, "send")
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
 		_, err = client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID})
-		expectCode(c, err, "cancel of a completed task", codeTaskNotCancelable)
+		expectCode(c, err, "cancel of a completed task", harness.CodeTaskNotCancelable)
 	})
 
 	// 1.0 (a2a.proto SubscribeToTask): UnsupportedOperationError for a task
@@ -299,12 +279,12 @@ func registerScenarios(r *runner, e *env) {
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
 		events, err := collect(client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: task.ID}))
 		switch {
-		case e.deviates("subscribe-final") && e.backend == "js-1.0":
-			expectLostStreamError(ctx, c, e, events, err, "SubscribeToTask", fmt.Sprintf(`{"id":%q}`, task.ID), codeUnsupportedOperation)
+		case e.deviates("subscribe-final") && e.Backend == "js-1.0":
+			expectLostStreamError(ctx, c, e, events, err, "SubscribeToTask", fmt.Sprintf(`{"id":%q}`, task.ID), harness.CodeUnsupportedOperation)
 		case e.deviates("subscribe-final"):
-			expectCode(c, err, fmt.Sprintf("subscribe to a completed task (events: %v)", eventKinds(events)), codeTaskNotFound)
+			expectCode(c, err, fmt.Sprintf("subscribe to a completed task (events: %v)", eventKinds(events)), harness.CodeTaskNotFound)
 		default:
-			expectCode(c, err, fmt.Sprintf("subscribe to a completed task (events: %v)", eventKinds(events)), codeUnsupportedOperation)
+			expectCode(c, err, fmt.Sprintf("subscribe to a completed task (events: %v)", eventKinds(events)), harness.CodeUnsupportedOperation)
 		}
 	})
 
@@ -319,10 +299,10 @@ func registerScenarios(r *runner, e *env) {
 		task := mustTask(c, res, a2a.TaskStateCompleted, "send")
 		_, err = client.SendMessage(ctx, userMessage(textParts("one more thing"), sendOptions{taskID: task.ID, contextID: task.ContextID}))
 		if e.deviates("continue-final") {
-			expectCode(c, err, "message to a completed task", codeInvalidParams)
+			expectCode(c, err, "message to a completed task", harness.CodeInvalidParams)
 			return
 		}
-		expectCode(c, err, "message to a completed task", codeUnsupportedOperation)
+		expectCode(c, err, "message to a completed task", harness.CodeUnsupportedOperation)
 	})
 
 	r.Add("resubscribe", func(ctx context.Context, c checker) {
@@ -360,7 +340,7 @@ func registerScenarios(r *runner, e *env) {
 		last, ok := rest[len(rest)-1].(*a2a.TaskStatusUpdateEvent)
 		c.Check(ok, "last subscribe event is %T", rest[len(rest)-1])
 		Equal(c, last.Status.State, a2a.TaskStateCanceled, "last state")
-		Equal(c, statusText(last.Status), textCanceled, "cancel message")
+		Equal(c, statusText(last.Status), harness.TextCanceled, "cancel message")
 	})
 
 	r.Add("push-config", func(ctx context.Context, c checker) {
@@ -423,12 +403,12 @@ func registerScenarios(r *runner, e *env) {
 
 	r.Add("error-get-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).GetTask(ctx, &a2a.GetTaskRequest{ID: unknownID()})
-		expectCode(c, err, "get", codeTaskNotFound)
+		expectCode(c, err, "get", harness.CodeTaskNotFound)
 	})
 
 	r.Add("error-cancel-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).CancelTask(ctx, &a2a.CancelTaskRequest{ID: unknownID()})
-		expectCode(c, err, "cancel", codeTaskNotFound)
+		expectCode(c, err, "cancel", harness.CodeTaskNotFound)
 	})
 
 	r.Add("error-subscribe-unknown", func(ctx context.Context, c checker) {
@@ -438,12 +418,12 @@ func registerScenarios(r *runner, e *env) {
 			expectLostStreamError(ctx, c, e, events, err, "SubscribeToTask", fmt.Sprintf(`{"id":%q}`, id))
 			return
 		}
-		expectCode(c, err, fmt.Sprintf("subscribe (events before the error: %v)", eventKinds(events)), codeTaskNotFound)
+		expectCode(c, err, fmt.Sprintf("subscribe (events before the error: %v)", eventKinds(events)), harness.CodeTaskNotFound)
 	})
 
 	r.Add("error-continue-unknown", func(ctx context.Context, c checker) {
 		_, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts("continue nothing"), sendOptions{taskID: unknownID()}))
-		expectCode(c, err, "send", codeTaskNotFound)
+		expectCode(c, err, "send", harness.CodeTaskNotFound)
 	})
 
 	r.Add("error-stream-continue-unknown", func(ctx context.Context, c checker) {
@@ -454,21 +434,21 @@ func registerScenarios(r *runner, e *env) {
 			expectLostStreamError(ctx, c, e, events, err, "SendStreamingMessage", params)
 			return
 		}
-		expectCode(c, err, fmt.Sprintf("stream (events before the error: %v)", eventKinds(events)), codeTaskNotFound)
+		expectCode(c, err, fmt.Sprintf("stream (events before the error: %v)", eventKinds(events)), harness.CodeTaskNotFound)
 	})
 
 	r.Add("error-unknown-method", func(ctx context.Context, c checker) {
 		id := "req-" + uuid.NewString()
 		resp := e.rawRPC(ctx, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"DoesNotExist","params":{}}`, id))
 		Equal(c, resp["jsonrpc"], any("2.0"), "jsonrpc")
-		Equal(c, errorCode(resp), codeMethodNotFound, fmt.Sprintf("error in %v", resp))
+		Equal(c, harness.ErrorCode(resp), harness.CodeMethodNotFound, fmt.Sprintf("error in %v", resp))
 		Equal(c, resp["id"], any(id), "response id echoes the request id")
 	})
 
 	r.Add("error-malformed-json", func(ctx context.Context, c checker) {
 		resp := e.rawRPC(ctx, c, `{"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {`)
 		Equal(c, resp["jsonrpc"], any("2.0"), "jsonrpc")
-		Equal(c, errorCode(resp), codeParseError, fmt.Sprintf("error in %v", resp))
+		Equal(c, harness.ErrorCode(resp), harness.CodeParseError, fmt.Sprintf("error in %v", resp))
 		value, present := resp["id"]
 		c.Check(present && value == nil, "a parse error answers with id null, got %v", resp)
 	})
@@ -484,7 +464,7 @@ func checkEchoed(ctx context.Context, c checker, client *a2aclient.Client, parts
 	Equal(c, len(task.Artifacts), 1, "artifacts")
 	want := append([]*a2a.Part{a2a.NewTextPart(done)}, parts[1:]...)
 	c.Check(partsEqual(task.Artifacts[0].Parts, want), "artifact parts: got %s, want %s", partsString(task.Artifacts[0].Parts), partsString(want))
-	fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: ptr(10)})
+	fetched, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID, HistoryLength: harness.Ptr(10)})
 	c.NoErr(err, "get")
 	c.Check(len(fetched.History) > 0 && partsEqual(fetched.History[0].Parts, parts), "stored user parts: got %s", historyString(fetched))
 }
@@ -493,7 +473,7 @@ func assertDone(c checker, task *a2a.Task, input string) {
 	Equal(c, len(task.Artifacts), 1, "artifacts")
 	Equal(c, task.Artifacts[0].Name, "result", "artifact name")
 	c.Check(task.Artifacts[0].ID != "", "empty artifactId")
-	Equal(c, fmt.Sprint(artifactTexts(task)), fmt.Sprint([]string{textDone(input)}), "artifact text")
+	Equal(c, fmt.Sprint(artifactTexts(task)), fmt.Sprint([]string{harness.TextDone(input)}), "artifact text")
 }
 
 // partsEqual compares parts by their JSON form minus part metadata being
@@ -529,15 +509,9 @@ func historyString(task *a2a.Task) string {
 	return fmt.Sprint(out)
 }
 
-func errorCode(resp map[string]any) int {
-	errObj, _ := resp["error"].(map[string]any)
-	code, _ := errObj["code"].(float64)
-	return int(code)
-}
-
 // startWaiting starts a task that stays working until it is canceled.
 func startWaiting(ctx context.Context, c checker, e *env, text string) *a2a.Task {
-	res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(text), sendOptions{blocking: ptr(false)}))
+	res, err := e.client(ctx, c).SendMessage(ctx, userMessage(textParts(text), sendOptions{blocking: harness.Ptr(false)}))
 	c.NoErr(err, "non-blocking send")
 	task := mustTask(c, res, "", "non-blocking send")
 	c.Check(slices.Contains([]a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, task.Status.State), "state before cancel: %s", task.Status.State)
@@ -547,18 +521,14 @@ func startWaiting(ctx context.Context, c checker, e *env, text string) *a2a.Task
 // pollTask gets the task until it reaches state; the scenario's context
 // bounds the wait.
 func pollTask(ctx context.Context, c checker, e *env, id a2a.TaskID, state a2a.TaskState) *a2a.Task {
-	for {
-		task, err := e.client(ctx, c).GetTask(ctx, &a2a.GetTaskRequest{ID: id})
+	var task *a2a.Task
+	harness.Poll(ctx, c, func() (bool, string) {
+		var err error
+		task, err = e.client(ctx, c).GetTask(ctx, &a2a.GetTaskRequest{ID: id})
 		c.NoErr(err, "poll")
-		if task.Status.State == state {
-			return task
-		}
-		select {
-		case <-ctx.Done():
-			c.Fatalf("task %s still %s: %v", id, task.Status.State, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+		return task.Status.State == state, fmt.Sprintf("task %s still %s", id, task.Status.State)
+	})
+	return task
 }
 
 // nativeDeviations mirrors NATIVE_DEVIATIONS in clients/scenarios.mjs:
@@ -572,7 +542,7 @@ func pollTask(ctx context.Context, c checker, e *env, id a2a.TaskID, state a2a.T
 // only "data:" lines of any 200 answer and so sees an empty, successful
 // stream. Direct runs assert both halves (expectLostStreamError); through
 // the gateway every caller must get the SSE error frame (issue 23 item 3).
-var nativeDeviations = map[string][]string{
+var nativeDeviations = harness.Deviations{
 	"history-length-send":           {"js-0.2.5", "js-0.3", "go-2.3.1"},
 	"error-malformed-json":          {"js-0.2.5"},
 	"error-subscribe-unknown":       {"js-1.0"},
@@ -585,16 +555,16 @@ var nativeDeviations = map[string][]string{
 // the SDK's stream was empty and error-free, and the same call made by
 // hand got a plain JSON body carrying the code (TaskNotFound by default).
 func expectLostStreamError(ctx context.Context, c checker, e *env, events []a2a.Event, err error, method, params string, code ...int) {
-	want := codeTaskNotFound
+	want := harness.CodeTaskNotFound
 	if len(code) > 0 {
 		want = code[0]
 	}
 	c.Check(err == nil && len(events) == 0, "expected the SDK to see an empty stream (JSON error body), got events %v, error %v", eventKinds(events), err)
 	resp, contentType := e.rawStreamRPC(ctx, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":"s1","method":%q,"params":%s}`, method, params))
 	c.Check(strings.HasPrefix(contentType, "application/json"), "Content-Type %q, expected the plain JSON body", contentType)
-	Equal(c, errorCode(resp), want, fmt.Sprintf("error in %v", resp))
+	Equal(c, harness.ErrorCode(resp), want, fmt.Sprintf("error in %v", resp))
 }
 
 func (e *env) deviates(scenario string) bool {
-	return e.direct && slices.Contains(nativeDeviations[scenario], e.backend)
+	return nativeDeviations.Apply(e.Direct, e.Backend, scenario)
 }

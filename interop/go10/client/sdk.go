@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"strings"
-	"sync"
 
+	"github.com/a2agate/gateway/interop/harness"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 )
@@ -19,30 +15,14 @@ import (
 // env is what the scenarios share: how to reach the agent and what kind
 // of backend stands behind it.
 type env struct {
-	baseURL        string
-	backend        string // backend label, e.g. js-1.0 or go-2.3.1
-	backendDialect string
-	direct         bool // no gateway between client and backend
-	httpClient     *http.Client
-	binding        a2a.TransportProtocol // the transport the client prefers
-	recorder       *recordingTransport
-	connect        func(ctx context.Context) (*connection, error)
-
-	once    sync.Once
-	conn    *connection
-	connErr error
-}
-
-type connection struct {
-	card   *a2a.AgentCard
-	client *a2aclient.Client
+	harness.Setup
+	binding a2a.TransportProtocol // the transport the client prefers
+	dialer  *harness.Dialer[*a2a.AgentCard, *a2aclient.Client]
 }
 
 // client returns the SDK client, resolving the card on first use only.
 func (e *env) client(ctx context.Context, c checker) *a2aclient.Client {
-	e.once.Do(func() { e.conn, e.connErr = e.connect(ctx) })
-	c.NoErr(e.connErr, "connect")
-	return e.conn.client
+	return e.dialer.Shared(ctx, c).Client
 }
 
 // endpoint is the interface a2aclient's factory picks from the card: the
@@ -50,27 +30,20 @@ func (e *env) client(ctx context.Context, c checker) *a2aclient.Client {
 // (a2aclient/factory.go selectTransport sorts by version, then by
 // Config.PreferredTransports).
 func (e *env) endpoint(ctx context.Context, c checker) *a2a.AgentInterface {
-	e.client(ctx, c)
-	for _, iface := range e.conn.card.SupportedInterfaces {
+	card := e.dialer.Shared(ctx, c).Card
+	for _, iface := range card.SupportedInterfaces {
 		if iface.ProtocolBinding == e.binding && strings.HasPrefix(string(iface.ProtocolVersion), "1.") {
 			return iface
 		}
 	}
-	c.Fatalf("card has no %s 1.x interface: %+v", e.binding, e.conn.card.SupportedInterfaces)
+	c.Fatalf("card has no %s 1.x interface: %+v", e.binding, card.SupportedInterfaces)
 	return nil
 }
 
-// jsonrpcOnly are the scenarios that post a JSON-RPC envelope by hand
-// (an unknown method name, a truncated JSON-RPC body): the REST and gRPC
-// bindings have no method name or envelope to get wrong, and their own
-// error answers (unknown route, bad JSON, wrong verb) are binding/rest's
-// and binding/grpc's golden tests, not something the SDK client sends.
-var jsonrpcOnly = map[string]bool{"error-unknown-method": true, "error-malformed-json": true}
-
 // skipReason says why a scenario cannot run over the chosen transport.
 func (e *env) skipReason(scenario string) string {
-	if e.binding != a2a.TransportProtocolJSONRPC && jsonrpcOnly[scenario] {
-		return fmt.Sprintf("skipped over %s: the scenario posts a hand-made JSON-RPC envelope", e.binding)
+	if reason := harness.JSONRPCOnly(string(e.binding), scenario); reason != "" {
+		return reason
 	}
 	// The proto's Part.data is a google.protobuf.Value, but a2a-go v2.3.1's
 	// gRPC client converts a data part to a Struct only and refuses any
@@ -96,10 +69,7 @@ func (e *env) skipReason(scenario string) string {
 //   - internal/jsonrpc Error.Data is a list of typed details
 //     (google.rpc style), so an error whose data is an object fails to
 //     decode.
-var rpcCodes = []struct {
-	err  error
-	code int
-}{
+var rpcCodes = harness.ErrorCodes{
 	{a2a.ErrParseError, -32700},
 	{a2a.ErrInvalidRequest, -32600},
 	{a2a.ErrMethodNotFound, -32601},
@@ -117,28 +87,10 @@ var rpcCodes = []struct {
 	{a2a.ErrVersionNotSupported, -32009},
 }
 
-func codeOf(err error) (int, bool) {
-	for _, rc := range rpcCodes {
-		if errors.Is(err, rc.err) {
-			return rc.code, true
-		}
-	}
-	return 0, false
-}
-
 // expectCode ends the scenario unless err is a JSON-RPC error with one of
 // the codes.
 func expectCode(c checker, err error, what string, codes ...int) {
-	if err == nil {
-		c.Fatalf("%s: expected JSON-RPC error %v, got success", what, codes)
-	}
-	code, ok := codeOf(err)
-	for _, want := range codes {
-		if ok && code == want {
-			return
-		}
-	}
-	c.Fatalf("%s: expected JSON-RPC error %v, got %v", what, codes, err)
+	harness.ExpectCode(c, rpcCodes.Of, err, what, codes...)
 }
 
 func textParts(text string) []*a2a.Part {
@@ -190,8 +142,6 @@ func userMessage(parts []*a2a.Part, o sendOptions) *a2a.SendMessageRequest {
 	}
 	return req
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // mustTask ends the scenario unless result is a task in the wanted state
 // ("" accepts any state).
@@ -272,22 +222,10 @@ func (e *env) rawRPC(ctx context.Context, c checker, body string) map[string]any
 // accept unless it is "", and decodes a JSON answer; it returns the body
 // and Content-Type.
 func (e *env) postRaw(ctx context.Context, c checker, body, accept string) (map[string]any, string) {
-	endpoint := e.endpoint(ctx, c)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.URL, bytes.NewBufferString(body))
-	c.NoErr(err, "build request")
-	req.Header.Set("Content-Type", "application/json")
+	header := http.Header{}
+	header.Set(a2a.SvcParamVersion, "1.0")
 	if accept != "" {
-		req.Header.Set("Accept", accept)
+		header.Set("Accept", accept)
 	}
-	req.Header.Set(a2a.SvcParamVersion, "1.0")
-	resp, err := e.httpClient.Do(req)
-	c.NoErr(err, "post")
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	c.NoErr(err, "read body")
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		c.Fatalf("HTTP %d %s with a non-JSON body: %.300s", resp.StatusCode, resp.Header.Get("Content-Type"), raw)
-	}
-	return out, resp.Header.Get("Content-Type")
+	return harness.PostRaw(ctx, c, e.HTTPClient, e.endpoint(ctx, c).URL, body, header)
 }
