@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +27,8 @@ type Redis struct {
 	minAcks     int
 	ackTimeout  time.Duration
 	now         func() time.Time
+
+	saves *sendSaves
 
 	// registered holds when each agent was last added to the agents set
 	// by this process, which Put renews once per agentRenewal.
@@ -63,6 +66,10 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		now = time.Now
 	}
 	_, cluster := client.(*redis.ClusterClient)
+	log := cfg.log
+	if log == nil {
+		log = slog.Default()
+	}
 	return &Redis{
 		client:      client,
 		cluster:     cluster,
@@ -74,6 +81,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		// Within the read timeout, so that a missing ack is an answer.
 		ackTimeout: cfg.ReadTimeout / 2,
 		now:        now,
+		saves:      newSendSaves(client, log, cfg.WriteTimeout+cfg.ReadTimeout),
 	}, nil
 }
 
@@ -445,8 +453,12 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the connections to Redis.
+// Close writes the send records still queued, within the time two writes
+// may take (one in flight, the last), and closes the connections to Redis.
 func (r *Redis) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*r.saves.timeout)
+	r.saves.close(ctx)
+	cancel()
 	if err := r.client.Close(); err != nil && !errors.Is(err, redis.ErrClosed) {
 		return unavailable("close", err)
 	}

@@ -57,7 +57,13 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 	if err != nil {
 		return "", SendRecord{}, false, err
 	}
-	owner, prev, claimed, err := r.admit(ctx, a, r.keys.sendKey(key), []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
+	k := r.keys.sendKey(key)
+	// A record of this replica's still being written would be claimed
+	// over, or found, as the one it replaces.
+	if err := r.saves.await(ctx, k); err != nil {
+		return "", SendRecord{}, false, unavailable("claim send", err)
+	}
+	owner, prev, claimed, err := r.admit(ctx, a, k, []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", SendRecord{}, false, err
 	}
@@ -71,13 +77,15 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 	return owner, prior, claimed, err
 }
 
-// SaveSend implements Retries.
+// SaveSend implements Retries. It queues the record for sendSaves, which
+// writes it without the caller waiting a round trip.
 func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error {
 	val, err := encodeSend(rec)
 	if err != nil {
 		return err
 	}
-	if err := r.client.Set(ctx, r.keys.sendKey(key), val, time.Duration(r.physicalSendTTL(rec.Expires))*time.Millisecond).Err(); err != nil {
+	ttl := time.Duration(r.physicalSendTTL(rec.Expires)) * time.Millisecond
+	if err := r.saves.save(ctx, r.keys.sendKey(key), val, ttl); err != nil {
 		return unavailable("save send", err)
 	}
 	return nil
@@ -85,7 +93,14 @@ func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error
 
 // LoadSend implements Retries.
 func (r *Redis) LoadSend(ctx context.Context, key SendKey, now time.Time) (SendRecord, error) {
-	v, err := r.client.Get(ctx, r.keys.sendKey(key)).Result()
+	k := r.keys.sendKey(key)
+	var v string
+	var err error
+	if q, ok := r.saves.pending(k); ok {
+		v = q.val
+	} else {
+		v, err = r.client.Get(ctx, k).Result()
+	}
 	switch {
 	case errors.Is(err, redis.Nil):
 		return SendRecord{}, ErrNotFound
