@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,6 +30,7 @@ type Redis struct {
 	now         func() time.Time
 
 	saves *sendSaves
+	nodes *nodeErrors
 
 	// registered holds when each agent was last added to the agents set
 	// by this process, which Put renews once per agentRenewal.
@@ -57,7 +59,8 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("redis store config: %w", err)
 	}
-	client, err := newRedisClient(&cfg)
+	nodes := &nodeErrors{nodes: map[string]*atomic.Uint64{}}
+	client, err := newRedisClient(&cfg, nodes)
 	if err != nil {
 		return nil, fmt.Errorf("redis store config: %w", err)
 	}
@@ -82,6 +85,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		ackTimeout: cfg.ReadTimeout / 2,
 		now:        now,
 		saves:      newSendSaves(client, log, cfg.WriteTimeout+cfg.ReadTimeout),
+		nodes:      nodes,
 	}, nil
 }
 
