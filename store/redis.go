@@ -106,7 +106,10 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	}
 	exp := now.Add(r.ttl)
 	register := r.mustRegister(t.Agent, now)
-	keys := []string{r.keys.task(t.Agent, t.ID), r.keys.bucket(t.Agent, t.Owner), r.keys.count(t.Agent)}
+	ak := r.keys.agent(t.Agent)
+	taskPrefix := ak.taskPrefix()
+	keys := make([]string, 3, 5)
+	keys[0], keys[1], keys[2] = taskPrefix+t.ID, ak.bucket(t.Owner), ak.count()
 	if !r.cluster {
 		keys = append(keys, r.keys.ids(t.ID), r.keys.agents())
 	}
@@ -114,7 +117,7 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	if register {
 		registerArg = "1"
 	}
-	args := []any{r.keys.taskPrefix(t.Agent), r.keys.contextPrefix(t.Agent), t.Owner,
+	args := []any{taskPrefix, ak.contextPrefix(), t.Owner,
 		micros(now), micros(exp), r.physicalTTL.Milliseconds(),
 		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
 		countMember(t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Owner), redisRenewalWindow.Milliseconds(), registerArg}
@@ -232,13 +235,14 @@ func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
 // claim was made.
 func (r *Redis) admit(ctx context.Context, a Admission, sendKey string, claim []any) (string, string, bool, error) {
 	now := r.now()
-	bucket := r.keys.bucket(a.Agent, a.Owner)
+	ak := r.keys.agent(a.Agent)
+	bucket := ak.bucket(a.Owner)
 	// Absent keys are named by one that is there, in the same slot: a
 	// script declares every key it touches, and a cluster routes by them.
 	exp := bucket + ":exp"
 	contextKey, claimKey := exp, exp
 	if a.ContextID != "" {
-		contextKey = r.keys.context(a.Agent, a.ContextID)
+		contextKey = ak.context(a.ContextID)
 	}
 	named, claiming := "0", "0"
 	if a.ContextID != "" {
@@ -366,8 +370,9 @@ func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
 	if cur != nil {
 		cursorScore, cursorID = strconv.FormatInt(-cur.Updated, 10), cur.ID
 	}
-	reply, err := listScript.Run(ctx, r.client, []string{r.keys.bucket(q.Agent, q.Owner)},
-		r.keys.taskPrefix(q.Agent), q.Owner, micros(r.now()), suffix, residual,
+	ak := r.keys.agent(q.Agent)
+	reply, err := listScript.Run(ctx, r.client, []string{ak.bucket(q.Owner)},
+		ak.taskPrefix(), q.Owner, micros(r.now()), suffix, residual,
 		maxScore, cursorScore, cursorID, q.PageSize,
 	).Slice()
 	if err != nil {
