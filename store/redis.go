@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,10 +68,6 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		now = time.Now
 	}
 	_, cluster := client.(*redis.ClusterClient)
-	log := cfg.log
-	if log == nil {
-		log = slog.Default()
-	}
 	return &Redis{
 		client:      client,
 		cluster:     cluster,
@@ -84,7 +79,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		// Within the read timeout, so that a missing ack is an answer.
 		ackTimeout: cfg.ReadTimeout / 2,
 		now:        now,
-		saves:      newSendSaves(client, log, cfg.WriteTimeout+cfg.ReadTimeout),
+		saves:      newSendSaves(client, cfg.WriteTimeout+cfg.ReadTimeout),
 		nodes:      nodes,
 	}, nil
 }
@@ -462,8 +457,8 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close writes the send records still queued, within the time two writes
-// may take (one in flight, the last), and closes the connections to Redis.
+// Close writes the send records waiting, within the time two writes may
+// take (one in flight, the last), and closes the connections to Redis.
 func (r *Redis) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*r.saves.timeout)
 	r.saves.close(ctx)

@@ -57,13 +57,7 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 	if err != nil {
 		return "", SendRecord{}, false, err
 	}
-	k := r.keys.sendKey(key)
-	// A record of this replica's still being written would be claimed
-	// over, or found, as the one it replaces.
-	if err := r.saves.await(ctx, k); err != nil {
-		return "", SendRecord{}, false, unavailable("claim send", err)
-	}
-	owner, prev, claimed, err := r.admit(ctx, a, k, []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
+	owner, prev, claimed, err := r.admit(ctx, a, r.keys.sendKey(key), []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", SendRecord{}, false, err
 	}
@@ -77,8 +71,8 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 	return owner, prior, claimed, err
 }
 
-// SaveSend implements Retries. It queues the record for sendSaves, which
-// writes it without the caller waiting a round trip.
+// SaveSend implements Retries. The record is written by sendSaves, with
+// those of the sends saving meanwhile.
 func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error {
 	val, err := encodeSend(rec)
 	if err != nil {
@@ -93,14 +87,7 @@ func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error
 
 // LoadSend implements Retries.
 func (r *Redis) LoadSend(ctx context.Context, key SendKey, now time.Time) (SendRecord, error) {
-	k := r.keys.sendKey(key)
-	var v string
-	var err error
-	if q, ok := r.saves.pending(k); ok {
-		v = q.val
-	} else {
-		v, err = r.client.Get(ctx, k).Result()
-	}
+	v, err := r.client.Get(ctx, r.keys.sendKey(key)).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return SendRecord{}, ErrNotFound
