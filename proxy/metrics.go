@@ -160,7 +160,26 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	reg.MustRegister(m.requests, m.duration, m.translation, m.streamsActive, m.streamEvents, m.eventRelay,
 		m.authFailures, m.backendErrors, m.storeErrors, m.retries, m.taskIndexSize,
 		m.pushReceivedTotal, m.pushDeliveries, m.pushAttempts, m.pushDuration, m.pushQueues)
+	if nodes, ok := tasks.(store.NodeErrorCounter); ok {
+		reg.MustRegister(&nodeErrors{nodes: nodes, desc: prometheus.NewDesc(ns+"_task_index_node_errors_total",
+			"Failures of the task index's backing nodes, by node address (host:port as configured or as Redis named it): connects that failed, connections that broke or timed out.",
+			[]string{"node"}, nil)})
+	}
 	return m
+}
+
+// nodeErrors reports the task index's failures by node when scraped.
+type nodeErrors struct {
+	desc  *prometheus.Desc
+	nodes store.NodeErrorCounter
+}
+
+func (n *nodeErrors) Describe(ch chan<- *prometheus.Desc) { ch <- n.desc }
+
+func (n *nodeErrors) Collect(ch chan<- prometheus.Metric) {
+	for node, count := range n.nodes.NodeErrors() {
+		ch <- prometheus.MustNewConstMetric(n.desc, prometheus.CounterValue, float64(count), node)
+	}
 }
 
 func (m *Metrics) indexSize() float64 {

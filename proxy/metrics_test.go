@@ -279,3 +279,30 @@ func relayHistogram(t *testing.T, reg *prometheus.Registry, agent string) *dto.H
 	t.Fatalf("no stream event relay histogram for agent %q", agent)
 	return nil
 }
+
+// nodeCountingStore is an index that counts its failures by node.
+type nodeCountingStore struct{ store.Store }
+
+func (nodeCountingStore) NodeErrors() map[string]uint64 {
+	return map[string]uint64{"10.0.0.1:6379": 3, "10.0.0.2:6379": 0}
+}
+
+// An index that counts failures by node has them scraped by node address.
+func TestMetricsTaskIndexNodeErrors(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	tasks := nodeCountingStore{store.NewMemory(store.MemoryConfig{})}
+	defer tasks.Close()
+	NewMetrics(reg, tasks)
+	want := `
+# HELP a2a_gateway_task_index_node_errors_total Failures of the task index's backing nodes, by node address (host:port as configured or as Redis named it): connects that failed, connections that broke or timed out.
+# TYPE a2a_gateway_task_index_node_errors_total counter
+a2a_gateway_task_index_node_errors_total{node="10.0.0.1:6379"} 3
+a2a_gateway_task_index_node_errors_total{node="10.0.0.2:6379"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "a2a_gateway_task_index_node_errors_total"); err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
+		t.Fatalf("promlint: %v %v", err, problems)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -15,7 +16,10 @@ import (
 // Redis is a Store kept in Redis, shared by several gateway replicas. It is
 // safe for concurrent use. Every failure to reach Redis wraps ErrUnavailable.
 type Redis struct {
-	client      redis.UniversalClient
+	client redis.UniversalClient
+	// cluster is set for a Redis Cluster, where keys of different hash
+	// slots may not meet in one script.
+	cluster     bool
 	keys        redisKeys
 	ttl         time.Duration
 	physicalTTL time.Duration
@@ -23,6 +27,9 @@ type Redis struct {
 	minAcks     int
 	ackTimeout  time.Duration
 	now         func() time.Time
+
+	saves *sendSaves
+	nodes *nodeErrors
 
 	// registered holds when each agent was last added to the agents set
 	// by this process, which Put renews once per agentRenewal.
@@ -51,7 +58,8 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("redis store config: %w", err)
 	}
-	client, err := newRedisClient(&cfg)
+	nodes := &nodeErrors{nodes: map[string]*atomic.Uint64{}}
+	client, err := newRedisClient(&cfg, nodes)
 	if err != nil {
 		return nil, fmt.Errorf("redis store config: %w", err)
 	}
@@ -59,8 +67,10 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if now == nil {
 		now = time.Now
 	}
+	_, cluster := client.(*redis.ClusterClient)
 	return &Redis{
 		client:      client,
+		cluster:     cluster,
 		keys:        redisKeys{prefix: cfg.KeyPrefix},
 		ttl:         cfg.TTL,
 		physicalTTL: cfg.TTL + redisTTLGrace,
@@ -69,6 +79,8 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		// Within the read timeout, so that a missing ack is an answer.
 		ackTimeout: cfg.ReadTimeout / 2,
 		now:        now,
+		saves:      newSendSaves(client, cfg.WriteTimeout+cfg.ReadTimeout),
+		nodes:      nodes,
 	}, nil
 }
 
@@ -77,9 +89,10 @@ func micros(t time.Time) string {
 	return strconv.FormatInt(t.UnixMicro(), 10)
 }
 
-// Put implements Store. It is one round trip (a pipeline): the script that
-// writes the task and its indexes in the agent's slot, after the commands
-// that make the id known across agents, which live in the id's slot.
+// Put implements Store. It is one script, in one round trip: on one node
+// the script writes the id's entry across agents too; on a cluster, where
+// that entry lives in the id's slot, commands of their own do, in the
+// script's pipeline.
 func (r *Redis) Put(ctx context.Context, t Task) error {
 	now := r.now()
 	t, err := normalizeTask(t, now)
@@ -87,40 +100,29 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 		return err
 	}
 	exp := now.Add(r.ttl)
-	keys := []string{r.keys.task(t.Agent, t.ID), r.keys.bucket(t.Agent, t.Owner), r.keys.count(t.Agent)}
-	args := []any{r.keys.taskPrefix(t.Agent), r.keys.contextPrefix(t.Agent), t.Owner,
+	register := r.mustRegister(t.Agent, now)
+	ak := r.keys.agent(t.Agent)
+	taskPrefix := ak.taskPrefix()
+	keys := make([]string, 3, 5)
+	keys[0], keys[1], keys[2] = taskPrefix+t.ID, ak.bucket(t.Owner), ak.count()
+	if !r.cluster {
+		keys = append(keys, r.keys.ids(t.ID), r.keys.agents())
+	}
+	registerArg := "0"
+	if register {
+		registerArg = "1"
+	}
+	args := []any{taskPrefix, ak.contextPrefix(), t.Owner,
 		micros(now), micros(exp), r.physicalTTL.Milliseconds(),
 		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
-		countMember(t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Owner), redisRenewalWindow.Milliseconds()}
+		countMember(t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Owner), redisRenewalWindow.Milliseconds(), registerArg}
 	var put *redis.Cmd
 	var acks *redis.Cmd
-	_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		// Written even when the script then refuses the task: an id held
-		// by another owner, or refused for a full share, is known all the
-		// same, and a known id is never served unchecked.
-		ids := r.keys.ids(t.ID)
-		p.ZAddGT(ctx, ids, redis.Z{Score: float64(exp.UnixMicro()), Member: t.Agent})
-		p.PExpire(ctx, ids, r.physicalTTL)
-		if r.mustRegister(t.Agent, now) {
-			p.SAdd(ctx, r.keys.agents(), t.Agent)
-			p.PExpire(ctx, r.keys.agents(), r.physicalTTL)
-		}
-		put = p.EvalSha(ctx, putScript.Hash(), keys, args...)
-		if r.minAcks > 0 {
-			acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
-		}
-		return nil
-	})
-	if err != nil && isNoScript(put.Err()) {
-		// A node that restarted or was promoted lacks the script: Eval
-		// loads it. The commands before it are idempotent.
-		_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			put = putScript.Eval(ctx, p, keys, args...)
-			if r.minAcks > 0 {
-				acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
-			}
-			return nil
-		})
+	if !r.cluster && r.minAcks == 0 {
+		put = putScript.Run(ctx, r.client, keys, args...)
+		err = put.Err()
+	} else {
+		err = r.putPipelined(ctx, t, exp, register, keys, args, &put, &acks)
 	}
 	if err != nil {
 		r.registered.Delete(t.Agent)
@@ -143,6 +145,42 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 		}
 	}
 	return nil
+}
+
+// putPipelined runs putScript in a pipeline: on a cluster after the
+// commands that make the id known across agents, in the id's slot; with
+// min_replica_acks before the WAIT for them.
+func (r *Redis) putPipelined(ctx context.Context, t Task, exp time.Time, register bool, keys []string, args []any, put, acks **redis.Cmd) error {
+	queue := func(p redis.Pipeliner, eval func(p redis.Pipeliner) *redis.Cmd) {
+		if r.cluster {
+			// Written even when the script then refuses the task, as the
+			// script does on one node.
+			ids := r.keys.ids(t.ID)
+			p.ZAddGT(ctx, ids, redis.Z{Score: float64(exp.UnixMicro()), Member: t.Agent})
+			p.PExpire(ctx, ids, r.physicalTTL)
+			if register {
+				p.SAdd(ctx, r.keys.agents(), t.Agent)
+				p.PExpire(ctx, r.keys.agents(), r.physicalTTL)
+			}
+		}
+		*put = eval(p)
+		if r.minAcks > 0 {
+			*acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
+		}
+	}
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		queue(p, func(p redis.Pipeliner) *redis.Cmd { return p.EvalSha(ctx, putScript.Hash(), keys, args...) })
+		return nil
+	})
+	if err != nil && isNoScript((*put).Err()) {
+		// A node that restarted or was promoted lacks the script: Eval
+		// loads it. The commands before it are idempotent.
+		_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			queue(p, func(p redis.Pipeliner) *redis.Cmd { return putScript.Eval(ctx, p, keys, args...) })
+			return nil
+		})
+	}
+	return err
 }
 
 // agentRenewal is how often Put renews its agent in the agents set, well
@@ -178,42 +216,65 @@ func (r *Redis) Known(ctx context.Context, id string) (bool, error) {
 	return n > 0, nil
 }
 
-// Admit implements Store. It is one round trip of reads (a pipeline), which
-// also reads the context's owner that a send checks anyway.
+// Admit implements Store. It is one script, which also reads the context's
+// owner that a send checks anyway.
 func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
-	var read func() (string, error)
-	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		read = r.queueAdmit(ctx, p, a)
-		return nil
-	})
-	if err != nil {
-		return "", unavailable("admit task", err)
-	}
-	return read()
+	owner, _, _, err := r.admit(ctx, a, "", nil)
+	return owner, err
 }
 
-// queueAdmit queues Admit's reads on p and returns what decides from them
-// once p ran, so that ClaimSend rides in the same round trip.
-func (r *Redis) queueAdmit(ctx context.Context, p redis.Pipeliner, a Admission) func() (string, error) {
+// admit runs admitScript: the admission of a and, when sendKey is not "",
+// the claim of sendKey for claim (the args ClaimSend passes), made only
+// when the admission succeeds. It returns the context's owner (ErrNotFound
+// for none), the record found under sendKey ("" for none) and whether the
+// claim was made.
+func (r *Redis) admit(ctx context.Context, a Admission, sendKey string, claim []any) (string, string, bool, error) {
 	now := r.now()
-	bucket := r.keys.bucket(a.Agent, a.Owner)
-	live := "(" + micros(now)
-	tasks := p.ZCount(ctx, bucket+":exp", live, "+inf")
-	// A final task's score is when it was put; it lives for the TTL.
-	finals := p.ZCount(ctx, bucket+":fin", "("+micros(now.Add(-r.ttl)), "+inf")
-	var owner *redis.SliceCmd
+	ak := r.keys.agent(a.Agent)
+	bucket := ak.bucket(a.Owner)
+	// Absent keys are named by one that is there, in the same slot: a
+	// script declares every key it touches, and a cluster routes by them.
+	exp := bucket + ":exp"
+	contextKey, claimKey := exp, exp
 	if a.ContextID != "" {
-		owner = p.HMGet(ctx, r.keys.context(a.Agent, a.ContextID), "owner", "exp")
+		contextKey = ak.context(a.ContextID)
 	}
-	return func() (string, error) {
-		if a.Owner != "" && tasks.Val() >= int64(r.maxPerOwner) && finals.Val() == 0 {
-			return "", r.ownerQuota()
-		}
-		if owner == nil {
-			return "", ErrNotFound
-		}
-		return liveContextOwner(owner.Val(), now)
+	named, claiming := "0", "0"
+	if a.ContextID != "" {
+		named = "1"
 	}
+	if sendKey != "" {
+		claimKey, claiming = sendKey, "1"
+	}
+	limit := int64(0) // owner "" is the one principal of a gateway without authentication, not bounded
+	if a.Owner != "" {
+		limit = int64(r.maxPerOwner)
+	}
+	args := make([]any, 0, 5+len(claim))
+	args = append(args, micros(now), micros(now.Add(-r.ttl)), limit, named, claiming)
+	args = append(args, claim...)
+	reply, err := admitScript.Run(ctx, r.client, []string{exp, bucket + ":fin", contextKey, claimKey}, args...).Slice()
+	if err != nil {
+		return "", "", false, unavailable("admit task", err)
+	}
+	if len(reply) != 4 {
+		return "", "", false, unavailable("admit task", fmt.Errorf("unexpected reply of %d elements", len(reply)))
+	}
+	verdict, _ := reply[0].(int64)
+	prior, _ := reply[1].(string)
+	switch verdict {
+	case admitQuota:
+		return "", "", false, r.ownerQuota()
+	case admitClaimed, admitHeld:
+	default:
+		return "", "", false, unavailable("admit task", fmt.Errorf("unexpected verdict %v", reply[0]))
+	}
+	claimed := verdict == admitClaimed && sendKey != ""
+	if found, _ := reply[2].(int64); found == 0 {
+		return "", prior, claimed, ErrNotFound
+	}
+	owner, _ := reply[3].(string)
+	return owner, prior, claimed, nil
 }
 
 // liveContextOwner decodes the HMGET of a context's owner and expiry: the
@@ -304,8 +365,9 @@ func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
 	if cur != nil {
 		cursorScore, cursorID = strconv.FormatInt(-cur.Updated, 10), cur.ID
 	}
-	reply, err := listScript.Run(ctx, r.client, []string{r.keys.bucket(q.Agent, q.Owner)},
-		r.keys.taskPrefix(q.Agent), q.Owner, micros(r.now()), suffix, residual,
+	ak := r.keys.agent(q.Agent)
+	reply, err := listScript.Run(ctx, r.client, []string{ak.bucket(q.Owner)},
+		ak.taskPrefix(), q.Owner, micros(r.now()), suffix, residual,
 		maxScore, cursorScore, cursorID, q.PageSize,
 	).Slice()
 	if err != nil {
@@ -395,8 +457,12 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the connections to Redis.
+// Close writes the send records waiting, within the time two writes may
+// take (one in flight, the last), and closes the connections to Redis.
 func (r *Redis) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*r.saves.timeout)
+	r.saves.close(ctx)
+	cancel()
 	if err := r.client.Close(); err != nil && !errors.Is(err, redis.ErrClosed) {
 		return unavailable("close", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,7 +20,7 @@ import (
 
 // newRedisClient returns the go-redis client of cfg's topology. It reads the
 // passwords and the TLS files but does not contact Redis.
-func newRedisClient(cfg *RedisConfig) (redis.UniversalClient, error) {
+func newRedisClient(cfg *RedisConfig, nodes *nodeErrors) (redis.UniversalClient, error) {
 	password, err := secret(cfg.PasswordFile, cfg.PasswordEnv, "password")
 	if err != nil {
 		return nil, err
@@ -37,10 +38,11 @@ func newRedisClient(cfg *RedisConfig) (redis.UniversalClient, error) {
 		return nil, err
 	}
 	dialer := (&nodeDialer{
-		net:  net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 5 * time.Minute},
-		tls:  tlsConfig,
-		log:  log,
-		logs: map[string]time.Time{},
+		net:   net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 5 * time.Minute},
+		tls:   tlsConfig,
+		log:   log,
+		logs:  map[string]time.Time{},
+		nodes: nodes,
 	}).dial
 	// One retry replaces a pooled connection that Redis closed (after a
 	// restart, say); more would multiply the time a caller waits before
@@ -134,12 +136,14 @@ func (c *RedisTLSConfig) load(log *slog.Logger) (*tls.Config, error) {
 }
 
 // nodeDialer connects to one Redis node (or sentinel), over TLS when set,
-// and logs which node could not be reached: go-redis's errors do not always
-// name it, and a cluster or a Sentinel setup has several.
+// and logs and counts which node could not be reached or broke a
+// connection: go-redis's errors do not always name it, and a cluster or a
+// Sentinel setup has several.
 type nodeDialer struct {
-	net net.Dialer
-	tls *tls.Config
-	log *slog.Logger
+	net   net.Dialer
+	tls   *tls.Config
+	log   *slog.Logger
+	nodes *nodeErrors
 
 	mu   sync.Mutex
 	logs map[string]time.Time // node address -> last failure logged
@@ -150,7 +154,7 @@ type nodeDialer struct {
 const nodeLogInterval = 10 * time.Second
 
 func (d *nodeDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	conn, err := d.connect(ctx, network, addr)
+	conn, err := d.connect(ctx, network, addr, d.nodes.counter(addr))
 	if err != nil {
 		d.logFailure(addr, err)
 		return nil, err
@@ -158,10 +162,20 @@ func (d *nodeDialer) dial(ctx context.Context, network, addr string) (net.Conn, 
 	return conn, nil
 }
 
-func (d *nodeDialer) connect(ctx context.Context, network, addr string) (net.Conn, error) {
-	conn, err := d.net.DialContext(ctx, network, addr)
-	if err != nil || d.tls == nil {
-		return conn, err
+func (d *nodeDialer) connect(ctx context.Context, network, addr string, failures *atomic.Uint64) (net.Conn, error) {
+	raw, err := d.net.DialContext(ctx, network, addr)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			failures.Add(1)
+		}
+		return nil, err
+	}
+	// Counted beneath TLS, so that a broken connection counts whatever
+	// the layer above makes of it.
+	counted := &countedConn{Conn: raw, failures: failures}
+	conn := net.Conn(counted)
+	if d.tls == nil {
+		return conn, nil
 	}
 	cfg := d.tls
 	if cfg.ServerName == "" {
@@ -177,6 +191,7 @@ func (d *nodeDialer) connect(ctx context.Context, network, addr string) (net.Con
 	hsCtx, cancel := context.WithTimeout(ctx, d.net.Timeout)
 	defer cancel()
 	if err := tc.HandshakeContext(hsCtx); err != nil {
+		counted.failed(err) // once, whether or not a read of the handshake was
 		conn.Close()
 		return nil, fmt.Errorf("tls handshake with %s: %w", addr, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/a2agate/gateway/internal/redistopo"
 	"github.com/redis/go-redis/v9"
@@ -29,14 +30,24 @@ type callCost struct {
 }
 
 var callCosts = []callCost{
-	// A send that creates a task: Admit before forwarding, Put after.
+	// A unary send that creates a task, as the proxy makes it: the
+	// admission with the claim of the send's key before forwarding, the
+	// task's record and the send's outcome after.
 	{"Send", nil, func(s Store, i int64) error {
 		ctx := context.Background()
+		n := strconv.FormatInt(i, 10)
 		owner := "o" + strconv.FormatInt(i%32, 10)
-		if _, err := s.Admit(ctx, Admission{Agent: "a", Owner: owner}); err != nil && err != ErrNotFound {
+		now := time.Now()
+		key := SendKey{Agent: "a", Owner: owner, Key: "m" + n}
+		rec := SendRecord{Digest: "d", State: SendRunning, Holder: "h", Lease: now.Add(time.Minute), Expires: now.Add(time.Hour)}
+		if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: owner, ContextID: "c" + n}, key, rec, now); err != nil && err != ErrNotFound {
 			return err
 		}
-		return s.Put(ctx, Task{ID: "s" + strconv.FormatInt(i, 10), ContextID: "c" + strconv.FormatInt(i, 10), Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"})
+		if err := s.Put(ctx, Task{ID: "s" + n, ContextID: "c" + n, Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"}); err != nil {
+			return err
+		}
+		rec.State, rec.TaskID = SendTask, "s"+n
+		return s.SaveSend(ctx, key, rec)
 	}},
 	// A GetTask of a task the caller owns.
 	{"Get", func(s Store) {

@@ -244,4 +244,9 @@ func TestRedisClusterReadinessFollows(t *testing.T) {
 	if err := s.Put(ctx, Task{ID: "t", Agent: loadAgents[0], Owner: "alice"}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Put() into the lost shard = %v, want ErrUnavailable", err)
 	}
+	// The metric names the node that failed, by the address the cluster
+	// gave it.
+	if errs := s.NodeErrors(); errs[primary.Addr] == 0 {
+		t.Errorf("NodeErrors() = %v; want failures of the lost primary %s", errs, primary.Addr)
+	}
 }

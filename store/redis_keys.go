@@ -23,10 +23,13 @@ import "strconv"
 // The braces are Redis Cluster hash tags: every key of one agent hashes to
 // the same slot, so that each script (which reads and writes a task, its
 // owner's indexes and its context at once) touches one slot, as Cluster
-// requires. The keys that are not per agent (i:<id>, read by Known across
-// agents, and agents) are written by commands of their own, in the same
-// pipeline as the script. The prefix may not hold braces (Validate), so the
-// tag is always the agent's.
+// requires. The tag is the agent rather than the agent and the owner: a
+// task's and a context's holder must be read in the script that writes the
+// caller's indexes, whoever the holder is. The keys that are not per agent
+// (i:<id>, read by Known across agents, and agents) are written by Put's
+// script on one node, and by commands of their own in its pipeline on a
+// cluster. The prefix may not hold braces (Validate), so the tag is always
+// the agent's.
 //
 // Scores of the List indexes are -Updated in microseconds, so that ascending
 // score order with Redis's byte order on ties is exactly List order (newest
@@ -44,36 +47,37 @@ func (k redisKeys) agentSlot(agent string) string {
 	return k.prefix + "{" + lengthPrefixed(agent) + "}"
 }
 
-// taskPrefix is the task key of agent without the id, for scripts that
-// derive task keys from index members.
-func (k redisKeys) taskPrefix(agent string) string {
-	return k.agentSlot(agent) + "t:"
-}
+// agent returns the keys of one agent, for a call that names several:
+// the slot's start is built once.
+func (k redisKeys) agent(agent string) agentKeys { return agentKeys(k.agentSlot(agent)) }
 
-func (k redisKeys) task(agent, id string) string {
-	return k.taskPrefix(agent) + id
-}
+// agentKeys names the keys in one agent's slot; it is their common start.
+type agentKeys string
 
-func (k redisKeys) contextPrefix(agent string) string {
-	return k.agentSlot(agent) + "c:"
-}
+// taskPrefix is the task key without the id, for scripts that derive task
+// keys from index members.
+func (a agentKeys) taskPrefix() string { return string(a) + "t:" }
 
-func (k redisKeys) context(agent, contextID string) string {
-	return k.contextPrefix(agent) + contextID
-}
+func (a agentKeys) contextPrefix() string { return string(a) + "c:" }
 
-// bucket is the common start of the index keys of (agent, owner); scripts
+func (a agentKeys) context(contextID string) string { return a.contextPrefix() + contextID }
+
+// bucket is the common start of the index keys of an owner; scripts
 // append the suffixes.
-func (k redisKeys) bucket(agent, owner string) string {
-	return k.agentSlot(agent) + "b:" + lengthPrefixed(owner)
-}
+func (a agentKeys) bucket(owner string) string { return string(a) + "b:" + lengthPrefixed(owner) }
+
+func (a agentKeys) count() string { return string(a) + "n" }
+
+func (k redisKeys) task(agent, id string) string { return k.agent(agent).taskPrefix() + id }
+
+func (k redisKeys) bucket(agent, owner string) string { return k.agent(agent).bucket(owner) }
+
+func (k redisKeys) context(agent, contextID string) string { return k.agent(agent).context(contextID) }
+
+func (k redisKeys) count(agent string) string { return k.agent(agent).count() }
 
 func (k redisKeys) ids(id string) string {
 	return k.prefix + "i:" + id
-}
-
-func (k redisKeys) count(agent string) string {
-	return k.agentSlot(agent) + "n"
 }
 
 func (k redisKeys) agents() string {

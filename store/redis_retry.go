@@ -13,34 +13,13 @@ import (
 )
 
 // sendKey is the Redis key of a send record, in its agent's hash slot like
-// the keys Admit reads, so that the claim rides in Admit's pipeline to the
-// same node, on a cluster too:
+// the keys Admit reads, so that the claim is made by Admit's script, on a
+// cluster too:
 //
 //	<prefix>{<agent>}r:<owner>:<key>   string: "<expires µs>|<record JSON>"
 func (k redisKeys) sendKey(key SendKey) string {
 	return k.agentSlot(key.Agent) + "r:" + lengthPrefixed(key.Owner) + ":" + key.Key
 }
-
-// claimSendScript writes ARGV[2] unless a record that expires after ARGV[1]
-// and is not a not-accepted one is there. It returns {claimed, the record
-// found or ""}. Expiry is the caller's clock, as for tasks; the key's Redis
-// TTL only reclaims memory. The state is found in the record's JSON, where
-// a quote inside an id is always escaped.
-var claimSendScript = redis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if v then
-  local e = string.match(v, '^(%d+)|')
-  if not (e and tonumber(e) > tonumber(ARGV[1])) then
-    v = ''
-  elseif not string.find(v, '"s":"not_accepted"', 1, true) then
-    return {0, v}
-  end
-else
-  v = ''
-end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return {1, v}
-`)
 
 func encodeSend(rec SendRecord) (string, error) {
 	b, err := json.Marshal(rec)
@@ -68,9 +47,8 @@ func (r *Redis) physicalSendTTL(expires time.Time) int64 {
 	return max(expires.Sub(r.now())+redisTTLGrace, time.Millisecond).Milliseconds()
 }
 
-// ClaimSend implements Retries. The claim is one more command in Admit's
-// pipeline, not one more round trip. A claim made for a send that Admit
-// refuses is taken back, at the cost of a round trip on that rare path.
+// ClaimSend implements Retries. The claim is made by Admit's script, in
+// the same round trip and only when the admission succeeds.
 func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec SendRecord, now time.Time) (string, SendRecord, bool, error) {
 	if key.Key == "" {
 		return "", SendRecord{}, false, errNoClaim
@@ -79,59 +57,29 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 	if err != nil {
 		return "", SendRecord{}, false, err
 	}
-	k := r.keys.sendKey(key)
-	args := []any{micros(now), val, r.physicalSendTTL(rec.Expires)}
-	var admit func() (string, error)
-	var claim *redis.Cmd
-	run := func(eval func(p redis.Pipeliner) *redis.Cmd) error {
-		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			admit = r.queueAdmit(ctx, p, a)
-			claim = eval(p)
-			return nil
-		})
-		return err
+	owner, prev, claimed, err := r.admit(ctx, a, r.keys.sendKey(key), []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return "", SendRecord{}, false, err
 	}
-	err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.EvalSha(ctx, p, []string{k}, args...) })
-	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-		// A Redis that restarted or flushed its scripts: once, in full.
-		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, []string{k}, args...) })
-	}
-	if err != nil {
-		return "", SendRecord{}, false, unavailable("claim send", err)
-	}
-	owner, admitErr := admit()
-	reply, err := claim.Slice()
-	if err != nil || len(reply) != 2 {
-		return "", SendRecord{}, false, unavailable("claim send", fmt.Errorf("unexpected reply %v: %w", reply, err))
-	}
-	flag, _ := reply[0].(int64)
-	prev, _ := reply[1].(string)
-	claimed := flag == 1
 	var prior SendRecord
 	if prev != "" {
-		if prior, _, err = decodeSend(prev); err != nil {
-			return "", SendRecord{}, false, err
+		var derr error
+		if prior, _, derr = decodeSend(prev); derr != nil {
+			return "", SendRecord{}, false, derr
 		}
 	}
-	switch {
-	case admitErr != nil && !errors.Is(admitErr, ErrNotFound):
-		if claimed {
-			if err := r.client.Del(ctx, k).Err(); err != nil {
-				return "", SendRecord{}, false, unavailable("release send claim", err)
-			}
-		}
-		return "", SendRecord{}, false, admitErr
-	}
-	return owner, prior, claimed, admitErr
+	return owner, prior, claimed, err
 }
 
-// SaveSend implements Retries.
+// SaveSend implements Retries. The record is written by sendSaves, with
+// those of the sends saving meanwhile.
 func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error {
 	val, err := encodeSend(rec)
 	if err != nil {
 		return err
 	}
-	if err := r.client.Set(ctx, r.keys.sendKey(key), val, time.Duration(r.physicalSendTTL(rec.Expires))*time.Millisecond).Err(); err != nil {
+	ttl := time.Duration(r.physicalSendTTL(rec.Expires)) * time.Millisecond
+	if err := r.saves.save(ctx, r.keys.sendKey(key), val, ttl); err != nil {
 		return unavailable("save send", err)
 	}
 	return nil

@@ -96,16 +96,32 @@ end
 // putScript implements Redis.Put. It returns 1 when written, 0 on an owner
 // conflict, 2 when the owner's share is full of tasks that are not final.
 //
-//	KEYS: task, bucket, count (all in the agent's slot)
+//	KEYS: task, bucket, count (all in the agent's slot); on one node also
+//	      the id's agents and the agents set (in other slots)
 //	ARGV: taskPrefix, contextPrefix, owner, now, expiry, physical TTL (ms),
 //	      id, agent, backend, context, state, updated, count member,
 //	      max tasks per owner, count member prefix (without the id),
-//	      renewal window (ms)
+//	      renewal window (ms), "1" to add the agent to the agents set
+//
+// On a cluster, Put writes the id's agents and the agents set by commands
+// of their own, in the script's pipeline.
 var putScript = redis.NewScript(luaCommon + `
 local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
 local taskPrefix, ctxPrefix, owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local id, agent, backend, ctx, state, upd, member = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13]
 local maxPerOwner, memberPrefix, window = ARGV[14], ARGV[15], ARGV[16]
+
+-- Written even when the task is then refused: an id held by another owner,
+-- or refused for a full share, is known all the same, and a known id is
+-- never served unchecked.
+if KEYS[4] then
+  redis.call('ZADD', KEYS[4], 'GT', exp, agent)
+  redis.call('PEXPIRE', KEYS[4], ttl)
+  if ARGV[17] == '1' then
+    redis.call('SADD', KEYS[5], agent)
+    redis.call('PEXPIRE', KEYS[5], ttl)
+  end
+end
 
 purge(bucket, taskPrefix, owner, now)
 
@@ -236,3 +252,53 @@ var lenScript = redis.NewScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 return redis.call('ZCARD', KEYS[1])
 `)
+
+// admitScript implements Redis.Admit and, with the claim, Redis.ClaimSend:
+// the admission and the claim in one script, so that a claim is made only
+// for a send admitted, in one round trip, with nothing to take back.
+//
+//	KEYS: the owner's exp index, its fin index, the context's hash, the
+//	      send's record (the exp index in place of an absent one; all in
+//	      the agent's slot)
+//	ARGV: now, the oldest put of a final task still live, the owner's
+//	      share (0: unbounded), "1" when a context is named, "1" to claim,
+//	      then for a claim: the caller's now, the record, its TTL (ms)
+//
+// It returns {verdict, the record found or "", 1 when the context is live,
+// its owner}. Verdict 2: the owner's share is full of tasks that are not
+// final (nothing claimed); 0: a live record holds the key; 1: admitted
+// and, when asked, claimed. A record that expired by the caller's now, or
+// one of a send not accepted, is claimed over and returned as found.
+var admitScript = redis.NewScript(`
+local now, limit = ARGV[1], tonumber(ARGV[3])
+if limit > 0 and redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') >= limit and
+   redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf') == 0 then
+  return {2, '', 0, ''}
+end
+local live, owner = 0, ''
+if ARGV[4] == '1' then
+  local c = redis.call('HMGET', KEYS[3], 'owner', 'exp')
+  if c[1] and c[2] and tonumber(c[2]) > tonumber(now) then live, owner = 1, c[1] end
+end
+if ARGV[5] ~= '1' then return {1, '', live, owner} end
+local v = redis.call('GET', KEYS[4])
+if v then
+  local e = string.match(v, '^(%d+)|')
+  if not (e and tonumber(e) > tonumber(ARGV[6])) then
+    v = ''
+  elseif not string.find(v, '"s":"not_accepted"', 1, true) then
+    return {0, v, live, owner}
+  end
+else
+  v = ''
+end
+redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
+return {1, v, live, owner}
+`)
+
+// Verdicts of admitScript.
+const (
+	admitHeld    = 0
+	admitClaimed = 1
+	admitQuota   = 2
+)

@@ -29,7 +29,7 @@ func instrCommand(args []string, stdout, stderr io.Writer) error {
 	requests := fs.Int("requests", 2000, "requests counted per case")
 	warmup := fs.Int("warmup", 300, "requests sent before the count starts (connections open, caches and pools warm)")
 	only := fs.String("only", "", "run only the cases whose name matches this regexp")
-	redis := fs.String("redis", "127.0.0.1:6379", "Redis for the Redis task index case")
+	redis := fs.String("redis", "127.0.0.1:6379", "Redis for the Redis task index case; one serving nothing else, for its per-request figures (INFO deltas)")
 	keep := fs.String("keep", "", "keep each case's callgrind dump in this directory, as CASE.callgrind, for callgrind_annotate")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,10 +71,10 @@ func instrCommand(args []string, stdout, stderr io.Writer) error {
 		if c.start == nil || !b.selected(c.name) {
 			continue
 		}
-		row := instrRow{Case: c.name, Kind: c.kind}
+		row := instrRow{Case: c.name, Kind: c.kind, n: *requests}
 		if why := b.skipReason(c); why != "" {
 			row.Skipped = why
-		} else if row.PerRequest, err = b.countInstructions(c, control, *warmup, *requests, *keep); err != nil {
+		} else if row.PerRequest, row.redis, err = b.countInstructions(c, control, *warmup, *requests, *keep); err != nil {
 			row.Skipped = "failed: " + err.Error()
 			b.fail("%s: %v", c.name, err)
 		}
@@ -93,22 +93,37 @@ type instrRow struct {
 	Case, Kind string
 	PerRequest float64 // instructions per request; 0 when skipped
 	Skipped    string
+	// redis is what Redis did for the counted requests, in the Redis
+	// index case.
+	redis *redisCost
+	n     int
 }
 
 func (r instrRow) figure() string {
 	if r.Skipped != "" {
 		return r.Skipped
 	}
-	return fmt.Sprintf("%.0f instructions/request", r.PerRequest)
+	return fmt.Sprintf("%.0f instructions/request%s", r.PerRequest, r.redisFigure())
+}
+
+// redisFigure is Redis's work per request, "" for a case without Redis.
+func (r instrRow) redisFigure() string {
+	if r.redis == nil || r.n == 0 {
+		return ""
+	}
+	n := float64(r.n)
+	return fmt.Sprintf("; Redis: %.2f reads (round trips), %.1f commands per request",
+		float64(r.redis.reads)/n, float64(r.redis.commands)/n)
 }
 
 // countInstructions starts c under callgrind, sends warmup requests on one
 // keep-alive connection, zeroes the counters, sends n more and reads the
-// instructions the process executed for them.
-func (b *bench) countInstructions(c sutCase, control string, warmup, n int, keep string) (float64, error) {
+// instructions the process executed for them, and for a case with the
+// Redis index what Redis did for them.
+func (b *bench) countInstructions(c sutCase, control string, warmup, n int, keep string) (float64, *redisCost, error) {
 	run, err := b.startSUT(c, false)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer run.stop()
 	sut, url := run.sut, run.url
@@ -130,36 +145,52 @@ func (b *bench) countInstructions(c sutCase, control string, warmup, n int, keep
 	}
 	pid := strconv.Itoa(sut.pid())
 	if err := send(warmup, "w-"); err != nil {
-		return 0, fmt.Errorf("warm-up: %w", err)
+		return 0, nil, fmt.Errorf("warm-up: %w", err)
+	}
+	usesRedis := c.gateway != nil && c.gateway.store == "redis"
+	var redisBefore redisCost
+	if usesRedis {
+		if redisBefore, err = readRedisCost(b.opt.redis); err != nil {
+			return 0, nil, err
+		}
 	}
 	if out, err := exec.Command(control, "--zero", pid).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("callgrind_control --zero: %v: %s", err, out)
+		return 0, nil, fmt.Errorf("callgrind_control --zero: %v: %s", err, out)
 	}
 	if err := send(n, "c-"); err != nil {
-		return 0, err
+		return 0, nil, err
+	}
+	var redisUsed *redisCost
+	if usesRedis {
+		after, err := readRedisCost(b.opt.redis)
+		if err != nil {
+			return 0, nil, err
+		}
+		used := after.since(redisBefore)
+		redisUsed = &used
 	}
 	if out, err := exec.Command(control, "--dump=counted", pid).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("callgrind_control --dump: %v: %s", err, out)
+		return 0, nil, fmt.Errorf("callgrind_control --dump: %v: %s", err, out)
 	}
 	// The first dump of the process holds what was counted since --zero.
 	dump, err := os.ReadFile(filepath.Join(b.tmp, "callgrind."+pid+".1"))
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if keep != "" {
 		if err := os.MkdirAll(keep, 0o755); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		name := strings.NewReplacer(" ", "_", "/", "_", "+", "").Replace(c.name) + ".callgrind"
 		if err := os.WriteFile(filepath.Join(keep, name), dump, 0o644); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	total, err := callgrindSummary(bytes.NewReader(dump))
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return float64(total) / float64(n), nil
+	return float64(total) / float64(n), redisUsed, nil
 }
 
 // callgrindSummary reads the instruction total of a callgrind dump: its
@@ -209,5 +240,10 @@ func writeInstrTable(w io.Writer, rows []instrRow, n int) {
 			fmt.Fprintf(w, " %.2fx |", plain[p]/r.PerRequest)
 		}
 		fmt.Fprintln(w)
+	}
+	for _, r := range rows {
+		if f := r.redisFigure(); f != "" {
+			fmt.Fprintf(w, "\n%s%s (Redis's INFO: commands include those its scripts call).\n", r.Case, f)
+		}
 	}
 }

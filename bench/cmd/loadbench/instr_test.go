@@ -39,3 +39,29 @@ func TestInstrTable(t *testing.T) {
 		}
 	}
 }
+
+func TestParseRedisCost(t *testing.T) {
+	info := "# Commandstats\r\ncmdstat_evalsha:calls=12,usec=50,usec_per_call=4.17,rejected_calls=0,failed_calls=0\r\n" +
+		"cmdstat_zadd:calls=30,usec=9,usec_per_call=0.30,rejected_calls=0,failed_calls=0\r\n\r\n# Stats\r\ntotal_reads_processed:40\r\ntotal_commands_processed:99\r\n"
+	got, err := parseRedisCost(info)
+	if err != nil || got != (redisCost{commands: 42, reads: 40}) {
+		t.Fatalf("parseRedisCost = %+v, %v; want 42 commands, 40 reads", got, err)
+	}
+	if _, err := parseRedisCost("cmdstat_get:calls=many,usec=1\r\n"); err == nil {
+		t.Fatal("a call count that is not a number was read")
+	}
+	// The later reading's own INFO and read are not the requests'.
+	if d := (redisCost{commands: 143, reads: 71}).since(got); d != (redisCost{commands: 100, reads: 30}) {
+		t.Fatalf("since = %+v", d)
+	}
+}
+
+func TestInstrTableRedisFigures(t *testing.T) {
+	var b strings.Builder
+	writeInstrTable(&b, []instrRow{
+		{Case: "gateway 0.3→1.0 +JWT +Redis index", Kind: kindGateway, PerRequest: 600000, n: 2000, redis: &redisCost{commands: 58000, reads: 6000}},
+	}, 2000)
+	if want := "gateway 0.3→1.0 +JWT +Redis index; Redis: 3.00 reads (round trips), 29.0 commands per request"; !strings.Contains(b.String(), want) {
+		t.Fatalf("table lacks %q:\n%s", want, b.String())
+	}
+}
