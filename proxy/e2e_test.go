@@ -25,18 +25,23 @@ func (c caller) method(op dialect.Op) string {
 // send builds send params for a user message with the given parts (in this
 // caller's spelling) and configuration members.
 func (c caller) send(id, parts, config string) string {
-	if c.d == dialect.V03 {
-		s := `{"message":{"kind":"message","messageId":"` + id + `","role":"user","parts":[` + parts + `]}`
-		if config != "" {
-			s += `,"configuration":{` + config + `}`
-		}
-		return s + `}`
-	}
 	s := `{"message":{"messageId":"` + id + `","role":"ROLE_USER","parts":[` + parts + `]}`
+	if c.d == dialect.V03 {
+		s = `{"message":{"kind":"message","messageId":"` + id + `","role":"user","parts":[` + parts + `]}`
+	}
 	if config != "" {
 		s += `,"configuration":{` + config + `}`
 	}
 	return s + `}`
+}
+
+// nonBlocking is the send configuration member that asks for an answer
+// before the task is done.
+func (c caller) nonBlocking() string {
+	if c.d == dialect.V03 {
+		return `"blocking":false`
+	}
+	return `"returnImmediately":true`
 }
 
 func (c caller) text(s string) string {
@@ -170,11 +175,7 @@ func TestFileAndDataPartsSurvive(t *testing.T) {
 
 func TestNonBlockingSendThenPoll(t *testing.T) {
 	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
-		cfg := `"blocking":false`
-		if c.d == dialect.V10 {
-			cfg = `"returnImmediately":true`
-		}
-		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), cfg))))
+		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), c.nonBlocking()))))
 		id := task.Get("id").Str
 		if s := task.Get("status.state").Str; s != c.state("submitted") && s != c.state("working") {
 			t.Fatalf("non-blocking send answered %q", s)

@@ -158,11 +158,7 @@ func TestSubscribeOpensWithOneCompleteTask(t *testing.T) {
 // backend's answers.
 func canceledBehindTheIndex(t *testing.T, c caller, g *testGateway) string {
 	t.Helper()
-	cfg := `"blocking":false`
-	if c.d == dialect.V10 {
-		cfg = `"returnImmediately":true`
-	}
-	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m-behind-the-index", c.text("wait"), cfg)))).Get("id").Str
+	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m-behind-the-index", c.text("wait"), c.nonBlocking())))).Get("id").Str
 	method, header := "tasks/cancel", ""
 	if g.agent.backend.dialect == dialect.V10 {
 		method, header = "CancelTask", "1.0"
