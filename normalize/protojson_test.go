@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsontest"
 )
 
 // The 1.0 wire form is ProtoJSON of the lf.a2a.v1 proto (a2a-go v2's a2apb
@@ -173,8 +173,8 @@ func checkProtoJSON(t *testing.T, m proto.Message, doc []byte) {
 	if _, ok := m.(*a2apb.ListTasksResponse); ok {
 		out = withListTasksRequired(t, out)
 	}
-	if !jsonValueEqual(out, doc) {
-		t.Errorf("not what protojson.Marshal writes for %s:\n golden: %s\nprotojson: %s", m.ProtoReflect().Descriptor().FullName(), compactJSON(doc), out)
+	if !jsontest.Equal(out, doc) {
+		t.Errorf("not what protojson.Marshal writes for %s:\n golden: %s\nprotojson: %s", m.ProtoReflect().Descriptor().FullName(), jsontest.Compact(doc), out)
 	}
 }
 
@@ -197,22 +197,4 @@ func withListTasksRequired(t *testing.T, out []byte) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// jsonValueEqual compares two documents as JSON values, numbers as the
-// doubles a google.protobuf.Value holds them in (1.5e10 is 15000000000).
-func jsonValueEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
-func compactJSON(b []byte) string {
-	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
-		return string(b)
-	}
-	return out.String()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsontest"
 )
 
 // caller speaks one dialect in the end-to-end tests.
@@ -301,7 +302,7 @@ func TestUnknownTaskErrors(t *testing.T) {
 	})
 }
 
-func jsonSame(a, b string) bool { return jsonEqualBytes([]byte(a), []byte(b)) }
+func jsonSame(a, b string) bool { return jsontest.Equal([]byte(a), []byte(b)) }
 
 // TestPushConfigGetWithoutConfigID covers the 0.2.5 form of get, which names
 // only the task, against both backends.
