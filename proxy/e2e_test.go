@@ -83,7 +83,13 @@ func (c caller) state(s string) string {
 
 // forEachPair runs f for every caller dialect against every backend dialect.
 func forEachPair(t *testing.T, f func(t *testing.T, c caller, g *testGateway)) {
-	for _, b := range backends {
+	forEachPairOf(t, backends, f)
+}
+
+// forEachPairOf runs f for every caller dialect against each of kinds, in
+// parallel, each with a gateway of its own.
+func forEachPairOf(t *testing.T, kinds []backendKind, f func(t *testing.T, c caller, g *testGateway)) {
+	for _, b := range kinds {
 		for _, c := range callers {
 			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
 				t.Parallel()

@@ -34,14 +34,7 @@ var sdkBackends = []backendKind{
 
 // forEachSDK runs f for every caller dialect against every SDK backend.
 func forEachSDK(t *testing.T, f func(t *testing.T, c caller, g *testGateway)) {
-	for _, b := range sdkBackends {
-		for _, c := range callers {
-			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
-				t.Parallel()
-				f(t, c, newGateway(t, b.handler(t, nil), b.version))
-			})
-		}
-	}
+	forEachPairOf(t, sdkBackends, f)
 }
 
 // historyOf returns the messageIds of a task's history.
