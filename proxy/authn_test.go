@@ -62,15 +62,7 @@ func postHeaders(t *testing.T, url, body string, lines ...[2]string) (int, http.
 	for _, l := range lines {
 		req.Header[l[0]] = append(req.Header[l[0]], l[1])
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, b := roundTrip(t, req)
 	return res.StatusCode, res.Header, b
 }
 

@@ -39,12 +39,7 @@ func TestPublishedCards(t *testing.T) {
 		// A client that names 1.0 gets a pure 1.0 card: 1.0 interfaces only.
 		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(g.url, "/")+"/.well-known/agent-card.json", nil)
 		req.Header.Set("A2A-Version", "1.0")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
+		_, body := roundTrip(t, req)
 		v10 := gjson.ParseBytes(body)
 		if got := v10.Get("supportedInterfaces.#.protocolVersion").Raw; got != `["1.0","1.0","1.0"]` {
 			t.Fatalf("the 1.0 card's interface versions are %s, want 1.0 for each binding: %s", got, body)

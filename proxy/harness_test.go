@@ -133,6 +133,22 @@ func (g *testGateway) postCtx(ctx context.Context, body string, header ...string
 	return res, b, err
 }
 
+// roundTrip sends req and reads the whole answer; a transport error
+// fails t.
+func roundTrip(t *testing.T, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, b
+}
+
 // call sends one JSON-RPC request in the dialect its method names and
 // returns the reply, checking the envelope.
 func (g *testGateway) call(id, method, params string) gjson.Result {

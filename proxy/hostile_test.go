@@ -264,12 +264,7 @@ func TestHostileContentTypes(t *testing.T) {
 				if c.d == dialect.V10 {
 					req.Header.Set("A2A-Version", "1.0")
 				}
-				res, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer res.Body.Close()
-				b, _ := io.ReadAll(res.Body)
+				res, b := roundTrip(t, req)
 				if res.Header.Get("Content-Type") != "application/json" {
 					t.Fatalf("HTTP %d %q: %s", res.StatusCode, res.Header.Get("Content-Type"), b)
 				}

@@ -118,12 +118,7 @@ func backendRelay(t *testing.T, g *testGateway, v dialect.Version, taskID string
 	if v != dialect.Version10 {
 		req.Header.Del("A2A-Version")
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	_, b := roundTrip(t, req)
 	cfg := gjson.GetBytes(b, cfgPath)
 	u := cfg.Get("url").Str
 	i := strings.Index(u, "/push/")
@@ -141,12 +136,7 @@ func deliver(t *testing.T, g *testGateway, path, header, token, body string) (in
 	if header != "" {
 		req.Header.Set(header, token)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := roundTrip(t, req)
 	return res.StatusCode, string(b)
 }
 

@@ -18,7 +18,7 @@ var allowed = map[string][]string{
 	"store":                 {},
 	"normalize":             {"dialect", "internal/jsonscan"},
 	"agentcard":             {"dialect"},
-	"proxy":                 {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse", "internal/staticheader", "telemetry", "binding/rest", "binding/grpc", "push"},
+	"proxy":                 {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse", "internal/readall", "internal/staticheader", "telemetry", "binding/rest", "binding/grpc", "push"},
 	"binding/rest":          {"dialect", "internal/sse", "internal/rpcerror", "internal/readall"},
 	"binding/grpc":          {"dialect", "internal/rpcerror"},
 	"configs":               {},
