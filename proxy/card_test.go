@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -74,21 +73,11 @@ func TestExtendedCardEveryDialect(t *testing.T) {
 		check(mustResult(t, alice.call("1", "GetExtendedAgentCard", `{}`)))
 		check(mustResult(t, alice.call("2", "agent/getAuthenticatedExtendedCard", `{}`)))
 		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(g.url, "/")+"/agent/authenticatedExtendedCard", nil)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusUnauthorized {
+		if res, _ := roundTrip(t, req); res.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("the 0.2.5 extended card without a token: HTTP %d, want 401", res.StatusCode)
 		}
 		req.Header.Set("Authorization", "Bearer "+token(t, "alice"))
-		res, err = http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
+		_, body := roundTrip(t, req)
 		check(gjson.ParseBytes(body))
 		status, _, body := g.post(rpc("GetExtendedAgentCard", `{}`), "A2A-Version", "1.0")
 		if status != http.StatusUnauthorized {

@@ -196,12 +196,7 @@ func TestBodyLimit(t *testing.T) {
 	// Chunked, no declared length: cut off at the limit.
 	req, _ := http.NewRequest(http.MethodPost, g.url, io.MultiReader(bytes.NewReader([]byte(big))))
 	req.ContentLength = -1
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ = io.ReadAll(res.Body)
-	res.Body.Close()
+	_, b = roundTrip(t, req)
 	if e := wantError(t, gjson.ParseBytes(b), dialect.V10, -32600); !e.Get("data.0.reason").Exists() {
 		t.Fatalf("want the 1.0 refusal: %s", e.Raw)
 	}

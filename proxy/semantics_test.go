@@ -161,12 +161,7 @@ func canceledBehindTheIndex(t *testing.T, c caller, g *testGateway) string {
 	if header != "" {
 		req.Header.Set("A2A-Version", header)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_, b := roundTrip(t, req)
 	if !strings.Contains(strings.ToLower(string(b)), "canceled") {
 		t.Fatalf("canceling at the backend: %s", b)
 	}
