@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -81,18 +82,10 @@ type Config struct {
 // SetDefaults fills unset fields with their defaults. Audiences is defaulted
 // by [New], which knows the agent's public URL.
 func (c *Config) SetDefaults() {
-	if c.JWKSRefresh == 0 {
-		c.JWKSRefresh = DefaultJWKSRefresh
-	}
-	if c.JWKSMinRefetch == 0 {
-		c.JWKSMinRefetch = DefaultJWKSMinRefetch
-	}
-	if c.PrincipalClaim == "" {
-		c.PrincipalClaim = DefaultPrincipalClaim
-	}
-	if c.Leeway == 0 {
-		c.Leeway = DefaultLeeway
-	}
+	c.JWKSRefresh = cmp.Or(c.JWKSRefresh, DefaultJWKSRefresh)
+	c.JWKSMinRefetch = cmp.Or(c.JWKSMinRefetch, DefaultJWKSMinRefetch)
+	c.PrincipalClaim = cmp.Or(c.PrincipalClaim, DefaultPrincipalClaim)
+	c.Leeway = cmp.Or(c.Leeway, DefaultLeeway)
 }
 
 // hasHMACSecret reports whether an HMAC secret source is configured.

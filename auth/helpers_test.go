@@ -68,6 +68,14 @@ func newECKey(t testing.TB, curve elliptic.Curve) *ecdsa.PrivateKey {
 	return k
 }
 
+// es256Issuer is an ES256 key of the test issuer and the config of a
+// verifier that trusts it (its public key in a PEM file).
+func es256Issuer(t testing.TB) (testKey, Config) {
+	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	return key, Config{Issuer: testIssuer, Algorithms: []string{"ES256"},
+		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))}}
+}
+
 func newEdKey(t *testing.T) ed25519.PrivateKey {
 	t.Helper()
 	_, k, err := ed25519.GenerateKey(rand.Reader)

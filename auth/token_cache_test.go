@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/elliptic"
 	"fmt"
 	"testing"
 	"time"
@@ -16,10 +15,8 @@ import (
 // and refusals are not remembered.
 func TestVerifyRemembersOnlyWhatTheParserWouldAccept(t *testing.T) {
 	t.Parallel()
-	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	key, cfg := es256Issuer(t)
 	clock := newFakeClock()
-	cfg := Config{Issuer: testIssuer, Algorithms: []string{"ES256"},
-		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))}}
 	v := mustVerifier(t, cfg, clock, nil) // leeway 30s
 	ctx := context.Background()
 	now := clock.Now()

@@ -312,14 +312,9 @@ func TestVerifyPEMKeys(t *testing.T) {
 
 func TestVerifyAudienceList(t *testing.T) {
 	t.Parallel()
-	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	key, cfg := es256Issuer(t)
+	cfg.Audiences = []string{"https://a.test", "https://b.test"}
 	clock := newFakeClock()
-	cfg := Config{
-		Issuer:         testIssuer,
-		Audiences:      []string{"https://a.test", "https://b.test"},
-		Algorithms:     []string{"ES256"},
-		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))},
-	}
 	v := mustVerifier(t, cfg, clock, nil)
 	good := validClaims(clock.Now())
 	tests := []struct {
@@ -340,9 +335,7 @@ func TestVerifyAudienceList(t *testing.T) {
 
 func TestVerifyDefaultAudienceIsPublicURL(t *testing.T) {
 	t.Parallel()
-	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
-	cfg := Config{Issuer: testIssuer, Algorithms: []string{"ES256"},
-		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))}}
+	key, cfg := es256Issuer(t)
 	v, err := New(context.Background(), cfg, "https://public.test/agent", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -389,10 +382,8 @@ func TestVerifyPrincipalClaim(t *testing.T) {
 
 func TestVerifyLeeway(t *testing.T) {
 	t.Parallel()
-	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
+	key, cfg := es256Issuer(t)
 	clock := newFakeClock()
-	cfg := Config{Issuer: testIssuer, Algorithms: []string{"ES256"},
-		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))}}
 	v := mustVerifier(t, cfg, clock, nil) // default leeway: 30s
 	now := clock.Now()
 	good := validClaims(now)

@@ -3,19 +3,17 @@ package normalize
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/tidwall/gjson"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/protojsontest"
 )
 
 // The 1.0 wire form is ProtoJSON of the lf.a2a.v1 proto (a2a-go v2's a2apb
@@ -46,16 +44,16 @@ func TestGoldensAreProtoJSON(t *testing.T) {
 						t.Fatalf("unknown method %q", r.Get("method").Str)
 					}
 					if p := r.Get("params"); p.Exists() {
-						checkProtoJSON(t, requestMessage(t, op), []byte(p.Raw))
+						protojsontest.Check(t, requestMessage(t, op), []byte(p.Raw))
 					}
 				case "result":
 					op, ok := opFromName(file)
 					if !ok {
 						t.Fatalf("%s: no operation in the name", file)
 					}
-					checkProtoJSON(t, resultMessage(t, op), doc)
+					protojsontest.Check(t, resultMessage(t, op), doc)
 				case "event":
-					checkProtoJSON(t, &a2apb.StreamResponse{}, doc)
+					protojsontest.Check(t, &a2apb.StreamResponse{}, doc)
 				}
 			})
 		}
@@ -72,14 +70,14 @@ func TestGoldensAreProtoJSON(t *testing.T) {
 			for sc.Scan() {
 				if data, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
 					r := gjson.Parse(data)
-					checkProtoJSON(t, &a2apb.StreamResponse{}, []byte(r.Get("result").Raw))
+					protojsontest.Check(t, &a2apb.StreamResponse{}, []byte(r.Get("result").Raw))
 				}
 			}
 		})
 	}
 	for _, file := range append(cards, canon...) {
 		t.Run("card/"+filepath.Base(file), func(t *testing.T) {
-			checkProtoJSON(t, &a2apb.AgentCard{}, goldenFile(t, file))
+			protojsontest.Check(t, &a2apb.AgentCard{}, goldenFile(t, file))
 		})
 	}
 }
@@ -152,67 +150,4 @@ func resultMessage(t *testing.T, op dialect.Op) proto.Message {
 	}
 	t.Fatalf("no result message for %s", op)
 	return nil
-}
-
-// checkProtoJSON reads doc strictly as ProtoJSON of m, writes it back with
-// protojson.Marshal, and fails unless the two are the same JSON value.
-func checkProtoJSON(t *testing.T, m proto.Message, doc []byte) {
-	t.Helper()
-	if string(doc) == "null" {
-		if _, ok := m.(*emptypb.Empty); ok {
-			return // JSON-RPC's empty result, not a message
-		}
-	}
-	if err := protojson.Unmarshal(doc, m); err != nil {
-		t.Fatalf("not ProtoJSON of %s: %v\n%s", m.ProtoReflect().Descriptor().FullName(), err, doc)
-	}
-	out, err := protojson.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := m.(*a2apb.ListTasksResponse); ok {
-		out = withListTasksRequired(t, out)
-	}
-	if !jsonValueEqual(out, doc) {
-		t.Errorf("not what protojson.Marshal writes for %s:\n golden: %s\nprotojson: %s", m.ProtoReflect().Descriptor().FullName(), compactJSON(doc), out)
-	}
-}
-
-// withListTasksRequired adds the members of a ListTasksResponse that
-// protojson.Marshal leaves out at their defaults but the spec requires
-// (1.0 §3.1.4; REQUIRED in the proto): the gateway's one exception.
-func withListTasksRequired(t *testing.T, out []byte) []byte {
-	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatal(err)
-	}
-	for k, zero := range map[string]any{"tasks": []any{}, "nextPageToken": "", "pageSize": 0, "totalSize": 0} {
-		if _, ok := v[k]; !ok {
-			v[k] = zero
-		}
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// jsonValueEqual compares two documents as JSON values, numbers as the
-// doubles a google.protobuf.Value holds them in (1.5e10 is 15000000000).
-func jsonValueEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
-func compactJSON(b []byte) string {
-	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
-		return string(b)
-	}
-	return out.String()
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/protojsontest"
 )
 
 func TestCreatedPushConfig(t *testing.T) {
@@ -87,7 +88,7 @@ func TestRelayPushConfigParams(t *testing.T) {
 			t.Errorf("%s params for %s are refused in that dialect: %v", tt.op, tt.to, err)
 		}
 		if tt.to == dialect.V10 {
-			checkProtoJSON(t, requestMessage(t, tt.op), tt.got)
+			protojsontest.Check(t, requestMessage(t, tt.op), tt.got)
 		}
 	}
 }
@@ -138,7 +139,7 @@ func TestPushConfigResult(t *testing.T) {
 			t.Errorf("PushConfigResult(%s, %s, %+v) = %s, %v\nwant %s", tt.from, tt.to, tt.cfg, got, err, tt.want)
 		}
 		if err == nil && tt.to == dialect.V10 {
-			checkProtoJSON(t, resultMessage(t, dialect.GetPushConfig), got)
+			protojsontest.Check(t, resultMessage(t, dialect.GetPushConfig), got)
 		}
 	}
 	if _, err := PushConfigResult(dialect.V10, dialect.V03, "t1", WebhookConfig{ID: "c", URL: "u", Authentication: []byte(`{"credentials":"s"}`)}); err == nil {
@@ -189,7 +190,7 @@ func TestListAndDeletePushConfigsResult(t *testing.T) {
 			t.Errorf("ListPushConfigsResult(%s, %d configs) is refused as a list result: %v", tt.d, len(configs), err)
 		}
 		if tt.d == dialect.V10 {
-			checkProtoJSON(t, resultMessage(t, dialect.ListPushConfigs), got)
+			protojsontest.Check(t, resultMessage(t, dialect.ListPushConfigs), got)
 		}
 	}
 	for d, want := range map[dialect.ID]string{dialect.V03: `null`, dialect.V10: `{}`} {
@@ -201,7 +202,7 @@ func TestListAndDeletePushConfigsResult(t *testing.T) {
 			t.Errorf("DeletePushConfigResult(%s) is refused as a delete result: %v", d, err)
 		}
 		if d == dialect.V10 {
-			checkProtoJSON(t, resultMessage(t, dialect.DeletePushConfig), got)
+			protojsontest.Check(t, resultMessage(t, dialect.DeletePushConfig), got)
 		}
 	}
 }

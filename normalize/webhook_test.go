@@ -24,7 +24,7 @@ func TestWebhookGolden(t *testing.T) {
 	for _, in := range ins {
 		base := strings.TrimSuffix(in, ".in.json")
 		t.Run(filepath.Base(base), func(t *testing.T) {
-			body := readWebhookFile(t, in)
+			body := goldenFile(t, in)
 			canon, info, err := WebhookCanonical(body)
 			if wantErr, e := os.ReadFile(base + ".err"); e == nil {
 				if err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(wantErr))) {
@@ -53,15 +53,6 @@ func TestWebhookGolden(t *testing.T) {
 	}
 }
 
-func readWebhookFile(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSpace(b)
-}
-
 func compareGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	if *update {
@@ -75,7 +66,7 @@ func compareGolden(t *testing.T, path string, got []byte) {
 		}
 		return
 	}
-	want := readWebhookFile(t, path)
+	want := goldenFile(t, path)
 	if !jsonEqual(want, got) {
 		t.Errorf("%s:\n got %s\nwant %s", path, got, want)
 	}

@@ -62,15 +62,7 @@ func postHeaders(t *testing.T, url, body string, lines ...[2]string) (int, http.
 	for _, l := range lines {
 		req.Header[l[0]] = append(req.Header[l[0]], l[1])
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, b := roundTrip(t, req)
 	return res.StatusCode, res.Header, b
 }
 
@@ -110,10 +102,7 @@ func TestAuthRefusesSeveralCredentials(t *testing.T) {
 					if !strings.HasPrefix(www, "Bearer ") || !strings.Contains(www, `error="invalid_request"`) || !strings.Contains(www, `error_description="`) {
 						t.Fatalf("WWW-Authenticate %q, want a Bearer invalid_request challenge", www)
 					}
-					e := wantError(t, gjson.ParseBytes(b), c.d, -31401)
-					if !strings.Contains(e.Get("message").Str, "more than one Authorization credential") {
-						t.Fatalf("message %q does not say what was wrong", e.Get("message").Str)
-					}
+					wantErrorSaying(t, gjson.ParseBytes(b), c.d, -31401, "more than one Authorization credential")
 					if strings.Contains(string(b), strings.TrimPrefix(valid, "Bearer ")) || strings.Contains(string(b), basic) {
 						t.Fatalf("the answer echoes a credential: %s", b)
 					}

@@ -45,7 +45,7 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 	}
 	static := http.Header{}
 	for _, h := range cfg.Headers {
-		v, err := h.value()
+		v, err := h.Value()
 		if err != nil {
 			return nil, err
 		}

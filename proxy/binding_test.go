@@ -102,12 +102,7 @@ func (g *bindingGateway) card(t *testing.T, version string) gjson.Result {
 	if version != "" {
 		req.Header.Set("A2A-Version", version)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
+	_, body := roundTrip(t, req)
 	return gjson.ParseBytes(body)
 }
 
@@ -118,12 +113,7 @@ func (g *bindingGateway) do(t *testing.T, method, path, body string, header ...s
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := roundTrip(t, req)
 	return res.StatusCode, gjson.ParseBytes(b)
 }
 

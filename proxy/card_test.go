@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,12 +38,7 @@ func TestPublishedCards(t *testing.T) {
 		// A client that names 1.0 gets a pure 1.0 card: 1.0 interfaces only.
 		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(g.url, "/")+"/.well-known/agent-card.json", nil)
 		req.Header.Set("A2A-Version", "1.0")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
+		_, body := roundTrip(t, req)
 		v10 := gjson.ParseBytes(body)
 		if got := v10.Get("supportedInterfaces.#.protocolVersion").Raw; got != `["1.0","1.0","1.0"]` {
 			t.Fatalf("the 1.0 card's interface versions are %s, want 1.0 for each binding: %s", got, body)
@@ -79,21 +73,11 @@ func TestExtendedCardEveryDialect(t *testing.T) {
 		check(mustResult(t, alice.call("1", "GetExtendedAgentCard", `{}`)))
 		check(mustResult(t, alice.call("2", "agent/getAuthenticatedExtendedCard", `{}`)))
 		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(g.url, "/")+"/agent/authenticatedExtendedCard", nil)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusUnauthorized {
+		if res, _ := roundTrip(t, req); res.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("the 0.2.5 extended card without a token: HTTP %d, want 401", res.StatusCode)
 		}
 		req.Header.Set("Authorization", "Bearer "+token(t, "alice"))
-		res, err = http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
+		_, body := roundTrip(t, req)
 		check(gjson.ParseBytes(body))
 		status, _, body := g.post(rpc("GetExtendedAgentCard", `{}`), "A2A-Version", "1.0")
 		if status != http.StatusUnauthorized {

@@ -1,19 +1,18 @@
 package proxy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path"
 	"slices"
 	"strings"
 	"time"
 
-	"golang.org/x/net/http/httpguts"
-
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/staticheader"
 	"github.com/a2agate/gateway/push"
 )
 
@@ -184,32 +183,15 @@ type BackendConfig struct {
 }
 
 // HeaderConfig is one static header toward a backend.
-type HeaderConfig struct {
-	// Name of the header. Required.
-	Name string `yaml:"name"`
-	// ValueFile is a file holding the value (one trailing newline trimmed).
-	ValueFile string `yaml:"value_file"`
-	// ValueEnv is an environment variable holding the value.
-	ValueEnv string `yaml:"value_env"`
-}
+type HeaderConfig = staticheader.Config
 
 // SetDefaults fills unset fields with their documented defaults.
 func (c *AgentConfig) SetDefaults() {
-	if c.Path == "" {
-		c.Path = DefaultPath
-	}
-	if c.MaxBodyBytes == 0 {
-		c.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if c.MaxReplyBytes == 0 {
-		c.MaxReplyBytes = DefaultMaxReplyBytes
-	}
-	if c.MaxEventBytes == 0 {
-		c.MaxEventBytes = DefaultMaxEventBytes
-	}
-	if c.Card.RefreshInterval == 0 {
-		c.Card.RefreshInterval = DefaultCardRefresh
-	}
+	c.Path = cmp.Or(c.Path, DefaultPath)
+	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, DefaultMaxBodyBytes)
+	c.MaxReplyBytes = cmp.Or(c.MaxReplyBytes, DefaultMaxReplyBytes)
+	c.MaxEventBytes = cmp.Or(c.MaxEventBytes, DefaultMaxEventBytes)
+	c.Card.RefreshInterval = cmp.Or(c.Card.RefreshInterval, DefaultCardRefresh)
 	c.Retries.SetDefaults()
 	if c.Bindings == nil {
 		for _, b := range dialect.Bindings {
@@ -228,24 +210,12 @@ func (c *AgentConfig) SetDefaults() {
 
 // SetDefaults fills unset fields with their documented defaults.
 func (b *BackendConfig) SetDefaults() {
-	if b.Dialect == "" {
-		b.Dialect = dialect.VersionAuto
-	}
-	if b.ConnectTimeout == 0 {
-		b.ConnectTimeout = DefaultConnectTimeout
-	}
-	if b.ResponseHeaderTimeout == 0 {
-		b.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
-	}
-	if b.ResponseTimeout == 0 {
-		b.ResponseTimeout = max(DefaultResponseTimeout, b.ResponseHeaderTimeout)
-	}
-	if b.StreamIdleTimeout == 0 {
-		b.StreamIdleTimeout = DefaultStreamIdleTimeout
-	}
-	if b.MaxIdleConns == 0 {
-		b.MaxIdleConns = DefaultMaxIdleConns
-	}
+	b.Dialect = cmp.Or(b.Dialect, dialect.VersionAuto)
+	b.ConnectTimeout = cmp.Or(b.ConnectTimeout, DefaultConnectTimeout)
+	b.ResponseHeaderTimeout = cmp.Or(b.ResponseHeaderTimeout, DefaultResponseHeaderTimeout)
+	b.ResponseTimeout = cmp.Or(b.ResponseTimeout, max(DefaultResponseTimeout, b.ResponseHeaderTimeout))
+	b.StreamIdleTimeout = cmp.Or(b.StreamIdleTimeout, DefaultStreamIdleTimeout)
+	b.MaxIdleConns = cmp.Or(b.MaxIdleConns, DefaultMaxIdleConns)
 }
 
 // Validate reports every problem with c at once.
@@ -338,53 +308,21 @@ func (b *BackendConfig) Validate() error {
 		bad("response_timeout (%s) must be at least response_header_timeout (%s): it bounds the whole reply, head included", b.ResponseTimeout, b.ResponseHeaderTimeout)
 	}
 	for i, h := range b.Headers {
-		switch {
-		case h.Name == "":
-			bad("headers[%d]: name is required", i)
-		case !httpguts.ValidHeaderFieldName(h.Name):
-			bad("headers[%d]: name %q is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~ only)", i, h.Name)
-		case strings.EqualFold(h.Name, dialect.HeaderVersion) || strings.EqualFold(h.Name, "Content-Length") || strings.EqualFold(h.Name, "Content-Type"):
-			bad("headers[%d]: %s is set by the gateway", i, h.Name)
+		field := fmt.Sprintf("headers[%d]", i)
+		if strings.EqualFold(h.Name, dialect.HeaderVersion) || strings.EqualFold(h.Name, "Content-Length") || strings.EqualFold(h.Name, "Content-Type") {
+			bad("%s: %s is set by the gateway", field, h.Name)
 		}
-		if (h.ValueFile == "") == (h.ValueEnv == "") {
-			bad("headers[%d] (%s): set exactly one of value_file and value_env", i, h.Name)
+		if err := h.Validate(field); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		// The value is read now, not first at a call: a missing secret
 		// or one that would split the request's head is refused at load.
-		if _, err := h.value(); err != nil {
-			bad("headers[%d]: %v", i, err)
+		if _, err := h.Value(); err != nil {
+			bad("%s: %v", field, err)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// value reads a header's value from its file or environment variable. A
-// file's one trailing newline ("\n" or "\r\n", as editors and echo write
-// it) is not part of the value; any other control byte is refused, since
-// net/http would refuse the request at every call.
-func (h HeaderConfig) value() (string, error) {
-	var v, from string
-	if h.ValueEnv != "" {
-		var ok bool
-		if v, ok = os.LookupEnv(h.ValueEnv); !ok {
-			return "", fmt.Errorf("header %s: environment variable %s is not set", h.Name, h.ValueEnv)
-		}
-		from = "environment variable " + h.ValueEnv
-	} else {
-		b, err := os.ReadFile(h.ValueFile)
-		if err != nil {
-			return "", fmt.Errorf("header %s: %w", h.Name, err)
-		}
-		v, from = string(b), "value_file "+h.ValueFile
-		if t, ok := strings.CutSuffix(v, "\n"); ok {
-			v = strings.TrimSuffix(t, "\r")
-		}
-	}
-	if !httpguts.ValidHeaderFieldValue(v) {
-		return "", fmt.Errorf("header %s: the value in %s holds a control byte (a line break, NUL or DEL): an HTTP header value may not", h.Name, from)
-	}
-	return v, nil
 }
 
 // checkPath refuses what a path may not hold: it is served as a literal
@@ -448,12 +386,8 @@ type RetriesConfig struct {
 
 // SetDefaults fills unset fields with their documented defaults.
 func (r *RetriesConfig) SetDefaults() {
-	if r.Window == 0 {
-		r.Window = DefaultRetryWindow
-	}
-	if r.MaxMessageBytes == 0 {
-		r.MaxMessageBytes = DefaultRetryMaxMessageBytes
-	}
+	r.Window = cmp.Or(r.Window, DefaultRetryWindow)
+	r.MaxMessageBytes = cmp.Or(r.MaxMessageBytes, DefaultRetryMaxMessageBytes)
 }
 
 // Validate reports every problem with r at once. The bound by the task

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsontest"
 )
 
 // caller speaks one dialect in the end-to-end tests.
@@ -25,18 +26,23 @@ func (c caller) method(op dialect.Op) string {
 // send builds send params for a user message with the given parts (in this
 // caller's spelling) and configuration members.
 func (c caller) send(id, parts, config string) string {
-	if c.d == dialect.V03 {
-		s := `{"message":{"kind":"message","messageId":"` + id + `","role":"user","parts":[` + parts + `]}`
-		if config != "" {
-			s += `,"configuration":{` + config + `}`
-		}
-		return s + `}`
-	}
 	s := `{"message":{"messageId":"` + id + `","role":"ROLE_USER","parts":[` + parts + `]}`
+	if c.d == dialect.V03 {
+		s = `{"message":{"kind":"message","messageId":"` + id + `","role":"user","parts":[` + parts + `]}`
+	}
 	if config != "" {
 		s += `,"configuration":{` + config + `}`
 	}
 	return s + `}`
+}
+
+// nonBlocking is the send configuration member that asks for an answer
+// before the task is done.
+func (c caller) nonBlocking() string {
+	if c.d == dialect.V03 {
+		return `"blocking":false`
+	}
+	return `"returnImmediately":true`
 }
 
 func (c caller) text(s string) string {
@@ -77,7 +83,13 @@ func (c caller) state(s string) string {
 
 // forEachPair runs f for every caller dialect against every backend dialect.
 func forEachPair(t *testing.T, f func(t *testing.T, c caller, g *testGateway)) {
-	for _, b := range backends {
+	forEachPairOf(t, backends, f)
+}
+
+// forEachPairOf runs f for every caller dialect against each of kinds, in
+// parallel, each with a gateway of its own.
+func forEachPairOf(t *testing.T, kinds []backendKind, f func(t *testing.T, c caller, g *testGateway)) {
+	for _, b := range kinds {
 		for _, c := range callers {
 			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
 				t.Parallel()
@@ -170,11 +182,7 @@ func TestFileAndDataPartsSurvive(t *testing.T) {
 
 func TestNonBlockingSendThenPoll(t *testing.T) {
 	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
-		cfg := `"blocking":false`
-		if c.d == dialect.V10 {
-			cfg = `"returnImmediately":true`
-		}
-		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), cfg))))
+		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), c.nonBlocking()))))
 		id := task.Get("id").Str
 		if s := task.Get("status.state").Str; s != c.state("submitted") && s != c.state("working") {
 			t.Fatalf("non-blocking send answered %q", s)
@@ -300,7 +308,7 @@ func TestUnknownTaskErrors(t *testing.T) {
 	})
 }
 
-func jsonSame(a, b string) bool { return jsonEqualBytes([]byte(a), []byte(b)) }
+func jsonSame(a, b string) bool { return jsontest.Equal([]byte(a), []byte(b)) }
 
 // TestPushConfigGetWithoutConfigID covers the 0.2.5 form of get, which names
 // only the task, against both backends.

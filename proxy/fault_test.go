@@ -82,15 +82,33 @@ func checkNoLeak(t *testing.T) {
 	})
 }
 
+// misbehaviour is a way a backend fails, and the error a caller must
+// get for it.
+type misbehaviour struct {
+	name    string
+	backend func(w http.ResponseWriter, r *http.Request, id string)
+	code    int
+	message string
+}
+
+// forEachFault runs check for each fault and caller, against a gateway
+// (configured by configure) in front of a 0.3 backend that misbehaves so,
+// and checks that nothing is left running.
+func forEachFault(t *testing.T, faults []misbehaviour, configure func(*AgentConfig), check func(t *testing.T, c caller, g *testGateway, f misbehaviour)) {
+	for _, f := range faults {
+		for _, c := range callers {
+			t.Run(f.name+"/"+c.d.String(), func(t *testing.T) {
+				checkNoLeak(t)
+				check(t, c, newGateway(t, scripted(f.backend), dialect.Version03, configure), f)
+			})
+		}
+	}
+}
+
 func TestUnaryBackendFaults(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	cases := []struct {
-		name    string
-		backend func(w http.ResponseWriter, r *http.Request, id string)
-		code    int
-		message string
-	}{
+	faults := []misbehaviour{
 		{"invalid JSON", func(w http.ResponseWriter, r *http.Request, id string) { io.WriteString(w, "<html>oops") }, -32006, "not valid JSON"},
 		{"wrong shape", func(w http.ResponseWriter, r *http.Request, id string) {
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"foo":1}}`)
@@ -129,6 +147,10 @@ func TestUnaryBackendFaults(t *testing.T) {
 				}
 			})
 		}, -32603, "did not finish its reply within agents[].backend.response_timeout (300ms)"},
+	}
+	// A size limit, not a clock, must stop this backend: on a loaded machine its
+	// first MiB of headers can take longer than the other cases' 200 ms.
+	oversized := []misbehaviour{
 		{"20 MB of headers", func(w http.ResponseWriter, r *http.Request, id string) {
 			rawReply(w, func(conn net.Conn) {
 				block := strings.Repeat("X-Filler: "+strings.Repeat("a", 1000)+"\r\n", 64)
@@ -142,31 +164,21 @@ func TestUnaryBackendFaults(t *testing.T) {
 			})
 		}, -32603, "server response headers exceeded 1048576 bytes"},
 	}
-	for _, tc := range cases {
-		for _, c := range callers {
-			t.Run(tc.name+"/"+c.d.String(), func(t *testing.T) {
-				checkNoLeak(t)
-				g := newGateway(t, scripted(tc.backend), dialect.Version03, func(a *AgentConfig) {
-					a.Backend.ResponseHeaderTimeout = 200 * time.Millisecond
-					a.Backend.ResponseTimeout = 300 * time.Millisecond
-					if strings.Contains(tc.message, "headers exceeded") {
-						// A size limit, not a clock, must stop this backend: on a loaded
-						// machine its first MiB of headers can take longer than 200 ms.
-						a.Backend.ResponseHeaderTimeout = time.Minute
-						a.Backend.ResponseTimeout = time.Minute
-					}
-					a.Tasks.AllowUnknown = true // the task is the scripted backend's
-				})
-				e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, tc.code)
-				if !strings.Contains(e.Get("message").Str, tc.message) {
-					t.Fatalf("message %q does not say %q", e.Get("message").Str, tc.message)
-				}
-				if strings.Contains(e.Raw, g.backend.URL) || strings.Contains(e.Raw, "127.0.0.1") {
-					t.Fatalf("error leaks the backend's address: %s", e.Raw)
-				}
-			})
+	check := func(t *testing.T, c caller, g *testGateway, f misbehaviour) {
+		e := wantErrorSaying(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, f.code, f.message)
+		if strings.Contains(e.Raw, g.backend.URL) || strings.Contains(e.Raw, "127.0.0.1") {
+			t.Fatalf("error leaks the backend's address: %s", e.Raw)
 		}
 	}
+	withTimeouts := func(header, reply time.Duration) func(*AgentConfig) {
+		return func(a *AgentConfig) {
+			a.Backend.ResponseHeaderTimeout = header
+			a.Backend.ResponseTimeout = reply
+			a.Tasks.AllowUnknown = true // the task is the scripted backend's
+		}
+	}
+	forEachFault(t, faults, withTimeouts(200*time.Millisecond, 300*time.Millisecond), check)
+	forEachFault(t, oversized, withTimeouts(time.Minute, time.Minute), check)
 }
 
 func TestBackendRefused(t *testing.T) {
@@ -181,22 +193,14 @@ func TestBackendRefused(t *testing.T) {
 			a.Backend.URL = "http://" + addr + "/"
 			a.Tasks.AllowUnknown = true
 		})
-		e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32603)
-		if !strings.Contains(e.Get("message").Str, "connection refused") {
-			t.Fatalf("message: %s", e.Raw)
-		}
+		wantErrorSaying(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32603, "connection refused")
 		s := g.stream("2", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), ""))
 		s.onlyError(c.d, -32603)
 	}
 }
 
 func TestStreamBackendFaults(t *testing.T) {
-	cases := []struct {
-		name    string
-		backend func(w http.ResponseWriter, r *http.Request, id string)
-		code    int
-		message string
-	}{
+	faults := []misbehaviour{
 		{"silent mid-stream", func(w http.ResponseWriter, r *http.Request, id string) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			sseWrite(w, working(id))
@@ -226,26 +230,17 @@ func TestStreamBackendFaults(t *testing.T) {
 			sseWrite(w, working(id), `data: {"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32001,"message":"Task not found","data":{"taskId":"t1"}}}`+"\n\n")
 		}, -32001, "Task not found"},
 	}
-	for _, tc := range cases {
-		for _, c := range callers {
-			t.Run(tc.name+"/"+c.d.String(), func(t *testing.T) {
-				checkNoLeak(t)
-				g := newGateway(t, scripted(tc.backend), dialect.Version03, func(a *AgentConfig) {
-					a.Backend.StreamIdleTimeout = 300 * time.Millisecond
-					a.MaxEventBytes = 32 << 10
-				})
-				events := g.stream("9", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
-				if len(events) != 2 {
-					t.Fatalf("want the working event and an error event, got %d: %v", len(events), events)
-				}
-				mustResult(t, events[0])
-				e := wantError(t, events[1], c.d, tc.code)
-				if !strings.Contains(e.Get("message").Str, tc.message) {
-					t.Fatalf("message %q does not say %q", e.Get("message").Str, tc.message)
-				}
-			})
+	forEachFault(t, faults, func(a *AgentConfig) {
+		a.Backend.StreamIdleTimeout = 300 * time.Millisecond
+		a.MaxEventBytes = 32 << 10
+	}, func(t *testing.T, c caller, g *testGateway, f misbehaviour) {
+		events := g.stream("9", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
+		if len(events) != 2 {
+			t.Fatalf("want the working event and an error event, got %d: %v", len(events), events)
 		}
-	}
+		mustResult(t, events[0])
+		wantErrorSaying(t, events[1], c.d, f.code, f.message)
+	})
 }
 
 // TestCallerDisconnectCancelsBackend proves nothing keeps running for a

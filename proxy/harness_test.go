@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -104,9 +103,19 @@ func newGatewayOpts(t *testing.T, backend http.Handler, version dialect.Version,
 // post sends a raw body and returns the status and body of the answer.
 func (g *testGateway) post(body string, header ...string) (int, http.Header, []byte) {
 	g.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, g.url, strings.NewReader(body))
+	res, b, err := g.postCtx(context.Background(), body, header...)
 	if err != nil {
 		g.t.Fatal(err)
+	}
+	return res.StatusCode, res.Header, b
+}
+
+// postCtx sends a raw body within ctx, as the holder of the gateway's
+// token, with header's name and value pairs, and reads the answer.
+func (g *testGateway) postCtx(ctx context.Context, body string, header ...string) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.url, strings.NewReader(body))
+	if err != nil {
+		return nil, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if g.token != "" {
@@ -117,14 +126,27 @@ func (g *testGateway) post(body string, header ...string) (int, http.Header, []b
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		g.t.Fatal(err)
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+// roundTrip sends req and reads the whole answer; a transport error
+// fails t.
+func roundTrip(t *testing.T, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
-		g.t.Fatal(err)
+		t.Fatal(err)
 	}
-	return res.StatusCode, res.Header, b
+	return res, b
 }
 
 // call sends one JSON-RPC request in the dialect its method names and
@@ -177,6 +199,16 @@ func mustResult(t *testing.T, r gjson.Result) gjson.Result {
 		t.Fatalf("unexpected error: %s", e.Raw)
 	}
 	return r.Get("result")
+}
+
+// wantErrorSaying is wantError for an error whose message says says.
+func wantErrorSaying(t *testing.T, r gjson.Result, d dialect.ID, code int, says string) gjson.Result {
+	t.Helper()
+	e := wantError(t, r, d, code)
+	if msg := e.Get("message").Str; !strings.Contains(msg, says) {
+		t.Fatalf("message %q does not say %q", msg, says)
+	}
+	return e
 }
 
 // wantError checks a reply is an error with code, in dialect d's shape.
@@ -236,22 +268,4 @@ func noForeignKeys(t *testing.T, d dialect.ID, payload string) {
 		}
 	}
 	walk(v, "")
-}
-
-func compact(s string) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		return s
-	}
-	return b.String()
-}
-
-func jsonEqualBytes(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xb, _ := json.Marshal(x)
-	yb, _ := json.Marshal(y)
-	return bytes.Equal(xb, yb)
 }

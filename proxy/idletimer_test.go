@@ -6,33 +6,35 @@ import (
 	"time"
 )
 
-func TestIdleTimerFiresAfterTimeoutOfSilence(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		fired := make(chan time.Duration, 1)
-		it := startIdleTimer(10*time.Second, func() { fired <- time.Since(start) })
-		defer it.stop()
-		// Activity at 4 s and 9 s: silence from 9 s, so it fires at 19 s.
-		time.Sleep(4 * time.Second)
-		it.activeAt(time.Now())
-		time.Sleep(5 * time.Second)
-		it.activeAt(time.Now())
-		if got := <-fired; got != 19*time.Second {
-			t.Fatalf("fired after %s, want 19s (10s after the last activity)", got)
-		}
-	})
-}
-
-func TestIdleTimerFiresWithoutActivity(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		fired := make(chan time.Duration, 1)
-		it := startIdleTimer(3*time.Second, func() { fired <- time.Since(start) })
-		defer it.stop()
-		if got := <-fired; got != 3*time.Second {
-			t.Fatalf("fired after %s, want 3s", got)
-		}
-	})
+// TestIdleTimerFires: the timer fires its timeout after the last activity,
+// or after its start when there was none.
+func TestIdleTimerFires(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		active  []time.Duration // activity at these times after the start
+		want    time.Duration
+	}{
+		{"WithoutActivity", 3 * time.Second, nil, 3 * time.Second},
+		// Silence from 9 s, so it fires at 19 s.
+		{"AfterTimeoutOfSilence", 10 * time.Second, []time.Duration{4 * time.Second, 9 * time.Second}, 19 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				fired := make(chan time.Duration, 1)
+				it := startIdleTimer(tc.timeout, func() { fired <- time.Since(start) })
+				defer it.stop()
+				for _, at := range tc.active {
+					time.Sleep(time.Until(start.Add(at)))
+					it.activeAt(time.Now())
+				}
+				if got := <-fired; got != tc.want {
+					t.Fatalf("fired after %s, want %s (%s after the last activity)", got, tc.want, tc.timeout)
+				}
+			})
+		})
+	}
 }
 
 func TestIdleTimerStopped(t *testing.T) {

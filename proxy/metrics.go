@@ -83,51 +83,48 @@ const (
 // is the index whose size the task index gauge reports.
 func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	const ns = "a2a_gateway"
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: name, Help: help}, labels)
+	}
+	histogram := func(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: name, Help: help, Buckets: buckets}, labels)
+	}
 	m := &Metrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Name: "requests_total",
-			Help: "Calls answered, by published agent, binding the caller used (jsonrpc, http_json, grpc), caller and backend dialect, operation, outcome and JSON-RPC error code (0 on success).",
-		}, []string{"agent", "binding", "caller_dialect", "backend_dialect", "op", "outcome", "code"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: ns, Name: "request_duration_seconds",
-			Help:    "Time from request to the last byte of the answer (whole stream for streaming calls), by published agent and operation.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
-		}, []string{"agent", "op"}),
-		translation: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Name: "translation_errors_total",
-			Help: "Payloads that could not be translated, by direction (request, response, event) and reason.",
-		}, []string{"direction", "reason"}),
+		requests: counter("requests_total",
+			"Calls answered, by published agent, binding the caller used (jsonrpc, http_json, grpc), caller and backend dialect, operation, outcome and JSON-RPC error code (0 on success).",
+			"agent", "binding", "caller_dialect", "backend_dialect", "op", "outcome", "code"),
+		duration: histogram("request_duration_seconds",
+			"Time from request to the last byte of the answer (whole stream for streaming calls), by published agent and operation.",
+			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
+			"agent", "op"),
+		translation: counter("translation_errors_total",
+			"Payloads that could not be translated, by direction (request, response, event) and reason.",
+			"direction", "reason"),
 		streamsActive: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: ns, Name: "streams_active",
 			Help: "Event streams open now, by published agent.",
 		}, []string{"agent"}),
-		streamEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Name: "stream_events_total",
-			Help: "Stream events relayed to callers, by published agent and caller dialect.",
-		}, []string{"agent", "caller_dialect"}),
-		eventRelay: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: ns, Name: "stream_event_relay_seconds",
-			Help: "Time each stream event spent in the gateway, from the backend read that brought it to its flush to the caller (for an event held for its final flag, from the last read before its release), by published agent.",
+		streamEvents: counter("stream_events_total",
+			"Stream events relayed to callers, by published agent and caller dialect.",
+			"agent", "caller_dialect"),
+		eventRelay: histogram("stream_event_relay_seconds",
+			"Time each stream event spent in the gateway, from the backend read that brought it to its flush to the caller (for an event held for its final flag, from the last read before its release), by published agent.",
 			// Fine below a millisecond, where an event's own cost lies; a
 			// boundary at 100 µs, the latency budget per event.
-			Buckets: []float64{5e-6, 10e-6, 20e-6, 30e-6, 50e-6, 75e-6, 100e-6, 150e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 10e-3, .1, 1, 5},
-		}, []string{"agent"}),
-		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Name: "auth_failures_total",
-			Help: "Calls refused for a missing or invalid token, by published agent and reason.",
-		}, []string{"agent", "reason"}),
-		backendErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Name: "backend_errors_total",
-			Help: "Backend failures, by published agent and kind (unreachable, timeout, http_status, invalid_reply, stream_dropped, stream_idle, stream_ended_early).",
-		}, []string{"agent", "kind"}),
-		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Name: "task_index_errors_total",
-			Help: "Task index operations that failed, by operation (read, write, list).",
-		}, []string{"operation"}),
-		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Name: "retries_total",
-			Help: "Sends recognised as retries of an earlier one, by published agent and outcome (deduplicated, joined_in_flight, resent_not_accepted, refused_key_reuse).",
-		}, []string{"agent", "outcome"}),
+			[]float64{5e-6, 10e-6, 20e-6, 30e-6, 50e-6, 75e-6, 100e-6, 150e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 10e-3, .1, 1, 5},
+			"agent"),
+		authFailures: counter("auth_failures_total",
+			"Calls refused for a missing or invalid token, by published agent and reason.",
+			"agent", "reason"),
+		backendErrors: counter("backend_errors_total",
+			"Backend failures, by published agent and kind (unreachable, timeout, http_status, invalid_reply, stream_dropped, stream_idle, stream_ended_early).",
+			"agent", "kind"),
+		storeErrors: counter("task_index_errors_total",
+			"Task index operations that failed, by operation (read, write, list).",
+			"operation"),
+		retries: counter("retries_total",
+			"Sends recognised as retries of an earlier one, by published agent and outcome (deduplicated, joined_in_flight, resent_not_accepted, refused_key_reuse).",
+			"agent", "outcome"),
 	}
 	m.indexSizeStore = tasks
 	m.taskIndexSize = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -137,24 +134,20 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	for _, op := range []string{"read", "write", "list"} {
 		m.storeErrors.WithLabelValues(op) // present at zero before the first failure
 	}
-	m.pushReceivedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: ns, Name: "push_received_total",
-		Help: "Push deliveries the backends posted to the relay, by published agent and outcome (accepted, refused, too_large, invalid, queue_full, unavailable).",
-	}, []string{"agent", "outcome"})
-	m.pushDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: ns, Name: "push_deliveries_total",
-		Help: "Push deliveries to the callers' webhooks, by published agent and outcome (delivered, rejected, failed, dropped_queue_full, refused_policy, abandoned_shutdown).",
-	}, []string{"agent", "outcome"})
-	m.pushAttempts = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "push_delivery_attempts",
-		Help:    "POSTs each push delivery took (0 when none was made), by published agent.",
-		Buckets: []float64{0, 1, 2, 3, 5, 8, 13},
-	}, []string{"agent"})
-	m.pushDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "push_delivery_duration_seconds",
-		Help:    "Time from a push delivery's arrival in the queue to its outcome, retries and waits included, by published agent.",
-		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
-	}, []string{"agent"})
+	m.pushReceivedTotal = counter("push_received_total",
+		"Push deliveries the backends posted to the relay, by published agent and outcome (accepted, refused, too_large, invalid, queue_full, unavailable).",
+		"agent", "outcome")
+	m.pushDeliveries = counter("push_deliveries_total",
+		"Push deliveries to the callers' webhooks, by published agent and outcome (delivered, rejected, failed, dropped_queue_full, refused_policy, abandoned_shutdown).",
+		"agent", "outcome")
+	m.pushAttempts = histogram("push_delivery_attempts",
+		"POSTs each push delivery took (0 when none was made), by published agent.",
+		[]float64{0, 1, 2, 3, 5, 8, 13},
+		"agent")
+	m.pushDuration = histogram("push_delivery_duration_seconds",
+		"Time from a push delivery's arrival in the queue to its outcome, retries and waits included, by published agent.",
+		[]float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
+		"agent")
 	m.pushQueues = &queueDepths{desc: prometheus.NewDesc(ns+"_push_queue_depth",
 		"Push deliveries waiting or in flight, by published agent.", []string{"agent"}, nil)}
 	reg.MustRegister(m.requests, m.duration, m.translation, m.streamsActive, m.streamEvents, m.eventRelay,

@@ -109,6 +109,65 @@ func noneToken(t *testing.T) string {
 	return s
 }
 
+// taskCalls are the calls that address a task, by name, each building its
+// body in c's dialect for a task id.
+func taskCalls(c caller) map[string]func(id string) string {
+	return map[string]func(id string) string{
+		"get":    func(x string) string { return rpc(c.method(dialect.GetTask), `{"id":"`+x+`"}`) },
+		"cancel": func(x string) string { return rpc(c.method(dialect.CancelTask), `{"id":"`+x+`"}`) },
+		"continue": func(x string) string {
+			return rpc(c.method(dialect.SendMessage), c.continuation("m2", x, "hi"))
+		},
+		"push list": func(x string) string {
+			if c.d == dialect.V03 {
+				return rpc("tasks/pushNotificationConfig/list", `{"id":"`+x+`"}`)
+			}
+			return rpc("ListTaskPushNotificationConfigs", `{"taskId":"`+x+`"}`)
+		},
+		"push get": func(x string) string {
+			if c.d == dialect.V03 {
+				return rpc("tasks/pushNotificationConfig/get", `{"id":"`+x+`","pushNotificationConfigId":"c"}`)
+			}
+			return rpc("GetTaskPushNotificationConfig", `{"taskId":"`+x+`","id":"c"}`)
+		},
+		"push delete": func(x string) string {
+			if c.d == dialect.V03 {
+				return rpc("tasks/pushNotificationConfig/delete", `{"id":"`+x+`","pushNotificationConfigId":"c"}`)
+			}
+			return rpc("DeleteTaskPushNotificationConfig", `{"taskId":"`+x+`","id":"c"}`)
+		},
+		"push set": func(x string) string {
+			if c.d == dialect.V03 {
+				return rpc("tasks/pushNotificationConfig/set", `{"taskId":"`+x+`","pushNotificationConfig":{"url":"https://x.test"}}`)
+			}
+			return rpc("CreateTaskPushNotificationConfig", `{"taskId":"`+x+`","url":"https://x.test"}`)
+		},
+		"subscribe": func(x string) string { return rpc(c.method(dialect.SubscribeToTask), `{"id":"`+x+`"}`) },
+		"stream continue": func(x string) string {
+			return rpc(c.method(dialect.SendStreamingMessage), c.continuation("m3", x, "hi"))
+		},
+	}
+}
+
+// answersAsUnknown checks that each of calls about another principal's
+// task id answers as byte for byte what it answers for a task that does not
+// exist: the gateway's own -32001, naming no id.
+func answersAsUnknown(t *testing.T, as *testGateway, c caller, id string, calls map[string]func(id string) string) {
+	t.Helper()
+	for name, body := range calls {
+		t.Run(c.d.String()+"/"+name, func(t *testing.T) {
+			_, _, theirs := as.post(body(id), as.hdr(c.d)...)
+			_, _, none := as.post(body("no-such-task-0000"), as.hdr(c.d)...)
+			if string(theirs) != string(none) {
+				t.Fatalf("another caller's task answers differently from a missing one:\n%s\n%s", theirs, none)
+			}
+			if !strings.Contains(string(theirs), "-32001") || strings.Contains(string(theirs), "no-such-task") {
+				t.Fatalf("want the gateway's own -32001, naming no id: %s", theirs)
+			}
+		})
+	}
+}
+
 // TestTaskOwnership: for every task-addressing method, another principal
 // gets exactly the answer a task that does not exist gets.
 func TestTaskOwnership(t *testing.T) {
@@ -118,53 +177,7 @@ func TestTaskOwnership(t *testing.T) {
 		for _, c := range callers {
 			task := c.task(t, mustResult(t, alice.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), ""))))
 			id, ctxID := task.Get("id").Str, task.Get("contextId").Str
-			calls := map[string]func(task string) string{
-				"get":    func(x string) string { return rpc(c.method(dialect.GetTask), `{"id":"`+x+`"}`) },
-				"cancel": func(x string) string { return rpc(c.method(dialect.CancelTask), `{"id":"`+x+`"}`) },
-				"continue": func(x string) string {
-					return rpc(c.method(dialect.SendMessage), c.continuation("m2", x, "hi"))
-				},
-				"push list": func(x string) string {
-					if c.d == dialect.V03 {
-						return rpc("tasks/pushNotificationConfig/list", `{"id":"`+x+`"}`)
-					}
-					return rpc("ListTaskPushNotificationConfigs", `{"taskId":"`+x+`"}`)
-				},
-				"push get": func(x string) string {
-					if c.d == dialect.V03 {
-						return rpc("tasks/pushNotificationConfig/get", `{"id":"`+x+`","pushNotificationConfigId":"c"}`)
-					}
-					return rpc("GetTaskPushNotificationConfig", `{"taskId":"`+x+`","id":"c"}`)
-				},
-				"push delete": func(x string) string {
-					if c.d == dialect.V03 {
-						return rpc("tasks/pushNotificationConfig/delete", `{"id":"`+x+`","pushNotificationConfigId":"c"}`)
-					}
-					return rpc("DeleteTaskPushNotificationConfig", `{"taskId":"`+x+`","id":"c"}`)
-				},
-				"push set": func(x string) string {
-					if c.d == dialect.V03 {
-						return rpc("tasks/pushNotificationConfig/set", `{"taskId":"`+x+`","pushNotificationConfig":{"url":"https://x.test"}}`)
-					}
-					return rpc("CreateTaskPushNotificationConfig", `{"taskId":"`+x+`","url":"https://x.test"}`)
-				},
-				"subscribe": func(x string) string { return rpc(c.method(dialect.SubscribeToTask), `{"id":"`+x+`"}`) },
-				"stream continue": func(x string) string {
-					return rpc(c.method(dialect.SendStreamingMessage), c.continuation("m3", x, "hi"))
-				},
-			}
-			for name, body := range calls {
-				t.Run(c.d.String()+"/"+name, func(t *testing.T) {
-					_, _, theirs := bob.post(body(id), bob.hdr(c.d)...)
-					_, _, none := bob.post(body("no-such-task-0000"), bob.hdr(c.d)...)
-					if string(theirs) != string(none) {
-						t.Fatalf("another caller's task answers differently from a missing one:\n%s\n%s", theirs, none)
-					}
-					if !strings.Contains(string(theirs), "-32001") {
-						t.Fatalf("want -32001: %s", theirs)
-					}
-				})
-			}
+			answersAsUnknown(t, bob, c, id, taskCalls(c))
 			// Alice still sees her task; Bob cannot join her context.
 			mustResult(t, alice.call("2", c.method(dialect.GetTask), `{"id":"`+id+`"}`))
 			send := strings.Replace(c.send("m4", c.text("hello"), ""), `"messageId"`, `"contextId":"`+ctxID+`","messageId"`, 1)
@@ -239,28 +252,8 @@ func TestAllowUnknownIsNoOracle(t *testing.T) {
 		for _, c := range callers {
 			task := c.task(t, mustResult(t, alice.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), ""))))
 			id := task.Get("id").Str
-			calls := map[string]func(task string) string{
-				"get": func(x string) string { return rpc(c.method(dialect.GetTask), `{"id":"`+x+`"}`) },
-				"push list": func(x string) string {
-					if c.d == dialect.V03 {
-						return rpc("tasks/pushNotificationConfig/list", `{"id":"`+x+`"}`)
-					}
-					return rpc("ListTaskPushNotificationConfigs", `{"taskId":"`+x+`"}`)
-				},
-				"cancel": func(x string) string { return rpc(c.method(dialect.CancelTask), `{"id":"`+x+`"}`) },
-			}
-			for name, body := range calls {
-				t.Run(c.d.String()+"/"+name, func(t *testing.T) {
-					_, _, theirs := bob.post(body(id), bob.hdr(c.d)...)
-					_, _, none := bob.post(body("no-such-task-0000"), bob.hdr(c.d)...)
-					if string(theirs) != string(none) {
-						t.Fatalf("another caller's task answers differently from a random id:\n%s\n%s", theirs, none)
-					}
-					if !strings.Contains(string(theirs), "-32001") || strings.Contains(string(theirs), "no-such-task") {
-						t.Fatalf("want the gateway's own -32001, naming no id: %s", theirs)
-					}
-				})
-			}
+			all := taskCalls(c)
+			answersAsUnknown(t, bob, c, id, map[string]func(string) string{"get": all["get"], "push list": all["push list"], "cancel": all["cancel"]})
 			// Alice's own task stays hers, through the agent she used.
 			mustResult(t, alice.call("2", c.method(dialect.GetTask), `{"id":"`+id+`"}`))
 		}
@@ -375,10 +368,7 @@ func TestSkillRouting(t *testing.T) {
 	withSkill := func(id, skill string) string {
 		return `{"message":{"messageId":"` + id + `","role":"ROLE_USER","parts":[{"text":"input please"}],"metadata":{"skillId":"` + skill + `"}}}`
 	}
-	e := wantError(t, g.call("1", "SendMessage", c.send("m0", c.text("hello"), "")), c.d, -32602)
-	if !strings.Contains(e.Get("message").Str, "answer, work") {
-		t.Fatalf("the error must list the skills: %s", e.Raw)
-	}
+	wantErrorSaying(t, g.call("1", "SendMessage", c.send("m0", c.text("hello"), "")), c.d, -32602, "answer, work")
 	wantError(t, g.call("2", "SendMessage", withSkill("m1", "dance")), c.d, -32602)
 	task := c.task(t, mustResult(t, g.call("3", "SendMessage", withSkill("m2", "work"))))
 	if agent10Calls.Load() != 1 || legacyCalls.Load() != 0 {
@@ -426,10 +416,7 @@ func TestRedisSharedIndex(t *testing.T) {
 	wantError(t, bob2.call("3", "tasks/get", `{"id":"`+id+`"}`), c.d, -32001)
 
 	relay.Cut()
-	e := wantError(t, alice2.call("4", "tasks/get", `{"id":"`+id+`"}`), c.d, -32603)
-	if !strings.Contains(e.Get("message").Str, "task index cannot be reached") {
-		t.Fatalf("message: %s", e.Raw)
-	}
+	wantErrorSaying(t, alice2.call("4", "tasks/get", `{"id":"`+id+`"}`), c.d, -32603, "task index cannot be reached")
 	relay.Restore()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -118,12 +118,7 @@ func backendRelay(t *testing.T, g *testGateway, v dialect.Version, taskID string
 	if v != dialect.Version10 {
 		req.Header.Del("A2A-Version")
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	_, b := roundTrip(t, req)
 	cfg := gjson.GetBytes(b, cfgPath)
 	u := cfg.Get("url").Str
 	i := strings.Index(u, "/push/")
@@ -141,12 +136,7 @@ func deliver(t *testing.T, g *testGateway, path, header, token, body string) (in
 	if header != "" {
 		req.Header.Set(header, token)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := roundTrip(t, req)
 	return res.StatusCode, string(b)
 }
 
@@ -168,6 +158,18 @@ func backendDeliveries(v dialect.Version, taskID, contextID string) (header stri
 		`{"kind":"task",` + ids + `,"status":{"state":"working"},"artifacts":[{"artifactId":"a1","parts":[{"kind":"text","text":"result"}]}]}`,
 		`{"kind":"task",` + ids + `,"status":{"state":"completed"},"artifacts":[{"artifactId":"a1","parts":[{"kind":"text","text":"result"}]}]}`,
 	}
+}
+
+// pushedTask makes a task through g as c, registers c's webhook at url
+// for it, and returns the task's id and the relay the gateway gave the
+// backend (of version v) instead: its path and token.
+func pushedTask(t *testing.T, g *testGateway, c caller, v dialect.Version, url string) (id, path, token string) {
+	t.Helper()
+	id = c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), "")))).Get("id").Str
+	set, _ := callerPush(c, id, url)
+	mustResult(t, g.call("2", c.method(dialect.CreatePushConfig), set))
+	path, token = backendRelay(t, g, v, id)
+	return id, path, token
 }
 
 // callerPush is the caller's webhook in its dialect: a set/Create's params,
@@ -356,10 +358,7 @@ func TestPushRelayRefusals(t *testing.T) {
 	g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback, func(a *AgentConfig) { a.Push.MaxBodyBytes = 2048 })
 	rcv := newReceiver(t, 0)
 	c := caller{dialect.V10}
-	id := c.task(t, mustResult(t, g.call("1", "SendMessage", c.send("m1", c.text("input please"), "")))).Get("id").Str
-	set, _ := callerPush(c, id, rcv.url)
-	mustResult(t, g.call("2", "CreateTaskPushNotificationConfig", set))
-	path, token := backendRelay(t, g, dialect.Version10, id)
+	id, path, token := pushedTask(t, g, c, dialect.Version10, rcv.url)
 	good := `{"statusUpdate":{"taskId":"` + id + `","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`
 
 	forgedStatus, forgedBody := deliver(t, g, path, "A2A-Notification-Token", token+"x", good)
@@ -461,10 +460,7 @@ func TestPushRelayRetriesThenDelivers(t *testing.T) {
 	})
 	rcv := newReceiver(t, 2)
 	c := caller{dialect.V10}
-	id := c.task(t, mustResult(t, g.call("1", "SendMessage", c.send("m1", c.text("input please"), "")))).Get("id").Str
-	set, _ := callerPush(c, id, rcv.url)
-	mustResult(t, g.call("2", "CreateTaskPushNotificationConfig", set))
-	path, token := backendRelay(t, g, dialect.Version025, id)
+	id, path, token := pushedTask(t, g, c, dialect.Version025, rcv.url)
 	header, bodies := backendDeliveries(dialect.Version025, id, "c")
 	for _, body := range bodies {
 		if status, _ := deliver(t, g, path, header, token, body); status != http.StatusOK {
@@ -496,10 +492,7 @@ func TestPushRelaySharedRedis(t *testing.T) {
 	second := newGatewayWithStore(t, backend, shared, allowLoopback)
 	rcv := newReceiver(t, 0)
 	c := caller{dialect.V03}
-	id := c.task(t, mustResult(t, first.call("1", "message/send", c.send("m1", c.text("input please"), "")))).Get("id").Str
-	set, _ := callerPush(c, id, rcv.url)
-	mustResult(t, first.call("2", "tasks/pushNotificationConfig/set", set))
-	path, token := backendRelay(t, first, dialect.Version025, id)
+	id, path, token := pushedTask(t, first, c, dialect.Version025, rcv.url)
 	if status, answer := deliver(t, second, path, "X-A2A-Notification-Token", token, `{"kind":"task","id":"`+id+`","contextId":"c","status":{"state":"completed"}}`); status != http.StatusOK {
 		t.Fatalf("the other replica answered %d: %s", status, answer)
 	}
@@ -522,10 +515,7 @@ func TestPushRelayQueueFull(t *testing.T) {
 	t.Cleanup(slow.Close)
 	g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback, func(a *AgentConfig) { a.Push.QueueSize = 1 })
 	c := caller{dialect.V10}
-	id := c.task(t, mustResult(t, g.call("1", "SendMessage", c.send("m1", c.text("input please"), "")))).Get("id").Str
-	set, _ := callerPush(c, id, slow.URL+"/hook")
-	mustResult(t, g.call("2", "CreateTaskPushNotificationConfig", set))
-	path, token := backendRelay(t, g, dialect.Version10, id)
+	id, path, token := pushedTask(t, g, c, dialect.Version10, slow.URL+"/hook")
 	body := `{"statusUpdate":{"taskId":"` + id + `","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`
 	if status, _ := deliver(t, g, path, "A2A-Notification-Token", token, body); status != http.StatusOK {
 		t.Fatalf("first delivery answered %d", status)
@@ -617,10 +607,7 @@ func TestPushRelayAccessLog(t *testing.T) {
 		Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, allowLoopback)
 	rcv := newReceiver(t, 0)
 	c := caller{dialect.V03}
-	id := c.task(t, mustResult(t, g.call("1", "message/send", c.send("m1", c.text("input please"), "")))).Get("id").Str
-	set, _ := callerPush(c, id, rcv.url)
-	mustResult(t, g.call("2", "tasks/pushNotificationConfig/set", set))
-	path, relayToken := backendRelay(t, g, dialect.Version10, id)
+	id, path, relayToken := pushedTask(t, g, c, dialect.Version10, rcv.url)
 	if status, _ := deliver(t, g, path, "A2A-Notification-Token", relayToken, `{"statusUpdate":{"taskId":"`+id+`","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`); status != http.StatusOK {
 		t.Fatalf("delivery answered %d", status)
 	}

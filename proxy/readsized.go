@@ -1,8 +1,9 @@
 package proxy
 
 import (
-	"errors"
 	"io"
+
+	"github.com/a2agate/gateway/internal/readall"
 )
 
 // maxPresize caps the room made from a declared length: a caller may
@@ -22,17 +23,5 @@ func readSized(buf []byte, r io.Reader, declared int64) ([]byte, error) {
 		copy(grown, buf)
 		buf = grown
 	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+	return readall.Append(buf, r)
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -283,12 +282,7 @@ func restDo(t *testing.T, g *testGateway, method, path, contentType, body, tok s
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := roundTrip(t, req)
 	if ct := res.Header.Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("%s %s: Content-Type %q: %s", method, path, ct, b)
 	}

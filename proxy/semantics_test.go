@@ -34,14 +34,7 @@ var sdkBackends = []backendKind{
 
 // forEachSDK runs f for every caller dialect against every SDK backend.
 func forEachSDK(t *testing.T, f func(t *testing.T, c caller, g *testGateway)) {
-	for _, b := range sdkBackends {
-		for _, c := range callers {
-			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
-				t.Parallel()
-				f(t, c, newGateway(t, b.handler(t, nil), b.version))
-			})
-		}
-	}
+	forEachPairOf(t, sdkBackends, f)
 }
 
 // historyOf returns the messageIds of a task's history.
@@ -158,11 +151,7 @@ func TestSubscribeOpensWithOneCompleteTask(t *testing.T) {
 // backend's answers.
 func canceledBehindTheIndex(t *testing.T, c caller, g *testGateway) string {
 	t.Helper()
-	cfg := `"blocking":false`
-	if c.d == dialect.V10 {
-		cfg = `"returnImmediately":true`
-	}
-	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m-behind-the-index", c.text("wait"), cfg)))).Get("id").Str
+	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m-behind-the-index", c.text("wait"), c.nonBlocking())))).Get("id").Str
 	method, header := "tasks/cancel", ""
 	if g.agent.backend.dialect == dialect.V10 {
 		method, header = "CancelTask", "1.0"
@@ -172,12 +161,7 @@ func canceledBehindTheIndex(t *testing.T, c caller, g *testGateway) string {
 	if header != "" {
 		req.Header.Set("A2A-Version", header)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	_, b := roundTrip(t, req)
 	if !strings.Contains(strings.ToLower(string(b)), "canceled") {
 		t.Fatalf("canceling at the backend: %s", b)
 	}

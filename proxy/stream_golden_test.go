@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsontest"
 	sseframe "github.com/a2agate/gateway/internal/sse"
 )
 
@@ -96,7 +97,7 @@ func TestStreamGoldens(t *testing.T) {
 					}
 					for i := range wantData {
 						if !jsonSame(gotData[i], wantData[i]) {
-							t.Errorf("event %d:\nwant %s\ngot  %s", i, compact(wantData[i]), gotData[i])
+							t.Errorf("event %d:\nwant %s\ngot  %s", i, jsontest.Compact([]byte(wantData[i])), gotData[i])
 						}
 					}
 					if gotComments != wantComments {

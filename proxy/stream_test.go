@@ -319,11 +319,7 @@ func TestStreamInputRequiredThenStreamingContinuation(t *testing.T) {
 
 func TestResubscribeMidTaskThenCancel(t *testing.T) {
 	forEachPair(t, func(t *testing.T, c caller, g *testGateway) {
-		cfg := `"blocking":false`
-		if c.d == dialect.V10 {
-			cfg = `"returnImmediately":true`
-		}
-		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), cfg))))
+		task := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("wait"), c.nonBlocking()))))
 		id := task.Get("id").Str
 		s := g.stream("2", c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`)
 		first, ok := s.next()

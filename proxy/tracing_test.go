@@ -435,12 +435,7 @@ func TestTraceRESTBinding(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("A2A-Version", "1.0")
 	req.Header.Set("traceparent", callerParent)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
+	if res, _ := roundTrip(t, req); res.StatusCode != http.StatusOK {
 		t.Fatalf("HTTP %d", res.StatusCode)
 	}
 	server, _ := sink.call(t)

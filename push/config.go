@@ -1,6 +1,7 @@
 package push
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -60,27 +61,13 @@ type Config struct {
 
 // SetDefaults fills the unset fields with their defaults.
 func (c *Config) SetDefaults() {
-	if c.MaxAttempts == 0 {
-		c.MaxAttempts = DefaultMaxAttempts
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.QueueSize == 0 {
-		c.QueueSize = DefaultQueueSize
-	}
-	if c.Workers == 0 {
-		c.Workers = DefaultWorkers
-	}
-	if c.MaxBodyBytes == 0 {
-		c.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if c.BackoffBase == 0 {
-		c.BackoffBase = DefaultBackoffBase
-	}
-	if c.BackoffMax == 0 {
-		c.BackoffMax = DefaultBackoffMax
-	}
+	c.MaxAttempts = cmp.Or(c.MaxAttempts, DefaultMaxAttempts)
+	c.Timeout = cmp.Or(c.Timeout, DefaultTimeout)
+	c.QueueSize = cmp.Or(c.QueueSize, DefaultQueueSize)
+	c.Workers = cmp.Or(c.Workers, DefaultWorkers)
+	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, DefaultMaxBodyBytes)
+	c.BackoffBase = cmp.Or(c.BackoffBase, DefaultBackoffBase)
+	c.BackoffMax = cmp.Or(c.BackoffMax, DefaultBackoffMax)
 }
 
 // EnabledFor reports whether the relay is on for a backend whose card does

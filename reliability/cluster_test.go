@@ -142,15 +142,7 @@ func TestClusterIndexAcrossGatewayProcesses(t *testing.T) {
 	replica.Kill()
 	lost := time.Now()
 	for _, g := range []*gatewayProc{ga, gb} {
-		var body string
-		eventually(t, 20*time.Second, "/readyz to say 503", func() bool {
-			var status int
-			status, body = g.readyz(t)
-			return status == http.StatusServiceUnavailable
-		})
-		if !strings.Contains(body, "task index unreachable") {
-			t.Errorf("/readyz does not name the task index: %s", body)
-		}
+		body := g.indexUnready(t, 20*time.Second)
 		for i, d := range dialects {
 			e := gjson.GetBytes(rawCall(t, g, alice, d.version, d.get, `{"id":"`+ids[i]+`"}`), "error")
 			if e.Get("code").Int() != -32603 || !strings.Contains(e.Get("message").Str, indexDown) {

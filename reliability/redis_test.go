@@ -27,6 +27,22 @@ func (g *gatewayProc) readyz(t *testing.T) (int, string) {
 	return status, strings.TrimSpace(body)
 }
 
+// indexUnready waits up to timeout for g's /readyz to answer 503, checks
+// that it names the task index, and returns its reasons.
+func (g *gatewayProc) indexUnready(t *testing.T, timeout time.Duration) string {
+	t.Helper()
+	var body string
+	eventually(t, timeout, "/readyz to say 503", func() bool {
+		var status int
+		status, body = g.readyz(t)
+		return status == http.StatusServiceUnavailable
+	})
+	if !strings.Contains(body, "task index unreachable") {
+		t.Errorf("/readyz does not name the task index: %s", body)
+	}
+	return body
+}
+
 // probe is one call of each kind to each dialect pair, and a GetTask of a
 // task made before; it returns what each answered.
 func probe(cl *client, taskID string) map[string]error {
@@ -79,15 +95,7 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 
 	relay.Cut()
 	cut := time.Now()
-	var body string
-	eventually(t, 10*time.Second, "/readyz to say 503", func() bool {
-		var status int
-		status, body = g.readyz(t)
-		return status == http.StatusServiceUnavailable
-	})
-	if !strings.Contains(body, "task index unreachable") {
-		t.Errorf("/readyz does not name the task index: %s", body)
-	}
+	body := g.indexUnready(t, 10*time.Second)
 	f.saw("/readyz 503 %q", reasonOf(body))
 	l.await(t, "calls failing closed", func(r *loadResult) bool { return r.failed >= 10 })
 	answers := map[string]int{}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -48,15 +49,9 @@ type MemoryConfig struct {
 
 // SetDefaults fills the unset fields with their defaults.
 func (c *MemoryConfig) SetDefaults() {
-	if c.MaxTasks == 0 {
-		c.MaxTasks = DefaultMaxTasks
-	}
-	if c.MaxTasksPerOwner == 0 {
-		c.MaxTasksPerOwner = min(DefaultMaxTasksPerOwner, max(c.MaxTasks, 1))
-	}
-	if c.TTL == 0 {
-		c.TTL = DefaultTTL
-	}
+	c.MaxTasks = cmp.Or(c.MaxTasks, DefaultMaxTasks)
+	c.MaxTasksPerOwner = cmp.Or(c.MaxTasksPerOwner, min(DefaultMaxTasksPerOwner, max(c.MaxTasks, 1)))
+	c.TTL = cmp.Or(c.TTL, DefaultTTL)
 }
 
 // Validate reports every problem of c, joined. Call it after SetDefaults.
@@ -172,30 +167,16 @@ type RedisTLSConfig struct {
 
 // SetDefaults fills the unset fields with their defaults.
 func (c *RedisConfig) SetDefaults() {
-	if c.Mode == "" {
-		c.Mode = RedisSingle
-	}
+	c.Mode = cmp.Or(c.Mode, RedisSingle)
 	if c.Address == "" && len(c.Addresses) == 0 && c.Mode == RedisSingle {
 		c.Address = DefaultRedisAddress
 	}
-	if c.KeyPrefix == "" {
-		c.KeyPrefix = DefaultKeyPrefix
-	}
-	if c.TTL == 0 {
-		c.TTL = DefaultTTL
-	}
-	if c.DialTimeout == 0 {
-		c.DialTimeout = DefaultDialTimeout
-	}
-	if c.ReadTimeout == 0 {
-		c.ReadTimeout = DefaultReadTimeout
-	}
-	if c.WriteTimeout == 0 {
-		c.WriteTimeout = DefaultWriteTimeout
-	}
-	if c.MaxTasksPerOwner == 0 {
-		c.MaxTasksPerOwner = DefaultMaxTasksPerOwner
-	}
+	c.KeyPrefix = cmp.Or(c.KeyPrefix, DefaultKeyPrefix)
+	c.TTL = cmp.Or(c.TTL, DefaultTTL)
+	c.DialTimeout = cmp.Or(c.DialTimeout, DefaultDialTimeout)
+	c.ReadTimeout = cmp.Or(c.ReadTimeout, DefaultReadTimeout)
+	c.WriteTimeout = cmp.Or(c.WriteTimeout, DefaultWriteTimeout)
+	c.MaxTasksPerOwner = cmp.Or(c.MaxTasksPerOwner, DefaultMaxTasksPerOwner)
 }
 
 // addresses returns the configured addresses, Address or Addresses.

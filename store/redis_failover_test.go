@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,48 +24,22 @@ var loadAgents = []string{"moved", "steady"}
 const maxOutage = 15 * time.Second
 
 type loadReport struct {
-	mu         sync.Mutex
-	acked      map[[2]string]string // agent, id -> owner
-	violations []string
-	failures   int
-	firstFail  time.Time
-	lastFail   time.Time
-	okSince    map[int]int // successes after mark
-	mark       int
-	samples    []string // some failures' errors, for the log
-}
-
-func (l *loadReport) violate(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.violations) < 20 {
-		l.violations = append(l.violations, fmt.Sprintf(format, args...))
-	}
+	redistopo.Outage
+	mu    sync.Mutex
+	acked map[[2]string]string // agent, id -> owner
 }
 
 // result notes one call's error: nil, or one that fails closed.
 func (l *loadReport) result(op string, err error) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err == nil {
-		l.okSince[l.mark]++
+	switch {
+	case err == nil:
+		l.OK()
 		return true
+	case !errors.Is(err, ErrUnavailable):
+		l.Violate("%s: %v, want ErrUnavailable", op, err)
+	default:
+		l.FailedClosed(fmt.Sprintf("%s: %v", op, err))
 	}
-	if !errors.Is(err, ErrUnavailable) {
-		if len(l.violations) < 20 {
-			l.violations = append(l.violations, fmt.Sprintf("%s: %v, want ErrUnavailable", op, err))
-		}
-		return false
-	}
-	now := time.Now()
-	if l.failures < 3 || l.failures%10 == 0 {
-		l.samples = append(l.samples, fmt.Sprintf("%s %s: %v", now.Format("15:04:05.000"), op, err))
-	}
-	if l.failures == 0 {
-		l.firstFail = now
-	}
-	l.failures++
-	l.lastFail = now
 	return false
 }
 
@@ -92,7 +65,7 @@ func runLoad(ctx context.Context, s Store, l *loadReport, workers int) *sync.Wai
 				case errors.Is(err, ErrNotFound):
 					// Only a task whose Put failed may be missing.
 				case l.result("Get", err) && got.Owner != owner:
-					l.violate("Get(%s, %s) answered owner %q, want %q", agent, id, got.Owner, owner)
+					l.Violate("Get(%s, %s) answered owner %q, want %q", agent, id, got.Owner, owner)
 				}
 				// The other owner must never take the task over.
 				if err := s.Put(call, Task{ID: id, Agent: agent, Owner: other}); err == nil {
@@ -100,7 +73,7 @@ func runLoad(ctx context.Context, s Store, l *loadReport, workers int) *sync.Wai
 					_, acked := l.acked[[2]string{agent, id}]
 					l.mu.Unlock()
 					if acked {
-						l.violate("Put(%s, %s) by %s succeeded over %s's task", agent, id, other, owner)
+						l.Violate("Put(%s, %s) by %s succeeded over %s's task", agent, id, other, owner)
 					}
 				} else if !errors.Is(err, ErrOwnerConflict) {
 					l.result("Put by another owner", err)
@@ -115,48 +88,20 @@ func runLoad(ctx context.Context, s Store, l *loadReport, workers int) *sync.Wai
 // underLoad runs change while the load runs, then waits for calls to
 // succeed again, and checks the report.
 func underLoad(t *testing.T, s Store, change func()) {
-	l := &loadReport{acked: map[[2]string]string{}, okSince: map[int]int{}}
+	l := &loadReport{Outage: redistopo.Outage{Max: maxOutage}, acked: map[[2]string]string{}}
 	ctx, stop := context.WithCancel(context.Background())
 	wg := runLoad(ctx, s, l, 4)
 	defer func() {
 		stop()
 		wg.Wait()
 	}()
-	waitOK := func(n int) {
-		t.Helper()
-		deadline := time.Now().Add(maxOutage)
-		for {
-			l.mu.Lock()
-			ok := l.okSince[l.mark]
-			l.mu.Unlock()
-			if ok >= n {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("only %d calls succeeded within %s of the change", ok, maxOutage)
-			}
-			time.Sleep(20 * time.Millisecond) // polling the load's counters
-		}
-	}
-	waitOK(50) // the load is running
-	change()
-	l.mu.Lock()
-	l.mark++
-	l.mu.Unlock()
-	waitOK(200) // and recovered, without reopening the store
+	// 50 calls show the load running; 200 after the change, that it
+	// recovered without reopening the store.
+	l.Across(t, 50, change, 200)
 	stop()
 	wg.Wait()
+	l.Check(t)
 
-	for _, v := range l.violations {
-		t.Error(v)
-	}
-	if l.failures > 0 {
-		outage := l.lastFail.Sub(l.firstFail)
-		t.Logf("%d calls failed closed over %s, for instance:\n%s", l.failures, outage.Round(time.Millisecond), strings.Join(l.samples, "\n"))
-		if outage > maxOutage {
-			t.Errorf("calls failed for %s, want at most %s", outage, maxOutage)
-		}
-	}
 	lost := 0
 	for key, owner := range l.acked {
 		got, err := s.Get(context.Background(), key[0], key[1])

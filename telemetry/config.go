@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/a2agate/gateway/internal/staticheader"
 )
 
 // Protocols of the OTLP exporter.
@@ -68,35 +71,14 @@ type OTLPConfig struct {
 	Headers []HeaderConfig `yaml:"headers"`
 }
 
-// HeaderConfig is one header sent to the collector. Its value is read from a
-// file or an environment variable, never written in the config.
-type HeaderConfig struct {
-	// Name of the header. Required.
-	Name string `yaml:"name"`
-	// ValueFile is a file holding the value (trailing newline trimmed).
-	ValueFile string `yaml:"value_file"`
-	// ValueEnv is an environment variable holding the value.
-	ValueEnv string `yaml:"value_env"`
-}
+// HeaderConfig is one header sent to the collector.
+type HeaderConfig = staticheader.Config
 
 // SetDefaults fills the unset fields from the environment, then with their
 // defaults.
 func (c *Config) SetDefaults() {
-	if c.OTLP.Protocol == "" {
-		c.OTLP.Protocol = firstEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
-	}
-	if c.OTLP.Protocol == "" {
-		c.OTLP.Protocol = ProtocolHTTP
-	}
-	if c.ServiceName == "" {
-		c.ServiceName = firstEnv("OTEL_SERVICE_NAME")
-	}
-	if c.ServiceName == "" {
-		c.ServiceName = serviceNameFromResourceEnv()
-	}
-	if c.ServiceName == "" {
-		c.ServiceName = DefaultServiceName
-	}
+	c.OTLP.Protocol = cmp.Or(c.OTLP.Protocol, firstEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"), ProtocolHTTP)
+	c.ServiceName = cmp.Or(c.ServiceName, firstEnv("OTEL_SERVICE_NAME"), serviceNameFromResourceEnv(), DefaultServiceName)
 }
 
 // Validate reports every problem of c, joined. Call it after SetDefaults.
@@ -115,11 +97,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	for i, h := range c.OTLP.Headers {
-		if h.Name == "" {
-			bad("otlp.headers[%d]: name is required", i)
-		}
-		if (h.ValueFile == "") == (h.ValueEnv == "") {
-			bad("otlp.headers[%d] (%s): set exactly one of value_file and value_env", i, h.Name)
+		if err := h.Validate(fmt.Sprintf("otlp.headers[%d]", i)); err != nil {
+			problems = append(problems, err)
 		}
 	}
 	if r := c.SampleRatio; r != nil && !(*r >= 0 && *r <= 1) {
@@ -162,28 +141,13 @@ func (c *OTLPConfig) headers() (map[string]string, error) {
 	}
 	m := make(map[string]string, len(c.Headers))
 	for _, h := range c.Headers {
-		v, err := h.value()
+		v, err := h.Value()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("otlp %w", err)
 		}
 		m[h.Name] = v
 	}
 	return m, nil
-}
-
-func (h HeaderConfig) value() (string, error) {
-	if h.ValueEnv != "" {
-		v, ok := os.LookupEnv(h.ValueEnv)
-		if !ok {
-			return "", fmt.Errorf("otlp header %s: environment variable %s is not set", h.Name, h.ValueEnv)
-		}
-		return v, nil
-	}
-	b, err := os.ReadFile(h.ValueFile)
-	if err != nil {
-		return "", fmt.Errorf("otlp header %s: %w", h.Name, err)
-	}
-	return strings.TrimRight(string(b), "\r\n"), nil
 }
 
 func firstEnv(names ...string) string {

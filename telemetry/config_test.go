@@ -57,6 +57,7 @@ func TestValidate(t *testing.T) {
 		{"credentials in URL", func(c *Config) { c.OTLP.Endpoint = "https://user:secret@collector" }, "send credentials in otlp.headers"},
 		{"insecure https", func(c *Config) { c.OTLP.Endpoint, c.OTLP.Insecure = "https://collector", true }, "insecure is set but the URL is https"},
 		{"header without name", func(c *Config) { c.OTLP.Headers = []HeaderConfig{{ValueEnv: "K"}} }, "otlp.headers[0]: name is required"},
+		{"header name with a space", func(c *Config) { c.OTLP.Headers = []HeaderConfig{{Name: "X Key", ValueEnv: "K"}} }, `otlp.headers[0]: name "X Key" is not an HTTP header name`},
 		{"header both sources", func(c *Config) { c.OTLP.Headers = []HeaderConfig{{Name: "K", ValueEnv: "K", ValueFile: "/k"}} }, "set exactly one of value_file and value_env"},
 		{"header no source", func(c *Config) { c.OTLP.Headers = []HeaderConfig{{Name: "K"}} }, "set exactly one of value_file and value_env"},
 		{"ratio above 1", func(c *Config) { c.SampleRatio = ratio(1.5) }, "sample_ratio: must be from 0 to 1, got 1.5"},

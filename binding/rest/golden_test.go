@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/jsontest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -97,28 +98,10 @@ func checkGolden(t *testing.T, name string, got map[string]json.RawMessage) {
 		}
 	}
 	for k, v := range g {
-		if !jsonEqual(v, w[k]) {
-			t.Errorf("%s: case %q:\n got  %s\n want %s", name, k, compactJSON(v), compactJSON(w[k]))
+		if !jsontest.Equal(v, w[k]) {
+			t.Errorf("%s: case %q:\n got  %s\n want %s", name, k, jsontest.Compact(v), jsontest.Compact(w[k]))
 		}
 	}
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	ja, _ := json.Marshal(x)
-	jb, _ := json.Marshal(y)
-	return bytes.Equal(ja, jb)
-}
-
-func compactJSON(b []byte) string {
-	var buf bytes.Buffer
-	if json.Compact(&buf, b) != nil {
-		return string(b)
-	}
-	return buf.String()
 }
 
 // TestRequestGolden: each REST request of testdata/requests.json becomes the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -94,27 +95,13 @@ type LogConfig struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.Server.ReadHeaderTimeout == 0 {
-		c.Server.ReadHeaderTimeout = defaultReadHeaderTimeout
-	}
-	if c.Server.ReadTimeout == 0 {
-		c.Server.ReadTimeout = defaultReadTimeout
-	}
-	if c.Server.StreamWriteTimeout == 0 {
-		c.Server.StreamWriteTimeout = defaultStreamWrite
-	}
-	if c.Server.IdleTimeout == 0 {
-		c.Server.IdleTimeout = defaultIdleTimeout
-	}
-	if c.Server.ShutdownTimeout == 0 {
-		c.Server.ShutdownTimeout = defaultShutdownTimeout
-	}
-	if c.Log.Level == "" {
-		c.Log.Level = "info"
-	}
-	if c.Store.Type == "" {
-		c.Store.Type = "memory"
-	}
+	c.Server.ReadHeaderTimeout = cmp.Or(c.Server.ReadHeaderTimeout, defaultReadHeaderTimeout)
+	c.Server.ReadTimeout = cmp.Or(c.Server.ReadTimeout, defaultReadTimeout)
+	c.Server.StreamWriteTimeout = cmp.Or(c.Server.StreamWriteTimeout, defaultStreamWrite)
+	c.Server.IdleTimeout = cmp.Or(c.Server.IdleTimeout, defaultIdleTimeout)
+	c.Server.ShutdownTimeout = cmp.Or(c.Server.ShutdownTimeout, defaultShutdownTimeout)
+	c.Log.Level = cmp.Or(c.Log.Level, "info")
+	c.Store.Type = cmp.Or(c.Store.Type, "memory")
 	c.Store.Memory.SetDefaults()
 	c.Store.Redis.SetDefaults()
 	for i := range c.Agents {

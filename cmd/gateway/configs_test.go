@@ -22,8 +22,13 @@ var plausibleEnv = map[string]string{
 	"A2AGW_DEMO_BACKEND_URL": "http://127.0.0.1:9999/",
 }
 
-// envRefs lists the distinct ${VAR} names in a config, in order.
-func envRefs(raw []byte) []string {
+// envRefs lists the distinct ${VAR} names in the config at path, in order.
+func envRefs(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var names []string
 	for _, m := range envRef.FindAllSubmatch(raw, -1) {
 		if name := string(m[1]); !slices.Contains(names, name) {
@@ -38,11 +43,7 @@ func envRefs(raw []byte) []string {
 // environment of the test run.
 func loadWithEnv(t *testing.T, path string, env map[string]string) (*Config, error) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range envRefs(raw) {
+	for _, name := range envRefs(t, path) {
 		t.Setenv(name, env[name]) // restores the old value after the test
 		if _, ok := env[name]; !ok {
 			os.Unsetenv(name)
@@ -55,11 +56,7 @@ func loadWithEnv(t *testing.T, path string, env map[string]string) (*Config, err
 // plausible values for the variables it references.
 func loadShippedConfig(t *testing.T, path string) *Config {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range envRefs(raw) {
+	for _, name := range envRefs(t, path) {
 		if _, ok := plausibleEnv[name]; !ok {
 			t.Fatalf("%s references ${%s}: add a plausible value to plausibleEnv", path, name)
 		}

@@ -97,11 +97,7 @@ func configArg(args []string) (string, bool) {
 // environment it sets and nothing else. Every ${VAR} must be set there.
 func checkDeployedConfig(t *testing.T, file string, env map[string]string, where string) {
 	t.Helper()
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range envRefs(raw) {
+	for _, name := range envRefs(t, file) {
 		if _, ok := env[name]; !ok {
 			t.Errorf("%s: %s references ${%s}, which the deployment does not set", where, file, name)
 		}

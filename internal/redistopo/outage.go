@@ -1,0 +1,108 @@
+package redistopo
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Outage follows a load run across a topology change: around the change
+// calls may fail, but only closed and for at most Max; any other wrong
+// answer is a violation. The load's workers share it.
+type Outage struct {
+	// Max bounds how long calls may fail around the change.
+	Max time.Duration
+
+	mu         sync.Mutex
+	violations []string
+	failures   int
+	firstFail  time.Time
+	lastFail   time.Time
+	samples    []string    // some failures, for the log
+	okSince    map[int]int // successes after each mark
+	mark       int
+}
+
+// Violate notes a wrong answer (the first 20 are kept).
+func (o *Outage) Violate(format string, args ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.violations) < 20 {
+		o.violations = append(o.violations, fmt.Sprintf(format, args...))
+	}
+}
+
+// OK counts a call that succeeded.
+func (o *Outage) OK() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.okSince == nil {
+		o.okSince = map[int]int{}
+	}
+	o.okSince[o.mark]++
+}
+
+// FailedClosed notes a call that failed as it should while the topology
+// changes; what describes it for the log.
+func (o *Outage) FailedClosed(what string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := time.Now()
+	if o.failures < 3 || o.failures%10 == 0 {
+		o.samples = append(o.samples, now.Format("15:04:05.000")+" "+what)
+	}
+	if o.failures == 0 {
+		o.firstFail = now
+	}
+	o.failures++
+	o.lastFail = now
+}
+
+// Across waits for before calls to succeed, runs change, and waits for
+// after calls to succeed since: the load recovered by itself.
+func (o *Outage) Across(t testing.TB, before int, change func(), after int) {
+	t.Helper()
+	o.waitOK(t, before)
+	change()
+	o.mu.Lock()
+	o.mark++
+	o.mu.Unlock()
+	o.waitOK(t, after)
+}
+
+func (o *Outage) waitOK(t testing.TB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(o.Max)
+	for {
+		o.mu.Lock()
+		ok := o.okSince[o.mark]
+		o.mu.Unlock()
+		if ok >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d calls succeeded within %s of the change", ok, o.Max)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the load's counters
+	}
+}
+
+// Check fails t for every violation and for failures spread over more
+// than Max. Call it once the load has stopped.
+func (o *Outage) Check(t testing.TB) {
+	t.Helper()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, v := range o.violations {
+		t.Error(v)
+	}
+	if o.failures > 0 {
+		outage := o.lastFail.Sub(o.firstFail)
+		t.Logf("%d calls failed closed over %s, for instance:\n%s", o.failures, outage.Round(time.Millisecond), strings.Join(o.samples, "\n"))
+		if outage > o.Max {
+			t.Errorf("calls failed for %s, want at most %s", outage, o.Max)
+		}
+	}
+}
