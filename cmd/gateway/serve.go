@@ -278,11 +278,17 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		return err
 	}
 	rt.swap(g)
+	stopped := false
 	defer func() {
 		rt.mu.RLock()
 		cur := rt.cur
 		rt.mu.RUnlock()
 		cur.retire()
+		// Logged after the card refreshers and push queues have ended, so that
+		// it is the last line an orderly stop writes.
+		if stopped {
+			log.Info("stopped")
+		}
 	}()
 	if path != "" {
 		wctx, stopWatch := context.WithCancel(ctx)
@@ -357,7 +363,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		log.Warn("calls did not end in time: closing the remaining connections")
 		return srv.Close()
 	}
-	log.Info("stopped")
+	stopped = true
 	return err
 }
 
