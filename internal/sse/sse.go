@@ -22,6 +22,13 @@ const DefaultMaxEventBytes = 1 << 20
 // bytes) and keeps 5,000 idle streams under 64 KiB each.
 const sseReadBufferSize = 2048
 
+// keptBufferBytes bounds what a reader keeps, between events, of a buffer
+// a large event or line grew: a stream that once carried a large artifact
+// and then idles would hold up to the event limit for as long as it stays
+// open. Past this size, allocating afresh costs little beside the event's
+// own translation.
+const keptBufferBytes = 8 << 10
+
 // sseFieldPrefixSlack is the length of "retry: ", the longest known field
 // prefix. An ignored line may be this much longer than the event limit, so a
 // partial line is only ever judged once its field name is settled.
@@ -105,7 +112,7 @@ type Reader struct {
 // an ignored line longer than maxEventBytes plus a field prefix. A
 // maxEventBytes of zero or less means DefaultMaxEventBytes.
 //
-// The reader keeps buffers of up to about maxEventBytes between events.
+// Between events the reader keeps buffers of up to keptBufferBytes.
 func NewReader(r io.Reader, maxEventBytes int) *Reader {
 	if maxEventBytes <= 0 {
 		maxEventBytes = DefaultMaxEventBytes
@@ -226,7 +233,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		line := buf[:end]
 		if len(r.line) > 0 {
 			line = append(r.line, line...)
-			r.line = line[:0]
+			r.line = reuse(line)
 		}
 		n := end + 1
 		if buf[end] == '\r' {
@@ -402,9 +409,9 @@ func (r *Reader) endBlock() (Event, bool) {
 	// The buffers keep their bytes until the next Next appends to them, so the
 	// slices in ev stay valid until then.
 	r.inBlock = false
-	r.data, r.hasData = r.data[:0], false
-	r.comment, r.hasComment = r.comment[:0], false
-	r.typ = r.typ[:0]
+	r.data, r.hasData = reuse(r.data), false
+	r.comment, r.hasComment = reuse(r.comment), false
+	r.typ, r.id, r.retry = reuse(r.typ), reuse(r.id), reuse(r.retry)
 	r.hasID, r.hasRetry = false, false
 	return ev, ok
 }
@@ -412,8 +419,18 @@ func (r *Reader) endBlock() (Event, bool) {
 // takeComment returns the pending comments as an event of their own.
 func (r *Reader) takeComment() Event {
 	ev := Event{Comment: r.comment[:len(r.comment):len(r.comment)]}
-	r.comment, r.hasComment = r.comment[:0], false
+	r.comment, r.hasComment = reuse(r.comment), false
 	return ev
+}
+
+// reuse empties a buffer whose bytes were handed out, letting one that
+// grew past keptBufferBytes go: the next append allocates. It is never nil,
+// as a nil Data or Comment means "none".
+func reuse(b []byte) []byte {
+	if cap(b) > keptBufferBytes {
+		return []byte{}
+	}
+	return b[:0]
 }
 
 type sseLineKind uint8
