@@ -310,29 +310,33 @@ func (m *Memory) update(mt *memTask, t Task, expires time.Duration) {
 	m.placePut(mt)
 }
 
-// placePut numbers mt's Put and places it last in the Put orders: of the
-// unfinished tasks, or of the finished ones and its bucket's.
+// placePut numbers mt's Put and places it last in its Put orders.
 func (m *Memory) placePut(mt *memTask) {
 	m.puts++
 	mt.put = m.puts
-	it := putItem{put: mt.put, task: mt}
-	if !mt.final() {
-		m.unfinished.ReplaceOrInsert(it)
-		return
+	for _, order := range m.putOrders(mt) {
+		if order != nil {
+			order.ReplaceOrInsert(putItem{put: mt.put, task: mt})
+		}
 	}
-	m.finished.ReplaceOrInsert(it)
-	mt.bucket.finished.ReplaceOrInsert(it)
 }
 
-// unplacePut takes mt out of the Put orders, before its state changes.
+// unplacePut takes mt out of its Put orders, before its state changes.
 func (m *Memory) unplacePut(mt *memTask) {
-	it := putItem{put: mt.put, task: mt}
-	if !mt.final() {
-		m.unfinished.Delete(it)
-		return
+	for _, order := range m.putOrders(mt) {
+		if order != nil {
+			order.Delete(putItem{put: mt.put, task: mt})
+		}
 	}
-	m.finished.Delete(it)
-	mt.bucket.finished.Delete(it)
+}
+
+// putOrders are the Put orders mt belongs in as its state stands: the
+// unfinished tasks' (and nil), or the finished tasks' and its bucket's.
+func (m *Memory) putOrders(mt *memTask) [2]*btree.BTreeG[putItem] {
+	if !mt.final() {
+		return [2]*btree.BTreeG[putItem]{m.unfinished}
+	}
+	return [2]*btree.BTreeG[putItem]{m.finished, mt.bucket.finished}
 }
 
 // setContext counts mt in its context, which mt's owner claims if new.
