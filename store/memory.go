@@ -1,11 +1,11 @@
 package store
 
 import (
-	"container/list"
 	"context"
 	"strings"
 	"sync"
 	"time"
+	"unique"
 
 	"github.com/google/btree"
 )
@@ -18,19 +18,24 @@ type Memory struct {
 	maxPerOwner int
 	ttl         time.Duration
 	now         func() time.Time
+	// epoch is what task lifetimes are counted from, so that they keep the
+	// monotonic clock's reading.
+	epoch time.Time
 
-	mu       sync.Mutex
-	closed   bool
-	tasks    map[taskKey]*memTask
-	ids      map[string]int // agents holding each task id, for Known
-	buckets  map[bucketKey]*memBucket
-	contexts map[contextKey]*memContext
-	// recent holds every task, least recently put first: also expiry order,
-	// as every Put renews a task's lifetime by the same TTL.
-	recent list.List
-	// final holds the tasks in a final state, least recently put first: the
-	// only ones eviction may take.
-	final list.List
+	mu     sync.Mutex
+	closed bool
+	agents map[string]*memAgent
+	count  int
+	// unfinished and finished hold the tasks that are not final and those
+	// that are, in the order of their last Put: the least recently put of
+	// both is the next to expire (every Put renews a lifetime by the same
+	// TTL), the least recently put finished one the next eviction may take.
+	unfinished, finished *btree.BTreeG[putItem]
+	// puts numbers the Puts, for their order.
+	puts uint64
+	// listFree and putFree are the free nodes every bucket's trees share.
+	listFree *btree.FreeListG[*memTask]
+	putFree  *btree.FreeListG[putItem]
 	// sends are the records of Retries, under their own lock.
 	sends memSends
 
@@ -43,43 +48,67 @@ type Memory struct {
 
 var _ Store = (*Memory)(nil)
 
-type (
-	taskKey    struct{ agent, id string }
-	bucketKey  struct{ agent, owner string }
-	contextKey struct{ agent, contextID string }
-)
-
-// memTask is one stored task and its places in the lists.
-type memTask struct {
-	Task
-	expires    time.Time
-	recent     *list.Element
-	final      *list.Element // in Memory.final; nil unless final
-	ownerFinal *list.Element // in the bucket's final list; nil unless final
-	bucket     *memBucket
-	context    *memContext // nil when the task has no context id
+// memAgent holds one agent's tasks, by id, by owner and by context. The
+// agent's name, its owners' and its contexts' strings are held once here
+// and shared by their tasks.
+type memAgent struct {
+	name     string
+	tasks    map[string]*memTask
+	buckets  map[string]*memBucket // by owner
+	contexts map[string]memContext // by context id
 }
 
 // memBucket holds one (agent, owner)'s tasks in List order, and its final
 // tasks least recently put first, for the owner's share.
 type memBucket struct {
-	key   bucketKey
-	list  *btree.BTreeG[*memTask]
-	final list.List
+	agent    *memAgent
+	owner    string
+	list     *btree.BTreeG[*memTask]
+	finished *btree.BTreeG[putItem]
 }
+
+// memTask is one stored task; its agent and owner are its bucket's.
+type memTask struct {
+	id, contextID string
+	// backend and state are interned: a few strings shared by every task.
+	backend, state unique.Handle[string]
+	updated        int64         // microseconds since the epoch, UTC
+	expires        time.Duration // since Memory.epoch
+	put            uint64        // the number of its last Put
+	bucket         *memBucket
+}
+
+// putItem places a task in Put order.
+type putItem struct {
+	put  uint64
+	task *memTask
+}
+
+// putLess orders the most recently put first, so that the oldest is the
+// Max: the B-trees take new items at their low end, where a split leaves
+// full nodes behind (at the high end it leaves half-empty ones: 73 bytes
+// an item of 16 rather than 21).
+func putLess(a, b putItem) bool { return a.put > b.put }
 
 // memContext remembers a context's owner while any of its tasks is stored.
 type memContext struct {
-	owner string
+	owner unique.Handle[string]
 	tasks int
 }
 
+func (mt *memTask) task() Task {
+	return Task{ID: mt.id, ContextID: mt.contextID, Owner: mt.bucket.owner, Agent: mt.bucket.agent.name,
+		Backend: mt.backend.Value(), State: mt.state.Value(), Updated: fromMicros(mt.updated)}
+}
+
+func (mt *memTask) final() bool { return finalState(mt.state.Value()) }
+
 // listLess orders tasks as List returns them: newest first, ties by ID.
 func listLess(a, b *memTask) bool {
-	if c := a.Updated.Compare(b.Updated); c != 0 {
-		return c > 0
+	if a.updated != b.updated {
+		return a.updated > b.updated
 	}
-	return a.ID < b.ID
+	return a.id < b.id
 }
 
 // finalState reports whether a 1.0 task state ends the task, which makes it
@@ -96,6 +125,10 @@ func finalState(state string) bool {
 // memory. Reads purge expired tasks themselves, so the sweep never decides
 // what callers see.
 const maxSweepInterval = time.Minute
+
+// btreeDegree is the degree of the index's B-trees: nodes of up to 31
+// items, a few cache lines of pointers.
+const btreeDegree = 16
 
 // NewMemory returns a Memory configured by cfg after SetDefaults. It panics
 // if cfg does not validate; call Validate first when cfg comes from a user.
@@ -114,13 +147,15 @@ func NewMemory(cfg MemoryConfig) *Memory {
 		maxPerOwner: cfg.MaxTasksPerOwner,
 		ttl:         cfg.TTL,
 		now:         now,
-		tasks:       map[taskKey]*memTask{},
-		ids:         map[string]int{},
-		buckets:     map[bucketKey]*memBucket{},
-		contexts:    map[contextKey]*memContext{},
+		epoch:       now(),
+		agents:      map[string]*memAgent{},
+		listFree:    btree.NewFreeListG[*memTask](btree.DefaultFreeListSize),
+		putFree:     btree.NewFreeListG[putItem](btree.DefaultFreeListSize),
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
 	}
+	m.unfinished = btree.NewWithFreeListG(btreeDegree, putLess, m.putFree)
+	m.finished = btree.NewWithFreeListG(btreeDegree, putLess, m.putFree)
 	go m.sweep(min(cfg.TTL, maxSweepInterval))
 	return m
 }
@@ -141,6 +176,24 @@ func (m *Memory) sweep(every time.Duration) {
 	}
 }
 
+// lookup returns agent's task id, nil if it holds none. The caller holds
+// m.mu.
+func (m *Memory) lookup(agent, id string) *memTask {
+	if a := m.agents[agent]; a != nil {
+		return a.tasks[id]
+	}
+	return nil
+}
+
+// bucket returns (agent, owner)'s bucket, nil if it holds no task. The
+// caller holds m.mu.
+func (m *Memory) bucket(agent, owner string) *memBucket {
+	if a := m.agents[agent]; a != nil {
+		return a.buckets[owner]
+	}
+	return nil
+}
+
 // Put implements Store.
 func (m *Memory) Put(_ context.Context, t Task) error {
 	now := m.now()
@@ -154,9 +207,9 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 		return unavailable("put task", errClosed)
 	}
 	m.purge(now)
-	expires := now.Add(m.ttl)
-	if mt := m.tasks[taskKey{t.Agent, t.ID}]; mt != nil {
-		if mt.Owner != t.Owner {
+	expires := now.Add(m.ttl).Sub(m.epoch)
+	if mt := m.lookup(t.Agent, t.ID); mt != nil {
+		if mt.bucket.owner != t.Owner {
 			return ErrOwnerConflict
 		}
 		m.update(mt, t, expires)
@@ -177,17 +230,17 @@ func (m *Memory) makeRoom(agent, owner string) error {
 	if err := m.admit(agent, owner); err != nil {
 		return err
 	}
-	if b := m.buckets[bucketKey{agent, owner}]; m.shareFull(b) {
-		if e := b.final.Front(); e != nil {
-			m.remove(e.Value.(*memTask))
+	if b := m.bucket(agent, owner); m.shareFull(b) {
+		if oldest, ok := b.finished.Max(); ok {
+			m.remove(oldest.task)
 		}
 	}
-	if len(m.tasks) >= m.maxTasks {
-		e := m.final.Front()
-		if e == nil {
+	if m.count >= m.maxTasks {
+		oldest, ok := m.finished.Max()
+		if !ok {
 			return m.indexFull()
 		}
-		m.remove(e.Value.(*memTask))
+		m.remove(oldest.task)
 	}
 	return nil
 }
@@ -195,10 +248,10 @@ func (m *Memory) makeRoom(agent, owner string) error {
 // admit reports whether a new task of (agent, owner) fits, once final
 // tasks are evicted. The caller holds m.mu.
 func (m *Memory) admit(agent, owner string) error {
-	if b := m.buckets[bucketKey{agent, owner}]; m.shareFull(b) && b.final.Len() == 0 {
+	if b := m.bucket(agent, owner); m.shareFull(b) && b.finished.Len() == 0 {
 		return &LimitError{Err: ErrOwnerQuota, Limit: m.maxPerOwner, Setting: "store.memory.max_tasks_per_owner"}
 	}
-	if len(m.tasks) >= m.maxTasks && m.final.Len() == 0 {
+	if m.count >= m.maxTasks && m.finished.Len() == 0 {
 		return m.indexFull()
 	}
 	return nil
@@ -212,103 +265,132 @@ func (m *Memory) indexFull() error {
 // recorded with authentication off (owner "") have one shared principal,
 // bounded by the index's size alone.
 func (m *Memory) shareFull(b *memBucket) bool {
-	return b != nil && b.key.owner != "" && b.list.Len() >= m.maxPerOwner
+	return b != nil && b.owner != "" && b.list.Len() >= m.maxPerOwner
 }
 
-func (m *Memory) add(t Task, expires time.Time) {
-	bk := bucketKey{t.Agent, t.Owner}
-	b := m.buckets[bk]
-	if b == nil {
-		b = &memBucket{key: bk, list: btree.NewG(16, listLess)}
-		m.buckets[bk] = b
+func (m *Memory) add(t Task, expires time.Duration) {
+	a := m.agents[t.Agent]
+	if a == nil {
+		// The names are kept for as long as the agent has tasks: they may
+		// be views of what the caller holds.
+		a = &memAgent{name: strings.Clone(t.Agent), tasks: map[string]*memTask{},
+			buckets: map[string]*memBucket{}, contexts: map[string]memContext{}}
+		m.agents[a.name] = a
 	}
-	mt := &memTask{Task: t, expires: expires, bucket: b}
-	m.tasks[taskKey{t.Agent, t.ID}] = mt
-	m.ids[t.ID]++
-	mt.recent = m.recent.PushBack(mt)
+	b := a.buckets[t.Owner]
+	if b == nil {
+		b = &memBucket{agent: a, owner: strings.Clone(t.Owner),
+			list:     btree.NewWithFreeListG(btreeDegree, listLess, m.listFree),
+			finished: btree.NewWithFreeListG(btreeDegree, putLess, m.putFree)}
+		a.buckets[b.owner] = b
+	}
+	mt := &memTask{id: t.ID, contextID: t.ContextID, backend: unique.Make(t.Backend), state: unique.Make(t.State),
+		updated: t.Updated.UnixMicro(), expires: expires, bucket: b}
+	a.tasks[mt.id] = mt
+	m.count++
 	b.list.ReplaceOrInsert(mt)
-	m.setFinal(mt)
+	m.placePut(mt)
 	m.setContext(mt)
 }
 
-func (m *Memory) update(mt *memTask, t Task, expires time.Time) {
-	if mt.ContextID == "" && t.ContextID != "" {
+func (m *Memory) update(mt *memTask, t Task, expires time.Duration) {
+	if mt.contextID == "" && t.ContextID != "" {
 		// Ids are views of what the caller holds: keep a copy of our own.
-		mt.ContextID = strings.Clone(t.ContextID)
+		mt.contextID = strings.Clone(t.ContextID)
 		m.setContext(mt)
 	}
-	if !t.Updated.Before(mt.Updated) {
-		mt.bucket.list.Delete(mt)
-		mt.State, mt.Updated = t.State, t.Updated
-		mt.bucket.list.ReplaceOrInsert(mt)
+	m.unplacePut(mt)
+	if updated := t.Updated.UnixMicro(); updated >= mt.updated {
+		b := mt.bucket
+		b.list.Delete(mt)
+		mt.state, mt.updated = unique.Make(t.State), updated
+		b.list.ReplaceOrInsert(mt)
 	}
 	mt.expires = expires
-	m.recent.MoveToBack(mt.recent)
-	m.setFinal(mt)
+	m.placePut(mt)
 }
 
-// setFinal puts mt at the back of the final lists if its state is final,
-// and takes it out of them if not.
-func (m *Memory) setFinal(mt *memTask) {
-	if mt.final != nil {
-		m.final.Remove(mt.final)
-		mt.bucket.final.Remove(mt.ownerFinal)
-		mt.final, mt.ownerFinal = nil, nil
+// placePut numbers mt's Put and places it last in its Put orders.
+func (m *Memory) placePut(mt *memTask) {
+	m.puts++
+	mt.put = m.puts
+	for _, order := range m.putOrders(mt) {
+		if order != nil {
+			order.ReplaceOrInsert(putItem{put: mt.put, task: mt})
+		}
 	}
-	if finalState(mt.State) {
-		mt.final = m.final.PushBack(mt)
-		mt.ownerFinal = mt.bucket.final.PushBack(mt)
+}
+
+// unplacePut takes mt out of its Put orders, before its state changes.
+func (m *Memory) unplacePut(mt *memTask) {
+	for _, order := range m.putOrders(mt) {
+		if order != nil {
+			order.Delete(putItem{put: mt.put, task: mt})
+		}
 	}
+}
+
+// putOrders are the Put orders mt belongs in as its state stands: the
+// unfinished tasks' (and nil), or the finished tasks' and its bucket's.
+func (m *Memory) putOrders(mt *memTask) [2]*btree.BTreeG[putItem] {
+	if !mt.final() {
+		return [2]*btree.BTreeG[putItem]{m.unfinished}
+	}
+	return [2]*btree.BTreeG[putItem]{m.finished, mt.bucket.finished}
 }
 
 // setContext counts mt in its context, which mt's owner claims if new.
 func (m *Memory) setContext(mt *memTask) {
-	if mt.ContextID == "" {
+	if mt.contextID == "" {
 		return
 	}
-	k := contextKey{mt.Agent, mt.ContextID}
-	c := m.contexts[k]
-	if c == nil {
-		c = &memContext{owner: mt.Owner}
-		m.contexts[k] = c
+	a := mt.bucket.agent
+	c, ok := a.contexts[mt.contextID]
+	if !ok {
+		c.owner = unique.Make(mt.bucket.owner)
 	}
 	c.tasks++
-	mt.context = c
+	a.contexts[mt.contextID] = c
 }
 
 // remove drops mt from every index.
 func (m *Memory) remove(mt *memTask) {
-	delete(m.tasks, taskKey{mt.Agent, mt.ID})
-	if m.ids[mt.ID]--; m.ids[mt.ID] <= 0 {
-		delete(m.ids, mt.ID)
-	}
-	m.recent.Remove(mt.recent)
-	if mt.final != nil {
-		m.final.Remove(mt.final)
-		mt.bucket.final.Remove(mt.ownerFinal)
-	}
 	b := mt.bucket
+	a := b.agent
+	delete(a.tasks, mt.id)
+	m.count--
+	m.unplacePut(mt)
 	b.list.Delete(mt)
 	if b.list.Len() == 0 {
-		delete(m.buckets, b.key)
+		delete(a.buckets, b.owner)
 	}
-	if c := mt.context; c != nil {
-		if c.tasks--; c.tasks <= 0 {
-			delete(m.contexts, contextKey{mt.Agent, mt.ContextID})
+	if mt.contextID != "" {
+		if c := a.contexts[mt.contextID]; c.tasks <= 1 {
+			delete(a.contexts, mt.contextID)
+		} else {
+			c.tasks--
+			a.contexts[mt.contextID] = c
 		}
+	}
+	if len(a.tasks) == 0 {
+		delete(m.agents, a.name)
 	}
 }
 
 // purge drops the expired tasks. Every operation calls it first, so callers
 // never see an expired task, and it costs O(log n) per task over its
-// lifetime because the recent list is in expiry order.
+// lifetime because both Put orders are expiry orders.
 func (m *Memory) purge(now time.Time) {
-	for e := m.recent.Front(); e != nil; e = m.recent.Front() {
-		mt := e.Value.(*memTask)
-		if mt.expires.After(now) {
+	at := now.Sub(m.epoch)
+	for {
+		oldest, ok := m.unfinished.Max()
+		if f, fok := m.finished.Max(); fok && (!ok || f.put < oldest.put) {
+			oldest, ok = f, true
+		}
+		if !ok || oldest.task.expires > at {
 			return
 		}
-		m.remove(mt)
+		m.remove(oldest.task)
 	}
 }
 
@@ -320,11 +402,11 @@ func (m *Memory) Get(_ context.Context, agent, id string) (Task, error) {
 		return Task{}, unavailable("get task", errClosed)
 	}
 	m.purge(m.now())
-	mt := m.tasks[taskKey{agent, id}]
+	mt := m.lookup(agent, id)
 	if mt == nil {
 		return Task{}, ErrNotFound
 	}
-	return mt.Task, nil
+	return mt.task(), nil
 }
 
 // Known implements Store.
@@ -335,7 +417,13 @@ func (m *Memory) Known(_ context.Context, id string) (bool, error) {
 		return false, unavailable("look up task", errClosed)
 	}
 	m.purge(m.now())
-	return m.ids[id] > 0, nil
+	// Agents are few (the gateway's configured ones): one lookup each.
+	for _, a := range m.agents {
+		if a.tasks[id] != nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // ContextOwner implements Store.
@@ -346,11 +434,12 @@ func (m *Memory) ContextOwner(_ context.Context, agent, contextID string) (strin
 		return "", unavailable("get context owner", errClosed)
 	}
 	m.purge(m.now())
-	c := m.contexts[contextKey{agent, contextID}]
-	if c == nil {
-		return "", ErrNotFound
+	if a := m.agents[agent]; a != nil {
+		if c, ok := a.contexts[contextID]; ok {
+			return c.owner.Value(), nil
+		}
 	}
-	return c.owner, nil
+	return "", ErrNotFound
 }
 
 // Admit implements Store.
@@ -364,11 +453,12 @@ func (m *Memory) Admit(_ context.Context, a Admission) (string, error) {
 	if err := m.admit(a.Agent, a.Owner); err != nil {
 		return "", err
 	}
-	c := m.contexts[contextKey{a.Agent, a.ContextID}]
-	if a.ContextID == "" || c == nil {
-		return "", ErrNotFound
+	if ag := m.agents[a.Agent]; ag != nil && a.ContextID != "" {
+		if c, ok := ag.contexts[a.ContextID]; ok {
+			return c.owner.Value(), nil
+		}
 	}
-	return c.owner, nil
+	return "", ErrNotFound
 }
 
 // List implements Store. Filtering by context or state scans the owner's
@@ -385,7 +475,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 	}
 	m.purge(m.now())
 	page := Page{Tasks: []Task{}}
-	b := m.buckets[bucketKey{q.Agent, q.Owner}]
+	b := m.bucket(q.Agent, q.Owner)
 	if b == nil {
 		return page, nil
 	}
@@ -394,13 +484,13 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 		oldest = afterMicros(q.UpdatedAfter)
 	}
 	matches := func(mt *memTask) bool {
-		return (q.ContextID == "" || mt.ContextID == q.ContextID) && (q.State == "" || mt.State == q.State)
+		return (q.ContextID == "" || mt.contextID == q.ContextID) && (q.State == "" || mt.state.Value() == q.State)
 	}
 	if q.ContextID == "" && q.State == "" && q.UpdatedAfter.IsZero() {
 		page.TotalSize = b.list.Len()
 	} else {
 		b.list.Ascend(func(mt *memTask) bool {
-			if mt.Updated.UnixMicro() < oldest {
+			if mt.updated < oldest {
 				return false
 			}
 			if matches(mt) {
@@ -410,23 +500,23 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 		})
 	}
 	walk := func(mt *memTask) bool {
-		if mt.Updated.UnixMicro() < oldest {
+		if mt.updated < oldest {
 			return false
 		}
-		if !cur.after(mt.Updated.UnixMicro(), mt.ID) || !matches(mt) {
+		if !cur.after(mt.updated, mt.id) || !matches(mt) {
 			return true
 		}
 		if len(page.Tasks) == q.PageSize {
 			page.NextPageToken = encodePageToken(q, page.Tasks[len(page.Tasks)-1])
 			return false
 		}
-		page.Tasks = append(page.Tasks, mt.Task)
+		page.Tasks = append(page.Tasks, mt.task())
 		return true
 	}
 	if cur == nil {
 		b.list.Ascend(walk)
 	} else {
-		b.list.AscendGreaterOrEqual(&memTask{Task: Task{ID: cur.ID, Updated: fromMicros(cur.Updated)}}, walk)
+		b.list.AscendGreaterOrEqual(&memTask{id: cur.ID, updated: cur.Updated}, walk)
 	}
 	return page, nil
 }
@@ -439,7 +529,7 @@ func (m *Memory) Len(context.Context) (int, error) {
 		return 0, unavailable("count tasks", errClosed)
 	}
 	m.purge(m.now())
-	return len(m.tasks), nil
+	return m.count, nil
 }
 
 // Ping implements Store: a Memory is ready until closed.

@@ -16,6 +16,8 @@ type memPush struct {
 	relays map[string]memRelay
 }
 
+type taskKey struct{ agent, id string }
+
 type memPushTask struct {
 	configs  []PushConfig
 	relay    PushRelay

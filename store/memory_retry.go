@@ -1,30 +1,128 @@
 package store
 
 import (
-	"container/list"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unique"
+
+	"github.com/google/btree"
 )
 
 // memSends holds a Memory's send records, bounded by its MaxTasks: when
-// full, the record written least recently goes first (expired ones before).
+// full, the record written least recently goes first.
 type memSends struct {
 	mu    sync.Mutex
-	byKey map[SendKey]*list.Element // of *memSend
-	order list.List                 // least recently written first
+	byKey map[memSendKey]*memSend
+	// order holds the records most recently written first (putLess says
+	// why not least).
+	order  *btree.BTreeG[*memSend]
+	writes uint64
 }
 
+// memSendKey is a SendKey with its agent and owner interned: a few strings
+// shared by every record.
+type memSendKey struct {
+	agent, owner unique.Handle[string]
+	key          string
+}
+
+func sendKeyOf(k SendKey) memSendKey {
+	return memSendKey{agent: unique.Make(k.Agent), owner: unique.Make(k.Owner), key: k.Key}
+}
+
+// memSend is a SendRecord as kept. Every record has a digest, a state and a
+// window, most a task id; a retry needs nothing else of them. What only some
+// carry (a kept answer, a running send's claim, a digest that is not a hex
+// SHA-256) is kept apart.
 type memSend struct {
-	key SendKey
-	rec SendRecord
+	key     memSendKey
+	written uint64 // the number of its last write, for order
+	state   unique.Handle[string]
+	// digest is Digest decoded, unless rare.digest holds it.
+	digest  [sha256.Size]byte
+	taskID  string
+	expires time.Time
+	rare    *memSendRare
+}
+
+type memSendRare struct {
+	// digest is a Digest not of the hex form, when notHex.
+	notHex        bool
+	digest        string
+	answer        []byte
+	answerDialect string
+	holder        string
+	lease         time.Time
+}
+
+func writtenLess(a, b *memSend) bool { return a.written > b.written }
+
+// hexDigest decodes a lowercase hex SHA-256, the form of the gateway's
+// digests.
+func hexDigest(s string) (sum [sha256.Size]byte, ok bool) {
+	var text [2 * sha256.Size]byte
+	if len(s) != len(text) {
+		return sum, false
+	}
+	copy(text[:], s)
+	if _, err := hex.Decode(sum[:], text[:]); err != nil {
+		return sum, false
+	}
+	hex.Encode(text[:], sum[:])
+	return sum, string(text[:]) == s // not uppercase
+}
+
+func (ms *memSend) record() SendRecord {
+	rec := SendRecord{State: ms.state.Value(), TaskID: ms.taskID, Expires: ms.expires}
+	if r := ms.rare; r != nil {
+		rec.Digest, rec.Answer, rec.AnswerDialect, rec.Holder, rec.Lease = r.digest, r.answer, r.answerDialect, r.holder, r.lease
+	}
+	if ms.rare == nil || !ms.rare.notHex {
+		rec.Digest = hex.EncodeToString(ms.digest[:])
+	}
+	return rec
+}
+
+// set keeps rec in ms. taskID is rec.TaskID as the record keeps it.
+func (ms *memSend) set(rec SendRecord, taskID string) {
+	ms.state, ms.taskID, ms.expires, ms.rare = unique.Make(rec.State), taskID, rec.Expires, nil
+	sum, isHex := hexDigest(rec.Digest)
+	ms.digest = sum
+	if isHex && rec.Answer == nil && rec.AnswerDialect == "" && rec.Holder == "" && rec.Lease.IsZero() {
+		return
+	}
+	// The answer may be a view into a buffer the caller reuses.
+	ms.rare = &memSendRare{answer: slices.Clone(rec.Answer), answerDialect: rec.AnswerDialect, holder: rec.Holder, lease: rec.Lease}
+	if !isHex {
+		ms.rare.notHex, ms.rare.digest = true, rec.Digest
+	}
 }
 
 func (m *Memory) isClosed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.closed
+}
+
+// keptTaskID is the task id a record keeps: the index's own string when
+// it holds the task (as it does once a send's task is recorded), else a
+// copy, as the caller's may be a view into a buffer it reuses.
+func (m *Memory) keptTaskID(agent, taskID string) string {
+	if taskID == "" {
+		return ""
+	}
+	m.mu.Lock()
+	mt := m.lookup(agent, taskID)
+	m.mu.Unlock()
+	if mt != nil {
+		return mt.id
+	}
+	return strings.Clone(taskID)
 }
 
 // ClaimSend implements Retries.
@@ -36,14 +134,16 @@ func (m *Memory) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Se
 	if err != nil && err != ErrNotFound {
 		return "", SendRecord{}, false, err
 	}
+	taskID := m.keptTaskID(key.Agent, rec.TaskID)
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	prior, ok := s.get(key, now)
+	k := sendKeyOf(key)
+	prior, ok := s.get(k, now)
 	if ok && prior.State != SendNotAccepted {
 		return owner, prior, false, err
 	}
-	s.put(key, rec, m.maxTasks)
+	s.put(k, rec, taskID, m.maxTasks)
 	return owner, prior, true, err
 }
 
@@ -52,10 +152,11 @@ func (m *Memory) SaveSend(_ context.Context, key SendKey, rec SendRecord) error 
 	if m.isClosed() {
 		return unavailable("save send", errClosed)
 	}
+	taskID := m.keptTaskID(key.Agent, rec.TaskID)
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.put(key, rec, m.maxTasks)
+	s.put(sendKeyOf(key), rec, taskID, m.maxTasks)
 	return nil
 }
 
@@ -67,7 +168,7 @@ func (m *Memory) LoadSend(_ context.Context, key SendKey, now time.Time) (SendRe
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rec, ok := s.get(key, now); ok {
+	if rec, ok := s.get(sendKeyOf(key), now); ok {
 		return rec, nil
 	}
 	return SendRecord{}, ErrNotFound
@@ -75,36 +176,38 @@ func (m *Memory) LoadSend(_ context.Context, key SendKey, now time.Time) (SendRe
 
 // get returns key's record when it has not expired by now. The caller
 // holds s.mu.
-func (s *memSends) get(key SendKey, now time.Time) (SendRecord, bool) {
-	e := s.byKey[key]
-	if e == nil {
+func (s *memSends) get(key memSendKey, now time.Time) (SendRecord, bool) {
+	ms := s.byKey[key]
+	if ms == nil {
 		return SendRecord{}, false
 	}
-	ms := e.Value.(*memSend)
-	if !ms.rec.Expires.After(now) {
-		s.order.Remove(e)
+	if !ms.expires.After(now) {
+		s.order.Delete(ms)
 		delete(s.byKey, key)
 		return SendRecord{}, false
 	}
-	return ms.rec, true
+	return ms.record(), true
 }
 
 // put writes key's record, making room within limit. The caller holds s.mu.
-func (s *memSends) put(key SendKey, rec SendRecord, limit int) {
+func (s *memSends) put(key memSendKey, rec SendRecord, taskID string, limit int) {
 	if s.byKey == nil {
-		s.byKey = map[SendKey]*list.Element{}
+		s.byKey = map[memSendKey]*memSend{}
+		s.order = btree.NewG(btreeDegree, writtenLess)
 	}
-	// The answer may be a view into a buffer the caller reuses.
-	rec.Answer = slices.Clone(rec.Answer)
-	if e := s.byKey[key]; e != nil {
-		e.Value.(*memSend).rec = rec
-		s.order.MoveToBack(e)
-		return
+	s.writes++
+	ms := s.byKey[key]
+	if ms != nil {
+		s.order.Delete(ms)
+	} else {
+		for s.order.Len() >= limit {
+			oldest, _ := s.order.DeleteMax()
+			delete(s.byKey, oldest.key)
+		}
+		ms = &memSend{key: key}
+		s.byKey[key] = ms
 	}
-	for s.order.Len() >= limit {
-		front := s.order.Front()
-		s.order.Remove(front)
-		delete(s.byKey, front.Value.(*memSend).key)
-	}
-	s.byKey[key] = s.order.PushBack(&memSend{key: key, rec: rec})
+	ms.written = s.writes
+	ms.set(rec, taskID)
+	s.order.ReplaceOrInsert(ms)
 }

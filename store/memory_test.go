@@ -136,30 +136,48 @@ func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 // census counts what a Memory's indexes hold; each must agree with the
 // others. The caller holds m.mu.
 type census struct {
-	tasks, ids, indexed, contextRefs, listed, buckets, contexts, final, ownerFinal, finalStates int
-	// unused counts buckets kept with no task: a leak.
+	count, tasks, indexed, contextRefs, listed, buckets, contexts, final, ownerFinal, finalStates int
+	// unused counts buckets and agents kept with no task: a leak.
 	unused int
+	// misplaced counts tasks in the Put order of the other kind.
+	misplaced int
 }
 
 func (m *Memory) census() census {
-	c := census{tasks: len(m.tasks), contexts: len(m.contexts), listed: m.recent.Len(), final: m.final.Len()}
-	for _, n := range m.ids {
-		c.ids += n
-	}
-	for _, b := range m.buckets {
-		c.indexed += b.list.Len()
-		c.ownerFinal += b.final.Len()
-		c.buckets++
-		if b.list.Len() == 0 {
+	c := census{count: m.count, listed: m.unfinished.Len() + m.finished.Len(), final: m.finished.Len()}
+	m.unfinished.Ascend(func(it putItem) bool {
+		if it.task.final() {
+			c.misplaced++
+		}
+		return true
+	})
+	m.finished.Ascend(func(it putItem) bool {
+		if !it.task.final() {
+			c.misplaced++
+		}
+		return true
+	})
+	for _, a := range m.agents {
+		c.tasks += len(a.tasks)
+		c.contexts += len(a.contexts)
+		if len(a.tasks) == 0 {
 			c.unused++
 		}
-	}
-	for _, ctx := range m.contexts {
-		c.contextRefs += ctx.tasks
-	}
-	for _, mt := range m.tasks {
-		if finalState(mt.State) {
-			c.finalStates++
+		for _, b := range a.buckets {
+			c.indexed += b.list.Len()
+			c.ownerFinal += b.finished.Len()
+			c.buckets++
+			if b.list.Len() == 0 {
+				c.unused++
+			}
+		}
+		for _, ctx := range a.contexts {
+			c.contextRefs += ctx.tasks
+		}
+		for _, mt := range a.tasks {
+			if mt.final() {
+				c.finalStates++
+			}
 		}
 	}
 	return c
@@ -167,8 +185,17 @@ func (m *Memory) census() census {
 
 // consistent reports whether the census's indexes agree on n tasks.
 func (c census) consistent(n, withContext int) bool {
-	return c.tasks == n && c.ids == n && c.indexed == n && c.listed == n && c.contextRefs == withContext &&
-		c.final == c.finalStates && c.ownerFinal == c.finalStates && c.unused == 0
+	return c.count == n && c.tasks == n && c.indexed == n && c.listed == n && c.contextRefs == withContext &&
+		c.final == c.finalStates && c.ownerFinal == c.finalStates && c.unused == 0 && c.misplaced == 0
+}
+
+// each calls f with every task the index holds. The caller holds m.mu.
+func (m *Memory) each(f func(Task)) {
+	for _, a := range m.agents {
+		for _, mt := range a.tasks {
+			f(mt.task())
+		}
+	}
 }
 
 // TestMemorySweepReclaimsIdleStore checks that the background sweep frees
@@ -267,11 +294,11 @@ func TestMemoryLargeBucket(t *testing.T) {
 	}
 	want := 0
 	m.mu.Lock()
-	for _, mt := range m.tasks {
-		if !mt.Updated.Before(after) {
+	m.each(func(t Task) {
+		if !t.Updated.Before(after) {
 			want++
 		}
-	}
+	})
 	m.mu.Unlock()
 	if page.TotalSize != want {
 		t.Fatalf("UpdatedAfter TotalSize %d, want %d", page.TotalSize, want)
@@ -355,10 +382,10 @@ func (m *Memory) tasksWithoutContext() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
-	for _, mt := range m.tasks {
-		if mt.ContextID == "" {
+	m.each(func(t Task) {
+		if t.ContextID == "" {
 			n++
 		}
-	}
+	})
 	return n
 }

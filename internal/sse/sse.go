@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // DefaultMaxEventBytes is the event size limit NewReader applies when it
@@ -17,10 +18,23 @@ import (
 const DefaultMaxEventBytes = 1 << 20
 
 // sseReadBufferSize is the bufio buffer size. Lines longer than this are
-// assembled in a side buffer, so it bounds nothing but the read size. Every
-// open stream holds one: 2 KiB fits the usual A2A event (a few hundred
-// bytes) and keeps 5,000 idle streams under 64 KiB each.
+// assembled in a side buffer, so it bounds nothing but the read size: 2 KiB
+// holds a few of the usual A2A events (a few hundred bytes each), which a
+// relay passes on in one write.
 const sseReadBufferSize = 2048
+
+// readBuffers are the bufio readers of the streams that are reading. A
+// Reader that waits for its source with nothing buffered holds none: it
+// waits in a read into 128 bytes of its own, and takes a buffer once bytes
+// came, so an idle stream costs 2 KiB less.
+var readBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, sseReadBufferSize) }}
+
+// keptBufferBytes bounds what a reader keeps, between events, of a buffer
+// a large event or line grew: a stream that once carried a large artifact
+// and then idles would hold up to the event limit for as long as it stays
+// open. Past this size, allocating afresh costs little beside the event's
+// own translation.
+const keptBufferBytes = 8 << 10
 
 // sseFieldPrefixSlack is the length of "retry: ", the longest known field
 // prefix. An ignored line may be this much longer than the event limit, so a
@@ -71,9 +85,15 @@ type Event struct {
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
-	br  *bufio.Reader
-	max int
-	err error // sticky: once set, every Next returns it
+	src io.Reader
+	br  *bufio.Reader // from readBuffers; nil while waiting with nothing buffered
+	// first is what br reads from: the bytes the wait read, then src.
+	first firstRead
+	// resumed is set while br holds what a wait's read began: the next
+	// refill reads on in br, and the one after that waits again.
+	resumed bool
+	max     int
+	err     error // sticky: once set, every Next returns it
 
 	noRead  bool   // TryNext is running: return ErrNeedsRead rather than read
 	started bool   // the leading byte-order mark has been looked for
@@ -105,13 +125,13 @@ type Reader struct {
 // an ignored line longer than maxEventBytes plus a field prefix. A
 // maxEventBytes of zero or less means DefaultMaxEventBytes.
 //
-// The reader keeps buffers of up to about maxEventBytes between events.
+// Between events the reader keeps buffers of up to keptBufferBytes.
 func NewReader(r io.Reader, maxEventBytes int) *Reader {
 	if maxEventBytes <= 0 {
 		maxEventBytes = DefaultMaxEventBytes
 	}
 	return &Reader{
-		br:  bufio.NewReaderSize(r, sseReadBufferSize),
+		src: r,
 		max: maxEventBytes,
 		// Non-nil from the start: a nil Data or Comment means "none" in Event.
 		data:    make([]byte, 0, 512),
@@ -226,7 +246,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		line := buf[:end]
 		if len(r.line) > 0 {
 			line = append(r.line, line...)
-			r.line = line[:0]
+			r.line = reuse(line)
 		}
 		n := end + 1
 		if buf[end] == '\r' {
@@ -249,12 +269,23 @@ func (r *Reader) readLine() ([]byte, error) {
 // buffered returns the unread bytes of the bufio buffer, reading once from the
 // source if there are none.
 func (r *Reader) buffered() ([]byte, error) {
-	n := r.br.Buffered()
+	n := 0
+	if r.br != nil {
+		n = r.br.Buffered()
+	}
 	if n == 0 && r.noRead {
 		return nil, ErrNeedsRead
 	}
 	if n == 0 {
 		r.noLF = false
+		if r.br == nil || !r.resumed {
+			if err := r.wait(); err != nil {
+				return nil, err
+			}
+			r.resumed = true
+		} else {
+			r.resumed = false
+		}
 		if _, err := r.br.Peek(1); err != nil {
 			return nil, err
 		}
@@ -262,6 +293,60 @@ func (r *Reader) buffered() ([]byte, error) {
 	}
 	buf, _ := r.br.Peek(n) // n bytes are buffered, so Peek cannot fail
 	return buf, nil
+}
+
+// wait gives the empty bufio reader back, reads the first bytes the source
+// has into a small buffer of its own, and takes a reader again to read from
+// those bytes on.
+func (r *Reader) wait() error {
+	if r.br != nil {
+		r.br.Reset(nil)
+		readBuffers.Put(r.br)
+		r.br = nil
+	}
+	f := &r.first
+	f.src = r.src
+	// As bufio does, a source that keeps returning nothing is given up on.
+	for range 100 {
+		n, err := r.src.Read(f.buf[:])
+		if n > 0 {
+			f.head, f.err = f.buf[:n], err
+			r.br = readBuffers.Get().(*bufio.Reader)
+			r.br.Reset(f)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return io.ErrNoProgress
+}
+
+// firstRead is the source as a Reader resumes it after a wait: the bytes
+// the wait read, then the rest.
+type firstRead struct {
+	buf  [128]byte
+	head []byte // what is left of the wait's bytes
+	err  error  // what the wait's read returned with them
+	src  io.Reader
+}
+
+func (f *firstRead) Read(p []byte) (int, error) {
+	if len(f.head) == 0 {
+		if err := f.err; err != nil {
+			f.err = nil
+			return 0, err
+		}
+		return f.src.Read(p)
+	}
+	n := copy(p, f.head)
+	f.head = f.head[n:]
+	if len(f.head) > 0 {
+		return n, nil
+	}
+	err := f.err
+	f.err = nil
+	return n, err
 }
 
 // discard drops n bytes that are already buffered, which cannot fail.
@@ -402,9 +487,9 @@ func (r *Reader) endBlock() (Event, bool) {
 	// The buffers keep their bytes until the next Next appends to them, so the
 	// slices in ev stay valid until then.
 	r.inBlock = false
-	r.data, r.hasData = r.data[:0], false
-	r.comment, r.hasComment = r.comment[:0], false
-	r.typ = r.typ[:0]
+	r.data, r.hasData = reuse(r.data), false
+	r.comment, r.hasComment = reuse(r.comment), false
+	r.typ, r.id, r.retry = reuse(r.typ), reuse(r.id), reuse(r.retry)
 	r.hasID, r.hasRetry = false, false
 	return ev, ok
 }
@@ -412,8 +497,18 @@ func (r *Reader) endBlock() (Event, bool) {
 // takeComment returns the pending comments as an event of their own.
 func (r *Reader) takeComment() Event {
 	ev := Event{Comment: r.comment[:len(r.comment):len(r.comment)]}
-	r.comment, r.hasComment = r.comment[:0], false
+	r.comment, r.hasComment = reuse(r.comment), false
 	return ev
+}
+
+// reuse empties a buffer whose bytes were handed out, letting one that
+// grew past keptBufferBytes go: the next append allocates. It is never nil,
+// as a nil Data or Comment means "none".
+func reuse(b []byte) []byte {
+	if cap(b) > keptBufferBytes {
+		return []byte{}
+	}
+	return b[:0]
 }
 
 type sseLineKind uint8
