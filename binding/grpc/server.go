@@ -22,6 +22,9 @@ type Options struct {
 	// MaxMessageBytes bounds a request message; 0 means
 	// DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// ServerOptions are added to the server's own (its credentials, on a
+	// listener of its own).
+	ServerOptions []grpc.ServerOption
 }
 
 // New returns the gRPC server of the agent whose JSON-RPC endpoint rpc
@@ -37,7 +40,7 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	s := grpc.NewServer(grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.StreamInterceptor(v03FinalFlag))
+	s := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.StreamInterceptor(v03FinalFlag)}, opts.ServerOptions...)...)
 	svc := &service{rpc: rpc, path: path}
 	a2apb.RegisterA2AServiceServer(s, svc)
 	registerV03(s, svc)
