@@ -2,6 +2,7 @@ package grpcbind
 
 import (
 	"net/http"
+	"runtime"
 	"strings"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
@@ -40,7 +41,16 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	s := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.StreamInterceptor(v03FinalFlag)}, opts.ServerOptions...)...)
+	s := grpc.NewServer(append([]grpc.ServerOption{
+		grpc.MaxRecvMsgSize(int(min(limit, 1<<30))),
+		grpc.StreamInterceptor(v03FinalFlag),
+		// Calls run on goroutines kept between calls, whose stacks have
+		// grown to what the core needs, rather than on a fresh goroutine
+		// each, which grows its stack by copying on every call; when all
+		// are busy (open streams hold one), a call gets a fresh one.
+		// Served through ServeHTTP, net/http picks the goroutine instead.
+		grpc.NumStreamWorkers(uint32(4 * runtime.GOMAXPROCS(0))),
+	}, opts.ServerOptions...)...)
 	svc := &service{rpc: rpc, path: path}
 	a2apb.RegisterA2AServiceServer(s, svc)
 	registerV03(s, svc)
