@@ -170,3 +170,45 @@ func getTaskOverGRPC(target string, opts ...grpc.DialOption) error {
 	_, err = client.GetTask(ctx, &a2a.GetTaskRequest{ID: "none"})
 	return err
 }
+
+// TestGRPCListenConfig: the grpc_listen settings are checked with the
+// config, every problem reported, and a reload that changes them is refused
+// (a listener's settings change only with a restart).
+func TestGRPCListenConfig(t *testing.T) {
+	base := gatewayConfig("http://127.0.0.1:1/", "x")
+	with := func(agentLines string) string { return base + agentLines }
+	for _, c := range []struct{ extra, want string }{
+		{"    grpc_listen: 127.0.0.1:9555\n    bindings: [jsonrpc]\n", "grpc_listen is set but bindings leaves grpc out"},
+		{"    grpc_tls: {cert_file: a.pem, key_file: a-key.pem}\n", "grpc_tls and grpc_public_address need grpc_listen"},
+		{"    grpc_listen: 127.0.0.1:9555\n    grpc_tls: {cert_file: a.pem}\n", "grpc_tls: cert_file and key_file are both required"},
+		{"    grpc_listen: 127.0.0.1:9555\n    grpc_public_address: nohost\n", `grpc_public_address "nohost" is not host:port`},
+		{"    grpc_listen: 127.0.0.1:0\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:0\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", ""},
+		{"    grpc_listen: 127.0.0.1:9555\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:9555\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", `grpc_listen "127.0.0.1:9555" is agent "helpdesk"'s too`},
+	} {
+		_, err := parseConfig([]byte(with(c.extra)))
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: got %v, want %q", c.extra, err, c.want)
+		}
+	}
+	if _, err := parseConfig([]byte(strings.Replace(base, "agents:", "tls: {key_file: k.pem}\nagents:", 1))); err == nil || !strings.Contains(err.Error(), "tls: cert_file and key_file are both required") {
+		t.Errorf("tls without cert_file: %v", err)
+	}
+
+	old, err := parseConfig([]byte(with("    grpc_listen: 127.0.0.1:0\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, next := range []string{base, with("    grpc_listen: 127.0.0.1:9555\n"), with("    grpc_listen: 127.0.0.1:0\n    max_body_bytes: 1024\n")} {
+		cfg, err := parseConfig([]byte(next))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sameGRPCListeners(old, cfg) {
+			t.Errorf("a reload to %q keeps the gRPC listener's settings", next)
+		}
+	}
+	same, _ := parseConfig([]byte(strings.Replace(with("    grpc_listen: 127.0.0.1:0\n"), "name: x", "name: y", 1)))
+	if !sameGRPCListeners(old, same) {
+		t.Error("a reload that changes only the card counts as a gRPC listener change")
+	}
+}
