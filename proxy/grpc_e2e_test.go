@@ -22,7 +22,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	grpcbind "github.com/a2agate/gateway/binding/grpc"
 	"github.com/a2agate/gateway/dialect"
 )
 
@@ -76,7 +75,7 @@ func newNativeGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := grpcbind.New(http.HandlerFunc(g.agent.ServeRPC), grpcbind.Options{Path: g.agent.cfg.Path})
+	s := NewGRPCListenerServer(http.HandlerFunc(g.agent.ServeRPC), g.agent.cfg)
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(s.Stop)
 	return dialGRPCGateway(t, g, ln.Addr().String())

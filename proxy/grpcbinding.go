@@ -54,6 +54,13 @@ func grpcServer(agents []*Agent) (*grpc.Server, error) {
 	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes}), nil
 }
 
+// NewGRPCListenerServer is the gRPC server of an agent's grpc_listen, which
+// serves it with Serve on that listener: rpc is the agent's JSON-RPC
+// endpoint, opts its credentials.
+func NewGRPCListenerServer(rpc http.Handler, cfg AgentConfig, opts ...grpc.ServerOption) *grpc.Server {
+	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, OwnListener: true, ServerOptions: opts})
+}
+
 // GRPCPublicAddress is the host:port the cards list for an agent's
 // grpc_listen: grpc_public_address, or public_url's host with the port of
 // bound (the listener's address once it listens; cfg.GRPCListen before).

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
-	grpcbind "github.com/a2agate/gateway/binding/grpc"
 	"github.com/a2agate/gateway/proxy"
 )
 
@@ -33,7 +32,8 @@ func serverTLS(c *proxy.ListenerTLS) (*tls.Config, error) {
 type grpcListener struct {
 	agent  string
 	ln     net.Listener
-	opts   grpcbind.Options
+	cfg    proxy.AgentConfig
+	creds  []grpc.ServerOption
 	server *grpc.Server
 }
 
@@ -89,9 +89,9 @@ func openGRPCListeners(cfg *Config, trafficTLS *tls.Config) (_ []*grpcListener, 
 		if err != nil {
 			return nil, fmt.Errorf("agent %q grpc_listen: %w", a.Name, err)
 		}
-		l := &grpcListener{agent: a.Name, ln: ln, opts: grpcbind.Options{Path: a.Path, MaxMessageBytes: a.MaxBodyBytes}}
+		l := &grpcListener{agent: a.Name, ln: ln, cfg: a}
 		if creds != nil {
-			l.opts.ServerOptions = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(creds))}
+			l.creds = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(creds))}
 		}
 		out = append(out, l)
 	}
@@ -112,7 +112,7 @@ func grpcAddrs(ls []*grpcListener) map[string]string {
 // timeout.
 func (rt *runtime) startGRPC(ls []*grpcListener, calls context.Context) {
 	for _, l := range ls {
-		l.server = grpcbind.New(rt.agentRPC(l.agent, calls), l.opts)
+		l.server = proxy.NewGRPCListenerServer(rt.agentRPC(l.agent, calls), l.cfg, l.creds...)
 		go func() { _ = l.server.Serve(l.ln) }()
 		rt.log.Info("gRPC listening", "agent", l.agent, "addr", l.ln.Addr().String())
 	}
