@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path"
 	"slices"
@@ -68,6 +69,35 @@ type AgentConfig struct {
 	// Defaults to all three. One left out is neither served nor listed; at
 	// least one must remain (the backend stays JSON-RPC either way).
 	Bindings []string `yaml:"bindings"`
+	// GRPCListen, when set, is the address of a listener of the agent's
+	// own that serves its gRPC binding with grpc-go's own HTTP/2 transport,
+	// cheaper than gRPC beside HTTP/1.1 on the traffic listener; the cards
+	// list the binding there, and the traffic listener no longer serves it
+	// for this agent.
+	GRPCListen string `yaml:"grpc_listen"`
+	// GRPCTLS is the certificate of the grpc_listen listener. Absent: the
+	// traffic listener's (TLS when it has it, plain HTTP/2 when not).
+	GRPCTLS *ListenerTLS `yaml:"grpc_tls"`
+	// GRPCPublicAddress is the host:port the cards list for grpc_listen.
+	// Defaults to public_url's host with the listener's port.
+	GRPCPublicAddress string `yaml:"grpc_public_address"`
+}
+
+// ListenerTLS is a listener's certificate: TLS 1.2 or later, HTTP/2 offered
+// by ALPN beside HTTP/1.1.
+type ListenerTLS struct {
+	// CertFile and KeyFile are the PEM certificate chain and private key.
+	// Both are required.
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+}
+
+// Validate reports a missing file name.
+func (t *ListenerTLS) Validate() error {
+	if t.CertFile == "" || t.KeyFile == "" {
+		return errors.New("cert_file and key_file are both required")
+	}
+	return nil
 }
 
 // Serves reports whether the gateway serves binding b for the agent.
@@ -253,6 +283,22 @@ func (c *AgentConfig) Validate() error {
 			bad("bindings[%d] %q is not a binding: want jsonrpc, http_json or grpc", i, name)
 		} else if slices.Index(c.Bindings, name) < i {
 			bad("bindings[%d] %q is listed twice", i, name)
+		}
+	}
+	if c.GRPCListen != "" && !c.Serves(dialect.GRPC) {
+		bad("grpc_listen is set but bindings leaves grpc out")
+	}
+	if c.GRPCListen == "" && (c.GRPCTLS != nil || c.GRPCPublicAddress != "") {
+		bad("grpc_tls and grpc_public_address need grpc_listen")
+	}
+	if c.GRPCTLS != nil {
+		if err := c.GRPCTLS.Validate(); err != nil {
+			bad("grpc_tls: %v", err)
+		}
+	}
+	if c.GRPCPublicAddress != "" {
+		if host, port, err := net.SplitHostPort(c.GRPCPublicAddress); err != nil || host == "" || port == "" {
+			bad("grpc_public_address %q is not host:port", c.GRPCPublicAddress)
 		}
 	}
 	if err := c.Backend.Validate(); err != nil {

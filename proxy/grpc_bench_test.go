@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2agate/gateway/bench/canned"
-	grpcbind "github.com/a2agate/gateway/binding/grpc"
 )
 
 // BenchmarkGRPCUnary compares one 1.0 GetTask through the gateway over
@@ -63,7 +62,7 @@ func BenchmarkGRPCUnary(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	native := grpcbind.New(http.HandlerFunc(h.gw.(*Gateway).agents[0].ServeRPC), grpcbind.Options{Path: "/"})
+	native := NewGRPCListenerServer(http.HandlerFunc(h.gw.(*Gateway).agents[0].ServeRPC), h.gw.(*Gateway).agents[0].cfg)
 	go func() { _ = native.Serve(ln) }()
 	defer native.Stop()
 	for _, target := range []struct{ name, addr string }{{"grpc", addr}, {"grpc-native", ln.Addr().String()}} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,7 +64,33 @@ func newGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gg := &grpcGateway{testGateway: g, addr: serveH2C(t, gw)}
+	return dialGRPCGateway(t, g, serveH2C(t, gw))
+}
+
+// newNativeGRPCGateway serves the agent's gRPC binding as a grpc_listen
+// does: grpc-go's own server and transport on a listener of its own.
+func newNativeGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewGRPCListenerServer(http.HandlerFunc(g.agent.ServeRPC), g.agent.cfg)
+	go func() { _ = s.Serve(ln) }()
+	t.Cleanup(s.Stop)
+	return dialGRPCGateway(t, g, ln.Addr().String())
+}
+
+// grpcTransports are the two ways the gateway serves gRPC.
+var grpcTransports = []struct {
+	name  string
+	serve func(*testing.T, *testGateway) *grpcGateway
+}{{"h2c-beside-http1", newGRPCGateway}, {"grpc_listen", newNativeGRPCGateway}}
+
+func dialGRPCGateway(t *testing.T, g *testGateway, addr string) *grpcGateway {
+	t.Helper()
+	var err error
+	gg := &grpcGateway{testGateway: g, addr: addr}
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(bearer{&g.token})}
 	gg.conn, err = grpc.NewClient(gg.addr, opts...)
 	if err != nil {
@@ -299,10 +326,16 @@ func TestGRPCErrors(t *testing.T) {
 // as the backend produces it: the first one reaches the client while the
 // backend is still working, held until the test lets it finish.
 func TestGRPCStreams(t *testing.T) {
+	for _, tr := range grpcTransports {
+		t.Run(tr.name, func(t *testing.T) { testGRPCStreams(t, tr.serve) })
+	}
+}
+
+func testGRPCStreams(t *testing.T, serve func(*testing.T, *testGateway) *grpcGateway) {
 	forEachBackend(t, func(t *testing.T, b backendKind) {
 		hold := make(chan struct{})
 		tg := newGateway(t, b.handler(t, hold), b.version, withAuth(t))
-		g := newGRPCGateway(t, tg.as(token(t, "alice")))
+		g := serve(t, tg.as(token(t, "alice")))
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 
@@ -398,8 +431,14 @@ func (s stalling) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestGRPCDeadlineAndCancel: the RPC's deadline bounds the backend call,
 // and a caller that goes away ends it.
 func TestGRPCDeadlineAndCancel(t *testing.T) {
+	for _, tr := range grpcTransports {
+		t.Run(tr.name, func(t *testing.T) { testGRPCDeadlineAndCancel(t, tr.serve) })
+	}
+}
+
+func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway) *grpcGateway) {
 	back := stalling{make(chan struct{}, 1), make(chan struct{}, 1)}
-	g := newGRPCGateway(t, newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true }))
+	g := serve(t, newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true }))
 	get := &a2apb.GetTaskRequest{Id: "t1"}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

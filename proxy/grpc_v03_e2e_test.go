@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	a2a03 "github.com/a2aproject/a2a-go/a2a"
@@ -28,6 +29,11 @@ func TestGRPCV03(t *testing.T) {
 		ctx := context.Background()
 		text := func(s string) *a2a03.MessageSendParams {
 			return &a2a03.MessageSendParams{Message: a2a03.NewMessage(a2a03.MessageRoleUser, a2a03.TextPart{Text: s})}
+		}
+
+		card, err := client.GetAgentCard(ctx)
+		if err != nil || card.URL != tg.agent.cfg.PublicURL || !slices.ContainsFunc(card.Skills, func(s a2a03.AgentSkill) bool { return s.ID == "admin" }) {
+			t.Fatalf("GetAgentCard, the extended card: %v %+v", err, card)
 		}
 
 		res, err := client.SendMessage(ctx, text("hello 0.3"))

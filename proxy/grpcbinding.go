@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -18,10 +20,16 @@ import (
 // target), so there is no path to pick an agent by: the listener serves the
 // agent at "/", or the only agent. With several agents and none at "/", every
 // gRPC call is refused, saying so, as it is when that agent's bindings leave
-// gRPC out. The agent served gets its cards to list the binding.
+// gRPC out or it has a grpc_listen of its own. The agent served, and each
+// one with a grpc_listen, gets its cards to list the binding where it is.
 func grpcServer(agents []*Agent) (*grpc.Server, error) {
 	var pick *Agent
 	for _, a := range agents {
+		if a.cfg.GRPCListen != "" {
+			if err := a.publishGRPC(GRPCPublicAddress(a.cfg, "")); err != nil {
+				return nil, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", a.cfg.Name, err)
+			}
+		}
 		if strings.TrimSuffix(a.cfg.Path, "/") == "" {
 			pick = a
 		}
@@ -29,16 +37,47 @@ func grpcServer(agents []*Agent) (*grpc.Server, error) {
 	if pick == nil && len(agents) == 1 {
 		pick = agents[0]
 	}
-	if pick == nil {
+	switch {
+	case pick == nil:
 		return grpcbind.Refusing(codes.Unimplemented, "this gateway publishes "+strconv.Itoa(len(agents))+
 			" agents and none at \"/\": a gRPC call names no agent path, so the gRPC binding serves the agent at \"/\" or a gateway's only agent"), nil
-	}
-	if !pick.cfg.Serves(dialect.GRPC) {
+	case !pick.cfg.Serves(dialect.GRPC):
 		return grpcbind.Refusing(codes.Unimplemented, "agent "+strconv.Quote(pick.cfg.Name)+
 			" does not publish the gRPC binding: its bindings setting leaves grpc out"), nil
+	case pick.cfg.GRPCListen != "":
+		return grpcbind.Refusing(codes.Unimplemented, "agent "+strconv.Quote(pick.cfg.Name)+
+			" serves its gRPC binding on its own listener, "+GRPCPublicAddress(pick.cfg, "")+" (its card lists it)"), nil
 	}
 	if err := pick.publishGRPC(grpcTarget(pick.cfg.PublicURL)); err != nil {
 		return nil, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", pick.cfg.Name, err)
 	}
 	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes}), nil
+}
+
+// NewGRPCListenerServer is the gRPC server of an agent's grpc_listen, which
+// serves it with Serve on that listener: rpc is the agent's JSON-RPC
+// endpoint, opts its credentials.
+func NewGRPCListenerServer(rpc http.Handler, cfg AgentConfig, opts ...grpc.ServerOption) *grpc.Server {
+	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, OwnListener: true, ServerOptions: opts})
+}
+
+// GRPCPublicAddress is the host:port the cards list for an agent's
+// grpc_listen: grpc_public_address, or public_url's host with the port of
+// bound (the listener's address once it listens; cfg.GRPCListen before).
+func GRPCPublicAddress(cfg AgentConfig, bound string) string {
+	if cfg.GRPCPublicAddress != "" {
+		return cfg.GRPCPublicAddress
+	}
+	if bound == "" {
+		bound = cfg.GRPCListen
+	}
+	host := "localhost"
+	if u, err := url.Parse(cfg.PublicURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	_, port, err := net.SplitHostPort(bound)
+	if err != nil {
+		return ""
+	}
+	return net.JoinHostPort(host, port)
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package proxy
 
 import (
@@ -23,9 +25,11 @@ func BenchmarkRESTvsJSONRPC(b *testing.B) {
 			name := string(op) + "/1.0-to-" + string(backend)
 			b.Run(name+"/jsonrpc", func(b *testing.B) {
 				b.ReportAllocs()
+				start := cpuTime()
 				for b.Loop() {
 					h.serve()
 				}
+				b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 			})
 			req, body := restBenchRequest(b, h, op)
 			b.Run(name+"/rest", func(b *testing.B) {
@@ -40,12 +44,14 @@ func BenchmarkRESTvsJSONRPC(b *testing.B) {
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
+				start := cpuTime()
 				for b.Loop() {
 					h.w.reset()
 					rd.Reset(body)
 					req.Body, req.ContentLength = rc, int64(len(body))
 					h.gw.ServeHTTP(h.w, req)
 				}
+				b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}

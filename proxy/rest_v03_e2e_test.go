@@ -3,10 +3,13 @@ package proxy
 import (
 	"bufio"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	pb03 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/tidwall/gjson"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // The 0.3 HTTP+JSON binding has no Go SDK client (a2a-go v0.3 speaks
@@ -141,6 +144,32 @@ func TestRESTv03PushConfigCRUD(t *testing.T) {
 		}
 		if _, _, r = restDo(t, g, "GET", "/v1/tasks/"+id+"/pushNotificationConfigs", "", "", ""); len(r.Get("configs").Array()) != 0 {
 			t.Fatalf("list after delete: %s", r.Raw)
+		}
+	})
+}
+
+// TestRESTv03Card: GET /v1/card, where the 0.3 SDKs' REST clients read the
+// extended card, answers the 0.3 proto's AgentCard: strict ProtoJSON of
+// a2a.v1.AgentCard, the gateway's URLs at 0.3, the extended skills.
+func TestRESTv03Card(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backendKind) {
+		g := newGateway(t, b.handler(t, nil), b.version, withAuth(t))
+		status, _, res := restDo(t, g, "GET", "/v1/card", "", "", token(t, "alice"))
+		if status != 200 {
+			t.Fatalf("HTTP %d %s", status, res.Raw)
+		}
+		var card pb03.AgentCard
+		if err := protojson.Unmarshal([]byte(res.Raw), &card); err != nil {
+			t.Fatalf("not a 0.3 proto AgentCard: %v: %s", err, res.Raw)
+		}
+		if card.GetUrl() != g.agent.cfg.PublicURL || card.GetPreferredTransport() != "JSONRPC" || card.GetProtocolVersion() != "0.3" {
+			t.Fatalf("url %q transport %q version %q, want the gateway's JSON-RPC at 0.3", card.GetUrl(), card.GetPreferredTransport(), card.GetProtocolVersion())
+		}
+		if !slices.ContainsFunc(card.GetSkills(), func(s *pb03.AgentSkill) bool { return s.GetId() == "admin" }) {
+			t.Fatalf("not the extended card: %s", res.Raw)
+		}
+		if status, _, res := restDo(t, g, "GET", "/v1/card", "", "", ""); status != 401 {
+			t.Fatalf("without a token: HTTP %d %s", status, res.Raw)
 		}
 	})
 }

@@ -17,6 +17,15 @@
 #   scripts/bench.sh --smoke         every case for about a second, to prove the
 #                                    benchmark works (what CI runs, ~30 s);
 #                                    writes nothing into the repository
+#   scripts/bench.sh --bindings      only the bindings' cost per call: one 1.0
+#                                    GetTask over JSON-RPC, gRPC (h2c on the
+#                                    traffic listener, and grpc-go's own
+#                                    transport as grpc_listen serves it) and
+#                                    REST, sends and gets over JSON-RPC and
+#                                    REST, side by side in one process (Go
+#                                    benchmarks, CPU ns per call and the ratio
+#                                    to JSON-RPC); the full run and --smoke
+#                                    end with it too
 #   scripts/bench.sh [--smoke] [loadbench flags]
 #                                    e.g. -only 'nginx|gateway 1.0' -conns 32
 #                                    -duration 5s -pin off; see
@@ -31,13 +40,15 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 smoke=0
+bindings=0
 install=1
 args=()
 for a in "$@"; do
   case "$a" in
     --smoke) smoke=1; install=0 ;;
+    --bindings) bindings=1; install=0 ;;
     --install) install=2 ;;
-    -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) args+=("$a") ;;
   esac
 done
@@ -51,6 +62,32 @@ if [[ $install != 0 ]]; then
   scripts/ensure-redis.sh
 fi
 
+# bindings_cost runs the Go benchmarks that serve one operation over each
+# binding through the same gateway and canned backend, and prints each
+# one's CPU per call beside JSON-RPC's (issue 25's target: <= 1.2x).
+bindings_cost() {
+  local n=2000
+  [[ $smoke == 1 ]] && n=200
+  echo "bench: the bindings' cost per call (CPU ns per call, ratio to JSON-RPC of the same operation)"
+  go test -run '^$' -bench '^(BenchmarkGRPCUnary|BenchmarkRESTvsJSONRPC)$' -benchtime "${n}x" -benchmem ./proxy |
+    awk '/cpu-ns\/op/ {
+        name = $1; sub(/-[0-9]+$/, "", name)
+        for (i = 2; i < NF; i++) if ($(i+1) == "cpu-ns/op") cpu = $i
+        for (i = 2; i < NF; i++) if ($(i+1) == "allocs/op") allocs = $i
+        group = name; sub(/\/[^\/]+$/, "", group); binding = name; sub(/.*\//, "", binding)
+        if (binding == "jsonrpc") base[group] = cpu
+        ratio = (group in base && base[group] > 0) ? sprintf("%.2fx", cpu / base[group]) : "-"
+        printf "%-58s %10.0f cpu-ns/call %6d allocs/call %8s of JSON-RPC\n", name, cpu, allocs, ratio
+      }
+      /^(FAIL|panic|---)/ { print; failed = 1 }
+      END { exit failed }'
+}
+
+if [[ $bindings == 1 ]]; then
+  bindings_cost
+  exit
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/loadbench" ./bench/cmd/loadbench
@@ -61,3 +98,4 @@ if [[ $smoke == 1 ]]; then
 else
   "$tmp/loadbench" run -gateway "$tmp/gateway" -rounds 3 -duration 5s -quiet-wait 3m -retries 2 -out bench/results "${args[@]}"
 fi
+bindings_cost

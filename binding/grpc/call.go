@@ -162,19 +162,27 @@ func answerHeader(h http.Header) metadata.MD {
 // its error.
 func (a *unaryAnswer) decode(ctx context.Context, out proto.Message) error {
 	body := a.body.Bytes()
+	// The core writes the envelope itself: what the result holds is
+	// validated as it is decoded, so the whole answer is not validated
+	// first.
 	res := gjson.ParseBytes(body)
 	switch {
 	case a.status == 0:
 		return failure(codes.Internal, dialect.ErrInternal, "the gateway wrote no answer")
-	case !res.IsObject() || !gjson.ValidBytes(body):
+	case !res.IsObject():
 		return nonJSON(a.status, body)
-	case res.Get("error").Exists():
+	}
+	// The result comes first: a success is read in one pass over the answer.
+	if result := res.Get("result"); result.Exists() {
+		return decodeResult(result, out)
+	}
+	if e := res.Get("error"); e.Exists() {
 		if err := ctx.Err(); err != nil {
 			return status.FromContextError(err).Err()
 		}
-		return rpcStatus(res.Get("error"), a.status).Err()
+		return rpcStatus(e, a.status).Err()
 	}
-	return decodeResult(res.Get("result"), out)
+	return decodeResult(gjson.Result{}, out)
 }
 
 // decodeResult reads a JSON-RPC result, the ProtoJSON of the RPC's

@@ -2,6 +2,7 @@ package grpcbind
 
 import (
 	"net/http"
+	"runtime"
 	"strings"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
@@ -22,6 +23,13 @@ type Options struct {
 	// MaxMessageBytes bounds a request message; 0 means
 	// DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// ServerOptions are added to the server's own (its credentials, on a
+	// listener of its own).
+	ServerOptions []grpc.ServerOption
+	// OwnListener says the server is served with Serve on a listener of
+	// its own, not through ServeHTTP: its calls then run on goroutines it
+	// keeps between calls.
+	OwnListener bool
 }
 
 // New returns the gRPC server of the agent whose JSON-RPC endpoint rpc
@@ -37,7 +45,16 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	s := grpc.NewServer(grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.StreamInterceptor(v03FinalFlag))
+	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.StreamInterceptor(v03FinalFlag)}
+	if opts.OwnListener {
+		// Calls run on goroutines kept between calls, whose stacks have
+		// grown to what the core needs, rather than on a fresh goroutine
+		// each, which grows its stack by copying on every call; when all
+		// are busy (open streams hold one), a call gets a fresh one.
+		// Through ServeHTTP, net/http picks the goroutine instead.
+		so = append(so, grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
+	}
+	s := grpc.NewServer(append(so, opts.ServerOptions...)...)
 	svc := &service{rpc: rpc, path: path}
 	a2apb.RegisterA2AServiceServer(s, svc)
 	registerV03(s, svc)

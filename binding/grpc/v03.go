@@ -3,10 +3,12 @@ package grpcbind
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 
 	pb03 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/a2aproject/a2a-go/v2/a2apb/v1/pbconv"
@@ -183,6 +185,20 @@ func (h v03Handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTas
 	return err
 }
 
+// GetExtendedAgentCard is the 0.3 GetAgentCard. The core's card is 1.0's,
+// whose interfaces are all at 1.0, and the 0.3 card's url and
+// preferredTransport must be an interface at 0.3 (a2a-go's conversion
+// fails without one): the gateway serves 0.3 at every URL it serves 1.0
+// at, so each is listed again at 0.3.
 func (h v03Handler) GetExtendedAgentCard(ctx context.Context, req *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
-	return bridge(ctx, req, pbconv.ToProtoGetExtendedAgentCardRequest, h.s.GetExtendedAgentCard, pbconv.FromProtoAgentCard)
+	card, err := bridge(ctx, req, pbconv.ToProtoGetExtendedAgentCardRequest, h.s.GetExtendedAgentCard, pbconv.FromProtoAgentCard)
+	if err != nil || slices.ContainsFunc(card.SupportedInterfaces, func(i *a2a.AgentInterface) bool { return i.ProtocolVersion == a2av0.Version }) {
+		return card, err
+	}
+	for _, i := range slices.Clone(card.SupportedInterfaces) {
+		twin := *i
+		twin.ProtocolVersion = a2av0.Version
+		card.SupportedInterfaces = append(card.SupportedInterfaces, &twin)
+	}
+	return card, nil
 }

@@ -86,6 +86,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rt.op.v03 {
 		method := rt.op.method
 		a.reshape = func(result []byte) ([]byte, error) {
+			if method == "GetExtendedAgentCard" {
+				return v03Card(result)
+			}
 			in, err := decodeObject(result)
 			if err != nil {
 				return nil, err

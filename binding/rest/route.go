@@ -42,8 +42,8 @@ var (
 )
 
 // v03Twins are the operations of the 0.3 binding (/v1/…, a2a-v0.3.0.proto):
-// the 1.0 ones without tenant, ListTasks and the extended card (GET
-// /v1/card is the 0.3 public card, not served here).
+// the 1.0 ones without tenant and ListTasks. The extended card is GET
+// /v1/card (the 0.3 SDKs' REST clients and servers read it so).
 var v03Twins = map[*operation]*operation{
 	opSend:       {method: "SendMessage", body: true, v03: true},
 	opStream:     {method: "SendStreamingMessage", body: true, stream: true, v03: true},
@@ -54,6 +54,7 @@ var v03Twins = map[*operation]*operation{
 	opListPush:   {method: "ListTaskPushNotificationConfigs", idField: "taskId", v03: true},
 	opGetPush:    {method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
 	opDeletePush: {method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+	opCard:       {method: "GetExtendedAgentCard", v03: true},
 }
 
 // route is a matched REST request.
@@ -111,8 +112,13 @@ func parseV03Route(verb, escapedPath string, segs []string) (route, *apiError) {
 		segs = append([]string{"tasks"}, segs[1:]...) // the 0.3 proto's create annotation says "task/*"
 	}
 	r, vs, err := matchSegments(segs)
-	if err != nil {
+	switch {
+	case err != nil:
 		return route{}, err
+	case len(segs) == 1 && segs[0] == "card":
+		vs = verbs{"GET": opCard}
+	case len(segs) == 1 && segs[0] == "extendedAgentCard":
+		vs = nil // 1.0's name
 	}
 	twins := verbs{}
 	for v, op := range vs {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -30,6 +31,9 @@ const (
 type Config struct {
 	// Listen is the traffic address. Required.
 	Listen string `yaml:"listen"`
+	// TLS serves the traffic listener over TLS (HTTP/1.1 and HTTP/2 by
+	// ALPN, gRPC on HTTP/2); absent: plain HTTP/1.1 and h2c.
+	TLS *proxy.ListenerTLS `yaml:"tls"`
 	// Admin serves /healthz, /readyz and /metrics apart from traffic.
 	Admin AdminConfig `yaml:"admin"`
 	// Server tunes the traffic listener.
@@ -150,7 +154,12 @@ func (c *Config) validate() error {
 	if len(c.Agents) == 0 {
 		errs = append(errs, errors.New("agents: at least one agent is required"))
 	}
-	names, paths := map[string]bool{}, map[string]bool{}
+	if c.TLS != nil {
+		if err := c.TLS.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("tls: %w", err))
+		}
+	}
+	names, paths, grpcListens := map[string]bool{}, map[string]bool{}, map[string]string{}
 	for i := range c.Agents {
 		a := &c.Agents[i]
 		if err := a.Validate(); err != nil {
@@ -166,6 +175,16 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("agents[%d]: path %q is used twice", i, a.Path))
 		}
 		names[a.Name], paths[a.Path] = true, true
+		// Port 0 (any free port) is a different port each time.
+		if l := a.GRPCListen; l != "" && !strings.HasSuffix(l, ":0") {
+			if other, ok := grpcListens[l]; ok {
+				errs = append(errs, fmt.Errorf("agents[%d] (%s): grpc_listen %q is agent %q's too: a gRPC listener serves one agent", i, a.Name, l, other))
+			}
+			if l == c.Listen || l == c.Admin.Listen {
+				errs = append(errs, fmt.Errorf("agents[%d] (%s): grpc_listen %q is the traffic or admin listener's address", i, a.Name, l))
+			}
+			grpcListens[l] = a.Name
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -2,14 +2,24 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"github.com/tidwall/gjson"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2agate/gateway/internal/redistopo"
 )
 
 // TestGRPCOnTrafficListener: the binary's traffic listener speaks gRPC
@@ -20,22 +30,185 @@ func TestGRPCOnTrafficListener(t *testing.T) {
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "Helpdesk"))
 
 	addr := strings.TrimPrefix(g.url, "http://")
+	sendOverGRPC(t, addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if status, body := httpGet(t, g.url+"/.well-known/agent.json"); status != 200 || !strings.Contains(body, "Helpdesk") {
+		t.Fatalf("HTTP/1.1 beside gRPC: %d %s", status, body)
+	}
+}
+
+// sendOverGRPC sends a message with the official a2a-go v2 gRPC client to
+// the gRPC target addr and wants the 0.2.5 agent's completed task.
+func sendOverGRPC(t *testing.T, addr string, opts ...grpc.DialOption) {
+	t.Helper()
 	client, err := a2aclient.NewFromEndpoints(context.Background(),
 		[]*a2a.AgentInterface{a2a.NewAgentInterface(addr, a2a.TransportProtocolGRPC)},
-		a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())))
+		a2agrpc.WithGRPCTransport(opts...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Destroy()
 	res, err := client.SendMessage(context.Background(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello"))})
 	if err != nil {
+		t.Fatalf("send over gRPC to %s: %v", addr, err)
+	}
+	if task, ok := res.(*a2a.Task); !ok || task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("send over gRPC to %s: %#v", addr, res)
+	}
+}
+
+// testCerts are a fresh test CA's certificate files and a client config
+// that trusts that CA alone.
+func testCerts(t *testing.T) (redistopo.TLSFiles, *tls.Config) {
+	t.Helper()
+	files := redistopo.MakeCerts(t, t.TempDir())
+	pem, err := os.ReadFile(files.CA)
+	if err != nil {
 		t.Fatal(err)
 	}
-	task, ok := res.(*a2a.Task)
-	if !ok || task.Status.State != a2a.TaskStateCompleted {
-		t.Fatalf("send over gRPC: %#v", res)
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		t.Fatal("the test CA does not parse")
 	}
-	if status, body := httpGet(t, g.url+"/.well-known/agent.json"); status != 200 || !strings.Contains(body, "Helpdesk") {
-		t.Fatalf("HTTP/1.1 beside gRPC: %d %s", status, body)
+	return files, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+}
+
+// grpcInterface is the URL of the card's GRPC interface at 1.0.
+func grpcInterface(t *testing.T, client *http.Client, cardURL string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, cardURL, nil)
+	req.Header.Set("A2A-Version", "1.0")
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	for _, i := range gjson.GetBytes(body, "supportedInterfaces").Array() {
+		if i.Get("protocolBinding").Str == "GRPC" {
+			return i.Get("url").Str
+		}
+	}
+	t.Fatalf("the card lists no GRPC interface: %s", body)
+	return ""
+}
+
+// TestGRPCOverTLS: with tls on the traffic listener, gRPC is served on it
+// over TLS (HTTP/2 by ALPN, routed by content type beside HTTP/1.1
+// JSON-RPC), and an agent's grpc_listen serves it on a listener of its own
+// with the traffic listener's certificate or its own grpc_tls, where the
+// cards say, to the official a2a-go v2 gRPC client over TLS.
+func TestGRPCOverTLS(t *testing.T) {
+	backend := startLegacyBackend(t)
+	files, clientTLS := testCerts(t)
+	ownFiles, ownClientTLS := testCerts(t) // another CA
+	agent := func(name, path, extra string) string {
+		return `  - name: ` + name + `
+    path: ` + path + `
+    public_url: https://localhost` + path + `
+    backend: {url: "` + backend.URL + `/", dialect: "0.2.5"}
+    skills: {default: work}
+` + extra
+	}
+	g := startGateway(t, `listen: 127.0.0.1:0
+tls: {cert_file: `+files.ServerCert+`, key_file: `+files.ServerKey+`}
+agents:
+`+agent("root", "/", "")+agent("own", "/own", "    grpc_listen: 127.0.0.1:0\n")+
+		agent("owncert", "/owncert", "    grpc_listen: 127.0.0.1:0\n    grpc_tls: {cert_file: "+ownFiles.ServerCert+", key_file: "+ownFiles.ServerKey+"}\n"))
+	addr := strings.TrimPrefix(g.url, "http://")
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: clientTLS.Clone(), ForceAttemptHTTP2: true}}
+	defer client.CloseIdleConnections()
+	creds := grpc.WithTransportCredentials(credentials.NewTLS(clientTLS.Clone()))
+
+	// The traffic listener: HTTP/1.1 and HTTP/2 by ALPN, gRPC among them
+	// for the agent at "/", whose card lists it at public_url's host:port.
+	if got := grpcInterface(t, client, "https://"+addr+"/.well-known/agent-card.json"); got != "localhost:443" {
+		t.Fatalf("root's card lists gRPC at %q, want public_url's localhost:443", got)
+	}
+	sendOverGRPC(t, addr, creds)
+	for _, proto := range []string{"http/1.1", "h2"} {
+		tc := clientTLS.Clone()
+		tc.NextProtos = []string{proto}
+		c := &http.Client{Transport: &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: proto == "h2"}}
+		res, err := c.Post("https://"+addr+"/own", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"none"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		c.CloseIdleConnections()
+		if res.ProtoMajor != map[string]int{"http/1.1": 1, "h2": 2}[proto] || gjson.GetBytes(body, "error.code").Int() != -32001 {
+			t.Fatalf("JSON-RPC over TLS with ALPN %s: %s %s", proto, res.Proto, body)
+		}
+	}
+
+	// grpc_listen with the traffic listener's certificate, at the port the
+	// card names.
+	own := grpcInterface(t, client, "https://"+addr+"/own/.well-known/agent-card.json")
+	if !strings.HasPrefix(own, "localhost:") || own == "localhost:443" {
+		t.Fatalf("own's card lists gRPC at %q, want its grpc_listen's port", own)
+	}
+	sendOverGRPC(t, own, creds)
+	// grpc_listen with a certificate of its own: only its CA's clients
+	// trust it.
+	owncert := grpcInterface(t, client, "https://"+addr+"/owncert/.well-known/agent-card.json")
+	sendOverGRPC(t, owncert, grpc.WithTransportCredentials(credentials.NewTLS(ownClientTLS.Clone())))
+	if err := getTaskOverGRPC(owncert, creds); err == nil {
+		t.Fatal("owncert's grpc_listen served the traffic listener's certificate")
+	}
+}
+
+// getTaskOverGRPC makes one call to target with opts and returns its error.
+func getTaskOverGRPC(target string, opts ...grpc.DialOption) error {
+	client, err := a2aclient.NewFromEndpoints(context.Background(),
+		[]*a2a.AgentInterface{a2a.NewAgentInterface(target, a2a.TransportProtocolGRPC)}, a2agrpc.WithGRPCTransport(opts...))
+	if err != nil {
+		return err
+	}
+	defer client.Destroy()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = client.GetTask(ctx, &a2a.GetTaskRequest{ID: "none"})
+	return err
+}
+
+// TestGRPCListenConfig: the grpc_listen settings are checked with the
+// config, every problem reported, and a reload that changes them is refused
+// (a listener's settings change only with a restart).
+func TestGRPCListenConfig(t *testing.T) {
+	base := gatewayConfig("http://127.0.0.1:1/", "x")
+	with := func(agentLines string) string { return base + agentLines }
+	for _, c := range []struct{ extra, want string }{
+		{"    grpc_listen: 127.0.0.1:9555\n    bindings: [jsonrpc]\n", "grpc_listen is set but bindings leaves grpc out"},
+		{"    grpc_tls: {cert_file: a.pem, key_file: a-key.pem}\n", "grpc_tls and grpc_public_address need grpc_listen"},
+		{"    grpc_listen: 127.0.0.1:9555\n    grpc_tls: {cert_file: a.pem}\n", "grpc_tls: cert_file and key_file are both required"},
+		{"    grpc_listen: 127.0.0.1:9555\n    grpc_public_address: nohost\n", `grpc_public_address "nohost" is not host:port`},
+		{"    grpc_listen: 127.0.0.1:0\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:0\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", ""},
+		{"    grpc_listen: 127.0.0.1:9555\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:9555\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", `grpc_listen "127.0.0.1:9555" is agent "helpdesk"'s too`},
+	} {
+		_, err := parseConfig([]byte(with(c.extra)))
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: got %v, want %q", c.extra, err, c.want)
+		}
+	}
+	if _, err := parseConfig([]byte(strings.Replace(base, "agents:", "tls: {key_file: k.pem}\nagents:", 1))); err == nil || !strings.Contains(err.Error(), "tls: cert_file and key_file are both required") {
+		t.Errorf("tls without cert_file: %v", err)
+	}
+
+	old, err := parseConfig([]byte(with("    grpc_listen: 127.0.0.1:0\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, next := range []string{base, with("    grpc_listen: 127.0.0.1:9555\n"), with("    grpc_listen: 127.0.0.1:0\n    max_body_bytes: 1024\n")} {
+		cfg, err := parseConfig([]byte(next))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sameGRPCListeners(old, cfg) {
+			t.Errorf("a reload to %q keeps the gRPC listener's settings", next)
+		}
+	}
+	same, _ := parseConfig([]byte(strings.Replace(with("    grpc_listen: 127.0.0.1:0\n"), "name: x", "name: y", 1)))
+	if !sameGRPCListeners(old, same) {
+		t.Error("a reload that changes only the card counts as a gRPC listener change")
 	}
 }

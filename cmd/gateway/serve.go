@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +57,10 @@ type runtime struct {
 	pprof    bool
 	// tracing is process-wide, like the task index.
 	tracing *telemetry.Tracing
+	// scheme is the traffic listener's, for the public URLs it defaults;
+	// grpcAddrs are the agents' grpc_listen addresses, bound.
+	scheme    string
+	grpcAddrs map[string]string
 
 	mu  sync.RWMutex
 	cur *generation
@@ -130,7 +135,10 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 	}()
 	for _, ac := range cfg.Agents {
 		if ac.PublicURL == "" {
-			ac.PublicURL = "http://" + advertised(rt.addr) + ac.Path
+			ac.PublicURL = rt.scheme + "://" + advertised(rt.addr) + ac.Path
+		}
+		if ac.GRPCListen != "" {
+			ac.GRPCPublicAddress = proxy.GRPCPublicAddress(ac, rt.grpcAddrs[ac.Name])
 		}
 		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics, Tracing: rt.tracing,
 			ReadTimeout: cfg.Server.ReadTimeout, StreamWriteTimeout: cfg.Server.StreamWriteTimeout}
@@ -191,6 +199,9 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 		if cfg.Listen != old.Listen || cfg.Admin != old.Admin || cfg.Server != old.Server || !reflect.DeepEqual(cfg.Store, old.Store) || !reflect.DeepEqual(cfg.Tracing, old.Tracing) {
 			return errors.New("listen, admin, server, store and tracing settings change only with a restart")
 		}
+		if !sameGRPCListeners(old, cfg) {
+			return errors.New("tls and the agents' grpc_listen settings (grpc_listen, grpc_tls, and path and max_body_bytes of an agent with grpc_listen) change only with a restart")
+		}
 		g, err := rt.buildRecovered(ctx, cfg)
 		if err != nil {
 			return err
@@ -250,11 +261,24 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 			log.Warn("tracing shutdown", "error", err)
 		}
 	}()
+	var trafficTLS *tls.Config
+	if cfg.TLS != nil {
+		if trafficTLS, err = serverTLS(cfg.TLS); err != nil {
+			return fmt.Errorf("tls: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
+	grpcListeners, err := openGRPCListeners(cfg, trafficTLS)
+	if err != nil {
+		return err
+	}
+	for _, l := range grpcListeners {
+		defer l.ln.Close()
+	}
 	tasks, err := openStore(cfg.Store)
 	if err != nil {
 		return err
@@ -262,7 +286,11 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	defer tasks.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &runtime{log: log, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks), pprof: cfg.Admin.Pprof}
+	rt := &runtime{log: log, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks), pprof: cfg.Admin.Pprof,
+		scheme: "http", grpcAddrs: grpcAddrs(grpcListeners)}
+	if trafficTLS != nil {
+		rt.scheme = "https"
+	}
 	rt.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "a2a_gateway", Name: "config_reloads_total",
 		Help: "Config reloads, by result (success, failure).",
@@ -314,10 +342,18 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		BaseContext:       func(net.Listener) context.Context { return calls },
 		Protocols:         new(http.Protocols),
 	}
-	// HTTP/2 without TLS (prior knowledge, as gRPC clients send it) next to
-	// HTTP/1.1: the gRPC binding shares the traffic listener.
+	// HTTP/2 next to HTTP/1.1, by ALPN over TLS, by prior knowledge (as
+	// gRPC clients send it) without: the gRPC binding shares the traffic
+	// listener.
 	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
+	if trafficTLS != nil {
+		srv.Protocols.SetHTTP2(true)
+		srv.TLSConfig = trafficTLS
+	} else {
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	}
+	rt.startGRPC(grpcListeners, calls)
+	defer stopGRPCNow(grpcListeners) // after a graceful stop, or when serving fails
 	var admin *http.Server
 	adminAddr := ""
 	if cfg.Admin.Listen != "" {
@@ -331,7 +367,13 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		log.Info("admin listening", "addr", adminAddr)
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() {
+		if trafficTLS != nil {
+			serveErr <- srv.ServeTLS(ln, "", "")
+		} else {
+			serveErr <- srv.Serve(ln)
+		}
+	}()
 	log.Info("listening", "addr", rt.addr, "agents", len(cfg.Agents))
 	if ready != nil {
 		ready(rt.addr, adminAddr)
@@ -344,9 +386,17 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	log.Info("shutting down: finishing in-flight calls", "timeout", cfg.Server.ShutdownTimeout.String())
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Server.ShutdownTimeout)
 	defer scancel()
+	grpcStopped := stopGRPC(grpcListeners)
 	err = srv.Shutdown(sctx)
 	if admin != nil {
 		_ = admin.Shutdown(sctx)
+	}
+	if err == nil {
+		select {
+		case <-grpcStopped:
+		case <-sctx.Done():
+			err = sctx.Err()
+		}
 	}
 	rt.mu.RLock()
 	agents := rt.cur.agents
@@ -357,10 +407,17 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		endCalls(proxy.ErrShuttingDown)
 		gctx, gcancel := context.WithTimeout(context.WithoutCancel(ctx), endCallsGrace)
 		defer gcancel()
-		if srv.Shutdown(gctx) == nil {
+		httpErr := srv.Shutdown(gctx)
+		select {
+		case <-grpcStopped:
+		case <-gctx.Done():
+			httpErr = errors.Join(httpErr, gctx.Err())
+		}
+		if httpErr == nil {
 			return nil
 		}
 		log.Warn("calls did not end in time: closing the remaining connections")
+		stopGRPCNow(grpcListeners)
 		return srv.Close()
 	}
 	stopped = true

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"reflect"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/a2agate/gateway/proxy"
+)
+
+// serverTLS is the tls.Config of a listener with certificate c: TLS 1.2 or
+// later, the protocols (h2, http/1.1) added by the server that serves it.
+func serverTLS(c *proxy.ListenerTLS) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("loading the certificate %s and key %s: %w", c.CertFile, c.KeyFile, err)
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
+}
+
+// grpcListener is an agent's grpc_listen: grpc-go's own server on a
+// listener of its own, for the life of the process. Each call is served by
+// the agent of that name in the generation current when it starts, as the
+// traffic listener's calls are.
+type grpcListener struct {
+	agent  string
+	ln     net.Listener
+	cfg    proxy.AgentConfig
+	creds  []grpc.ServerOption
+	server *grpc.Server
+}
+
+type grpcSettings struct {
+	listen       string
+	tls          *proxy.ListenerTLS
+	path         string
+	maxBodyBytes int64
+}
+
+// grpcSettingsOf are the settings of every agent with a grpc_listen that
+// its server is made with, by agent name: a reload that changes them is
+// refused (they change only with a restart).
+func grpcSettingsOf(cfg *Config) map[string]grpcSettings {
+	m := map[string]grpcSettings{}
+	for _, a := range cfg.Agents {
+		if a.GRPCListen != "" {
+			m[a.Name] = grpcSettings{listen: a.GRPCListen, tls: a.GRPCTLS, path: a.Path, maxBodyBytes: a.MaxBodyBytes}
+		}
+	}
+	return m
+}
+
+// sameGRPCListeners reports whether next has the grpc_listen settings of
+// old; max_body_bytes and path are in them, since the server applies them.
+func sameGRPCListeners(old, next *Config) bool {
+	return reflect.DeepEqual(grpcSettingsOf(old), grpcSettingsOf(next)) && reflect.DeepEqual(old.TLS, next.TLS)
+}
+
+// openGRPCListeners listens on every agent's grpc_listen, before the first
+// generation is built: the cards list the bound port. trafficTLS is the
+// traffic listener's TLS, which an agent without grpc_tls shares.
+func openGRPCListeners(cfg *Config, trafficTLS *tls.Config) (_ []*grpcListener, err error) {
+	var out []*grpcListener
+	defer func() {
+		if err != nil {
+			for _, l := range out {
+				_ = l.ln.Close()
+			}
+		}
+	}()
+	for _, a := range cfg.Agents {
+		if a.GRPCListen == "" {
+			continue
+		}
+		creds := trafficTLS
+		if a.GRPCTLS != nil {
+			if creds, err = serverTLS(a.GRPCTLS); err != nil {
+				return nil, fmt.Errorf("agent %q grpc_tls: %w", a.Name, err)
+			}
+		}
+		ln, err := net.Listen("tcp", a.GRPCListen)
+		if err != nil {
+			return nil, fmt.Errorf("agent %q grpc_listen: %w", a.Name, err)
+		}
+		l := &grpcListener{agent: a.Name, ln: ln, cfg: a}
+		if creds != nil {
+			l.creds = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(creds))}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// grpcAddrs are the bound addresses of the listeners, by agent name.
+func grpcAddrs(ls []*grpcListener) map[string]string {
+	m := map[string]string{}
+	for _, l := range ls {
+		m[l.agent] = l.ln.Addr().String()
+	}
+	return m
+}
+
+// start serves each listener's gRPC server; calls is the context every
+// call's own ends with, as the traffic listener's do at the shutdown
+// timeout.
+func (rt *runtime) startGRPC(ls []*grpcListener, calls context.Context) {
+	for _, l := range ls {
+		l.server = proxy.NewGRPCListenerServer(rt.agentRPC(l.agent, calls), l.cfg, l.creds...)
+		go func() { _ = l.server.Serve(l.ln) }()
+		rt.log.Info("gRPC listening", "agent", l.agent, "addr", l.ln.Addr().String())
+	}
+}
+
+// agentRPC is the JSON-RPC endpoint of the agent named name in the current
+// generation, for its gRPC front end.
+func (rt *runtime) agentRPC(name string, calls context.Context) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rt.mu.RLock()
+		g := rt.cur
+		g.inflight.Add(1)
+		rt.mu.RUnlock()
+		defer g.inflight.Done()
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		stop := context.AfterFunc(calls, func() { cancel(context.Cause(calls)) })
+		defer stop()
+		for _, a := range g.agents {
+			if a.Config().Name == name {
+				a.ServeRPC(w, r.WithContext(ctx))
+				return
+			}
+		}
+		// A reload that drops the agent is refused while its listener runs.
+		http.Error(w, "agent "+name+" is not in the running config", http.StatusServiceUnavailable)
+	})
+}
+
+// stopGRPC stops the gRPC servers gracefully: done is closed once every
+// call has ended. Stop them at once with stopGRPCNow.
+func stopGRPC(ls []*grpcListener) (done <-chan struct{}) {
+	c := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, l := range ls {
+		wg.Go(l.server.GracefulStop)
+	}
+	go func() { wg.Wait(); close(c) }()
+	return c
+}
+
+func stopGRPCNow(ls []*grpcListener) {
+	for _, l := range ls {
+		l.server.Stop()
+	}
+}
