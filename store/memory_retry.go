@@ -36,15 +36,34 @@ func (m *Memory) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Se
 	if err != nil && err != ErrNotFound {
 		return "", SendRecord{}, false, err
 	}
-	s := &m.sends
+	prior, claimed := m.sends.claim(key, rec, now, m.maxTasks)
+	return owner, prior, claimed, err
+}
+
+// GetClaimSend implements Retries.
+func (m *Memory) GetClaimSend(ctx context.Context, agent, id string, key SendKey, rec SendRecord, now time.Time) (Task, SendRecord, bool, error) {
+	if key.Key == "" {
+		return Task{}, SendRecord{}, false, errNoClaim
+	}
+	t, err := m.Get(ctx, agent, id)
+	if err != nil && err != ErrNotFound {
+		return Task{}, SendRecord{}, false, err
+	}
+	prior, claimed := m.sends.claim(key, rec, now, m.maxTasks)
+	return t, prior, claimed, err
+}
+
+// claim writes rec as key's record unless a live record other than a
+// not-accepted one is there, which it returns instead.
+func (s *memSends) claim(key SendKey, rec SendRecord, now time.Time, limit int) (SendRecord, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	prior, ok := s.get(key, now)
 	if ok && prior.State != SendNotAccepted {
-		return owner, prior, false, err
+		return prior, false
 	}
-	s.put(key, rec, m.maxTasks)
-	return owner, prior, true, err
+	s.put(key, rec, limit)
+	return prior, true
 }
 
 // SaveSend implements Retries.

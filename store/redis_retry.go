@@ -72,20 +72,60 @@ func (r *Redis) physicalSendTTL(expires time.Time) int64 {
 // pipeline, not one more round trip. A claim made for a send that Admit
 // refuses is taken back, at the cost of a round trip on that rare path.
 func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec SendRecord, now time.Time) (string, SendRecord, bool, error) {
-	if key.Key == "" {
-		return "", SendRecord{}, false, errNoClaim
-	}
-	val, err := encodeSend(rec)
+	var admit func() (string, error)
+	prior, claimed, err := r.claimWith(ctx, key, rec, now, func(p redis.Pipeliner) { admit = r.queueAdmit(ctx, p, a) })
 	if err != nil {
 		return "", SendRecord{}, false, err
 	}
+	owner, admitErr := admit()
+	if admitErr != nil && !errors.Is(admitErr, ErrNotFound) {
+		if claimed {
+			if err := r.client.Del(ctx, r.keys.sendKey(key)).Err(); err != nil {
+				return "", SendRecord{}, false, unavailable("release send claim", err)
+			}
+		}
+		return "", SendRecord{}, false, admitErr
+	}
+	return owner, prior, claimed, admitErr
+}
+
+// GetClaimSend implements Retries: the task's read and the claim in one
+// pipeline.
+func (r *Redis) GetClaimSend(ctx context.Context, agent, id string, key SendKey, rec SendRecord, now time.Time) (Task, SendRecord, bool, error) {
+	var fields *redis.MapStringStringCmd
+	prior, claimed, err := r.claimWith(ctx, key, rec, now, func(p redis.Pipeliner) { fields = p.HGetAll(ctx, r.keys.task(agent, id)) })
+	if err != nil {
+		return Task{}, SendRecord{}, false, err
+	}
+	if len(fields.Val()) == 0 {
+		return Task{}, prior, claimed, ErrNotFound
+	}
+	t, expires, err := decodeTask(fields.Val())
+	switch {
+	case err != nil:
+		return Task{}, SendRecord{}, false, err
+	case expires <= r.now().UnixMicro():
+		return Task{}, prior, claimed, ErrNotFound
+	}
+	return t, prior, claimed, nil
+}
+
+// claimWith runs the claim of key in one pipeline after the commands
+// queue adds, and decodes its reply.
+func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now time.Time, queue func(p redis.Pipeliner)) (SendRecord, bool, error) {
+	if key.Key == "" {
+		return SendRecord{}, false, errNoClaim
+	}
+	val, err := encodeSend(rec)
+	if err != nil {
+		return SendRecord{}, false, err
+	}
 	k := r.keys.sendKey(key)
 	args := []any{micros(now), val, r.physicalSendTTL(rec.Expires)}
-	var admit func() (string, error)
 	var claim *redis.Cmd
 	run := func(eval func(p redis.Pipeliner) *redis.Cmd) error {
 		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			admit = r.queueAdmit(ctx, p, a)
+			queue(p)
 			claim = eval(p)
 			return nil
 		})
@@ -97,32 +137,21 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, []string{k}, args...) })
 	}
 	if err != nil {
-		return "", SendRecord{}, false, unavailable("claim send", err)
+		return SendRecord{}, false, unavailable("claim send", err)
 	}
-	owner, admitErr := admit()
 	reply, err := claim.Slice()
 	if err != nil || len(reply) != 2 {
-		return "", SendRecord{}, false, unavailable("claim send", fmt.Errorf("unexpected reply %v: %w", reply, err))
+		return SendRecord{}, false, unavailable("claim send", fmt.Errorf("unexpected reply %v: %w", reply, err))
 	}
 	flag, _ := reply[0].(int64)
 	prev, _ := reply[1].(string)
-	claimed := flag == 1
 	var prior SendRecord
 	if prev != "" {
 		if prior, _, err = decodeSend(prev); err != nil {
-			return "", SendRecord{}, false, err
+			return SendRecord{}, false, err
 		}
 	}
-	switch {
-	case admitErr != nil && !errors.Is(admitErr, ErrNotFound):
-		if claimed {
-			if err := r.client.Del(ctx, k).Err(); err != nil {
-				return "", SendRecord{}, false, unavailable("release send claim", err)
-			}
-		}
-		return "", SendRecord{}, false, admitErr
-	}
-	return owner, prior, claimed, admitErr
+	return prior, flag == 1, nil
 }
 
 // SaveSend implements Retries.
