@@ -259,7 +259,8 @@ func (a *Agent) claimedSend(c *call) *flight {
 }
 
 // settle keeps a first send's outcome for its retries, once: in the index
-// for other replicas, and for this replica's waiters on its flight.
+// for other replicas, and for this replica's waiters on its flight. ctx
+// must outlive the caller (the index's own timeouts bound the write).
 func (a *Agent) settle(ctx context.Context, rt *sendRetry, rec store.SendRecord) {
 	fl := rt.flight
 	if fl == nil {
@@ -272,12 +273,10 @@ func (a *Agent) settle(ctx context.Context, rt *sendRetry, rec store.SendRecord)
 	}
 	fl.finished = true
 	fl.rec = rec
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), retrySaveTimeout)
 	if err := a.tasks.SaveSend(ctx, rt.key, rec); err != nil {
 		a.metrics.storeError("write")
 		a.log.Error("a send's outcome could not be kept for its retries: a retry will wait out the claim's lease", "error", err)
 	}
-	cancel()
 	fl.mu.Unlock()
 	rs := a.retries
 	rs.mu.Lock()
@@ -335,7 +334,7 @@ func (a *Agent) firstStream(w http.ResponseWriter, r *http.Request, c *call, met
 	if errors.As(c.failure, &e) && notAccepted(e) {
 		rec.State = store.SendNotAccepted
 	}
-	a.settle(r.Context(), c.retry, rec)
+	a.settle(context.WithoutCancel(r.Context()), c.retry, rec)
 }
 
 // streamAnswered keeps what a first streaming send's event tells its
