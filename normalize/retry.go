@@ -1,12 +1,14 @@
 package normalize
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -21,72 +23,234 @@ func MessageID(params []byte) string {
 }
 
 // AppendSendDigest identifies what a send asks for, for retries: the hex
-// sha256 of its params in 1.0 form, without the message id's value and
-// without the configuration's members that shape the answer and not the
-// work (blocking, returnImmediately, historyLength). Parts, every other id
-// (context, task, references), metadata, accepted output modes and push
-// config count. The params are not re-serialised with sorted members: that
-// cost 10% of a send's CPU through the gateway, and a retry is its client
-// sending the same message again. scratch is room for what is hashed,
-// returned for reuse.
+// sha256 of its params in 1.0 form, written canonically (objects' members
+// sorted by name, no whitespace, strings with the fewest escapes), without
+// the message id and without the configuration's members that shape the
+// answer and not the work (blocking, returnImmediately, historyLength).
+// Parts, every other id (context, task, references), metadata, accepted
+// output modes and push config count. So a client that re-serialises the
+// same message, with its members in another order or other whitespace, is
+// still sending the same message. v10 must be valid JSON (the gateway's
+// requests are validated as they are read). scratch is room for what is
+// hashed, returned for reuse.
 func AppendSendDigest(scratch, v10 []byte) (digest string, room []byte, err error) {
-	root := jsonscan.Parse(v10)
-	if !root.IsObject() {
+	if i := skipJSONSpace(v10, 0); i == len(v10) || v10[i] != '{' {
 		return "", scratch, errors.New("send params are not an object")
 	}
-	id := root.Get("message.messageId")
-	cfg := root.Get("configuration")
-	type span struct {
-		at, n int
-		cfg   bool // the configuration object, rewritten; else cut
-	}
-	var spans [2]span
-	n := 0
-	if id.Index > 0 {
-		spans[n] = span{at: id.Index, n: len(id.Raw)}
-		n++
-	}
-	if cfg.Index > 0 && cfg.IsObject() {
-		spans[n] = span{at: cfg.Index, n: len(cfg.Raw), cfg: true}
-		n++
-	}
-	if n == 2 && spans[1].at < spans[0].at {
-		spans[0], spans[1] = spans[1], spans[0]
-	}
-	kept, at := scratch[:0], 0
-	for _, sp := range spans[:n] {
-		if sp.at < at || sp.at+sp.n > len(v10) {
-			return "", scratch, errors.New("send params: overlapping members")
-		}
-		kept = append(kept, v10[at:sp.at]...)
-		at = sp.at + sp.n
-		if sp.cfg {
-			kept = appendWorkConfig(kept, cfg)
-		}
-	}
-	kept = append(kept, v10[at:]...)
-	sum := sha256.Sum256(kept)
-	return hex.EncodeToString(sum[:]), kept, nil
+	cw := canonWriters.Get().(*canonWriter)
+	cw.out = scratch[:0]
+	cw.value(v10, 0, canonParams)
+	sum := sha256.Sum256(cw.out)
+	room = cw.out
+	// The members' names may point into v10: cleared, so the pool keeps
+	// no request alive.
+	clear(cw.members[:cap(cw.members)])
+	cw.out, cw.members = nil, cw.members[:0]
+	canonWriters.Put(cw)
+	return hex.EncodeToString(sum[:]), room, nil
 }
 
-// appendWorkConfig appends a send's configuration without the members that
-// shape its answer only.
-func appendWorkConfig(dst []byte, cfg gjson.Result) []byte {
-	dst = append(dst, '{')
-	first := true
-	jsonscan.Each(cfg, func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "blocking", "returnImmediately", "historyLength":
-			return true
+// canonWriters keep the buffers of digests for reuse.
+var canonWriters = sync.Pool{New: func() any { return &canonWriter{members: make([]canonMember, 0, 32)} }}
+
+// canonScope says which members a canonical object leaves out.
+type canonScope uint8
+
+const (
+	canonAll     canonScope = iota // nothing left out
+	canonParams                    // the send's params: descend into message and configuration
+	canonMessage                   // params.message: its messageId is left out
+	canonConfig                    // params.configuration: the answer-shaping members are left out
+)
+
+// canonMember is one member of an object being written: its name, and
+// where `"name":value,` was written in out.
+type canonMember struct {
+	name       string
+	start, end int
+}
+
+// canonWriter writes a valid JSON document canonically in one pass: each
+// object's members are written as they come, then put in order by name in
+// place (an object's own bytes only move within it). members is a stack of
+// the objects being written; moved is room for the reordering.
+type canonWriter struct {
+	out     []byte
+	members []canonMember
+	moved   []byte
+}
+
+// value writes the value at doc[i] and returns the index past it.
+func (cw *canonWriter) value(doc []byte, i int, scope canonScope) int {
+	i = skipJSONSpace(doc, i)
+	switch doc[i] {
+	case '{':
+		return cw.object(doc, i, scope)
+	case '[':
+		cw.out = append(cw.out, '[')
+		i++
+		for n := 0; ; n++ {
+			i = skipJSONSpace(doc, i)
+			if doc[i] == ',' {
+				i = skipJSONSpace(doc, i+1)
+			}
+			if doc[i] == ']' {
+				cw.out = append(cw.out, ']')
+				return i + 1
+			}
+			if n > 0 {
+				cw.out = append(cw.out, ',')
+			}
+			i = cw.value(doc, i, canonAll)
 		}
-		if !first {
-			dst = append(dst, ',')
+	case '"':
+		end, escaped := scanJSONString(doc, i)
+		cw.out = appendCanonString(cw.out, doc[i:end], escaped)
+		return end
+	}
+	end := i
+	for end < len(doc) && !strings.ContainsRune(",]} \t\r\n", rune(doc[end])) {
+		end++
+	}
+	cw.out = append(cw.out, doc[i:end]...)
+	return end
+}
+
+func (cw *canonWriter) object(doc []byte, i int, scope canonScope) int {
+	base, at := len(cw.members), len(cw.out)
+	cw.out = append(cw.out, '{')
+	i++
+	for {
+		i = skipJSONSpace(doc, i)
+		if doc[i] == ',' {
+			i = skipJSONSpace(doc, i+1)
 		}
-		first = false
-		dst = append(append(append(dst, k.Raw...), ':'), v.Raw...)
-		return true
-	})
-	return append(dst, '}')
+		if doc[i] == '}' {
+			i++
+			break
+		}
+		end, escaped := scanJSONString(doc, i)
+		name := jsonscan.String(doc[i+1 : end-1])
+		if escaped {
+			name = gjson.Parse(string(doc[i:end])).Str
+		}
+		start := len(cw.out)
+		cw.out = appendCanonString(cw.out, doc[i:end], escaped)
+		cw.out = append(cw.out, ':')
+		i = skipJSONSpace(doc, end)
+		i = cw.value(doc, i+1, childScope(scope, name)) // past the colon
+		if leftOut(scope, name) {
+			cw.out = cw.out[:start]
+			continue
+		}
+		cw.out = append(cw.out, ',')
+		cw.members = append(cw.members, canonMember{name: name, start: start, end: len(cw.out)})
+	}
+	if ms := cw.members[base:]; !membersSorted(ms) {
+		body := cw.out[at+1:]
+		cw.moved = append(cw.moved[:0], body...)
+		sortMembers(ms)
+		w := body[:0]
+		for _, m := range ms {
+			w = append(w, cw.moved[m.start-at-1:m.end-at-1]...)
+		}
+	}
+	if len(cw.members) > base {
+		cw.out = cw.out[:len(cw.out)-1] // the last member's comma
+	}
+	cw.out = append(cw.out, '}')
+	cw.members = cw.members[:base]
+	return i
+}
+
+func membersSorted(ms []canonMember) bool {
+	for i := 1; i < len(ms); i++ {
+		if ms[i].name < ms[i-1].name {
+			return false
+		}
+	}
+	return true
+}
+
+// sortMembers sorts an object's members by name, keeping the order of
+// equal names: an insertion sort, as an object has few members.
+func sortMembers(ms []canonMember) {
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && ms[j].name < ms[j-1].name; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
+}
+
+func leftOut(scope canonScope, name string) bool {
+	switch scope {
+	case canonMessage:
+		return name == "messageId"
+	case canonConfig:
+		return name == "blocking" || name == "returnImmediately" || name == "historyLength"
+	}
+	return false
+}
+
+func childScope(scope canonScope, name string) canonScope {
+	if scope != canonParams {
+		return canonAll
+	}
+	switch name {
+	case "message":
+		return canonMessage
+	case "configuration":
+		return canonConfig
+	}
+	return canonAll
+}
+
+func skipJSONSpace(doc []byte, i int) int {
+	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\r' || doc[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// scanJSONString returns the index past the string literal at doc[i], and
+// whether it holds an escape.
+func scanJSONString(doc []byte, i int) (end int, escaped bool) {
+	for j := i + 1; ; {
+		q := bytes.IndexByte(doc[j:], '"')
+		if q < 0 {
+			return len(doc), escaped
+		}
+		b := bytes.IndexByte(doc[j:j+q], '\\')
+		if b < 0 {
+			return j + q + 1, escaped
+		}
+		escaped = true
+		j += b + 2
+	}
+}
+
+// appendCanonString writes a string literal with only the escapes JSON
+// requires: one without escapes is that already (a valid document holds
+// no quote, backslash or control byte unescaped), so only an escaped one
+// is written anew.
+func appendCanonString(dst, literal []byte, escaped bool) []byte {
+	if !escaped {
+		return append(dst, literal...)
+	}
+	const hexDigits = "0123456789abcdef"
+	s := gjson.Parse(jsonscan.String(literal)).Str
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '"' || ch == '\\':
+			dst = append(dst, '\\', ch)
+		case ch < ' ':
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&0xf])
+		default:
+			dst = append(dst, ch)
+		}
+	}
+	return append(dst, '"')
 }
 
 // GetTaskParams are the params of a GetTask call for id, the same in both

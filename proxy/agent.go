@@ -437,11 +437,20 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	method, _ := dialect.MethodName(b.dialect, env.Op)
-	if env.Op.Streaming() {
+	switch {
+	case c.retry != nil && !c.retry.claimed:
+		// Answered from the first send, which the checks below saw.
+		a.serveRetry(w, r, c)
+		return
+	case env.Op.Streaming() && c.retry != nil:
+		a.firstStream(w, r, c, method, params)
+		return
+	case env.Op.Streaming():
 		a.stream(w, r, c, method, params)
 		return
 	}
 	if e := a.finalStateAnswer(c); e != nil {
+		a.abandonSend(c)
 		a.fail(w, c, e)
 		return
 	}
@@ -450,7 +459,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	if c.retry != nil {
-		a.serveSend(w, r, c, method, params)
+		a.firstSend(w, r, c, method, params)
 		return
 	}
 	result, e := a.unary(r.Context(), r, c, env.Op, method, params)

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,37 +109,62 @@ type sendRetry struct {
 	rec     store.SendRecord // the claim, when claimed
 	claimed bool
 	prior   store.SendRecord
+	// flight is a claimed send's, while it runs on this replica.
+	flight *flight
 }
 
-// admitSend admits a send as Store.Admit does; a unary send starting new
-// work also claims its key in the same round trip, or learns the send it
-// retries (c.retry).
-func (a *Agent) admitSend(ctx context.Context, r *http.Request, c *call, params []byte, to dialect.ID) (string, error) {
-	adm := store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: c.info.ContextID}
-	if c.env.Op != dialect.SendMessage {
-		return a.tasks.Admit(ctx, adm)
+// newSendRetry is the claim a send (unary or streaming) with a key would
+// make; nil for other calls and for a send whose digest cannot be taken.
+func (a *Agent) newSendRetry(r *http.Request, c *call, params []byte, to dialect.ID) *sendRetry {
+	if op := c.env.Op; op != dialect.SendMessage && op != dialect.SendStreamingMessage {
+		return nil
 	}
 	key := retryKey(r, c)
 	if key == "" {
-		return a.tasks.Admit(ctx, adm)
+		return nil
 	}
 	digest, err := sendDigest(c, params, to)
 	if err != nil {
 		// The params were validated already: a digest that cannot be taken
 		// only leaves this send without retries.
 		a.log.Warn("a send's retry digest could not be taken; it is forwarded without retries", "error", err)
-		return a.tasks.Admit(ctx, adm)
+		return nil
 	}
 	rs := a.retries
 	now := rs.clock()
-	rt := &sendRetry{key: store.SendKey{Agent: a.cfg.Name, Owner: c.owner, Key: key}, digest: digest,
+	return &sendRetry{key: store.SendKey{Agent: a.cfg.Name, Owner: c.owner, Key: key}, digest: digest,
 		rec: store.SendRecord{Digest: digest, State: store.SendRunning, Holder: rs.holder, Lease: now.Add(retryLease), Expires: now.Add(rs.cfg.Window)}}
-	owner, prior, claimed, err := a.tasks.ClaimSend(ctx, adm, rt.key, rt.rec, now)
+}
+
+// admitSend admits a send starting new work as Store.Admit does; a send
+// with a key also claims it in the same round trip, or learns the send it
+// retries (c.retry).
+func (a *Agent) admitSend(ctx context.Context, c *call, rt *sendRetry) (string, error) {
+	adm := store.Admission{Agent: a.cfg.Name, Owner: c.owner, ContextID: c.info.ContextID}
+	if rt == nil {
+		return a.tasks.Admit(ctx, adm)
+	}
+	owner, prior, claimed, err := a.tasks.ClaimSend(ctx, adm, rt.key, rt.rec, a.retries.clock())
 	if err == nil || errors.Is(err, store.ErrNotFound) {
 		rt.claimed, rt.prior = claimed, prior
 		c.retry = rt
 	}
 	return owner, err
+}
+
+// getTask reads the task a call names; a send with a key continuing it
+// also claims the key in the same round trip, or learns the send it
+// retries (c.retry).
+func (a *Agent) getTask(ctx context.Context, c *call, rt *sendRetry) (store.Task, error) {
+	if rt == nil {
+		return a.tasks.Get(ctx, a.cfg.Name, c.info.TaskID)
+	}
+	t, prior, claimed, err := a.tasks.GetClaimSend(ctx, a.cfg.Name, c.info.TaskID, rt.key, rt.rec, a.retries.clock())
+	if err == nil || errors.Is(err, store.ErrNotFound) {
+		rt.claimed, rt.prior = claimed, prior
+		c.retry = rt
+	}
+	return t, err
 }
 
 // retryKey is the send's key: the Idempotency-Key header, else its message
@@ -178,28 +204,85 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 	return digest, err
 }
 
-// serveSend answers a unary send route gave a key: a first send is
-// forwarded and its outcome kept; a retry is answered from the first.
-func (a *Agent) serveSend(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
+// serveRetry answers a send whose key the index knew: from the first
+// send with it, unary or streaming, without forwarding it.
+func (a *Agent) serveRetry(w http.ResponseWriter, r *http.Request, c *call) {
 	rt := c.retry
-	if rt.claimed {
-		if rt.prior.State == store.SendNotAccepted {
-			a.metrics.retry(a.cfg.Name, retryResentNotAccepted)
-		}
-		a.firstSend(w, r, c, method, params)
-		return
-	}
 	if rt.prior.Digest != rt.digest {
 		a.metrics.retry(a.cfg.Name, retryRefusedKeyReuse)
 		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: this %s was already used for another message within the retry window (%s): a retry must send the same message again; new work needs a new key", keyName(r), a.retries.cfg.Window))
 		return
 	}
-	result, e := a.retryAnswer(r, c, rt.prior)
+	rec, e := a.firstOutcome(r, c)
+	if e != nil {
+		a.fail(w, c, e)
+		return
+	}
+	if c.env.Op.Streaming() {
+		a.streamRetry(w, r, c, rec)
+		return
+	}
+	result, e := a.retryAnswer(r, c, rec)
 	if e != nil {
 		a.fail(w, c, e)
 		return
 	}
 	a.writeResult(w, c, result)
+}
+
+// firstOutcome is the first send's record as a retry goes by it: once the
+// first send's answer, or its task, is known. It counts the retry.
+func (a *Agent) firstOutcome(r *http.Request, c *call) (store.SendRecord, *normalize.Error) {
+	rec := c.retry.prior
+	if rec.State != store.SendRunning {
+		a.metrics.retry(a.cfg.Name, retryDeduplicated)
+		return rec, nil
+	}
+	a.metrics.retry(a.cfg.Name, retryJoinedInFlight)
+	return a.awaitFirst(r.Context(), c.retry, rec)
+}
+
+// claimedSend notes the flight of a send that claimed its key, before it
+// is forwarded.
+func (a *Agent) claimedSend(c *call) *flight {
+	rs, rt := a.retries, c.retry
+	if rt.prior.State == store.SendNotAccepted {
+		a.metrics.retry(a.cfg.Name, retryResentNotAccepted)
+	}
+	fl := &flight{done: make(chan struct{}), claim: rt.rec}
+	rt.flight = fl
+	rs.mu.Lock()
+	rs.flights[rt.key] = fl
+	rs.mu.Unlock()
+	rs.renewing.Do(func() { go a.renewClaims() })
+	return fl
+}
+
+// settle keeps a first send's outcome for its retries, once: in the index
+// for other replicas, and for this replica's waiters on its flight. ctx
+// must outlive the caller (the index's own timeouts bound the write).
+func (a *Agent) settle(ctx context.Context, rt *sendRetry, rec store.SendRecord) {
+	fl := rt.flight
+	if fl == nil {
+		return
+	}
+	fl.mu.Lock()
+	if fl.finished {
+		fl.mu.Unlock()
+		return
+	}
+	fl.finished = true
+	fl.rec = rec
+	if err := a.tasks.SaveSend(ctx, rt.key, rec); err != nil {
+		a.metrics.storeError("write")
+		a.log.Error("a send's outcome could not be kept for its retries: a retry will wait out the claim's lease", "error", err)
+	}
+	fl.mu.Unlock()
+	rs := a.retries
+	rs.mu.Lock()
+	delete(rs.flights, rt.key)
+	rs.mu.Unlock()
+	close(fl.done)
 }
 
 func keyName(r *http.Request) string {
@@ -216,36 +299,64 @@ func (a *Agent) writeResult(w http.ResponseWriter, c *call, result []byte) {
 	writeJSON(w, http.StatusOK, *buf)
 }
 
-// firstSend forwards a claimed send. The backend call outlives the caller
-// (bounded by the backend's own timeouts), so that its outcome is kept for
-// the retry a caller that timed out or lost its connection will send.
+// firstSend forwards a claimed unary send. The backend call outlives the
+// caller (bounded by the backend's own timeouts), so that its outcome is
+// kept for the retry a caller that timed out or lost its connection will
+// send.
 func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
-	rs, rt := a.retries, c.retry
-	fl := &flight{done: make(chan struct{}), claim: rt.rec}
-	rs.mu.Lock()
-	rs.flights[rt.key] = fl
-	rs.mu.Unlock()
-	rs.renewing.Do(func() { go a.renewClaims() })
+	a.claimedSend(c)
 	ctx, stop := outlivingCaller(r.Context())
 	defer stop()
 	result, e := a.unary(ctx, r, c, dialect.SendMessage, method, params)
-	fl.rec = a.sendOutcome(c, rt, result, e)
-	fl.mu.Lock()
-	fl.finished = true
-	if err := a.tasks.SaveSend(ctx, rt.key, fl.rec); err != nil {
-		a.metrics.storeError("write")
-		a.log.Error("a send's outcome could not be kept for its retries: a retry will wait out the claim's lease", "error", err)
+	a.settle(ctx, c.retry, a.sendOutcome(c, c.retry, result, e))
+	var ae *normalize.AgentError
+	if e != nil && errors.As(e, &ae) {
+		if fe := a.refusedByFinal(r, c); fe != nil {
+			e = fe
+		}
 	}
-	fl.mu.Unlock()
-	rs.mu.Lock()
-	delete(rs.flights, rt.key)
-	rs.mu.Unlock()
-	close(fl.done)
 	if e != nil {
 		a.fail(w, c, e)
 		return
 	}
 	a.writeResult(w, c, result)
+}
+
+// firstStream forwards a claimed streaming send. Its caller's disconnect
+// ends the backend stream as for any stream: the task is kept as soon as
+// an event names it (streamAnswered), and a retry subscribes to it.
+func (a *Agent) firstStream(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
+	a.claimedSend(c)
+	a.stream(w, r, c, method, params)
+	// No event named a task or was a message.
+	rec := store.SendRecord{Digest: c.retry.digest, Expires: c.retry.rec.Expires, State: store.SendUnknown}
+	var e *normalize.Error
+	if errors.As(c.failure, &e) && notAccepted(e) {
+		rec.State = store.SendNotAccepted
+	}
+	a.settle(context.WithoutCancel(r.Context()), c.retry, rec)
+}
+
+// streamAnswered keeps what a first streaming send's event tells its
+// retries: the task it names, or the message that answers the send. out
+// is the event in the caller's dialect.
+func (a *Agent) streamAnswered(c *call, info normalize.EventInfo, out []byte) {
+	rt := c.retry
+	if rt.flight == nil || rt.flight.finished { // settle runs on this goroutine too
+		return
+	}
+	rec := store.SendRecord{Digest: rt.digest, Expires: rt.rec.Expires}
+	switch {
+	case info.TaskID != "":
+		rec.State, rec.TaskID = store.SendTask, strings.Clone(info.TaskID)
+	case info.Kind != normalize.KindMessage:
+		return
+	case int64(len(out)) > a.retries.cfg.MaxMessageBytes:
+		rec.State = store.SendAnswerDropped
+	default:
+		rec.State, rec.Answer, rec.AnswerDialect = store.SendMessage, slices.Clone(out), strconv.Itoa(int(c.env.Dialect))
+	}
+	a.settle(context.Background(), rt, rec)
 }
 
 // outlivingCaller is the context of a first send: not ended by its caller
@@ -338,36 +449,90 @@ func notAccepted(e *normalize.Error) bool {
 
 // retryAnswer answers a retry from the first send's record.
 func (a *Agent) retryAnswer(r *http.Request, c *call, rec store.SendRecord) ([]byte, *normalize.Error) {
-	ctx := r.Context()
-	outcome := retryDeduplicated
-	defer func() { a.metrics.retry(a.cfg.Name, outcome) }()
-	if rec.State == store.SendRunning {
-		outcome = retryJoinedInFlight
-		var e *normalize.Error
-		if rec, e = a.awaitFirst(ctx, c.retry, rec); e != nil {
-			return nil, e
-		}
-	}
 	switch rec.State {
 	case store.SendTask:
 		return a.retryTask(r, c, rec.TaskID)
 	case store.SendMessage:
-		from, _ := strconv.Atoi(rec.AnswerDialect)
-		result, _, err := normalize.AppendResult(nil, dialect.SendMessage, dialect.ID(from), c.env.Dialect, rec.Answer)
-		if err != nil {
-			return nil, normalize.AsError(err, dialect.ErrInternal)
-		}
-		return result, nil
+		return keptMessage(c, rec)
+	}
+	return nil, a.retryRefusal(rec)
+}
+
+// keptMessage is the direct message that answered the first send, as the
+// result of a send in the caller's dialect (the same as a stream's event).
+func keptMessage(c *call, rec store.SendRecord) ([]byte, *normalize.Error) {
+	from, _ := strconv.Atoi(rec.AnswerDialect)
+	result, _, err := normalize.AppendResult(nil, dialect.SendMessage, dialect.ID(from), c.env.Dialect, rec.Answer)
+	if err != nil {
+		return nil, normalize.AsError(err, dialect.ErrInternal)
+	}
+	return result, nil
+}
+
+// retryRefusal is a retry's answer when the first send left neither a
+// task nor a message.
+func (a *Agent) retryRefusal(rec store.SendRecord) *normalize.Error {
+	switch rec.State {
 	case store.SendAnswerDropped:
-		return nil, normalize.Errorf(dialect.ErrInternal, "the first send with this key was answered with a message larger than this agent keeps for retries (retries.max_message_bytes, %d bytes): send with a new key to ask again", a.retries.cfg.MaxMessageBytes)
+		return normalize.Errorf(dialect.ErrInternal, "the first send with this key was answered with a message larger than this agent keeps for retries (retries.max_message_bytes, %d bytes): send with a new key to ask again", a.retries.cfg.MaxMessageBytes)
 	case store.SendNotAccepted:
 		// The first failed before the backend took it while this retry
 		// waited: the caller may send again, and that send is forwarded.
-		return nil, normalize.Errorf(dialect.ErrInternal, "the first send with this key failed before the agent accepted it: send the same message again to have it forwarded")
+		return normalize.Errorf(dialect.ErrInternal, "the first send with this key failed before the agent accepted it: send the same message again to have it forwarded")
 	case store.SendRunning:
-		return nil, normalize.Errorf(dialect.ErrInternal, "the gateway replica running the first send with this key stopped before the agent answered, and the gateway cannot tell whether the agent took the work, so it will not send it again: list your tasks (ListTasks) to find it, or send with a new key to run it again")
+		return normalize.Errorf(dialect.ErrInternal, "the gateway replica running the first send with this key stopped before the agent answered, and the gateway cannot tell whether the agent took the work, so it will not send it again: list your tasks (ListTasks) to find it, or send with a new key to run it again")
 	}
-	return nil, normalize.Errorf(dialect.ErrInternal, "the first send with this key ended without an answer from the agent (a timeout or a cut reply), so the gateway cannot tell whether the agent took the work and will not send it again: list your tasks (ListTasks) to find it, or send with a new key to run it again")
+	return normalize.Errorf(dialect.ErrInternal, "the first send with this key ended without an answer from the agent (a timeout or a cut reply), so the gateway cannot tell whether the agent took the work and will not send it again: list your tasks (ListTasks) to find it, or send with a new key to run it again")
+}
+
+// streamRetry answers a streaming retry: the task the first send made and
+// then its updates, as a subscription to it gives them, or the message
+// that answered it, as the stream's one event.
+func (a *Agent) streamRetry(w http.ResponseWriter, r *http.Request, c *call, rec store.SendRecord) {
+	switch rec.State {
+	case store.SendTask:
+		a.resubscribe(w, r, c, rec.TaskID)
+		return
+	case store.SendMessage:
+		result, e := keptMessage(c, rec)
+		if e != nil {
+			a.fail(w, c, e)
+			return
+		}
+		s := &sse{w: w, rc: http.NewResponseController(w), c: c, writeTimeout: a.streamWriteTimeout}
+		defer s.releaseScratch()
+		defer a.endStreamWrites(s)
+		_ = s.event(result)
+		return
+	}
+	a.fail(w, c, a.retryRefusal(rec))
+}
+
+// resubscribe serves a streaming retry as a subscription to the first
+// send's task, on the backend that has it. A task the index holds final is
+// answered as one event of the task, which a subscription cannot follow.
+func (a *Agent) resubscribe(w http.ResponseWriter, r *http.Request, c *call, taskID string) {
+	if t, err := a.tasks.Get(r.Context(), a.cfg.Name, taskID); err == nil && t.Owner == c.owner {
+		if b := a.byName[t.Backend]; b != nil {
+			c.backend = b
+		}
+		c.taskState = t.State
+	}
+	c.env.Op, c.info.TaskID = dialect.SubscribeToTask, taskID
+	if c.indexedFinal() {
+		if task, _ := a.finalTask(r, c); task != nil {
+			if c.env.Dialect == dialect.V10 {
+				task = normalize.TaskEvent(task)
+			}
+			s := &sse{w: w, rc: http.NewResponseController(w), c: c, writeTimeout: a.streamWriteTimeout}
+			defer s.releaseScratch()
+			defer a.endStreamWrites(s)
+			_ = s.event(task)
+			return
+		}
+	}
+	method, _ := dialect.MethodName(c.backend.dialect, dialect.SubscribeToTask)
+	a.stream(w, r, c, method, normalize.GetTaskParams(taskID))
 }
 
 // awaitFirst waits for a running first send's outcome, within ctx: on this

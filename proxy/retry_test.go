@@ -345,3 +345,120 @@ func TestRetryAfterReplicaDied(t *testing.T) {
 		wantSends(t, rc, 1)
 	})
 }
+
+// openedStream starts a streaming send and returns it once its first
+// event, naming the task, has come; the task id with it.
+func openedStream(t *testing.T, g *testGateway, c caller, params string) (*eventStream, string) {
+	t.Helper()
+	s := g.stream("1", c.method(dialect.SendStreamingMessage), params)
+	first, ok := s.next()
+	if !ok {
+		t.Fatal("the stream ended before its first event")
+	}
+	id := mustResult(t, first).Get("id").Str
+	if c.d == dialect.V10 {
+		id = mustResult(t, first).Get("task.id").Str
+	}
+	if id == "" {
+		t.Fatalf("the first event names no task: %s", first.Raw)
+	}
+	return s, id
+}
+
+// lastState is the task state the last event of a stream result says.
+func lastState(c caller, events []gjson.Result) string {
+	if len(events) == 0 {
+		return ""
+	}
+	r := events[len(events)-1].Get("result")
+	if c.d == dialect.V10 {
+		if st := r.Get("statusUpdate.status.state"); st.Exists() {
+			return st.Str
+		}
+		return r.Get("task.status.state").Str
+	}
+	return r.Get("status.state").Str
+}
+
+// TestStreamingRetryResubscribes: the caller of a streaming send goes away
+// after the first event (its stream to the backend ends); its retry gets
+// the task and then its updates, as a subscription gives them, and the
+// backend saw the message once.
+func TestStreamingRetryResubscribes(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version)
+		c := rc.c
+		params := c.send("m1", c.text("wait"), "")
+		first, taskID := openedStream(t, g, c, params)
+		first.done()
+		retry, again := openedStream(t, g, c, params)
+		if again != taskID {
+			t.Fatalf("the retry's stream is about task %s, the first send's is %s", again, taskID)
+		}
+		rc.release()
+		if st := lastState(c, retry.all()); st != c.state("completed") {
+			t.Fatalf("the retry's stream ended in state %q", st)
+		}
+		wantSends(t, rc, 1)
+		// A unary retry of the streaming send gets the task, now final.
+		if got := wantCompleted(t, c, sendResult(t, g, c, params)); got.Get("id").Str != taskID {
+			t.Fatalf("the unary retry got task %s, want %s", got.Get("id").Str, taskID)
+		}
+		// And a streaming retry of a finished task gets the task, once.
+		done := g.stream("1", c.method(dialect.SendStreamingMessage), params).all()
+		if len(done) != 1 || lastState(c, done) != c.state("completed") {
+			t.Fatalf("a streaming retry of a finished task: %v", done)
+		}
+		wantSends(t, rc, 1)
+	})
+}
+
+// TestStreamingRetryOfDirectMessage: a streaming send answered with a
+// message gets the same message as its retry's one event.
+func TestStreamingRetryOfDirectMessage(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version)
+		c := rc.c
+		params := c.send("m1", c.text("what time is it?"), "")
+		first := g.stream("1", c.method(dialect.SendStreamingMessage), params).all()
+		again := g.stream("1", c.method(dialect.SendStreamingMessage), params).all()
+		if len(first) != 1 || len(again) != 1 || !jsonSame(mustResult(t, first[0]).Raw, mustResult(t, again[0]).Raw) {
+			t.Fatalf("the retry got another answer:\n%v\n%v", first, again)
+		}
+		// The unary retry of it gets the message as a send's result.
+		if unary := mustResult(t, sendResult(t, g, c, params)); !jsonSame(unary.Raw, mustResult(t, first[0]).Raw) {
+			t.Fatalf("the unary retry: %s, want %s", unary.Raw, mustResult(t, first[0]).Raw)
+		}
+		wantSends(t, rc, 1)
+	})
+}
+
+// TestRetryOfContinuation: a send continuing a task is deduplicated as a
+// new one is: its retry gets the task it moved on (now completed, which a
+// second message would be refused for), and the backend saw it once.
+func TestRetryOfContinuation(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version)
+		c := rc.c
+		task := c.task(t, mustResult(t, sendResult(t, g, c, c.send("m1", c.text("input please"), ""))))
+		if task.Get("status.state").Str != c.state("input-required") {
+			t.Fatalf("want an input-required task: %s", task.Raw)
+		}
+		id := task.Get("id").Str
+		params := c.continuation("m2", id, "Ada")
+		a := wantCompleted(t, c, sendResult(t, g, c, params))
+		b := wantCompleted(t, c, sendResult(t, g, c, params))
+		if a.Get("id").Str != id || b.Get("id").Str != id {
+			t.Fatalf("the continuation's retry answered another task: %s", b.Raw)
+		}
+		wantSends(t, rc, 2)
+		// The same key with another message to the task is refused.
+		wantError(t, sendResult(t, g, c, c.continuation("m2", id, "Bob")), c.d, -32602)
+		// The streaming retry of the continuation gets the task, once.
+		done := g.stream("1", c.method(dialect.SendStreamingMessage), params).all()
+		if len(done) != 1 || lastState(c, done) != c.state("completed") {
+			t.Fatalf("a streaming retry of the continuation: %v", done)
+		}
+		wantSends(t, rc, 2)
+	})
+}

@@ -80,9 +80,13 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 	ctx := r.Context()
 	send := env.Op == dialect.SendMessage || env.Op == dialect.SendStreamingMessage
 	var known *store.Task
+	var rt *sendRetry
+	if send {
+		rt = a.newSendRetry(r, c, params, to)
+	}
 	switch {
 	case info.TaskID != "":
-		t, e := a.ownedTask(ctx, c)
+		t, e := a.ownedTask(ctx, c, rt)
 		if e != nil {
 			return nil, e
 		}
@@ -98,7 +102,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		// record would run a task its caller can never reach. The check also
 		// reads the context's owner, in the same round trip.
 		ictx, span := a.startIndexSpan(ctx, c, indexAdmit, "")
-		owner, err := a.admitSend(ictx, r, c, params, to)
+		owner, err := a.admitSend(ictx, c, rt)
 		endIndexSpan(span, err)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -136,10 +140,11 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 
 // ownedTask returns the indexed task the call addresses, or the error the
 // caller gets. It returns nil, nil for a task the gateway never saw when the
-// agent allows those, unchecked.
-func (a *Agent) ownedTask(ctx context.Context, c *call) (*store.Task, *normalize.Error) {
+// agent allows those, unchecked. A send with a key claims it in the same
+// read (rt; nil for other calls).
+func (a *Agent) ownedTask(ctx context.Context, c *call, rt *sendRetry) (*store.Task, *normalize.Error) {
 	ictx, span := a.startIndexSpan(ctx, c, indexGet, c.spanTaskID())
-	t, err := a.tasks.Get(ictx, a.cfg.Name, c.info.TaskID)
+	t, err := a.getTask(ictx, c, rt)
 	endIndexSpan(span, err)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

@@ -453,6 +453,9 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		// The event's bytes are the reader's, reused by the next read.
 		rl.lastTask, rl.lastState = strings.Clone(info.TaskID), info.State
 	}
+	if s.c.retry != nil {
+		a.streamAnswered(s.c, info, out)
+	}
 	rl.ended = endsExchange(info)
 	opening, snapshot := rl.opening, rl.snapshot
 	rl.opening, rl.snapshot = false, nil

@@ -64,6 +64,20 @@ var targets = []target{
 type client struct {
 	http *http.Client
 	base string
+	// header is set on every request (a token, an Idempotency-Key).
+	header http.Header
+}
+
+// with returns a client sending header name: value on every request too,
+// on the same connections.
+func (cl *client) with(name, value string) *client {
+	c := *cl
+	c.header = cl.header.Clone()
+	if c.header == nil {
+		c.header = http.Header{}
+	}
+	c.header.Set(name, value)
+	return &c
 }
 
 func newClient(base string, conns int) *client {
@@ -80,6 +94,9 @@ func (cl *client) request(ctx context.Context, tg target, id string, op dialect.
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.base+tg.path, strings.NewReader(body))
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range cl.header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if tg.c.d == dialect.V10 {

@@ -159,7 +159,8 @@ func (l *load) work(w int) {
 func (l *load) call(w, n int) (answered bool) {
 	tg := targets[(w+n)%len(targets)]
 	text := fmt.Sprintf("%s-%d-%d", l.opts.prefix, w, n)
-	id := fmt.Sprintf("%d-%d", w, n)
+	// The message id is the retry key: unique across the loads of a run.
+	id := fmt.Sprintf("%s-%d-%d", l.opts.prefix, w, n)
 	// The calls are not canceled when the run stops: a call in flight is
 	// answered, and its answer counts.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

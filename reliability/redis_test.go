@@ -53,7 +53,7 @@ func probe(cl *client, taskID string) map[string]error {
 		text := fmt.Sprintf("probe %d %d", time.Now().UnixNano(), i)
 		// A fresh message id per new message: the gateway answers a seen one as a retry.
 		_, out["send "+tg.String()] = cl.sendAndCheck(ctx, tg, "p-"+text, text)
-		_, out["stream "+tg.String()] = cl.streamAndCheck(ctx, tg, fmt.Sprintf("s%d", i), text)
+		_, out["stream "+tg.String()] = cl.streamAndCheck(ctx, tg, "s-"+text, text)
 	}
 	tg := targets[0]
 	r, err := cl.call(ctx, tg, "g", dialect.GetTask, `{"id":"`+taskID+`"}`)

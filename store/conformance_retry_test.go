@@ -18,6 +18,7 @@ func init() {
 		conformanceCase{"RetryClaimRace", testRetryClaimRace},
 		conformanceCase{"RetryClosed", testRetryClosed},
 		conformanceCase{"RetryNotAcceptedClaimedOver", testRetryNotAcceptedClaimedOver},
+		conformanceCase{"RetryGetClaim", testRetryGetClaim},
 	)
 }
 
@@ -177,5 +178,35 @@ func testRetryNotAcceptedClaimedOver(t *testing.T, open opener) {
 	}
 	if _, prior, claimed, _ = s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d1"), clock.Now()); claimed || !reflect.DeepEqual(prior, again) {
 		t.Fatalf("claim after the resend = %+v, %v; want the resend's record", prior, claimed)
+	}
+}
+
+// testRetryGetClaim: a send continuing a task reads the task and claims
+// its key at once; a second claim finds the first; an unknown task is
+// ErrNotFound, with the claim made all the same.
+func testRetryGetClaim(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	mustPut(t, s, Task{ID: "t1", Agent: "a", Owner: "o", ContextID: "cx", State: "TASK_STATE_INPUT_REQUIRED"})
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	first := running(clock, "d1")
+	task, prior, claimed, err := s.GetClaimSend(ctx, "a", "t1", key, first, clock.Now())
+	if err != nil || !claimed || !reflect.DeepEqual(prior, SendRecord{}) || task.ID != "t1" || task.Owner != "o" || task.State != "TASK_STATE_INPUT_REQUIRED" {
+		t.Fatalf("first GetClaimSend = %+v, %+v, %v, %v; want the task, claimed", task, prior, claimed, err)
+	}
+	_, prior, claimed, err = s.GetClaimSend(ctx, "a", "t1", key, running(clock, "d2"), clock.Now())
+	if err != nil || claimed || !reflect.DeepEqual(prior, first) {
+		t.Fatalf("second GetClaimSend = %+v, %v, %v; want the first record, not claimed", prior, claimed, err)
+	}
+	other := SendKey{Agent: "a", Owner: "o", Key: "m2"}
+	if _, _, claimed, err = s.GetClaimSend(ctx, "a", "nope", other, first, clock.Now()); !errors.Is(err, ErrNotFound) || !claimed {
+		t.Fatalf("GetClaimSend of an unknown task = %v, %v; want claimed, ErrNotFound", claimed, err)
+	}
+	if got, err := s.LoadSend(ctx, other, clock.Now()); err != nil || !reflect.DeepEqual(got, first) {
+		t.Fatalf("the claim made beside an unknown task: %+v, %v", got, err)
+	}
+	if _, _, _, err := s.GetClaimSend(ctx, "a", "t1", SendKey{Agent: "a"}, first, clock.Now()); err == nil {
+		t.Fatal("GetClaimSend with no key succeeded")
 	}
 }

@@ -134,6 +134,26 @@ func (m *Memory) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Se
 	if err != nil && err != ErrNotFound {
 		return "", SendRecord{}, false, err
 	}
+	prior, claimed := m.claim(key, rec, now)
+	return owner, prior, claimed, err
+}
+
+// GetClaimSend implements Retries.
+func (m *Memory) GetClaimSend(ctx context.Context, agent, id string, key SendKey, rec SendRecord, now time.Time) (Task, SendRecord, bool, error) {
+	if key.Key == "" {
+		return Task{}, SendRecord{}, false, errNoClaim
+	}
+	t, err := m.Get(ctx, agent, id)
+	if err != nil && err != ErrNotFound {
+		return Task{}, SendRecord{}, false, err
+	}
+	prior, claimed := m.claim(key, rec, now)
+	return t, prior, claimed, err
+}
+
+// claim writes rec as key's record unless a live record other than a
+// not-accepted one is there, which it returns instead.
+func (m *Memory) claim(key SendKey, rec SendRecord, now time.Time) (SendRecord, bool) {
 	taskID := m.keptTaskID(key.Agent, rec.TaskID)
 	s := &m.sends
 	s.mu.Lock()
@@ -141,10 +161,10 @@ func (m *Memory) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Se
 	k := sendKeyOf(key)
 	prior, ok := s.get(k, now)
 	if ok && prior.State != SendNotAccepted {
-		return owner, prior, false, err
+		return prior, false
 	}
 	s.put(k, rec, taskID, m.maxTasks)
-	return owner, prior, true, err
+	return prior, true
 }
 
 // SaveSend implements Retries.

@@ -21,6 +21,27 @@ func (k redisKeys) sendKey(key SendKey) string {
 	return k.agentSlot(key.Agent) + "r:" + lengthPrefixed(key.Owner) + ":" + key.Key
 }
 
+// claimSendScript writes ARGV[2] unless a record that expires after ARGV[1]
+// and is not a not-accepted one is there. It returns {claimed, the record
+// found or ""}. Expiry is the caller's clock, as for tasks; the key's Redis
+// TTL only reclaims memory. The state is found in the record's JSON, where
+// a quote inside an id is always escaped.
+var claimSendScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v then
+  local e = string.match(v, '^(%d+)|')
+  if not (e and tonumber(e) > tonumber(ARGV[1])) then
+    v = ''
+  elseif not string.find(v, '"s":"not_accepted"', 1, true) then
+    return {0, v}
+  end
+else
+  v = ''
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return {1, v}
+`)
+
 func encodeSend(rec SendRecord) (string, error) {
 	b, err := json.Marshal(rec)
 	if err != nil {
@@ -69,6 +90,71 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 		}
 	}
 	return owner, prior, claimed, err
+}
+
+// GetClaimSend implements Retries: the task's read and the claim in one
+// pipeline.
+func (r *Redis) GetClaimSend(ctx context.Context, agent, id string, key SendKey, rec SendRecord, now time.Time) (Task, SendRecord, bool, error) {
+	var fields *redis.MapStringStringCmd
+	prior, claimed, err := r.claimWith(ctx, key, rec, now, func(p redis.Pipeliner) { fields = p.HGetAll(ctx, r.keys.task(agent, id)) })
+	if err != nil {
+		return Task{}, SendRecord{}, false, err
+	}
+	if len(fields.Val()) == 0 {
+		return Task{}, prior, claimed, ErrNotFound
+	}
+	t, expires, err := decodeTask(fields.Val())
+	switch {
+	case err != nil:
+		return Task{}, SendRecord{}, false, err
+	case expires <= r.now().UnixMicro():
+		return Task{}, prior, claimed, ErrNotFound
+	}
+	return t, prior, claimed, nil
+}
+
+// claimWith runs the claim of key in one pipeline after the commands
+// queue adds, and decodes its reply.
+func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now time.Time, queue func(p redis.Pipeliner)) (SendRecord, bool, error) {
+	if key.Key == "" {
+		return SendRecord{}, false, errNoClaim
+	}
+	val, err := encodeSend(rec)
+	if err != nil {
+		return SendRecord{}, false, err
+	}
+	k := r.keys.sendKey(key)
+	args := []any{micros(now), val, r.physicalSendTTL(rec.Expires)}
+	var claim *redis.Cmd
+	run := func(eval func(p redis.Pipeliner) *redis.Cmd) error {
+		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			queue(p)
+			claim = eval(p)
+			return nil
+		})
+		return err
+	}
+	err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.EvalSha(ctx, p, []string{k}, args...) })
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		// A Redis that restarted or flushed its scripts: once, in full.
+		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, []string{k}, args...) })
+	}
+	if err != nil {
+		return SendRecord{}, false, unavailable("claim send", err)
+	}
+	reply, err := claim.Slice()
+	if err != nil || len(reply) != 2 {
+		return SendRecord{}, false, unavailable("claim send", fmt.Errorf("unexpected reply %v: %w", reply, err))
+	}
+	flag, _ := reply[0].(int64)
+	prev, _ := reply[1].(string)
+	var prior SendRecord
+	if prev != "" {
+		if prior, _, err = decodeSend(prev); err != nil {
+			return SendRecord{}, false, err
+		}
+	}
+	return prior, flag == 1, nil
 }
 
 // SaveSend implements Retries. The record is written by sendSaves, with

@@ -64,6 +64,11 @@ type Retries interface {
 	// claimed over, and returned as prior with claimed true. Admission errors are Admit's; the claim is made only when the
 	// admission succeeds (ErrNotFound for the context included).
 	ClaimSend(ctx context.Context, a Admission, key SendKey, rec SendRecord, now time.Time) (contextOwner string, prior SendRecord, claimed bool, err error)
+	// GetClaimSend returns agent's task id as Get does and, in the same
+	// round trip, claims key for rec as ClaimSend does (for a send that
+	// continues that task, which admits nothing). The claim is made
+	// whatever Get finds: a caller refused the task frees its own claim.
+	GetClaimSend(ctx context.Context, agent, id string, key SendKey, rec SendRecord, now time.Time) (task Task, prior SendRecord, claimed bool, err error)
 	// SaveSend writes rec as key's record, kept until rec.Expires.
 	SaveSend(ctx context.Context, key SendKey, rec SendRecord) error
 	// LoadSend returns key's record, or ErrNotFound once it expired (by now).
