@@ -60,7 +60,7 @@ func AppendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte)
 	if len(params) > 0 {
 		root = jsonscan.Parse(params)
 	}
-	c := conv{w: w, from: from}
+	c := indexed(w, from, params)
 	if err := c.params(op, root, to, &info); err != nil {
 		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
 	}
@@ -160,7 +160,7 @@ var sendKeys = [...]keySpec{
 
 func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
-	if err := collect(root, sendKeys[:], &m); err != nil {
+	if err := c.collect(root, sendKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -171,7 +171,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		return at(fail("is required"), "message")
 	}
 	var mm members
-	if err := readMessage(msg, &mm, dialect.V03); err != nil { // a role is required of a client
+	if err := readMessage(c.sp, msg, &mm, dialect.V03); err != nil { // a role is required of a client
 		return at(err, "message")
 	}
 	if role, _ := roleOf(mm.vals[mRole]); role.V10 != "ROLE_USER" {
