@@ -18,6 +18,8 @@ type RequestInfo struct {
 	TaskID string
 	// ContextID is message.contextId of a send.
 	ContextID string
+	// MessageID is message.messageId of a send, a view into its params.
+	MessageID string
 	// HistoryLength is the number of history messages the caller wants
 	// back, in 1.0 meaning (0 = none); HasHistoryLength is false for "all".
 	HistoryLength    int
@@ -177,7 +179,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 	if role, _ := roleOf(mm.vals[mRole]); role.V10 != "ROLE_USER" {
 		return at(at(fail("must be \"user\" in a message a client sends, got %s", mm.vals[mRole].Raw), "role"), "message")
 	}
-	info.TaskID, info.ContextID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str
+	info.TaskID, info.ContextID, info.MessageID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str, mm.vals[mMessageID].Str
 	for _, id := range [...]struct{ name, v string }{{"taskId", info.TaskID}, {"contextId", info.ContextID}} {
 		if len(id.v) > maxNamedIDBytes {
 			return at(at(fail("is longer than %d bytes", maxNamedIDBytes), id.name), "message")
