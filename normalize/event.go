@@ -25,7 +25,7 @@ func (k Kind) String() string { return kindNames[k] }
 
 // payload finds what a send result or stream event carries, in either
 // dialect: a 0.x object discriminated by "kind", or a 1.0 one-key wrapper.
-func payload(result gjson.Result) (Kind, gjson.Result, error) {
+func payload(sp *jsonscan.Spans, result gjson.Result) (Kind, gjson.Result, error) {
 	if !result.IsObject() {
 		return KindNone, result, fail("must be an object, got %s", typeName(result))
 	}
@@ -35,7 +35,7 @@ func payload(result gjson.Result) (Kind, gjson.Result, error) {
 	var kind Kind
 	var stranger string
 	strangers, n := 0, 0
-	jsonscan.Each(result, func(k, v gjson.Result) bool {
+	sp.Each(result, func(k, v gjson.Result) bool {
 		n++
 		switch k.Str {
 		case "kind":
@@ -93,7 +93,7 @@ func Inspect(result []byte) (EventInfo, error) {
 }
 
 func inspectResult(root gjson.Result) (EventInfo, error) {
-	kind, inner, err := payload(root)
+	kind, inner, err := payload(nil, root)
 	if err != nil {
 		return EventInfo{}, err
 	}
@@ -155,7 +155,7 @@ func firstOf(obj gjson.Result, keys ...string) gjson.Result {
 // event writes a send result or stream event in dialect to. final is the 0.x
 // final flag to write on a status update that does not carry one.
 func (c *conv) event(result gjson.Result, to dialect.ID, final bool) error {
-	kind, inner, err := payload(result)
+	kind, inner, err := payload(c.sp, result)
 	if err != nil {
 		return err
 	}

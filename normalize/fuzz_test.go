@@ -232,6 +232,10 @@ func FuzzRequest(f *testing.F) {
 		checkEnvelopeDifferential(t, body, env)
 		for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
 			out, info, err := Params(env.Op, env.Dialect, to, env.Params)
+			checkIndexedSame(t, env.Params, out, err, func(doc []byte) ([]byte, error) {
+				out, _, err := Params(env.Op, env.Dialect, to, doc)
+				return out, err
+			})
 			if err != nil {
 				checkKind(t, err, dialect.ErrInvalidParams, dialect.ErrUnsupportedOperation)
 				continue
@@ -278,6 +282,9 @@ func FuzzResult(f *testing.F) {
 		valid := Valid(body)
 		for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
 			out, err := Result(op, from, to, body)
+			if valid {
+				checkIndexedSame(t, body, out, err, func(doc []byte) ([]byte, error) { return Result(op, from, to, doc) })
+			}
 			if !valid || op == dialect.GetExtendedCard {
 				// The proxy hands Result only replies ParseReply accepted;
 				// here it must merely not panic. Cards are passed on whole.
@@ -310,6 +317,7 @@ func FuzzEvent(f *testing.F) {
 			if !valid {
 				continue
 			}
+			checkIndexedSame(t, body, out, err, func(doc []byte) ([]byte, error) { return Event(from, to, doc, final) })
 			if err != nil {
 				checkKind(t, err, dialect.ErrInvalidAgentResponse)
 				continue
@@ -354,4 +362,24 @@ func FuzzErrorObject(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkIndexedSame holds a translation of a document large enough to be
+// walked over its container spans (jsonscan.Spans) to the same
+// translation walked by scanning: doc padded with trailing spaces past
+// the size below which it is left unindexed must translate as doc did,
+// out and err being what doc gave.
+func checkIndexedSame(t *testing.T, doc, out []byte, err error, translate func([]byte) ([]byte, error)) {
+	t.Helper()
+	if len(doc) == 0 || len(doc) >= 512 {
+		return // empty params mean none; a large document is indexed already
+	}
+	padded := append(append(make([]byte, 0, len(doc)+512), doc...), bytes.Repeat([]byte(" "), 512)...)
+	got, gotErr := translate(padded)
+	if (err == nil) != (gotErr == nil) || (err != nil && err.Error() != gotErr.Error()) {
+		t.Fatalf("%s: indexed, the translation fails with %v; scanned, with %v", doc, gotErr, err)
+	}
+	if err == nil && !bytes.Equal(bytes.TrimRight(got, " "), bytes.TrimRight(out, " ")) {
+		t.Fatalf("%s: indexed, the translation is\n%s\nscanned\n%s", doc, got, out)
+	}
 }

@@ -36,11 +36,16 @@ type members struct {
 // (last duplicate wins there, first here; names match case-insensitively
 // there), and ownership checks must see what the backend will see.
 func collect(obj gjson.Result, specs []keySpec, m *members) error {
+	return collectIn(nil, obj, specs, m)
+}
+
+// collectIn is collect stepping over the containers sp knows by lookup.
+func collectIn(sp *jsonscan.Spans, obj gjson.Result, specs []keySpec, m *members) error {
 	if !obj.IsObject() {
 		return fail("must be an object, got %s", typeName(obj))
 	}
 	var err error
-	jsonscan.Each(obj, func(k, v gjson.Result) bool {
+	sp.Each(obj, func(k, v gjson.Result) bool {
 		i, snake := match(specs, k.Str)
 		if i < 0 {
 			if j := foldMatch(specs, k.Str); j >= 0 {

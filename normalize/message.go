@@ -24,6 +24,21 @@ type conv struct {
 	// that carries none follow the update's state (true when terminal),
 	// rather than the flag the caller passed.
 	finalIfTerminal bool
+	// sp, when set, knows where the containers of the document being
+	// translated end (jsonscan.Spans); nil walks by scanning.
+	sp *jsonscan.Spans
+}
+
+// indexed returns a conversion into w whose walks step over the
+// containers of doc, the document it will translate, by lookup.
+func indexed(w *writer, from dialect.ID, doc []byte) conv {
+	w.spans.Index(doc)
+	return conv{w: w, from: from, sp: &w.spans}
+}
+
+// collect is collect over the document's spans.
+func (c *conv) collect(obj gjson.Result, specs []keySpec, m *members) error {
+	return collectIn(c.sp, obj, specs, m)
 }
 
 // takeInfo returns where the object being walked records its EventInfo, and
@@ -60,8 +75,8 @@ var messageKeys = [...]keySpec{
 
 // readMessage collects and validates a Message in dialect from. A 1.0
 // message may lack a role: ProtoJSON leaves ROLE_UNSPECIFIED out.
-func readMessage(obj gjson.Result, m *members, from dialect.ID) error {
-	if err := collect(obj, messageKeys[:], m); err != nil {
+func readMessage(sp *jsonscan.Spans, obj gjson.Result, m *members, from dialect.ID) error {
+	if err := collectIn(sp, obj, messageKeys[:], m); err != nil {
 		return err
 	}
 	if k := m.vals[mKind]; k.Exists() && k.Str != "message" {
@@ -150,7 +165,7 @@ func roleOf(v gjson.Result) (dialect.Pair, error) {
 func (c *conv) message(obj gjson.Result, to dialect.ID) error {
 	info := c.takeInfo()
 	var m members
-	if err := readMessage(obj, &m, c.from); err != nil {
+	if err := readMessage(c.sp, obj, &m, c.from); err != nil {
 		return err
 	}
 	if info != nil {
@@ -235,7 +250,7 @@ func (c *conv) array(arr gjson.Result, write func(gjson.Result) error) error {
 	c.w.open('[')
 	var err error
 	i := 0
-	jsonscan.Each(arr, func(_, v gjson.Result) bool {
+	c.sp.Each(arr, func(_, v gjson.Result) bool {
 		c.w.elem()
 		if err = write(v); err != nil {
 			err = atIndex(err, i)

@@ -63,8 +63,8 @@ type part struct {
 	fileUnknown bool
 }
 
-func readPart(obj gjson.Result, p *part) error {
-	if err := collect(obj, partKeys[:], &p.m); err != nil {
+func readPart(sp *jsonscan.Spans, obj gjson.Result, p *part) error {
+	if err := collectIn(sp, obj, partKeys[:], &p.m); err != nil {
 		return err
 	}
 	v := &p.m.vals
@@ -108,7 +108,7 @@ func readPart(obj gjson.Result, p *part) error {
 			return err
 		}
 	case pFile:
-		if err := readFile(p); err != nil {
+		if err := readFile(sp, p); err != nil {
 			return at(err, "file")
 		}
 	}
@@ -127,9 +127,9 @@ func readPart(obj gjson.Result, p *part) error {
 }
 
 // readFile lifts a 0.x file object's content into p.
-func readFile(p *part) error {
+func readFile(sp *jsonscan.Spans, p *part) error {
 	var f members
-	if err := collect(p.value, fileKeys[:], &f); err != nil {
+	if err := collectIn(sp, p.value, fileKeys[:], &f); err != nil {
 		return err
 	}
 	p.fileUnknown = f.unknown
@@ -175,7 +175,7 @@ func readFile(p *part) error {
 func (c *conv) parts(arr gjson.Result, to dialect.ID) error {
 	return c.array(arr, func(v gjson.Result) error {
 		var p part
-		if err := readPart(v, &p); err != nil {
+		if err := readPart(c.sp, v, &p); err != nil {
 			return err
 		}
 		if to == dialect.V10 {

@@ -18,6 +18,8 @@ type RequestInfo struct {
 	TaskID string
 	// ContextID is message.contextId of a send.
 	ContextID string
+	// MessageID is message.messageId of a send, a view into its params.
+	MessageID string
 	// HistoryLength is the number of history messages the caller wants
 	// back, in 1.0 meaning (0 = none); HasHistoryLength is false for "all".
 	HistoryLength    int
@@ -60,7 +62,7 @@ func AppendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte)
 	if len(params) > 0 {
 		root = jsonscan.Parse(params)
 	}
-	c := conv{w: w, from: from}
+	c := indexed(w, from, params)
 	if err := c.params(op, root, to, &info); err != nil {
 		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
 	}
@@ -160,7 +162,7 @@ var sendKeys = [...]keySpec{
 
 func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) error {
 	var m members
-	if err := collect(root, sendKeys[:], &m); err != nil {
+	if err := c.collect(root, sendKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -171,13 +173,13 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		return at(fail("is required"), "message")
 	}
 	var mm members
-	if err := readMessage(msg, &mm, dialect.V03); err != nil { // a role is required of a client
+	if err := readMessage(c.sp, msg, &mm, dialect.V03); err != nil { // a role is required of a client
 		return at(err, "message")
 	}
 	if role, _ := roleOf(mm.vals[mRole]); role.V10 != "ROLE_USER" {
 		return at(at(fail("must be \"user\" in a message a client sends, got %s", mm.vals[mRole].Raw), "role"), "message")
 	}
-	info.TaskID, info.ContextID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str
+	info.TaskID, info.ContextID, info.MessageID = mm.vals[mTaskID].Str, mm.vals[mContextID].Str, mm.vals[mMessageID].Str
 	for _, id := range [...]struct{ name, v string }{{"taskId", info.TaskID}, {"contextId", info.ContextID}} {
 		if len(id.v) > maxNamedIDBytes {
 			return at(at(fail("is longer than %d bytes", maxNamedIDBytes), id.name), "message")

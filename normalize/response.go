@@ -28,7 +28,7 @@ func AppendResult(dst []byte, op dialect.Op, from, to dialect.ID, result []byte)
 	}
 	w := getWriter()
 	defer w.release()
-	c := conv{w: w, from: from}
+	c := indexed(w, from, result)
 	var info EventInfo
 	switch op {
 	case dialect.SendMessage:
@@ -85,7 +85,7 @@ func Event(from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 func AppendEvent(dst []byte, from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 	w := getWriter()
 	defer w.release()
-	c := conv{w: w, from: from}
+	c := indexed(w, from, result)
 	if err := c.event(jsonscan.Parse(result), to, final); err != nil {
 		return nil, badReply(err)
 	}
@@ -103,7 +103,8 @@ func AppendInspectedEvent(dst []byte, from, to dialect.ID, result []byte) ([]byt
 	w := getWriter()
 	defer w.release()
 	var info EventInfo
-	c := conv{w: w, from: from, info: &info, finalIfTerminal: true}
+	c := indexed(w, from, result)
+	c.info, c.finalIfTerminal = &info, true
 	if err := c.event(jsonscan.Parse(result), to, false); err != nil {
 		return nil, EventInfo{}, badReply(err)
 	}
@@ -114,7 +115,7 @@ func AppendInspectedEvent(dst []byte, from, to dialect.ID, result []byte) ([]byt
 }
 
 func (c *conv) sendResult(root gjson.Result, to dialect.ID) error {
-	kind, inner, err := payload(root)
+	kind, inner, err := payload(c.sp, root)
 	if err != nil {
 		return err
 	}

@@ -16,12 +16,6 @@ import (
 	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
-// MessageID returns a send's message.messageId (either dialect), copied
-// out of params; "" when there is none.
-func MessageID(params []byte) string {
-	return strings.Clone(jsonscan.Parse(params).Get("message.messageId").String())
-}
-
 // AppendSendDigest identifies what a send asks for, for retries: the hex
 // sha256 of its params in 1.0 form, written canonically (objects' members
 // sorted by name, no whitespace, strings with the fewest escapes), without

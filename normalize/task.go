@@ -67,7 +67,7 @@ func (c *conv) openWithIDs(to dialect.ID, kind, idName string, id, ctx gjson.Res
 func (c *conv) task(obj gjson.Result, to dialect.ID) error {
 	info := c.takeInfo()
 	var m members
-	if err := collect(obj, taskKeys[:], &m); err != nil {
+	if err := c.collect(obj, taskKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -135,7 +135,7 @@ var statusKeys = [...]keySpec{
 // when info is not nil.
 func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 	var m members
-	if err := collect(obj, statusKeys[:], &m); err != nil {
+	if err := c.collect(obj, statusKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals
@@ -297,7 +297,7 @@ var artifactKeys = [...]keySpec{
 // the parts inside change.
 func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
 	var m members
-	if err := collect(obj, artifactKeys[:], &m); err != nil {
+	if err := c.collect(obj, artifactKeys[:], &m); err != nil {
 		return err
 	}
 	v := &m.vals

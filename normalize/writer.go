@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // writer builds translated JSON by appending. changed records whether the
@@ -13,6 +15,8 @@ import (
 type writer struct {
 	buf     []byte
 	changed bool
+	// spans index the document being translated (conv.sp).
+	spans jsonscan.Spans
 }
 
 var writerPool = sync.Pool{New: func() any { return &writer{buf: make([]byte, 0, 4096)} }}
@@ -25,6 +29,7 @@ func getWriter() *writer {
 
 // release returns w to the pool unless its buffers grew unusually large.
 func (w *writer) release() {
+	w.spans.Reset()
 	if cap(w.buf) <= 1<<20 {
 		writerPool.Put(w)
 	}

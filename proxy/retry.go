@@ -172,7 +172,7 @@ func (a *Agent) getTask(ctx context.Context, c *call, rt *sendRetry) (store.Task
 func retryKey(r *http.Request, c *call) string {
 	key := firstValue(r.Header, HeaderIdempotencyKey)
 	if key == "" {
-		key = normalize.MessageID(c.env.Params)
+		key = strings.Clone(c.info.MessageID) // read while the params were translated
 	}
 	if len(key) > maxRetryKey {
 		sum := sha256.Sum256([]byte(key))

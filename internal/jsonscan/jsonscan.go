@@ -35,6 +35,11 @@ func Parse(b []byte) gjson.Result { return gjson.Parse(String(b)) }
 // document Valid accepted; on anything else Each stops early or reports
 // odd values, but never panics. FuzzEach holds it to gjson's results.
 func Each(v gjson.Result, fn func(key, value gjson.Result) bool) {
+	each(nil, v, fn)
+}
+
+// each is Each, stepping over the containers spans knows by lookup.
+func each(spans *Spans, v gjson.Result, fn func(key, value gjson.Result) bool) {
 	if v.Type != gjson.JSON {
 		v.ForEach(fn)
 		return
@@ -68,7 +73,7 @@ func Each(v gjson.Result, fn func(key, value gjson.Result) bool) {
 		} else {
 			key.Num++
 		}
-		value, end := valueAt(json, i)
+		value, end := valueAt(spans, json, i)
 		if !value.Exists() {
 			return
 		}
@@ -96,11 +101,14 @@ func Member(obj gjson.Result, key string) gjson.Result {
 }
 
 // valueAt reads the value starting at json[i] and returns it with the
-// index just past it.
-func valueAt(json string, i int) (gjson.Result, int) {
+// index just past it; spans, when not nil, may know where a container ends.
+func valueAt(spans *Spans, json string, i int) (gjson.Result, int) {
 	switch json[i] {
 	case '{', '[':
-		end := skipContainer(json, i)
+		end := spans.end(json, i)
+		if end < 0 {
+			end = skipContainer(json, i)
+		}
 		return gjson.Result{Type: gjson.JSON, Raw: json[i:end]}, end
 	case '"':
 		end, esc := skipString(json, i)

@@ -92,26 +92,40 @@ func FuzzEach(f *testing.F) {
 			walk(Parse(b), 0)
 			return
 		}
-		var walk func(v gjson.Result, depth int)
-		walk = func(v gjson.Result, depth int) {
-			type pair struct{ k, v gjson.Result }
-			var want, got []pair
-			v.ForEach(func(k, v gjson.Result) bool { want = append(want, pair{k, v}); return true })
-			Each(v, func(k, v gjson.Result) bool { got = append(got, pair{k, v}); return true })
-			if len(want) != len(got) {
-				t.Fatalf("%s: gjson sees %d members, Each %d", v.Raw, len(want), len(got))
-			}
-			for i := range want {
-				if !sameResult(want[i].k, got[i].k) || !sameResult(want[i].v, got[i].v) {
-					t.Fatalf("%s: member %d differs\ngjson: %+v\nEach:  %+v", v.Raw, i, want[i], got[i])
-				}
-				if depth < 8 {
-					walk(got[i].v, depth+1)
-				}
-			}
+		// Spans.Each must see what Each sees; the document is padded past
+		// the size below which it is left unindexed.
+		var spans Spans
+		padded := append(append([]byte(nil), b...), bytes.Repeat([]byte(" "), spansWorthIt)...)
+		spans.Index(padded)
+		if root := Parse(b); len(spans.at) == 0 && (root.IsObject() || root.IsArray()) {
+			t.Fatalf("%s: a valid document with containers was left unindexed", b)
 		}
-		walk(Parse(b), 0)
+		for _, w := range []struct {
+			doc  []byte
+			each func(gjson.Result, func(k, v gjson.Result) bool)
+		}{{b, Each}, {padded, spans.Each}} {
+			walkEach(t, Parse(w.doc), 0, w.each)
+		}
 	})
+}
+
+// walkEach holds each to gjson's ForEach at v and, to depth 8, below it.
+func walkEach(t *testing.T, v gjson.Result, depth int, each func(gjson.Result, func(k, v gjson.Result) bool)) {
+	type pair struct{ k, v gjson.Result }
+	var want, got []pair
+	v.ForEach(func(k, v gjson.Result) bool { want = append(want, pair{k, v}); return true })
+	each(v, func(k, v gjson.Result) bool { got = append(got, pair{k, v}); return true })
+	if len(want) != len(got) {
+		t.Fatalf("%s: gjson sees %d members, Each %d", v.Raw, len(want), len(got))
+	}
+	for i := range want {
+		if !sameResult(want[i].k, got[i].k) || !sameResult(want[i].v, got[i].v) {
+			t.Fatalf("%s: member %d differs\ngjson: %+v\nEach:  %+v", v.Raw, i, want[i], got[i])
+		}
+		if depth < 8 {
+			walkEach(t, got[i].v, depth+1, each)
+		}
+	}
 }
 
 func sameResult(a, b gjson.Result) bool {

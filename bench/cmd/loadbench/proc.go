@@ -25,6 +25,10 @@ type process struct {
 	err  error
 	// admin is a gateway's admin listener, with pprof, if it serves one.
 	admin string
+	// slowStart multiplies the time waitReady allows: a process started
+	// under valgrind takes many times as long to come up, more on a loaded
+	// machine.
+	slowStart int
 }
 
 // pid is the process's id. With pinning, taskset execs the real program in
@@ -56,9 +60,14 @@ func startProcess(name, cpus string, argv, env []string, out io.Writer) (*proces
 // startSUTProcess starts a system under test on its CPUs, inside the
 // wrapper the measurement runs it in, if any (valgrind, for instr).
 func (b *bench) startSUTProcess(name string, argv, env []string, out io.Writer) (*process, error) {
+	wrapped := len(b.sutWrap) > 0
 	argv = append(slices.Clone(b.sutWrap), argv...)
 	env = append(slices.Clone(env), b.sutEnv...)
-	return startProcess(name, b.sutCPUs, argv, env, out)
+	p, err := startProcess(name, b.sutCPUs, argv, env, out)
+	if err == nil && wrapped {
+		p.slowStart = 6
+	}
+	return p, err
 }
 
 // stop ends the process: SIGTERM, then SIGKILL if it is still there after
@@ -81,6 +90,7 @@ func (p *process) stop() {
 // waitReady polls url until it answers 200, the process exits, or timeout
 // passes.
 func (p *process) waitReady(url string, timeout time.Duration) error {
+	timeout *= time.Duration(max(p.slowStart, 1))
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
