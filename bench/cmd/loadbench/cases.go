@@ -89,7 +89,7 @@ func startPlainProxy(b *bench, name, upstream string) (*process, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", 10*time.Second)
+	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", b.sutReadyTimeout(10*time.Second))
 }
 
 func startNginx(b *bench, backendAddr string) (*process, string, error) {
@@ -105,7 +105,7 @@ func startNginx(b *bench, backendAddr string) (*process, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", 10*time.Second)
+	return p, "http://" + addr + backendPath(canned.V10), p.waitReady("http://"+addr+"/v10/.well-known/agent-card.json", b.sutReadyTimeout(10*time.Second))
 }
 
 func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, string, error) {
@@ -135,7 +135,7 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 			return nil, "", err
 		}
 		p.admin = s.admin
-		return p, "http://" + addr + "/", p.waitReady("http://"+addr+"/.well-known/agent-card.json", 20*time.Second)
+		return p, "http://" + addr + "/", p.waitReady("http://"+addr+"/.well-known/agent-card.json", b.sutReadyTimeout(20*time.Second))
 	}
 }
 

@@ -53,6 +53,16 @@ func startProcess(name, cpus string, argv, env []string, out io.Writer) (*proces
 	return p, nil
 }
 
+// sutReadyTimeout is how long a system under test may take to start: d,
+// or under a wrapper ten times d, since valgrind translates the whole
+// binary before it serves and on a shared machine that alone took over 20s.
+func (b *bench) sutReadyTimeout(d time.Duration) time.Duration {
+	if len(b.sutWrap) > 0 {
+		return 10 * d
+	}
+	return d
+}
+
 // startSUTProcess starts a system under test on its CPUs, inside the
 // wrapper the measurement runs it in, if any (valgrind, for instr).
 func (b *bench) startSUTProcess(name string, argv, env []string, out io.Writer) (*process, error) {
