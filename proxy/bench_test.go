@@ -55,6 +55,8 @@ type benchCase struct {
 	// tracing records every call's spans (ratio 1) through a batch
 	// processor into an exporter that discards them.
 	tracing bool
+	// newTracing, when set, is the tracing instead (BenchmarkTracingCost).
+	newTracing func(testing.TB) *telemetry.Tracing
 }
 
 func (c benchCase) name() string {
@@ -122,7 +124,9 @@ func newBenchHarness(tb testing.TB, bc benchCase) *benchHarness {
 		Transport: canned.New(),
 		Logger:    slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	}
-	if bc.tracing {
+	if bc.newTracing != nil {
+		opts.Tracing = bc.newTracing(tb)
+	} else if bc.tracing {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(discardSpans{}))
 		opts.Tracing = telemetry.WithProvider(tp)
 		tb.Cleanup(func() { _ = tp.Shutdown(context.Background()) })

@@ -21,7 +21,9 @@ import (
 // one path of the agent that takes the relay's token instead of a JWT.
 func (a *Agent) ServePush(w http.ResponseWriter, r *http.Request) {
 	p := a.push
+	r, span := a.startPushTrace(r)
 	outcome := p.receive(w, r)
+	endPushTrace(span, outcome)
 	a.metrics.pushReceived(a.cfg.Name, outcome)
 }
 
@@ -88,6 +90,7 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return receivedInvalid
 	}
+	pushTaskSpan(ctx, info.TaskID)
 	var configs []store.PushConfig
 	if relay.TaskID == "" && relay.Pending != nil {
 		// Given in a send whose answer has not come yet (a2a-go v2 posts the
@@ -117,8 +120,9 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		http.Error(w, "the delivery cannot be applied to the task: "+err.Error(), http.StatusBadRequest)
 		return receivedInvalid
 	}
+	traceCtx := pushTraceContext(ctx)
 	for _, cfg := range configs {
-		d, err := p.delivery(cfg, canon, snap)
+		d, err := p.delivery(cfg, canon, snap, traceCtx)
 		if err != nil {
 			p.a.log.Warn("a push delivery cannot be written in the caller's dialect; not sent", "task_id", cfg.TaskID, "config_id", cfg.ID, "error", err)
 			continue
@@ -156,9 +160,10 @@ type pushMeta struct {
 	configID string
 	dialect  string
 	start    time.Time
+	trace    context.Context // of the backend's post, for the attempts; nil for none
 }
 
-func (p *pushRelay) delivery(cfg store.PushConfig, canon, snap []byte) (push.Delivery, error) {
+func (p *pushRelay) delivery(cfg store.PushConfig, canon, snap []byte, traceCtx context.Context) (push.Delivery, error) {
 	to := dialect.V03
 	if cfg.Dialect == dialect.V10.String() {
 		to = dialect.V10
@@ -172,7 +177,7 @@ func (p *pushRelay) delivery(cfg store.PushConfig, canon, snap []byte) (push.Del
 		auth = &push.Auth{Schemes: cfg.AuthSchemes, Credentials: cfg.AuthCredentials}
 	}
 	return push.Delivery{TaskID: cfg.TaskID, URL: cfg.URL, Header: push.Headers(to, cfg.Token, auth), Body: body,
-		Meta: pushMeta{configID: cfg.ID, dialect: to.String(), start: time.Now()}}, nil
+		Meta: pushMeta{configID: cfg.ID, dialect: to.String(), start: time.Now(), trace: traceCtx}}, nil
 }
 
 // delivered records a delivery's outcome: metrics and one access-log line,

@@ -51,7 +51,7 @@ func newPushRelay(a *Agent) (*pushRelay, error) {
 		return nil, fmt.Errorf("agent %q: push: %w", a.cfg.Name, err)
 	}
 	p := &pushRelay{a: a, cfg: cfg, policy: policy, configs: ps}
-	p.queue = push.NewQueue(&cfg, push.NewSender(&cfg, policy), push.Observer{OnOutcome: p.delivered})
+	p.queue = push.NewQueue(&cfg, push.NewSender(&cfg, policy), push.Observer{OnOutcome: p.delivered, StartAttempt: p.startPushAttempt})
 	a.metrics.pushQueue(a.cfg.Name, p.queue.Len)
 	return p, nil
 }

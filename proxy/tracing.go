@@ -21,11 +21,8 @@ import (
 // The spans of a call (see telemetry for the provider and the attribute
 // keys): the server span "a2a OP" for the whole call, a client span
 // "a2a METHOD" for each backend request, and an internal span for each
-// task-index operation. The push relay (pushrelay.go) adds its delivery
-// spans itself: a client span per delivery attempt, started with
-// a.tracing.StartClient under the context of the call that set the config
-// (or of the backend's event that caused the delivery), its context put on
-// the webhook request with telemetry.Inject, failed with telemetry.Fail.
+// task-index operation. The push relay's spans (a server span per post of
+// the backend, a client span per delivery attempt) are in tracing_push.go.
 // Spans under the server span are started only while it records, so a call
 // traced at ratio 0, or with export off, costs no span but its own.
 //

@@ -58,17 +58,30 @@ type Result struct {
 	Latency time.Duration
 }
 
-// Observer is told about every attempt and every outcome, for metrics and
-// logs; the package itself logs nothing. Either func may be nil. They are
+// Observer is told about every attempt and every outcome, for metrics,
+// logs and traces; the package itself logs nothing. Any func may be nil. They are
 // called from the delivering goroutines, so they must be safe for concurrent
 // use, return quickly, and not call back into the Queue. Queue depth is read
 // with Queue.Len (a Prometheus GaugeFunc fits).
 type Observer struct {
+	// StartAttempt is called before each attempt is sent, n counting from
+	// 1, with the attempt's request headers, to which it may add (the
+	// trace context: a span per attempt). The func it returns, when not
+	// nil, is called once when the attempt ended, with the outcome it
+	// gave the delivery: "" when another attempt follows.
+	StartAttempt func(d *Delivery, n int, h http.Header) (end func(a Attempt, outcome Outcome))
 	// OnAttempt is called after each attempt.
 	OnAttempt func(d *Delivery, a Attempt)
 	// OnOutcome is called exactly once for each Enqueue call (and each
 	// Send), whatever happened.
 	OnOutcome func(d *Delivery, r Result)
+}
+
+func (o Observer) startAttempt(d *Delivery, n int, h http.Header) func(Attempt, Outcome) {
+	if o.StartAttempt == nil {
+		return nil
+	}
+	return o.StartAttempt(d, n, h)
 }
 
 func (o Observer) attempt(d *Delivery, a Attempt) {

@@ -99,24 +99,25 @@ func (s *Sender) send(ctx context.Context, d *Delivery, o Observer) Result {
 		return r
 	}
 	for n := 1; ; n++ {
-		a, outcome, retryAfter := s.attempt(ctx, d, shownURL)
+		a, outcome, retryAfter, end := s.attempt(ctx, d, shownURL, o, n)
 		a.N = n
 		r := Result{Outcome: outcome, Attempts: n, Status: a.Status, Err: a.Err}
 		switch {
 		case outcome != "":
-			o.attempt(d, a)
-			return done(r)
 		case ctx.Err() != nil:
-			o.attempt(d, a)
 			r.Outcome, r.Err = AbandonedShutdown, errShutdown
-			return done(r)
 		case n >= s.maxAttempts:
-			o.attempt(d, a)
 			r.Outcome, r.Err = Failed, fmt.Errorf("gave up after %d attempts: %w", n, a.Err)
+		default:
+			a.Wait = s.backoff(n, retryAfter)
+		}
+		if end != nil {
+			end(a, r.Outcome)
+		}
+		o.attempt(d, a)
+		if r.Outcome != "" {
 			return done(r)
 		}
-		a.Wait = s.backoff(n, retryAfter)
-		o.attempt(d, a)
 		if err := s.sleep(ctx, a.Wait); err != nil {
 			r.Outcome, r.Err = AbandonedShutdown, errShutdown
 			return done(r)
@@ -126,18 +127,20 @@ func (s *Sender) send(ctx context.Context, d *Delivery, o Observer) Result {
 
 var errShutdown = errors.New("the delivery queue closed before the delivery went out")
 
-// attempt POSTs d once. It returns the final outcome, or "" when the attempt
-// may be retried, with the receiver's Retry-After (0 when none).
-func (s *Sender) attempt(ctx context.Context, d *Delivery, shownURL string) (Attempt, Outcome, time.Duration) {
+// attempt POSTs d once, the n-th time. It returns the final outcome, or ""
+// when the attempt may be retried, with the receiver's Retry-After (0 when
+// none), and what o's StartAttempt returned, for send to end the attempt.
+func (s *Sender) attempt(ctx context.Context, d *Delivery, shownURL string, o Observer, n int) (_ Attempt, _ Outcome, _ time.Duration, end func(Attempt, Outcome)) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
 	if err != nil {
-		return Attempt{Err: fmt.Errorf("post %s: cannot build the request", shownURL)}, Failed, 0
+		return Attempt{Err: fmt.Errorf("post %s: cannot build the request", shownURL)}, Failed, 0, nil
 	}
 	for k, v := range d.Header {
 		req.Header[k] = v
 	}
+	end = o.startAttempt(d, n, req.Header)
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
@@ -149,12 +152,12 @@ func (s *Sender) attempt(ctx context.Context, d *Delivery, shownURL string) (Att
 			refused := *perr
 			refused.URL = shownURL
 			a.Err = &refused
-			return a, RefusedPolicy, 0
+			return a, RefusedPolicy, 0, end
 		case errors.As(err, &certErr):
 			// A certificate that does not verify will not verify on retry.
-			return a, Failed, 0
+			return a, Failed, 0, end
 		}
-		return a, "", 0
+		return a, "", 0, end
 	}
 	// Read to the end (bounded) so that the connection can be reused.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDiscardBytes))
@@ -162,16 +165,16 @@ func (s *Sender) attempt(ctx context.Context, d *Delivery, shownURL string) (Att
 	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
 	switch code := resp.StatusCode; {
 	case code >= 200 && code < 300:
-		return a, Delivered, 0
+		return a, Delivered, 0, end
 	case code == http.StatusTooManyRequests, code == http.StatusRequestTimeout, code >= 500:
 		a.Err = fmt.Errorf("post %s: the receiver answered %s", shownURL, resp.Status)
-		return a, "", s.retryAfter(resp.Header.Get("Retry-After"))
+		return a, "", s.retryAfter(resp.Header.Get("Retry-After")), end
 	case code >= 300 && code < 400:
 		a.Err = fmt.Errorf("post %s: the receiver answered %s, a redirect, which is not followed: register the URL it points to", shownURL, resp.Status)
-		return a, Rejected, 0
+		return a, Rejected, 0, end
 	default:
 		a.Err = fmt.Errorf("post %s: the receiver answered %s", shownURL, resp.Status)
-		return a, Rejected, 0
+		return a, Rejected, 0, end
 	}
 }
 

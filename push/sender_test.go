@@ -310,3 +310,51 @@ func TestHeadersReachTheReceiver(t *testing.T) {
 		}
 	}
 }
+
+// StartAttempt sees every attempt before it is sent, its headers reach the
+// receiver on that attempt only, and each attempt is ended once with the
+// outcome it gave the delivery.
+func TestStartAttemptWrapsEveryAttempt(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("Traceparent"))
+		w.WriteHeader([]int{503, 500, 204}[min(len(got)-1, 2)])
+	}))
+	t.Cleanup(srv.Close)
+	s, _ := testSender(t, loopbackPolicy(), nil)
+	type ended struct {
+		n, status int
+		outcome   Outcome
+	}
+	var started []int
+	var ends []ended
+	o := Observer{StartAttempt: func(d *Delivery, n int, h http.Header) func(Attempt, Outcome) {
+		started = append(started, n)
+		h.Set("Traceparent", "attempt-"+string(rune('0'+n)))
+		return func(a Attempt, outcome Outcome) { ends = append(ends, ended{a.N, a.Status, outcome}) }
+	}}
+	d := &Delivery{TaskID: "t1", URL: srv.URL + "/hook", Header: Headers(dialect.V10, "tok", nil), Body: []byte(`{}`)}
+	if r := s.Send(context.Background(), d, o); r.Outcome != Delivered || r.Attempts != 3 {
+		t.Fatalf("result %+v", r)
+	}
+	if want := []string{"attempt-1", "attempt-2", "attempt-3"}; !slices.Equal(got, want) {
+		t.Errorf("the receiver got traceparent %q, want %q", got, want)
+	}
+	if d.Header.Get("Traceparent") != "" {
+		t.Error("an attempt's header leaked into the delivery's own headers")
+	}
+	want := []ended{{1, 503, ""}, {2, 500, ""}, {3, 204, Delivered}}
+	if !slices.Equal(started, []int{1, 2, 3}) || !slices.Equal(ends, want) {
+		t.Errorf("started %v, ended %+v; want 1..3 and %+v", started, ends, want)
+	}
+
+	// An attempt the delivery ends with, failed: ended once, with that outcome.
+	gone, _ := statusSequence(t, []int{410}, nil)
+	ends, started = nil, nil
+	if r := s.Send(context.Background(), &Delivery{TaskID: "t1", URL: gone.URL, Body: []byte(`{}`)}, o); r.Outcome != Rejected {
+		t.Fatalf("result %+v", r)
+	}
+	if want := []ended{{1, 410, Rejected}}; !slices.Equal(ends, want) {
+		t.Errorf("ended %+v, want %+v", ends, want)
+	}
+}

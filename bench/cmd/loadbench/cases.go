@@ -135,13 +135,7 @@ func startGateway(s gatewaySetup) func(b *bench, backendAddr string) (*process, 
 			return nil, "", err
 		}
 		p.admin = s.admin
-		ready := 20 * time.Second
-		if b.sutWrap != nil {
-			// Under valgrind the gateway starts tens of times slower, the
-			// more so on a machine other work keeps busy.
-			ready = 2 * time.Minute
-		}
-		return p, "http://" + addr + "/", p.waitReady("http://"+addr+"/.well-known/agent-card.json", ready)
+		return p, "http://" + addr + "/", p.waitReady("http://"+addr+"/.well-known/agent-card.json", 20*time.Second)
 	}
 }
 

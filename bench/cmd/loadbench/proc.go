@@ -65,7 +65,7 @@ func (b *bench) startSUTProcess(name string, argv, env []string, out io.Writer) 
 	env = append(slices.Clone(env), b.sutEnv...)
 	p, err := startProcess(name, b.sutCPUs, argv, env, out)
 	if err == nil && wrapped {
-		p.slowStart = 6
+		p.slowStart = 10
 	}
 	return p, err
 }
