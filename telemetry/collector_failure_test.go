@@ -68,7 +68,7 @@ func TestHangingCollectorDropsAndCounts(t *testing.T) {
 	if took > time.Second {
 		t.Errorf("ending 1000 spans took %s with a hanging collector, want < 1s", took)
 	}
-	// At most queueSize spans are held while none is exported.
+	// The gate lets at most queueSize spans in while none is exported.
 	if got := dropped(tr, "queue_full"); got != 900 {
 		t.Errorf("queue_full = %d, want 900 (1000 spans, a queue of 100)", got)
 	}

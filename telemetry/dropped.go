@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,13 +14,43 @@ import (
 // failureLogInterval spaces the log lines of a collector that keeps failing.
 const failureLogInterval = time.Minute
 
+// The batch span processor drops a span that ends while its queue is full
+// and counts it only in a private field. queueGate holds the queue's bound
+// itself, in front of the processor: it lets a sampled span through only
+// while fewer than limit spans are queued or being exported, so the
+// processor's own queue (of the same size) never overflows, and it counts
+// every span it turns away.
+type queueGate struct {
+	sdktrace.SpanProcessor
+	pending *atomic.Int64 // spans let through and not yet exported
+	limit   int64
+	dropped prometheus.Counter
+}
+
+func newQueueGate(next sdktrace.SpanProcessor, exp *countingExporter, limit int, dropped prometheus.Counter) *queueGate {
+	return &queueGate{SpanProcessor: next, pending: &exp.pending, limit: int64(limit), dropped: dropped}
+}
+
+func (g *queueGate) OnEnd(s sdktrace.ReadOnlySpan) {
+	if !s.SpanContext().IsSampled() {
+		return // the processor exports only sampled spans
+	}
+	if g.pending.Add(1) > g.limit {
+		g.pending.Add(-1)
+		g.dropped.Inc()
+		return
+	}
+	g.SpanProcessor.OnEnd(s)
+}
+
 // countingExporter counts the spans of every export the collector refused or
 // did not answer in time, and logs the failures itself, at most one line a
 // minute, so that a collector down for an hour is not thousands of lines.
 type countingExporter struct {
-	next   sdktrace.SpanExporter
-	failed prometheus.Counter
-	log    *slog.Logger
+	next    sdktrace.SpanExporter
+	pending atomic.Int64
+	failed  prometheus.Counter
+	log     *slog.Logger
 
 	mu        sync.Mutex
 	lastLog   time.Time
@@ -29,6 +60,7 @@ type countingExporter struct {
 
 func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	err := e.next.ExportSpans(ctx, spans)
+	e.pending.Add(-int64(len(spans)))
 	if err == nil {
 		return nil
 	}

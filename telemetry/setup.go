@@ -82,9 +82,15 @@ func Setup(ctx context.Context, cfg Config, log *slog.Logger) (*Tracing, error) 
 		return nil, fmt.Errorf("tracing: resource: %w", err)
 	}
 	counted := &countingExporter{next: exp, failed: exportFailed, log: log}
+	bsp := sdktrace.NewBatchSpanProcessor(counted,
+		sdktrace.WithMaxQueueSize(queue),
+		sdktrace.WithMaxExportBatchSize(min(batchSize, queue)),
+		sdktrace.WithBatchTimeout(batchTimeout),
+		sdktrace.WithExportTimeout(timeout),
+	)
 	opts := []sdktrace.TracerProviderOption{
 		sdktrace.WithResource(res),
-		sdktrace.WithSpanProcessor(newBatcher(counted, queue, batchSize, batchTimeout, timeout, queueFull)),
+		sdktrace.WithSpanProcessor(newQueueGate(bsp, counted, queue, queueFull)),
 	}
 	if cfg.SampleRatio != nil {
 		opts = append(opts, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(*cfg.SampleRatio))))
