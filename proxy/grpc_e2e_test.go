@@ -440,15 +440,27 @@ func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway
 	back := stalling{make(chan struct{}, 1), make(chan struct{}, 1)}
 	g := serve(t, newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true }))
 	get := &a2apb.GetTaskRequest{Id: "t1"}
+	// Every wait is bounded, so that a gateway that loses a cancellation
+	// fails the test by name instead of hanging the suite.
+	await := func(c chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-c:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	// Long enough for the call to reach the stalling backend on a loaded
+	// machine, short enough for the test.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, err := g.raw.GetTask(ctx, get)
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("want DeadlineExceeded, got %v", err)
 	}
-	<-back.arrived
-	<-back.canceled // the backend call ended with the deadline
+	await(back.arrived, "the call to reach the backend")
+	await(back.canceled, "the backend call to end with the deadline")
 
 	ctx, cancel = context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -456,9 +468,9 @@ func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway
 		_, err := g.raw.GetTask(ctx, get)
 		errc <- err
 	}()
-	<-back.arrived
+	await(back.arrived, "the second call to reach the backend")
 	cancel()
-	<-back.canceled // the backend call ended with the caller
+	await(back.canceled, "the backend call to end with the caller")
 	if err := <-errc; status.Code(err) != codes.Canceled {
 		t.Fatalf("want Canceled, got %v", err)
 	}
@@ -468,9 +480,9 @@ func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-back.arrived
+	await(back.arrived, "the subscription to reach the backend")
 	cancel()
-	<-back.canceled
+	await(back.canceled, "the backend stream to end with the caller")
 	if _, err := stream.Recv(); status.Code(err) != codes.Canceled {
 		t.Fatalf("want Canceled, got %v", err)
 	}
