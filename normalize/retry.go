@@ -2,7 +2,7 @@ package normalize
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -10,23 +10,34 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
-// AppendSendDigest identifies what a send asks for, for retries: the hex
-// sha256 of its params in 1.0 form, written canonically (objects' members
-// sorted by name, no whitespace, strings with the fewest escapes), without
-// the message id and without the configuration's members that shape the
+// AppendSendDigest identifies what a send asks for, for retries: the
+// 64-bit xxHash (unseeded, so the same in every process and replica, as
+// records are shared) of its params in 1.0 form, as 16 lowercase hex
+// digits. The params are written canonically (objects' members sorted by
+// name, no whitespace, strings with the fewest escapes), without the
+// message id and without the configuration's members that shape the
 // answer and not the work (blocking, returnImmediately, historyLength).
 // Parts, every other id (context, task, references), metadata, accepted
 // output modes and push config count. So a client that re-serialises the
 // same message, with its members in another order or other whitespace, is
-// still sending the same message. v10 must be valid JSON (the gateway's
-// requests are validated as they are read). scratch is room for what is
-// hashed, returned for reuse.
+// still sending the same message.
+//
+// The digest is no security boundary: keys are scoped by principal, so it
+// only tells a principal's retry from its own reuse of a key for another
+// message, and a collision only lets that mistake go unnoticed. It is only
+// ever compared with the one record under the same key, not among all
+// records, so 64 bits make that a 2^-64 chance per reuse; a cryptographic
+// hash cost more than the canonical writing itself.
+//
+// v10 must be valid JSON (the gateway's requests are validated as they are
+// read). scratch is room for what is hashed, returned for reuse.
 func AppendSendDigest(scratch, v10 []byte) (digest string, room []byte, err error) {
 	if i := skipJSONSpace(v10, 0); i == len(v10) || v10[i] != '{' {
 		return "", scratch, errors.New("send params are not an object")
@@ -34,14 +45,23 @@ func AppendSendDigest(scratch, v10 []byte) (digest string, room []byte, err erro
 	cw := canonWriters.Get().(*canonWriter)
 	cw.out = scratch[:0]
 	cw.value(v10, 0, canonParams)
-	sum := sha256.Sum256(cw.out)
+	sum := xxhash.Sum64(cw.out)
 	room = cw.out
 	// The members' names may point into v10: cleared, so the pool keeps
 	// no request alive.
 	clear(cw.members[:cap(cw.members)])
 	cw.out, cw.members = nil, cw.members[:0]
 	canonWriters.Put(cw)
-	return hex.EncodeToString(sum[:]), room, nil
+	return digestHex(sum), room, nil
+}
+
+// digestHex spells sum as 16 lowercase hex digits, big-endian.
+func digestHex(sum uint64) string {
+	var raw [8]byte
+	var text [2 * len(raw)]byte
+	binary.BigEndian.PutUint64(raw[:], sum)
+	hex.Encode(text[:], raw[:])
+	return string(text[:])
 }
 
 // canonWriters keep the buffers of digests for reuse.
@@ -99,7 +119,11 @@ func (cw *canonWriter) value(doc []byte, i int, scope canonScope) int {
 		}
 	case '"':
 		end, escaped := scanJSONString(doc, i)
-		cw.out = appendCanonString(cw.out, doc[i:end], escaped)
+		if escaped {
+			cw.out = appendEscapedString(cw.out, unescapeJSONString(doc[i:end]))
+		} else {
+			cw.out = append(cw.out, doc[i:end]...)
+		}
 		return end
 	}
 	end := i
@@ -124,12 +148,15 @@ func (cw *canonWriter) object(doc []byte, i int, scope canonScope) int {
 			break
 		}
 		end, escaped := scanJSONString(doc, i)
-		name := jsonscan.String(doc[i+1 : end-1])
-		if escaped {
-			name = gjson.Parse(string(doc[i:end])).Str
-		}
 		start := len(cw.out)
-		cw.out = appendCanonString(cw.out, doc[i:end], escaped)
+		var name string
+		if escaped {
+			name = unescapeJSONString(doc[i:end])
+			cw.out = appendEscapedString(cw.out, name)
+		} else {
+			name = jsonscan.String(doc[i+1 : end-1])
+			cw.out = append(cw.out, doc[i:end]...)
+		}
 		cw.out = append(cw.out, ':')
 		i = skipJSONSpace(doc, end)
 		i = cw.value(doc, i+1, childScope(scope, name)) // past the colon
@@ -223,16 +250,18 @@ func scanJSONString(doc []byte, i int) (end int, escaped bool) {
 	}
 }
 
-// appendCanonString writes a string literal with only the escapes JSON
-// requires: one without escapes is that already (a valid document holds
-// no quote, backslash or control byte unescaped), so only an escaped one
-// is written anew.
-func appendCanonString(dst, literal []byte, escaped bool) []byte {
-	if !escaped {
-		return append(dst, literal...)
-	}
+// unescapeJSONString is the value of a string literal that holds an
+// escape. One without escapes is its own canonical form already (a valid
+// document holds no quote, backslash or control byte unescaped), so only
+// an escaped one is decoded and written anew.
+func unescapeJSONString(literal []byte) string {
+	return gjson.Parse(jsonscan.String(literal)).Str
+}
+
+// appendEscapedString writes s as a string literal with only the escapes
+// JSON requires.
+func appendEscapedString(dst []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
-	s := gjson.Parse(jsonscan.String(literal)).Str
 	dst = append(dst, '"')
 	for i := 0; i < len(s); i++ {
 		switch ch := s[i]; {

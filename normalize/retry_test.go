@@ -46,6 +46,20 @@ func TestAppendSendDigest(t *testing.T) {
 	}
 }
 
+// TestSendDigestStable pins a digest, the xxHash64 of
+// {"message":{"parts":[{"text":"hi"}],"role":"ROLE_USER"}}: records are
+// shared by every replica and outlive a deploy, so a digest that changed
+// between builds would take each retry across an upgrade for a reused key.
+func TestSendDigestStable(t *testing.T) {
+	d, _, err := AppendSendDigest(nil, []byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "50d0d18f2aec9db1"; d != want {
+		t.Errorf("digest %s, want %s", d, want)
+	}
+}
+
 func TestSendResultOfTask(t *testing.T) {
 	if got := string(SendResultOfTask(dialect.V10, []byte(`{"id":"t"}`))); got != `{"task":{"id":"t"}}` {
 		t.Fatal(got)
@@ -73,6 +87,8 @@ func TestSendDigestCanonical(t *testing.T) {
 	base := digest(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hé \"x\"\n"},{"data":{"a":1,"b":[true,null]}}],"metadata":{"k":"v","j":2}},"configuration":{"acceptedOutputModes":["text/plain"],"blocking":true}}`)
 	for _, same := range []string{
 		`{"configuration":{"blocking":false,"acceptedOutputModes":["text/plain"]},"message":{"metadata":{"j":2,"k":"v"},"parts":[{"text":"hé \"x\"\n"},{"data":{"b":[true,null],"a":1}}],"role":"ROLE_USER","messageId":"m2"}}`,
+		// Escaped member names are the names they spell: left out, sorted.
+		`{"\u006dessage":{"me\u0073sageId":"m3","role":"ROLE_USER","parts":[{"text":"hé \"x\"\n"},{"d\u0061ta":{"b":[true,null],"a":1}}],"metadata":{"k":"v","j":2}},"configuration":{"acceptedOutputModes":["text/plain"],"bl\u006fcking":false}}`,
 		"{ \"message\" : {\n\t\"messageId\": \"m1\", \"role\": \"ROLE_USER\",\r\n \"parts\": [ {\"text\": \"h\\u00e9 \\\"x\\\"\\u000a\"}, {\"data\": {\"a\": 1, \"b\": [ true , null ]}} ], \"metadata\": {\"k\": \"\\u0076\", \"j\": 2} },\n \"configuration\": {\"acceptedOutputModes\": [\"text\\/plain\"]} }",
 	} {
 		if d := digest(same); d != base {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -37,14 +36,14 @@ func sendKeyOf(k SendKey) memSendKey {
 
 // memSend is a SendRecord as kept. Every record has a digest, a state and a
 // window, most a task id; a retry needs nothing else of them. What only some
-// carry (a kept answer, a running send's claim, a digest that is not a hex
-// SHA-256) is kept apart.
+// carry (a kept answer, a running send's claim, a digest not of the
+// gateway's form) is kept apart.
 type memSend struct {
 	key     memSendKey
 	written uint64 // the number of its last write, for order
 	state   unique.Handle[string]
 	// digest is Digest decoded, unless rare.digest holds it.
-	digest  [sha256.Size]byte
+	digest  [digestSize]byte
 	taskID  string
 	expires time.Time
 	rare    *memSendRare
@@ -62,10 +61,14 @@ type memSendRare struct {
 
 func writtenLess(a, b *memSend) bool { return a.written > b.written }
 
-// hexDigest decodes a lowercase hex SHA-256, the form of the gateway's
-// digests.
-func hexDigest(s string) (sum [sha256.Size]byte, ok bool) {
-	var text [2 * sha256.Size]byte
+// digestSize is the bytes of the gateway's digests
+// (normalize.AppendSendDigest), a 64-bit hash.
+const digestSize = 8
+
+// hexDigest decodes a digest of the gateway's form: digestSize bytes in
+// lowercase hex.
+func hexDigest(s string) (sum [digestSize]byte, ok bool) {
+	var text [2 * digestSize]byte
 	if len(s) != len(text) {
 		return sum, false
 	}
