@@ -211,6 +211,32 @@ func TestRetryKeyReuseRefused(t *testing.T) {
 	})
 }
 
+// TestRetryOfSendRecordedByOlderGateway: a record whose digest is of
+// another form (an older gateway's sha256, on an index a rolling upgrade
+// shares) cannot be compared: the send is taken as the retry it claims to
+// be, not refused as key reuse.
+func TestRetryOfSendRecordedByOlderGateway(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		g := newGateway(t, rc.backend, rc.b.version)
+		c := rc.c
+		first := wantCompleted(t, c, sendResult(t, g, c, c.send("m1", c.text("hello"), "")))
+		key := store.SendKey{Agent: g.agent.cfg.Name, Key: "m1"}
+		rec, err := g.agent.tasks.LoadSend(context.Background(), key, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Digest = strings.Repeat("ab", 32)
+		if err := g.agent.tasks.SaveSend(context.Background(), key, rec); err != nil {
+			t.Fatal(err)
+		}
+		again := wantCompleted(t, c, sendResult(t, g, c, c.send("m1", c.text("hello"), "")))
+		if again.Get("id").Str != first.Get("id").Str {
+			t.Fatalf("the retry got another task: %s, first %s", again.Raw, first.Raw)
+		}
+		wantSends(t, rc, 1)
+	})
+}
+
 // TestRetryKeysScopedByPrincipal: another caller's identical key and
 // message is its own send, and learns nothing of the first.
 func TestRetryKeysScopedByPrincipal(t *testing.T) {
