@@ -11,25 +11,17 @@ import (
 )
 
 func TestAppendSendDigest(t *testing.T) {
-	digest := func(params string) string {
-		t.Helper()
-		d, _, err := AppendSendDigest(nil, []byte(params))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	base := digest(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"acceptedOutputModes":["text/plain"]}}`)
+	base := sendDigest(t, `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"acceptedOutputModes":["text/plain"]}}`)
 	for _, same := range []string{
 		`{"message":{"messageId":"m2","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"acceptedOutputModes":["text/plain"]}}`,
 		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"acceptedOutputModes":["text/plain"],"returnImmediately":true}}`,
 	} {
-		if d := digest(same); d != base {
+		if d := sendDigest(t, same); d != base {
 			t.Errorf("%s: another digest for the same work", same)
 		}
 	}
-	if digest(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"historyLength":3,"acceptedOutputModes":["text/plain"]}}`) !=
-		digest(`{"message":{"messageId":"m9","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"historyLength":0,"acceptedOutputModes":["text/plain"]}}`) {
+	if sendDigest(t, `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"historyLength":3,"acceptedOutputModes":["text/plain"]}}`) !=
+		sendDigest(t, `{"message":{"messageId":"m9","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"historyLength":0,"acceptedOutputModes":["text/plain"]}}`) {
 		t.Error("historyLength changed the digest")
 	}
 	for _, other := range []string{
@@ -37,7 +29,7 @@ func TestAppendSendDigest(t *testing.T) {
 		`{"message":{"messageId":"m1","role":"ROLE_USER","contextId":"c","parts":[{"text":"hi"}]},"configuration":{"acceptedOutputModes":["text/plain"]}}`,
 		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"acceptedOutputModes":["application/json"]}}`,
 	} {
-		if digest(other) == base {
+		if sendDigest(t, other) == base {
 			t.Errorf("%s: the digest of other work", other)
 		}
 	}
@@ -76,22 +68,14 @@ func TestSendResultOfTask(t *testing.T) {
 // another order, other whitespace, other escapes of the same text) is the
 // same send; a member's value moved to another member is not.
 func TestSendDigestCanonical(t *testing.T) {
-	digest := func(params string) string {
-		t.Helper()
-		d, _, err := AppendSendDigest(nil, []byte(params))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	base := digest(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hé \"x\"\n"},{"data":{"a":1,"b":[true,null]}}],"metadata":{"k":"v","j":2}},"configuration":{"acceptedOutputModes":["text/plain"],"blocking":true}}`)
+	base := sendDigest(t, `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hé \"x\"\n"},{"data":{"a":1,"b":[true,null]}}],"metadata":{"k":"v","j":2}},"configuration":{"acceptedOutputModes":["text/plain"],"blocking":true}}`)
 	for _, same := range []string{
 		`{"configuration":{"blocking":false,"acceptedOutputModes":["text/plain"]},"message":{"metadata":{"j":2,"k":"v"},"parts":[{"text":"hé \"x\"\n"},{"data":{"b":[true,null],"a":1}}],"role":"ROLE_USER","messageId":"m2"}}`,
 		// Escaped member names are the names they spell: left out, sorted.
 		`{"\u006dessage":{"me\u0073sageId":"m3","role":"ROLE_USER","parts":[{"text":"hé \"x\"\n"},{"d\u0061ta":{"b":[true,null],"a":1}}],"metadata":{"k":"v","j":2}},"configuration":{"acceptedOutputModes":["text/plain"],"bl\u006fcking":false}}`,
 		"{ \"message\" : {\n\t\"messageId\": \"m1\", \"role\": \"ROLE_USER\",\r\n \"parts\": [ {\"text\": \"h\\u00e9 \\\"x\\\"\\u000a\"}, {\"data\": {\"a\": 1, \"b\": [ true , null ]}} ], \"metadata\": {\"k\": \"\\u0076\", \"j\": 2} },\n \"configuration\": {\"acceptedOutputModes\": [\"text\\/plain\"]} }",
 	} {
-		if d := digest(same); d != base {
+		if d := sendDigest(t, same); d != base {
 			t.Errorf("%s: another digest for the same message", same)
 		}
 	}
@@ -102,7 +86,7 @@ func TestSendDigestCanonical(t *testing.T) {
 		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hé \"x\"\n"},{"data":{"a":1,"b":[true,null]}}],"metadata":{"k":"v","j":2,"messageId":"m"}},"configuration":{"acceptedOutputModes":["text/plain"]}}`,
 		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hé \"x\"\n"},{"data":{"a":1,"b":[true,null]}}],"metadata":{"k":"v","j":2}},"configuration":{"acceptedOutputModes":["text/plain"]},"metadata":{"blocking":true}}`,
 	} {
-		if digest(other) == base {
+		if sendDigest(t, other) == base {
 			t.Errorf("%s: the digest of another message", other)
 		}
 	}
@@ -168,4 +152,14 @@ func TestSendDigestIgnoresSerialisation(t *testing.T) {
 	if n < 10 {
 		t.Fatalf("only %d send requests among the golden files", n)
 	}
+}
+
+// sendDigest is params' digest; params must be a send's.
+func sendDigest(t *testing.T, params string) string {
+	t.Helper()
+	d, _, err := AppendSendDigest(nil, []byte(params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -47,6 +47,17 @@ func (s *spanSink) OnEnd(span sdktrace.ReadOnlySpan) {
 	}
 }
 
+// exportOff is tracing set up with export off: trace context is passed on
+// as the caller sent it, and no span is recorded.
+func exportOff(t *testing.T) *telemetry.Tracing {
+	t.Helper()
+	tr, err := telemetry.Setup(context.Background(), telemetry.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 func newSpanSink(t *testing.T) (*spanSink, *telemetry.Tracing) {
 	sink := &spanSink{SpanRecorder: tracetest.NewSpanRecorder(), served: make(chan sdktrace.ReadOnlySpan, 64)}
 	tr := telemetry.WithProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sink)))
@@ -302,10 +313,7 @@ func TestTraceBindingFromContext(t *testing.T) {
 // sent, and nothing when the caller sent none; with export on, a child of
 // the gateway's span in the caller's trace, or a new trace.
 func TestTraceContextReachesBackend(t *testing.T) {
-	disabled, err := telemetry.Setup(context.Background(), telemetry.Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	disabled := exportOff(t)
 	_, enabled := newSpanSink(t)
 	for name, tr := range map[string]*telemetry.Tracing{"nil": nil, "export off": disabled, "export on": enabled} {
 		t.Run(name, func(t *testing.T) {
@@ -351,10 +359,7 @@ func TestTraceContextReachesBackend(t *testing.T) {
 // Each access-log line carries trace_id and span_id when the call has a
 // trace, and neither when it has not.
 func TestAccessLogTraceIDs(t *testing.T) {
-	disabled, err := telemetry.Setup(context.Background(), telemetry.Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	disabled := exportOff(t)
 	sink, enabled := newSpanSink(t)
 	for _, tt := range []struct {
 		name    string
