@@ -13,7 +13,8 @@ import (
 	"github.com/a2agate/gateway/bench/canned"
 )
 
-// loads counts the loads a run has made.
+// loads counts the loads and stream sets a run has made: their request ids
+// are numbered by it.
 var loads atomic.Int64
 
 // loadSpec is one closed-loop load: conns connections, each sending the

@@ -80,13 +80,16 @@ func runStreams(spec streamSpec, sutPID int, backendPIDs []int) (streamResult, e
 	}
 	out := make([]one, spec.streams)
 	dials := make(chan struct{}, maxDialsAtOnce)
+	// Unique across the run, as a load's are: a stream send with a message id
+	// seen before is a retry (or, with another shape, a refused key reuse).
+	run := strconv.FormatInt(loads.Add(1), 10)
 	var wg sync.WaitGroup
 	for i := range spec.streams {
 		wg.Go(func() {
 			o := &out[i]
 			o.lat = make([]int64, 0, max(spec.request.Stream.Events, 1))
 			req := spec.request
-			req.ID = "s" + strconv.Itoa(i)
+			req.ID = "s" + run + "-" + strconv.Itoa(i)
 			if spec.stagger > 0 {
 				req.Stream.StartMicros = begin.Add(settle + spec.stagger*time.Duration(i)/time.Duration(spec.streams)).UnixMicro()
 			}
@@ -222,10 +225,11 @@ func holdStreams(url string, header http.Header, d canned.Dialect, n int) (*held
 	var firstErr error
 	failed := 0
 	var open sync.WaitGroup
+	run := strconv.FormatInt(loads.Add(1), 10)
 	for i := range n {
 		open.Add(1)
 		h.wg.Go(func() {
-			req := canned.Request{Dialect: d, Op: canned.Stream, ID: "h" + strconv.Itoa(i), Stream: canned.StreamShape{Events: canned.DefaultStreamEvents, Hold: true}}
+			req := canned.Request{Dialect: d, Op: canned.Stream, ID: "h" + run + "-" + strconv.Itoa(i), Stream: canned.StreamShape{Events: canned.DefaultStreamEvents, Hold: true}}
 			body, err := openStream(ctx, h.client, url, header, req, dials)
 			if err == nil {
 				defer body.Close()
