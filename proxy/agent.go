@@ -463,6 +463,13 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	result, e := a.unary(r.Context(), r, c, env.Op, method, params)
+	a.answerUnary(w, r, c, result, e)
+}
+
+// answerUnary writes a unary call's answer: its result, or its error, a
+// backend's refusal replaced by the caller's spec's answer when the task
+// turns out to be final (refusedByFinal).
+func (a *Agent) answerUnary(w http.ResponseWriter, r *http.Request, c *call, result []byte, e *normalize.Error) {
 	var ae *normalize.AgentError
 	if e != nil && errors.As(e, &ae) {
 		if fe := a.refusedByFinal(r, c); fe != nil {
@@ -473,8 +480,12 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 		a.fail(w, c, e)
 		return
 	}
-	buf := c.buffer(len(result) + len(env.ID) + 40)
-	*buf = normalize.AppendResultResponse(*buf, env.ID, result)
+	a.writeResult(w, c, result)
+}
+
+func (a *Agent) writeResult(w http.ResponseWriter, c *call, result []byte) {
+	buf := c.buffer(len(result) + len(c.env.ID) + 40)
+	*buf = normalize.AppendResultResponse(*buf, c.env.ID, result)
 	c.bytes += len(*buf)
 	writeJSON(w, http.StatusOK, *buf)
 }

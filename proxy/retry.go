@@ -296,13 +296,6 @@ func keyName(r *http.Request) string {
 	return "message.messageId"
 }
 
-func (a *Agent) writeResult(w http.ResponseWriter, c *call, result []byte) {
-	buf := c.buffer(len(result) + len(c.env.ID) + 40)
-	*buf = normalize.AppendResultResponse(*buf, c.env.ID, result)
-	c.bytes += len(*buf)
-	writeJSON(w, http.StatusOK, *buf)
-}
-
 // firstSend forwards a claimed unary send. The backend call outlives the
 // caller (bounded by the backend's own timeouts), so that its outcome is
 // kept for the retry a caller that timed out or lost its connection will
@@ -313,17 +306,7 @@ func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, metho
 	defer stop()
 	result, e := a.unary(ctx, r, c, dialect.SendMessage, method, params)
 	a.settle(ctx, c.retry, a.sendOutcome(c, c.retry, result, e))
-	var ae *normalize.AgentError
-	if e != nil && errors.As(e, &ae) {
-		if fe := a.refusedByFinal(r, c); fe != nil {
-			e = fe
-		}
-	}
-	if e != nil {
-		a.fail(w, c, e)
-		return
-	}
-	a.writeResult(w, c, result)
+	a.answerUnary(w, r, c, result, e)
 }
 
 // firstStream forwards a claimed streaming send. Its caller's disconnect
