@@ -7,69 +7,6 @@ import (
 	"github.com/a2agate/gateway/internal/agenttest"
 )
 
-func TestTasksGet(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	first := client.Call(t, srv, "message/send", send("input")).(obj)
-	reply := userMessage("Grace")
-	reply["taskId"] = first["id"]
-	done := client.Call(t, srv, "message/send", obj{"message": reply}).(obj)
-
-	got := client.Call(t, srv, "tasks/get", obj{"id": first["id"], "metadata": obj{"ignored": true}}).(obj)
-	agenttest.WantJSON(t, "tasks/get", got, done)
-
-	tests := []struct {
-		name     string
-		length   any
-		wantLast []string
-	}{
-		{"absent", nil, []string{"input", agentcore.Question, "Grace"}},
-		{"zero means all", 0, []string{"input", agentcore.Question, "Grace"}},
-		{"last one", 1, []string{"Grace"}},
-		{"last two", 2, []string{agentcore.Question, "Grace"}},
-		{"more than there is", 10, []string{"input", agentcore.Question, "Grace"}},
-	}
-	for _, tt := range tests {
-		params := obj{"id": first["id"]}
-		if tt.length != nil {
-			params["historyLength"] = tt.length
-		}
-		res := client.Call(t, srv, "tasks/get", params).(obj)
-		agenttest.WantJSON(t, tt.name, agenttest.FirstTexts(t, agenttest.Path(t, res, "history")), tt.wantLast)
-	}
-
-	e := client.CallErr(t, srv, "tasks/get", obj{"id": "missing"})
-	agenttest.WantCode(t, e, agentcore.CodeTaskNotFound)
-	agenttest.WantJSON(t, "not found data", e["data"], obj{"taskId": "missing"})
-	agenttest.WantCode(t, client.CallErr(t, srv, "tasks/get", obj{}), agentcore.CodeInvalidParams)
-	agenttest.WantCode(t, client.CallErr(t, srv, "tasks/get", obj{"id": first["id"], "historyLength": -1}), agentcore.CodeInvalidParams)
-}
-
-func TestTasksCancel(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-
-	asking := client.Call(t, srv, "message/send", send("input")).(obj)
-	res := client.Call(t, srv, "tasks/cancel", obj{"id": asking["id"]}).(obj)
-	if st := agenttest.Str(t, res, "status", "state"); st != "canceled" {
-		t.Fatalf("canceling an input-required task: state %q", st)
-	}
-	if got := client.Call(t, srv, "tasks/get", obj{"id": asking["id"]}).(obj); agenttest.Str(t, got, "status", "state") != "canceled" {
-		t.Fatal("the cancel did not stick")
-	}
-
-	for _, text := range []string{"finish", "fail"} {
-		done := client.Call(t, srv, "message/send", send(text)).(obj)
-		e := client.CallErr(t, srv, "tasks/cancel", obj{"id": done["id"]})
-		agenttest.WantCode(t, e, agentcore.CodeTaskNotCancelable)
-		agenttest.WantJSON(t, "data", e["data"], obj{"taskId": done["id"], "state": done["status"].(obj)["state"]})
-	}
-	e := client.CallErr(t, srv, "tasks/cancel", obj{"id": "missing"})
-	agenttest.WantCode(t, e, agentcore.CodeTaskNotFound)
-	agenttest.WantJSON(t, "data", e["data"], obj{"taskId": "missing"})
-	agenttest.WantCode(t, client.CallErr(t, srv, "tasks/cancel", obj{}), agentcore.CodeInvalidParams)
-}
-
 func TestTasksResubscribe(t *testing.T) {
 	t.Parallel()
 	_, srv := startAgent(t, Options{})

@@ -55,6 +55,14 @@ type dialect struct {
 	notAccepting int
 	// detail is what an error says it is about.
 	detail func(t *testing.T, e obj) any
+	// reasons, when set, are the google.rpc.ErrorInfo reasons an error of
+	// each code must carry as its one data item (1.0).
+	reasons map[int]string
+	// ignoredGetParam is a params member a get accepts and ignores.
+	ignoredGetParam obj
+	// zeroHistoryAll: a historyLength of 0 keeps the whole history (0.2.5);
+	// else it keeps none and the history key is omitted.
+	zeroHistoryAll bool
 }
 
 var dialects = []dialect{
@@ -105,8 +113,10 @@ var dialects = []dialect{
 			kinds := map[string]string{"status-update": "status", "artifact-update": "artifact", "task": "task", "message": "message"}
 			return kinds[agenttest.Str(t, ev, "kind")], ev
 		},
-		notAccepting: agentcore.CodeInvalidParams,
-		detail:       func(t *testing.T, e obj) any { return e["data"] },
+		notAccepting:    agentcore.CodeInvalidParams,
+		detail:          func(t *testing.T, e obj) any { return e["data"] },
+		ignoredGetParam: obj{"metadata": obj{"ignored": true}},
+		zeroHistoryAll:  true,
 	},
 	{
 		name:       "1.0",
@@ -163,6 +173,12 @@ var dialects = []dialect{
 		},
 		notAccepting: -32004, // UnsupportedOperationError
 		detail:       func(t *testing.T, e obj) any { return agenttest.Path(t, e, "data", 0, "metadata") },
+		reasons: map[int]string{
+			agentcore.CodeInvalidParams:     "INVALID_PARAMS",
+			agentcore.CodeTaskNotFound:      "TASK_NOT_FOUND",
+			agentcore.CodeTaskNotCancelable: "TASK_NOT_CANCELABLE",
+		},
+		ignoredGetParam: obj{"tenant": "t"},
 	},
 }
 
@@ -201,5 +217,23 @@ func (d dialect) wantFinal(t *testing.T, update obj, final bool) {
 	got, has := update["final"]
 	if d.finalFlag && got != final || !d.finalFlag && has {
 		t.Fatalf("status update %v: final = %v, want %v", update, got, map[bool]any{true: final, false: "none"}[d.finalFlag])
+	}
+}
+
+// wantCode checks an error's code and, in 1.0, that its data is one
+// ErrorInfo with the code's reason.
+func (d dialect) wantCode(t *testing.T, e obj, code int) {
+	t.Helper()
+	agenttest.WantCode(t, e, code)
+	if d.reasons == nil {
+		return
+	}
+	data, ok := e["data"].([]any)
+	if !ok || len(data) != 1 {
+		t.Fatalf("error data = %v, want an array of one ErrorInfo", e["data"])
+	}
+	info, _ := data[0].(obj)
+	if info["@type"] != "type.googleapis.com/google.rpc.ErrorInfo" || info["domain"] != "a2a-protocol.org" || info["reason"] != d.reasons[code] {
+		t.Fatalf("ErrorInfo = %v, want reason %s", info, d.reasons[code])
 	}
 }
