@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/a2agate/gateway/internal/agentcore"
 	"github.com/a2agate/gateway/internal/agenttest"
 )
 
@@ -62,47 +61,5 @@ func TestSendHistoryLength(t *testing.T) {
 	}).(obj)
 	if h := agenttest.Path(t, res, "history").([]any); len(h) != 1 || agenttest.Str(t, h[0], "role") != "agent" {
 		t.Fatalf("history = %v, want only the agent's question", h)
-	}
-}
-
-func TestSendValidation(t *testing.T) {
-	t.Parallel()
-	_, srv := startAgent(t, Options{})
-	with := func(edit func(m obj)) obj {
-		m := userMessage("hello")
-		edit(m)
-		return obj{"message": m}
-	}
-	tests := []struct {
-		name   string
-		params obj
-		detail string
-	}{
-		{"no message", obj{}, "message: required"},
-		{"no kind", with(func(m obj) { delete(m, "kind") }), "message.kind"},
-		{"1.0 role", with(func(m obj) { m["role"] = "ROLE_USER" }), "message.role"},
-		{"agent role", with(func(m obj) { m["role"] = "agent" }), "message.role"},
-		{"no messageId", with(func(m obj) { delete(m, "messageId") }), "message.messageId"},
-		{"no parts", with(func(m obj) { m["parts"] = []any{} }), "message.parts"},
-		{"1.0 part", with(func(m obj) { m["parts"] = []any{obj{"text": "hi"}} }), "message.parts[0].kind"},
-		{"text part without text", with(func(m obj) { m["parts"] = []any{obj{"kind": "text"}} }), "message.parts[0].text"},
-		{"file with bytes and uri", with(func(m obj) {
-			m["parts"] = []any{obj{"kind": "file", "file": obj{"bytes": "AA==", "uri": "https://x"}}}
-		}), "message.parts[0].file"},
-		{"data not an object", with(func(m obj) { m["parts"] = []any{obj{"kind": "data", "data": []any{1}}} }), "must be a JSON object"},
-		{"data missing", with(func(m obj) { m["parts"] = []any{obj{"kind": "data"}} }), "message.parts[0].data"},
-		{"configuration without acceptedOutputModes", obj{"message": userMessage("x"), "configuration": obj{"blocking": true}}, "acceptedOutputModes"},
-		{"negative historyLength", obj{"message": userMessage("x"), "configuration": obj{"acceptedOutputModes": []any{}, "historyLength": -1}}, "historyLength"},
-		{"relative push url", obj{"message": userMessage("x"), "configuration": obj{
-			"acceptedOutputModes": []any{}, "pushNotificationConfig": obj{"url": "/hook"},
-		}}, "pushNotificationConfig.url"},
-		{"1.0 configuration", obj{"message": userMessage("x"), "configuration": obj{"returnImmediately": true}}, "acceptedOutputModes"},
-	}
-	invalidParams := func(t *testing.T, e obj) { agenttest.WantCode(t, e, agentcore.CodeInvalidParams) }
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			client.WantRefused(t, srv, []string{"message/send", "message/stream"}, invalidParams, tt.params, tt.detail)
-		})
 	}
 }

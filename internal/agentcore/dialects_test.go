@@ -63,6 +63,28 @@ type dialect struct {
 	// zeroHistoryAll: a historyLength of 0 keeps the whole history (0.2.5);
 	// else it keeps none and the history key is omitted.
 	zeroHistoryAll bool
+	// foreignUser is the other dialect's user role; pushKey the send
+	// configuration's push config member.
+	foreignUser, pushKey string
+	// badSends are the sends only this dialect refuses, beside the ones
+	// both do (TestSendValidation).
+	badSends []badSend
+}
+
+// badSend is a send that must be refused with -32602 and a message naming
+// detail: edit spoils the params of a valid send, whose message is msg.
+type badSend struct {
+	name   string
+	edit   func(params, msg obj)
+	detail string
+}
+
+// parts sets a message's parts.
+func parts(p ...any) func(_, msg obj) { return func(_, msg obj) { msg["parts"] = p } }
+
+// configuration sets a send's configuration.
+func configuration(c obj) func(params, _ obj) {
+	return func(params, _ obj) { params["configuration"] = c }
 }
 
 var dialects = []dialect{
@@ -117,6 +139,18 @@ var dialects = []dialect{
 		detail:          func(t *testing.T, e obj) any { return e["data"] },
 		ignoredGetParam: obj{"metadata": obj{"ignored": true}},
 		zeroHistoryAll:  true,
+		foreignUser:     "ROLE_USER",
+		pushKey:         "pushNotificationConfig",
+		badSends: []badSend{
+			{"no kind", func(_, m obj) { delete(m, "kind") }, "message.kind"},
+			{"1.0 part", parts(obj{"text": "hi"}), "message.parts[0].kind"},
+			{"text part without text", parts(obj{"kind": "text"}), "message.parts[0].text"},
+			{"file with bytes and uri", parts(obj{"kind": "file", "file": obj{"bytes": "AA==", "uri": "https://x"}}), "message.parts[0].file"},
+			{"data not an object", parts(obj{"kind": "data", "data": []any{1}}), "must be a JSON object"},
+			{"data missing", parts(obj{"kind": "data"}), "message.parts[0].data"},
+			{"configuration without acceptedOutputModes", configuration(obj{"blocking": true}), "acceptedOutputModes"},
+			{"1.0 configuration", configuration(obj{"returnImmediately": true}), "acceptedOutputModes"},
+		},
 	},
 	{
 		name:       "1.0",
@@ -179,6 +213,17 @@ var dialects = []dialect{
 			agentcore.CodeTaskNotCancelable: "TASK_NOT_CANCELABLE",
 		},
 		ignoredGetParam: obj{"tenant": "t"},
+		foreignUser:     "user",
+		pushKey:         "taskPushNotificationConfig",
+		badSends: []badSend{
+			{"numeric role", func(_, m obj) { m["role"] = 1 }, "message.role"},
+			{"empty part", parts(obj{"mediaType": "text/plain"}), "message.parts[0]"},
+			{"two contents", parts(obj{"text": "a", "url": "https://x"}), "message.parts[0]"},
+			{"metadata not an object", func(_, m obj) { m["metadata"] = "x" }, "must be a JSON object"},
+			{"push auth without scheme", configuration(obj{
+				"taskPushNotificationConfig": obj{"url": "https://x", "authentication": obj{"credentials": "c"}},
+			}), "authentication.scheme"},
+		},
 	},
 }
 

@@ -304,3 +304,35 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 		s.WantEnd()
 	})
 }
+
+func TestSendValidation(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		withConfig := func(key string, v any) func(params, _ obj) {
+			return func(params, _ obj) {
+				cfg := d.sendNow(nil)["configuration"].(obj)
+				cfg[key] = v
+				params["configuration"] = cfg
+			}
+		}
+		tests := append([]badSend{
+			{"no message", func(p, _ obj) { delete(p, "message") }, "message: required"},
+			{"other dialect's role", func(_, m obj) { m["role"] = d.foreignUser }, "message.role"},
+			{"agent role", func(_, m obj) { m["role"] = d.agent }, "message.role"},
+			{"no messageId", func(_, m obj) { delete(m, "messageId") }, "message.messageId"},
+			{"no parts", parts(), "message.parts"},
+			{"negative historyLength", withConfig("historyLength", -1), "historyLength"},
+			{"relative push url", withConfig(d.pushKey, obj{"url": "/hook"}), d.pushKey + ".url"},
+		}, d.badSends...)
+		invalidParams := func(t *testing.T, e obj) { d.wantCode(t, e, agentcore.CodeInvalidParams) }
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				msg := d.userMessage("hello")
+				params := obj{"message": msg}
+				tt.edit(params, msg)
+				d.WantRefused(t, srv, []string{d.send, d.stream}, invalidParams, params, tt.detail)
+			})
+		}
+	})
+}
