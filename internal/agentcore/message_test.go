@@ -1,6 +1,7 @@
 package agentcore_test
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -8,105 +9,110 @@ import (
 	"github.com/a2agate/gateway/internal/agenttest"
 )
 
-// lifecycles is the expected stream and ending of each behaviour, in
-// neutral state names.
-var lifecycles = []struct {
+// lifecycle is the expected stream and ending of a behaviour, in neutral
+// state names.
+type lifecycle struct {
 	name, text string
 	// events are the stream's event kinds, a status update written as its
 	// state.
 	events     []string
 	final      string
 	statusText string
-}{
+}
+
+// lifecycles are the behaviours' lifecycles.
+var lifecycles = []lifecycle{
 	{"complete", "Reset my password", []string{"task", "working", "artifact", "completed"}, "completed", ""},
 	{"fail", "FAIL loudly", []string{"task", "working", "failed"}, "failed", `Failed as asked: the message starts with "fail".`},
 	{"input", "Input needed", []string{"task", "working", "input-required"}, "input-required", agentcore.Question},
 }
 
-func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
-	t.Parallel()
+// forEachLifecycle runs test as a parallel subtest per dialect and
+// lifecycle, a dialect's lifecycles against one agent.
+func forEachLifecycle(t *testing.T, test func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle)) {
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		for _, tt := range lifecycles {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				msg := d.userMessage(tt.text)
-				msg["contextId"] = "ctx-" + tt.name
-				res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
-				if got := agenttest.Str(t, res, "status", "state"); got != d.states[tt.final] {
-					t.Fatalf("state = %q, want %q", got, d.states[tt.final])
-				}
-				if res["contextId"] != "ctx-"+tt.name {
-					t.Fatalf("contextId = %v, want the caller's", res["contextId"])
-				}
-				first := agenttest.Path(t, res, "history", 0).(obj)
-				if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] || first["role"] != d.user {
-					t.Fatalf("history[0] = %v, want the user message bound to the task", first)
-				}
-				status := agenttest.Path(t, res, "status").(obj)
-				if tt.statusText == "" {
-					if _, ok := status["message"]; ok {
-						t.Fatalf("unexpected status message %v", status["message"])
-					}
-					return
-				}
-				if got := agenttest.Str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
-					t.Fatalf("status message = %q, want %q", got, tt.statusText)
-				}
-				if agenttest.Str(t, status, "message", "role") != d.agent || agenttest.Str(t, status, "message", "taskId") != res["id"] {
-					t.Fatalf("status message = %v", status["message"])
-				}
-				// The agent's status message is kept in the history too.
-				agenttest.WantJSON(t, "last history message", agenttest.Path(t, res, "history", 1), status["message"])
+				test(t, d, srv, tt)
 			})
 		}
 	})
 }
 
+func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
+	t.Parallel()
+	forEachLifecycle(t, func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle) {
+		msg := d.userMessage(tt.text)
+		msg["contextId"] = "ctx-" + tt.name
+		res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
+		if got := agenttest.Str(t, res, "status", "state"); got != d.states[tt.final] {
+			t.Fatalf("state = %q, want %q", got, d.states[tt.final])
+		}
+		if res["contextId"] != "ctx-"+tt.name {
+			t.Fatalf("contextId = %v, want the caller's", res["contextId"])
+		}
+		first := agenttest.Path(t, res, "history", 0).(obj)
+		if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] || first["role"] != d.user {
+			t.Fatalf("history[0] = %v, want the user message bound to the task", first)
+		}
+		status := agenttest.Path(t, res, "status").(obj)
+		if tt.statusText == "" {
+			if _, ok := status["message"]; ok {
+				t.Fatalf("unexpected status message %v", status["message"])
+			}
+			return
+		}
+		if got := agenttest.Str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
+			t.Fatalf("status message = %q, want %q", got, tt.statusText)
+		}
+		if agenttest.Str(t, status, "message", "role") != d.agent || agenttest.Str(t, status, "message", "taskId") != res["id"] {
+			t.Fatalf("status message = %v", status["message"])
+		}
+		// The agent's status message is kept in the history too.
+		agenttest.WantJSON(t, "last history message", agenttest.Path(t, res, "history", 1), status["message"])
+	})
+}
+
 func TestStreamEventOrder(t *testing.T) {
 	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
-		for _, tt := range lifecycles {
-			t.Run(tt.name, func(t *testing.T) {
-				t.Parallel()
-				s := d.OpenStream(t, srv, d.stream, d.sendText(tt.text))
-				var got []string
-				var taskID, contextID string
-				for {
-					ev, ok := s.Next()
-					if !ok {
-						break
-					}
-					kind, inner := d.event(t, ev)
-					switch kind {
-					case "task":
-						taskID, contextID = agenttest.Str(t, inner, "id"), agenttest.Str(t, inner, "contextId")
-						if st := agenttest.Str(t, inner, "status", "state"); st != d.states["submitted"] {
-							t.Fatalf("first task event state = %q, want submitted", st)
-						}
-					case "status":
-						state := agenttest.Str(t, inner, "status", "state")
-						d.wantFinal(t, inner, state == d.states[tt.final])
-						for neutral, name := range d.states {
-							if name == state {
-								kind = neutral
-							}
-						}
-					case "artifact":
-						if agenttest.Str(t, inner, "artifact", "parts", 0, "text") != "done: "+tt.text || inner["lastChunk"] != true {
-							t.Fatalf("artifact update = %v", inner)
-						}
-					}
-					if kind != "task" && (inner["taskId"] != taskID || inner["contextId"] != contextID) {
-						t.Fatalf("%s event names task %v/%v, want %s/%s", kind, inner["taskId"], inner["contextId"], taskID, contextID)
-					}
-					got = append(got, kind)
+	forEachLifecycle(t, func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle) {
+		s := d.OpenStream(t, srv, d.stream, d.sendText(tt.text))
+		var got []string
+		var taskID, contextID string
+		for {
+			ev, ok := s.Next()
+			if !ok {
+				break
+			}
+			kind, inner := d.event(t, ev)
+			switch kind {
+			case "task":
+				taskID, contextID = agenttest.Str(t, inner, "id"), agenttest.Str(t, inner, "contextId")
+				if st := agenttest.Str(t, inner, "status", "state"); st != d.states["submitted"] {
+					t.Fatalf("first task event state = %q, want submitted", st)
 				}
-				if strings.Join(got, " ") != strings.Join(tt.events, " ") {
-					t.Fatalf("events = %v, want %v", got, tt.events)
+			case "status":
+				state := agenttest.Str(t, inner, "status", "state")
+				d.wantFinal(t, inner, state == d.states[tt.final])
+				for neutral, name := range d.states {
+					if name == state {
+						kind = neutral
+					}
 				}
-			})
+			case "artifact":
+				if agenttest.Str(t, inner, "artifact", "parts", 0, "text") != "done: "+tt.text || inner["lastChunk"] != true {
+					t.Fatalf("artifact update = %v", inner)
+				}
+			}
+			if kind != "task" && (inner["taskId"] != taskID || inner["contextId"] != contextID) {
+				t.Fatalf("%s event names task %v/%v, want %s/%s", kind, inner["taskId"], inner["contextId"], taskID, contextID)
+			}
+			got = append(got, kind)
+		}
+		if strings.Join(got, " ") != strings.Join(tt.events, " ") {
+			t.Fatalf("events = %v, want %v", got, tt.events)
 		}
 	})
 }
