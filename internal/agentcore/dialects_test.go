@@ -23,7 +23,7 @@ type dialect struct {
 	// Wire is how its clients call.
 	agenttest.Wire
 	// Method names; foreign is a method of the other dialect.
-	send, stream, get, cancel, foreign string
+	send, stream, get, cancel, subscribe, foreign string
 	// states spells the neutral state names the tests use; roles the user
 	// and agent roles.
 	states      map[string]string
@@ -69,6 +69,19 @@ type dialect struct {
 	// badSends are the sends only this dialect refuses, beside the ones
 	// both do (TestSendValidation).
 	badSends []badSend
+	// terminalSubscribe is the error code of a subscription to a terminal
+	// task; 0: it gets the task event alone, as an interrupted task does.
+	terminalSubscribe int
+	// required are the calls refused for a missing required member.
+	required []badCall
+}
+
+// badCall is a call to method refused with -32602 and a message naming
+// detail.
+type badCall struct {
+	method string
+	params obj
+	detail string
 }
 
 // badSend is a send that must be refused with -32602 and a message naming
@@ -95,6 +108,7 @@ var dialects = []dialect{
 		stream:     "message/stream",
 		get:        "tasks/get",
 		cancel:     "tasks/cancel",
+		subscribe:  "tasks/resubscribe",
 		foreign:    "SendMessage",
 		cardPath:   "/.well-known/agent.json",
 		otherPaths: []string{"/.well-known/agent-card.json"},
@@ -151,6 +165,16 @@ var dialects = []dialect{
 			{"configuration without acceptedOutputModes", configuration(obj{"blocking": true}), "acceptedOutputModes"},
 			{"1.0 configuration", configuration(obj{"returnImmediately": true}), "acceptedOutputModes"},
 		},
+		required: []badCall{
+			{"tasks/get", obj{}, "parameters: id: required"},
+			{"tasks/cancel", obj{}, "parameters: id: required"},
+			{"tasks/resubscribe", obj{}, "parameters: id: required"},
+			{"tasks/pushNotificationConfig/set", obj{"pushNotificationConfig": obj{"url": "https://x"}}, "parameters: taskId: required"},
+			{"tasks/pushNotificationConfig/get", obj{}, "parameters: id: required"},
+			{"tasks/pushNotificationConfig/list", obj{}, "parameters: id: required"},
+			{"tasks/pushNotificationConfig/delete", obj{"pushNotificationConfigId": "c"}, "parameters: id: required"},
+			{"tasks/pushNotificationConfig/delete", obj{"id": "t"}, "parameters: pushNotificationConfigId: required"},
+		},
 	},
 	{
 		name:       "1.0",
@@ -160,6 +184,7 @@ var dialects = []dialect{
 		stream:     "SendStreamingMessage",
 		get:        "GetTask",
 		cancel:     "CancelTask",
+		subscribe:  "SubscribeToTask",
 		foreign:    "message/send",
 		cardPath:   "/.well-known/agent-card.json",
 		otherPaths: []string{"/.well-known/agent.json", "/agent/authenticatedExtendedCard"},
@@ -211,6 +236,7 @@ var dialects = []dialect{
 			agentcore.CodeInvalidParams:     "INVALID_PARAMS",
 			agentcore.CodeTaskNotFound:      "TASK_NOT_FOUND",
 			agentcore.CodeTaskNotCancelable: "TASK_NOT_CANCELABLE",
+			-32004:                          "UNSUPPORTED_OPERATION",
 		},
 		ignoredGetParam: obj{"tenant": "t"},
 		foreignUser:     "user",
@@ -223,6 +249,18 @@ var dialects = []dialect{
 			{"push auth without scheme", configuration(obj{
 				"taskPushNotificationConfig": obj{"url": "https://x", "authentication": obj{"credentials": "c"}},
 			}), "authentication.scheme"},
+		},
+		terminalSubscribe: -32004, // UnsupportedOperationError
+		required: []badCall{
+			{"GetTask", obj{}, "parameters: id: required"},
+			{"CancelTask", obj{}, "parameters: id: required"},
+			{"SubscribeToTask", obj{}, "parameters: id: required"},
+			{"CreateTaskPushNotificationConfig", obj{"url": "https://x"}, "parameters: taskId: required"},
+			{"GetTaskPushNotificationConfig", obj{"id": "c"}, "parameters: taskId: required"},
+			{"GetTaskPushNotificationConfig", obj{"taskId": "t"}, "parameters: id: required"},
+			{"ListTaskPushNotificationConfigs", obj{}, "parameters: taskId: required"},
+			{"DeleteTaskPushNotificationConfig", obj{"id": "c"}, "parameters: taskId: required"},
+			{"DeleteTaskPushNotificationConfig", obj{"taskId": "t"}, "parameters: id: required"},
 		},
 	},
 }

@@ -84,3 +84,59 @@ func TestCancelTask(t *testing.T) {
 		d.wantCode(t, d.CallErr(t, srv, d.cancel, obj{}), agentcore.CodeInvalidParams)
 	})
 }
+
+func TestSubscribe(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+
+		// A running task: the task first, then its updates to the end.
+		first := d.OpenStream(t, srv, d.stream, d.sendText("wait"))
+		snap := d.next(t, first, "task")
+		d.next(t, first, "status") // working
+		s := d.OpenStream(t, srv, d.subscribe, obj{"id": snap["id"]})
+		if ev := d.next(t, s, "task"); agenttest.Str(t, ev, "status", "state") != d.states["working"] || ev["id"] != snap["id"] {
+			t.Fatalf("first subscribe event = %v, want the working task", ev)
+		}
+		d.Call(t, srv, d.cancel, obj{"id": snap["id"]})
+		for _, stream := range []*agenttest.SSE{s, first} {
+			update := d.next(t, stream, "status")
+			if st := agenttest.Str(t, update, "status", "state"); st != d.states["canceled"] {
+				t.Fatalf("event after cancel: state %q", st)
+			}
+			d.wantFinal(t, update, true)
+			stream.WantEnd()
+		}
+
+		// An interrupted task: the task event alone.
+		asking := d.task(t, d.Call(t, srv, d.send, d.sendText("input")).(obj))
+		s = d.OpenStream(t, srv, d.subscribe, obj{"id": asking["id"]})
+		agenttest.WantJSON(t, "task event", d.next(t, s, "task"), asking)
+		s.WantEnd()
+
+		// A terminal task: the same, or an error naming it and its state.
+		done := d.task(t, d.Call(t, srv, d.send, d.sendText("finish")).(obj))
+		if d.terminalSubscribe == 0 {
+			s = d.OpenStream(t, srv, d.subscribe, obj{"id": done["id"]})
+			agenttest.WantJSON(t, "terminal task event", d.next(t, s, "task"), done)
+			s.WantEnd()
+		} else {
+			e := d.CallErr(t, srv, d.subscribe, obj{"id": done["id"]})
+			d.wantCode(t, e, d.terminalSubscribe)
+			agenttest.WantJSON(t, "error detail", d.detail(t, e), obj{"taskId": done["id"], "state": d.states["completed"]})
+		}
+
+		e := d.CallErr(t, srv, d.subscribe, obj{"id": "missing"})
+		d.wantCode(t, e, agentcore.CodeTaskNotFound)
+		agenttest.WantJSON(t, "error detail", d.detail(t, e), obj{"taskId": "missing"})
+	})
+}
+
+func TestRequiredFields(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		invalidParams := func(t *testing.T, e obj) { d.wantCode(t, e, agentcore.CodeInvalidParams) }
+		for _, tt := range d.required {
+			d.WantRefused(t, srv, []string{tt.method}, invalidParams, tt.params, tt.detail)
+		}
+	})
+}
