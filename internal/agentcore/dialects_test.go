@@ -1,6 +1,7 @@
 package agentcore_test
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"testing"
 
@@ -46,6 +47,13 @@ type dialect struct {
 	reply func(t *testing.T, res obj) obj
 	// sendNow is the params of a send that returns the task at once.
 	sendNow func(msg obj) obj
+	// config is a fresh configuration of a blocking send, with what the
+	// dialect requires of one.
+	config func() obj
+	// textPart is a text part; echoParts are parts of every other kind,
+	// which the result artifact copies.
+	textPart  func(text string) obj
+	echoParts []any
 	// task is the task in a send result, which must hold one.
 	task func(t *testing.T, res obj) obj
 	// event is the kind ("task", "status", "artifact", "message") and body
@@ -139,6 +147,13 @@ var dialects = []dialect{
 		sendNow: func(msg obj) obj {
 			return obj{"message": msg, "configuration": obj{"acceptedOutputModes": []any{}, "blocking": false}}
 		},
+		config:   func() obj { return obj{"acceptedOutputModes": []any{}} },
+		textPart: func(text string) obj { return obj{"kind": "text", "text": text} },
+		echoParts: []any{
+			obj{"kind": "file", "file": obj{"bytes": "aGVsbG8=", "mimeType": "text/plain", "name": "a.txt"}},
+			obj{"kind": "file", "file": obj{"uri": "https://example.com/y.pdf", "mimeType": "application/pdf"}, "metadata": obj{"m": 1}},
+			obj{"kind": "data", "data": obj{"k": []any{1, "two", nil}, "big": json.Number("12345678901234567890")}},
+		},
 		task: func(t *testing.T, res obj) obj {
 			if res["kind"] != "task" || agenttest.Str(t, res, "id") == "" {
 				t.Fatalf("result is not a task: %v", res)
@@ -211,7 +226,16 @@ var dialects = []dialect{
 			}
 			return agenttest.Path(t, res, "message").(obj)
 		},
-		sendNow: func(msg obj) obj { return obj{"message": msg, "configuration": obj{"returnImmediately": true}} },
+		sendNow:  func(msg obj) obj { return obj{"message": msg, "configuration": obj{"returnImmediately": true}} },
+		config:   func() obj { return obj{} },
+		textPart: func(text string) obj { return obj{"text": text} },
+		echoParts: []any{
+			obj{"raw": "aGVsbG8=", "mediaType": "text/plain", "filename": "a.txt"},
+			obj{"url": "https://example.com/y.pdf", "mediaType": "application/pdf", "metadata": obj{"m": 1}},
+			obj{"data": obj{"k": []any{1, "two", nil}, "big": json.Number("12345678901234567890")}},
+			obj{"data": []any{1, 2}, "mediaType": "application/json"},
+			obj{"data": nil},
+		},
 		task: func(t *testing.T, res obj) obj {
 			if len(res) != 1 {
 				t.Fatalf("result = %v, want {\"task\": ...} alone", res)

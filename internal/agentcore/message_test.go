@@ -342,3 +342,83 @@ func TestSendValidation(t *testing.T) {
 		}
 	})
 }
+
+func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		msg := d.userMessage("Echo these")
+		msg["parts"] = append(msg["parts"].([]any), d.echoParts...)
+		res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
+		agenttest.WantJSON(t, "artifacts", res["artifacts"], []any{obj{
+			"artifactId": agenttest.Str(t, res, "artifacts", 0, "artifactId"),
+			"name":       "result",
+			"parts":      append([]any{d.textPart("done: Echo these")}, d.echoParts...),
+		}})
+	})
+}
+
+func TestSendReturningAtOnce(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		hold := make(chan struct{})
+		_, srv := d.start(t, agentcore.Options{Hold: hold})
+		res := d.task(t, d.Call(t, srv, d.send, d.sendNow(d.userMessage("wait for me"))).(obj))
+		if st := agenttest.Str(t, res, "status", "state"); st != d.states["submitted"] {
+			t.Fatalf("state = %q, want submitted", st)
+		}
+		if _, ok := res["artifacts"]; ok {
+			t.Fatal("a submitted task has artifacts")
+		}
+
+		// The task runs on: following it shows it complete once released.
+		s := d.OpenStream(t, srv, d.subscribe, obj{"id": res["id"]})
+		d.next(t, s, "task")
+		close(hold)
+		var last string
+		for {
+			ev, ok := s.Next()
+			if !ok {
+				break
+			}
+			if kind, inner := d.event(t, ev); kind == "status" {
+				last = agenttest.Str(t, inner, "status", "state")
+			}
+		}
+		if last != d.states["completed"] {
+			t.Fatalf("last state seen = %q, want completed", last)
+		}
+	})
+}
+
+func TestSendHistoryLength(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		zero := 0 // no history key at all
+		if d.zeroHistoryAll {
+			zero = 2
+		}
+		for _, tt := range []struct {
+			length any
+			want   int
+		}{{nil, 2}, {0, zero}, {1, 1}, {5, 2}} {
+			cfg := d.config()
+			if tt.length != nil {
+				cfg["historyLength"] = tt.length
+			}
+			task := d.task(t, d.Call(t, srv, d.send, obj{"message": d.userMessage("input x"), "configuration": cfg}).(obj))
+			h, present := task["history"].([]any)
+			if tt.want == 0 {
+				if present {
+					t.Fatalf("historyLength %v: history key present: %v", tt.length, task["history"])
+				}
+				continue
+			}
+			if len(h) != tt.want {
+				t.Fatalf("historyLength %v: %d messages, want %d", tt.length, len(h), tt.want)
+			}
+			// The last ones are kept: the agent's question ends it.
+			if last := h[len(h)-1]; agenttest.Str(t, last, "role") != d.agent {
+				t.Fatalf("historyLength %v: last message %v, want the agent's question", tt.length, last)
+			}
+		}
+	})
+}
