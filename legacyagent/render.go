@@ -9,12 +9,7 @@ import (
 // wire is the 0.2.5 spelling of what the core builds and reads.
 type wire struct{}
 
-func (wire) IDs(m message) (string, string) { return m.TaskID, m.ContextID }
-
-func (wire) WithIDs(m message, taskID, contextID string) message {
-	m.TaskID, m.ContextID = taskID, contextID
-	return m
-}
+func (wire) IDs(m *message) (*string, *string) { return &m.TaskID, &m.ContextID }
 
 func (wire) FirstText(m message) string { return agentcore.FirstText(m.Parts, partText) }
 
@@ -47,14 +42,8 @@ func (wire) StateName(s agentcore.State) string { return stateNames[s] }
 // NotAccepting is -32602: the 0.2.5 text defines no rule or code for a
 // message to a task that waits for none; this is what the Python 0.x
 // reference server answers.
-func (wire) NotAccepting(taskID string, state agentcore.State) *agentcore.Error {
-	why := "is still running"
-	if state.Terminal() {
-		why = "is in terminal state " + stateNames[state]
-	}
-	return agentcore.NewError(agentcore.CodeInvalidParams,
-		"Invalid parameters: task "+taskID+" "+why+" and accepts no message",
-		map[string]string{"taskId": taskID, "state": stateNames[state]})
+func (wire) NotAccepting(why string, detail map[string]string) *agentcore.Error {
+	return agentcore.NewError(agentcore.CodeInvalidParams, "Invalid parameters: "+why, detail)
 }
 
 var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp}

@@ -135,58 +135,54 @@ func benchCases(v03, v10 []byte) []benchCase {
 	}
 }
 
-func BenchmarkRequest(b *testing.B) {
-	for _, bc := range benchCases(benchSendV03, benchSendV10) {
+// runCases runs bench as a sub-benchmark per case, reporting allocations
+// and the case's input size.
+func runCases(b *testing.B, cases []benchCase, bench func(b *testing.B, bc benchCase)) {
+	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.in)))
-			dst := make([]byte, 0, 2*len(bc.in))
-			for b.Loop() {
-				dst = benchRequest(b, bc.to, bc.in, dst)
-			}
+			bench(b, bc)
 		})
 	}
+}
+
+func BenchmarkRequest(b *testing.B) {
+	runCases(b, benchCases(benchSendV03, benchSendV10), func(b *testing.B, bc benchCase) {
+		dst := make([]byte, 0, 2*len(bc.in))
+		for b.Loop() {
+			dst = benchRequest(b, bc.to, bc.in, dst)
+		}
+	})
 }
 
 func BenchmarkRequest_encodingJSON(b *testing.B) {
-	for _, bc := range benchCases(benchSendV03, benchSendV10) {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(bc.in)))
-			for b.Loop() {
-				if _, err := stdTranslateRequest(bc.from, bc.to, bc.in); err != nil {
-					b.Fatal(err)
-				}
+	runCases(b, benchCases(benchSendV03, benchSendV10), func(b *testing.B, bc benchCase) {
+		for b.Loop() {
+			if _, err := stdTranslateRequest(bc.from, bc.to, bc.in); err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+		}
+	})
 }
 
 func BenchmarkTaskResult(b *testing.B) {
-	for _, bc := range benchCases(benchTaskV03, benchTaskV10) {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(bc.in)))
-			dst := make([]byte, 0, 2*len(bc.in))
-			for b.Loop() {
-				dst = benchReply(b, bc.from, bc.to, bc.in, dst)
-			}
-		})
-	}
+	runCases(b, benchCases(benchTaskV03, benchTaskV10), func(b *testing.B, bc benchCase) {
+		dst := make([]byte, 0, 2*len(bc.in))
+		for b.Loop() {
+			dst = benchReply(b, bc.from, bc.to, bc.in, dst)
+		}
+	})
 }
 
 func BenchmarkTaskResult_encodingJSON(b *testing.B) {
-	for _, bc := range benchCases(benchTaskV03, benchTaskV10) {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(bc.in)))
-			for b.Loop() {
-				if _, err := stdTranslateReply(bc.from, bc.to, bc.in); err != nil {
-					b.Fatal(err)
-				}
+	runCases(b, benchCases(benchTaskV03, benchTaskV10), func(b *testing.B, bc benchCase) {
+		for b.Loop() {
+			if _, err := stdTranslateReply(bc.from, bc.to, bc.in); err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestBenchmarkBaselineAgrees keeps the baseline honest: it must produce
@@ -246,15 +242,47 @@ func TestBenchmarkBaselineAgrees(t *testing.T) {
 }
 
 // The baseline's model: Go structs shaped like the SDKs' (a2a-go, a2a-python
-// via pydantic), free-form members as map[string]any.
+// via pydantic), free-form members as map[string]any. What the two dialects
+// spell alike but for the types inside (the JSON-RPC envelopes, a status,
+// an artifact) is one generic struct, which encoding/json handles as it
+// does the SDKs' own.
 
 type (
-	v03Request struct {
+	// rpcRequest is a JSON-RPC request with params P.
+	rpcRequest[P any] struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Method  string          `json:"method"`
-		Params  v03SendParams   `json:"params"`
+		Params  P               `json:"params"`
 	}
+	// rpcReply is a JSON-RPC response with result R.
+	rpcReply[R any] struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  R               `json:"result"`
+	}
+	// taskStatus is a TaskStatus with messages M.
+	taskStatus[M any] struct {
+		State     string `json:"state"`
+		Message   *M     `json:"message,omitempty"`
+		Timestamp string `json:"timestamp,omitempty"`
+	}
+	// artifact is an Artifact with parts P.
+	artifact[P any] struct {
+		ArtifactID  string         `json:"artifactId"`
+		Name        string         `json:"name,omitempty"`
+		Description string         `json:"description,omitempty"`
+		Parts       []P            `json:"parts"`
+		Metadata    map[string]any `json:"metadata,omitempty"`
+		Extensions  []string       `json:"extensions,omitempty"`
+	}
+)
+
+type (
+	v03Request    = rpcRequest[v03SendParams]
+	v03Reply      = rpcReply[v03Task]
+	v03Status     = taskStatus[v03Message]
+	v03Artifact   = artifact[v03Part]
 	v03SendParams struct {
 		Message       v03Message     `json:"message"`
 		Configuration *v03SendConfig `json:"configuration,omitempty"`
@@ -300,11 +328,6 @@ type (
 		MimeType string `json:"mimeType,omitempty"`
 		Name     string `json:"name,omitempty"`
 	}
-	v03Reply struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  v03Task         `json:"result"`
-	}
 	v03Task struct {
 		Kind      string         `json:"kind"`
 		ID        string         `json:"id"`
@@ -314,28 +337,13 @@ type (
 		History   []v03Message   `json:"history,omitempty"`
 		Metadata  map[string]any `json:"metadata,omitempty"`
 	}
-	v03Status struct {
-		State     string      `json:"state"`
-		Message   *v03Message `json:"message,omitempty"`
-		Timestamp string      `json:"timestamp,omitempty"`
-	}
-	v03Artifact struct {
-		ArtifactID  string         `json:"artifactId"`
-		Name        string         `json:"name,omitempty"`
-		Description string         `json:"description,omitempty"`
-		Parts       []v03Part      `json:"parts"`
-		Metadata    map[string]any `json:"metadata,omitempty"`
-		Extensions  []string       `json:"extensions,omitempty"`
-	}
 )
 
 type (
-	v10Request struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  string          `json:"method"`
-		Params  v10SendParams   `json:"params"`
-	}
+	v10Request    = rpcRequest[v10SendParams]
+	v10Reply      = rpcReply[v10Task]
+	v10Status     = taskStatus[v10Message]
+	v10Artifact   = artifact[v10Part]
 	v10SendParams struct {
 		Tenant        string         `json:"tenant,omitempty"`
 		Message       v10Message     `json:"message"`
@@ -379,11 +387,6 @@ type (
 		Filename  string         `json:"filename,omitempty"`
 		MediaType string         `json:"mediaType,omitempty"`
 	}
-	v10Reply struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  v10Task         `json:"result"`
-	}
 	v10Task struct {
 		ID        string         `json:"id"`
 		ContextID string         `json:"contextId,omitempty"`
@@ -391,19 +394,6 @@ type (
 		Artifacts []v10Artifact  `json:"artifacts,omitempty"`
 		History   []v10Message   `json:"history,omitempty"`
 		Metadata  map[string]any `json:"metadata,omitempty"`
-	}
-	v10Status struct {
-		State     string      `json:"state"`
-		Message   *v10Message `json:"message,omitempty"`
-		Timestamp string      `json:"timestamp,omitempty"`
-	}
-	v10Artifact struct {
-		ArtifactID  string         `json:"artifactId"`
-		Name        string         `json:"name,omitempty"`
-		Description string         `json:"description,omitempty"`
-		Parts       []v10Part      `json:"parts"`
-		Metadata    map[string]any `json:"metadata,omitempty"`
-		Extensions  []string       `json:"extensions,omitempty"`
 	}
 )
 
@@ -560,6 +550,12 @@ func partsToV03(parts []v10Part) []v03Part {
 	return out
 }
 
+// convertArtifact is a with its parts converted by parts.
+func convertArtifact[P, Q any](a artifact[P], parts func([]P) []Q) artifact[Q] {
+	return artifact[Q]{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description,
+		Parts: parts(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions}
+}
+
 func taskToV10(t v03Task) (v10Task, error) {
 	state, _ := dialect.ToV10(dialect.TaskStates, t.Status.State)
 	out := v10Task{ID: t.ID, ContextID: t.ContextID, Metadata: t.Metadata, Status: v10Status{State: state}}
@@ -578,8 +574,7 @@ func taskToV10(t v03Task) (v10Task, error) {
 		out.History = append(out.History, messageToV10(m))
 	}
 	for _, a := range t.Artifacts {
-		out.Artifacts = append(out.Artifacts, v10Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description,
-			Parts: partsToV10(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions})
+		out.Artifacts = append(out.Artifacts, convertArtifact(a, partsToV10))
 	}
 	return out, nil
 }
@@ -599,8 +594,7 @@ func taskToV03(t v10Task) v03Task {
 		out.History = append(out.History, messageToV03(m))
 	}
 	for _, a := range t.Artifacts {
-		out.Artifacts = append(out.Artifacts, v03Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description,
-			Parts: partsToV03(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions})
+		out.Artifacts = append(out.Artifacts, convertArtifact(a, partsToV03))
 	}
 	return out
 }
@@ -613,29 +607,25 @@ func taskToV03(t v10Task) v03Task {
 //
 //	go test -run '^$' -bench StreamEvent -benchmem ./normalize
 func BenchmarkStreamEvent(b *testing.B) {
-	for _, bc := range benchEventCases(b) {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(bc.in)))
-			var scratch, resp, frame []byte
-			id := []byte(`"caller-7"`)
-			for b.Loop() {
-				reply, err := ParseReply(bc.in)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out, _, err := AppendInspectedEvent(scratch[:0], bc.from, bc.to, reply.Result)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(out) > 0 && &out[0] != &reply.Result[0] {
-					scratch = out
-				}
-				resp = AppendResultResponse(resp[:0], id, out)
-				frame = sse.AppendEvent(frame[:0], sse.Event{Data: resp})
+	runCases(b, benchEventCases(b), func(b *testing.B, bc benchCase) {
+		var scratch, resp, frame []byte
+		id := []byte(`"caller-7"`)
+		for b.Loop() {
+			reply, err := ParseReply(bc.in)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+			out, _, err := AppendInspectedEvent(scratch[:0], bc.from, bc.to, reply.Result)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(out) > 0 && &out[0] != &reply.Result[0] {
+				scratch = out
+			}
+			resp = AppendResultResponse(resp[:0], id, out)
+			frame = sse.AppendEvent(frame[:0], sse.Event{Data: resp})
+		}
+	})
 }
 
 // benchEventCases are a status and an artifact update, each for every
@@ -665,20 +655,16 @@ func benchEventEnvelope(tb testing.TB, name string) []byte {
 // BenchmarkStreamEvent_encodingJSON does BenchmarkStreamEvent's work with
 // encoding/json and SDK-shaped structs.
 func BenchmarkStreamEvent_encodingJSON(b *testing.B) {
-	for _, bc := range benchEventCases(b) {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(bc.in)))
-			var frame []byte
-			for b.Loop() {
-				out, err := stdTranslateEvent(bc.from, bc.to, []byte(`"caller-7"`), bc.in)
-				if err != nil {
-					b.Fatal(err)
-				}
-				frame = sse.AppendEvent(frame[:0], sse.Event{Data: out})
+	runCases(b, benchEventCases(b), func(b *testing.B, bc benchCase) {
+		var frame []byte
+		for b.Loop() {
+			out, err := stdTranslateEvent(bc.from, bc.to, []byte(`"caller-7"`), bc.in)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+			frame = sse.AppendEvent(frame[:0], sse.Event{Data: out})
+		}
+	})
 }
 
 type (
@@ -706,17 +692,12 @@ type (
 		LastChunk *bool          `json:"lastChunk,omitempty"`
 		Metadata  map[string]any `json:"metadata,omitempty"`
 	}
-	rawReply struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result"`
-	}
 )
 
 // stdTranslateEvent translates a status or artifact update event, wrapped
 // in its JSON-RPC response, into to's dialect, answering to id.
 func stdTranslateEvent(from, to dialect.ID, id, body []byte) ([]byte, error) {
-	var r rawReply
+	var r rpcReply[json.RawMessage]
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, err
 	}
@@ -737,7 +718,8 @@ func stdTranslateEvent(from, to dialect.ID, id, body []byte) ([]byte, error) {
 			u.Status = &t.Status
 		}
 		if a := e.Artifact; a != nil {
-			u.Artifact = &v10Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: partsToV10(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions}
+			converted := convertArtifact(*a, partsToV10)
+			u.Artifact = &converted
 			u.Append, u.LastChunk = e.Append, e.LastChunk
 		}
 	} else {
@@ -764,14 +746,11 @@ func stdTranslateEvent(from, to dialect.ID, id, body []byte) ([]byte, error) {
 			e.Status, e.Final = &s, new(bool)
 		}
 		if a := u.Artifact; a != nil {
-			e.Artifact = &v03Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: partsToV03(a.Parts), Metadata: a.Metadata, Extensions: a.Extensions}
+			converted := convertArtifact(*a, partsToV03)
+			e.Artifact = &converted
 			e.Append, e.LastChunk = u.Append, u.LastChunk
 		}
 		result = e
 	}
-	return json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  any             `json:"result"`
-	}{"2.0", id, result})
+	return json.Marshal(rpcReply[any]{"2.0", id, result})
 }

@@ -3,6 +3,7 @@ package reliability
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,9 @@ type gatewayProc struct {
 	log    *logTail
 	exited chan struct{} // closed once the process is gone
 	err    error         // its exit status, once exited is closed
+	// cancel starts stop's SIGTERM, then SIGKILL if the gateway lingers
+	// (exec's Cancel and WaitDelay).
+	cancel context.CancelFunc
 }
 
 // startGateway writes config to a file and runs the gateway on it. The
@@ -41,7 +45,10 @@ func startGateway(t *testing.T, config string) *gatewayProc {
 	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(gatewayBin, "-config", path)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, gatewayBin, "-config", path)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 15 * time.Second
 	if os.Getenv("GORACE") == "" {
 		// A race-enabled binary otherwise sleeps a second before it exits,
 		// which would blur the shutdown tests' timing.
@@ -53,9 +60,10 @@ func startGateway(t *testing.T, config string) *gatewayProc {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	g := &gatewayProc{t: t, cmd: cmd, config: path, log: newLogTail(), exited: make(chan struct{})}
+	g := &gatewayProc{t: t, cmd: cmd, config: path, log: newLogTail(), exited: make(chan struct{}), cancel: cancel}
 	go func() {
 		g.log.consume(stderr)
 		g.err = cmd.Wait()
@@ -117,18 +125,10 @@ func (g *gatewayProc) wait(timeout time.Duration) (int, error) {
 	return 0, g.err
 }
 
-// stop ends the gateway: SIGTERM, then SIGKILL if it lingers.
+// stop ends the gateway, SIGTERM then SIGKILL, and waits for it to be gone.
 func (g *gatewayProc) stop() {
-	if !g.running() {
-		return
-	}
-	_ = g.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-g.exited:
-	case <-time.After(15 * time.Second):
-		_ = g.cmd.Process.Kill()
-		<-g.exited
-	}
+	g.cancel()
+	<-g.exited
 }
 
 // rss returns the gateway's resident set size in bytes, from /proc.

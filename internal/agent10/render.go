@@ -9,12 +9,7 @@ import (
 // wire is the 1.0 spelling of what the core builds and reads.
 type wire struct{}
 
-func (wire) IDs(m message) (string, string) { return m.TaskID, m.ContextID }
-
-func (wire) WithIDs(m message, taskID, contextID string) message {
-	m.TaskID, m.ContextID = taskID, contextID
-	return m
-}
+func (wire) IDs(m *message) (*string, *string) { return &m.TaskID, &m.ContextID }
 
 func (wire) FirstText(m message) string { return agentcore.FirstText(m.Parts, partText) }
 
@@ -45,13 +40,8 @@ func (wire) StateName(s agentcore.State) string { return stateNames[s] }
 // NotAccepting is an UnsupportedOperationError, which the 1.0
 // specification asks for a message to a terminal task (§3.1.1); so is one
 // to a task that asks for nothing.
-func (wire) NotAccepting(taskID string, state agentcore.State) *agentcore.Error {
-	why := "is still running"
-	if state.Terminal() {
-		why = "is in terminal state " + stateNames[state]
-	}
-	return newError(codeUnsupportedOperation, "Task "+taskID+" "+why+" and accepts no message",
-		map[string]string{"taskId": taskID, "state": stateNames[state]})
+func (wire) NotAccepting(why string, detail map[string]string) *agentcore.Error {
+	return newError(codeUnsupportedOperation, "Unsupported operation: "+why, detail)
 }
 
 var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp}

@@ -50,10 +50,9 @@ const (
 // Dialect is what the core needs to know of a wire's message type M and
 // artifact type A.
 type Dialect[M, A any] interface {
-	// IDs returns the taskId and contextId msg carries, "" when absent.
-	IDs(msg M) (taskID, contextID string)
-	// WithIDs returns msg carrying taskID and contextID.
-	WithIDs(msg M, taskID, contextID string) M
+	// IDs points at msg's taskId and contextId, "" when absent, for the
+	// core to read and to set.
+	IDs(msg *M) (taskID, contextID *string)
 	// FirstText is the text of msg's first text part, or "".
 	FirstText(msg M) string
 	// AgentMessage is a message from the agent holding text, about the task
@@ -64,9 +63,10 @@ type Dialect[M, A any] interface {
 	ResultArtifact(text string, msg M) A
 	// StateName spells s on the wire, for error details.
 	StateName(s State) string
-	// NotAccepting is the error for a message to taskID, which is in state
-	// and does not wait for input.
-	NotAccepting(taskID string, state State) *Error
+	// NotAccepting is the error for a message to a task that does not wait
+	// for input: why says which task and why, detail names the task and its
+	// state.
+	NotAccepting(why string, detail map[string]string) *Error
 }
 
 // Core is an agent's dialect-neutral part for messages M, artifacts A and

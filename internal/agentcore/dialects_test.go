@@ -1,6 +1,7 @@
 package agentcore_test
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"testing"
 
@@ -23,7 +24,7 @@ type dialect struct {
 	// Wire is how its clients call.
 	agenttest.Wire
 	// Method names; foreign is a method of the other dialect.
-	send, stream, get, cancel, foreign string
+	send, stream, get, cancel, subscribe, foreign string
 	// states spells the neutral state names the tests use; roles the user
 	// and agent roles.
 	states      map[string]string
@@ -46,6 +47,13 @@ type dialect struct {
 	reply func(t *testing.T, res obj) obj
 	// sendNow is the params of a send that returns the task at once.
 	sendNow func(msg obj) obj
+	// config is a fresh configuration of a blocking send, with what the
+	// dialect requires of one.
+	config func() obj
+	// textPart is a text part; echoParts are parts of every other kind,
+	// which the result artifact copies.
+	textPart  func(text string) obj
+	echoParts []any
 	// task is the task in a send result, which must hold one.
 	task func(t *testing.T, res obj) obj
 	// event is the kind ("task", "status", "artifact", "message") and body
@@ -55,6 +63,49 @@ type dialect struct {
 	notAccepting int
 	// detail is what an error says it is about.
 	detail func(t *testing.T, e obj) any
+	// reasons, when set, are the google.rpc.ErrorInfo reasons an error of
+	// each code must carry as its one data item (1.0).
+	reasons map[int]string
+	// ignoredGetParam is a params member a get accepts and ignores.
+	ignoredGetParam obj
+	// zeroHistoryAll: a historyLength of 0 keeps the whole history (0.2.5);
+	// else it keeps none and the history key is omitted.
+	zeroHistoryAll bool
+	// foreignUser is the other dialect's user role; pushKey the send
+	// configuration's push config member.
+	foreignUser, pushKey string
+	// badSends are the sends only this dialect refuses, beside the ones
+	// both do (TestSendValidation).
+	badSends []badSend
+	// terminalSubscribe is the error code of a subscription to a terminal
+	// task; 0: it gets the task event alone, as an interrupted task does.
+	terminalSubscribe int
+	// required are the calls refused for a missing required member.
+	required []badCall
+}
+
+// badCall is a call to method refused with -32602 and a message naming
+// detail.
+type badCall struct {
+	method string
+	params obj
+	detail string
+}
+
+// badSend is a send that must be refused with -32602 and a message naming
+// detail: edit spoils the params of a valid send, whose message is msg.
+type badSend struct {
+	name   string
+	edit   func(params, msg obj)
+	detail string
+}
+
+// parts sets a message's parts.
+func parts(p ...any) func(_, msg obj) { return func(_, msg obj) { msg["parts"] = p } }
+
+// configuration sets a send's configuration.
+func configuration(c obj) func(params, _ obj) {
+	return func(params, _ obj) { params["configuration"] = c }
 }
 
 var dialects = []dialect{
@@ -65,6 +116,7 @@ var dialects = []dialect{
 		stream:     "message/stream",
 		get:        "tasks/get",
 		cancel:     "tasks/cancel",
+		subscribe:  "tasks/resubscribe",
 		foreign:    "SendMessage",
 		cardPath:   "/.well-known/agent.json",
 		otherPaths: []string{"/.well-known/agent-card.json"},
@@ -95,6 +147,13 @@ var dialects = []dialect{
 		sendNow: func(msg obj) obj {
 			return obj{"message": msg, "configuration": obj{"acceptedOutputModes": []any{}, "blocking": false}}
 		},
+		config:   func() obj { return obj{"acceptedOutputModes": []any{}} },
+		textPart: func(text string) obj { return obj{"kind": "text", "text": text} },
+		echoParts: []any{
+			obj{"kind": "file", "file": obj{"bytes": "aGVsbG8=", "mimeType": "text/plain", "name": "a.txt"}},
+			obj{"kind": "file", "file": obj{"uri": "https://example.com/y.pdf", "mimeType": "application/pdf"}, "metadata": obj{"m": 1}},
+			obj{"kind": "data", "data": obj{"k": []any{1, "two", nil}, "big": json.Number("12345678901234567890")}},
+		},
 		task: func(t *testing.T, res obj) obj {
 			if res["kind"] != "task" || agenttest.Str(t, res, "id") == "" {
 				t.Fatalf("result is not a task: %v", res)
@@ -105,8 +164,32 @@ var dialects = []dialect{
 			kinds := map[string]string{"status-update": "status", "artifact-update": "artifact", "task": "task", "message": "message"}
 			return kinds[agenttest.Str(t, ev, "kind")], ev
 		},
-		notAccepting: agentcore.CodeInvalidParams,
-		detail:       func(t *testing.T, e obj) any { return e["data"] },
+		notAccepting:    agentcore.CodeInvalidParams,
+		detail:          func(t *testing.T, e obj) any { return e["data"] },
+		ignoredGetParam: obj{"metadata": obj{"ignored": true}},
+		zeroHistoryAll:  true,
+		foreignUser:     "ROLE_USER",
+		pushKey:         "pushNotificationConfig",
+		badSends: []badSend{
+			{"no kind", func(_, m obj) { delete(m, "kind") }, "message.kind"},
+			{"1.0 part", parts(obj{"text": "hi"}), "message.parts[0].kind"},
+			{"text part without text", parts(obj{"kind": "text"}), "message.parts[0].text"},
+			{"file with bytes and uri", parts(obj{"kind": "file", "file": obj{"bytes": "AA==", "uri": "https://x"}}), "message.parts[0].file"},
+			{"data not an object", parts(obj{"kind": "data", "data": []any{1}}), "must be a JSON object"},
+			{"data missing", parts(obj{"kind": "data"}), "message.parts[0].data"},
+			{"configuration without acceptedOutputModes", configuration(obj{"blocking": true}), "acceptedOutputModes"},
+			{"1.0 configuration", configuration(obj{"returnImmediately": true}), "acceptedOutputModes"},
+		},
+		required: []badCall{
+			{"tasks/get", obj{}, "parameters: id: required"},
+			{"tasks/cancel", obj{}, "parameters: id: required"},
+			{"tasks/resubscribe", obj{}, "parameters: id: required"},
+			{"tasks/pushNotificationConfig/set", obj{"pushNotificationConfig": obj{"url": "https://x"}}, "parameters: taskId: required"},
+			{"tasks/pushNotificationConfig/get", obj{}, "parameters: id: required"},
+			{"tasks/pushNotificationConfig/list", obj{}, "parameters: id: required"},
+			{"tasks/pushNotificationConfig/delete", obj{"pushNotificationConfigId": "c"}, "parameters: id: required"},
+			{"tasks/pushNotificationConfig/delete", obj{"id": "t"}, "parameters: pushNotificationConfigId: required"},
+		},
 	},
 	{
 		name:       "1.0",
@@ -116,6 +199,7 @@ var dialects = []dialect{
 		stream:     "SendStreamingMessage",
 		get:        "GetTask",
 		cancel:     "CancelTask",
+		subscribe:  "SubscribeToTask",
 		foreign:    "message/send",
 		cardPath:   "/.well-known/agent-card.json",
 		otherPaths: []string{"/.well-known/agent.json", "/agent/authenticatedExtendedCard"},
@@ -142,7 +226,16 @@ var dialects = []dialect{
 			}
 			return agenttest.Path(t, res, "message").(obj)
 		},
-		sendNow: func(msg obj) obj { return obj{"message": msg, "configuration": obj{"returnImmediately": true}} },
+		sendNow:  func(msg obj) obj { return obj{"message": msg, "configuration": obj{"returnImmediately": true}} },
+		config:   func() obj { return obj{} },
+		textPart: func(text string) obj { return obj{"text": text} },
+		echoParts: []any{
+			obj{"raw": "aGVsbG8=", "mediaType": "text/plain", "filename": "a.txt"},
+			obj{"url": "https://example.com/y.pdf", "mediaType": "application/pdf", "metadata": obj{"m": 1}},
+			obj{"data": obj{"k": []any{1, "two", nil}, "big": json.Number("12345678901234567890")}},
+			obj{"data": []any{1, 2}, "mediaType": "application/json"},
+			obj{"data": nil},
+		},
 		task: func(t *testing.T, res obj) obj {
 			if len(res) != 1 {
 				t.Fatalf("result = %v, want {\"task\": ...} alone", res)
@@ -163,6 +256,36 @@ var dialects = []dialect{
 		},
 		notAccepting: -32004, // UnsupportedOperationError
 		detail:       func(t *testing.T, e obj) any { return agenttest.Path(t, e, "data", 0, "metadata") },
+		reasons: map[int]string{
+			agentcore.CodeInvalidParams:     "INVALID_PARAMS",
+			agentcore.CodeTaskNotFound:      "TASK_NOT_FOUND",
+			agentcore.CodeTaskNotCancelable: "TASK_NOT_CANCELABLE",
+			-32004:                          "UNSUPPORTED_OPERATION",
+		},
+		ignoredGetParam: obj{"tenant": "t"},
+		foreignUser:     "user",
+		pushKey:         "taskPushNotificationConfig",
+		badSends: []badSend{
+			{"numeric role", func(_, m obj) { m["role"] = 1 }, "message.role"},
+			{"empty part", parts(obj{"mediaType": "text/plain"}), "message.parts[0]"},
+			{"two contents", parts(obj{"text": "a", "url": "https://x"}), "message.parts[0]"},
+			{"metadata not an object", func(_, m obj) { m["metadata"] = "x" }, "must be a JSON object"},
+			{"push auth without scheme", configuration(obj{
+				"taskPushNotificationConfig": obj{"url": "https://x", "authentication": obj{"credentials": "c"}},
+			}), "authentication.scheme"},
+		},
+		terminalSubscribe: -32004, // UnsupportedOperationError
+		required: []badCall{
+			{"GetTask", obj{}, "parameters: id: required"},
+			{"CancelTask", obj{}, "parameters: id: required"},
+			{"SubscribeToTask", obj{}, "parameters: id: required"},
+			{"CreateTaskPushNotificationConfig", obj{"url": "https://x"}, "parameters: taskId: required"},
+			{"GetTaskPushNotificationConfig", obj{"id": "c"}, "parameters: taskId: required"},
+			{"GetTaskPushNotificationConfig", obj{"taskId": "t"}, "parameters: id: required"},
+			{"ListTaskPushNotificationConfigs", obj{}, "parameters: taskId: required"},
+			{"DeleteTaskPushNotificationConfig", obj{"id": "c"}, "parameters: taskId: required"},
+			{"DeleteTaskPushNotificationConfig", obj{"taskId": "t"}, "parameters: id: required"},
+		},
 	},
 }
 
@@ -201,5 +324,23 @@ func (d dialect) wantFinal(t *testing.T, update obj, final bool) {
 	got, has := update["final"]
 	if d.finalFlag && got != final || !d.finalFlag && has {
 		t.Fatalf("status update %v: final = %v, want %v", update, got, map[bool]any{true: final, false: "none"}[d.finalFlag])
+	}
+}
+
+// wantCode checks an error's code and, in 1.0, that its data is one
+// ErrorInfo with the code's reason.
+func (d dialect) wantCode(t *testing.T, e obj, code int) {
+	t.Helper()
+	agenttest.WantCode(t, e, code)
+	if d.reasons == nil {
+		return
+	}
+	data, ok := e["data"].([]any)
+	if !ok || len(data) != 1 {
+		t.Fatalf("error data = %v, want an array of one ErrorInfo", e["data"])
+	}
+	info, _ := data[0].(obj)
+	if info["@type"] != "type.googleapis.com/google.rpc.ErrorInfo" || info["domain"] != "a2a-protocol.org" || info["reason"] != d.reasons[code] {
+		t.Fatalf("ErrorInfo = %v, want reason %s", info, d.reasons[code])
 	}
 }

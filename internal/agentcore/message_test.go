@@ -1,6 +1,7 @@
 package agentcore_test
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -8,105 +9,110 @@ import (
 	"github.com/a2agate/gateway/internal/agenttest"
 )
 
-// lifecycles is the expected stream and ending of each behaviour, in
-// neutral state names.
-var lifecycles = []struct {
+// lifecycle is the expected stream and ending of a behaviour, in neutral
+// state names.
+type lifecycle struct {
 	name, text string
 	// events are the stream's event kinds, a status update written as its
 	// state.
 	events     []string
 	final      string
 	statusText string
-}{
+}
+
+// lifecycles are the behaviours' lifecycles.
+var lifecycles = []lifecycle{
 	{"complete", "Reset my password", []string{"task", "working", "artifact", "completed"}, "completed", ""},
 	{"fail", "FAIL loudly", []string{"task", "working", "failed"}, "failed", `Failed as asked: the message starts with "fail".`},
 	{"input", "Input needed", []string{"task", "working", "input-required"}, "input-required", agentcore.Question},
 }
 
-func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
-	t.Parallel()
+// forEachLifecycle runs test as a parallel subtest per dialect and
+// lifecycle, a dialect's lifecycles against one agent.
+func forEachLifecycle(t *testing.T, test func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle)) {
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		for _, tt := range lifecycles {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				msg := d.userMessage(tt.text)
-				msg["contextId"] = "ctx-" + tt.name
-				res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
-				if got := agenttest.Str(t, res, "status", "state"); got != d.states[tt.final] {
-					t.Fatalf("state = %q, want %q", got, d.states[tt.final])
-				}
-				if res["contextId"] != "ctx-"+tt.name {
-					t.Fatalf("contextId = %v, want the caller's", res["contextId"])
-				}
-				first := agenttest.Path(t, res, "history", 0).(obj)
-				if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] || first["role"] != d.user {
-					t.Fatalf("history[0] = %v, want the user message bound to the task", first)
-				}
-				status := agenttest.Path(t, res, "status").(obj)
-				if tt.statusText == "" {
-					if _, ok := status["message"]; ok {
-						t.Fatalf("unexpected status message %v", status["message"])
-					}
-					return
-				}
-				if got := agenttest.Str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
-					t.Fatalf("status message = %q, want %q", got, tt.statusText)
-				}
-				if agenttest.Str(t, status, "message", "role") != d.agent || agenttest.Str(t, status, "message", "taskId") != res["id"] {
-					t.Fatalf("status message = %v", status["message"])
-				}
-				// The agent's status message is kept in the history too.
-				agenttest.WantJSON(t, "last history message", agenttest.Path(t, res, "history", 1), status["message"])
+				test(t, d, srv, tt)
 			})
 		}
 	})
 }
 
+func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
+	t.Parallel()
+	forEachLifecycle(t, func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle) {
+		msg := d.userMessage(tt.text)
+		msg["contextId"] = "ctx-" + tt.name
+		res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
+		if got := agenttest.Str(t, res, "status", "state"); got != d.states[tt.final] {
+			t.Fatalf("state = %q, want %q", got, d.states[tt.final])
+		}
+		if res["contextId"] != "ctx-"+tt.name {
+			t.Fatalf("contextId = %v, want the caller's", res["contextId"])
+		}
+		first := agenttest.Path(t, res, "history", 0).(obj)
+		if first["messageId"] != msg["messageId"] || first["taskId"] != res["id"] || first["contextId"] != res["contextId"] || first["role"] != d.user {
+			t.Fatalf("history[0] = %v, want the user message bound to the task", first)
+		}
+		status := agenttest.Path(t, res, "status").(obj)
+		if tt.statusText == "" {
+			if _, ok := status["message"]; ok {
+				t.Fatalf("unexpected status message %v", status["message"])
+			}
+			return
+		}
+		if got := agenttest.Str(t, status, "message", "parts", 0, "text"); got != tt.statusText {
+			t.Fatalf("status message = %q, want %q", got, tt.statusText)
+		}
+		if agenttest.Str(t, status, "message", "role") != d.agent || agenttest.Str(t, status, "message", "taskId") != res["id"] {
+			t.Fatalf("status message = %v", status["message"])
+		}
+		// The agent's status message is kept in the history too.
+		agenttest.WantJSON(t, "last history message", agenttest.Path(t, res, "history", 1), status["message"])
+	})
+}
+
 func TestStreamEventOrder(t *testing.T) {
 	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
-		for _, tt := range lifecycles {
-			t.Run(tt.name, func(t *testing.T) {
-				t.Parallel()
-				s := d.OpenStream(t, srv, d.stream, d.sendText(tt.text))
-				var got []string
-				var taskID, contextID string
-				for {
-					ev, ok := s.Next()
-					if !ok {
-						break
-					}
-					kind, inner := d.event(t, ev)
-					switch kind {
-					case "task":
-						taskID, contextID = agenttest.Str(t, inner, "id"), agenttest.Str(t, inner, "contextId")
-						if st := agenttest.Str(t, inner, "status", "state"); st != d.states["submitted"] {
-							t.Fatalf("first task event state = %q, want submitted", st)
-						}
-					case "status":
-						state := agenttest.Str(t, inner, "status", "state")
-						d.wantFinal(t, inner, state == d.states[tt.final])
-						for neutral, name := range d.states {
-							if name == state {
-								kind = neutral
-							}
-						}
-					case "artifact":
-						if agenttest.Str(t, inner, "artifact", "parts", 0, "text") != "done: "+tt.text || inner["lastChunk"] != true {
-							t.Fatalf("artifact update = %v", inner)
-						}
-					}
-					if kind != "task" && (inner["taskId"] != taskID || inner["contextId"] != contextID) {
-						t.Fatalf("%s event names task %v/%v, want %s/%s", kind, inner["taskId"], inner["contextId"], taskID, contextID)
-					}
-					got = append(got, kind)
+	forEachLifecycle(t, func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle) {
+		s := d.OpenStream(t, srv, d.stream, d.sendText(tt.text))
+		var got []string
+		var taskID, contextID string
+		for {
+			ev, ok := s.Next()
+			if !ok {
+				break
+			}
+			kind, inner := d.event(t, ev)
+			switch kind {
+			case "task":
+				taskID, contextID = agenttest.Str(t, inner, "id"), agenttest.Str(t, inner, "contextId")
+				if st := agenttest.Str(t, inner, "status", "state"); st != d.states["submitted"] {
+					t.Fatalf("first task event state = %q, want submitted", st)
 				}
-				if strings.Join(got, " ") != strings.Join(tt.events, " ") {
-					t.Fatalf("events = %v, want %v", got, tt.events)
+			case "status":
+				state := agenttest.Str(t, inner, "status", "state")
+				d.wantFinal(t, inner, state == d.states[tt.final])
+				for neutral, name := range d.states {
+					if name == state {
+						kind = neutral
+					}
 				}
-			})
+			case "artifact":
+				if agenttest.Str(t, inner, "artifact", "parts", 0, "text") != "done: "+tt.text || inner["lastChunk"] != true {
+					t.Fatalf("artifact update = %v", inner)
+				}
+			}
+			if kind != "task" && (inner["taskId"] != taskID || inner["contextId"] != contextID) {
+				t.Fatalf("%s event names task %v/%v, want %s/%s", kind, inner["taskId"], inner["contextId"], taskID, contextID)
+			}
+			got = append(got, kind)
+		}
+		if strings.Join(got, " ") != strings.Join(tt.events, " ") {
+			t.Fatalf("events = %v, want %v", got, tt.events)
 		}
 	})
 }
@@ -302,5 +308,117 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 			t.Fatalf("streamed reply = %q", got)
 		}
 		s.WantEnd()
+	})
+}
+
+func TestSendValidation(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		withConfig := func(key string, v any) func(params, _ obj) {
+			return func(params, _ obj) {
+				cfg := d.sendNow(nil)["configuration"].(obj)
+				cfg[key] = v
+				params["configuration"] = cfg
+			}
+		}
+		tests := append([]badSend{
+			{"no message", func(p, _ obj) { delete(p, "message") }, "message: required"},
+			{"other dialect's role", func(_, m obj) { m["role"] = d.foreignUser }, "message.role"},
+			{"agent role", func(_, m obj) { m["role"] = d.agent }, "message.role"},
+			{"no messageId", func(_, m obj) { delete(m, "messageId") }, "message.messageId"},
+			{"no parts", parts(), "message.parts"},
+			{"negative historyLength", withConfig("historyLength", -1), "historyLength"},
+			{"relative push url", withConfig(d.pushKey, obj{"url": "/hook"}), d.pushKey + ".url"},
+		}, d.badSends...)
+		invalidParams := func(t *testing.T, e obj) { d.wantCode(t, e, agentcore.CodeInvalidParams) }
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				msg := d.userMessage("hello")
+				params := obj{"message": msg}
+				tt.edit(params, msg)
+				d.WantRefused(t, srv, []string{d.send, d.stream}, invalidParams, params, tt.detail)
+			})
+		}
+	})
+}
+
+func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		msg := d.userMessage("Echo these")
+		msg["parts"] = append(msg["parts"].([]any), d.echoParts...)
+		res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
+		agenttest.WantJSON(t, "artifacts", res["artifacts"], []any{obj{
+			"artifactId": agenttest.Str(t, res, "artifacts", 0, "artifactId"),
+			"name":       "result",
+			"parts":      append([]any{d.textPart("done: Echo these")}, d.echoParts...),
+		}})
+	})
+}
+
+func TestSendReturningAtOnce(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		hold := make(chan struct{})
+		_, srv := d.start(t, agentcore.Options{Hold: hold})
+		res := d.task(t, d.Call(t, srv, d.send, d.sendNow(d.userMessage("wait for me"))).(obj))
+		if st := agenttest.Str(t, res, "status", "state"); st != d.states["submitted"] {
+			t.Fatalf("state = %q, want submitted", st)
+		}
+		if _, ok := res["artifacts"]; ok {
+			t.Fatal("a submitted task has artifacts")
+		}
+
+		// The task runs on: following it shows it complete once released.
+		s := d.OpenStream(t, srv, d.subscribe, obj{"id": res["id"]})
+		d.next(t, s, "task")
+		close(hold)
+		var last string
+		for {
+			ev, ok := s.Next()
+			if !ok {
+				break
+			}
+			if kind, inner := d.event(t, ev); kind == "status" {
+				last = agenttest.Str(t, inner, "status", "state")
+			}
+		}
+		if last != d.states["completed"] {
+			t.Fatalf("last state seen = %q, want completed", last)
+		}
+	})
+}
+
+func TestSendHistoryLength(t *testing.T) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		zero := 0 // no history key at all
+		if d.zeroHistoryAll {
+			zero = 2
+		}
+		for _, tt := range []struct {
+			length any
+			want   int
+		}{{nil, 2}, {0, zero}, {1, 1}, {5, 2}} {
+			cfg := d.config()
+			if tt.length != nil {
+				cfg["historyLength"] = tt.length
+			}
+			task := d.task(t, d.Call(t, srv, d.send, obj{"message": d.userMessage("input x"), "configuration": cfg}).(obj))
+			h, present := task["history"].([]any)
+			if tt.want == 0 {
+				if present {
+					t.Fatalf("historyLength %v: history key present: %v", tt.length, task["history"])
+				}
+				continue
+			}
+			if len(h) != tt.want {
+				t.Fatalf("historyLength %v: %d messages, want %d", tt.length, len(h), tt.want)
+			}
+			// The last ones are kept: the agent's question ends it.
+			if last := h[len(h)-1]; agenttest.Str(t, last, "role") != d.agent {
+				t.Fatalf("historyLength %v: last message %v, want the agent's question", tt.length, last)
+			}
+		}
 	})
 }

@@ -135,11 +135,22 @@ func (s *store[M, A, C]) resume(d Dialect[M, A], taskID, contextID string, msg f
 			map[string]string{"taskId": t.ID, "contextId": t.ContextID})
 	}
 	if state := t.Status.State; state != StateInputRequired {
-		return nil, Task[M, A]{}, 0, d.NotAccepting(t.ID, state)
+		return nil, Task[M, A]{}, 0, notAccepting(d, t.ID, state)
 	}
 	t.History = append(t.History, msg(t.ContextID))
 	s.setStatusLocked(rec, StateWorking, nil)
 	return rec, snapshotLocked(rec), len(rec.updates), nil
+}
+
+// notAccepting is d's error for a message to taskID, in state, which waits
+// for none.
+func notAccepting[M, A any](d Dialect[M, A], taskID string, state State) *Error {
+	why := "is still running"
+	if state.Terminal() {
+		why = "is in terminal state " + d.StateName(state)
+	}
+	return d.NotAccepting("task "+taskID+" "+why+" and accepts no message",
+		map[string]string{"taskId": taskID, "state": d.StateName(state)})
 }
 
 func (s *store[M, A, C]) lookup(id string) (*Record[M, A, C], bool) {

@@ -19,13 +19,14 @@ type Accepted[M, A, C any] struct {
 // push, when set, is stored for the task before its script starts.
 func (c *Core[M, A, C]) Accept(msg M, push *C) (Accepted[M, A, C], *Error) {
 	d := c.dialect
-	taskID, contextID := d.IDs(msg)
+	msgTaskID, msgContextID := d.IDs(&msg)
+	taskID, contextID := *msgTaskID, *msgContextID
 	if rerr := c.finalTaskMessage(taskID); rerr != nil {
 		return Accepted[M, A, C]{}, rerr
 	}
 	if taskID != "" {
 		rec, snap, cursor, rerr := c.store.resume(d, taskID, contextID, func(contextID string) M {
-			msg = d.WithIDs(msg, taskID, contextID)
+			*msgContextID = contextID
 			return msg
 		})
 		if rerr != nil {
@@ -47,7 +48,7 @@ func (c *Core[M, A, C]) Accept(msg M, push *C) (Accepted[M, A, C], *Error) {
 		return Accepted[M, A, C]{Reply: &reply}, nil
 	}
 	taskID = NewID()
-	msg = d.WithIDs(msg, taskID, contextID)
+	*msgTaskID, *msgContextID = taskID, contextID
 	rec, snap := c.store.create(taskID, contextID, msg)
 	if push != nil {
 		c.StorePush(rec, *push)

@@ -26,9 +26,11 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 
-// addr runs Addr with a recorder in a goroutine of its own, which a skip
-// or a failure ends.
-func addr(t *testing.T) *recorder {
+// addr runs Addr with A2AGW_SKIP_REDIS=skip and A2AGW_REDIS_ADDR=address,
+// with a recorder in a goroutine of its own, which a skip or a failure ends.
+func addr(t *testing.T, skip, address string) *recorder {
+	t.Setenv("A2AGW_SKIP_REDIS", skip)
+	t.Setenv("A2AGW_REDIS_ADDR", address)
 	r := &recorder{TB: t}
 	done := make(chan struct{})
 	go func() {
@@ -41,9 +43,7 @@ func addr(t *testing.T) *recorder {
 
 // TestSkipWins: A2AGW_SKIP_REDIS=1 skips, whatever the address.
 func TestSkipWins(t *testing.T) {
-	t.Setenv("A2AGW_SKIP_REDIS", "1")
-	t.Setenv("A2AGW_REDIS_ADDR", closedAddr(t))
-	r := addr(t)
+	r := addr(t, "1", closedAddr(t))
 	if !r.skipped || r.failed {
 		t.Fatalf("skipped %v, failed %v; want skipped", r.skipped, r.failed)
 	}
@@ -52,9 +52,7 @@ func TestSkipWins(t *testing.T) {
 // TestUnreachableFails: without A2AGW_SKIP_REDIS a missing Redis fails the
 // test and says how to start or skip it.
 func TestUnreachableFails(t *testing.T) {
-	t.Setenv("A2AGW_SKIP_REDIS", "")
-	t.Setenv("A2AGW_REDIS_ADDR", closedAddr(t))
-	r := addr(t)
+	r := addr(t, "", closedAddr(t))
 	if !r.failed || r.skipped {
 		t.Fatalf("skipped %v, failed %v; want failed", r.skipped, r.failed)
 	}

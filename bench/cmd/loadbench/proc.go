@@ -23,6 +23,9 @@ type process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
+	// stop ends the process: SIGTERM, then SIGKILL if it is still there
+	// after a few seconds (exec's Cancel and WaitDelay).
+	cancel context.CancelFunc
 	// admin is a gateway's admin listener, with pprof, if it serves one.
 	admin string
 	// slowStart multiplies the time waitReady allows: a process started
@@ -42,14 +45,18 @@ func startProcess(name, cpus string, argv, env []string, out io.Writer) (*proces
 	if cpus != "" {
 		argv = append([]string{"taskset", "-c", cpus}, argv...)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
+		cancel()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, done: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -70,21 +77,10 @@ func (b *bench) startSUTProcess(name string, argv, env []string, out io.Writer) 
 	return p, err
 }
 
-// stop ends the process: SIGTERM, then SIGKILL if it is still there after
-// a few seconds.
+// stop ends the process, SIGTERM then SIGKILL, and waits for it to be gone.
 func (p *process) stop() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(5 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
+	p.cancel()
+	<-p.done
 }
 
 // waitReady polls url until it answers 200, the process exits, or timeout
