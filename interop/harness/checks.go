@@ -48,11 +48,17 @@ func AssertDone(c Checker, task *Task, input string) {
 	Equal(c, fmt.Sprint(texts), fmt.Sprint([]string{TextDone(input)}), "artifact text")
 }
 
-// HistoryString renders a task's history as role:first text.
-func HistoryString(task *Task) string {
+// historyString renders a task's history as role:first text. The 1.0
+// client's checks rendered every role but the user's as agent (its other
+// checks compare the role itself), and still do.
+func (s *Suite) historyString(task *Task) string {
 	out := make([]string, len(task.History))
 	for i, m := range task.History {
-		out[i] = m.Role + ":" + FirstText(m.Parts)
+		role := m.Role
+		if s.is10() && role != RoleUser {
+			role = RoleAgent
+		}
+		out[i] = role + ":" + FirstText(m.Parts)
 	}
 	return fmt.Sprint(out)
 }

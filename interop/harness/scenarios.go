@@ -102,10 +102,10 @@ func (s *Suite) Register(r *Runner) {
 		want := fmt.Sprint([]string{"user:" + input, "agent:" + TextWorking(input)})
 		full, err := client.GetTask(ctx, task.ID, Ptr(10))
 		c.NoErr(err, "get 10")
-		Equal(c, HistoryString(full), want, "full history")
+		Equal(c, s.historyString(full), want, "full history")
 		one, err := client.GetTask(ctx, task.ID, Ptr(1))
 		c.NoErr(err, "get 1")
-		Equal(c, HistoryString(one), fmt.Sprint([]string{"agent:" + TextWorking(input)}), "historyLength=1 keeps the latest message")
+		Equal(c, s.historyString(one), fmt.Sprint([]string{"agent:" + TextWorking(input)}), "historyLength=1 keeps the latest message")
 		two, err := client.GetTask(ctx, task.ID, Ptr(2))
 		c.NoErr(err, "get 2")
 		Equal(c, len(two.History), 2, "historyLength=2")
@@ -113,7 +113,7 @@ func (s *Suite) Register(r *Runner) {
 			// In 1.0 an unset historyLength means no limit (issue 23 item 1).
 			unset, err := client.GetTask(ctx, task.ID, nil)
 			c.NoErr(err, "get without historyLength")
-			Equal(c, HistoryString(unset), want, "history without historyLength (1.0: no limit)")
+			Equal(c, s.historyString(unset), want, "history without historyLength (1.0: no limit)")
 		}
 	})
 
@@ -131,7 +131,7 @@ func (s *Suite) Register(r *Runner) {
 		if s.Deviates("history-length-send") {
 			want = []string{"user:" + input, "agent:" + TextWorking(input)}
 		}
-		Equal(c, HistoryString(task), fmt.Sprint(want), "send with historyLength=1")
+		Equal(c, s.historyString(task), fmt.Sprint(want), "send with historyLength=1")
 	})
 
 	r.Add("stream-task", func(ctx context.Context, c Checker) {
