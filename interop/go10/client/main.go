@@ -15,13 +15,11 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"os"
 
 	"github.com/a2agate/gateway/interop/harness"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
-	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -29,39 +27,43 @@ import (
 
 func main() {
 	cmd := harness.Command{Name: "client", Client: "go-2.3.1", Transports: []string{"jsonrpc", "rest", "grpc"}}
-	os.Exit(cmd.Main(func(s harness.Setup, r *harness.Runner) {
-		binding := bindingOf[s.Transport]
-		e := &env{Setup: s, binding: binding, dialer: &harness.Dialer[*a2a.AgentCard, *a2aclient.Client]{
-			Resolve: func(ctx context.Context) (*a2a.AgentCard, error) {
-				return agentcard.NewResolver(s.HTTPClient).Resolve(ctx, s.BaseURL)
-			},
-			FromCard: func(ctx context.Context, card *a2a.AgentCard) (*a2aclient.Client, error) {
-				return a2aclient.NewFromCard(ctx, card, factoryOptions(binding, s.HTTPClient)...)
-			},
-		}}
-		registerScenarios(r, e)
-		r.Skip = e.skipReason
-	}))
+	os.Exit(harness.SDK[*a2a.AgentCard, *a2aclient.Client]{Command: cmd, Resolve: resolve, FromCard: newClient, Adapt: adapt}.Main(registerScenarios))
 }
 
+// registerScenarios runs the harness's scenarios, which mirror
+// interop/clients/scenarios.mjs and are shared with the 0.3 client, over
+// a2a-go v2.3.1, and the 1.0 client's own ones, each in its place among
+// them (names match clients/scenarios.mjs one to one).
+func registerScenarios(shared *harness.Env[*a2a.AgentCard, *a2aclient.Client], r *harness.Runner) {
+	e := &env{shared, bindingOf[shared.Transport]}
+	suite := &harness.Suite{Module: e, Setup: e.Setup, Dialect: harness.Dialect10, Deviations: nativeDeviations, LostStreamError: e.lostStreamError}
+	suite.Register(r)
+	registerOwn(r, suite, e)
+	r.Skip = e.skipReason
+}
+
+// bindingOf names the SDK binding of each -transport value.
 var bindingOf = map[string]a2a.TransportProtocol{
 	"jsonrpc": a2a.TransportProtocolJSONRPC,
 	"rest":    a2a.TransportProtocolHTTPJSON,
 	"grpc":    a2a.TransportProtocolGRPC,
 }
 
-// factoryOptions registers the SDK's transports and prefers binding. The
-// JSON-RPC client registers JSON-RPC only, as before; the others register
-// JSON-RPC too, so the preference (not a lone transport) makes the pick.
-// gRPC dials the card's host:port in plain text (h2c), as the gateway's
-// traffic listener serves it without TLS here.
-func factoryOptions(binding a2a.TransportProtocol, httpClient *http.Client) []a2aclient.FactoryOption {
-	opts := []a2aclient.FactoryOption{a2aclient.WithJSONRPCTransport(httpClient)}
+// newClient builds the client from the card: it registers the SDK's
+// transports and prefers the -transport binding. The JSON-RPC client
+// registers JSON-RPC only, as before; the others register JSON-RPC too, so
+// the preference (not a lone transport) makes the pick. gRPC dials the
+// card's host:port in plain text (h2c), as the gateway's traffic listener
+// serves it without TLS here.
+func newClient(ctx context.Context, s harness.Setup, card *a2a.AgentCard) (*a2aclient.Client, error) {
+	binding := bindingOf[s.Transport]
+	opts := []a2aclient.FactoryOption{a2aclient.WithJSONRPCTransport(s.HTTPClient)}
 	switch binding {
 	case a2a.TransportProtocolHTTPJSON:
-		opts = append(opts, a2aclient.WithRESTTransport(httpClient))
+		opts = append(opts, a2aclient.WithRESTTransport(s.HTTPClient))
 	case a2a.TransportProtocolGRPC:
 		opts = append(opts, a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials())))
 	}
-	return append(opts, a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{binding}}))
+	opts = append(opts, a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{binding}}))
+	return a2aclient.NewFromCard(ctx, card, opts...)
 }
