@@ -36,6 +36,10 @@ scripts/ensure-promtool.sh
 
 step "go test -race"
 go test -race -count=1 ./...
+# The interop modules' own tests: the harness's runner and mappers, each SDK adapter's mapping.
+(cd interop/harness && go test -race -count=1 ./...)
+(cd interop/goclient && go test -race -count=1 ./...)
+(cd interop/go10 && go test -race -count=1 ./...)
 
 step "allocation budgets, which the race detector's own allocations hide"
 go test -count=1 -run 'Budget|AllocsPerRequest' ./normalize/ ./proxy/
