@@ -11,7 +11,7 @@ import (
 func TestDefaults(t *testing.T) {
 	var c Config
 	c.SetDefaults()
-	if c.Enabled || c.OTLP.Protocol != ProtocolHTTP || c.ServiceName != DefaultServiceName || c.SampleRatio != nil {
+	if c.Enabled || c.OTLP.Protocol != ProtocolHTTP || c.OTLP.Compression != CompressionNone || c.ServiceName != DefaultServiceName || c.SampleRatio != nil {
 		t.Errorf("defaults: %+v", c)
 	}
 	if err := c.Validate(); err != nil {
@@ -51,6 +51,8 @@ func TestValidate(t *testing.T) {
 		{"ratio bounds", func(c *Config) { c.SampleRatio = ratio(0) }, ""},
 		{"ratio one", func(c *Config) { c.SampleRatio = ratio(1) }, ""},
 		{"json protocol", func(c *Config) { c.OTLP.Protocol = "http/json" }, `otlp.protocol: "http/json" is not one of http/protobuf, grpc`},
+		{"gzip", func(c *Config) { c.OTLP.Compression = "gzip" }, ""},
+		{"zstd", func(c *Config) { c.OTLP.Compression = "zstd" }, `otlp.compression: "zstd" is not one of none, gzip`},
 		{"bare host", func(c *Config) { c.OTLP.Endpoint = "collector" }, "otlp.endpoint: want a URL"},
 		{"ftp", func(c *Config) { c.OTLP.Endpoint = "ftp://collector:21" }, `scheme "ftp" is not http or https`},
 		{"no host", func(c *Config) { c.OTLP.Endpoint = "http:///v1/traces" }, "has no host"},

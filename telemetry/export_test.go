@@ -210,6 +210,61 @@ func TestEnvConfiguresExport(t *testing.T) {
 	}
 }
 
+// Batches are sent uncompressed unless the config or the standard
+// variables ask for gzip; the config's choice wins.
+func TestCompression(t *testing.T) {
+	for _, tc := range []struct {
+		name, config, env, want string // want: the Content-Encoding the collector gets
+	}{
+		{"default", "", "", ""},
+		{"config gzip", CompressionGzip, "", "gzip"},
+		{"env gzip", "", "gzip", "gzip"},
+		{"config none over env gzip", CompressionNone, "gzip", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", tc.env)
+			}
+			rc := newReceiver(t, accept)
+			tr := setup(t, Config{Enabled: true, OTLP: OTLPConfig{Endpoint: rc.URL, Compression: tc.config}})
+			_, span := tr.StartServer(testCtx(t), "a2a GetTask")
+			span.End()
+			if err := tr.Shutdown(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			if spans, _ := rc.spans(); spans["a2a GetTask"] == nil {
+				t.Fatalf("the collector got %v, want a2a GetTask", spans)
+			}
+			if got := rc.headers()[0].Get("Content-Encoding"); got != tc.want {
+				t.Errorf("Content-Encoding %q, want %q", got, tc.want)
+			}
+		})
+	}
+	for _, compression := range []string{CompressionNone, CompressionGzip} {
+		t.Run("grpc "+compression, func(t *testing.T) {
+			rc, addr := newGRPCReceiver(t)
+			tr := setup(t, Config{Enabled: true, OTLP: OTLPConfig{Endpoint: addr, Insecure: true, Protocol: ProtocolGRPC, Compression: compression}})
+			_, span := tr.StartServer(testCtx(t), "a2a GetTask")
+			span.End()
+			if err := tr.Shutdown(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			if spans, _ := rc.spans(); spans["a2a GetTask"] == nil {
+				t.Fatalf("the collector got %v, want a2a GetTask", spans)
+			}
+			want := ""
+			if compression == CompressionGzip {
+				want = "gzip"
+			}
+			rc.mu.Lock()
+			defer rc.mu.Unlock()
+			if len(rc.grpcEncodings) == 0 || rc.grpcEncodings[0] != want {
+				t.Errorf("gRPC encodings %q, want %q", rc.grpcEncodings, want)
+			}
+		})
+	}
+}
+
 // What the config sets wins over the variables.
 func TestConfigWinsOverEnv(t *testing.T) {
 	rc := newReceiver(t, accept)

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
 	"net"
@@ -14,6 +15,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/stats"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -23,6 +25,8 @@ type receiver struct {
 	mu  sync.Mutex
 	got []*tracepb.ResourceSpans
 	hdr []http.Header
+	// grpcEncodings are the compressions of the gRPC exports.
+	grpcEncodings []string
 	// arrived is told of every export the receiver took.
 	arrived chan struct{}
 }
@@ -55,8 +59,19 @@ func newReceiver(t *testing.T, mode receiverMode) *receiver {
 			http.Error(w, "want POST /v1/traces with protobuf", http.StatusNotFound)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
+		var body []byte
+		var err error
+		switch r.Header.Get("Content-Encoding") {
+		case "":
+			body, err = io.ReadAll(r.Body)
+		case "gzip":
+			body, err = gunzip(r.Body)
+		default:
+			http.Error(w, "unknown content encoding", http.StatusUnsupportedMediaType)
+			return
+		}
 		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		var req collectortrace.ExportTraceServiceRequest
@@ -73,6 +88,14 @@ func newReceiver(t *testing.T, mode receiverMode) *receiver {
 	t.Cleanup(func() { close(release) })
 	rc.URL = srv.URL
 	return rc
+}
+
+func gunzip(r io.Reader) ([]byte, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
 
 func (rc *receiver) keep(rs []*tracepb.ResourceSpans, h http.Header) {
@@ -127,6 +150,21 @@ func (g grpcService) Export(ctx context.Context, req *collectortrace.ExportTrace
 	return &collectortrace.ExportTraceServiceResponse{}, nil
 }
 
+// encodingTap keeps the compression of every gRPC call a receiver takes.
+type encodingTap struct{ rc *receiver }
+
+func (e encodingTap) HandleRPC(_ context.Context, s stats.RPCStats) {
+	if h, ok := s.(*stats.InHeader); ok {
+		e.rc.mu.Lock()
+		e.rc.grpcEncodings = append(e.rc.grpcEncodings, h.Compression)
+		e.rc.mu.Unlock()
+	}
+}
+
+func (encodingTap) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context   { return ctx }
+func (encodingTap) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (encodingTap) HandleConn(context.Context, stats.ConnStats)                       {}
+
 // newGRPCReceiver returns a receiver and its host:port, for grpc.
 func newGRPCReceiver(t *testing.T) (*receiver, string) {
 	t.Helper()
@@ -135,7 +173,7 @@ func newGRPCReceiver(t *testing.T) (*receiver, string) {
 		t.Fatal(err)
 	}
 	rc := &receiver{arrived: make(chan struct{}, 1024)}
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(grpc.StatsHandler(encodingTap{rc}))
 	collectortrace.RegisterTraceServiceServer(srv, grpcService{rc: rc})
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)

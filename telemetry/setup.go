@@ -123,6 +123,13 @@ func newExporter(ctx context.Context, c OTLPConfig, timeout time.Duration) (*otl
 	isURL := strings.Contains(c.Endpoint, "://")
 	if c.Protocol == ProtocolGRPC {
 		opts := []otlptracegrpc.Option{otlptracegrpc.WithTimeout(timeout)}
+		// The gRPC exporter takes no "none" (it logs it as invalid): with
+		// compression none it keeps its default, which only
+		// OTEL_EXPORTER_OTLP_COMPRESSION=gzip set beside the config's none
+		// would change.
+		if c.Compression == CompressionGzip {
+			opts = append(opts, otlptracegrpc.WithCompressor(CompressionGzip))
+		}
 		switch {
 		case isURL:
 			opts = append(opts, otlptracegrpc.WithEndpointURL(c.Endpoint))
@@ -137,7 +144,11 @@ func newExporter(ctx context.Context, c OTLPConfig, timeout time.Duration) (*otl
 		}
 		return otlptracegrpc.New(ctx, opts...)
 	}
-	opts := []otlptracehttp.Option{otlptracehttp.WithTimeout(timeout)}
+	compression := otlptracehttp.NoCompression
+	if c.Compression == CompressionGzip {
+		compression = otlptracehttp.GzipCompression
+	}
+	opts := []otlptracehttp.Option{otlptracehttp.WithTimeout(timeout), otlptracehttp.WithCompression(compression)}
 	switch {
 	case isURL:
 		u, err := url.Parse(c.Endpoint)
