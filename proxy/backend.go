@@ -33,6 +33,9 @@ type backend struct {
 	// client is for card fetches, which may follow redirects.
 	client *http.Client
 	static http.Header
+	// timeoutCause ends a unary call past cfg.ResponseTimeout; made once,
+	// not per call.
+	timeoutCause error
 }
 
 func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http.RoundTripper) (*backend, error) {
@@ -60,8 +63,9 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		target:    target,
 		transport: rt,
 		// Cards may redirect: the client follows, over the same pool.
-		client: &http.Client{Transport: rt},
-		static: static,
+		client:       &http.Client{Transport: rt},
+		static:       static,
+		timeoutCause: &responseTimeoutError{limit: cfg.ResponseTimeout},
 	}, nil
 }
 
@@ -116,7 +120,7 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 	body := normalize.AppendRequest(make([]byte, 0, len(params)+len(method)+len(id)+48), id, method, params)
 	cancel := context.CancelFunc(nil)
 	if d := b.cfg.ResponseTimeout; !stream && d > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &responseTimeoutError{limit: d})
+		ctx, cancel = context.WithTimeoutCause(ctx, d, b.timeoutCause)
 	}
 	req := (&http.Request{
 		Method:     http.MethodPost,
@@ -278,9 +282,13 @@ func (b *backend) setHeaders(req, in *http.Request) {
 			if prior := in.Header["X-Forwarded-For"]; len(prior) > 0 {
 				host = strings.Join(prior, ", ") + ", " + host
 			}
-			req.Header["X-Forwarded-For"] = []string{host}
+			// One array for both headers' values: one allocation, not two.
+			vals := [...]string{host, in.Host}
+			req.Header["X-Forwarded-For"] = vals[0:1:1]
+			req.Header["X-Forwarded-Host"] = vals[1:2:2]
+		} else {
+			req.Header["X-Forwarded-Host"] = []string{in.Host}
 		}
-		req.Header["X-Forwarded-Host"] = []string{in.Host}
 		req.Header["X-Forwarded-Proto"] = headerHTTP
 		if in.TLS != nil {
 			req.Header["X-Forwarded-Proto"] = headerHTTPS
