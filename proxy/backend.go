@@ -87,9 +87,12 @@ func newTransport(cfg BackendConfig) *http.Transport {
 	t.IdleConnTimeout = 90 * time.Second
 	t.Proxy = nil // a sidecar talks to its neighbour, never through HTTP_PROXY
 	// Requests toward the backend are small, and every open stream holds
-	// one connection: a 1 KiB write buffer instead of 4 KiB keeps idle
-	// streams cheap (a larger body is written past the buffer, unbuffered).
+	// one connection: 1 KiB write and read buffers instead of 4 KiB keep
+	// idle streams cheap. A larger body is written past the buffer,
+	// unbuffered; a reply's body read past it, straight into the call's
+	// own buffer (the SSE reader has its own, pooled while it waits).
 	t.WriteBufferSize = 1 << 10
+	t.ReadBufferSize = 1 << 10
 	return t
 }
 

@@ -190,7 +190,8 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 	case to == dialect.V10:
 		v10 = params
 	case c.env.Dialect != dialect.V10:
-		buf := c.buffer(len(c.env.Params) + 256)
+		buf := borrowBuffer(len(c.env.Params) + 256)
+		defer returnBuffer(buf)
 		out, _, err := normalize.AppendParams((*buf)[:0], dialect.SendMessage, c.env.Dialect, dialect.V10, c.env.Params)
 		keep(buf, out, c.env.Params)
 		if err != nil {
@@ -198,9 +199,12 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 		}
 		v10 = out
 	}
-	buf := c.buffer(len(v10))
+	// Borrowed, not lent to the call: nothing keeps the canonical bytes,
+	// and a stream would keep its call's buffers while it is open.
+	buf := borrowBuffer(len(v10))
 	digest, room, err := normalize.AppendSendDigest((*buf)[:0], v10)
 	*buf = room
+	returnBuffer(buf)
 	return digest, err
 }
 
