@@ -36,12 +36,25 @@ func Valid(b []byte) bool {
 	return utf8.Valid(b) && jsonscan.Valid(b)
 }
 
+// validTop is Valid recording where the envelope's members end
+// (jsonscan.ValidTop), so that reading the envelope steps over its params
+// or result by lookup instead of scanning them a second time.
+func validTop(b []byte, top *jsonscan.Spans) bool {
+	return utf8.Valid(b) && jsonscan.ValidTop(b, top)
+}
+
+// topRoom is how many containers of an envelope's members validTop
+// records: params or result, error, and a few a peer added.
+const topRoom = 8
+
 // ParseRequest reads a JSON-RPC 2.0 request. On failure it returns an
 // *Error, and the Envelope holds whatever id and dialect could be read, so
 // the error can still be answered to the right request in the right dialect.
 func ParseRequest(body []byte) (Envelope, error) {
 	var env Envelope
-	if !Valid(body) {
+	var room [2 * topRoom]int
+	top := jsonscan.SpansIn(room[:])
+	if !validTop(body, &top) {
 		return env, Errorf(dialect.ErrParse, "%s", invalidJSONReason(body))
 	}
 	root := jsonscan.Parse(body)
@@ -52,7 +65,7 @@ func ParseRequest(body []byte) (Envelope, error) {
 		return env, Errorf(dialect.ErrInvalidRequest, "the body must be a JSON-RPC request object, got %s", typeName(root))
 	}
 	var m members
-	if err := collect(root, envelopeKeys[:], &m); err != nil {
+	if err := collectIn(&top, root, envelopeKeys[:], &m); err != nil {
 		env.ID = unambiguousID(root)
 		return env, &Error{Kind: dialect.ErrInvalidRequest, Message: "invalid JSON-RPC request: " + err.Error(), Err: err}
 	}
@@ -199,12 +212,14 @@ var replyKeys = [...]keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"erro
 // writes none for an empty one) reads as a null result.
 func ParseReply(body []byte) (Reply, error) {
 	var r Reply
-	if !Valid(body) {
+	var room [2 * topRoom]int
+	top := jsonscan.SpansIn(room[:])
+	if !validTop(body, &top) {
 		return r, Errorf(dialect.ErrInvalidAgentResponse, "the agent's reply is not valid JSON")
 	}
 	root := jsonscan.Parse(body)
 	var m members
-	if err := collect(root, replyKeys[:], &m); err != nil {
+	if err := collectIn(&top, root, replyKeys[:], &m); err != nil {
 		return r, &Error{Kind: dialect.ErrInvalidAgentResponse, Message: "the agent's reply is not a JSON-RPC response: " + err.Error(), Err: err}
 	}
 	v := &m.vals

@@ -199,6 +199,9 @@ type call struct {
 	// pushPending is the relay of a push config given in a send, until the
 	// backend names the task (pushrelay.go).
 	pushPending *store.PushRelay
+	// replyLimit bounds the read of a unary reply; in the call, which is
+	// on the heap already, where io.LimitReader would allocate per call.
+	replyLimit io.LimitedReader
 	// binding is the binding the call came through and caller, when not
 	// 0, the dialect its caller spoke, as the front end that made the
 	// JSON-RPC request recorded them in its context.
@@ -298,16 +301,24 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 		// closes the connection instead of waiting.
 		_ = rc.SetReadDeadline(time.Time{})
 	}
-	var mbe *http.MaxBytesError
 	switch {
-	case errors.As(err, &mbe):
+	case err == nil:
+		return body, nil
+	case isMaxBytesError(err):
 		return body, tooLarge()
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return body, normalize.Errorf(dialect.ErrInvalidRequest, "the request body did not arrive within server.read_timeout (%s)", a.readTimeout)
-	case err != nil:
+	default:
 		return body, normalize.Errorf(dialect.ErrInvalidRequest, "reading the request body failed: %v", err)
 	}
-	return body, nil
+}
+
+// isMaxBytesError reports whether err says a body passed its limit; a
+// function of its own, so that its errors.As target, which escapes, is
+// allocated only for a failed read.
+func isMaxBytesError(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
 }
 
 // oversizedPrefixBytes is how much of a body declared over the limit is
@@ -470,13 +481,15 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request, c *call) {
 // backend's refusal replaced by the caller's spec's answer when the task
 // turns out to be final (refusedByFinal).
 func (a *Agent) answerUnary(w http.ResponseWriter, r *http.Request, c *call, result []byte, e *normalize.Error) {
-	var ae *normalize.AgentError
-	if e != nil && errors.As(e, &ae) {
-		if fe := a.refusedByFinal(r, c); fe != nil {
-			e = fe
-		}
-	}
 	if e != nil {
+		// Declared here: errors.As makes its target escape, and the
+		// answer of every successful call would allocate it.
+		var ae *normalize.AgentError
+		if errors.As(e, &ae) {
+			if fe := a.refusedByFinal(r, c); fe != nil {
+				e = fe
+			}
+		}
 		a.fail(w, c, e)
 		return
 	}
@@ -561,7 +574,9 @@ func (a *Agent) trimmedHistory(c *call, info normalize.EventInfo, result []byte)
 // an A2A server may answer an error with 4xx/5xx and a JSON-RPC body.
 func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Reply, *normalize.Error) {
 	buf := c.buffer(int(min(max(res.ContentLength, 0), maxPresize)) + 1)
-	body, err := readSized(*buf, io.LimitReader(res.Body, a.cfg.MaxReplyBytes+1), res.ContentLength)
+	c.replyLimit = io.LimitedReader{R: res.Body, N: a.cfg.MaxReplyBytes + 1}
+	body, err := readSized(*buf, &c.replyLimit, res.ContentLength)
+	c.replyLimit.R = nil
 	*buf = body
 	if err != nil {
 		return normalize.Reply{}, b.transportError(res.Request.Context(), err)

@@ -30,9 +30,16 @@ type backend struct {
 	// proxy answers instead.
 	target    *url.URL
 	transport http.RoundTripper
+	// streams carries the streaming calls, over connections of their own
+	// with a small read buffer (newTransport): each open stream holds its
+	// connection, and with it that buffer, for as long as it is open.
+	streams http.RoundTripper
 	// client is for card fetches, which may follow redirects.
 	client *http.Client
 	static http.Header
+	// timeoutCause ends a unary call past cfg.ResponseTimeout; made once,
+	// not per call.
+	timeoutCause error
 }
 
 func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http.RoundTripper) (*backend, error) {
@@ -40,8 +47,9 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 	if err != nil {
 		return nil, fmt.Errorf("backend %q: %w", name, err)
 	}
+	streams := rt
 	if rt == nil {
-		rt = newTransport(cfg)
+		rt, streams = newTransport(cfg, unaryReadBuffer), newTransport(cfg, streamReadBuffer)
 	}
 	static := http.Header{}
 	for _, h := range cfg.Headers {
@@ -59,9 +67,11 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		cfg:       cfg,
 		target:    target,
 		transport: rt,
+		streams:   streams,
 		// Cards may redirect: the client follows, over the same pool.
-		client: &http.Client{Transport: rt},
-		static: static,
+		client:       &http.Client{Transport: rt},
+		static:       static,
+		timeoutCause: &responseTimeoutError{limit: cfg.ResponseTimeout},
 	}, nil
 }
 
@@ -73,7 +83,7 @@ const maxResponseHeaderBytes = 1 << 20
 // concurrent calls. There is deliberately no whole-request timeout: it would
 // cut long streams; a unary call's reply is bounded by response_timeout
 // instead (see post).
-func newTransport(cfg BackendConfig) *http.Transport {
+func newTransport(cfg BackendConfig, readBuffer int) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	t.ResponseHeaderTimeout = cfg.ResponseHeaderTimeout
@@ -86,13 +96,27 @@ func newTransport(cfg BackendConfig) *http.Transport {
 	// one connection: a 1 KiB write buffer instead of 4 KiB keeps idle
 	// streams cheap (a larger body is written past the buffer, unbuffered).
 	t.WriteBufferSize = 1 << 10
+	t.ReadBufferSize = readBuffer
 	return t
 }
 
+// Read buffer sizes of the connections to a backend. A unary reply is
+// read whole, in one read where it fits the buffer, as net/http's default
+// lets a reply of a few KiB be (a 1 KiB buffer was one more read system
+// call per send). A stream's events are read past the buffer, into the SSE
+// reader's own (pooled while it waits), so its connection's buffer only
+// holds the response head and chunk sizes while the stream stays open.
+const (
+	unaryReadBuffer  = 4 << 10
+	streamReadBuffer = 1 << 10
+)
+
 // closeIdle closes the backend's idle connections when its agent retires.
 func (b *backend) closeIdle() {
-	if c, ok := b.transport.(interface{ CloseIdleConnections() }); ok {
-		c.CloseIdleConnections()
+	for _, t := range [...]http.RoundTripper{b.transport, b.streams} {
+		if c, ok := t.(interface{ CloseIdleConnections() }); ok {
+			c.CloseIdleConnections()
+		}
 	}
 }
 
@@ -116,7 +140,7 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 	body := normalize.AppendRequest(make([]byte, 0, len(params)+len(method)+len(id)+48), id, method, params)
 	cancel := context.CancelFunc(nil)
 	if d := b.cfg.ResponseTimeout; !stream && d > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &responseTimeoutError{limit: d})
+		ctx, cancel = context.WithTimeoutCause(ctx, d, b.timeoutCause)
 	}
 	req := (&http.Request{
 		Method:     http.MethodPost,
@@ -144,7 +168,11 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 	} else {
 		h["Accept"] = headerJSON
 	}
-	res, err := b.transport.RoundTrip(req)
+	rt := b.transport
+	if stream {
+		rt = b.streams
+	}
+	res, err := rt.RoundTrip(req)
 	if cancel != nil {
 		if err != nil {
 			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
@@ -278,9 +306,13 @@ func (b *backend) setHeaders(req, in *http.Request) {
 			if prior := in.Header["X-Forwarded-For"]; len(prior) > 0 {
 				host = strings.Join(prior, ", ") + ", " + host
 			}
-			req.Header["X-Forwarded-For"] = []string{host}
+			// One array for both headers' values: one allocation, not two.
+			vals := [...]string{host, in.Host}
+			req.Header["X-Forwarded-For"] = vals[0:1:1]
+			req.Header["X-Forwarded-Host"] = vals[1:2:2]
+		} else {
+			req.Header["X-Forwarded-Host"] = []string{in.Host}
 		}
-		req.Header["X-Forwarded-Host"] = []string{in.Host}
 		req.Header["X-Forwarded-Proto"] = headerHTTP
 		if in.TLS != nil {
 			req.Header["X-Forwarded-Proto"] = headerHTTPS

@@ -39,6 +39,16 @@ func bufferClass(n int) int {
 // the buffer back through the pointer when it grows, so the larger one is
 // what returns to the pool.
 func (c *call) buffer(n int) *[]byte {
+	p := borrowBuffer(n)
+	c.lent = append(c.lent, p)
+	return p
+}
+
+// borrowBuffer takes an empty buffer with room for at least n bytes from
+// the pool of its size. Work whose bytes nothing keeps (a send's digest)
+// gives it back at once with returnBuffer, not with the call's buffers:
+// a stream keeps those for as long as it is open.
+func borrowBuffer(n int) *[]byte {
 	var p *[]byte
 	if class := bufferClass(n); class >= 0 {
 		p, _ = bufferPools[class].Get().(*[]byte)
@@ -51,17 +61,23 @@ func (c *call) buffer(n int) *[]byte {
 		p = &b
 	}
 	*p = (*p)[:0]
-	c.lent = append(c.lent, p)
 	return p
+}
+
+// returnBuffer gives a borrowed buffer back to the pool its capacity
+// fills; one too large or too small for every pool is left to the
+// collector.
+func returnBuffer(p *[]byte) {
+	// A buffer that grew goes to the class its capacity fills.
+	if size := cap(*p); size >= 1<<minBufferShift && size <= 1<<maxBufferShift {
+		bufferPools[bits.Len(uint(size))-1-minBufferShift].Put(p)
+	}
 }
 
 // giveBack returns the call's buffers to the pool of their size.
 func (c *call) giveBack() {
 	for i, p := range c.lent {
-		// A buffer that grew goes to the class its capacity fills.
-		if size := cap(*p); size >= 1<<minBufferShift && size <= 1<<maxBufferShift {
-			bufferPools[bits.Len(uint(size))-1-minBufferShift].Put(p)
-		}
+		returnBuffer(p)
 		c.lent[i] = nil
 	}
 	c.lent = c.lent[:0]

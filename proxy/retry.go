@@ -190,7 +190,8 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 	case to == dialect.V10:
 		v10 = params
 	case c.env.Dialect != dialect.V10:
-		buf := c.buffer(len(c.env.Params) + 256)
+		buf := borrowBuffer(len(c.env.Params) + 256)
+		defer returnBuffer(buf)
 		out, _, err := normalize.AppendParams((*buf)[:0], dialect.SendMessage, c.env.Dialect, dialect.V10, c.env.Params)
 		keep(buf, out, c.env.Params)
 		if err != nil {
@@ -198,9 +199,12 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 		}
 		v10 = out
 	}
-	buf := c.buffer(len(v10))
+	// Borrowed, not lent to the call: nothing keeps the canonical bytes,
+	// and a stream would keep its call's buffers while it is open.
+	buf := borrowBuffer(len(v10))
 	digest, room, err := normalize.AppendSendDigest((*buf)[:0], v10)
 	*buf = room
+	returnBuffer(buf)
 	return digest, err
 }
 
@@ -302,8 +306,8 @@ func keyName(r *http.Request) string {
 // send.
 func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
 	a.claimedSend(c)
-	ctx, stop := outlivingCaller(r.Context())
-	defer stop()
+	ctx, end := outlivingCaller(r.Context())
+	defer end.stop()
 	result, e := a.unary(ctx, r, c, dialect.SendMessage, method, params)
 	a.settle(ctx, c.retry, a.sendOutcome(c, c.retry, result, e))
 	a.answerUnary(w, r, c, result, e)
@@ -351,17 +355,27 @@ func (a *Agent) streamAnswered(c *call, info normalize.EventInfo, out []byte) {
 // server ends calls with), so that a held send cannot keep the gateway up.
 // The backend timeouts bound it otherwise, and the store's own timeouts the
 // write of the outcome.
-func outlivingCaller(parent context.Context) (context.Context, func()) {
+func outlivingCaller(parent context.Context) (context.Context, outliving) {
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	stopAfter := context.AfterFunc(parent, func() {
 		if cause := context.Cause(parent); errors.Is(cause, ErrShuttingDown) {
 			cancel(cause)
 		}
 	})
-	return ctx, func() {
-		stopAfter()
-		cancel(nil)
-	}
+	return ctx, outliving{stopAfter: stopAfter, cancel: cancel}
+}
+
+// outliving ends a first send's context (outlivingCaller) once the send
+// is answered; a value, where a closure joining its two calls would be
+// one more allocation per send.
+type outliving struct {
+	stopAfter func() bool
+	cancel    context.CancelCauseFunc
+}
+
+func (o outliving) stop() {
+	o.stopAfter()
+	o.cancel(nil)
 }
 
 // renewClaims renews the claims of this replica's running sends until the

@@ -68,9 +68,15 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 	if len(a.routes) > 0 {
 		to = env.Dialect
 	}
-	buf := c.buffer(len(env.Params) + 256)
+	buf := borrowBuffer(len(env.Params) + 256)
 	params, info, err := normalize.AppendParams((*buf)[:0], env.Op, env.Dialect, to, env.Params)
-	keep(buf, params, env.Params)
+	if keep(buf, params, env.Params); len(params) > 0 && len(env.Params) > 0 && &params[0] == &env.Params[0] {
+		// Nothing to translate: the buffer goes back at once, not at the
+		// call's end, which for a stream is when it closes.
+		returnBuffer(buf)
+	} else {
+		c.lent = append(c.lent, buf)
+	}
 	if err != nil {
 		e := normalize.AsError(err, dialect.ErrInvalidParams)
 		a.metrics.translationError("request", e.Kind)

@@ -138,7 +138,8 @@ func sameResult(a, b gjson.Result) bool {
 func FuzzValid(f *testing.F) {
 	addGoldenSeeds(f)
 	for _, s := range []string{``, ` `, `-`, `-0`, `01`, `1.`, `.5`, `1e`, `1e+`, `-1.5E-3`, `tru`, `nul`, `"\u12"`, `"\u12G4"`, `"\x"`, "\"\x1f\"",
-		"\"\x7f\"", `[1,]`, `{"a":1,}`, `{"a" 1}`, `{,}`, `[,1]`, `{"a":1}}`, `[[]]]`, `"abcdefgh\"ijklmnop"`, `"abcdefg\\"`, "\t\n\r 1 \r\n"} {
+		"\"\x7f\"", `[1,]`, `{"a":1,}`, `{"a" 1}`, `{,}`, `[,1]`, `{"a":1}}`, `[[]]]`, `"abcdefgh\"ijklmnop"`, `"abcdefg\\"`, "\t\n\r 1 \r\n",
+		`{"a":{},"b":[1,{"c":[]}],"d":"{","e":[],"f":{"g":1}}`, `[[],[[]],{},1,[2]]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -150,6 +151,38 @@ func FuzzValid(f *testing.F) {
 		// The translators read with gjson: it must take all that passes.
 		if got && !gjson.ValidBytes(b) {
 			t.Fatalf("Valid accepts %q, which gjson's validator refuses", b)
+		}
+		// ValidTop decides as Valid does, and each container it records
+		// is one of the root's members or elements, ending where a scan
+		// says it does.
+		var room [6]int
+		top := SpansIn(room[:])
+		if ValidTop(b, &top) != got {
+			t.Fatalf("ValidTop(%q) = %v, Valid %v", b, !got, got)
+		}
+		if !got {
+			if len(top.at) != 0 || top.doc != "" {
+				t.Fatalf("ValidTop(%q) refused it but kept spans %v", b, top.at)
+			}
+			return
+		}
+		json := String(b)
+		root := Parse(b)
+		members := map[int]bool{}
+		Each(root, func(_, v gjson.Result) bool {
+			if v.IsObject() || v.IsArray() {
+				members[v.Index] = true
+			}
+			return true
+		})
+		if want := min(len(members), len(room)/2); len(top.at) != 2*want {
+			t.Fatalf("ValidTop(%q) recorded %v, want %d containers", b, top.at, want)
+		}
+		for k := 0; k < len(top.at); k += 2 {
+			start, end := top.at[k], top.at[k+1]
+			if !members[start] || skipContainer(json, start) != end {
+				t.Fatalf("ValidTop(%q) recorded [%d, %d), not a container of the root", b, start, end)
+			}
 		}
 	})
 }

@@ -64,6 +64,10 @@ func (s *Spans) Index(doc []byte) {
 	s.doc = json
 }
 
+// SpansIn returns empty Spans that record into room's array (ValidTop
+// records no more than it holds).
+func SpansIn(room []int) Spans { return Spans{at: room[:0]} }
+
 // Reset forgets the document, so that s keeps no reference to it.
 func (s *Spans) Reset() { s.doc, s.at = "", s.at[:0] }
 

@@ -15,7 +15,26 @@ const MaxDepth = 100
 // a time: it replaced gjson's validator and the separate depth scan, which
 // together were a quarter of a request's translation time. FuzzValid
 // holds it to encoding/json.Valid.
-func Valid(b []byte) bool {
+func Valid(b []byte) bool { return valid(b, nil) }
+
+// ValidTop is Valid that also records in top where the containers one level
+// below the root (a request's params, a reply's result) end, replacing what
+// top held: the root's walk then steps over them by lookup instead of
+// scanning again what validation just read. It records no more containers
+// than top has room for (the rest are walked by scanning), so a caller's
+// top over a small array on its stack never allocates.
+func ValidTop(b []byte, top *Spans) bool {
+	top.doc, top.at = "", top.at[:0]
+	if !valid(b, top) {
+		top.at = top.at[:0]
+		return false
+	}
+	top.doc = String(b)
+	return true
+}
+
+// valid is Valid, recording in top, when not nil, the containers at depth 1.
+func valid(b []byte, top *Spans) bool {
 	var open [MaxDepth]byte // the bracket of each enclosing container
 	depth := 0
 	i := 0
@@ -32,12 +51,21 @@ func Valid(b []byte) bool {
 			}
 			open[depth] = c
 			depth++
+			start := i
 			if i = skipWS(b, i+1); i == len(b) {
 				return false
+			}
+			if depth == 2 && top != nil && len(top.at)+2 <= cap(top.at) {
+				n := len(top.at)
+				// Within its room, not append: append's growth would make
+				// every caller's room escape to the heap.
+				top.at = top.at[:n+2]
+				top.at[n], top.at[n+1] = start, 0
 			}
 			if b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				depth--
 				i++
+				top.closed(depth, start, i)
 				break
 			}
 			if c == '{' {
@@ -76,23 +104,36 @@ func Valid(b []byte) bool {
 			if i == len(b) {
 				return false
 			}
-			top := open[depth-1]
-			if b[i] == top+2 {
+			bracket := open[depth-1]
+			if b[i] == bracket+2 {
 				depth--
 				i++
+				top.closed(depth, -1, i)
 				continue
 			}
 			if b[i] != ',' {
 				return false
 			}
 			i++
-			if top == '{' {
+			if bracket == '{' {
 				if i = validKey(b, skipWS(b, i)); i < 0 {
 					return false
 				}
 			}
 			break
 		}
+	}
+}
+
+// closed notes the end of a container valid closed, now at depth, when
+// it is one ValidTop records: the last one it opened (start, when known, is
+// where that one began).
+func (top *Spans) closed(depth, start, end int) {
+	if top == nil || depth != 1 || len(top.at) == 0 {
+		return
+	}
+	if n := len(top.at); top.at[n-1] == 0 && (start < 0 || top.at[n-2] == start) {
+		top.at[n-1] = end
 	}
 }
 
