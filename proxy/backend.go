@@ -30,10 +30,6 @@ type backend struct {
 	// proxy answers instead.
 	target    *url.URL
 	transport http.RoundTripper
-	// streams carries the streaming calls, over connections of their own
-	// with a small read buffer (newTransport): each open stream holds its
-	// connection, and with it that buffer, for as long as it is open.
-	streams http.RoundTripper
 	// client is for card fetches, which may follow redirects.
 	client *http.Client
 	static http.Header
@@ -47,9 +43,8 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 	if err != nil {
 		return nil, fmt.Errorf("backend %q: %w", name, err)
 	}
-	streams := rt
 	if rt == nil {
-		rt, streams = newTransport(cfg, unaryReadBuffer), newTransport(cfg, streamReadBuffer)
+		rt = newTransport(cfg)
 	}
 	static := http.Header{}
 	for _, h := range cfg.Headers {
@@ -67,7 +62,6 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		cfg:       cfg,
 		target:    target,
 		transport: rt,
-		streams:   streams,
 		// Cards may redirect: the client follows, over the same pool.
 		client:       &http.Client{Transport: rt},
 		static:       static,
@@ -83,7 +77,7 @@ const maxResponseHeaderBytes = 1 << 20
 // concurrent calls. There is deliberately no whole-request timeout: it would
 // cut long streams; a unary call's reply is bounded by response_timeout
 // instead (see post).
-func newTransport(cfg BackendConfig, readBuffer int) *http.Transport {
+func newTransport(cfg BackendConfig) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	t.ResponseHeaderTimeout = cfg.ResponseHeaderTimeout
@@ -96,27 +90,20 @@ func newTransport(cfg BackendConfig, readBuffer int) *http.Transport {
 	// one connection: a 1 KiB write buffer instead of 4 KiB keeps idle
 	// streams cheap (a larger body is written past the buffer, unbuffered).
 	t.WriteBufferSize = 1 << 10
-	t.ReadBufferSize = readBuffer
+	// The read buffer is sized for a typical unary reply to arrive in one
+	// read (a 1 KiB buffer cost one more read system call per send), yet
+	// half net/http's default, since every open stream holds its connection
+	// and this buffer: its events are read past it, into the SSE reader's
+	// own (pooled while it waits). One pool per backend keeps
+	// max_idle_conns meaning what it says.
+	t.ReadBufferSize = 2 << 10
 	return t
 }
 
-// Read buffer sizes of the connections to a backend. A unary reply is
-// read whole, in one read where it fits the buffer, as net/http's default
-// lets a reply of a few KiB be (a 1 KiB buffer was one more read system
-// call per send). A stream's events are read past the buffer, into the SSE
-// reader's own (pooled while it waits), so its connection's buffer only
-// holds the response head and chunk sizes while the stream stays open.
-const (
-	unaryReadBuffer  = 4 << 10
-	streamReadBuffer = 1 << 10
-)
-
 // closeIdle closes the backend's idle connections when its agent retires.
 func (b *backend) closeIdle() {
-	for _, t := range [...]http.RoundTripper{b.transport, b.streams} {
-		if c, ok := t.(interface{ CloseIdleConnections() }); ok {
-			c.CloseIdleConnections()
-		}
+	if c, ok := b.transport.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
 }
 
@@ -168,11 +155,7 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 	} else {
 		h["Accept"] = headerJSON
 	}
-	rt := b.transport
-	if stream {
-		rt = b.streams
-	}
-	res, err := rt.RoundTrip(req)
+	res, err := b.transport.RoundTrip(req)
 	if cancel != nil {
 		if err != nil {
 			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {

@@ -105,7 +105,7 @@ func getCard(ctx context.Context, client *http.Client, target string) ([]byte, e
 // "dialect: auto". It fails when the card cannot be read or understood, so
 // a misconfigured gateway stops at start, not at the first request.
 func ResolveDialect(ctx context.Context, cfg BackendConfig) (dialect.Version, string, error) {
-	client := &http.Client{Transport: newTransport(cfg, unaryReadBuffer)}
+	client := &http.Client{Transport: newTransport(cfg)}
 	card, where, err := FetchCard(ctx, client, cfg.URL)
 	if err != nil {
 		return "", "", fmt.Errorf("dialect auto: reading the backend's card failed: %w", err)
