@@ -4,23 +4,18 @@ import "github.com/a2agate/gateway/internal/agentcore"
 
 // agentCard is the 0.2.5 AgentCard.
 type agentCard struct {
-	ProtocolVersion                   string            `json:"protocolVersion"`
-	Name                              string            `json:"name"`
-	Description                       string            `json:"description"`
-	URL                               string            `json:"url"`
-	PreferredTransport                string            `json:"preferredTransport"`
-	Provider                          agentProvider     `json:"provider"`
-	Version                           string            `json:"version"`
-	Capabilities                      agentCapabilities `json:"capabilities"`
-	DefaultInputModes                 []string          `json:"defaultInputModes"`
-	DefaultOutputModes                []string          `json:"defaultOutputModes"`
-	Skills                            []agentcore.Skill `json:"skills"`
-	SupportsAuthenticatedExtendedCard bool              `json:"supportsAuthenticatedExtendedCard"`
-}
-
-type agentProvider struct {
-	Organization string `json:"organization"`
-	URL          string `json:"url"`
+	ProtocolVersion                   string             `json:"protocolVersion"`
+	Name                              string             `json:"name"`
+	Description                       string             `json:"description"`
+	URL                               string             `json:"url"`
+	PreferredTransport                string             `json:"preferredTransport"`
+	Provider                          agentcore.Provider `json:"provider"`
+	Version                           string             `json:"version"`
+	Capabilities                      agentCapabilities  `json:"capabilities"`
+	DefaultInputModes                 []string           `json:"defaultInputModes"`
+	DefaultOutputModes                []string           `json:"defaultOutputModes"`
+	Skills                            []agentcore.Skill  `json:"skills"`
+	SupportsAuthenticatedExtendedCard bool               `json:"supportsAuthenticatedExtendedCard"`
 }
 
 type agentCapabilities struct {
@@ -37,8 +32,8 @@ func (a *Agent) card(url string, extended bool) agentCard {
 		Description:        "A helpdesk agent speaking A2A 0.2.5 JSON-RPC, shipped with the A2A gateway for demonstrations and tests.",
 		URL:                url,
 		PreferredTransport: "JSONRPC",
-		Provider:           agentProvider{Organization: "a2agate", URL: "https://github.com/a2agate/gateway"},
-		Version:            "1.0.0",
+		Provider:           agentcore.CardProvider(),
+		Version:            agentcore.CardVersion,
 		Capabilities: agentCapabilities{
 			Streaming:              true,
 			PushNotifications:      true,

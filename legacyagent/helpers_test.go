@@ -15,10 +15,10 @@ type obj = agenttest.Obj
 // client calls as a 0.2.5 client does, with no A2A-Version header.
 var client = agenttest.Wire{}
 
-func startAgent(t *testing.T, opts Options) (*Agent, *httptest.Server) {
+// startAgent serves a default agent for the test.
+func startAgent(t *testing.T) *httptest.Server {
 	t.Helper()
-	a := New(opts)
-	return a, agenttest.Start(t, a)
+	return agenttest.Start(t, New(Options{}))
 }
 
 // userMessage is a 0.2.5 user message whose first part is text.

@@ -9,7 +9,7 @@ import (
 
 func TestPushNotificationConfigs(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	task := client.Call(t, srv, "message/send", obj{
 		"message": userMessage("finish"),
 		"configuration": obj{
@@ -60,7 +60,7 @@ func TestPushNotificationConfigs(t *testing.T) {
 
 func TestPushNotificationConfigEmptyList(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	task := client.Call(t, srv, "message/send", send("finish")).(obj)
 	out := client.RPCRaw(t, srv, agenttest.RPCRequest("tasks/pushNotificationConfig/list", obj{"id": task["id"]}))
 	if list, ok := out["result"].([]any); !ok || len(list) != 0 {
@@ -71,7 +71,7 @@ func TestPushNotificationConfigEmptyList(t *testing.T) {
 
 func TestPushNotificationConfigErrors(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	task := client.Call(t, srv, "message/send", send("finish")).(obj)
 	good := obj{"url": "https://hooks.example/x"}
 	tests := []struct {

@@ -3,7 +3,6 @@ package reliability
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,9 +30,6 @@ type gatewayProc struct {
 	log    *logTail
 	exited chan struct{} // closed once the process is gone
 	err    error         // its exit status, once exited is closed
-	// cancel starts stop's SIGTERM, then SIGKILL if the gateway lingers
-	// (exec's Cancel and WaitDelay).
-	cancel context.CancelFunc
 }
 
 // startGateway writes config to a file and runs the gateway on it. The
@@ -45,8 +41,8 @@ func startGateway(t *testing.T, config string) *gatewayProc {
 	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, gatewayBin, "-config", path)
+	// The test's end is the gateway's: SIGTERM, then SIGKILL if it lingers.
+	cmd := exec.CommandContext(t.Context(), gatewayBin, "-config", path)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 15 * time.Second
 	if os.Getenv("GORACE") == "" {
@@ -60,17 +56,16 @@ func startGateway(t *testing.T, config string) *gatewayProc {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		cancel()
 		t.Fatal(err)
 	}
-	g := &gatewayProc{t: t, cmd: cmd, config: path, log: newLogTail(), exited: make(chan struct{}), cancel: cancel}
+	g := &gatewayProc{t: t, cmd: cmd, config: path, log: newLogTail(), exited: make(chan struct{})}
 	go func() {
 		g.log.consume(stderr)
 		g.err = cmd.Wait()
 		close(g.exited)
 	}()
 	t.Cleanup(func() {
-		g.stop()
+		<-g.exited // t.Context is done: the gateway is being stopped
 		if races := g.log.matching("WARNING: DATA RACE"); races > 0 {
 			t.Errorf("the gateway reported %d data races:\n%s", races, g.log.text())
 		}
@@ -123,12 +118,6 @@ func (g *gatewayProc) wait(timeout time.Duration) (int, error) {
 		return ee.ExitCode(), nil
 	}
 	return 0, g.err
-}
-
-// stop ends the gateway, SIGTERM then SIGKILL, and waits for it to be gone.
-func (g *gatewayProc) stop() {
-	g.cancel()
-	<-g.exited
 }
 
 // rss returns the gateway's resident set size in bytes, from /proc.

@@ -8,26 +8,21 @@ import (
 
 // agentCard is the 1.0 AgentCard.
 type agentCard struct {
-	Name                string            `json:"name"`
-	Description         string            `json:"description"`
-	SupportedInterfaces []agentInterface  `json:"supportedInterfaces"`
-	Provider            agentProvider     `json:"provider"`
-	Version             string            `json:"version"`
-	Capabilities        agentCapabilities `json:"capabilities"`
-	DefaultInputModes   []string          `json:"defaultInputModes"`
-	DefaultOutputModes  []string          `json:"defaultOutputModes"`
-	Skills              []agentcore.Skill `json:"skills"`
+	Name                string             `json:"name"`
+	Description         string             `json:"description"`
+	SupportedInterfaces []agentInterface   `json:"supportedInterfaces"`
+	Provider            agentcore.Provider `json:"provider"`
+	Version             string             `json:"version"`
+	Capabilities        agentCapabilities  `json:"capabilities"`
+	DefaultInputModes   []string           `json:"defaultInputModes"`
+	DefaultOutputModes  []string           `json:"defaultOutputModes"`
+	Skills              []agentcore.Skill  `json:"skills"`
 }
 
 type agentInterface struct {
 	URL             string `json:"url"`
 	ProtocolBinding string `json:"protocolBinding"`
 	ProtocolVersion string `json:"protocolVersion"`
-}
-
-type agentProvider struct {
-	URL          string `json:"url"`
-	Organization string `json:"organization"`
 }
 
 // agentCapabilities holds proto3 optional bools: set, so written even when
@@ -46,8 +41,8 @@ func (a *Agent) card(url string, extended bool) agentCard {
 		SupportedInterfaces: []agentInterface{
 			{URL: url, ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"},
 		},
-		Provider: agentProvider{URL: "https://github.com/a2agate/gateway", Organization: "a2agate"},
-		Version:  "1.0.0",
+		Provider: agentcore.CardProvider(),
+		Version:  agentcore.CardVersion,
 		Capabilities: agentCapabilities{
 			Streaming:         true,
 			PushNotifications: true,

@@ -9,7 +9,7 @@ import (
 
 func TestCard(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	// The card needs no A2A-Version header: clients fetch it to learn the
 	// version in the first place.
 	card := agenttest.GetJSON(t, srv.URL+"/.well-known/agent-card.json")
@@ -36,7 +36,7 @@ func TestCard(t *testing.T) {
 
 func TestGetExtendedAgentCard(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	for _, body := range []string{
 		agenttest.RPCRequest("GetExtendedAgentCard", obj{}),
 		agenttest.RPCRequest("GetExtendedAgentCard", obj{"tenant": "t1"}),

@@ -18,10 +18,10 @@ type obj = agenttest.Obj
 // StreamResponses.
 var client = agenttest.Wire{Version: "1.0", OneKey: true}
 
-func startAgent(t *testing.T, opts Options) (*Agent, *httptest.Server) {
+// startAgent serves a default agent for the test.
+func startAgent(t *testing.T) *httptest.Server {
 	t.Helper()
-	a := New(opts)
-	return a, agenttest.Start(t, a)
+	return agenttest.Start(t, New(Options{}))
 }
 
 // postVersion sends body with A2A-Version: version, or none when it is "".

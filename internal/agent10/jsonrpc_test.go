@@ -11,7 +11,7 @@ import (
 
 func TestVersionHeader(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	body := agenttest.RPCRequest("GetTask", obj{"id": "none"})
 	tests := []struct {
 		name, version string

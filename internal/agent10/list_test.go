@@ -100,6 +100,6 @@ func TestListTasks(t *testing.T) {
 
 func TestListTasksEmpty(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	agenttest.WantJSON(t, "empty", client.Call(t, srv, "ListTasks", obj{}), obj{"tasks": []any{}, "nextPageToken": "", "pageSize": 50, "totalSize": 0})
 }

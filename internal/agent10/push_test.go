@@ -9,7 +9,7 @@ import (
 
 func TestPushNotificationConfigs(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	task := agenttest.Path(t, client.Call(t, srv, "SendMessage", obj{
 		"message": userMessage("finish"),
 		"configuration": obj{
@@ -58,7 +58,7 @@ func TestPushNotificationConfigs(t *testing.T) {
 
 func TestPushNotificationConfigEmptyList(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	task := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("finish")), "task").(obj)
 	agenttest.WantJSON(t, "empty list", client.Call(t, srv, "ListTaskPushNotificationConfigs", obj{"taskId": task["id"]}),
 		obj{"configs": []any{}, "nextPageToken": ""})
@@ -66,7 +66,7 @@ func TestPushNotificationConfigEmptyList(t *testing.T) {
 
 func TestPushNotificationConfigErrors(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	id := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("finish")), "task", "id")
 	tests := []struct {
 		method string

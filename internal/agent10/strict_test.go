@@ -11,7 +11,7 @@ import (
 // leak into a 1.0 request; the agent must refuse every one.
 func TestZeroXKeysAreRejected(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	task := client.Call(t, srv, "SendMessage", send("finish")).(obj)["task"].(obj)
 	id := task["id"]
 
@@ -54,7 +54,7 @@ func TestZeroXKeysAreRejected(t *testing.T) {
 // defines, so that the strict decoder is known not to refuse a legal key.
 func TestEveryFieldIsAccepted(t *testing.T) {
 	t.Parallel()
-	_, srv := startAgent(t, Options{})
+	srv := startAgent(t)
 	res := client.Call(t, srv, "SendMessage", obj{
 		"tenant": "t",
 		"message": obj{

@@ -13,6 +13,21 @@ type Skill struct {
 	Examples    []string `json:"examples,omitempty"`
 }
 
+// Provider is an AgentProvider, spelled alike in 0.2.5 and 1.0.
+type Provider struct {
+	Organization string `json:"organization"`
+	URL          string `json:"url"`
+}
+
+// CardProvider is the provider both agents' cards name: the project that
+// ships them.
+func CardProvider() Provider {
+	return Provider{Organization: "a2agate", URL: "https://github.com/a2agate/gateway"}
+}
+
+// CardVersion is the agent version both cards give.
+const CardVersion = "1.0.0"
+
 // Skills are the card's skills. echoed names the non-text part kinds the
 // result artifact copies and extendedCard what the dialect calls the card
 // the admin skill is listed in.

@@ -12,8 +12,9 @@ import (
 )
 
 // The behaviours the core gives both agents are tested here once per
-// dialect, on the wire; what only one dialect does is tested in its own
-// package.
+// dialect, on the wire, with each dialect's spellings, and the refusals
+// only it makes (badSends, required), in its entry below; what only one
+// dialect does otherwise is tested in its own package.
 
 type obj = agenttest.Obj
 
