@@ -45,9 +45,7 @@ func TestReloadRefusesBadPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n    path: \"/{x\"\n", 1)
-	if err := os.WriteFile(g.path, []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewriteConfig(t, g.path, []byte(bad))
 	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
 	if _, b := httpGet(t, g.url+"/.well-known/agent.json"); gjson.Get(b, "name").Str != "First" {
 		t.Fatalf("the old config must keep serving after a refused reload: %s", b)
@@ -69,9 +67,7 @@ func TestReloadRecoversPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(g.path, []byte(strings.Replace(string(raw), "name: First", "name: Second", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewriteConfig(t, g.path, []byte(strings.Replace(string(raw), "name: First", "name: Second", 1)))
 	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
 	if _, b := httpGet(t, g.url+"/.well-known/agent.json"); gjson.Get(b, "name").Str != "First" {
 		t.Fatalf("the old config must keep serving after a panicking reload: %s", b)

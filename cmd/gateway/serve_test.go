@@ -30,6 +30,21 @@ type running struct {
 	log        *testlog.Buffer
 }
 
+// rewriteConfig replaces the config file the way editors and Kubernetes do,
+// by a rename: the watcher never reads it half written (os.WriteFile
+// truncates, then writes, so a poll in between counts one more reload, a
+// refused one).
+func rewriteConfig(t *testing.T, path string, config []byte) {
+	t.Helper()
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func startGateway(t *testing.T, config string) *running {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "gateway.yaml")
@@ -138,9 +153,7 @@ func TestConfigChangedBeforeWatchIsReloaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "Second")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewriteConfig(t, path, []byte(gatewayConfig(backend.URL+"/", "Second")))
 	g := runGateway(t, path, cfg)
 	eventually(t, "the config written before the watcher started", func() bool {
 		_, b := httpGet(t, g.url+"/.well-known/agent.json")
@@ -180,9 +193,7 @@ func TestReloadDuringOpenStream(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := os.WriteFile(g.path, []byte(gatewayConfig(backend.URL+"/", "Second")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewriteConfig(t, g.path, []byte(gatewayConfig(backend.URL+"/", "Second")))
 	eventually(t, "the new card name", func() bool { return cardName() == "Second" })
 	metric := func(result string) string {
 		_, m := httpGet(t, g.admin+"/metrics")
@@ -206,9 +217,7 @@ func TestReloadDuringOpenStream(t *testing.T) {
 		t.Fatalf("the open stream did not complete: %s", rest)
 	}
 
-	if err := os.WriteFile(g.path, []byte("listen: [this is not a config"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewriteConfig(t, g.path, []byte("listen: [this is not a config"))
 	eventually(t, "the failure counter", func() bool { return metric("failure") == "1" })
 	if cardName() != "Second" {
 		t.Fatalf("the running config must keep serving after a refused reload")
@@ -283,9 +292,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	t.Cleanup(func() { configPollInterval = old })
 	backend := startLegacyBackend(t)
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "BeforeHUP"))
-	if err := os.WriteFile(g.path, []byte(gatewayConfig(backend.URL+"/", "AfterHUP")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewriteConfig(t, g.path, []byte(gatewayConfig(backend.URL+"/", "AfterHUP")))
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 )
@@ -36,9 +35,7 @@ func TestTracingSection(t *testing.T) {
 			t.Errorf("dropped spans (%s) = %q, want 0", reason, got)
 		}
 	}
-	if err := os.WriteFile(g.path, []byte(gatewayConfig(backend.URL+"/", "Second")+tracing("0.5")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewriteConfig(t, g.path, []byte(gatewayConfig(backend.URL+"/", "Second")+tracing("0.5")))
 	eventually(t, "the refused reload", func() bool {
 		return metricLine(t, g.admin, `a2a_gateway_config_reloads_total{result="failure"}`) == "1"
 	})
