@@ -94,6 +94,12 @@ func micros(t time.Time) string {
 // that entry lives in the id's slot, commands of their own do, in the
 // script's pipeline.
 func (r *Redis) Put(ctx context.Context, t Task) error {
+	return r.put(ctx, t, "", nil)
+}
+
+// put runs putScript for t and, when sendKey is not "", the write of the
+// send's record with it (the args PutSend passes).
+func (r *Redis) put(ctx context.Context, t Task, sendKey string, send []any) error {
 	now := r.now()
 	t, err := normalizeTask(t, now)
 	if err != nil {
@@ -102,9 +108,12 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	exp := now.Add(r.ttl)
 	register := r.mustRegister(t.Agent, now)
 	ak := r.keys.agent(t.Agent)
-	taskPrefix := ak.taskPrefix()
-	keys := make([]string, 3, 5)
-	keys[0], keys[1], keys[2] = taskPrefix+t.ID, ak.bucket(t.Owner), ak.count()
+	taskKey := ak.taskPrefix() + t.ID
+	if sendKey == "" {
+		sendKey = taskKey
+	}
+	keys := make([]string, 4, 6)
+	keys[0], keys[1], keys[2], keys[3] = taskKey, ak.bucket(t.Owner), ak.count(), sendKey
 	if !r.cluster {
 		keys = append(keys, r.keys.ids(t.ID), r.keys.agents())
 	}
@@ -112,10 +121,11 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	if register {
 		registerArg = "1"
 	}
-	args := []any{taskPrefix, ak.contextPrefix(), t.Owner,
-		micros(now), micros(exp), r.physicalTTL.Milliseconds(),
+	args := make([]any, 0, 13+len(send))
+	args = append(args, t.Owner, micros(now), micros(exp), r.physicalTTL.Milliseconds(),
 		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
-		countMember(t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Owner), redisRenewalWindow.Milliseconds(), registerArg}
+		r.maxPerOwner, redisRenewalWindow.Milliseconds(), registerArg)
+	args = append(args, send...)
 	var put *redis.Cmd
 	var acks *redis.Cmd
 	if !r.cluster && r.minAcks == 0 {

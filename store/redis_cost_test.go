@@ -32,7 +32,7 @@ type callCost struct {
 var callCosts = []callCost{
 	// A unary send that creates a task, as the proxy makes it: the
 	// admission with the claim of the send's key before forwarding, the
-	// task's record and the send's outcome after.
+	// task's record with the send's outcome after.
 	{"Send", nil, func(s Store, i int64) error {
 		ctx := context.Background()
 		n := strconv.FormatInt(i, 10)
@@ -43,10 +43,22 @@ var callCosts = []callCost{
 		if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: owner, ContextID: "c" + n}, key, rec, now); err != nil && err != ErrNotFound {
 			return err
 		}
-		if err := s.Put(ctx, Task{ID: "s" + n, ContextID: "c" + n, Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"}); err != nil {
+		rec = SendRecord{Digest: "d", State: SendTask, TaskID: "s" + n, Expires: rec.Expires}
+		return s.PutSend(ctx, Task{ID: "s" + n, ContextID: "c" + n, Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"}, key, rec)
+	}},
+	// A unary send answered with a direct message: the admission with the
+	// claim, then the send's outcome, which holds the message.
+	{"SendMessage", nil, func(s Store, i int64) error {
+		ctx := context.Background()
+		n := strconv.FormatInt(i, 10)
+		owner := "o" + strconv.FormatInt(i%32, 10)
+		now := time.Now()
+		key := SendKey{Agent: "a", Owner: owner, Key: "m" + n}
+		rec := SendRecord{Digest: "d", State: SendRunning, Holder: "h", Lease: now.Add(time.Minute), Expires: now.Add(time.Hour)}
+		if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: owner}, key, rec, now); err != nil && err != ErrNotFound {
 			return err
 		}
-		rec.State, rec.TaskID = SendTask, "s"+n
+		rec = SendRecord{Digest: "d", State: SendMessage, Answer: []byte(`{"messageId":"r` + n + `","role":"ROLE_AGENT","parts":[{"text":"hi"}]}`), AnswerDialect: "1", Expires: rec.Expires}
 		return s.SaveSend(ctx, key, rec)
 	}},
 	// A GetTask of a task the caller owns.
@@ -102,15 +114,22 @@ func BenchmarkMemoryCalls(b *testing.B) {
 	}, nil)
 }
 
-// countingHook counts what a client sends: commands and round trips (a
-// pipeline is one).
-type countingHook struct{ commands, trips atomic.Int64 }
+// countingHook counts what a client sends: commands, the scripts among
+// them, and round trips (a pipeline is one).
+type countingHook struct{ commands, scripts, trips atomic.Int64 }
+
+func (h *countingHook) count(cmd redis.Cmder) {
+	h.commands.Add(1)
+	if name := cmd.Name(); name == "evalsha" || name == "eval" {
+		h.scripts.Add(1)
+	}
+}
 
 func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.commands.Add(1)
+		h.count(cmd)
 		h.trips.Add(1)
 		return next(ctx, cmd)
 	}
@@ -118,7 +137,9 @@ func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		h.commands.Add(int64(len(cmds)))
+		for _, cmd := range cmds {
+			h.count(cmd)
+		}
 		h.trips.Add(1)
 		return next(ctx, cmds)
 	}
@@ -135,6 +156,7 @@ func BenchmarkRedisCalls(b *testing.B) {
 		s := openBenchRedis(b, node.Addr)
 		s.client.AddHook(hook)
 		hook.commands.Store(0)
+		hook.scripts.Store(0)
 		hook.trips.Store(0)
 		redisBefore = redisCalls(b, admin)
 		cpuBefore = redisCPU(b, admin)
@@ -144,6 +166,7 @@ func BenchmarkRedisCalls(b *testing.B) {
 		ran := redisCalls(b, admin) - redisBefore - 1 // the INFO itself
 		b.ReportMetric(float64(hook.trips.Load())/float64(n), "trips/op")
 		b.ReportMetric(float64(hook.commands.Load())/float64(n), "sent/op")
+		b.ReportMetric(float64(hook.scripts.Load())/float64(n), "scripts/op")
 		b.ReportMetric(float64(ran)/float64(n), "redis-cmds/op")
 		b.ReportMetric((redisCPU(b, admin)-cpuBefore)*1e6/float64(n), "redis-cpu-us/op")
 	})

@@ -171,6 +171,19 @@ func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error
 	return nil
 }
 
+// PutSend implements Retries: the record is written by Put's script, in
+// the task's round trip (its key is in the agent's slot).
+func (r *Redis) PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord) error {
+	if err := checkPutSend(t, key); err != nil {
+		return err
+	}
+	val, err := encodeSend(rec)
+	if err != nil {
+		return err
+	}
+	return r.put(ctx, t, r.keys.sendKey(key), []any{val, r.physicalSendTTL(rec.Expires)})
+}
+
 // LoadSend implements Retries.
 func (r *Redis) LoadSend(ctx context.Context, key SendKey, now time.Time) (SendRecord, error) {
 	v, err := r.client.Get(ctx, r.keys.sendKey(key)).Result()
