@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,9 +16,10 @@ import (
 
 // The cost benchmarks measure what the proxy asks of the index per call,
 // on the memory index and on Redis side by side, at 32 callers at once as
-// in scripts/bench.sh, and count for Redis the round trips and commands
-// the client sends, the commands Redis runs (scripts' calls included) and
-// the CPU time Redis spends.
+// in scripts/bench.sh, and count for Redis the round trips, commands and
+// scripts the client sends, the commands Redis runs (scripts' calls
+// included), the CPU time Redis spends and the CPU time of the callers'
+// process (the client's share of a gateway's).
 //
 //	go test -run '^$' -bench 'Calls' -benchtime 20000x ./store
 
@@ -151,7 +153,7 @@ func BenchmarkRedisCalls(b *testing.B) {
 	b.Cleanup(func() { admin.Close() })
 	hook := &countingHook{}
 	var redisBefore int64
-	var cpuBefore float64
+	var cpuBefore, clientBefore float64
 	benchCalls(b, func(b *testing.B) Store {
 		s := openBenchRedis(b, node.Addr)
 		s.client.AddHook(hook)
@@ -160,6 +162,7 @@ func BenchmarkRedisCalls(b *testing.B) {
 		hook.trips.Store(0)
 		redisBefore = redisCalls(b, admin)
 		cpuBefore = redisCPU(b, admin)
+		clientBefore = processCPU(b)
 		return s
 	}, func(b *testing.B, n int) {
 		// The prepared tasks are counted too: a few dozen over thousands.
@@ -169,6 +172,7 @@ func BenchmarkRedisCalls(b *testing.B) {
 		b.ReportMetric(float64(hook.scripts.Load())/float64(n), "scripts/op")
 		b.ReportMetric(float64(ran)/float64(n), "redis-cmds/op")
 		b.ReportMetric((redisCPU(b, admin)-cpuBefore)*1e6/float64(n), "redis-cpu-us/op")
+		b.ReportMetric((processCPU(b)-clientBefore)*1e6/float64(n), "client-cpu-us/op")
 	})
 }
 
@@ -179,6 +183,16 @@ func openBenchRedis(b *testing.B, addr string) *Redis {
 	}
 	b.Cleanup(func() { s.Close() })
 	return s
+}
+
+// processCPU is the CPU time this process used so far, in seconds: the
+// callers' and the client's, user and system.
+func processCPU(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // infoLines is the INFO section of the server, line by line.
