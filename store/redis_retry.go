@@ -13,8 +13,8 @@ import (
 )
 
 // sendKey is the Redis key of a send record, in its agent's hash slot like
-// the keys Admit reads, so that the claim is made by Admit's script, on a
-// cluster too:
+// the keys Admit reads and Put writes, so that the claim is made by Admit's
+// script and the outcome by Put's (PutSend), on a cluster too:
 //
 //	<prefix>{<agent>}r:<owner>:<key>   string: "<expires µs>|<record JSON>"
 func (k redisKeys) sendKey(key SendKey) string {
