@@ -117,8 +117,8 @@ func BenchmarkMemoryCalls(b *testing.B) {
 }
 
 // countingHook counts what a client sends: commands, the scripts among
-// them, and round trips (a pipeline is one).
-type countingHook struct{ commands, scripts, trips atomic.Int64 }
+// them, and round trips (a pipeline is one), pipelines among them.
+type countingHook struct{ commands, scripts, trips, pipelines atomic.Int64 }
 
 func (h *countingHook) count(cmd redis.Cmder) {
 	h.commands.Add(1)
@@ -143,6 +143,7 @@ func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 			h.count(cmd)
 		}
 		h.trips.Add(1)
+		h.pipelines.Add(1)
 		return next(ctx, cmds)
 	}
 }
