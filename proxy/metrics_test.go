@@ -199,6 +199,11 @@ func (s slowIndex) Put(ctx context.Context, t store.Task) error {
 	return s.Store.Put(ctx, t)
 }
 
+func (s slowIndex) PutSend(ctx context.Context, t store.Task, key store.SendKey, rec store.SendRecord) error {
+	time.Sleep(s.delay)
+	return s.Store.PutSend(ctx, t, key, rec)
+}
+
 // TestStreamEventRelayTime: every event relayed is timed once, from the
 // backend read that brought it to its flush to the caller, so the time
 // covers the gateway's own work on it (here the index recording a new

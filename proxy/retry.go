@@ -270,27 +270,54 @@ func (a *Agent) claimedSend(c *call) *flight {
 // for other replicas, and for this replica's waiters on its flight. ctx
 // must outlive the caller (the index's own timeouts bound the write).
 func (a *Agent) settle(ctx context.Context, rt *sendRetry, rec store.SendRecord) {
+	a.settleBy(rt, rec, func() bool {
+		if err := a.tasks.SaveSend(ctx, rt.key, rec); err != nil {
+			a.metrics.storeError("write")
+			a.log.Error("a send's outcome could not be kept for its retries: a retry will wait out the claim's lease", "error", err)
+		}
+		return true
+	})
+}
+
+// settleBy settles rt's flight with rec, once, written by write under the
+// flight's lock (so after any renewal of its claim); a write that reports
+// failure leaves the flight running. It reports whether it settled.
+func (a *Agent) settleBy(rt *sendRetry, rec store.SendRecord, write func() bool) bool {
 	fl := rt.flight
 	if fl == nil {
-		return
+		return false
 	}
 	fl.mu.Lock()
-	if fl.finished {
+	if fl.finished || !write() {
 		fl.mu.Unlock()
-		return
+		return false
 	}
 	fl.finished = true
 	fl.rec = rec
-	if err := a.tasks.SaveSend(ctx, rt.key, rec); err != nil {
-		a.metrics.storeError("write")
-		a.log.Error("a send's outcome could not be kept for its retries: a retry will wait out the claim's lease", "error", err)
-	}
 	fl.mu.Unlock()
 	rs := a.retries
 	rs.mu.Lock()
 	delete(rs.flights, rt.key)
 	rs.mu.Unlock()
 	close(fl.done)
+	return true
+}
+
+// putTask records t, the task c made or touched. A first send still
+// running records its task with its outcome, in one round trip
+// (store.Retries.PutSend), which settles it: the outcome's write then
+// adds no wait to the answer.
+func (a *Agent) putTask(ctx context.Context, c *call, t store.Task) error {
+	rt := c.retry
+	if rt == nil {
+		return a.tasks.Put(ctx, t)
+	}
+	rec := store.SendRecord{Digest: rt.digest, State: store.SendTask, TaskID: t.ID, Expires: rt.rec.Expires}
+	var err error
+	if a.settleBy(rt, rec, func() bool { err = a.tasks.PutSend(ctx, t, rt.key, rec); return err == nil }) || err != nil {
+		return err
+	}
+	return a.tasks.Put(ctx, t)
 }
 
 func keyName(r *http.Request) string {

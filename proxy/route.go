@@ -225,7 +225,7 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	}
 	c.taskID, c.contextID = t.ID, t.ContextID
 	ictx, span := a.startIndexSpan(ctx, c, indexPut, t.ID)
-	err := a.tasks.Put(ictx, t)
+	err := a.putTask(ictx, c, t)
 	endIndexSpan(span, err)
 	switch {
 	case err == nil:

@@ -19,6 +19,7 @@ func init() {
 		conformanceCase{"RetryClosed", testRetryClosed},
 		conformanceCase{"RetryNotAcceptedClaimedOver", testRetryNotAcceptedClaimedOver},
 		conformanceCase{"RetryGetClaim", testRetryGetClaim},
+		conformanceCase{"RetryPutSend", testRetryPutSend},
 	)
 }
 
@@ -140,7 +141,8 @@ func testRetryClosed(t *testing.T, open opener) {
 	_ = s.Close()
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
 	_, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d"), clock.Now())
-	calls := map[string]error{"ClaimSend": err, "SaveSend": s.SaveSend(ctx, key, running(clock, "d"))}
+	calls := map[string]error{"ClaimSend": err, "SaveSend": s.SaveSend(ctx, key, running(clock, "d")),
+		"PutSend": s.PutSend(ctx, Task{ID: "t1", Agent: "a", Owner: "o"}, key, running(clock, "d"))}
 	_, calls["LoadSend"] = s.LoadSend(ctx, key, clock.Now())
 	for name, err := range calls {
 		if !errors.Is(err, ErrUnavailable) {
@@ -209,4 +211,58 @@ func testRetryGetClaim(t *testing.T, open opener) {
 	if _, _, _, err := s.GetClaimSend(ctx, "a", "t1", SendKey{Agent: "a"}, first, clock.Now()); err == nil {
 		t.Fatal("GetClaimSend with no key succeeded")
 	}
+}
+
+// testRetryPutSend: PutSend puts the task as Put does and writes the
+// send's record with it; a task Put refuses (another owner's id) leaves
+// the record as it was, and a key of another agent is refused.
+func testRetryPutSend(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	claim := running(clock, "d1")
+	if _, _, claimed, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, claim, clock.Now()); !claimed || !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ClaimSend = %v, %v; want claimed", claimed, err)
+	}
+	outcome := SendRecord{Digest: "d1", State: SendTask, TaskID: "t1", Expires: claim.Expires}
+	task := Task{ID: "t1", Agent: "a", Owner: "o", ContextID: "cx", Backend: "b", State: "TASK_STATE_COMPLETED", Updated: clock.Now().UTC().Truncate(time.Microsecond)}
+	if err := s.PutSend(ctx, task, key, outcome); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, "a", "t1"); err != nil || !sameTask(got, task) {
+		t.Fatalf("Get after PutSend = %+v, %v; want %+v", got, err, task)
+	}
+	if got, err := s.ContextOwner(ctx, "a", "cx"); err != nil || got != "o" {
+		t.Fatalf("ContextOwner after PutSend = %q, %v; want o", got, err)
+	}
+	if got, err := s.LoadSend(ctx, key, clock.Now()); err != nil || !reflect.DeepEqual(got, outcome) {
+		t.Fatalf("LoadSend after PutSend = %+v, %v; want %+v", got, err, outcome)
+	}
+
+	theirs := SendKey{Agent: "a", Owner: "p", Key: "m1"}
+	theirClaim := running(clock, "d2")
+	if _, _, claimed, _ := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "p"}, theirs, theirClaim, clock.Now()); !claimed {
+		t.Fatal("the other owner's claim was refused")
+	}
+	taken := Task{ID: "t1", Agent: "a", Owner: "p", State: "TASK_STATE_WORKING"}
+	if err := s.PutSend(ctx, taken, theirs, SendRecord{Digest: "d2", State: SendTask, TaskID: "t1", Expires: theirClaim.Expires}); !errors.Is(err, ErrOwnerConflict) {
+		t.Fatalf("PutSend of another owner's task id = %v, want ErrOwnerConflict", err)
+	}
+	if got, err := s.LoadSend(ctx, theirs, clock.Now()); err != nil || !reflect.DeepEqual(got, theirClaim) {
+		t.Fatalf("LoadSend after a refused PutSend = %+v, %v; want the claim unchanged %+v", got, err, theirClaim)
+	}
+	if got, err := s.Get(ctx, "a", "t1"); err != nil || !sameTask(got, task) {
+		t.Fatalf("Get after a refused PutSend = %+v, %v; want %+v", got, err, task)
+	}
+
+	if err := s.PutSend(ctx, Task{ID: "t2", Agent: "b", Owner: "o"}, key, outcome); err == nil {
+		t.Fatal("PutSend with a key of another agent succeeded")
+	}
+}
+
+func sameTask(a, b Task) bool {
+	au, bu := a.Updated, b.Updated
+	a.Updated, b.Updated = time.Time{}, time.Time{}
+	return a == b && au.Equal(bu)
 }

@@ -183,6 +183,17 @@ func (m *Memory) SaveSend(_ context.Context, key SendKey, rec SendRecord) error 
 	return nil
 }
 
+// PutSend implements Retries.
+func (m *Memory) PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord) error {
+	if err := checkPutSend(t, key); err != nil {
+		return err
+	}
+	if err := m.Put(ctx, t); err != nil {
+		return err
+	}
+	return m.SaveSend(ctx, key, rec)
+}
+
 // LoadSend implements Retries.
 func (m *Memory) LoadSend(_ context.Context, key SendKey, now time.Time) (SendRecord, error) {
 	if m.isClosed() {

@@ -30,6 +30,10 @@ type Redis struct {
 
 	saves *sendSaves
 	nodes *nodeErrors
+	// scripts, when set, runs the scripts of sends (admission and task)
+	// in place of client when several are in flight (NewRedis, runHot).
+	scripts  redis.Scripter
+	inFlight atomic.Int32
 
 	// registered holds when each agent was last added to the agents set
 	// by this process, which Put renews once per agentRenewal.
@@ -68,7 +72,21 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		now = time.Now
 	}
 	_, cluster := client.(*redis.ClusterClient)
+	// The scripts of every send go through go-redis's autopipeliner on one
+	// node (single, sentinel): the concurrent sends' scripts share round
+	// trips, which cost the gateway and Redis system calls each. A queued
+	// script is bounded by the read and write timeouts, not by its
+	// caller's deadline. On a cluster the client's routing stays plain.
+	var scripts redis.Scripter
+	if c, ok := client.(*redis.Client); ok {
+		ap, err := c.AutoPipeline()
+		if err != nil {
+			return nil, fmt.Errorf("redis store: %w", err)
+		}
+		scripts = ap
+	}
 	return &Redis{
+		scripts:     scripts,
 		client:      client,
 		cluster:     cluster,
 		keys:        redisKeys{prefix: cfg.KeyPrefix},
@@ -84,6 +102,23 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	}, nil
 }
 
+// runHot runs one of a send's scripts: through the autopipeliner while
+// other sends' scripts are in flight (pipelineFrom or more), where they
+// share round trips; on the plain client alone, where the pipeliner's
+// hand-off between goroutines costs more than the round trip it shares.
+func (r *Redis) runHot(ctx context.Context, s *redis.Script, keys []string, args ...any) *redis.Cmd {
+	n := r.inFlight.Add(1)
+	defer r.inFlight.Add(-1)
+	if r.scripts != nil && n >= pipelineFrom {
+		return s.Run(ctx, r.scripts, keys, args...)
+	}
+	return s.Run(ctx, r.client, keys, args...)
+}
+
+// pipelineFrom is the number of a send's scripts in flight at once from
+// which runHot pipelines them.
+const pipelineFrom = 4
+
 // micros formats a time as the decimal microseconds the scripts store.
 func micros(t time.Time) string {
 	return strconv.FormatInt(t.UnixMicro(), 10)
@@ -94,6 +129,12 @@ func micros(t time.Time) string {
 // that entry lives in the id's slot, commands of their own do, in the
 // script's pipeline.
 func (r *Redis) Put(ctx context.Context, t Task) error {
+	return r.put(ctx, t, "", nil)
+}
+
+// put runs putScript for t and, when sendKey is not "", the write of the
+// send's record with it (the args PutSend passes).
+func (r *Redis) put(ctx context.Context, t Task, sendKey string, send []any) error {
 	now := r.now()
 	t, err := normalizeTask(t, now)
 	if err != nil {
@@ -102,9 +143,12 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	exp := now.Add(r.ttl)
 	register := r.mustRegister(t.Agent, now)
 	ak := r.keys.agent(t.Agent)
-	taskPrefix := ak.taskPrefix()
-	keys := make([]string, 3, 5)
-	keys[0], keys[1], keys[2] = taskPrefix+t.ID, ak.bucket(t.Owner), ak.count()
+	taskKey := ak.taskPrefix() + t.ID
+	if sendKey == "" {
+		sendKey = taskKey
+	}
+	keys := make([]string, 4, 6)
+	keys[0], keys[1], keys[2], keys[3] = taskKey, ak.bucket(t.Owner), ak.count(), sendKey
 	if !r.cluster {
 		keys = append(keys, r.keys.ids(t.ID), r.keys.agents())
 	}
@@ -112,14 +156,18 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	if register {
 		registerArg = "1"
 	}
-	args := []any{taskPrefix, ak.contextPrefix(), t.Owner,
-		micros(now), micros(exp), r.physicalTTL.Milliseconds(),
+	args := make([]any, 0, 13+len(send))
+	args = append(args, t.Owner, micros(now), micros(exp), r.physicalTTL.Milliseconds(),
 		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
-		countMember(t.Owner, t.ID), r.maxPerOwner, countMemberPrefix(t.Owner), redisRenewalWindow.Milliseconds(), registerArg}
+		r.maxPerOwner, redisRenewalWindow.Milliseconds(), registerArg)
+	args = append(args, send...)
 	var put *redis.Cmd
 	var acks *redis.Cmd
+	if err := ctx.Err(); err != nil { // the autopipeliner would not see it
+		return unavailable("put task", err)
+	}
 	if !r.cluster && r.minAcks == 0 {
-		put = putScript.Run(ctx, r.client, keys, args...)
+		put = r.runHot(ctx, putScript, keys, args...)
 		err = put.Err()
 	} else {
 		err = r.putPipelined(ctx, t, exp, register, keys, args, &put, &acks)
@@ -253,7 +301,10 @@ func (r *Redis) admit(ctx context.Context, a Admission, sendKey string, claim []
 	args := make([]any, 0, 5+len(claim))
 	args = append(args, micros(now), micros(now.Add(-r.ttl)), limit, named, claiming)
 	args = append(args, claim...)
-	reply, err := admitScript.Run(ctx, r.client, []string{exp, bucket + ":fin", contextKey, claimKey}, args...).Slice()
+	if err := ctx.Err(); err != nil { // the autopipeliner would not see it
+		return "", "", false, unavailable("admit task", err)
+	}
+	reply, err := r.runHot(ctx, admitScript, []string{exp, bucket + ":fin", contextKey, claimKey}, args...).Slice()
 	if err != nil {
 		return "", "", false, unavailable("admit task", err)
 	}

@@ -48,7 +48,9 @@ func newRedisClient(cfg *RedisConfig, nodes *nodeErrors) (redis.UniversalClient,
 	// restart, say); more would multiply the time a caller waits before
 	// failing closed while Redis is down. Maintenance notifications are a
 	// Redis Enterprise feature; probing for them costs a round trip per
-	// connection. The caller's deadline (its request's) bounds every call.
+	// connection. The caller's deadline (its request's) bounds every call
+	// but a send's script queued in the autopipeliner (Redis.runHot), which
+	// the read and write timeouts bound.
 	maint := &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	switch cfg.Mode {
 	case RedisCluster:

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,9 +16,10 @@ import (
 
 // The cost benchmarks measure what the proxy asks of the index per call,
 // on the memory index and on Redis side by side, at 32 callers at once as
-// in scripts/bench.sh, and count for Redis the round trips and commands
-// the client sends, the commands Redis runs (scripts' calls included) and
-// the CPU time Redis spends.
+// in scripts/bench.sh, and count for Redis the round trips, commands and
+// scripts the client sends, the commands Redis runs (scripts' calls
+// included), the CPU time Redis spends and the CPU time of the callers'
+// process (the client's share of a gateway's).
 //
 //	go test -run '^$' -bench 'Calls' -benchtime 20000x ./store
 
@@ -32,7 +34,7 @@ type callCost struct {
 var callCosts = []callCost{
 	// A unary send that creates a task, as the proxy makes it: the
 	// admission with the claim of the send's key before forwarding, the
-	// task's record and the send's outcome after.
+	// task's record with the send's outcome after.
 	{"Send", nil, func(s Store, i int64) error {
 		ctx := context.Background()
 		n := strconv.FormatInt(i, 10)
@@ -43,10 +45,22 @@ var callCosts = []callCost{
 		if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: owner, ContextID: "c" + n}, key, rec, now); err != nil && err != ErrNotFound {
 			return err
 		}
-		if err := s.Put(ctx, Task{ID: "s" + n, ContextID: "c" + n, Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"}); err != nil {
+		rec = SendRecord{Digest: "d", State: SendTask, TaskID: "s" + n, Expires: rec.Expires}
+		return s.PutSend(ctx, Task{ID: "s" + n, ContextID: "c" + n, Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"}, key, rec)
+	}},
+	// A unary send answered with a direct message: the admission with the
+	// claim, then the send's outcome, which holds the message.
+	{"SendMessage", nil, func(s Store, i int64) error {
+		ctx := context.Background()
+		n := strconv.FormatInt(i, 10)
+		owner := "o" + strconv.FormatInt(i%32, 10)
+		now := time.Now()
+		key := SendKey{Agent: "a", Owner: owner, Key: "m" + n}
+		rec := SendRecord{Digest: "d", State: SendRunning, Holder: "h", Lease: now.Add(time.Minute), Expires: now.Add(time.Hour)}
+		if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: owner}, key, rec, now); err != nil && err != ErrNotFound {
 			return err
 		}
-		rec.State, rec.TaskID = SendTask, "s"+n
+		rec = SendRecord{Digest: "d", State: SendMessage, Answer: []byte(`{"messageId":"r` + n + `","role":"ROLE_AGENT","parts":[{"text":"hi"}]}`), AnswerDialect: "1", Expires: rec.Expires}
 		return s.SaveSend(ctx, key, rec)
 	}},
 	// A GetTask of a task the caller owns.
@@ -102,15 +116,22 @@ func BenchmarkMemoryCalls(b *testing.B) {
 	}, nil)
 }
 
-// countingHook counts what a client sends: commands and round trips (a
-// pipeline is one).
-type countingHook struct{ commands, trips atomic.Int64 }
+// countingHook counts what a client sends: commands, the scripts among
+// them, and round trips (a pipeline is one), pipelines among them.
+type countingHook struct{ commands, scripts, trips, pipelines atomic.Int64 }
+
+func (h *countingHook) count(cmd redis.Cmder) {
+	h.commands.Add(1)
+	if name := cmd.Name(); name == "evalsha" || name == "eval" {
+		h.scripts.Add(1)
+	}
+}
 
 func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.commands.Add(1)
+		h.count(cmd)
 		h.trips.Add(1)
 		return next(ctx, cmd)
 	}
@@ -118,8 +139,11 @@ func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		h.commands.Add(int64(len(cmds)))
+		for _, cmd := range cmds {
+			h.count(cmd)
+		}
 		h.trips.Add(1)
+		h.pipelines.Add(1)
 		return next(ctx, cmds)
 	}
 }
@@ -130,22 +154,26 @@ func BenchmarkRedisCalls(b *testing.B) {
 	b.Cleanup(func() { admin.Close() })
 	hook := &countingHook{}
 	var redisBefore int64
-	var cpuBefore float64
+	var cpuBefore, clientBefore float64
 	benchCalls(b, func(b *testing.B) Store {
 		s := openBenchRedis(b, node.Addr)
 		s.client.AddHook(hook)
 		hook.commands.Store(0)
+		hook.scripts.Store(0)
 		hook.trips.Store(0)
 		redisBefore = redisCalls(b, admin)
 		cpuBefore = redisCPU(b, admin)
+		clientBefore = processCPU(b)
 		return s
 	}, func(b *testing.B, n int) {
 		// The prepared tasks are counted too: a few dozen over thousands.
 		ran := redisCalls(b, admin) - redisBefore - 1 // the INFO itself
 		b.ReportMetric(float64(hook.trips.Load())/float64(n), "trips/op")
 		b.ReportMetric(float64(hook.commands.Load())/float64(n), "sent/op")
+		b.ReportMetric(float64(hook.scripts.Load())/float64(n), "scripts/op")
 		b.ReportMetric(float64(ran)/float64(n), "redis-cmds/op")
 		b.ReportMetric((redisCPU(b, admin)-cpuBefore)*1e6/float64(n), "redis-cpu-us/op")
+		b.ReportMetric((processCPU(b)-clientBefore)*1e6/float64(n), "client-cpu-us/op")
 	})
 }
 
@@ -156,6 +184,16 @@ func openBenchRedis(b *testing.B, addr string) *Redis {
 	}
 	b.Cleanup(func() { s.Close() })
 	return s
+}
+
+// processCPU is the CPU time this process used so far, in seconds: the
+// callers' and the client's, user and system.
+func processCPU(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // infoLines is the INFO section of the server, line by line.

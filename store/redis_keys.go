@@ -15,7 +15,7 @@ import "strconv"
 //	<prefix>{<agent>}b:<owner>:exp     sorted set: the same, score expiry
 //	<prefix>{<agent>}b:<owner>:meta    hash: id -> state and context, for purging
 //	<prefix>{<agent>}b:<owner>:fin     sorted set: the final tasks, score last put (eviction)
-//	<prefix>{<agent>}n                 sorted set: the agent's tasks, score expiry (Len)
+//	<prefix>{<agent>}n                 sorted set: the agent's tasks as <len>:<owner>:<id>, score expiry (Len)
 //	<prefix>{<agent>}r:<owner>:<key>   string: a send's record for retries (redis_retry.go)
 //	<prefix>i:<id>                     sorted set: the agents holding the id, score expiry
 //	<prefix>agents                     set: the agents with keys, for Len
@@ -34,6 +34,9 @@ import "strconv"
 // Scores of the List indexes are -Updated in microseconds, so that ascending
 // score order with Redis's byte order on ties is exactly List order (newest
 // first, ties by ID); microseconds keep the scores exact in a float64.
+// A member of n names its owner so that a task id taken over by another
+// owner after expiry is a new member, while the old one ages out by its
+// score.
 type redisKeys struct {
 	prefix string
 }
@@ -82,15 +85,4 @@ func (k redisKeys) ids(id string) string {
 
 func (k redisKeys) agents() string {
 	return k.prefix + "agents"
-}
-
-// countMember names a task in its agent's count set. The owner is part of
-// it so that a task id taken over by another owner after expiry is a new
-// member, while the old one ages out by its score.
-func countMember(owner, id string) string {
-	return countMemberPrefix(owner) + id
-}
-
-func countMemberPrefix(owner string) string {
-	return lengthPrefixed(owner) + ":"
 }

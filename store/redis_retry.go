@@ -13,8 +13,8 @@ import (
 )
 
 // sendKey is the Redis key of a send record, in its agent's hash slot like
-// the keys Admit reads, so that the claim is made by Admit's script, on a
-// cluster too:
+// the keys Admit reads and Put writes, so that the claim is made by Admit's
+// script and the outcome by Put's (PutSend), on a cluster too:
 //
 //	<prefix>{<agent>}r:<owner>:<key>   string: "<expires µs>|<record JSON>"
 func (k redisKeys) sendKey(key SendKey) string {
@@ -169,6 +169,19 @@ func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error
 		return unavailable("save send", err)
 	}
 	return nil
+}
+
+// PutSend implements Retries: the record is written by Put's script, in
+// the task's round trip (its key is in the agent's slot).
+func (r *Redis) PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord) error {
+	if err := checkPutSend(t, key); err != nil {
+		return err
+	}
+	val, err := encodeSend(rec)
+	if err != nil {
+		return err
+	}
+	return r.put(ctx, t, r.keys.sendKey(key), []any{val, r.physicalSendTTL(rec.Expires)})
 }
 
 // LoadSend implements Retries.

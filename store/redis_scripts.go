@@ -93,33 +93,43 @@ local function finalState(state)
 end
 `
 
-// putScript implements Redis.Put. It returns 1 when written, 0 on an owner
-// conflict, 2 when the owner's share is full of tasks that are not final.
+// putScript implements Redis.Put and Redis.PutSend. It returns 1 when
+// written, 0 on an owner conflict, 2 when the owner's share is full of
+// tasks that are not final.
 //
-//	KEYS: task, bucket, count (all in the agent's slot); on one node also
-//	      the id's agents and the agents set (in other slots)
-//	ARGV: taskPrefix, contextPrefix, owner, now, expiry, physical TTL (ms),
-//	      id, agent, backend, context, state, updated, count member,
-//	      max tasks per owner, count member prefix (without the id),
-//	      renewal window (ms), "1" to add the agent to the agents set
+//	KEYS: task, bucket, count, the send's record (the task in place of
+//	      none; all in the agent's slot); on one node also the id's agents
+//	      and the agents set (in other slots)
+//	ARGV: owner, now, expiry, physical TTL (ms), id, agent, backend,
+//	      context, state, updated, max tasks per owner, renewal window
+//	      (ms), "1" to add the agent to the agents set, then for PutSend
+//	      the send's record and its TTL (ms)
 //
-// On a cluster, Put writes the id's agents and the agents set by commands
-// of their own, in the script's pipeline.
+// The task and context key prefixes and the count member are derived
+// here from the task key and the owner rather than sent: every argument
+// is one more for the client to encode and Redis to parse. The send's
+// record is written only with the task, after every refusal. On a
+// cluster, Put writes the id's agents and the agents set by commands of
+// their own, in the script's pipeline.
 var putScript = redis.NewScript(luaCommon + `
 local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
-local taskPrefix, ctxPrefix, owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local id, agent, backend, ctx, state, upd, member = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13]
-local maxPerOwner, memberPrefix, window = ARGV[14], ARGV[15], ARGV[16]
+local owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local id, agent, backend, ctx, state, upd = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local maxPerOwner, window = ARGV[11], ARGV[12]
+local taskPrefix = string.sub(task, 1, #task - #id)
+local ctxPrefix = string.sub(taskPrefix, 1, -3) .. 'c:'
+local memberPrefix = #owner .. ':' .. owner .. ':'
+local member = memberPrefix .. id
 
 -- Written even when the task is then refused: an id held by another owner,
 -- or refused for a full share, is known all the same, and a known id is
 -- never served unchecked.
-if KEYS[4] then
-  redis.call('ZADD', KEYS[4], 'GT', exp, agent)
-  redis.call('PEXPIRE', KEYS[4], ttl)
-  if ARGV[17] == '1' then
-    redis.call('SADD', KEYS[5], agent)
-    redis.call('PEXPIRE', KEYS[5], ttl)
+if KEYS[5] then
+  redis.call('ZADD', KEYS[5], 'GT', exp, agent)
+  redis.call('PEXPIRE', KEYS[5], ttl)
+  if ARGV[13] == '1' then
+    redis.call('SADD', KEYS[6], agent)
+    redis.call('PEXPIRE', KEYS[6], ttl)
   end
 end
 
@@ -182,6 +192,7 @@ if ctx ~= '' then
   table.insert(keys, ck)
 end
 for _, k in ipairs(keys) do redis.call('PEXPIRE', k, ttl) end
+if ARGV[14] then redis.call('SET', KEYS[4], ARGV[14], 'PX', ARGV[15]) end
 return 1
 `)
 

@@ -253,3 +253,55 @@ func BenchmarkRedisAdmit(b *testing.B) {
 		}
 	})
 }
+
+// TestRedisSendScriptsPipelined: a send's scripts go through the
+// autopipeliner (a pipeline, for the client's hooks) while pipelineFrom or
+// more are in flight, and alone as commands of their own; either way an
+// ended context is refused.
+func TestRedisSendScriptsPipelined(t *testing.T) {
+	t.Parallel()
+	s := openRedisStore(t, RedisConfig{Address: testredis.Addr(t), KeyPrefix: testPrefix(t)})
+	ctx := context.Background()
+	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
+	rec := SendRecord{Digest: "d", State: SendRunning, Expires: time.Now().Add(time.Hour)}
+	// A connection opened and the scripts loaded first, alone.
+	if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, SendKey{Agent: "a", Owner: "o", Key: "warm"}, rec, time.Now()); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	mustPut(t, s, Task{ID: "warm", Agent: "a", Owner: "o"})
+	hook := &countingHook{}
+	s.client.AddHook(hook)
+
+	if _, _, claimed, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, rec, time.Now()); !claimed || !errors.Is(err, ErrNotFound) {
+		t.Fatalf("lone ClaimSend = %v, %v; want claimed", claimed, err)
+	}
+	if trips, commands := hook.trips.Load(), hook.commands.Load(); trips != 1 || commands != 1 {
+		t.Fatalf("lone ClaimSend sent %d commands in %d round trips, want 1 in 1", commands, trips)
+	}
+	if hook.pipelines.Load() != 0 {
+		t.Fatal("a lone script went through a pipeline")
+	}
+
+	s.inFlight.Add(pipelineFrom - 1) // as if other sends' scripts were in flight
+	defer s.inFlight.Add(-(pipelineFrom - 1))
+	rec.State, rec.TaskID = SendTask, "t1"
+	if err := s.PutSend(ctx, Task{ID: "t1", Agent: "a", Owner: "o", State: "TASK_STATE_COMPLETED"}, key, rec); err != nil {
+		t.Fatal(err)
+	}
+	if hook.pipelines.Load() == 0 {
+		t.Fatal("a script among others in flight was not pipelined")
+	}
+	if got, err := s.LoadSend(ctx, key, time.Now()); err != nil || got.TaskID != "t1" {
+		t.Fatalf("LoadSend after a pipelined PutSend = %+v, %v", got, err)
+	}
+
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	_, _, _, err := s.ClaimSend(ended, Admission{Agent: "a", Owner: "o"}, SendKey{Agent: "a", Owner: "o", Key: "m2"}, rec, time.Now())
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
+		t.Errorf("pipelined ClaimSend(canceled context) = %v, want ErrUnavailable wrapping context.Canceled", err)
+	}
+	if err := s.Put(ended, Task{ID: "t2", Agent: "a", Owner: "o"}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
+		t.Errorf("pipelined Put(canceled context) = %v, want ErrUnavailable wrapping context.Canceled", err)
+	}
+}

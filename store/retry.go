@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -71,9 +72,23 @@ type Retries interface {
 	GetClaimSend(ctx context.Context, agent, id string, key SendKey, rec SendRecord, now time.Time) (task Task, prior SendRecord, claimed bool, err error)
 	// SaveSend writes rec as key's record, kept until rec.Expires.
 	SaveSend(ctx context.Context, key SendKey, rec SendRecord) error
+	// PutSend puts t as Put does and, in the same round trip, writes rec
+	// as key's record as SaveSend does: the task a send made and the
+	// send's outcome for its retries. rec is written only when t is (not
+	// with Put's errors). key is of t's agent.
+	PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord) error
 	// LoadSend returns key's record, or ErrNotFound once it expired (by now).
 	LoadSend(ctx context.Context, key SendKey, now time.Time) (SendRecord, error)
 }
 
 // errNoClaim reports a ClaimSend without a key.
 var errNoClaim = errors.New("claim send: the key is empty")
+
+// checkPutSend refuses a PutSend whose key is of another agent than its
+// task: on Redis the two are written by one script, in the agent's slot.
+func checkPutSend(t Task, key SendKey) error {
+	if key.Agent != t.Agent {
+		return fmt.Errorf("put send: the key's agent %q is not the task's %q", key.Agent, t.Agent)
+	}
+	return nil
+}
