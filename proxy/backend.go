@@ -33,6 +33,9 @@ type backend struct {
 	// client is for card fetches, which may follow redirects.
 	client *http.Client
 	static http.Header
+	// streamRefused is set once the backend refused a streaming send as a
+	// method it does not serve (blocking_via_stream then stops trying).
+	streamRefused atomic.Bool
 }
 
 func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http.RoundTripper) (*backend, error) {
