@@ -191,13 +191,7 @@ func TestViaStreamRetryLearnsTaskWhileRunning(t *testing.T) {
 		g := newGateway(t, rc.backend, rc.b.version, viaStreamOn)
 		c := rc.c
 		first := make(chan gjson.Result, 1)
-		// The blocking mode said, not left to its default: the retry's
-		// digest then differs only in it, which a digest leaves out.
-		blocking := `"returnImmediately":false`
-		if c.d == dialect.V03 {
-			blocking = `"blocking":true`
-		}
-		go func() { first <- sendResult(t, g, c, c.send("m1", c.text("wait"), blocking)) }()
+		go func() { first <- sendResult(t, g, c, c.send("m1", c.text("wait"), "")) }()
 		<-rc.backend.arrived
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
