@@ -1283,6 +1283,12 @@ func ExtendedCardCapable(canon []byte) bool {
 	return gjson.GetBytes(canon, "capabilities.extendedAgentCard").Bool()
 }
 
+// StreamingCapable reports whether a canonical card says its agent
+// streams (capabilities.streaming).
+func StreamingCapable(canon []byte) bool {
+	return gjson.GetBytes(canon, "capabilities.streaming").Bool()
+}
+
 // PushNotificationsCapable reports whether a canonical card says its agent
 // sends push notifications.
 func PushNotificationsCapable(canon []byte) bool {

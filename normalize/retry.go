@@ -159,8 +159,9 @@ func (cw *canonWriter) object(doc []byte, i int, scope canonScope) int {
 		}
 		cw.out = append(cw.out, ':')
 		i = skipJSONSpace(doc, end)
+		valueAt := len(cw.out)
 		i = cw.value(doc, i+1, childScope(scope, name)) // past the colon
-		if leftOut(scope, name) {
+		if leftOut(scope, name) || emptyConfig(scope, name, cw.out[valueAt:]) {
 			cw.out = cw.out[:start]
 			continue
 		}
@@ -211,6 +212,13 @@ func leftOut(scope canonScope, name string) bool {
 		return name == "blocking" || name == "returnImmediately" || name == "historyLength"
 	}
 	return false
+}
+
+// emptyConfig reports whether a member is a configuration left empty by
+// leftOut: a send that only says its blocking mode or historyLength asks
+// for the same work as one that says nothing.
+func emptyConfig(scope canonScope, name string, value []byte) bool {
+	return scope == canonParams && name == "configuration" && string(value) == "{}"
 }
 
 func childScope(scope canonScope, name string) canonScope {

@@ -20,6 +20,18 @@ func TestAppendSendDigest(t *testing.T) {
 			t.Errorf("%s: another digest for the same work", same)
 		}
 	}
+	// A configuration that only shapes the answer is none: a blocking send
+	// that left its mode to the default, retried non-blocking.
+	bare := sendDigest(t, `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`)
+	for _, same := range []string{
+		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"returnImmediately":true}}`,
+		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"blocking":false,"historyLength":2}}`,
+		`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{}}`,
+	} {
+		if d := sendDigest(t, same); d != bare {
+			t.Errorf("%s: another digest than the send without a configuration", same)
+		}
+	}
 	if sendDigest(t, `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"historyLength":3,"acceptedOutputModes":["text/plain"]}}`) !=
 		sendDigest(t, `{"message":{"messageId":"m9","role":"ROLE_USER","parts":[{"text":"hi"}]},"configuration":{"historyLength":0,"acceptedOutputModes":["text/plain"]}}`) {
 		t.Error("historyLength changed the digest")

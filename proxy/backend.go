@@ -36,6 +36,9 @@ type backend struct {
 	// timeoutCause ends a unary call past cfg.ResponseTimeout; made once,
 	// not per call.
 	timeoutCause error
+	// streamRefused is set once the backend refused a streaming send as a
+	// method it does not serve (blocking_via_stream then stops trying).
+	streamRefused atomic.Bool
 }
 
 func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http.RoundTripper) (*backend, error) {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2agate/gateway/agentcard"
@@ -38,6 +39,9 @@ type cards struct {
 	// grpcTarget is where the agent's gRPC binding is served (host:port),
 	// "" while the gateway serves none for it: see Agent.publishGRPC.
 	grpcTarget string
+	// noStreaming is set while the card says the backend does not stream
+	// (blocking_via_stream then sends plain blocking calls).
+	noStreaming atomic.Bool
 }
 
 // CardPaths are where a backend's public card is looked for, newest first.
@@ -182,6 +186,7 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 	}
 	if err == nil {
 		err = a.cards.set(raw, p)
+		a.warnNoStreaming()
 		if err == nil && agentcard.HasSignatures(raw) {
 			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
 		}
@@ -217,6 +222,7 @@ func (c *cards) set(raw []byte, p agentcard.PublishOptions) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.publish, c.canon = p, canon
+	c.noStreaming.Store(!agentcard.StreamingCapable(canon))
 	c.v025, c.v03, c.v10, c.hybrid = forms[0], forms[1], forms[2], forms[3]
 	c.skills = skillIDsOf(forms[2])
 	c.fetched = time.Now()

@@ -210,6 +210,18 @@ type BackendConfig struct {
 	// credentials. Values come from a file or an environment variable,
 	// never inline.
 	Headers []HeaderConfig `yaml:"headers"`
+	// BlockingViaStream serves a caller's blocking send from the backend's
+	// stream: the gateway sends it as the backend's streaming send, keeps
+	// the task the first event names at once (a retry from a caller that
+	// timed out or left then learns the task while it runs, where it
+	// otherwise waits for the first send's answer), and answers the task
+	// the events add up to, as the blocking send would have been answered.
+	// It costs the gateway several times a plain call's work per blocking
+	// send, with either backend dialect (bench/README.md, 2026-12-02), for
+	// the case of a retry alone. A backend whose card says it does not
+	// stream, or that refuses the streaming send as a method it does not
+	// serve, gets plain blocking sends. Defaults to false.
+	BlockingViaStream bool `yaml:"blocking_via_stream"`
 }
 
 // HeaderConfig is one static header toward a backend.

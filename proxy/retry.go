@@ -330,12 +330,24 @@ func keyName(r *http.Request) string {
 // firstSend forwards a claimed unary send. The backend call outlives the
 // caller (bounded by the backend's own timeouts), so that its outcome is
 // kept for the retry a caller that timed out or lost its connection will
-// send.
+// send. A blocking send may be served from the backend's stream
+// (viastream.go), and is sent as a plain one when the backend refused the
+// stream as a method it does not serve.
 func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
 	a.claimedSend(c)
 	ctx, end := outlivingCaller(r.Context())
 	defer end.stop()
-	result, e := a.unary(ctx, r, c, dialect.SendMessage, method, params)
+	var result []byte
+	var e *normalize.Error
+	plain := !a.viaStream(c)
+	if !plain {
+		if result, e, plain = a.sendViaStream(ctx, r, c, params); plain {
+			a.viaStreamRefused(c, e)
+		}
+	}
+	if plain {
+		result, e = a.unary(ctx, r, c, dialect.SendMessage, method, params)
+	}
 	a.settle(ctx, c.retry, a.sendOutcome(c, c.retry, result, e))
 	a.answerUnary(w, r, c, result, e)
 }

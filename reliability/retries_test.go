@@ -334,3 +334,56 @@ func TestRetriesAcrossReplicasThroughTheBinary(t *testing.T) {
 		wantOnce(t, be, "wait killed send "+tg.String())
 	}
 }
+
+// TestBlockingViaStreamThroughTheBinary: with blocking_via_stream on, a
+// blocking send to a held task whose caller times out after 1 s is
+// retried with the same messageId while the task still runs: the retry
+// knows the task from the stream's first event (counted deduplicated, not
+// joined in flight), and once the task completes it gets it; the backend
+// saw the message once.
+func TestBlockingViaStreamThroughTheBinary(t *testing.T) {
+	be := startBackends(t)
+	cfg := strings.ReplaceAll(retriesGatewayConfig(t, be, "", ""), "      dialect: ", "      blocking_via_stream: true\n      dialect: ")
+	g := startGateway(t, cfg)
+	alice := newPrincipal(t, g, "alice")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	metric := func(outcome string) float64 {
+		n, err := g.metric("a2a_gateway_retries_total", `outcome="`+outcome+`"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	type answer struct {
+		r   gjson.Result
+		err error
+	}
+	answers := make([]chan answer, len(targets))
+	for i, tg := range targets {
+		cl, text := alice.to(tg), "wait via stream "+tg.String()
+		givenUp(t, be, cl, tg, "vs-"+tg.String(), text, false)
+		dedup, joined := metric(retryDeduplicated), metric(retryJoinedInFlight)
+		answers[i] = make(chan answer, 1)
+		go func() {
+			r, err := send(ctx, cl, tg, "vs-"+tg.String(), text)
+			answers[i] <- answer{r, err}
+		}()
+		eventually(t, 30*time.Second, "the retry to find the running send's task", func() bool { return metric(retryDeduplicated) == dedup+1 })
+		if n := metric(retryJoinedInFlight); n != joined {
+			t.Errorf("%s: the retry joined the first send in flight: it did not learn the task from the stream", tg)
+		}
+	}
+	be.release()
+	for i, tg := range targets {
+		a := <-answers[i]
+		wantTask(t, tg, a.r, a.err, "wait via stream "+tg.String())
+		wantOnce(t, be, "wait via stream "+tg.String())
+	}
+}
+
+// The retries counter's outcomes, as the gateway labels them.
+const (
+	retryDeduplicated   = "deduplicated"
+	retryJoinedInFlight = "joined_in_flight"
+)
