@@ -83,6 +83,10 @@ type flight struct {
 	mu       sync.Mutex
 	claim    store.SendRecord
 	finished bool
+	// renewalInDoubt: a renewal's write gave up waiting, so it may still
+	// land. The outcome then goes the renewal's own ordered way
+	// (SaveSend), never in the task's script, which could overtake it.
+	renewalInDoubt bool
 }
 
 func newRetries(cfg RetriesConfig) *retries {
@@ -314,7 +318,14 @@ func (a *Agent) putTask(ctx context.Context, c *call, t store.Task) error {
 	}
 	rec := store.SendRecord{Digest: rt.digest, State: store.SendTask, TaskID: t.ID, Expires: rt.rec.Expires}
 	var err error
-	if a.settleBy(rt, rec, func() bool { err = a.tasks.PutSend(ctx, t, rt.key, rec); return err == nil }) || err != nil {
+	putSend := func() bool {
+		if rt.flight.renewalInDoubt {
+			return false
+		}
+		err = a.tasks.PutSend(ctx, t, rt.key, rec)
+		return err == nil
+	}
+	if a.settleBy(rt, rec, putSend) || err != nil {
 		return err
 	}
 	return a.tasks.Put(ctx, t)
@@ -440,6 +451,7 @@ func (a *Agent) renewClaims() {
 				rec.Lease = rs.clock().Add(retryLease)
 				ctx, cancel := context.WithTimeout(context.Background(), retryLease/3)
 				if err := a.tasks.SaveSend(ctx, key, rec); err != nil {
+					fl.renewalInDoubt = true
 					a.log.Warn("renewing a running send's claim failed", "error", err)
 				}
 				cancel()

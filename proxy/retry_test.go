@@ -488,3 +488,54 @@ func TestRetryOfContinuation(t *testing.T) {
 		wantSends(t, rc, 2)
 	})
 }
+
+// sendWrites counts how a send's outcome reached the index.
+type sendWrites struct {
+	store.Store
+	putSends, saves atomic.Int32
+}
+
+func (s *sendWrites) PutSend(ctx context.Context, t store.Task, key store.SendKey, rec store.SendRecord) error {
+	s.putSends.Add(1)
+	return s.Store.PutSend(ctx, t, key, rec)
+}
+
+func (s *sendWrites) SaveSend(ctx context.Context, key store.SendKey, rec store.SendRecord) error {
+	if rec.State == store.SendTask {
+		s.saves.Add(1)
+	}
+	return s.Store.SaveSend(ctx, key, rec)
+}
+
+// TestOutcomeAfterARenewalInDoubt: once a claim's renewal gave up waiting
+// for its write (which may still land), the send's outcome is written the
+// renewal's ordered way, after it, not in the task's own script, which
+// could overtake it and let the stale claim come back.
+func TestOutcomeAfterARenewalInDoubt(t *testing.T) {
+	for _, inDoubt := range []bool{false, true} {
+		t.Run(fmt.Sprintf("in-doubt=%v", inDoubt), func(t *testing.T) {
+			hold := make(chan struct{})
+			backend := newSendCounter(backends[0].handler(t, hold))
+			tasks := &sendWrites{Store: store.NewMemory(store.MemoryConfig{})}
+			g := newGatewayOpts(t, backend, backends[0].version, Options{Tasks: tasks})
+			c := callers[0]
+			answer := make(chan gjson.Result, 1)
+			go func() { answer <- sendResult(t, g, c, c.send("m1", c.text("wait"), "")) }()
+			<-backend.arrived
+			rs := g.agent.retries
+			rs.mu.Lock()
+			for _, fl := range rs.flights {
+				fl.mu.Lock()
+				fl.renewalInDoubt = inDoubt
+				fl.mu.Unlock()
+			}
+			rs.mu.Unlock()
+			close(hold)
+			wantCompleted(t, c, <-answer)
+			put, saved := tasks.putSends.Load(), tasks.saves.Load()
+			if inDoubt && (put != 0 || saved != 1) || !inDoubt && (put != 1 || saved != 0) {
+				t.Fatalf("renewal in doubt %v: outcome written in the task's script %d times, after the renewals %d times", inDoubt, put, saved)
+			}
+		})
+	}
+}
