@@ -1,0 +1,36 @@
+package proxy
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/a2agate/gateway/store"
+)
+
+// TestRetryRecordsOfOneCallerSurviveAnothersFlood: a caller sending many
+// distinct keys fills the memory index's send records; another caller's
+// record stays, so its retry is still answered from the first send and
+// the backend does not see its message twice.
+func TestRetryRecordsOfOneCallerSurviveAnothersFlood(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		tasks := store.NewMemory(store.MemoryConfig{MaxTasks: 8, MaxTasksPerOwner: 4})
+		t.Cleanup(func() { _ = tasks.Close() })
+		g := newGatewayOpts(t, rc.backend, rc.b.version, Options{Tasks: tasks}, withAuth(t))
+		alice, mallory := g.as(token(t, "alice")), g.as(token(t, "mallory"))
+		c := rc.c
+		params := c.send("a1", c.text("what time is it?"), "")
+		first := mustResult(t, sendResult(t, alice, c, params))
+		const flood = 12 // within sendCounter.arrived's room
+		for i := range flood {
+			mustResult(t, sendResult(t, mallory, c, c.send(fmt.Sprintf("m%d", i), c.text("what time is it?"), "")))
+		}
+		again := mustResult(t, sendResult(t, alice, c, params))
+		if !jsonSame(first.Raw, again.Raw) {
+			t.Fatalf("alice's retry got another answer:\n%s\n%s", first.Raw, again.Raw)
+		}
+		wantSends(t, rc, 1+flood)
+		// The flooding caller's own oldest keys went: its retry is new work.
+		mustResult(t, sendResult(t, mallory, c, c.send("m0", c.text("what time is it?"), "")))
+		wantSends(t, rc, 2+flood)
+	})
+}
