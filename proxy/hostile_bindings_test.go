@@ -1,0 +1,153 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"github.com/tidwall/gjson"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// restSend posts a REST send as tok's holder, with header's name and
+// value pairs, and returns the status and the answer.
+func restSend(t *testing.T, g *testGateway, body, tok string, header ...string) (int, gjson.Result) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+"/message:send", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, b := roundTrip(t, req)
+	return res.StatusCode, gjson.ParseBytes(b)
+}
+
+func pbText(id, text string) *a2apb.SendMessageRequest {
+	return &a2apb.SendMessageRequest{Message: &a2apb.Message{MessageId: id, Role: a2apb.Role_ROLE_USER,
+		Parts: []*a2apb.Part{{Content: &a2apb.Part_Text{Text: text}}}}}
+}
+
+// TestRetryAcrossBindings: one Idempotency-Key sent over REST, then gRPC
+// (as metadata), then JSON-RPC, each with a fresh message id, is one send:
+// the backend sees it once and every binding gets the same task. The key
+// with another message is refused in each binding's own error form,
+// naming the key, and the backend does not see it.
+func TestRetryAcrossBindings(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			back := newSendCounter(b.handler(t, nil))
+			tg := newGateway(t, back, b.version, withAuth(t))
+			tok := token(t, "alice")
+			alice := tg.as(tok)
+			g := newGRPCGateway(t, alice)
+			const key = "order-42"
+			ctx := metadata.AppendToOutgoingContext(context.Background(), "idempotency-key", key)
+
+			status, first := restSend(t, tg, `{"message":{"messageId":"r1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`, tok, HeaderIdempotencyKey, key)
+			id := first.Get("task.id").Str
+			if status != http.StatusOK || id == "" {
+				t.Fatalf("REST send: HTTP %d %s", status, first.Raw)
+			}
+			res, err := g.raw.SendMessage(ctx, pbText("g1", "hello"))
+			if err != nil || res.GetTask().GetId() != id {
+				t.Fatalf("the gRPC retry got %v, %v; want task %s", res, err, id)
+			}
+			c := callers[1]
+			r := sendResult(t, alice, c, c.send("j1", c.text("hello"), ""), HeaderIdempotencyKey, key)
+			if got := c.task(t, mustResult(t, r)).Get("id").Str; got != id {
+				t.Fatalf("the JSON-RPC retry got %s, want task %s", r.Raw, id)
+			}
+			wantSends(t, &retryCase{backend: back}, 1)
+
+			status, reuse := restSend(t, tg, `{"message":{"messageId":"r2","role":"ROLE_USER","parts":[{"text":"goodbye"}]}}`, tok, HeaderIdempotencyKey, key)
+			if e := reuse.Get("error"); status != http.StatusBadRequest || e.Get("status").Str != "INVALID_ARGUMENT" ||
+				e.Get("details.0.reason").Str != "INVALID_PARAMS" || !strings.Contains(e.Get("message").Str, "Idempotency-Key") {
+				t.Fatalf("REST key reuse: HTTP %d %s", status, reuse.Raw)
+			}
+			_, err = g.raw.SendMessage(ctx, pbText("g2", "goodbye"))
+			if st := wantStatus(t, err, codes.InvalidArgument, "INVALID_PARAMS"); !strings.Contains(st.Message(), "Idempotency-Key") {
+				t.Fatalf("gRPC key reuse: %v", err)
+			}
+			stream, err := g.raw.SendStreamingMessage(ctx, pbText("g3", "goodbye"))
+			if err == nil {
+				_, err = stream.Recv()
+			}
+			wantStatus(t, err, codes.InvalidArgument, "INVALID_PARAMS")
+			wantSends(t, &retryCase{backend: back}, 1)
+		})
+	}
+}
+
+// TestBackendNamingAnotherCallersTask: a backend that answers alice's
+// send with the task it made for bob (a hostile or buggy agent reusing
+// ids) does not hand bob's task to alice, in any binding or dialect,
+// unary or streaming: she gets the answer for a task that does not exist
+// in her own form, and bob keeps his task.
+func TestBackendNamingAnotherCallersTask(t *testing.T) {
+	task := `{"id":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"bob's secret"}]}]}`
+	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":`+task+`}}`+"\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"task":`+task+`}}`)
+	})
+	tg := newGateway(t, back, dialect.Version10, withAuth(t))
+	bob, aliceTok := tg.as(token(t, "bob")), token(t, "alice")
+	alice := tg.as(aliceTok)
+	c10 := callers[1]
+	if got := c10.task(t, mustResult(t, sendResult(t, bob, c10, c10.send("b1", c10.text("hi"), "")))).Get("id").Str; got != "t-bob" {
+		t.Fatalf("bob's send made %q", got)
+	}
+	leaks := func(what, raw string) {
+		t.Helper()
+		if strings.Contains(raw, "secret") || strings.Contains(raw, "t-bob") {
+			t.Errorf("%s: alice learned bob's task: %s", what, raw)
+		}
+	}
+	for i, c := range callers {
+		id := "a" + c.d.String()
+		r := sendResult(t, alice, c, c.send(id, c.text("hi"), ""))
+		wantError(t, r, c.d, -32001)
+		leaks(c.d.String()+" send", r.Raw)
+		s := alice.stream(string(rune('1'+i)), c.method(dialect.SendStreamingMessage), c.send(id+"s", c.text("hi"), ""))
+		r = streamError(t, s)
+		wantError(t, r, c.d, -32001)
+		leaks(c.d.String()+" stream", r.Raw)
+	}
+	status, r := restSend(t, tg, `{"message":{"messageId":"ar","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, aliceTok)
+	if status != http.StatusNotFound || r.Get("error.details.0.reason").Str != "TASK_NOT_FOUND" {
+		t.Errorf("REST send: HTTP %d %s", status, r.Raw)
+	}
+	leaks("REST send", r.Raw)
+	g := newGRPCGateway(t, alice)
+	_, err := g.raw.SendMessage(context.Background(), pbText("ag", "hi"))
+	wantStatus(t, err, codes.NotFound, "TASK_NOT_FOUND")
+	stream, err := g.raw.SendStreamingMessage(context.Background(), pbText("ags", "hi"))
+	if err == nil {
+		var ev *a2apb.StreamResponse
+		for ev, err = stream.Recv(); err == nil; ev, err = stream.Recv() {
+			leaks("gRPC stream event", ev.String())
+		}
+	}
+	wantStatus(t, err, codes.NotFound, "TASK_NOT_FOUND")
+	// Nor does alice's retry of her send, whose first answer was refused.
+	wantError(t, sendResult(t, alice, c10, c10.send("a"+c10.d.String(), c10.text("hi"), "")), c10.d, -32001)
+	// Bob's task is still his alone.
+	if t2, err := tg.agent.tasks.Get(context.Background(), "test", "t-bob"); err != nil || !strings.HasSuffix(t2.Owner, "|bob") {
+		t.Fatalf("bob's task in the index: %+v, %v", t2, err)
+	}
+}
