@@ -151,3 +151,26 @@ func TestBackendNamingAnotherCallersTask(t *testing.T) {
 		t.Fatalf("bob's task in the index: %+v, %v", t2, err)
 	}
 }
+
+// TestGRPCMessageOverLimitOnceJSON: a gRPC message within the agent's
+// limit on the wire whose JSON form is not (raw bytes travel base64, a
+// third larger) is refused as gRPC refuses a message too large,
+// ResourceExhausted, saying why its size is over and what to do; the
+// backend does not see it.
+func TestGRPCMessageOverLimitOnceJSON(t *testing.T) {
+	back := newSendCounter(backends[1].handler(t, nil))
+	tg := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.MaxBodyBytes = 1 << 20 })
+	g := newGRPCGateway(t, tg)
+	req := &a2apb.SendMessageRequest{Message: &a2apb.Message{MessageId: "m", Role: a2apb.Role_ROLE_USER,
+		Parts: []*a2apb.Part{{Content: &a2apb.Part_Raw{Raw: make([]byte, 900<<10)}}}}}
+	_, err := g.raw.SendMessage(context.Background(), req)
+	if st := wantStatus(t, err, codes.ResourceExhausted, "INVALID_REQUEST"); !strings.Contains(st.Message(), "base64") {
+		t.Fatalf("the refusal does not say why: %v", err)
+	}
+	stream, err := g.raw.SendStreamingMessage(context.Background(), req)
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	wantStatus(t, err, codes.ResourceExhausted, "INVALID_REQUEST")
+	wantSends(t, &retryCase{backend: back}, 0)
+}
