@@ -1,11 +1,15 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/tidwall/gjson"
@@ -172,5 +176,48 @@ func TestGRPCMessageOverLimitOnceJSON(t *testing.T) {
 		_, err = stream.Recv()
 	}
 	wantStatus(t, err, codes.ResourceExhausted, "INVALID_REQUEST")
+	wantSends(t, &retryCase{backend: back}, 0)
+}
+
+// TestRESTBodyThatNeverArrives: a REST caller that declares a body and
+// sends only part of it, or sends a chunked body with no end, gets a 400
+// Status saying the body did not arrive within server.read_timeout, as a
+// JSON-RPC caller does, instead of holding the call open forever; the
+// backend never sees it.
+func TestRESTBodyThatNeverArrives(t *testing.T) {
+	back := newSendCounter(backends[1].handler(t, nil))
+	g := newGatewayOpts(t, back, dialect.Version10, Options{ReadTimeout: 100 * time.Millisecond})
+	addr := strings.TrimSuffix(strings.TrimPrefix(g.url, "http://"), "/")
+	part := `{"message":{"messageId":"m1",`
+	for name, head := range map[string]string{
+		"declared length": "Content-Length: 500\r\n",
+		"chunked":         "Transfer-Encoding: chunked\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			// Bounded, so that a call held open fails by name.
+			_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+			body := part
+			if head != "Content-Length: 500\r\n" {
+				body = strconv.FormatInt(int64(len(part)), 16) + "\r\n" + part + "\r\n"
+			}
+			_, _ = io.WriteString(conn, "POST /message:send HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\n"+head+"\r\n"+body)
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer: %v", err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			e := gjson.GetBytes(b, "error")
+			if res.StatusCode != http.StatusBadRequest || e.Get("status").Str != "INVALID_ARGUMENT" ||
+				e.Get("details.0.reason").Str != "INVALID_REQUEST" || !strings.Contains(e.Get("message").Str, "server.read_timeout") {
+				t.Fatalf("HTTP %d %s", res.StatusCode, b)
+			}
+		})
+	}
 	wantSends(t, &retryCase{backend: back}, 0)
 }
