@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/dialect"
 )
@@ -220,4 +221,48 @@ func TestRESTBodyThatNeverArrives(t *testing.T) {
 		})
 	}
 	wantSends(t, &retryCase{backend: back}, 0)
+}
+
+// TestGRPCManyStreamsCancelled: many gRPC streaming sends open at once,
+// each held by the backend, all cancelled by their caller mid-stream: every
+// backend stream ends with its caller, each caller gets Canceled, and no
+// goroutine outlives them.
+func TestGRPCManyStreamsCancelled(t *testing.T) {
+	for _, tr := range grpcTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			checkNoLeak(t)
+			const n = 24
+			back := stalling{make(chan struct{}, n), make(chan struct{}, n)}
+			g := tr.serve(t, newGateway(t, back, dialect.Version10))
+			await := func(c chan struct{}, what string) {
+				t.Helper()
+				select {
+				case <-c:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("gave up waiting for %s", what)
+				}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			streams := make([]a2apb.A2AService_SendStreamingMessageClient, n)
+			for i := range streams {
+				var err error
+				if streams[i], err = g.raw.SendStreamingMessage(ctx, pbText("m"+strconv.Itoa(i), "hi")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range n {
+				await(back.arrived, "every stream to reach the backend")
+			}
+			cancel()
+			for range n {
+				await(back.canceled, "every backend stream to end with its caller")
+			}
+			for i, s := range streams {
+				if _, err := s.Recv(); status.Code(err) != codes.Canceled {
+					t.Fatalf("stream %d: want Canceled, got %v", i, err)
+				}
+			}
+		})
+	}
 }
