@@ -266,3 +266,40 @@ func TestGRPCManyStreamsCancelled(t *testing.T) {
 		})
 	}
 }
+
+// TestRESTHostilePaths: paths and queries TestRESTErrors does not send:
+// each gets a google.rpc.Status with the right HTTP status and reason, and
+// a task id however spelled is only ever a task id.
+func TestRESTHostilePaths(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), dialect.Version10, withAuth(t))
+	alice := token(t, "alice")
+	cases := []struct {
+		name, method, path string
+		status             int
+		reason, says       string
+	}{
+		{"dot segments are not a route", "GET", "/tasks/..", 404, "METHOD_NOT_FOUND", "no A2A HTTP+JSON route"},
+		{"an encoded dot id is an id", "GET", "/tasks/%2E%2E", 404, "TASK_NOT_FOUND", "Task not found"},
+		{"a very long id", "GET", "/tasks/" + strings.Repeat("x", 64<<10), 404, "TASK_NOT_FOUND", "Task not found"},
+		{"an encoded NUL in an id", "GET", "/tasks/x%00y", 404, "TASK_NOT_FOUND", "Task not found"},
+		{"an id not UTF-8", "GET", "/tasks/%FF", 400, "INVALID_PARAMS", "not valid UTF-8"},
+		{"an encoded colon is not a verb", "POST", "/tasks/x%3Acancel", 405, "METHOD_NOT_FOUND", "accepts GET"},
+		{"a repeated query parameter", "GET", "/tasks/x?historyLength=1&historyLength=2", 400, "INVALID_PARAMS", "more than once"},
+		{"two spellings of one parameter", "GET", "/tasks/x?historyLength=1&history_length=2", 400, "INVALID_PARAMS", "more than once"},
+		{"a negative historyLength", "GET", "/tasks/x?historyLength=-1", 400, "INVALID_PARAMS", "must not be negative"},
+		{"a historyLength past 32 bits", "GET", "/tasks/x?historyLength=99999999999", 400, "INVALID_PARAMS", "32-bit integer"},
+		{"a pageSize of 0", "GET", "/tasks?pageSize=0", 400, "INVALID_PARAMS", "from 1 to 100"},
+		{"a pageSize too large", "GET", "/tasks?pageSize=100000", 400, "INVALID_PARAMS", "from 1 to 100"},
+		{"a forged pageToken", "GET", "/tasks?pageToken=garbage", 400, "INVALID_PARAMS", "not a token this listing issued"},
+		{"a query not validly encoded", "GET", "/tasks?contextId=%zz", 400, "INVALID_PARAMS", "not validly encoded"},
+		{"a semicolon in the query", "GET", "/tasks?pageSize=1;pageSize=2", 400, "INVALID_PARAMS", "not validly encoded"},
+	}
+	for _, tc := range cases {
+		status, _, body := restDo(t, g, tc.method, tc.path, "", "", alice)
+		e := body.Get("error")
+		if status != tc.status || e.Get("code").Int() != int64(tc.status) || e.Get("details.0.reason").Str != tc.reason ||
+			!strings.Contains(e.Get("message").Str, tc.says) {
+			t.Errorf("%s: HTTP %d %.300s", tc.name, status, body.Raw)
+		}
+	}
+}
