@@ -303,3 +303,36 @@ func TestRESTHostilePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryOfDirectMessageAcrossBindings: a send a 0.x JSON-RPC caller
+// made, answered with a message, retried with its key over REST and gRPC,
+// gets the same message in each binding's form; the backend saw it once.
+func TestRetryOfDirectMessageAcrossBindings(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			back := newSendCounter(b.handler(t, nil))
+			tg := newGateway(t, back, b.version, withAuth(t))
+			tok := token(t, "alice")
+			alice := tg.as(tok)
+			const key = "ask-1"
+			c := callers[0]
+			first := mustResult(t, sendResult(t, alice, c, c.send("j1", c.text("what time is it?"), ""), HeaderIdempotencyKey, key))
+			text := first.Get("parts.0.text").Str
+			if first.Get("kind").Str != "message" || text == "" {
+				t.Fatalf("want a message: %s", first.Raw)
+			}
+			status, r := restSend(t, tg, `{"message":{"messageId":"r1","role":"ROLE_USER","parts":[{"text":"what time is it?"}]}}`, tok, HeaderIdempotencyKey, key)
+			if status != http.StatusOK || r.Get("message.messageId").Str != first.Get("messageId").Str || r.Get("message.parts.0.text").Str != text {
+				t.Fatalf("REST retry: HTTP %d %s, want %s", status, r.Raw, first.Raw)
+			}
+			g := newGRPCGateway(t, alice)
+			ctx := metadata.AppendToOutgoingContext(context.Background(), "idempotency-key", key)
+			res, err := g.raw.SendMessage(ctx, pbText("g1", "what time is it?"))
+			if err != nil || res.GetMessage().GetMessageId() != first.Get("messageId").Str || res.GetMessage().GetParts()[0].GetText() != text {
+				t.Fatalf("gRPC retry: %v, %v; want %s", res, err, first.Raw)
+			}
+			wantSends(t, &retryCase{backend: back}, 1)
+		})
+	}
+}
