@@ -246,7 +246,11 @@ func (s *memSends) put(key memSendKey, rec SendRecord, taskID string, limit, per
 	shared := key.owner.Value() != ""
 	ms := s.byKey[key]
 	if ms != nil {
-		s.remove(ms)
+		// Reordered in place: its share, maybe of it alone, stays.
+		s.order.Delete(ms)
+		if share := s.byOwner[key.shareOf()]; share != nil {
+			share.Delete(ms)
+		}
 	} else {
 		if share := s.byOwner[key.shareOf()]; shared && share != nil {
 			for share.Len() >= perOwner {
@@ -259,8 +263,8 @@ func (s *memSends) put(key memSendKey, rec SendRecord, taskID string, limit, per
 			s.remove(oldest)
 		}
 		ms = &memSend{key: key}
+		s.byKey[key] = ms
 	}
-	s.byKey[key] = ms
 	ms.written = s.writes
 	ms.set(rec, taskID)
 	s.order.ReplaceOrInsert(ms)
