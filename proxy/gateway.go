@@ -62,7 +62,7 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		// Every other path below the agent's is its HTTP+JSON binding, which
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
 		if a.cfg.Serves(dialect.HTTPJSON) {
-			g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes}))
+			g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout}))
 		} else {
 			g.mux.Handle(p+"/", rest.NotServed("agent "+strconv.Quote(a.cfg.Name)+
 				" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out"))

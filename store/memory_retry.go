@@ -12,16 +12,27 @@ import (
 	"github.com/google/btree"
 )
 
-// memSends holds a Memory's send records, bounded by its MaxTasks: when
-// full, the record written least recently goes first.
+// memSends holds a Memory's send records, bounded by its MaxTasks and, per
+// principal and agent, by its MaxTasksPerOwner, as tasks are: a principal
+// at its share loses its own record written least recently, so that one
+// caller's many keys cannot push another's out (and have its retry sent to
+// the backend again); a full index loses the record written least recently.
 type memSends struct {
 	mu    sync.Mutex
 	byKey map[memSendKey]*memSend
 	// order holds the records most recently written first (putLess says
-	// why not least).
-	order  *btree.BTreeG[*memSend]
-	writes uint64
+	// why not least); byOwner the same, of each principal with a share.
+	order   *btree.BTreeG[*memSend]
+	byOwner map[memSendOwner]*btree.BTreeG[*memSend]
+	writes  uint64
 }
+
+// memSendOwner is the principal and agent a share of records is counted by.
+type memSendOwner struct {
+	agent, owner unique.Handle[string]
+}
+
+func (k memSendKey) shareOf() memSendOwner { return memSendOwner{agent: k.agent, owner: k.owner} }
 
 // memSendKey is a SendKey with its agent and owner interned: a few strings
 // shared by every record.
@@ -166,7 +177,7 @@ func (m *Memory) claim(key SendKey, rec SendRecord, now time.Time) (SendRecord, 
 	if ok && prior.State != SendNotAccepted {
 		return prior, false
 	}
-	s.put(k, rec, taskID, m.maxTasks)
+	s.put(k, rec, taskID, m.maxTasks, m.maxPerOwner)
 	return prior, true
 }
 
@@ -179,7 +190,7 @@ func (m *Memory) SaveSend(_ context.Context, key SendKey, rec SendRecord) error 
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.put(sendKeyOf(key), rec, taskID, m.maxTasks)
+	s.put(sendKeyOf(key), rec, taskID, m.maxTasks, m.maxPerOwner)
 	return nil
 }
 
@@ -216,27 +227,51 @@ func (s *memSends) get(key memSendKey, now time.Time) (SendRecord, bool) {
 		return SendRecord{}, false
 	}
 	if !ms.expires.After(now) {
-		s.order.Delete(ms)
-		delete(s.byKey, key)
+		s.remove(ms)
 		return SendRecord{}, false
 	}
 	return ms.record(), true
 }
 
-// put writes key's record, making room within limit. The caller holds s.mu.
-func (s *memSends) put(key memSendKey, rec SendRecord, taskID string, limit int) {
+// remove forgets ms. The caller holds s.mu.
+func (s *memSends) remove(ms *memSend) {
+	s.order.Delete(ms)
+	delete(s.byKey, ms.key)
+	if share := s.byOwner[ms.key.shareOf()]; share != nil {
+		share.Delete(ms)
+		if share.Len() == 0 {
+			delete(s.byOwner, ms.key.shareOf())
+		}
+	}
+}
+
+// put writes key's record, making room within limit and, for a principal
+// (authentication on), within perOwner of its own. The caller holds s.mu.
+func (s *memSends) put(key memSendKey, rec SendRecord, taskID string, limit, perOwner int) {
 	if s.byKey == nil {
 		s.byKey = map[memSendKey]*memSend{}
 		s.order = btree.NewG(btreeDegree, writtenLess)
+		s.byOwner = map[memSendOwner]*btree.BTreeG[*memSend]{}
 	}
 	s.writes++
+	shared := key.owner.Value() != ""
 	ms := s.byKey[key]
 	if ms != nil {
+		// Reordered in place: its share, maybe of it alone, stays.
 		s.order.Delete(ms)
+		if share := s.byOwner[key.shareOf()]; share != nil {
+			share.Delete(ms)
+		}
 	} else {
+		if share := s.byOwner[key.shareOf()]; shared && share != nil {
+			for share.Len() >= perOwner {
+				oldest, _ := share.Max()
+				s.remove(oldest)
+			}
+		}
 		for s.order.Len() >= limit {
-			oldest, _ := s.order.DeleteMax()
-			delete(s.byKey, oldest.key)
+			oldest, _ := s.order.Max()
+			s.remove(oldest)
 		}
 		ms = &memSend{key: key}
 		s.byKey[key] = ms
@@ -244,4 +279,12 @@ func (s *memSends) put(key memSendKey, rec SendRecord, taskID string, limit int)
 	ms.written = s.writes
 	ms.set(rec, taskID)
 	s.order.ReplaceOrInsert(ms)
+	if shared {
+		share := s.byOwner[key.shareOf()]
+		if share == nil {
+			share = btree.NewG(btreeDegree, writtenLess)
+			s.byOwner[key.shareOf()] = share
+		}
+		share.ReplaceOrInsert(ms)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -57,6 +58,12 @@ func (s *service) request(ctx context.Context, method string, req proto.Message,
 	body = append(body, `","params":`...)
 	body = append(body, params...)
 	body = append(body, '}')
+	if s.limit > 0 && int64(len(body)) > s.limit {
+		// The core would refuse it naming a size the caller did not send.
+		return nil, failure(codes.ResourceExhausted, dialect.ErrInvalidRequest, "the "+method+" request is "+strconv.Itoa(len(body))+
+			" bytes in the JSON form the gateway forwards (raw bytes travel in base64, a third larger than on the gRPC wire), over this agent's limit of "+
+			strconv.FormatInt(s.limit, 10)+" bytes (max_body_bytes): send less, or large files by URL")
+	}
 
 	// The context tells the core the call came through gRPC, and which
 	// dialect's service it named: a 0.3 call reaches the core as 1.0.

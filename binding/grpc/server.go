@@ -55,7 +55,7 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 		so = append(so, grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
 	}
 	s := grpc.NewServer(append(so, opts.ServerOptions...)...)
-	svc := &service{rpc: rpc, path: path}
+	svc := &service{rpc: rpc, path: path, limit: limit}
 	a2apb.RegisterA2AServiceServer(s, svc)
 	registerV03(s, svc)
 	return s

@@ -16,6 +16,10 @@ type service struct {
 	a2apb.UnimplementedA2AServiceServer
 	rpc  http.Handler
 	path string
+	// limit is the agent's bound on a request body, which the JSON form of
+	// a message may pass while the message itself is within it (0: none
+	// of the binding's own).
+	limit int64
 }
 
 // unary calls method with req and decodes the result into a new R.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/readall"
@@ -23,6 +25,9 @@ type Options struct {
 	Prefix string
 	// MaxBodyBytes bounds a REST request body; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// ReadTimeout bounds reading a request's body, from the end of its
+	// headers (server.read_timeout); 0 means no bound of its own.
+	ReadTimeout time.Duration
 }
 
 type handler struct {
@@ -30,13 +35,15 @@ type handler struct {
 	prefix  string
 	rpcPath string
 	limit   int64
+	// readTimeout is Options.ReadTimeout.
+	readTimeout time.Duration
 }
 
 // NewHandler returns the HTTP+JSON binding of the agent whose JSON-RPC
 // endpoint rpc serves. Every answer, errors included, is in the REST wire
 // shape: an unknown route or verb too gets a google.rpc.Status body.
 func NewHandler(rpc http.Handler, opts Options) http.Handler {
-	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes}
+	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout}
 	h.rpcPath = h.prefix
 	if h.rpcPath == "" {
 		h.rpcPath = "/"
@@ -110,13 +117,30 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *api
 	if r.ContentLength > h.limit {
 		return nil, tooLarge()
 	}
+	// A deadline on this request's body only, as the JSON-RPC core sets
+	// one: a caller that never finishes its body would hold the call open.
+	var rc *http.ResponseController
+	if h.readTimeout > 0 {
+		rc = http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(h.readTimeout)) != nil {
+			rc = nil
+		}
+	}
 	// A buffer one byte longer than the declared length, so that a body of
 	// that length fills it without growing it.
 	b, err := readall.Append(make([]byte, 0, min(max(r.ContentLength, 0), h.limit)+1), http.MaxBytesReader(w, r.Body, h.limit))
+	if rc != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// A passed deadline stays, so that the server closes the
+		// connection rather than wait for the rest of the body; otherwise
+		// it goes, so that it cannot cut a stream answered afterwards.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return nil, tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, newError(http.StatusBadRequest, dialect.ErrInvalidRequest, "the request body did not arrive within server.read_timeout ("+h.readTimeout.String()+")")
 	case err != nil:
 		return nil, newError(http.StatusBadRequest, dialect.ErrInvalidRequest, "reading the request body failed: "+err.Error())
 	}
