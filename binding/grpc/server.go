@@ -45,7 +45,8 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.StreamInterceptor(v03FinalFlag)}
+	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.UnaryInterceptor(refuseUnknownUnary),
+		grpc.ChainStreamInterceptor(refuseUnknownStream, v03FinalFlag)}
 	if opts.OwnListener {
 		// Calls run on goroutines kept between calls, whose stacks have
 		// grown to what the core needs, rather than on a fresh goroutine
