@@ -17,7 +17,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2agate/gateway/dialect"
-	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 var (
@@ -173,9 +172,8 @@ func (a *unaryAnswer) decode(ctx context.Context, out proto.Message) error {
 	body := a.body.Bytes()
 	// The core writes the envelope itself: what the result holds is
 	// validated as it is decoded, so the whole answer is not validated
-	// first, and its members are found skipping strings eight bytes at a
-	// time (gjson reads them byte by byte).
-	res := jsonscan.Parse(body)
+	// first.
+	res := gjson.ParseBytes(body)
 	switch {
 	case a.status == 0:
 		return failure(codes.Internal, dialect.ErrInternal, "the gateway wrote no answer")
@@ -183,10 +181,10 @@ func (a *unaryAnswer) decode(ctx context.Context, out proto.Message) error {
 		return nonJSON(a.status, body)
 	}
 	// The result comes first: a success is read in one pass over the answer.
-	if result := jsonscan.Member(res, "result"); result.Exists() {
+	if result := res.Get("result"); result.Exists() {
 		return decodeResult(rawOf(body, result), out)
 	}
-	if e := jsonscan.Member(res, "error"); e.Exists() {
+	if e := res.Get("error"); e.Exists() {
 		if err := ctx.Err(); err != nil {
 			return status.FromContextError(err).Err()
 		}
@@ -195,9 +193,9 @@ func (a *unaryAnswer) decode(ctx context.Context, out proto.Message) error {
 	return decodeResult(nil, out)
 }
 
-// rawOf returns r's bytes inside body, where it was found, without a copy.
+// rawOf returns r's bytes inside body, where gjson found it, without a copy.
 func rawOf(body []byte, r gjson.Result) []byte {
-	if r.Index > 0 && r.Index+len(r.Raw) <= len(body) && string(body[r.Index:r.Index+len(r.Raw)]) == r.Raw {
+	if r.Index > 0 && r.Index+len(r.Raw) <= len(body) {
 		return body[r.Index : r.Index+len(r.Raw)]
 	}
 	return []byte(r.Raw)
