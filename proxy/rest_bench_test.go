@@ -63,7 +63,8 @@ func restBenchRequest(tb testing.TB, h *benchHarness, op canned.Op) (*http.Reque
 	params := gjson.GetBytes(h.body, "params")
 	method, url, body := http.MethodPost, "http://gateway.bench/message:send", []byte(params.Raw)
 	if op == canned.Get {
-		method, url, body = http.MethodGet, "http://gateway.bench/tasks/"+params.Get("id").Str, nil
+		// The JSON-RPC call's own params, historyLength included.
+		method, url, body = http.MethodGet, "http://gateway.bench/tasks/"+params.Get("id").Str+"?historyLength="+params.Get("historyLength").Raw, nil
 	}
 	req, err := http.NewRequest(method, url, nil)
 	if err != nil {

@@ -48,15 +48,14 @@ func (s *service) call(ctx context.Context, method string, req, out proto.Messag
 // addressed to the agent's path, with the caller's metadata as headers and
 // the RPC's context, so the core's backend call ends with the RPC.
 func (s *service) request(ctx context.Context, method string, req proto.Message, stream bool) (*http.Request, error) {
-	params, err := toJSON.Marshal(req)
-	if err != nil {
-		return nil, failure(codes.InvalidArgument, dialect.ErrInvalidParams, "the "+method+" request cannot be written as JSON: "+err.Error())
-	}
-	body := make([]byte, 0, len(params)+len(method)+48)
+	body := make([]byte, 0, 512)
 	body = append(body, `{"jsonrpc":"2.0","id":1,"method":"`...)
 	body = append(body, method...)
 	body = append(body, `","params":`...)
-	body = append(body, params...)
+	body, err := toJSON.MarshalAppend(body, req)
+	if err != nil {
+		return nil, failure(codes.InvalidArgument, dialect.ErrInvalidParams, "the "+method+" request cannot be written as JSON: "+err.Error())
+	}
 	body = append(body, '}')
 	if s.limit > 0 && int64(len(body)) > s.limit {
 		// The core would refuse it naming a size the caller did not send.
@@ -92,20 +91,29 @@ func (s *service) request(ctx context.Context, method string, req proto.Message,
 			r.TLS = &info.State
 		}
 	}
-	r.Header.Set("Content-Type", "application/json")
+	// Canonical keys and shared, read-only values: the request allocates
+	// no header of its own.
+	r.Header["Content-Type"] = headerJSON
 	if stream {
-		r.Header.Set("Accept", "text/event-stream")
+		r.Header["Accept"] = headerEventStream
 	} else {
-		r.Header.Set("Accept", "application/json")
+		r.Header["Accept"] = headerJSON
 	}
 	// The service name says the caller speaks 1.0; a version it names
 	// itself is kept, so one the gateway does not speak is refused as for
 	// JSON-RPC.
-	if r.Header.Get(dialect.HeaderVersion) == "" {
-		r.Header.Set(dialect.HeaderVersion, "1.0")
+	if v := r.Header[versionKey]; len(v) == 0 || v[0] == "" {
+		r.Header[versionKey] = headerVersion10
 	}
 	return r, nil
 }
+
+var (
+	versionKey        = http.CanonicalHeaderKey(dialect.HeaderVersion)
+	headerJSON        = []string{"application/json"}
+	headerEventStream = []string{"text/event-stream"}
+	headerVersion10   = []string{"1.0"}
+)
 
 // forwardable reports whether a metadata key is one of the caller's own
 // headers rather than gRPC's framing: those become the JSON-RPC request's
@@ -181,7 +189,7 @@ func (a *unaryAnswer) decode(ctx context.Context, out proto.Message) error {
 	}
 	// The result comes first: a success is read in one pass over the answer.
 	if result := res.Get("result"); result.Exists() {
-		return decodeResult(result, out)
+		return decodeResult(rawOf(body, result), out)
 	}
 	if e := res.Get("error"); e.Exists() {
 		if err := ctx.Err(); err != nil {
@@ -189,22 +197,31 @@ func (a *unaryAnswer) decode(ctx context.Context, out proto.Message) error {
 		}
 		return rpcStatus(e, a.status).Err()
 	}
-	return decodeResult(gjson.Result{}, out)
+	return decodeResult(nil, out)
+}
+
+// rawOf returns r's bytes inside body, where gjson found it, without a copy.
+func rawOf(body []byte, r gjson.Result) []byte {
+	if r.Index > 0 && r.Index+len(r.Raw) <= len(body) {
+		return body[r.Index : r.Index+len(r.Raw)]
+	}
+	return []byte(r.Raw)
 }
 
 // decodeResult reads a JSON-RPC result, the ProtoJSON of the RPC's
 // response message, into out.
-func decodeResult(result gjson.Result, out proto.Message) error {
-	raw := result.Raw
-	if raw == "" || raw == "null" {
-		raw = "{}" // google.protobuf.Empty
+func decodeResult(raw []byte, out proto.Message) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = emptyObject // google.protobuf.Empty
 	}
-	if err := fromJSON.Unmarshal([]byte(raw), out); err != nil {
+	if err := fromJSON.Unmarshal(raw, out); err != nil {
 		return failure(codes.Internal, dialect.ErrInvalidAgentResponse,
 			"the agent's answer is not a valid "+string(out.ProtoReflect().Descriptor().Name())+": "+err.Error())
 	}
 	return nil
 }
+
+var emptyObject = []byte("{}")
 
 // nonJSON is the status of an answer that is no JSON-RPC response (a
 // plain-text error of some layer in front of the core).

@@ -156,7 +156,7 @@ func (a *streamAnswer) event(block []byte) {
 		a.err = failure(codes.Internal, dialect.ErrInternal, "the gateway's event stream held an event that is not JSON")
 	case env.Get("result").Exists():
 		ev := new(a2apb.StreamResponse)
-		if err := decodeResult(env.Get("result"), ev); err != nil {
+		if err := decodeResult(rawOf(data, env.Get("result")), ev); err != nil {
 			a.err = err
 			return
 		}

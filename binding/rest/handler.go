@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -34,6 +35,7 @@ type handler struct {
 	rpc     http.Handler
 	prefix  string
 	rpcPath string
+	rpcURI  string // rpcPath as a RequestURI
 	limit   int64
 	// readTimeout is Options.ReadTimeout.
 	readTimeout time.Duration
@@ -48,6 +50,7 @@ func NewHandler(rpc http.Handler, opts Options) http.Handler {
 	if h.rpcPath == "" {
 		h.rpcPath = "/"
 	}
+	h.rpcURI = (&url.URL{Path: h.rpcPath}).RequestURI()
 	if h.limit <= 0 {
 		h.limit = DefaultMaxBodyBytes
 	}
@@ -166,28 +169,34 @@ func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Reque
 	u := *r.URL
 	u.Path, u.RawPath, u.RawQuery = h.rpcPath, "", ""
 	req.URL = &u
-	req.RequestURI = u.RequestURI()
+	req.RequestURI = h.rpcURI
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.GetBody = nil
 	req.ContentLength = int64(len(body))
 	req.TransferEncoding = nil
-	req.Header.Del("Content-Length")
-	req.Header.Set("Content-Type", "application/json")
+	// The keys are written canonical and the values shared, read-only, so
+	// that the rewrite allocates no header of its own.
+	delete(req.Header, "Content-Length")
+	req.Header["Content-Type"] = headerJSON
 	if rt.op.stream {
-		req.Header.Set("Accept", "text/event-stream")
+		req.Header["Accept"] = headerEventStream
 	} else {
-		req.Header.Set("Accept", "application/json")
+		req.Header["Accept"] = headerJSON
 	}
 	// The route says the caller speaks 1.0; a version it names itself is
 	// kept, so one the gateway does not speak is refused as for JSON-RPC.
-	if rt.op.v03 {
-		// The call the core gets is 1.0 whatever 0.3 caller made it.
-		req.Header.Set(dialect.HeaderVersion, "1.0")
-	} else if req.Header.Get(dialect.HeaderVersion) == "" {
-		req.Header.Set(dialect.HeaderVersion, "1.0")
+	// The call the core gets is 1.0 whatever 0.3 caller made it.
+	if rt.op.v03 || len(req.Header[versionKey]) == 0 || req.Header[versionKey][0] == "" {
+		req.Header[versionKey] = headerVersion10
 	}
 	return req
 }
+
+var (
+	versionKey        = http.CanonicalHeaderKey(dialect.HeaderVersion)
+	headerEventStream = []string{"text/event-stream"}
+	headerVersion10   = []string{"1.0"}
+)
 
 // NotServed answers every request with a google.rpc.Status NOT_FOUND (404)
 // carrying message: for an agent whose HTTP+JSON binding is not published,

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -73,8 +72,15 @@ func applyQuery(params []byte, fields []queryField, rawQuery string) ([]byte, *a
 		return nil, badParam("the query string is not validly encoded")
 	}
 	// In name order, so which of two bad parameters is named is stable.
-	names := slices.Sorted(maps.Keys(q))
-	seen := make([]bool, len(fields))
+	// Arrays on the stack for the usual few names and fields.
+	var nameBuf [8]string
+	names := nameBuf[:0]
+	for name := range q {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var seenBuf [16]bool
+	seen := append(seenBuf[:0], make([]bool, len(fields))...)
 	for _, name := range names {
 		fi := slices.IndexFunc(fields, func(f queryField) bool { return slices.Contains(f.names, name) })
 		if fi < 0 {

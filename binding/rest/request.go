@@ -83,7 +83,8 @@ func envelope(method string, params []byte) []byte {
 // without a type is read as JSON.
 func jsonContentType(h http.Header) bool {
 	ct := h.Get("Content-Type")
-	if ct == "" {
+	switch ct {
+	case "", "application/json", "application/a2a+json":
 		return true
 	}
 	mt, _, err := mime.ParseMediaType(ct)
