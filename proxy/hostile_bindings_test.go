@@ -20,6 +20,15 @@ import (
 	"github.com/a2agate/gateway/dialect"
 )
 
+// aliceBehind is a gateway with auth in front of b, whose sends back
+// counts, and the same gateway as alice, with her token.
+func aliceBehind(t *testing.T, b backendKind) (back *sendCounter, tg, alice *testGateway, tok string) {
+	back = newSendCounter(b.handler(t, nil))
+	tg = newGateway(t, back, b.version, withAuth(t))
+	tok = token(t, "alice")
+	return back, tg, tg.as(tok), tok
+}
+
 // restSend posts a REST send as tok's holder, with header's name and
 // value pairs, and returns the status and the answer.
 func restSend(t *testing.T, g *testGateway, body, tok string, header ...string) (int, gjson.Result) {
@@ -48,50 +57,44 @@ func pbText(id, text string) *a2apb.SendMessageRequest {
 // with another message is refused in each binding's own error form,
 // naming the key, and the backend does not see it.
 func TestRetryAcrossBindings(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			back := newSendCounter(b.handler(t, nil))
-			tg := newGateway(t, back, b.version, withAuth(t))
-			tok := token(t, "alice")
-			alice := tg.as(tok)
-			g := newGRPCGateway(t, alice)
-			const key = "order-42"
-			ctx := metadata.AppendToOutgoingContext(context.Background(), "idempotency-key", key)
+	forEachBackend(t, func(t *testing.T, b backendKind) {
+		back, tg, alice, tok := aliceBehind(t, b)
+		g := newGRPCGateway(t, alice)
+		const key = "order-42"
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "idempotency-key", key)
 
-			status, first := restSend(t, tg, `{"message":{"messageId":"r1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`, tok, HeaderIdempotencyKey, key)
-			id := first.Get("task.id").Str
-			if status != http.StatusOK || id == "" {
-				t.Fatalf("REST send: HTTP %d %s", status, first.Raw)
-			}
-			res, err := g.raw.SendMessage(ctx, pbText("g1", "hello"))
-			if err != nil || res.GetTask().GetId() != id {
-				t.Fatalf("the gRPC retry got %v, %v; want task %s", res, err, id)
-			}
-			c := callers[1]
-			r := sendResult(t, alice, c, c.send("j1", c.text("hello"), ""), HeaderIdempotencyKey, key)
-			if got := c.task(t, mustResult(t, r)).Get("id").Str; got != id {
-				t.Fatalf("the JSON-RPC retry got %s, want task %s", r.Raw, id)
-			}
-			wantSends(t, &retryCase{backend: back}, 1)
+		status, first := restSend(t, tg, `{"message":{"messageId":"r1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`, tok, HeaderIdempotencyKey, key)
+		id := first.Get("task.id").Str
+		if status != http.StatusOK || id == "" {
+			t.Fatalf("REST send: HTTP %d %s", status, first.Raw)
+		}
+		res, err := g.raw.SendMessage(ctx, pbText("g1", "hello"))
+		if err != nil || res.GetTask().GetId() != id {
+			t.Fatalf("the gRPC retry got %v, %v; want task %s", res, err, id)
+		}
+		c := callers[1]
+		r := sendResult(t, alice, c, c.send("j1", c.text("hello"), ""), HeaderIdempotencyKey, key)
+		if got := c.task(t, mustResult(t, r)).Get("id").Str; got != id {
+			t.Fatalf("the JSON-RPC retry got %s, want task %s", r.Raw, id)
+		}
+		wantSends(t, &retryCase{backend: back}, 1)
 
-			status, reuse := restSend(t, tg, `{"message":{"messageId":"r2","role":"ROLE_USER","parts":[{"text":"goodbye"}]}}`, tok, HeaderIdempotencyKey, key)
-			if e := reuse.Get("error"); status != http.StatusBadRequest || e.Get("status").Str != "INVALID_ARGUMENT" ||
-				e.Get("details.0.reason").Str != "INVALID_PARAMS" || !strings.Contains(e.Get("message").Str, "Idempotency-Key") {
-				t.Fatalf("REST key reuse: HTTP %d %s", status, reuse.Raw)
-			}
-			_, err = g.raw.SendMessage(ctx, pbText("g2", "goodbye"))
-			if st := wantStatus(t, err, codes.InvalidArgument, "INVALID_PARAMS"); !strings.Contains(st.Message(), "Idempotency-Key") {
-				t.Fatalf("gRPC key reuse: %v", err)
-			}
-			stream, err := g.raw.SendStreamingMessage(ctx, pbText("g3", "goodbye"))
-			if err == nil {
-				_, err = stream.Recv()
-			}
-			wantStatus(t, err, codes.InvalidArgument, "INVALID_PARAMS")
-			wantSends(t, &retryCase{backend: back}, 1)
-		})
-	}
+		status, reuse := restSend(t, tg, `{"message":{"messageId":"r2","role":"ROLE_USER","parts":[{"text":"goodbye"}]}}`, tok, HeaderIdempotencyKey, key)
+		if e := reuse.Get("error"); status != http.StatusBadRequest || e.Get("status").Str != "INVALID_ARGUMENT" ||
+			e.Get("details.0.reason").Str != "INVALID_PARAMS" || !strings.Contains(e.Get("message").Str, "Idempotency-Key") {
+			t.Fatalf("REST key reuse: HTTP %d %s", status, reuse.Raw)
+		}
+		_, err = g.raw.SendMessage(ctx, pbText("g2", "goodbye"))
+		if st := wantStatus(t, err, codes.InvalidArgument, "INVALID_PARAMS"); !strings.Contains(st.Message(), "Idempotency-Key") {
+			t.Fatalf("gRPC key reuse: %v", err)
+		}
+		stream, err := g.raw.SendStreamingMessage(ctx, pbText("g3", "goodbye"))
+		if err == nil {
+			_, err = stream.Recv()
+		}
+		wantStatus(t, err, codes.InvalidArgument, "INVALID_PARAMS")
+		wantSends(t, &retryCase{backend: back}, 1)
+	})
 }
 
 // TestBackendNamingAnotherCallersTask: a backend that answers alice's
@@ -308,31 +311,25 @@ func TestRESTHostilePaths(t *testing.T) {
 // made, answered with a message, retried with its key over REST and gRPC,
 // gets the same message in each binding's form; the backend saw it once.
 func TestRetryOfDirectMessageAcrossBindings(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			back := newSendCounter(b.handler(t, nil))
-			tg := newGateway(t, back, b.version, withAuth(t))
-			tok := token(t, "alice")
-			alice := tg.as(tok)
-			const key = "ask-1"
-			c := callers[0]
-			first := mustResult(t, sendResult(t, alice, c, c.send("j1", c.text("what time is it?"), ""), HeaderIdempotencyKey, key))
-			text := first.Get("parts.0.text").Str
-			if first.Get("kind").Str != "message" || text == "" {
-				t.Fatalf("want a message: %s", first.Raw)
-			}
-			status, r := restSend(t, tg, `{"message":{"messageId":"r1","role":"ROLE_USER","parts":[{"text":"what time is it?"}]}}`, tok, HeaderIdempotencyKey, key)
-			if status != http.StatusOK || r.Get("message.messageId").Str != first.Get("messageId").Str || r.Get("message.parts.0.text").Str != text {
-				t.Fatalf("REST retry: HTTP %d %s, want %s", status, r.Raw, first.Raw)
-			}
-			g := newGRPCGateway(t, alice)
-			ctx := metadata.AppendToOutgoingContext(context.Background(), "idempotency-key", key)
-			res, err := g.raw.SendMessage(ctx, pbText("g1", "what time is it?"))
-			if err != nil || res.GetMessage().GetMessageId() != first.Get("messageId").Str || res.GetMessage().GetParts()[0].GetText() != text {
-				t.Fatalf("gRPC retry: %v, %v; want %s", res, err, first.Raw)
-			}
-			wantSends(t, &retryCase{backend: back}, 1)
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backendKind) {
+		back, tg, alice, tok := aliceBehind(t, b)
+		const key = "ask-1"
+		c := callers[0]
+		first := mustResult(t, sendResult(t, alice, c, c.send("j1", c.text("what time is it?"), ""), HeaderIdempotencyKey, key))
+		text := first.Get("parts.0.text").Str
+		if first.Get("kind").Str != "message" || text == "" {
+			t.Fatalf("want a message: %s", first.Raw)
+		}
+		status, r := restSend(t, tg, `{"message":{"messageId":"r1","role":"ROLE_USER","parts":[{"text":"what time is it?"}]}}`, tok, HeaderIdempotencyKey, key)
+		if status != http.StatusOK || r.Get("message.messageId").Str != first.Get("messageId").Str || r.Get("message.parts.0.text").Str != text {
+			t.Fatalf("REST retry: HTTP %d %s, want %s", status, r.Raw, first.Raw)
+		}
+		g := newGRPCGateway(t, alice)
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "idempotency-key", key)
+		res, err := g.raw.SendMessage(ctx, pbText("g1", "what time is it?"))
+		if err != nil || res.GetMessage().GetMessageId() != first.Get("messageId").Str || res.GetMessage().GetParts()[0].GetText() != text {
+			t.Fatalf("gRPC retry: %v, %v; want %s", res, err, first.Raw)
+		}
+		wantSends(t, &retryCase{backend: back}, 1)
+	})
 }

@@ -23,6 +23,25 @@ import (
 //
 //	go test -run '^$' -bench 'Calls' -benchtime 20000x ./store
 
+// claimedSend admits the i-th send (with a context of its own when
+// withContext, as a send that creates a task is) and claims its key, as
+// the proxy does before forwarding it.
+func claimedSend(s Store, i int64, withContext bool) (n, owner string, key SendKey, expires time.Time, err error) {
+	n = strconv.FormatInt(i, 10)
+	owner = "o" + strconv.FormatInt(i%32, 10)
+	now := time.Now()
+	key = SendKey{Agent: "a", Owner: owner, Key: "m" + n}
+	rec := SendRecord{Digest: "d", State: SendRunning, Holder: "h", Lease: now.Add(time.Minute), Expires: now.Add(time.Hour)}
+	a := Admission{Agent: "a", Owner: owner}
+	if withContext {
+		a.ContextID = "c" + n
+	}
+	if _, _, _, err = s.ClaimSend(context.Background(), a, key, rec, now); err == ErrNotFound {
+		err = nil
+	}
+	return n, owner, key, rec.Expires, err
+}
+
 // callCost is one proxy call's use of the index.
 type callCost struct {
 	name string
@@ -36,32 +55,22 @@ var callCosts = []callCost{
 	// admission with the claim of the send's key before forwarding, the
 	// task's record with the send's outcome after.
 	{"Send", nil, func(s Store, i int64) error {
-		ctx := context.Background()
-		n := strconv.FormatInt(i, 10)
-		owner := "o" + strconv.FormatInt(i%32, 10)
-		now := time.Now()
-		key := SendKey{Agent: "a", Owner: owner, Key: "m" + n}
-		rec := SendRecord{Digest: "d", State: SendRunning, Holder: "h", Lease: now.Add(time.Minute), Expires: now.Add(time.Hour)}
-		if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: owner, ContextID: "c" + n}, key, rec, now); err != nil && err != ErrNotFound {
+		n, owner, key, expires, err := claimedSend(s, i, true)
+		if err != nil {
 			return err
 		}
-		rec = SendRecord{Digest: "d", State: SendTask, TaskID: "s" + n, Expires: rec.Expires}
-		return s.PutSend(ctx, Task{ID: "s" + n, ContextID: "c" + n, Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"}, key, rec)
+		rec := SendRecord{Digest: "d", State: SendTask, TaskID: "s" + n, Expires: expires}
+		return s.PutSend(context.Background(), Task{ID: "s" + n, ContextID: "c" + n, Owner: owner, Agent: "a", State: "TASK_STATE_COMPLETED"}, key, rec)
 	}},
 	// A unary send answered with a direct message: the admission with the
 	// claim, then the send's outcome, which holds the message.
 	{"SendMessage", nil, func(s Store, i int64) error {
-		ctx := context.Background()
-		n := strconv.FormatInt(i, 10)
-		owner := "o" + strconv.FormatInt(i%32, 10)
-		now := time.Now()
-		key := SendKey{Agent: "a", Owner: owner, Key: "m" + n}
-		rec := SendRecord{Digest: "d", State: SendRunning, Holder: "h", Lease: now.Add(time.Minute), Expires: now.Add(time.Hour)}
-		if _, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: owner}, key, rec, now); err != nil && err != ErrNotFound {
+		n, _, key, expires, err := claimedSend(s, i, false)
+		if err != nil {
 			return err
 		}
-		rec = SendRecord{Digest: "d", State: SendMessage, Answer: []byte(`{"messageId":"r` + n + `","role":"ROLE_AGENT","parts":[{"text":"hi"}]}`), AnswerDialect: "1", Expires: rec.Expires}
-		return s.SaveSend(ctx, key, rec)
+		rec := SendRecord{Digest: "d", State: SendMessage, Answer: []byte(`{"messageId":"r` + n + `","role":"ROLE_AGENT","parts":[{"text":"hi"}]}`), AnswerDialect: "1", Expires: expires}
+		return s.SaveSend(context.Background(), key, rec)
 	}},
 	// A GetTask of a task the caller owns.
 	{"Get", func(s Store) {

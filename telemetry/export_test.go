@@ -30,6 +30,17 @@ func callerHeaders() http.Header {
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// exportOne ends one server span "a2a GetTask" and shuts tr down, which
+// exports it before returning.
+func exportOne(t *testing.T, tr *Tracing) {
+	t.Helper()
+	_, span := tr.StartServer(testCtx(t), "a2a GetTask")
+	span.End()
+	if err := tr.Shutdown(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func setup(t *testing.T, cfg Config) *Tracing {
 	t.Helper()
 	cfg.SetDefaults()
@@ -196,11 +207,7 @@ func TestEnvConfiguresExport(t *testing.T) {
 	t.Setenv("OTEL_SERVICE_NAME", "gw-from-env")
 	t.Setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
 	tr := setup(t, Config{Enabled: true})
-	_, span := tr.StartServer(testCtx(t), "a2a GetTask")
-	span.End()
-	if err := tr.Shutdown(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
+	exportOne(t, tr)
 	spans, services := rc.spans()
 	if spans["a2a GetTask"] == nil || len(services) == 0 || services[0] != "gw-from-env" {
 		t.Fatalf("spans %v, services %v: want a2a GetTask from gw-from-env", spans, services)
@@ -227,11 +234,7 @@ func TestCompression(t *testing.T) {
 			}
 			rc := newReceiver(t, accept)
 			tr := setup(t, Config{Enabled: true, OTLP: OTLPConfig{Endpoint: rc.URL, Compression: tc.config}})
-			_, span := tr.StartServer(testCtx(t), "a2a GetTask")
-			span.End()
-			if err := tr.Shutdown(testCtx(t)); err != nil {
-				t.Fatal(err)
-			}
+			exportOne(t, tr)
 			if spans, _ := rc.spans(); spans["a2a GetTask"] == nil {
 				t.Fatalf("the collector got %v, want a2a GetTask", spans)
 			}
@@ -244,11 +247,7 @@ func TestCompression(t *testing.T) {
 		t.Run("grpc "+compression, func(t *testing.T) {
 			rc, addr := newGRPCReceiver(t)
 			tr := setup(t, Config{Enabled: true, OTLP: OTLPConfig{Endpoint: addr, Insecure: true, Protocol: ProtocolGRPC, Compression: compression}})
-			_, span := tr.StartServer(testCtx(t), "a2a GetTask")
-			span.End()
-			if err := tr.Shutdown(testCtx(t)); err != nil {
-				t.Fatal(err)
-			}
+			exportOne(t, tr)
 			if spans, _ := rc.spans(); spans["a2a GetTask"] == nil {
 				t.Fatalf("the collector got %v, want a2a GetTask", spans)
 			}
