@@ -440,16 +440,6 @@ func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway
 	back := stalling{make(chan struct{}, 1), make(chan struct{}, 1)}
 	g := serve(t, newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true }))
 	get := &a2apb.GetTaskRequest{Id: "t1"}
-	// Every wait is bounded, so that a gateway that loses a cancellation
-	// fails the test by name instead of hanging the suite.
-	await := func(c chan struct{}, what string) {
-		t.Helper()
-		select {
-		case <-c:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("gave up waiting for %s", what)
-		}
-	}
 
 	// Long enough for the call to reach the stalling backend on a loaded
 	// machine, short enough for the test.
@@ -459,8 +449,8 @@ func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("want DeadlineExceeded, got %v", err)
 	}
-	await(back.arrived, "the call to reach the backend")
-	await(back.canceled, "the backend call to end with the deadline")
+	await(t, back.arrived, "the call to reach the backend")
+	await(t, back.canceled, "the backend call to end with the deadline")
 
 	ctx, cancel = context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -468,9 +458,9 @@ func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway
 		_, err := g.raw.GetTask(ctx, get)
 		errc <- err
 	}()
-	await(back.arrived, "the second call to reach the backend")
+	await(t, back.arrived, "the second call to reach the backend")
 	cancel()
-	await(back.canceled, "the backend call to end with the caller")
+	await(t, back.canceled, "the backend call to end with the caller")
 	if err := <-errc; status.Code(err) != codes.Canceled {
 		t.Fatalf("want Canceled, got %v", err)
 	}
@@ -480,9 +470,9 @@ func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway
 	if err != nil {
 		t.Fatal(err)
 	}
-	await(back.arrived, "the subscription to reach the backend")
+	await(t, back.arrived, "the subscription to reach the backend")
 	cancel()
-	await(back.canceled, "the backend stream to end with the caller")
+	await(t, back.canceled, "the backend stream to end with the caller")
 	if _, err := stream.Recv(); status.Code(err) != codes.Canceled {
 		t.Fatalf("want Canceled, got %v", err)
 	}
@@ -513,5 +503,16 @@ func TestGRPCNeedsOneAgent(t *testing.T) {
 	_, err = a2apb.NewA2AServiceClient(conn).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "x"})
 	if st, _ := status.FromError(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), `none at "/"`) {
 		t.Fatalf("want Unimplemented saying why, got %v", err)
+	}
+}
+
+// await waits for a signal on c, bounded, so that a gateway that loses a
+// cancellation fails the test by name instead of hanging the suite.
+func await(t *testing.T, c <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gave up waiting for %s", what)
 	}
 }

@@ -237,14 +237,6 @@ func TestGRPCManyStreamsCancelled(t *testing.T) {
 			const n = 24
 			back := stalling{make(chan struct{}, n), make(chan struct{}, n)}
 			g := tr.serve(t, newGateway(t, back, dialect.Version10))
-			await := func(c chan struct{}, what string) {
-				t.Helper()
-				select {
-				case <-c:
-				case <-time.After(30 * time.Second):
-					t.Fatalf("gave up waiting for %s", what)
-				}
-			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			streams := make([]a2apb.A2AService_SendStreamingMessageClient, n)
@@ -255,11 +247,11 @@ func TestGRPCManyStreamsCancelled(t *testing.T) {
 				}
 			}
 			for range n {
-				await(back.arrived, "every stream to reach the backend")
+				await(t, back.arrived, "every stream to reach the backend")
 			}
 			cancel()
 			for range n {
-				await(back.canceled, "every backend stream to end with its caller")
+				await(t, back.canceled, "every backend stream to end with its caller")
 			}
 			for i, s := range streams {
 				if _, err := s.Recv(); status.Code(err) != codes.Canceled {
