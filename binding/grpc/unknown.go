@@ -3,6 +3,9 @@ package grpcbind
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -52,7 +55,7 @@ func unknownFields(method string, req any) error {
 	if !ok {
 		return nil
 	}
-	where := firstUnknown(m.ProtoReflect(), "")
+	where := firstUnknown(m.ProtoReflect())
 	if where == "" {
 		return nil
 	}
@@ -62,36 +65,55 @@ func unknownFields(method string, req any) error {
 }
 
 // firstUnknown names the first unknown field of m or of a message inside
-// it ("message.parts[0]: field number 42"), or "" when there is none.
-func firstUnknown(m protoreflect.Message, path string) string {
+// it ("message.parts[0]: field number 42"), or "" when there is none. The
+// path is written only for a field found: a request without one, every
+// request but a hostile or newer caller's, walks without allocating.
+func firstUnknown(m protoreflect.Message) string {
+	var path []string
+	num, found := unknownIn(m, &path)
+	if !found {
+		return ""
+	}
+	slices.Reverse(path)
+	where := fmt.Sprintf("field number %d", num)
+	if len(path) > 0 {
+		where = strings.Join(path, "") + ": " + where
+	}
+	return strings.TrimPrefix(where, ".")
+}
+
+// unknownIn reports the number of the first unknown field of m or of a
+// message inside it; path gets the steps to it, innermost first.
+func unknownIn(m protoreflect.Message, path *[]string) (protowire.Number, bool) {
 	if raw := m.GetUnknown(); len(raw) > 0 {
 		num, _, _ := protowire.ConsumeTag(raw)
-		if path == "" {
-			return fmt.Sprintf("field number %d", num)
-		}
-		return fmt.Sprintf("%s: field number %d", path, num)
+		return num, true
 	}
-	var found string
+	var num protowire.Number
+	found := false
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		name := string(fd.Name())
-		if path != "" {
-			name = path + "." + name
-		}
 		switch {
 		case fd.IsList() && fd.Message() != nil:
 			l := v.List()
-			for i := 0; i < l.Len() && found == ""; i++ {
-				found = firstUnknown(l.Get(i).Message(), fmt.Sprintf("%s[%d]", name, i))
+			for i := 0; i < l.Len() && !found; i++ {
+				if num, found = unknownIn(l.Get(i).Message(), path); found {
+					*path = append(*path, "["+strconv.Itoa(i)+"]")
+				}
 			}
 		case fd.IsMap() && fd.MapValue().Message() != nil:
 			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				found = firstUnknown(mv.Message(), fmt.Sprintf("%s[%q]", name, k.String()))
-				return found == ""
+				if num, found = unknownIn(mv.Message(), path); found {
+					*path = append(*path, "["+strconv.Quote(k.String())+"]")
+				}
+				return !found
 			})
 		case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
-			found = firstUnknown(v.Message(), name)
+			num, found = unknownIn(v.Message(), path)
 		}
-		return found == ""
+		if found {
+			*path = append(*path, "."+string(fd.Name()))
+		}
+		return !found
 	})
-	return found
+	return num, found
 }
