@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/readall"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/store"
 	"github.com/a2agate/gateway/telemetry"
@@ -274,16 +274,7 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 	tooLarge := func() *normalize.Error {
 		return normalize.Errorf(dialect.ErrInvalidRequest, "the request body is larger than this agent's limit of %d bytes", limit)
 	}
-	var rc *http.ResponseController
-	if a.readTimeout > 0 {
-		// A deadline on this request's body only, not http.Server's
-		// ReadTimeout: that one stays on the connection while a stream is
-		// answered, and its expiry there cancels the call.
-		rc = http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(a.readTimeout)) != nil {
-			rc = nil
-		}
-	}
+	deadline := readall.StartBodyDeadline(w, a.readTimeout)
 	if r.ContentLength > limit {
 		// Only a prefix is read, within the read deadline (which stays: the
 		// connection closes after the answer): where the method fits in it,
@@ -295,18 +286,13 @@ func (a *Agent) readBody(w http.ResponseWriter, r *http.Request, c *call) ([]byt
 	buf := c.buffer(int(min(max(r.ContentLength, 0), maxPresize)) + 1)
 	body, err := readSized(*buf, http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
 	*buf = body
-	if rc != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-		// Once passed, the deadline stays: the server's attempt to read the
-		// rest of the body after the answer then fails at once, and it
-		// closes the connection instead of waiting.
-		_ = rc.SetReadDeadline(time.Time{})
-	}
+	deadline.End(err)
 	switch {
 	case err == nil:
 		return body, nil
 	case isMaxBytesError(err):
 		return body, tooLarge()
-	case errors.Is(err, os.ErrDeadlineExceeded):
+	case readall.Expired(err):
 		return body, normalize.Errorf(dialect.ErrInvalidRequest, "the request body did not arrive within server.read_timeout (%s)", a.readTimeout)
 	default:
 		return body, normalize.Errorf(dialect.ErrInvalidRequest, "reading the request body failed: %v", err)

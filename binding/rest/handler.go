@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -120,29 +119,18 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *api
 	if r.ContentLength > h.limit {
 		return nil, tooLarge()
 	}
-	// A deadline on this request's body only, as the JSON-RPC core sets
-	// one: a caller that never finishes its body would hold the call open.
-	var rc *http.ResponseController
-	if h.readTimeout > 0 {
-		rc = http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(h.readTimeout)) != nil {
-			rc = nil
-		}
-	}
+	// As the JSON-RPC core does: a caller that never finishes its body
+	// would hold the call open.
+	deadline := readall.StartBodyDeadline(w, h.readTimeout)
 	// A buffer one byte longer than the declared length, so that a body of
 	// that length fills it without growing it.
 	b, err := readall.Append(make([]byte, 0, min(max(r.ContentLength, 0), h.limit)+1), http.MaxBytesReader(w, r.Body, h.limit))
-	if rc != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-		// A passed deadline stays, so that the server closes the
-		// connection rather than wait for the rest of the body; otherwise
-		// it goes, so that it cannot cut a stream answered afterwards.
-		_ = rc.SetReadDeadline(time.Time{})
-	}
+	deadline.End(err)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return nil, tooLarge()
-	case errors.Is(err, os.ErrDeadlineExceeded):
+	case readall.Expired(err):
 		return nil, newError(http.StatusBadRequest, dialect.ErrInvalidRequest, "the request body did not arrive within server.read_timeout ("+h.readTimeout.String()+")")
 	case err != nil:
 		return nil, newError(http.StatusBadRequest, dialect.ErrInvalidRequest, "reading the request body failed: "+err.Error())

@@ -1,6 +1,7 @@
-// Package readall reads a stream to its end into a caller's buffer, so that
-// a buffer sized (or reused) for the usual body is filled without growing.
-// io.ReadAll always starts a new 512-byte buffer and grows it.
+// Package readall reads a request body: to its end into a caller's
+// buffer, so that a buffer sized (or reused) for the usual body is filled
+// without growing (io.ReadAll always starts a new 512-byte buffer and grows
+// it), and within a deadline of its own.
 package readall
 
 import (
