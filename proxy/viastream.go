@@ -87,7 +87,11 @@ func (a *Agent) sendViaStream(ctx context.Context, r *http.Request, c *call, par
 // UnsupportedOperationError.
 func streamUnserved(e *normalize.Error) bool {
 	var ae *normalize.AgentError
-	return errors.As(e, &ae) && (ae.Code == -32601 || ae.Code == -32004)
+	if !errors.As(e, &ae) {
+		return false
+	}
+	kind, _ := dialect.ErrorByCode(ae.Code)
+	return kind.Kind == dialect.ErrMethodNotFound || kind.Kind == dialect.ErrUnsupportedOperation
 }
 
 // foldStream reads the backend's events of a send and folds them into its
