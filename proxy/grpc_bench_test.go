@@ -108,11 +108,17 @@ func benchGRPCGetTask(b *testing.B, addr string, req *a2apb.GetTaskRequest) {
 // rawMessage is an answer's protobuf bytes, undecoded.
 type rawMessage []byte
 
-// rawCodec writes requests as the proto codec does and keeps answers as
-// their bytes (into a *rawMessage, reusing its array).
+// rawCodec writes messages as the proto codec does, a *rawMessage as its
+// bytes, and keeps what it reads as its bytes (into a *rawMessage, reusing
+// its array).
 type rawCodec struct{}
 
-func (rawCodec) Marshal(v any) ([]byte, error) { return proto.Marshal(v.(proto.Message)) }
+func (rawCodec) Marshal(v any) ([]byte, error) {
+	if m, ok := v.(*rawMessage); ok {
+		return *m, nil
+	}
+	return proto.Marshal(v.(proto.Message))
+}
 
 func (rawCodec) Unmarshal(data []byte, v any) error {
 	m := v.(*rawMessage)
