@@ -3,7 +3,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -12,12 +11,9 @@ import (
 	"testing"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
-	"github.com/tidwall/gjson"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/a2agate/gateway/bench/canned"
 )
 
 // BenchmarkGRPCFloor is what the transports alone cost for the call
@@ -32,12 +28,7 @@ import (
 //
 //	go test -run '^$' -bench GRPCFloor -benchmem ./proxy
 func BenchmarkGRPCFloor(b *testing.B) {
-	h := newBenchHarness(b, benchCase{op: canned.Get, caller: canned.V10, backend: canned.V10})
-	h.check(b)
-	addr := serveH2C(b, h.gw)
-	id := gjson.GetBytes(h.body, "params.id").Str
-	history := int32(gjson.GetBytes(h.body, "params.historyLength").Int())
-	req := &a2apb.GetTaskRequest{Id: id, HistoryLength: &history}
+	h, addr, req := newGetTaskBench(b)
 
 	// The gateway's answers, on each binding.
 	jsonAnswer := postJSON(b, &http.Client{}, "http://"+addr+"/", h)
@@ -60,7 +51,7 @@ func BenchmarkGRPCFloor(b *testing.B) {
 		w.Header()["Content-Type"] = headerJSONFloor
 		_, _ = w.Write(jsonAnswer)
 	}))
-	// The stream workers, as grpc_listen's server has them.
+	// The stream workers, as the gateway's gRPC servers have them.
 	workers := grpc.NumStreamWorkers(uint32(4 * runtime.GOMAXPROCS(0)))
 	raw := grpc.NewServer(workers, grpc.ForceServerCodec(rawCodec{}),
 		grpc.UnknownServiceHandler(func(_ any, s grpc.ServerStream) error {
@@ -75,40 +66,13 @@ func BenchmarkGRPCFloor(b *testing.B) {
 	a2apb.RegisterA2AServiceServer(typed, fixedTask{task: task})
 	b.Cleanup(typed.Stop)
 
-	b.Run("jsonrpc", func(b *testing.B) {
-		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-		defer client.CloseIdleConnections()
-		postJSON(b, client, "http://"+jsonSrv+"/", h)
-		b.ReportAllocs()
-		start := cpuTime()
-		for b.Loop() {
-			postJSON(b, client, "http://"+jsonSrv+"/", h)
-		}
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-	})
+	b.Run("jsonrpc", func(b *testing.B) { benchJSONRPC(b, h, "http://"+jsonSrv+"/") })
 	b.Run("grpc-native", func(b *testing.B) { benchGRPCGetTask(b, listenGRPC(b, raw), req) })
 	b.Run("grpc-h2c", func(b *testing.B) { benchGRPCGetTask(b, serveH2C(b, raw), req) })
 	b.Run("grpc-native-proto", func(b *testing.B) { benchGRPCGetTask(b, listenGRPC(b, typed), req) })
 }
 
 var headerJSONFloor = []string{"application/json"}
-
-// postJSON posts the harness's JSON-RPC request to url and returns the
-// answer, which must hold a task.
-func postJSON(b *testing.B, client *http.Client, url string, h *benchHarness) []byte {
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(h.body))
-	req.Header = h.req.Header.Clone()
-	res, err := client.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if !gjson.GetBytes(out, "result.id").Exists() {
-		b.Fatalf("no task: %s", out)
-	}
-	return out
-}
 
 // listenGRPC serves s on a listener of its own and returns its address.
 func listenGRPC(b *testing.B, s *grpc.Server) string {
