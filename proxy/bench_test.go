@@ -163,6 +163,7 @@ func newBenchHarness(tb testing.TB, bc benchCase) *benchHarness {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(gw.Close)
 	h := &benchHarness{bc: bc, gw: gw, w: &benchWriter{h: http.Header{}}}
 	h.req, err = http.NewRequest(http.MethodPost, "http://gateway.bench/", nil)
 	if err != nil {

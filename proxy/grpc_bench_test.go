@@ -30,35 +30,8 @@ import (
 //
 //	go test -run '^$' -bench GRPCUnary -benchmem ./proxy
 func BenchmarkGRPCUnary(b *testing.B) {
-	h := newBenchHarness(b, benchCase{op: canned.Get, caller: canned.V10, backend: canned.V10})
-	h.check(b)
-	addr := serveH2C(b, h.gw)
-	id := gjson.GetBytes(h.body, "params.id").Str
-	history := int32(gjson.GetBytes(h.body, "params.historyLength").Int())
-
-	b.Run("jsonrpc", func(b *testing.B) {
-		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-		defer client.CloseIdleConnections()
-		do := func() {
-			req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", bytes.NewReader(h.body))
-			req.Header = h.req.Header.Clone()
-			res, err := client.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			if !gjson.GetBytes(out, "result.id").Exists() {
-				b.Fatalf("no task: %s", out)
-			}
-		}
-		b.ReportAllocs()
-		start := cpuTime()
-		for b.Loop() {
-			do()
-		}
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-	})
+	h, addr, req := newGetTaskBench(b)
+	b.Run("jsonrpc", func(b *testing.B) { benchJSONRPC(b, h, "http://"+addr+"/") })
 	// grpc-native is the same front end on grpc-go's own transport, on a
 	// listener of its own, as a grpc_listen would serve it.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -70,9 +43,50 @@ func BenchmarkGRPCUnary(b *testing.B) {
 	defer native.Stop()
 	for _, target := range []struct{ name, addr string }{{"grpc", addr}, {"grpc-native", ln.Addr().String()}} {
 		b.Run(target.name, func(b *testing.B) {
-			benchGRPCGetTask(b, target.addr, &a2apb.GetTaskRequest{Id: id, HistoryLength: &history})
+			benchGRPCGetTask(b, target.addr, req)
 		})
 	}
+}
+
+// newGetTaskBench is the gRPC benchmarks' gateway, serving h2c beside
+// HTTP/1.1 at addr, and its GetTask as the JSON-RPC call's params say it.
+func newGetTaskBench(b *testing.B) (h *benchHarness, addr string, req *a2apb.GetTaskRequest) {
+	h = newBenchHarness(b, benchCase{op: canned.Get, caller: canned.V10, backend: canned.V10})
+	h.check(b)
+	history := int32(gjson.GetBytes(h.body, "params.historyLength").Int())
+	return h, serveH2C(b, h.gw), &a2apb.GetTaskRequest{Id: gjson.GetBytes(h.body, "params.id").Str, HistoryLength: &history}
+}
+
+// benchJSONRPC posts the harness's JSON-RPC call to url over HTTP/1.1
+// keep-alive.
+func benchJSONRPC(b *testing.B, h *benchHarness, url string) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	postJSON(b, client, url, h)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		postJSON(b, client, url, h)
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// postJSON posts the harness's JSON-RPC request to url and returns the
+// answer, which must hold a task.
+func postJSON(b *testing.B, client *http.Client, url string, h *benchHarness) []byte {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(h.body))
+	req.Header = h.req.Header.Clone()
+	res, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !gjson.GetBytes(out, "result.id").Exists() {
+		b.Fatalf("no task: %s", out)
+	}
+	return out
 }
 
 // benchGRPCGetTask makes the JSON-RPC benchmark's call (its params, as the
@@ -108,11 +122,17 @@ func benchGRPCGetTask(b *testing.B, addr string, req *a2apb.GetTaskRequest) {
 // rawMessage is an answer's protobuf bytes, undecoded.
 type rawMessage []byte
 
-// rawCodec writes requests as the proto codec does and keeps answers as
-// their bytes (into a *rawMessage, reusing its array).
+// rawCodec writes messages as the proto codec does, a *rawMessage as its
+// bytes, and keeps what it reads as its bytes (into a *rawMessage, reusing
+// its array).
 type rawCodec struct{}
 
-func (rawCodec) Marshal(v any) ([]byte, error) { return proto.Marshal(v.(proto.Message)) }
+func (rawCodec) Marshal(v any) ([]byte, error) {
+	if m, ok := v.(*rawMessage); ok {
+		return *m, nil
+	}
+	return proto.Marshal(v.(proto.Message))
+}
 
 func (rawCodec) Unmarshal(data []byte, v any) error {
 	m := v.(*rawMessage)

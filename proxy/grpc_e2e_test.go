@@ -64,6 +64,7 @@ func newGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(gw.Close)
 	return dialGRPCGateway(t, g, serveH2C(t, gw))
 }
 
@@ -495,6 +496,7 @@ func TestGRPCNeedsOneAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(gw.Close)
 	conn, err := grpc.NewClient(serveH2C(t, gw), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func grpcServer(agents []*Agent) (*grpc.Server, error) {
 // serves it with Serve on that listener: rpc is the agent's JSON-RPC
 // endpoint, opts its credentials.
 func NewGRPCListenerServer(rpc http.Handler, cfg AgentConfig, opts ...grpc.ServerOption) *grpc.Server {
-	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, OwnListener: true, ServerOptions: opts})
+	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, ServerOptions: opts})
 }
 
 // GRPCPublicAddress is the host:port the cards list for an agent's

@@ -95,6 +95,7 @@ func newGatewayOpts(t *testing.T, backend http.Handler, version dialect.Version,
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(gw.Close)
 	gs := httptest.NewServer(gw)
 	t.Cleanup(gs.Close)
 	return &testGateway{t: t, url: gs.URL + "/", agent: a, backend: bs}

@@ -332,6 +332,7 @@ func newViaStreamBench(tb testing.TB, v dialect.Version, c caller, on bool) *ben
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(gw.Close)
 	h := &benchHarness{gw: gw, w: &benchWriter{h: http.Header{}}}
 	if h.req, err = http.NewRequest(http.MethodPost, "http://gateway.bench/", nil); err != nil {
 		tb.Fatal(err)

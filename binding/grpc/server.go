@@ -26,10 +26,6 @@ type Options struct {
 	// ServerOptions are added to the server's own (its credentials, on a
 	// listener of its own).
 	ServerOptions []grpc.ServerOption
-	// OwnListener says the server is served with Serve on a listener of
-	// its own, not through ServeHTTP: its calls then run on goroutines it
-	// keeps between calls.
-	OwnListener bool
 }
 
 // New returns the gRPC server of the agent whose JSON-RPC endpoint rpc
@@ -47,14 +43,14 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	}
 	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.UnaryInterceptor(refuseUnknownUnary),
 		grpc.ChainStreamInterceptor(refuseUnknownStream, v03FinalFlag)}
-	if opts.OwnListener {
-		// Calls run on goroutines kept between calls, whose stacks have
-		// grown to what the core needs, rather than on a fresh goroutine
-		// each, which grows its stack by copying on every call; when all
-		// are busy (open streams hold one), a call gets a fresh one.
-		// Through ServeHTTP, net/http picks the goroutine instead.
-		so = append(so, grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
-	}
+	// Calls run on goroutines kept between calls, whose stacks have grown
+	// to what the core and protojson need, rather than on a fresh goroutine
+	// each, which grows its stack by copying on every call; when all are
+	// busy (open streams hold one), a call gets a fresh one. Through
+	// ServeHTTP too: net/http's goroutine for the stream only relays the
+	// writes, the call runs where grpc-go's serveStreams puts it. Stop
+	// ends the workers.
+	so = append(so, grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
 	s := grpc.NewServer(append(so, opts.ServerOptions...)...)
 	svc := &service{rpc: rpc, path: path, limit: limit}
 	a2apb.RegisterA2AServiceServer(s, svc)

@@ -26,7 +26,7 @@ func servedCore(t *testing.T, c *core) *grpc.ClientConn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(c, Options{OwnListener: true})
+	s := New(c, Options{})
 	go s.Serve(ln)
 	t.Cleanup(s.Stop)
 	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -1,0 +1,67 @@
+package grpcbind
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// onWorker answers GetTask and records whether the core was called on one
+// of grpc-go's stream workers.
+type onWorker struct {
+	core
+	worker chan bool
+}
+
+func (c *onWorker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	buf := make([]byte, 64<<10)
+	c.worker <- strings.Contains(string(buf[:runtime.Stack(buf, false)]), "grpc.(*Server).serverWorker")
+	c.core.ServeHTTP(w, r)
+}
+
+// TestCallsRunOnStreamWorkers: a call runs on a goroutine the server keeps
+// between calls, whose stack has grown to what a call needs, both on a
+// listener of its own (Serve) and beside HTTP/1.1 on an h2c listener
+// (ServeHTTP), where net/http's goroutine for the stream only relays the
+// writes: a fresh goroutine per call would grow its stack by copying on
+// every call.
+func TestCallsRunOnStreamWorkers(t *testing.T) {
+	c := &onWorker{core: core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`},
+		worker: make(chan bool, 1)}
+	s := New(c, Options{})
+	t.Cleanup(s.Stop)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	h2c := httptest.NewUnstartedServer(s)
+	h2c.Config.Protocols = new(http.Protocols)
+	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
+	h2c.Start()
+	t.Cleanup(h2c.Close)
+
+	for _, served := range []struct{ name, addr string }{{"Serve", ln.Addr().String()}, {"ServeHTTP", strings.TrimPrefix(h2c.URL, "http://")}} {
+		name, addr := served.name, served.addr
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a2apb.NewA2AServiceClient(conn).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t1"}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		conn.Close()
+		if !<-c.worker {
+			t.Errorf("%s: the call ran on a goroutine of its own, not on one of the server's stream workers", name)
+		}
+	}
+}
