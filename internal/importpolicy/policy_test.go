@@ -43,7 +43,7 @@ var allowed = map[string][]string{
 	"internal/importpolicy":  {},
 	"cmd/gateway":            {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent", "telemetry"},
 	"bench/canned":           {"internal/readall"},
-	"bench/cmd/loadbench":    {"bench/canned", "dialect"},
+	"bench/cmd/loadbench":    {"bench/canned", "dialect", "internal/testredis"},
 	"reliability":            {"*"},
 	"reliability/cmd/*":      {"*"},
 }
