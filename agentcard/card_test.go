@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // updateCards rewrites the card goldens: go test ./agentcard -update-cards
@@ -54,10 +55,7 @@ type cardCase struct {
 // published with Bearer, ExtendedCard and every binding.
 func cardCases(t testing.TB) []cardCase {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "card", "*.card.json"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no card goldens: %v", err)
-	}
+	paths := testfiles.Glob(t, "testdata", "card", "*.card.json")
 	var cases []cardCase
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".card.json")

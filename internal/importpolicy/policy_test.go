@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/testclock":     {},
 	"internal/testlog":       {},
 	"internal/testredis":     {},
+	"internal/testfiles":     {},
 	"internal/sse":           {},
 	"internal/jsonscan":      {},
 	"internal/rpcerror":      {"dialect"},
