@@ -9,7 +9,6 @@ import (
 )
 
 func TestCardOptions(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{Name: "Desk", PublicURL: "https://desk.example/a2a"})
 		card := agenttest.GetJSON(t, srv.URL+d.cardPath)
@@ -25,7 +24,6 @@ func TestCardOptions(t *testing.T) {
 }
 
 func TestSkills(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		card := agenttest.GetJSON(t, srv.URL+d.cardPath)
@@ -39,7 +37,6 @@ func TestSkills(t *testing.T) {
 }
 
 func TestRoutes(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		tests := []struct {

@@ -290,8 +290,10 @@ var dialects = []dialect{
 	},
 }
 
-// forEach runs test as a parallel subtest per dialect.
+// forEach runs test as a parallel subtest per dialect, and t in parallel
+// with the package's other tests: each subtest starts agents of its own.
 func forEach(t *testing.T, test func(t *testing.T, d dialect)) {
+	t.Parallel()
 	for _, d := range dialects {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()

@@ -11,7 +11,6 @@ import (
 )
 
 func TestEnvelopeErrors(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		get := d.get
@@ -56,7 +55,6 @@ func TestEnvelopeErrors(t *testing.T) {
 }
 
 func TestMethodNotFoundNamesMethod(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		e := agenttest.ErrorOf(t, d.RPCRaw(t, srv, agenttest.RPCRequest(d.foreign, obj{})), d.foreign)
@@ -65,7 +63,6 @@ func TestMethodNotFoundNamesMethod(t *testing.T) {
 }
 
 func TestIDIsEchoedVerbatim(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		// A float64 decode would round this id; the agent must echo its bytes.
@@ -81,7 +78,6 @@ func TestIDIsEchoedVerbatim(t *testing.T) {
 }
 
 func TestClosedAgentRefusesCalls(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		a, srv := d.start(t, agentcore.Options{})
 		a.Close()
@@ -92,7 +88,6 @@ func TestClosedAgentRefusesCalls(t *testing.T) {
 }
 
 func TestOversizedBodyIsRefused(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		body := `{"jsonrpc":"2.0","id":"a","method":"` + d.get + `","params":{"id":"` + strings.Repeat("x", agentcore.MaxRequestBytes) + `"}}`

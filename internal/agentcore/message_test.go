@@ -42,7 +42,6 @@ func forEachLifecycle(t *testing.T, test func(t *testing.T, d dialect, srv *http
 }
 
 func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
-	t.Parallel()
 	forEachLifecycle(t, func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle) {
 		msg := d.userMessage(tt.text)
 		msg["contextId"] = "ctx-" + tt.name
@@ -76,7 +75,6 @@ func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
 }
 
 func TestStreamEventOrder(t *testing.T) {
-	t.Parallel()
 	forEachLifecycle(t, func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle) {
 		s := d.OpenStream(t, srv, d.stream, d.sendText(tt.text))
 		var got []string
@@ -118,7 +116,6 @@ func TestStreamEventOrder(t *testing.T) {
 }
 
 func TestWaitRunsUntilCanceled(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		s := d.OpenStream(t, srv, d.stream, d.sendText("wait for it"))
@@ -147,7 +144,6 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 }
 
 func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		hold := make(chan struct{})
 		_, srv := d.start(t, agentcore.Options{Hold: hold})
@@ -168,7 +164,6 @@ func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
 }
 
 func TestBlockingSendWaitsForTheHold(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		hold := make(chan struct{})
 		_, srv := d.start(t, agentcore.Options{Hold: hold})
@@ -182,7 +177,6 @@ func TestBlockingSendWaitsForTheHold(t *testing.T) {
 }
 
 func TestContinuationErrors(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		done := d.task(t, d.Call(t, srv, d.send, d.sendText("finish")).(obj))
@@ -231,7 +225,6 @@ func TestContinuationErrors(t *testing.T) {
 }
 
 func TestInputRequiredThenFollowUp(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 		for _, streaming := range []bool{false, true} {
@@ -284,7 +277,6 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 }
 
 func TestQuestionGetsADirectMessage(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{})
 
