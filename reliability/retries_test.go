@@ -50,8 +50,7 @@ type principal struct {
 func newPrincipal(t *testing.T, g *gatewayProc, sub string) principal {
 	t.Helper()
 	token := func(path string) string { return "Bearer " + clusterToken(t, sub, path) }
-	cl := newClient(g.url, 16)
-	t.Cleanup(cl.close)
+	cl := newClient(t, g.url, 16)
 	return principal{legacy: cl.with("Authorization", token(legacyPath)), modern: cl.with("Authorization", token(modernPath))}
 }
 
