@@ -302,6 +302,15 @@ func forEach(t *testing.T, test func(t *testing.T, d dialect)) {
 	}
 }
 
+// forEachAgent runs test as forEach does, against the dialect's agent with
+// default options.
+func forEachAgent(t *testing.T, test func(t *testing.T, d dialect, srv *httptest.Server)) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		test(t, d, srv)
+	})
+}
+
 func (d dialect) start(t *testing.T, opts agentcore.Options) (agenttest.Agent, *httptest.Server) {
 	t.Helper()
 	a := d.new(opts)
