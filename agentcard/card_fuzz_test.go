@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // FuzzCardToCanonical checks, for any bytes a backend may serve as its card:
@@ -16,10 +17,7 @@ import (
 // valid JSON. Seeds: every golden input plus the corpus in
 // testdata/fuzz/FuzzCardToCanonical.
 func FuzzCardToCanonical(f *testing.F) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "card", "*.card.json"))
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no card goldens: %v", err)
-	}
+	paths := testfiles.Glob(f, "testdata", "card", "*.card.json")
 	for _, path := range paths {
 		card, err := os.ReadFile(path)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // updateCards rewrites the card goldens: go test ./agentcard -update-cards
@@ -54,10 +55,7 @@ type cardCase struct {
 // published with Bearer, ExtendedCard and every binding.
 func cardCases(t testing.TB) []cardCase {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "card", "*.card.json"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no card goldens: %v", err)
-	}
+	paths := testfiles.Glob(t, "testdata", "card", "*.card.json")
 	var cases []cardCase
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".card.json")
@@ -718,26 +716,18 @@ func TestCardHasSignatures(t *testing.T) {
 // TestCardCapabilities covers the extended-card flag and the dropped
 // stateTransitionHistory in both directions.
 func TestCardCapabilities(t *testing.T) {
-	for _, tt := range []struct{ card, want string }{
+	wantCanonicalMember(t, "capabilities", []cardMemberCase{
 		{`{"name":"a","supportsAuthenticatedExtendedCard":true,"capabilities":{"stateTransitionHistory":true}}`, `{"extendedAgentCard":true}`},
 		{`{"name":"a","supportsAuthenticatedExtendedCard":false}`, `{"extendedAgentCard":false}`},
 		{`{"name":"a","supportsAuthenticatedExtendedCard":true,"capabilities":{"extendedAgentCard":false}}`, `{"extendedAgentCard":false}`},
 		{`{"name":"a","capabilities":{"streaming":"yes","pushNotifications":true,"extensions":[{"uri":""},{"uri":"u","required":"no","params":[1]}]}}`,
 			`{"pushNotifications":true,"extensions":[{"uri":"u"}]}`},
 		{`{"name":"a","capabilities":{"extensions":[{"description":"no uri"}]}}`, `{}`},
-	} {
-		canon, err := ToCanonical([]byte(tt.card))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := gjson.GetBytes(canon, "capabilities").Raw; !cardJSONEqual(t, []byte(got), []byte(tt.want)) {
-			t.Errorf("ToCanonical(%s).capabilities = %s, want %s", tt.card, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestCardInterfaces(t *testing.T) {
-	for _, tt := range []struct{ card, want string }{
+	wantCanonicalMember(t, "supportedInterfaces", []cardMemberCase{
 		{`{"name":"a","url":"https://b/rpc","additionalInterfaces":[{"url":"https://b/rpc","transport":"JSONRPC"},{"url":"https://b/g","transport":"GRPC"},{"url":"https://b/x"}]}`,
 			`[{"url":"https://b/rpc","protocolBinding":"JSONRPC","protocolVersion":"0.3"},{"url":"https://b/g","protocolBinding":"GRPC","protocolVersion":"0.3"}]`},
 		{`{"name":"a","url":"https://b/g","preferredTransport":"GRPC","protocolVersion":"0.3.0"}`,
@@ -745,13 +735,22 @@ func TestCardInterfaces(t *testing.T) {
 		{`{"name":"a","url":"https://b/old","supportedInterfaces":[{"url":"https://b/v1","protocolBinding":"JSONRPC","tenant":"t","protocolVersion":"1.0"},{"url":"","protocolBinding":"JSONRPC"},"junk"]}`,
 			`[{"url":"https://b/v1","protocolBinding":"JSONRPC","tenant":"t","protocolVersion":"1.0"}]`},
 		{`{"name":"a"}`, `[]`},
-	} {
+	})
+}
+
+// cardMemberCase is a card and the JSON of one member of its canonical
+// form.
+type cardMemberCase struct{ card, want string }
+
+func wantCanonicalMember(t *testing.T, member string, cases []cardMemberCase) {
+	t.Helper()
+	for _, tt := range cases {
 		canon, err := ToCanonical([]byte(tt.card))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := gjson.GetBytes(canon, "supportedInterfaces").Raw; !cardJSONEqual(t, []byte(got), []byte(tt.want)) {
-			t.Errorf("ToCanonical(%s).supportedInterfaces = %s, want %s", tt.card, got, tt.want)
+		if got := gjson.GetBytes(canon, member).Raw; !cardJSONEqual(t, []byte(got), []byte(tt.want)) {
+			t.Errorf("ToCanonical(%s).%s = %s, want %s", tt.card, member, got, tt.want)
 		}
 	}
 }

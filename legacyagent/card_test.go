@@ -7,8 +7,7 @@ import (
 )
 
 func TestCard(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	card := agenttest.GetJSON(t, srv.URL+"/.well-known/agent.json")
 
 	for key, want := range map[string]any{
@@ -34,8 +33,7 @@ func TestCard(t *testing.T) {
 }
 
 func TestExtendedCard(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	card := agenttest.GetJSON(t, srv.URL+"/agent/authenticatedExtendedCard")
 	agenttest.WantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work", "admin"})
 	if card["protocolVersion"] != "0.2.5" || card["url"] != srv.URL+"/" {

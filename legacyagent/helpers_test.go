@@ -15,9 +15,11 @@ type obj = agenttest.Obj
 // client calls as a 0.2.5 client does, with no A2A-Version header.
 var client = agenttest.Wire{}
 
-// startAgent serves a default agent for the test.
-func startAgent(t *testing.T) *httptest.Server {
+// parallelAgent marks the test parallel, which every test that has an
+// agent of its own can be, and serves it a default agent.
+func parallelAgent(t *testing.T) *httptest.Server {
 	t.Helper()
+	t.Parallel()
 	return agenttest.Start(t, New(Options{}))
 }
 

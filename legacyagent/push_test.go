@@ -8,8 +8,7 @@ import (
 )
 
 func TestPushNotificationConfigs(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	task := client.Call(t, srv, "message/send", obj{
 		"message": userMessage("finish"),
 		"configuration": obj{
@@ -59,8 +58,7 @@ func TestPushNotificationConfigs(t *testing.T) {
 }
 
 func TestPushNotificationConfigEmptyList(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	task := client.Call(t, srv, "message/send", send("finish")).(obj)
 	out := client.RPCRaw(t, srv, agenttest.RPCRequest("tasks/pushNotificationConfig/list", obj{"id": task["id"]}))
 	if list, ok := out["result"].([]any); !ok || len(list) != 0 {
@@ -70,8 +68,7 @@ func TestPushNotificationConfigEmptyList(t *testing.T) {
 }
 
 func TestPushNotificationConfigErrors(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	task := client.Call(t, srv, "message/send", send("finish")).(obj)
 	good := obj{"url": "https://hooks.example/x"}
 	tests := []struct {

@@ -3,10 +3,10 @@ package normalize
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // TestEventInfoMatchesInspect holds the info AppendInspectedEvent reads during its
@@ -15,10 +15,7 @@ import (
 // golden event in both directions.
 func TestEventInfoMatchesInspect(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join("testdata", "event", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden events: %v", err)
-	}
+	files := testfiles.Glob(t, "testdata", "event", "*.json")
 	checked := 0
 	for _, p := range files {
 		body, err := os.ReadFile(p)

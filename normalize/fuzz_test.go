@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/jsonscan"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // The fuzz targets share one set of properties, checked by the helpers
@@ -23,10 +23,7 @@ import (
 // dialect its name gives.
 func seedFiles(f *testing.F, dir string) (files []string, dialects []dialect.ID) {
 	f.Helper()
-	all, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
-	if err != nil || len(all) == 0 {
-		f.Fatalf("no seeds in testdata/%s", dir)
-	}
+	all := testfiles.Glob(f, "testdata", dir, "*.json")
 	for _, p := range all {
 		d := dialect.V10
 		if strings.HasSuffix(p, ".v03.json") || strings.HasSuffix(p, ".to-v03.json") {

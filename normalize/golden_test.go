@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/jsonscan"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected side of golden files")
@@ -50,10 +51,7 @@ type golden struct {
 // .to-v10 and an .err when only the 0.x target fails).
 func goldenCases(t *testing.T, dir string) []golden {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.v*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files in testdata/%s", dir)
-	}
+	files := testfiles.Glob(t, "testdata", dir, "*.v*.json")
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 	var cases []golden
 	for _, f := range files {

@@ -169,22 +169,22 @@ func requireString(v gjson.Result, name string) error {
 }
 
 func wantObject(v gjson.Result, name string) error {
-	if v.Exists() && !v.IsObject() {
-		return at(fail("must be an object, got %s", typeName(v)), name)
-	}
-	return nil
+	return wantAbsentOr(v, name, v.IsObject(), "an object")
 }
 
 func wantArray(v gjson.Result, name string) error {
-	if v.Exists() && !v.IsArray() {
-		return at(fail("must be an array, got %s", typeName(v)), name)
-	}
-	return nil
+	return wantAbsentOr(v, name, v.IsArray(), "an array")
 }
 
 func wantBool(v gjson.Result, name string) error {
-	if v.Exists() && !v.IsBool() {
-		return at(fail("must be a boolean, got %s", typeName(v)), name)
+	return wantAbsentOr(v, name, v.IsBool(), "a boolean")
+}
+
+// wantAbsentOr fails member name when it is present but not of its type:
+// is says whether v is, what names the type for the message.
+func wantAbsentOr(v gjson.Result, name string, is bool, what string) error {
+	if v.Exists() && !is {
+		return at(fail("must be %s, got %s", what, typeName(v)), name)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/protojsontest"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // The 1.0 wire form is ProtoJSON of the lf.a2a.v1 proto (a2a-go v2's a2apb
@@ -58,12 +59,9 @@ func TestGoldensAreProtoJSON(t *testing.T) {
 			})
 		}
 	}
-	streams, _ := filepath.Glob("../proxy/testdata/stream/*.v10.sse")
-	cards, _ := filepath.Glob("../agentcard/testdata/card/*.v10.json")
-	canon, _ := filepath.Glob("../agentcard/testdata/card/*.canon.json")
-	if len(streams) == 0 || len(cards) == 0 || len(canon) == 0 {
-		t.Fatal("proxy's stream goldens or agentcard's card goldens are missing")
-	}
+	streams := testfiles.Glob(t, "../proxy/testdata/stream/*.v10.sse")
+	cards := testfiles.Glob(t, "../agentcard/testdata/card/*.v10.json")
+	canon := testfiles.Glob(t, "../agentcard/testdata/card/*.canon.json")
 	for _, file := range streams {
 		t.Run("stream/"+filepath.Base(file), func(t *testing.T) {
 			sc := bufio.NewScanner(bytes.NewReader(goldenFile(t, file)))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // TestSendFoldGolden runs testdata/sendfold: each backend stream, in the
@@ -14,10 +15,7 @@ import (
 // dialect as NAME.answer.vNN.json says; both streams of a name fold to the
 // same answers.
 func TestSendFoldGolden(t *testing.T) {
-	streams, err := filepath.Glob(filepath.Join("testdata", "sendfold", "*.events.v*.jsonl"))
-	if err != nil || len(streams) == 0 {
-		t.Fatal("no streams in testdata/sendfold")
-	}
+	streams := testfiles.Glob(t, "testdata", "sendfold", "*.events.v*.jsonl")
 	for _, path := range streams {
 		base, tag, _ := strings.Cut(strings.TrimSuffix(path, ".jsonl"), ".events.")
 		from := map[string]dialect.ID{"v03": dialect.V03, "v10": dialect.V10}[tag]

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // TestWebhookGolden runs testdata/webhook: x.in.json is a delivery as a
@@ -17,10 +18,7 @@ import (
 // x.v03.json what a 0.x caller receives, x.snap.json the task as it now
 // stands; x.err holds a substring of the error for a delivery refused.
 func TestWebhookGolden(t *testing.T) {
-	ins, err := filepath.Glob(filepath.Join("testdata", "webhook", "*.in.json"))
-	if err != nil || len(ins) == 0 {
-		t.Fatal("no golden files in testdata/webhook")
-	}
+	ins := testfiles.Glob(t, "testdata", "webhook", "*.in.json")
 	for _, in := range ins {
 		base := strings.TrimSuffix(in, ".in.json")
 		t.Run(filepath.Base(base), func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/jsontest"
 	sseframe "github.com/a2agate/gateway/internal/sse"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // sseEvents splits an SSE document into its data payloads and comments.
@@ -50,10 +51,7 @@ func chunked(doc []byte, next func() int) func(w http.ResponseWriter, r *http.Re
 // to a caller of the other, whole, one byte at a time and in random chunks
 // (also with CRLF line ends), and compares what the caller receives.
 func TestStreamGoldens(t *testing.T) {
-	files, _ := filepath.Glob("testdata/stream/*.v03.sse")
-	if len(files) == 0 {
-		t.Fatal("no stream goldens")
-	}
+	files := testfiles.Glob(t, "testdata/stream/*.v03.sse")
 	for _, f03 := range files {
 		base := strings.TrimSuffix(f03, ".v03.sse")
 		v03, err03 := os.ReadFile(f03)

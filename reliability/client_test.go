@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -80,11 +81,15 @@ func (cl *client) with(name, value string) *client {
 	return &c
 }
 
-func newClient(base string, conns int) *client {
+// newClient is a client of the gateway at base keeping up to conns
+// connections, closed when the test ends.
+func newClient(t *testing.T, base string, conns int) *client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = conns, conns
 	tr.Proxy = nil
-	return &client{http: &http.Client{Transport: tr}, base: base}
+	cl := &client{http: &http.Client{Transport: tr}, base: base}
+	t.Cleanup(cl.close)
+	return cl
 }
 
 func (cl *client) close() { cl.http.CloseIdleConnections() }

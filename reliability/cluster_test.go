@@ -44,10 +44,12 @@ func clusterGatewayConfig(t *testing.T, c *redistopo.Cluster, backendURL, prefix
 	return b.String()
 }
 
-func clusterToken(t *testing.T, sub string) string {
+// clusterToken is an HS256 token of sub for the agent at path, as the
+// cluster configs' auth block accepts it.
+func clusterToken(t *testing.T, sub, path string) string {
 	t.Helper()
 	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"iss": clusterIssuer, "sub": sub, "aud": "http://gateway.test" + legacyPath,
+		"iss": clusterIssuer, "sub": sub, "aud": "http://gateway.test" + path,
 		"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(),
 	}).SignedString([]byte(clusterSecret))
 	if err != nil {
@@ -103,7 +105,7 @@ func TestClusterIndexAcrossGatewayProcesses(t *testing.T) {
 	prefix := "a2agw-reliability-" + hex.EncodeToString(pb) + ":"
 	ga := startGateway(t, clusterGatewayConfig(t, c, be.legacy.URL+"/", prefix))
 	gb := startGateway(t, clusterGatewayConfig(t, c, be.legacy.URL+"/", prefix))
-	alice, bob := clusterToken(t, "alice"), clusterToken(t, "bob")
+	alice, bob := clusterToken(t, "alice", legacyPath), clusterToken(t, "bob", legacyPath)
 	for _, g := range []*gatewayProc{ga, gb} {
 		if status, body := g.readyz(t); status != http.StatusOK {
 			t.Fatalf("not ready with the cluster up: %d %s", status, body)

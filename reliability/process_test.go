@@ -2,7 +2,6 @@ package reliability
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"github.com/tidwall/gjson"
 )
 
@@ -122,23 +122,18 @@ func (g *gatewayProc) wait(timeout time.Duration) (int, error) {
 
 // rss returns the gateway's resident set size in bytes, from /proc.
 func (g *gatewayProc) rss() (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", g.pid()))
+	p, err := procfs.NewProc(g.pid())
 	if err != nil {
 		return 0, err
 	}
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		value, ok := bytes.CutPrefix(line, []byte("VmRSS:"))
-		if !ok {
-			continue
-		}
-		f := strings.Fields(string(value))
-		if len(f) != 2 || f[1] != "kB" {
-			return 0, fmt.Errorf("VmRSS is %q", value)
-		}
-		kb, err := strconv.ParseInt(f[0], 10, 64)
-		return kb << 10, err
+	st, err := p.NewStatus()
+	if err != nil {
+		return 0, err
 	}
-	return 0, errors.New("no VmRSS in /proc status")
+	if st.VmRSS == 0 {
+		return 0, errors.New("no VmRSS in /proc status")
+	}
+	return int64(st.VmRSS), nil
 }
 
 // adminGet fetches an admin path and returns status and body.

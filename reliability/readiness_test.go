@@ -29,8 +29,7 @@ func TestReadinessFollowsBackend(t *testing.T) {
 	cfg.legacyURL = "http://" + relay.Addr + "/"
 	cfg.cardRefresh = refresh
 	g := startGateway(t, cfg.yaml())
-	cl := newClient(g.url, 4)
-	defer cl.close()
+	cl := newClient(t, g.url, 4)
 	card := func() (int, string) {
 		status, body, err := httpGet(g.url + legacyPath + "/.well-known/agent-card.json")
 		if err != nil {

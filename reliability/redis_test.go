@@ -84,8 +84,7 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 	if status, body := g.readyz(t); status != http.StatusOK {
 		t.Fatalf("not ready with Redis up: %d %s", status, body)
 	}
-	cl := newClient(g.url, 8)
-	defer cl.close()
+	cl := newClient(t, g.url, 8)
 	before, err := cl.sendAndCheck(context.Background(), targets[0], "b", "before the outage")
 	if err != nil {
 		t.Fatal(err)

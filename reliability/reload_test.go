@@ -70,11 +70,9 @@ func TestReloadUnderLoad(t *testing.T) {
 	cfg := be.config()
 	cfg.cardName = "Before reload"
 	g := startGateway(t, cfg.yaml())
-	heldClient := newClient(g.url, 16)
-	defer heldClient.close()
+	heldClient := newClient(t, g.url, 16)
 	held := startHeld(t, heldClient, be, 1, "reload")
-	loadClient := newClient(g.url, 8)
-	defer loadClient.close()
+	loadClient := newClient(t, g.url, 8)
 	l := startLoad(t, loadClient, loadOptions{workers: 8, prefix: "reload", warm: 40})
 
 	cfg.cardName = "After reload"

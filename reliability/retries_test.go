@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -50,18 +49,8 @@ type principal struct {
 
 func newPrincipal(t *testing.T, g *gatewayProc, sub string) principal {
 	t.Helper()
-	token := func(path string) string {
-		s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-			"iss": clusterIssuer, "sub": sub, "aud": "http://gateway.test" + path,
-			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(),
-		}).SignedString([]byte(clusterSecret))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return "Bearer " + s
-	}
-	cl := newClient(g.url, 16)
-	t.Cleanup(cl.close)
+	token := func(path string) string { return "Bearer " + clusterToken(t, sub, path) }
+	cl := newClient(t, g.url, 16)
 	return principal{legacy: cl.with("Authorization", token(legacyPath)), modern: cl.with("Authorization", token(modernPath))}
 }
 

@@ -30,11 +30,9 @@ func TestShutdownUnderLoad(t *testing.T) {
 	cfg := be.config()
 	cfg.shutdownTimeout = shutdownTimeout
 	g := startGateway(t, cfg.yaml())
-	heldClient := newClient(g.url, 64)
-	defer heldClient.close()
+	heldClient := newClient(t, g.url, 64)
 	held := startHeld(t, heldClient, be, 2, "shutdown")
-	loadClient := newClient(g.url, 8)
-	defer loadClient.close()
+	loadClient := newClient(t, g.url, 8)
 	l := startLoad(t, loadClient, loadOptions{workers: 8, prefix: "shutdown", stopOnNoAnswer: true, warm: 40})
 
 	sigterm := time.Now()
@@ -111,8 +109,7 @@ func TestShutdownTimeoutEndsCalls(t *testing.T) {
 	cfg := be.config()
 	cfg.shutdownTimeout = shutdownTimeout
 	g := startGateway(t, cfg.yaml())
-	cl := newClient(g.url, 16)
-	defer cl.close()
+	cl := newClient(t, g.url, 16)
 
 	type outcome struct {
 		kind   string

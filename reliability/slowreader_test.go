@@ -84,8 +84,7 @@ func TestSlowReader(t *testing.T) {
 	}
 	watch := watchRSS(g, 50*time.Millisecond)
 
-	cl := newClient(g.url, 1)
-	defer cl.close()
+	cl := newClient(t, g.url, 1)
 	tg := target{legacyPath, callers[1]}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

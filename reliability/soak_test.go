@@ -49,7 +49,7 @@ func TestSoak(t *testing.T) {
 	// what grows after it is a leak, not the cache.
 	cfg.store = "store:\n  type: memory\n  memory:\n    max_tasks: 2000\n"
 	g := startGateway(t, cfg.yaml())
-	cl := newClient(g.url, soakWorkers)
+	cl := newClient(t, g.url, soakWorkers)
 	goroutinesBefore, err := g.metric("go_goroutines")
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,7 @@ import (
 )
 
 func testExpiry(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: working})
 	q := Query{Agent: "a", Owner: "alice", PageSize: 10}
@@ -41,8 +40,7 @@ func testExpiry(t *testing.T, open opener) {
 }
 
 func testExpiryRenewedByPut(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	task := Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: working, Updated: clock.Now()}
 	mustPut(t, s, task)
 	clock.Advance(DefaultTTL / 2)
@@ -64,8 +62,7 @@ func testExpiryRenewedByPut(t *testing.T, open opener) {
 // testTakeoverAfterExpiry checks that an expired task frees its id: a new
 // owner may take it, and the old owner's indexes forget it.
 func testTakeoverAfterExpiry(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: working})
 	clock.Advance(DefaultTTL)
 	mustPut(t, s, Task{ID: "t1", ContextID: "c2", Owner: "bob", Agent: "a", State: submitted})
@@ -91,8 +88,7 @@ func testTakeoverAfterExpiry(t *testing.T, open opener) {
 // testRecreateAfterExpiry checks that an owner recreating its own expired
 // task id starts afresh: nothing of the old task's state or context lingers.
 func testRecreateAfterExpiry(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", Backend: "b1", State: working})
 	clock.Advance(DefaultTTL)
 	recreated := Task{ID: "t1", ContextID: "c2", Owner: "alice", Agent: "a", Backend: "b2", State: submitted,
@@ -124,8 +120,7 @@ func testRecreateAfterExpiry(t *testing.T, open opener) {
 }
 
 func testLen(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	if n := mustLen(t, s); n != 0 {
 		t.Fatalf("Len() of an empty store = %d", n)
 	}

@@ -16,8 +16,7 @@ const (
 )
 
 func testListFilters(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	t0 := clock.Now().Add(-time.Hour)
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 	for _, task := range []Task{
@@ -110,8 +109,7 @@ func testListValidates(t *testing.T, open opener) {
 }
 
 func testBadPageTokens(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	for i, owner := range []string{"alice", "alice", "alice", "bob", "bob"} {
 		mustPut(t, s, Task{ID: string(rune('a' + i)), ContextID: "c", Owner: owner, Agent: "a", State: working})
 	}

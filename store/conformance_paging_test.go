@@ -15,8 +15,7 @@ import (
 // TotalSize that is current on every page. A touched task gets the newest
 // timestamp, so it moves ahead of the cursor and is not seen (again).
 func testPagingWalk(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	t0 := clock.Now().Add(-2 * time.Hour)
 	owners := []string{"alice", "bob", ""}
 	states := []string{working, completed, inputReq}

@@ -8,8 +8,7 @@ import (
 )
 
 func testPutGet(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	// A local time with nanoseconds comes back in UTC, at microsecond precision.
 	updated := time.Date(2026, 2, 28, 9, 30, 15, 123456789, time.FixedZone("CET", 3600))
 	in := Task{ID: "task-1", ContextID: "ctx-1", Owner: "iss|alice", Agent: "travel", Backend: "b1",
@@ -50,8 +49,7 @@ func testPutValidates(t *testing.T, open opener) {
 }
 
 func testOwnerConflict(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	orig := Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", Backend: "b1",
 		State: "TASK_STATE_WORKING", Updated: clock.Now().Add(-time.Minute)}
 	mustPut(t, s, orig)
@@ -78,8 +76,7 @@ func testOwnerConflict(t *testing.T, open opener) {
 }
 
 func testUpdateRules(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	t0 := clock.Now().Add(-time.Hour)
 	base := Task{ID: "t1", Owner: "alice", Agent: "a", Backend: "b1", State: "TASK_STATE_SUBMITTED", Updated: t0}
 	mustPut(t, s, base)
@@ -176,8 +173,7 @@ func testKeysDoNotCollide(t *testing.T, open opener) {
 }
 
 func testContextOwner(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a"})
 	clock.Advance(12 * time.Hour)

@@ -29,8 +29,7 @@ func running(clock *fakeClock, digest string) SendRecord {
 }
 
 func testRetryClaim(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t1", Agent: "a", Owner: "o", ContextID: "cx"})
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
@@ -46,8 +45,7 @@ func testRetryClaim(t *testing.T, open opener) {
 }
 
 func testRetryScopedKeys(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	for _, key := range []SendKey{{"a", "o", "k"}, {"a", "p", "k"}, {"b", "o", "k"}, {"a", "o:k", ""}, {"a:o", "k", "x"}} {
 		if key.Key == "" {
@@ -64,8 +62,7 @@ func testRetryScopedKeys(t *testing.T, open opener) {
 }
 
 func testRetrySaveLoad(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
 	if _, err := s.LoadSend(ctx, key, clock.Now()); !errors.Is(err, ErrNotFound) {
@@ -92,8 +89,7 @@ func testRetrySaveLoad(t *testing.T, open opener) {
 }
 
 func testRetryExpiry(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
 	if _, _, claimed, _ := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, running(clock, "d1"), clock.Now()); !claimed {
@@ -109,8 +105,7 @@ func testRetryExpiry(t *testing.T, open opener) {
 }
 
 func testRetryClaimRace(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -135,8 +130,7 @@ func testRetryClaimRace(t *testing.T, open opener) {
 }
 
 func testRetryClosed(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	_ = s.Close()
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
@@ -165,8 +159,7 @@ func TestRetryClaimReleasedOnRefusal(t *testing.T) {
 }
 
 func testRetryNotAcceptedClaimedOver(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
 	failed := SendRecord{Digest: "d1", State: SendNotAccepted, Expires: clock.Now().Add(time.Hour).UTC()}
@@ -187,8 +180,7 @@ func testRetryNotAcceptedClaimedOver(t *testing.T, open opener) {
 // its key at once; a second claim finds the first; an unknown task is
 // ErrNotFound, with the claim made all the same.
 func testRetryGetClaim(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t1", Agent: "a", Owner: "o", ContextID: "cx", State: "TASK_STATE_INPUT_REQUIRED"})
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
@@ -217,8 +209,7 @@ func testRetryGetClaim(t *testing.T, open opener) {
 // send's record with it; a task Put refuses (another owner's id) leaves
 // the record as it was, and a key of another agent is refused.
 func testRetryPutSend(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	key := SendKey{Agent: "a", Owner: "o", Key: "m1"}
 	claim := running(clock, "d1")

@@ -24,8 +24,7 @@ var shareCases = []conformanceCase{
 func runShareConformance(t *testing.T, open opener) { runCases(t, shareCases, open) }
 
 func testShareRefusesOwner(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	for i := range testShare {
 		mustPut(t, s, Task{ID: fmt.Sprint("a", i), Owner: "alice", Agent: "x", State: working})
@@ -54,8 +53,7 @@ func testShareRefusesOwner(t *testing.T, open opener) {
 }
 
 func testShareEvictsOwnFinalFirst(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "done1", ContextID: "c1", Owner: "alice", Agent: "x", State: completed})
 	clock.Advance(time.Second)
@@ -94,8 +92,7 @@ func testShareEvictsOwnFinalFirst(t *testing.T, open opener) {
 }
 
 func testOthersCannotEvictLiveTask(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "alice-run", ContextID: "alice-ctx", Owner: "alice", Agent: "x", State: working})
 	refused := 0
@@ -129,8 +126,7 @@ func testOthersCannotEvictLiveTask(t *testing.T, open opener) {
 }
 
 func testContextOwnerSurvives(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t1", ContextID: "c", Owner: "alice", Agent: "x", State: completed})
 	clock.Advance(time.Second)
@@ -150,8 +146,7 @@ func testContextOwnerSurvives(t *testing.T, open opener) {
 
 // testKnown: Known sees an id under any agent, and only while it lives.
 func testKnown(t *testing.T, open opener) {
-	clock := newFakeClock()
-	s := open(t, clock)
+	s, clock := open.onFakeClock(t)
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t1", Owner: "alice", Agent: "a", State: working})
 	clock.Advance(time.Hour)

@@ -17,6 +17,13 @@ import (
 // emptied) when the test ends.
 type opener func(t *testing.T, clock *fakeClock) Store
 
+// onFakeClock opens a store on a fresh fake clock, for a case that moves
+// time.
+func (open opener) onFakeClock(t *testing.T) (Store, *fakeClock) {
+	clock := newFakeClock()
+	return open(t, clock), clock
+}
+
 type conformanceCase struct {
 	name string
 	run  func(t *testing.T, open opener)

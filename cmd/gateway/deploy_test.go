@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // gatewayImage is the image name the manifests give the gateway container.
@@ -368,10 +370,7 @@ func (s composeService) environment(t *testing.T) map[string]string {
 }
 
 func TestComposeDeploysTheTestedConfig(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(repoRoot, "deploy", "compose", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no compose file in deploy/compose: %v", err)
-	}
+	files := testfiles.Glob(t, repoRoot, "deploy", "compose", "*.yaml")
 	found := 0
 	for _, file := range files {
 		dir := filepath.Dir(file)
@@ -464,10 +463,7 @@ func checkOverrides(t *testing.T, file string, defaults, overrides map[string]an
 // and the ci/ value sets use only values that values.yaml declares: a typo
 // there renders as an empty string and fails only in the cluster.
 func TestHelmTemplatesUseDeclaredValues(t *testing.T) {
-	charts, err := filepath.Glob(filepath.Join(repoRoot, "deploy", "helm", "*", "Chart.yaml"))
-	if err != nil || len(charts) == 0 {
-		t.Fatalf("no chart in deploy/helm: %v", err)
-	}
+	charts := testfiles.Glob(t, repoRoot, "deploy", "helm", "*", "Chart.yaml")
 	for _, chart := range charts {
 		dir := filepath.Dir(chart)
 		values := decodeFile(t, filepath.Join(dir, "values.yaml"))[0]

@@ -8,8 +8,7 @@ import (
 )
 
 func TestCard(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	// The card needs no A2A-Version header: clients fetch it to learn the
 	// version in the first place.
 	card := agenttest.GetJSON(t, srv.URL+"/.well-known/agent-card.json")
@@ -35,8 +34,7 @@ func TestCard(t *testing.T) {
 }
 
 func TestGetExtendedAgentCard(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	for _, body := range []string{
 		agenttest.RPCRequest("GetExtendedAgentCard", obj{}),
 		agenttest.RPCRequest("GetExtendedAgentCard", obj{"tenant": "t1"}),

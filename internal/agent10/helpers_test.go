@@ -18,9 +18,11 @@ type obj = agenttest.Obj
 // StreamResponses.
 var client = agenttest.Wire{Version: "1.0", OneKey: true}
 
-// startAgent serves a default agent for the test.
-func startAgent(t *testing.T) *httptest.Server {
+// parallelAgent marks the test parallel, which every test that has an
+// agent of its own can be, and serves it a default agent.
+func parallelAgent(t *testing.T) *httptest.Server {
 	t.Helper()
+	t.Parallel()
 	return agenttest.Start(t, New(Options{}))
 }
 

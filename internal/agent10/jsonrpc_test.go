@@ -10,8 +10,7 @@ import (
 )
 
 func TestVersionHeader(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	body := agenttest.RPCRequest("GetTask", obj{"id": "none"})
 	tests := []struct {
 		name, version string

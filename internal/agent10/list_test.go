@@ -99,7 +99,6 @@ func TestListTasks(t *testing.T) {
 }
 
 func TestListTasksEmpty(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	agenttest.WantJSON(t, "empty", client.Call(t, srv, "ListTasks", obj{}), obj{"tasks": []any{}, "nextPageToken": "", "pageSize": 50, "totalSize": 0})
 }

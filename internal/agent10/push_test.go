@@ -8,8 +8,7 @@ import (
 )
 
 func TestPushNotificationConfigs(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	task := agenttest.Path(t, client.Call(t, srv, "SendMessage", obj{
 		"message": userMessage("finish"),
 		"configuration": obj{
@@ -57,16 +56,14 @@ func TestPushNotificationConfigs(t *testing.T) {
 }
 
 func TestPushNotificationConfigEmptyList(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	task := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("finish")), "task").(obj)
 	agenttest.WantJSON(t, "empty list", client.Call(t, srv, "ListTaskPushNotificationConfigs", obj{"taskId": task["id"]}),
 		obj{"configs": []any{}, "nextPageToken": ""})
 }
 
 func TestPushNotificationConfigErrors(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	id := agenttest.Path(t, client.Call(t, srv, "SendMessage", send("finish")), "task", "id")
 	tests := []struct {
 		method string

@@ -47,8 +47,7 @@ func TestProtoBytes(t *testing.T) {
 
 // TestRawBytesAreReencodedAsStandardBase64 is TestProtoBytes on the wire.
 func TestRawBytesAreReencodedAsStandardBase64(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	// URL-safe and unpadded, both of which ProtoJSON parsers accept.
 	res := client.Call(t, srv, "SendMessage", obj{"message": userMessage("bytes", obj{"raw": "-_8"})}).(obj)
 	if got := agenttest.Str(t, res, "task", "artifacts", 0, "parts", 1, "raw"); got != "+/8=" {

@@ -10,8 +10,7 @@ import (
 // TestZeroXKeysAreRejected sends each 0.x key a sloppy translation could
 // leak into a 1.0 request; the agent must refuse every one.
 func TestZeroXKeysAreRejected(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	task := client.Call(t, srv, "SendMessage", send("finish")).(obj)["task"].(obj)
 	id := task["id"]
 
@@ -53,8 +52,7 @@ func TestZeroXKeysAreRejected(t *testing.T) {
 // TestEveryFieldIsAccepted sends a request with every field the proto
 // defines, so that the strict decoder is known not to refuse a legal key.
 func TestEveryFieldIsAccepted(t *testing.T) {
-	t.Parallel()
-	srv := startAgent(t)
+	srv := parallelAgent(t)
 	res := client.Call(t, srv, "SendMessage", obj{
 		"tenant": "t",
 		"message": obj{

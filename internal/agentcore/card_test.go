@@ -2,6 +2,7 @@ package agentcore_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/a2agate/gateway/internal/agentcore"
@@ -9,7 +10,6 @@ import (
 )
 
 func TestCardOptions(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{Name: "Desk", PublicURL: "https://desk.example/a2a"})
 		card := agenttest.GetJSON(t, srv.URL+d.cardPath)
@@ -25,9 +25,7 @@ func TestCardOptions(t *testing.T) {
 }
 
 func TestSkills(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		card := agenttest.GetJSON(t, srv.URL+d.cardPath)
 		agenttest.WantJSON(t, "skill ids", agenttest.SkillIDs(t, card), []any{"answer", "work"})
 		for _, s := range agenttest.Path(t, card, "skills").([]any) {
@@ -39,9 +37,7 @@ func TestSkills(t *testing.T) {
 }
 
 func TestRoutes(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		tests := []struct {
 			method, path string
 			want         int

@@ -290,14 +290,25 @@ var dialects = []dialect{
 	},
 }
 
-// forEach runs test as a parallel subtest per dialect.
+// forEach runs test as a parallel subtest per dialect, and t in parallel
+// with the package's other tests: each subtest starts agents of its own.
 func forEach(t *testing.T, test func(t *testing.T, d dialect)) {
+	t.Parallel()
 	for _, d := range dialects {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
 			test(t, d)
 		})
 	}
+}
+
+// forEachAgent runs test as forEach does, against the dialect's agent with
+// default options.
+func forEachAgent(t *testing.T, test func(t *testing.T, d dialect, srv *httptest.Server)) {
+	forEach(t, func(t *testing.T, d dialect) {
+		_, srv := d.start(t, agentcore.Options{})
+		test(t, d, srv)
+	})
 }
 
 func (d dialect) start(t *testing.T, opts agentcore.Options) (agenttest.Agent, *httptest.Server) {

@@ -3,6 +3,7 @@ package agentcore_test
 import (
 	"encoding/json"
 	"io"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -11,9 +12,7 @@ import (
 )
 
 func TestEnvelopeErrors(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		get := d.get
 		tests := []struct {
 			name, body string
@@ -56,18 +55,14 @@ func TestEnvelopeErrors(t *testing.T) {
 }
 
 func TestMethodNotFoundNamesMethod(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		e := agenttest.ErrorOf(t, d.RPCRaw(t, srv, agenttest.RPCRequest(d.foreign, obj{})), d.foreign)
 		agenttest.WantJSON(t, "error detail", d.detail(t, e), obj{"method": d.foreign})
 	})
 }
 
 func TestIDIsEchoedVerbatim(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		// A float64 decode would round this id; the agent must echo its bytes.
 		resp := d.Post(t, srv, `{"jsonrpc":"2.0","id":12345678901234567890,"method":"`+d.get+`","params":{"id":"none"}}`)
 		body, err := io.ReadAll(resp.Body)
@@ -81,7 +76,6 @@ func TestIDIsEchoedVerbatim(t *testing.T) {
 }
 
 func TestClosedAgentRefusesCalls(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		a, srv := d.start(t, agentcore.Options{})
 		a.Close()
@@ -92,9 +86,7 @@ func TestClosedAgentRefusesCalls(t *testing.T) {
 }
 
 func TestOversizedBodyIsRefused(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		body := `{"jsonrpc":"2.0","id":"a","method":"` + d.get + `","params":{"id":"` + strings.Repeat("x", agentcore.MaxRequestBytes) + `"}}`
 		e, ok := d.RPCRaw(t, srv, body)["error"].(obj)
 		if !ok {

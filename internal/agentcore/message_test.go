@@ -30,8 +30,7 @@ var lifecycles = []lifecycle{
 // forEachLifecycle runs test as a parallel subtest per dialect and
 // lifecycle, a dialect's lifecycles against one agent.
 func forEachLifecycle(t *testing.T, test func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle)) {
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		for _, tt := range lifecycles {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
@@ -42,7 +41,6 @@ func forEachLifecycle(t *testing.T, test func(t *testing.T, d dialect, srv *http
 }
 
 func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
-	t.Parallel()
 	forEachLifecycle(t, func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle) {
 		msg := d.userMessage(tt.text)
 		msg["contextId"] = "ctx-" + tt.name
@@ -76,7 +74,6 @@ func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
 }
 
 func TestStreamEventOrder(t *testing.T) {
-	t.Parallel()
 	forEachLifecycle(t, func(t *testing.T, d dialect, srv *httptest.Server, tt lifecycle) {
 		s := d.OpenStream(t, srv, d.stream, d.sendText(tt.text))
 		var got []string
@@ -118,9 +115,7 @@ func TestStreamEventOrder(t *testing.T) {
 }
 
 func TestWaitRunsUntilCanceled(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		s := d.OpenStream(t, srv, d.stream, d.sendText("wait for it"))
 		snap := d.next(t, s, "task")
 		working := d.next(t, s, "status")
@@ -147,7 +142,6 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 }
 
 func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		hold := make(chan struct{})
 		_, srv := d.start(t, agentcore.Options{Hold: hold})
@@ -168,7 +162,6 @@ func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
 }
 
 func TestBlockingSendWaitsForTheHold(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		hold := make(chan struct{})
 		_, srv := d.start(t, agentcore.Options{Hold: hold})
@@ -182,9 +175,7 @@ func TestBlockingSendWaitsForTheHold(t *testing.T) {
 }
 
 func TestContinuationErrors(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		done := d.task(t, d.Call(t, srv, d.send, d.sendText("finish")).(obj))
 		asking := d.task(t, d.Call(t, srv, d.send, d.sendText("input")).(obj))
 		running := d.task(t, d.Call(t, srv, d.send, d.sendNow(d.userMessage("wait"))).(obj))
@@ -231,9 +222,7 @@ func TestContinuationErrors(t *testing.T) {
 }
 
 func TestInputRequiredThenFollowUp(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		for _, streaming := range []bool{false, true} {
 			first := d.task(t, d.Call(t, srv, d.send, d.sendText("input please")).(obj))
 			if st := agenttest.Str(t, first, "status", "state"); st != d.states["input-required"] {
@@ -284,9 +273,7 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 }
 
 func TestQuestionGetsADirectMessage(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 
 		msg := d.userMessage("  Is the VPN up? ")
 		msg["contextId"] = "ctx-q"
@@ -312,8 +299,7 @@ func TestQuestionGetsADirectMessage(t *testing.T) {
 }
 
 func TestSendValidation(t *testing.T) {
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		withConfig := func(key string, v any) func(params, _ obj) {
 			return func(params, _ obj) {
 				cfg := d.sendNow(nil)["configuration"].(obj)
@@ -344,8 +330,7 @@ func TestSendValidation(t *testing.T) {
 }
 
 func TestCompletedTaskCarriesTheResultArtifact(t *testing.T) {
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		msg := d.userMessage("Echo these")
 		msg["parts"] = append(msg["parts"].([]any), d.echoParts...)
 		res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
@@ -390,8 +375,7 @@ func TestSendReturningAtOnce(t *testing.T) {
 }
 
 func TestSendHistoryLength(t *testing.T) {
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		zero := 0 // no history key at all
 		if d.zeroHistoryAll {
 			zero = 2

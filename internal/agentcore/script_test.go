@@ -12,7 +12,6 @@ import (
 )
 
 func TestStepDelayPacesTransitions(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		synctest.Test(t, func(t *testing.T) {
 			a := d.new(agentcore.Options{StepDelay: 300 * time.Millisecond})
@@ -41,7 +40,6 @@ func TestStepDelayPacesTransitions(t *testing.T) {
 }
 
 func TestCancelStopsAPausedScript(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		synctest.Test(t, func(t *testing.T) {
 			a := d.new(agentcore.Options{StepDelay: time.Second})
@@ -62,7 +60,6 @@ func TestCancelStopsAPausedScript(t *testing.T) {
 }
 
 func TestCloseEndsScriptsStreamsAndBlockingSends(t *testing.T) {
-	t.Parallel()
 	forEach(t, func(t *testing.T, d dialect) {
 		synctest.Test(t, func(t *testing.T) {
 			a := d.new(agentcore.Options{})

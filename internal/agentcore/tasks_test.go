@@ -1,6 +1,7 @@
 package agentcore_test
 
 import (
+	"net/http/httptest"
 	"testing"
 
 	"github.com/a2agate/gateway/internal/agentcore"
@@ -8,8 +9,7 @@ import (
 )
 
 func TestGetTask(t *testing.T) {
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		first := d.task(t, d.Call(t, srv, d.send, d.sendText("input")).(obj))
 		reply := d.userMessage("Grace")
 		reply["taskId"] = first["id"]
@@ -61,8 +61,7 @@ func TestGetTask(t *testing.T) {
 }
 
 func TestCancelTask(t *testing.T) {
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		asking := d.task(t, d.Call(t, srv, d.send, d.sendText("input")).(obj))
 		res := d.Call(t, srv, d.cancel, obj{"id": asking["id"], "metadata": obj{"why": "test"}}).(obj)
 		if st := agenttest.Str(t, res, "status", "state"); st != d.states["canceled"] {
@@ -86,8 +85,7 @@ func TestCancelTask(t *testing.T) {
 }
 
 func TestSubscribe(t *testing.T) {
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 
 		// A running task: the task first, then its updates to the end.
 		first := d.OpenStream(t, srv, d.stream, d.sendText("wait"))
@@ -132,8 +130,7 @@ func TestSubscribe(t *testing.T) {
 }
 
 func TestRequiredFields(t *testing.T) {
-	forEach(t, func(t *testing.T, d dialect) {
-		_, srv := d.start(t, agentcore.Options{})
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		invalidParams := func(t *testing.T, e obj) { d.wantCode(t, e, agentcore.CodeInvalidParams) }
 		for _, tt := range d.required {
 			d.WantRefused(t, srv, []string{tt.method}, invalidParams, tt.params, tt.detail)

@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/testclock":     {},
 	"internal/testlog":       {},
 	"internal/testredis":     {},
+	"internal/testfiles":     {},
 	"internal/sse":           {},
 	"internal/jsonscan":      {},
 	"internal/rpcerror":      {"dialect"},
@@ -43,7 +44,7 @@ var allowed = map[string][]string{
 	"internal/importpolicy":  {},
 	"cmd/gateway":            {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent", "telemetry"},
 	"bench/canned":           {"internal/readall"},
-	"bench/cmd/loadbench":    {"bench/canned", "dialect"},
+	"bench/cmd/loadbench":    {"bench/canned", "dialect", "internal/testredis"},
 	"reliability":            {"*"},
 	"reliability/cmd/*":      {"*"},
 }

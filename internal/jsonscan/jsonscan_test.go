@@ -4,20 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // addGoldenSeeds seeds f with every golden document of the translators:
 // real A2A traffic in both dialects.
 func addGoldenSeeds(f *testing.F) {
 	f.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "..", "normalize", "testdata", "*", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatal("no golden documents under normalize/testdata")
-	}
+	files := testfiles.Glob(f, "..", "..", "normalize", "testdata", "*", "*.json")
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {

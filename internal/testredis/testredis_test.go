@@ -80,7 +80,7 @@ func TestNotRedisFails(t *testing.T) {
 			c.Close()
 		}
 	}()
-	if err := ping(ln.Addr().String()); err == nil {
+	if err := Ping(ln.Addr().String()); err == nil {
 		t.Fatal("an HTTP server passed for Redis")
 	}
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testredis"
 )
 
 // Kinds of system under test.
@@ -161,32 +159,11 @@ func (b *bench) skipReason(c sutCase) string {
 		return "skipped: not supported by this build (gateway validate: " + err.Error() + ")"
 	}
 	if c.gateway.store == "redis" {
-		if err := redisPing(b.opt.redis); err != nil {
+		if err := testredis.Ping(b.opt.redis); err != nil {
 			return "skipped: no Redis at " + b.opt.redis + ": " + err.Error()
 		}
 	}
 	return ""
-}
-
-// redisPing checks a Redis server answers at addr.
-func redisPing(addr string) error {
-	conn, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(time.Second))
-	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if line != "+PONG\r\n" {
-		return fmt.Errorf("PING answered %q", line)
-	}
-	return nil
 }
 
 // header is what the load generator sends with c's requests.

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -158,22 +157,6 @@ func takeSample(sutPID int, backendPIDs []int, servicePIDs ...int) (sample, erro
 	s.machine, err = readMachineCPU()
 	errs = append(errs, err)
 	return s, errors.Join(errs...)
-}
-
-// processesNamed returns the PIDs of the processes whose command is name.
-func processesNamed(name string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if comm, err := os.ReadFile("/proc/" + e.Name() + "/comm"); err == nil && strings.TrimSpace(string(comm)) == name {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 // cpuShare is d as a percentage of one CPU over window.

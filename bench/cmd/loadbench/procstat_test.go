@@ -8,26 +8,13 @@ import (
 	"time"
 )
 
-func TestParseStatCPU(t *testing.T) {
-	// The command name may hold spaces and parentheses.
-	stat := []byte("4242 (gate way) (x)) S 1 4242 4242 0 -1 4194560 1200 0 0 0 250 75 0 0 20 0 9 0 123 456 789\n")
-	got, err := parseStatCPU(stat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := 3250 * time.Millisecond; got != want {
-		t.Fatalf("cpu %s, want %s", got, want)
-	}
-	for _, bad := range []string{"4242 no name", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 u s 0"} {
-		if _, err := parseStatCPU([]byte(bad)); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
-func TestProcCPUAndMemoryOfThisProcess(t *testing.T) {
-	if _, err := procCPU(os.Getpid()); err != nil {
-		t.Fatal(err)
+// TestProcOfThisProcess reads this process's CPU time and memory, finds it
+// by its command name, and reads the machine's CPU times: what a
+// measurement samples of each process under test.
+func TestProcOfThisProcess(t *testing.T) {
+	cpu, err := procCPU(os.Getpid())
+	if err != nil || cpu < 0 {
+		t.Fatalf("procCPU = %s, %v", cpu, err)
 	}
 	rss, peak, err := procMemory(os.Getpid())
 	if err != nil {
@@ -36,36 +23,22 @@ func TestProcCPUAndMemoryOfThisProcess(t *testing.T) {
 	if rss <= 0 || peak < rss {
 		t.Fatalf("rss %d peak %d", rss, peak)
 	}
-}
-
-func TestParseStatusMemory(t *testing.T) {
-	status := []byte("Name:\tgateway\nVmPeak:\t  900 kB\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\nThreads:\t7\n")
-	rss, peak, err := parseStatusMemory(status)
+	comm, err := os.ReadFile("/proc/self/comm")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rss != 1<<20 || peak != 2<<20 {
-		t.Fatalf("rss %d peak %d", rss, peak)
+	if pids := processesNamed(strings.TrimSpace(string(comm))); !slices.Contains(pids, os.Getpid()) {
+		t.Fatalf("processesNamed(%q) = %v, without this process %d", comm, pids, os.Getpid())
 	}
-	if _, _, err := parseStatusMemory([]byte("VmRSS:\t1 kB\n")); err == nil {
-		t.Fatal("VmHWM missing: no error")
-	}
-	if _, _, err := parseStatusMemory([]byte("VmRSS:\t1 MB\nVmHWM:\t1 kB\n")); err == nil {
-		t.Fatal("unknown unit: no error")
-	}
-}
-
-func TestParseMachineCPU(t *testing.T) {
-	m, err := parseMachineCPU([]byte("cpu  100 5 30 800 40 1 2 3 7 0\ncpu0 1 2 3 4 5 6 7 8\n"))
+	m, err := readMachineCPU()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// busy: user nice system irq softirq steal; idle and iowait are not.
-	if m.busy != ticks(141) || m.total != ticks(981) {
-		t.Fatalf("busy %s total %s", m.busy, m.total)
+	if m.busy <= 0 || m.total < m.busy {
+		t.Fatalf("machine CPU busy %s total %s", m.busy, m.total)
 	}
-	if _, err := parseMachineCPU([]byte("intr 1 2 3\n")); err == nil {
-		t.Fatal("no cpu line: no error")
+	if _, _, err := procMemory(1 << 30); err == nil {
+		t.Fatal("procMemory of a PID that does not exist: no error")
 	}
 }
 
