@@ -356,6 +356,32 @@ func TestTraceContextReachesBackend(t *testing.T) {
 	}
 }
 
+// A call whose caller's trace is not sampled starts no span that records:
+// the spans under the call are not started at all, and the backend still
+// gets the caller's trace, unsampled, so a traced agent stays in it.
+func TestUnsampledCallRecordsNoSpan(t *testing.T) {
+	sink, tr := newSpanSink(t) // parent-based: the caller's flags decide
+	tap := &headerTap{next: backends[0].handler(t, nil)}
+	g := newGatewayOpts(t, tap, dialect.Version025, Options{Tracing: tr})
+	c := caller{dialect.V10}
+	unsampled := "00-" + callerTraceID + "-" + callerSpanID + "-00"
+	status, _, out := g.post(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":`+c.send("m1", c.text("hello"), "")+`}`,
+		"A2A-Version", "1.0", "traceparent", unsampled, "tracestate", callerState)
+	if status != http.StatusOK {
+		t.Fatalf("HTTP %d: %s", status, out)
+	}
+	// A span that records is handed to the processors as it starts, so
+	// the call's would be here once its reply was read.
+	if started := sink.Started(); len(started) != 0 {
+		t.Errorf("an unsampled call started %d recording spans, the first %q", len(started), started[0].Name())
+	}
+	h := tap.last(t)
+	got := h.Get("Traceparent")
+	if !strings.HasPrefix(got, "00-"+callerTraceID+"-") || !strings.HasSuffix(got, "-00") || h.Get("Tracestate") != callerState {
+		t.Errorf("the backend got traceparent %q tracestate %q, want the caller's trace, unsampled, and its tracestate", got, h.Get("Tracestate"))
+	}
+}
+
 // Each access-log line carries trace_id and span_id when the call has a
 // trace, and neither when it has not.
 func TestAccessLogTraceIDs(t *testing.T) {
