@@ -1,0 +1,88 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// bobsTaskBackend is a 1.0 backend that answers every send with bob's
+// task, as a hostile or buggy agent reusing ids would. With early, a send
+// that carries a push config gets a delivery about bob's task posted to
+// that config's relay before it is answered, as a2a-go v2 posts its first
+// events.
+type bobsTaskBackend struct {
+	gatewayURL string
+	early      bool
+	mu         sync.Mutex
+	posted     []int // the relay's answers to the early deliveries
+}
+
+const bobsTask = `{"id":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_WORKING"},"artifacts":[{"artifactId":"a","parts":[{"text":"bob's secret"}]}]}`
+
+func (s *bobsTaskBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	req := gjson.ParseBytes(b)
+	if cfg := req.Get("params.configuration.taskPushNotificationConfig"); s.early && cfg.Exists() {
+		u := cfg.Get("url").Str
+		post, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(s.gatewayURL, "/")+u[strings.Index(u, "/push/"):],
+			strings.NewReader(`{"task":`+bobsTask+`}`))
+		post.Header.Set("Content-Type", "application/json")
+		post.Header.Set("A2A-Notification-Token", cfg.Get("token").Str)
+		if res, err := http.DefaultClient.Do(post); err == nil {
+			res.Body.Close()
+			s.mu.Lock()
+			s.posted = append(s.posted, res.StatusCode)
+			s.mu.Unlock()
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"task":`+bobsTask+`}}`)
+}
+
+// TestPushConfigNotBoundToAnotherCallersTask: alice gives a push config in
+// a send that a backend answers with bob's task, or whose relay the
+// backend posts bob's task to before it answers. Her config is never
+// bound to bob's task: her webhook gets nothing of it, the early delivery
+// is refused, and bob's task has no config of hers.
+func TestPushConfigNotBoundToAnotherCallersTask(t *testing.T) {
+	for _, early := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in the answer", true: "posted before the answer"}[early], func(t *testing.T) {
+			back := &bobsTaskBackend{early: early}
+			tg := newGateway(t, back, dialect.Version10, withAuth(t), allowLoopback)
+			back.gatewayURL = tg.url
+			bob, alice := tg.as(token(t, "bob")), tg.as(token(t, "alice"))
+			c := callers[1]
+			if got := c.task(t, mustResult(t, sendResult(t, bob, c, c.send("b1", c.text("hi"), "")))).Get("id").Str; got != "t-bob" {
+				t.Fatalf("bob's send made %q", got)
+			}
+			rcv := newReceiver(t, 0)
+			inline := `"returnImmediately":true,"taskPushNotificationConfig":{"url":"` + rcv.url + `","token":"alice-token"}`
+			r := sendResult(t, alice, c, c.send("a1", c.text("hi"), inline))
+			wantError(t, r, c.d, -32001)
+			back.mu.Lock()
+			posted := back.posted
+			back.mu.Unlock()
+			for _, code := range posted {
+				if code == http.StatusOK {
+					t.Errorf("the relay of alice's config accepted a delivery about bob's task")
+				}
+			}
+			rcv.none(t, tg)
+			configs, _, err := tg.agent.push.configs.PushConfigs(context.Background(), "test", "t-bob")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cfg := range configs {
+				t.Errorf("bob's task holds a push config of %s to %s", cfg.Owner, cfg.URL)
+			}
+		})
+	}
+}
