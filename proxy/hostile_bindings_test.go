@@ -325,3 +325,45 @@ func TestRetryOfDirectMessageAcrossBindings(t *testing.T) {
 		wantSends(t, &retryCase{backend: back}, 1)
 	})
 }
+
+// TestPathsOutsideEveryAgent: on a gateway with no agent at "/", a call to
+// a path no agent serves gets a google.rpc.Status 404 saying so, as an
+// unknown route below an agent does, never Go's plain-text 404; the 0.3
+// routes' form under /v1.
+func TestPathsOutsideEveryAgent(t *testing.T) {
+	mk := func(name, path string) *Agent {
+		cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path, Backend: BackendConfig{URL: "http://127.0.0.1:1/", Dialect: dialect.Version10}}
+		cfg.SetDefaults()
+		a, err := NewAgent(context.Background(), cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		return a
+	}
+	gw, err := NewGateway([]*Agent{mk("a", "/a"), mk("b", "/b/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := httptestServer(t, gw)
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/"}, {"POST", "/"}, {"GET", "/tasks/x"}, {"POST", "/message:send"}, {"GET", "/c/.well-known/agent-card.json"},
+		{"GET", "/v1/tasks/x"},
+	} {
+		req, _ := http.NewRequest(tc.method, url+tc.path, strings.NewReader(`{}`))
+		req.Header.Set("Content-Type", "application/json")
+		res, b := roundTrip(t, req)
+		body := gjson.ParseBytes(b)
+		msg, reason := body.Get("error.message").Str, body.Get("error.details.0.reason").Str
+		if strings.HasPrefix(tc.path, "/v1/") {
+			msg, reason = body.Get("message").Str, "METHOD_NOT_FOUND"
+			if body.Get("code").Int() != -32601 {
+				reason = ""
+			}
+		}
+		if res.StatusCode != http.StatusNotFound || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") ||
+			reason != "METHOD_NOT_FOUND" || !strings.Contains(msg, "no agent") {
+			t.Errorf("%s %s: HTTP %d %q %s", tc.method, tc.path, res.StatusCode, res.Header.Get("Content-Type"), b)
+		}
+	}
+}

@@ -196,3 +196,16 @@ func NotServed(message string) http.Handler {
 		e.write(w)
 	})
 }
+
+// NoAgent answers a path below no published agent's: 404 in the binding's
+// form (the 0.3 routes' below /v1/), where Go's ServeMux would answer
+// plain text that no SDK client reads.
+func NoAgent() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath()
+		e := newError(http.StatusNotFound, dialect.ErrMethodNotFound, "no agent is served at "+truncate(p, 128))
+		e.status = "NOT_FOUND"
+		e.v03 = strings.HasPrefix(p, "/v1/")
+		e.write(w)
+	})
+}
