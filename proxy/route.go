@@ -88,6 +88,10 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 	var known *store.Task
 	var rt *sendRetry
 	if send {
+		if len(r.Header[HeaderIdempotencyKey]) > 1 {
+			// Two keys name two sends: taking one would drop the other.
+			return nil, normalize.Errorf(dialect.ErrInvalidRequest, "the %s header is given more than once: a send has one key", HeaderIdempotencyKey)
+		}
 		rt = a.newSendRetry(r, c, params, to)
 	}
 	switch {
