@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -366,4 +367,38 @@ func TestPathsOutsideEveryAgent(t *testing.T) {
 			t.Errorf("%s %s: HTTP %d %q %s", tc.method, tc.path, res.StatusCode, res.Header.Get("Content-Type"), b)
 		}
 	}
+}
+
+// TestListTasksFetchAnsweredWithAnotherTask: a backend that answers the
+// fetch of one of alice's listed tasks with another task (an id the index
+// never held) is refused as any get answered about another task is: the
+// listing does not show that task, and the index does not make it hers.
+func TestListTasksFetchAnsweredWithAnotherTask(t *testing.T) {
+	var gets atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(b)
+		result := `{"task":{"id":"t-alice","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}}`
+		if req.Get("method").Str == "GetTask" {
+			gets.Add(1)
+			result = `{"id":"t-other","contextId":"c-other","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"not alice's"}]}]}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":`+result+`}`)
+	})
+	tg := newGateway(t, h, dialect.Version10, withAuth(t))
+	alice := tg.as(token(t, "alice"))
+	c := callers[1]
+	mustResult(t, sendResult(t, alice, c, c.send("a1", c.text("hi"), "")))
+	r := alice.call("2", "ListTasks", `{}`)
+	if gets.Load() == 0 {
+		t.Fatalf("the listing fetched no task: %s", r.Raw)
+	}
+	if strings.Contains(r.Raw, "t-other") || strings.Contains(r.Raw, "not alice's") {
+		t.Errorf("the listing shows a task the backend answered in place of alice's: %s", r.Raw)
+	}
+	if _, err := tg.agent.tasks.Get(context.Background(), "test", "t-other"); err == nil {
+		t.Errorf("the index made the task the backend answered with alice's")
+	}
+	wantErrorSaying(t, r, c.d, -32603, "about another task")
 }
