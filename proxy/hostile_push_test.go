@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -82,6 +83,55 @@ func TestPushConfigNotBoundToAnotherCallersTask(t *testing.T) {
 			}
 			for _, cfg := range configs {
 				t.Errorf("bob's task holds a push config of %s to %s", cfg.Owner, cfg.URL)
+			}
+		})
+	}
+}
+
+// TestStreamEventOfAnotherCallersTask: a backend whose stream for alice's
+// new send carries an artifact update of bob's task (first, or after the
+// events of alice's own task) does not show it to alice: an artifact
+// update says nothing of state, so it was never checked against the
+// index, and a stream is about one task.
+func TestStreamEventOfAnotherCallersTask(t *testing.T) {
+	bobsArtifact := `{"artifactUpdate":{"taskId":"t-bob","contextId":"c-bob","artifact":{"artifactId":"a","parts":[{"text":"bob's secret"}]}}}`
+	for _, tc := range []struct {
+		name   string
+		events []string
+	}{
+		{"first", []string{bobsArtifact}},
+		{"after alice's own task", []string{`{"task":{"id":"t-alice","contextId":"c-alice","status":{"state":"TASK_STATE_WORKING"}}}`, bobsArtifact}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"id":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_WORKING"}}}}`)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				for _, ev := range tc.events {
+					sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+ev+"}\n\n")
+				}
+				sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"statusUpdate":{"taskId":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_COMPLETED"}}}}`+"\n\n")
+			})
+			tg := newGateway(t, back, dialect.Version10, withAuth(t))
+			bob, alice := tg.as(token(t, "bob")), tg.as(token(t, "alice"))
+			c10 := callers[1]
+			mustResult(t, sendResult(t, bob, c10, c10.send("b1", c10.text("hi"), "")))
+			for i, c := range callers {
+				events := alice.stream(strconv.Itoa(i), c.method(dialect.SendStreamingMessage), c.send("a"+strconv.Itoa(i), c.text("hi"), "")).all()
+				if len(events) == 0 {
+					t.Fatalf("%s: no event", c.d)
+				}
+				for _, ev := range events {
+					if strings.Contains(ev.Raw, "secret") {
+						t.Errorf("%s: alice got bob's artifact: %s", c.d, ev.Raw)
+					}
+				}
+				if last := events[len(events)-1]; !last.Get("error").Exists() {
+					t.Errorf("%s: the stream ended without an error: %s", c.d, last.Raw)
+				}
 			}
 		})
 	}

@@ -302,7 +302,12 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
 	relay := c.pushPending
 	c.pushPending = nil
 	cfg := *relay.Pending
-	if err := a.push.mayBind(ctx, cfg.Owner, taskID); err != nil {
+	// A backend naming another caller's task would otherwise have that
+	// task's updates posted to this caller's webhook.
+	if err := a.notAnothers(ctx, cfg.Owner, taskID); err != nil {
+		if !errors.Is(err, errNotTheOwnersTask) {
+			a.metrics.storeError("read")
+		}
 		a.log.Warn("a push config given in a send is not bound to the task the backend answered with", "task_id", taskID, "error", err)
 		return
 	}
@@ -314,27 +319,4 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
 		a.metrics.storeError("write")
 		a.log.Error("recording a push config given in a send failed; its deliveries are refused", "task_id", taskID, "error", err)
 	}
-}
-
-// errNotTheOwnersTask refuses to bind a caller's push config to a task the
-// index holds for another caller: a backend that names another caller's
-// task, in a send's answer or in a delivery to the send's relay, would
-// otherwise have that task's updates posted to the caller's webhook.
-var errNotTheOwnersTask = errors.New("the index holds the task for another caller")
-
-// mayBind reports, as a nil error, whether a config of owner may be bound
-// to taskID: the index does not hold the task for another caller. A task
-// it does not hold yet is the send's own, not yet recorded.
-func (p *pushRelay) mayBind(ctx context.Context, owner, taskID string) error {
-	t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, taskID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil
-	case err != nil:
-		p.a.metrics.storeError("read")
-		return err
-	case t.Owner != owner:
-		return errNotTheOwnersTask
-	}
-	return nil
 }
