@@ -230,6 +230,13 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnsupportedMediaType, out)
 		return
 	}
+	if ce := r.Header["Content-Encoding"]; len(ce) > 0 && !readall.IdentityEncoding(ce) {
+		c.env.Dialect = guessDialect(nil, r)
+		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Encoding %q is not accepted: send the request body uncompressed", truncateHeader(strings.Join(ce, ", "))))
+		c.bytes += len(out)
+		writeJSON(w, http.StatusUnsupportedMediaType, out)
+		return
+	}
 	c.env, err = normalize.ParseRequest(body)
 	if err != nil {
 		if c.env.Dialect == 0 {

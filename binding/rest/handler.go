@@ -80,6 +80,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json"))
 			return
 		}
+		if ce := r.Header["Content-Encoding"]; !readall.IdentityEncoding(ce) {
+			fail(newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
+				"Content-Encoding "+strconv.Quote(truncate(strings.Join(ce, ", "), 64))+" is not accepted: send the request body uncompressed"))
+			return
+		}
 		if body, apiErr = h.readBody(w, r); apiErr != nil {
 			fail(apiErr)
 			return
@@ -165,6 +170,7 @@ func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Reque
 	// The keys are written canonical and the values shared, read-only, so
 	// that the rewrite allocates no header of its own.
 	delete(req.Header, "Content-Length")
+	delete(req.Header, "Content-Encoding") // the body's, checked above; a bodiless call's means nothing
 	req.Header["Content-Type"] = headerJSON
 	if rt.op.stream {
 		req.Header["Accept"] = headerEventStream
