@@ -136,3 +136,29 @@ func TestStreamEventOfAnotherCallersTask(t *testing.T) {
 		})
 	}
 }
+
+// TestPushConfigsPerTaskBounded: one caller cannot give a task push
+// configs without end (each delivery to the task fans out to every one,
+// through the agent's one queue, and each is kept in the index): past
+// maxPushConfigsPerTask a new config is refused naming the limit, in a
+// set and in a send continuing the task; replacing one it has still works.
+func TestPushConfigsPerTaskBounded(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), dialect.Version10)
+	c := callers[1]
+	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), "")))).Get("id").Str
+	set := func(cfgID string) gjson.Result {
+		return g.call("2", c.method(dialect.CreatePushConfig), `{"taskId":"`+id+`","id":"`+cfgID+`","url":"https://hooks.example/a2a/`+cfgID+`"}`)
+	}
+	for i := range maxPushConfigsPerTask {
+		mustResult(t, set("c"+strconv.Itoa(i)))
+	}
+	wantErrorSaying(t, set("one-more"), c.d, -32602, strconv.Itoa(maxPushConfigsPerTask))
+	mustResult(t, set("c0"))
+	inline := `"taskPushNotificationConfig":{"id":"inline","url":"https://hooks.example/a2a/inline"}`
+	continued := `{"message":{"messageId":"m2","role":"ROLE_USER","taskId":"` + id + `","parts":[{"text":"more"}]},"configuration":{` + inline + `}}`
+	wantErrorSaying(t, g.call("3", c.method(dialect.SendMessage), continued), c.d, -32602, strconv.Itoa(maxPushConfigsPerTask))
+	l := mustResult(t, g.call("4", c.method(dialect.ListPushConfigs), `{"taskId":"`+id+`"}`))
+	if n := len(l.Get("configs").Array()); n != maxPushConfigsPerTask {
+		t.Fatalf("the task holds %d configs: %.300s", n, l.Raw)
+	}
+}
