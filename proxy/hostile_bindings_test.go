@@ -332,17 +332,7 @@ func TestRetryOfDirectMessageAcrossBindings(t *testing.T) {
 // unknown route below an agent does, never Go's plain-text 404; the 0.3
 // routes' form under /v1.
 func TestPathsOutsideEveryAgent(t *testing.T) {
-	mk := func(name, path string) *Agent {
-		cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path, Backend: BackendConfig{URL: "http://127.0.0.1:1/", Dialect: dialect.Version10}}
-		cfg.SetDefaults()
-		a, err := NewAgent(context.Background(), cfg, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(a.Close)
-		return a
-	}
-	gw, err := NewGateway([]*Agent{mk("a", "/a"), mk("b", "/b/")})
+	gw, err := NewGateway([]*Agent{idleAgent(t, "a", "/a"), idleAgent(t, "b", "/b/")})
 	if err != nil {
 		t.Fatal(err)
 	}
