@@ -225,7 +225,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	if ct := firstValue(r.Header, "Content-Type"); !jsonContentType(ct) {
 		c.env.Dialect = guessDialect(body, r)
-		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Type %q is not accepted: send JSON-RPC requests as application/json (or application/a2a+json)", truncateHeader(ct)))
+		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Type %q is not accepted: send JSON-RPC requests as application/json (or application/a2a+json), in UTF-8", truncateHeader(ct)))
 		c.bytes += len(out)
 		writeJSON(w, http.StatusUnsupportedMediaType, out)
 		return
@@ -256,14 +256,14 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 }
 
 // jsonContentType reports whether a request's Content-Type is one A2A
-// sends JSON-RPC in. Anything else is refused: a web page can send a
+// sends JSON-RPC in, in UTF-8. Anything else is refused: a web page can send a
 // cross-site text/plain or form POST without a preflight, but not JSON.
 func jsonContentType(ct string) bool {
 	if ct == "application/json" {
 		return true // what every SDK client sends: no parse
 	}
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (mt == "application/json" || mt == "application/a2a+json")
+	mt, params, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || mt == "application/a2a+json") && readall.UTF8Charset(params)
 }
 
 func truncateHeader(v string) string {

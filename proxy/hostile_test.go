@@ -243,6 +243,12 @@ var hostileContentTypes = []struct {
 	{"Application/JSON", true},
 	{"application/a2a+json", true},
 	{"application/a2a+json; charset=UTF-8", true},
+	{`application/json; charset="utf-8"`, true},
+	// JSON is UTF-8 (RFC 8259 §8.1): a body said to be in another charset
+	// is refused naming it, not read as UTF-8 and refused as "not valid
+	// UTF-8", or worse, read.
+	{"application/json; charset=latin1", false},
+	{"application/json; charset=utf-16", false},
 }
 
 func TestHostileContentTypes(t *testing.T) {

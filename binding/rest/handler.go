@@ -77,7 +77,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rt.op.body {
 		if !jsonContentType(r.Header) {
 			fail(newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
-				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json"))
+				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json, in UTF-8"))
 			return
 		}
 		if ce := r.Header["Content-Encoding"]; !readall.IdentityEncoding(ce) {

@@ -2,7 +2,7 @@
 // buffer, so that a buffer sized (or reused) for the usual body is filled
 // without growing (io.ReadAll always starts a new 512-byte buffer and grows
 // it), and within a deadline of its own; and says whether it is sent
-// uncompressed (IdentityEncoding).
+// uncompressed (IdentityEncoding) and in UTF-8 (UTF8Charset).
 package readall
 
 import (
@@ -42,4 +42,12 @@ func IdentityEncoding(values []string) bool {
 		}
 	}
 	return true
+}
+
+// UTF8Charset reports whether a JSON body's media type parameters allow it
+// to be read as JSON: JSON is UTF-8 (RFC 8259 §8.1), so a charset other
+// than utf-8 is refused rather than read as if it were.
+func UTF8Charset(params map[string]string) bool {
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
 }
