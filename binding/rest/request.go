@@ -80,8 +80,8 @@ func envelope(method string, params []byte) []byte {
 }
 
 // jsonContentType reports whether a request body's declared type is one the
-// binding accepts: application/json or application/a2a+json, in UTF-8. A body sent
-// without a type is read as JSON.
+// binding accepts: application/json or application/a2a+json, in UTF-8. A
+// body sent without a type is read as JSON.
 func jsonContentType(h http.Header) bool {
 	ct := h.Get("Content-Type")
 	switch ct {
