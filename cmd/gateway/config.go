@@ -182,6 +182,14 @@ func (c *Config) validate() error {
 			paths[p] = a
 		}
 		names[a.Name] = true
+		for j := range i {
+			for _, p := range [][2]int{{j, i}, {i, j}} {
+				parent, child := &c.Agents[p[0]], &c.Agents[p[1]]
+				if err := proxy.NestedPathConflict(parent.Path, child.Path); err != nil {
+					errs = append(errs, fmt.Errorf("agents[%d] (%s): path %q %w", p[1], child.Name, child.Path, err))
+				}
+			}
+		}
 		// Port 0 (any free port) is a different port each time.
 		if l := a.GRPCListen; l != "" && !strings.HasSuffix(l, ":0") {
 			if other, ok := grpcListens[l]; ok {
