@@ -627,6 +627,11 @@ func answersTask(b *backend, c *call, info normalize.EventInfo) *normalize.Error
 	return backendFault(backendInvalidReply, "the backend answered about another task: backend %q answered a %s for task %q with a different task, which the gateway withholds", b.name, c.env.Method, truncateHeader(c.info.TaskID))
 }
 
+// maxAgentMessage bounds a backend's error message as the caller gets it:
+// a longer one is cut (saying so), so that no backend makes every error a
+// large answer, or over gRPC trailers larger than many clients take.
+const maxAgentMessage = 2048
+
 // backendError carries a backend's JSON-RPC error to the caller: same code
 // and message (prefixed with whose it is when the backend speaks the other
 // dialect), data in the caller's dialect.
@@ -638,6 +643,7 @@ func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
 	if e := uncheckedAnswer(c, ae); e != nil {
 		return e
 	}
+	ae.LimitMessage(maxAgentMessage)
 	if b := c.backend; b.dialect != c.env.Dialect {
 		// The backend's words name its own methods and field paths: the
 		// caller is told whose they are, and what its call is called there.
