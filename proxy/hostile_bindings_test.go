@@ -289,6 +289,13 @@ func TestRESTHostilePaths(t *testing.T) {
 		{"a forged pageToken", "GET", "/tasks?pageToken=garbage", 400, "INVALID_PARAMS", "not a token this listing issued"},
 		{"a query not validly encoded", "GET", "/tasks?contextId=%zz", 400, "INVALID_PARAMS", "not validly encoded"},
 		{"a semicolon in the query", "GET", "/tasks?pageSize=1;pageSize=2", 400, "INVALID_PARAMS", "not validly encoded"},
+		// The spec lets A2A-Version be a query parameter (§3.6.1), as
+		// JSON-RPC takes it: it is the version, not an unknown filter.
+		{"A2A-Version as a query parameter", "GET", "/tasks/x?A2A-Version=1.0", 404, "TASK_NOT_FOUND", "Task not found"},
+		{"A2A-Version beside a filter", "GET", "/tasks?A2A-Version=1.0&pageSize=0", 400, "INVALID_PARAMS", "from 1 to 100"},
+		{"A2A-Version on a route without a query", "POST", "/tasks/x:cancel?A2A-Version=1.0", 404, "TASK_NOT_FOUND", "Task not found"},
+		{"an A2A-Version query the gateway does not speak", "GET", "/tasks/x?A2A-Version=9.9", 400, "VERSION_NOT_SUPPORTED", `"9.9" is not supported`},
+		{"A2A-Version twice in the query", "GET", "/tasks/x?A2A-Version=1.0&A2A-Version=0.3", 400, "INVALID_PARAMS", "more than once"},
 	}
 	for _, tc := range cases {
 		status, _, body := restDo(t, g, tc.method, tc.path, "", "", alice)

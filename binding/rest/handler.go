@@ -90,7 +90,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	params, apiErr := buildParams(rt, body, r.URL.RawQuery)
+	query, version, apiErr := cutVersion(r.URL.RawQuery)
+	if apiErr != nil {
+		fail(apiErr)
+		return
+	}
+	params, apiErr := buildParams(rt, body, query)
 	if apiErr != nil {
 		fail(apiErr)
 		return
@@ -113,7 +118,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Deferred, so the relay goroutine of a stream ends even if the core
 	// panics (http.ErrAbortHandler included).
 	defer a.finish()
-	h.rpc.ServeHTTP(a, h.rpcRequest(r, rt, envelope(rt.op.method, params)))
+	h.rpc.ServeHTTP(a, h.rpcRequest(r, rt, envelope(rt.op.method, params), version))
 }
 
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
@@ -146,7 +151,7 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *api
 // rpcRequest is the caller's request made into the JSON-RPC call of the
 // same operation: same context and headers (Authorization included), the
 // canonical 1.0 body, addressed to the agent's JSON-RPC path.
-func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Request {
+func (h *handler) rpcRequest(r *http.Request, rt route, body []byte, version string) *http.Request {
 	// A shallow copy (WithContext) with its own header and URL: nothing
 	// else of the caller's request is changed, and Clone's deep copies cost
 	// more than the rest of the front end.
@@ -177,10 +182,17 @@ func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Reque
 	} else {
 		req.Header["Accept"] = headerJSON
 	}
-	// The route says the caller speaks 1.0; a version it names itself is
-	// kept, so one the gateway does not speak is refused as for JSON-RPC.
-	// The call the core gets is 1.0 whatever 0.3 caller made it.
-	if rt.op.v03 || len(req.Header[versionKey]) == 0 || req.Header[versionKey][0] == "" {
+	// The route says the caller speaks 1.0; a version it names itself (in
+	// the header, else the query) is kept, so one the gateway does not
+	// speak is refused as for JSON-RPC. The call the core gets is 1.0
+	// whatever 0.3 caller made it.
+	switch {
+	case rt.op.v03:
+		req.Header[versionKey] = headerVersion10
+	case len(req.Header[versionKey]) > 0 && req.Header[versionKey][0] != "":
+	case version != "":
+		req.Header[versionKey] = []string{version}
+	default:
 		req.Header[versionKey] = headerVersion10
 	}
 	return req
