@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 func TestTaskParams(t *testing.T) {
@@ -78,6 +79,28 @@ func TestParseAgentError(t *testing.T) {
 	}
 	if _, err := ParseAgentError(dialect.V03, dialect.V10, []byte(`{"code":"x","message":"m"}`)); err == nil {
 		t.Error("an error without an integer code parses")
+	}
+}
+
+func TestAgentErrorLimitMessage(t *testing.T) {
+	for _, tc := range []struct {
+		message string
+		n       int
+		want    string
+	}{
+		{"short", 8, "short"},
+		{"exactly8", 8, "exactly8"},
+		{"nine char", 8, "nine cha… (1 bytes cut)"},
+		{"aéé", 4, "aé… (2 bytes cut)"}, // not inside the second é
+	} {
+		ae, err := ParseAgentError(dialect.V10, dialect.V10, []byte(`{"code":-32603,"message":"`+tc.message+`","data":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ae.LimitMessage(tc.n)
+		if ae.Message != tc.want || jsonscan.Member(jsonscan.Parse(ae.Object), "message").Str != tc.want || !Valid(ae.Object) {
+			t.Errorf("LimitMessage(%q, %d) = %q, Object %s; want %q", tc.message, tc.n, ae.Message, ae.Object, tc.want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -195,17 +196,35 @@ func errorDataV03(w *writer, data gjson.Result, isDetails bool) {
 	}
 }
 
+// LimitMessage cuts the agent's message, in Object too, to at most n bytes
+// (at a character boundary) and says how many bytes were cut.
+func (e *AgentError) LimitMessage(n int) {
+	if len(e.Message) <= n {
+		return
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(e.Message[cut]) {
+		cut--
+	}
+	e.setMessage(e.Message[:cut] + "… (" + strconv.Itoa(len(e.Message)-cut) + " bytes cut)")
+}
+
 // PrefixMessage puts prefix before the agent's message, in Object too, so
 // the gateway can say in the caller's terms whose words follow: a backend
 // of the other dialect names its own methods and field paths.
 func (e *AgentError) PrefixMessage(prefix string) {
+	e.setMessage(prefix + e.Message)
+}
+
+// setMessage replaces the message, in Object too, when Object has one.
+func (e *AgentError) setMessage(m string) {
 	msg := jsonscan.Member(jsonscan.Parse(e.Object), "message")
 	if msg.Type != gjson.String {
 		return
 	}
-	e.Message = prefix + msg.Str
-	out := make([]byte, 0, len(e.Object)+len(prefix)+8)
+	e.Message = m
+	out := make([]byte, 0, len(e.Object)-len(msg.Raw)+len(m)+8)
 	out = append(out, e.Object[:msg.Index]...)
-	out = gjson.AppendJSONString(out, e.Message)
+	out = gjson.AppendJSONString(out, m)
 	e.Object = append(out, e.Object[msg.Index+len(msg.Raw):]...)
 }

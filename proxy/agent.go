@@ -225,7 +225,14 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	if ct := firstValue(r.Header, "Content-Type"); !jsonContentType(ct) {
 		c.env.Dialect = guessDialect(body, r)
-		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Type %q is not accepted: send JSON-RPC requests as application/json (or application/a2a+json)", truncateHeader(ct)))
+		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Type %q is not accepted: send JSON-RPC requests as application/json (or application/a2a+json), in UTF-8", truncateHeader(ct)))
+		c.bytes += len(out)
+		writeJSON(w, http.StatusUnsupportedMediaType, out)
+		return
+	}
+	if ce := r.Header["Content-Encoding"]; len(ce) > 0 && !readall.IdentityEncoding(ce) {
+		c.env.Dialect = guessDialect(nil, r)
+		out := a.errorResponse(c, normalize.Errorf(dialect.ErrInvalidRequest, "Content-Encoding %q is not accepted: send the request body uncompressed", truncateHeader(strings.Join(ce, ", "))))
 		c.bytes += len(out)
 		writeJSON(w, http.StatusUnsupportedMediaType, out)
 		return
@@ -249,14 +256,14 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 }
 
 // jsonContentType reports whether a request's Content-Type is one A2A
-// sends JSON-RPC in. Anything else is refused: a web page can send a
+// sends JSON-RPC in, in UTF-8. Anything else is refused: a web page can send a
 // cross-site text/plain or form POST without a preflight, but not JSON.
 func jsonContentType(ct string) bool {
 	if ct == "application/json" {
 		return true // what every SDK client sends: no parse
 	}
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (mt == "application/json" || mt == "application/a2a+json")
+	mt, params, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || mt == "application/a2a+json") && readall.UTF8Charset(params)
 }
 
 func truncateHeader(v string) string {
@@ -620,6 +627,11 @@ func answersTask(b *backend, c *call, info normalize.EventInfo) *normalize.Error
 	return backendFault(backendInvalidReply, "the backend answered about another task: backend %q answered a %s for task %q with a different task, which the gateway withholds", b.name, c.env.Method, truncateHeader(c.info.TaskID))
 }
 
+// maxAgentMessage bounds a backend's error message as the caller gets it:
+// a longer one is cut (saying so), so that no backend makes every error a
+// large answer, or over gRPC trailers larger than many clients take.
+const maxAgentMessage = 2048
+
 // backendError carries a backend's JSON-RPC error to the caller: same code
 // and message (prefixed with whose it is when the backend speaks the other
 // dialect), data in the caller's dialect.
@@ -631,6 +643,7 @@ func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
 	if e := uncheckedAnswer(c, ae); e != nil {
 		return e
 	}
+	ae.LimitMessage(maxAgentMessage)
 	if b := c.backend; b.dialect != c.env.Dialect {
 		// The backend's words name its own methods and field paths: the
 		// caller is told whose they are, and what its call is called there.

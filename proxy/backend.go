@@ -117,6 +117,7 @@ var hopHeaders = []string{
 	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Content-Type",
 	"Accept", "Accept-Encoding", "Expect", dialect.HeaderVersion,
 	dialect.HeaderExtensionsV10, dialect.HeaderExtensionsV03,
+	"Content-Encoding", "Content-Md5", "Content-Digest", "Repr-Digest", "Digest", // the caller's body's, not the one the gateway writes
 }
 
 // post sends one JSON-RPC request of call c to the backend. A unary call's

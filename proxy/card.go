@@ -358,9 +358,13 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agent
 		if err != nil {
 			return nil, normalize.Errorf(dialect.ErrInternal, "backend %q has no extended card URL", b.name)
 		}
-		res, err := b.get(r.Context(), r, target)
+		// A plain GET, not post: its reply is bounded here as post bounds
+		// every unary reply.
+		ctx, cancel := context.WithTimeoutCause(r.Context(), b.cfg.ResponseTimeout, b.timeoutCause)
+		defer cancel()
+		res, err := b.get(ctx, r, target)
 		if err != nil {
-			return nil, b.transportError(r.Context(), err)
+			return nil, b.transportError(ctx, err)
 		}
 		defer res.Body.Close()
 		if res.StatusCode == http.StatusNotFound {
@@ -369,8 +373,11 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agent
 		if res.StatusCode != http.StatusOK {
 			return nil, normalize.Errorf(dialect.ErrInternal, "backend %q answered HTTP %d for its extended card", b.name, res.StatusCode)
 		}
-		if raw, err = io.ReadAll(io.LimitReader(res.Body, maxCardBytes)); err != nil {
-			return nil, b.transportError(r.Context(), err)
+		if raw, err = io.ReadAll(io.LimitReader(res.Body, maxCardBytes+1)); err != nil {
+			return nil, b.transportError(ctx, err)
+		}
+		if len(raw) > maxCardBytes {
+			return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent an extended card larger than %d bytes", b.name, maxCardBytes)
 		}
 	} else {
 		method, _ := dialect.MethodName(b.dialect, dialect.GetExtendedCard)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/auth"
+	"github.com/a2agate/gateway/binding/rest"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/staticheader"
 	"github.com/a2agate/gateway/push"
@@ -381,6 +382,25 @@ func (b *BackendConfig) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// NestedPathConflict says why an agent at child cannot be published below
+// an agent at parent (both as configured), or nil: a child whose first
+// segment below the parent begins one of the parent's routes (its REST
+// routes, cards, extended card, push relay) takes those routes from it. A
+// child at any other segment only takes the parent's tenant of that name.
+func NestedPathConflict(parent, child string) error {
+	p, c := strings.TrimSuffix(parent, "/"), strings.TrimSuffix(child, "/")
+	rel, ok := strings.CutPrefix(c, p+"/")
+	if !ok {
+		return nil
+	}
+	seg, _, _ := strings.Cut(rel, "/")
+	switch {
+	case rest.RouteSegment(seg), seg == ".well-known", seg == "agent", seg == "push":
+		return fmt.Errorf("lies on the routes of the agent at %q (%s/%s...): it would take them from that agent", parent, p, seg)
+	}
+	return nil
 }
 
 // checkPath refuses what a path may not hold: it is served as a literal

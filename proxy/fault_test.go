@@ -353,6 +353,19 @@ func (h signalHandler) WithGroup(string) slog.Handler      { return h }
 // within server.stream_write_timeout is cut, logged and counted as a caller
 // error, and the backend's stream is let go.
 func TestStreamCallerThatDoesNotRead(t *testing.T) {
+	for _, tc := range []struct{ name, path, body string }{
+		{"jsonrpc", "/", rpc("message/stream", `{"message":`+msg03+`}`)},
+		{"rest", "/message:stream", `{"message":` + msg10 + `}`},
+		{"rest 0.3", "/v1/message:stream", `{"message":{"messageId":"m1","role":"ROLE_USER","content":[{"text":"hi"}]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testCallerThatDoesNotRead(t, tc.path, tc.body) })
+	}
+}
+
+// testCallerThatDoesNotRead posts body to path and reads nothing of the
+// stream it answers: the stream must be cut at the write timeout, logged,
+// counted as the caller's error, and the backend's stream let go.
+func testCallerThatDoesNotRead(t *testing.T, path, body string) {
 	backendDone := make(chan struct{})
 	big := strings.Repeat("a", 256<<10)
 	backend := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
@@ -378,8 +391,7 @@ func TestStreamCallerThatDoesNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	body := rpc("message/stream", `{"message":`+msg03+`}`)
-	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body); err != nil {
+	if _, err := io.WriteString(conn, "POST "+path+" HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body); err != nil {
 		t.Fatal(err)
 	}
 	// The caller reads nothing from here on.

@@ -68,6 +68,9 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 				" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out"))
 		}
 	}
+	if _, ok := seen[""]; !ok {
+		g.mux.Handle("/", rest.NoAgent())
+	}
 	if g.grpc, err = grpcServer(agents); err != nil {
 		return nil, err
 	}

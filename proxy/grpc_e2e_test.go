@@ -482,17 +482,7 @@ func testGRPCDeadlineAndCancel(t *testing.T, serve func(*testing.T, *testGateway
 // TestGRPCNeedsOneAgent: several agents and none at "/" leave gRPC callers
 // no agent to address: they are told so.
 func TestGRPCNeedsOneAgent(t *testing.T) {
-	mk := func(name, path string) *Agent {
-		cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path, Backend: BackendConfig{URL: "http://127.0.0.1:1/", Dialect: dialect.Version10}}
-		cfg.SetDefaults()
-		a, err := NewAgent(context.Background(), cfg, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(a.Close)
-		return a
-	}
-	gw, err := NewGateway([]*Agent{mk("a", "/a"), mk("b", "/b")})
+	gw, err := NewGateway([]*Agent{idleAgent(t, "a", "/a"), idleAgent(t, "b", "/b")})
 	if err != nil {
 		t.Fatal(err)
 	}

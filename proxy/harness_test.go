@@ -270,3 +270,17 @@ func noForeignKeys(t *testing.T, d dialect.ID, payload string) {
 	}
 	walk(v, "")
 }
+
+// idleAgent is an agent at path whose backend nothing listens for, for
+// tests of what is answered before any backend is called.
+func idleAgent(t *testing.T, name, path string) *Agent {
+	t.Helper()
+	cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path, Backend: BackendConfig{URL: "http://127.0.0.1:1/", Dialect: dialect.Version10}}
+	cfg.SetDefaults()
+	a, err := NewAgent(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	return a
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -288,6 +289,13 @@ func TestRESTHostilePaths(t *testing.T) {
 		{"a forged pageToken", "GET", "/tasks?pageToken=garbage", 400, "INVALID_PARAMS", "not a token this listing issued"},
 		{"a query not validly encoded", "GET", "/tasks?contextId=%zz", 400, "INVALID_PARAMS", "not validly encoded"},
 		{"a semicolon in the query", "GET", "/tasks?pageSize=1;pageSize=2", 400, "INVALID_PARAMS", "not validly encoded"},
+		// The spec lets A2A-Version be a query parameter (§3.6.1), as
+		// JSON-RPC takes it: it is the version, not an unknown filter.
+		{"A2A-Version as a query parameter", "GET", "/tasks/x?A2A-Version=1.0", 404, "TASK_NOT_FOUND", "Task not found"},
+		{"A2A-Version beside a filter", "GET", "/tasks?A2A-Version=1.0&pageSize=0", 400, "INVALID_PARAMS", "from 1 to 100"},
+		{"A2A-Version on a route without a query", "POST", "/tasks/x:cancel?A2A-Version=1.0", 404, "TASK_NOT_FOUND", "Task not found"},
+		{"an A2A-Version query the gateway does not speak", "GET", "/tasks/x?A2A-Version=9.9", 400, "VERSION_NOT_SUPPORTED", `"9.9" is not supported`},
+		{"A2A-Version twice in the query", "GET", "/tasks/x?A2A-Version=1.0&A2A-Version=0.3", 400, "INVALID_PARAMS", "more than once"},
 	}
 	for _, tc := range cases {
 		status, _, body := restDo(t, g, tc.method, tc.path, "", "", alice)
@@ -324,4 +332,70 @@ func TestRetryOfDirectMessageAcrossBindings(t *testing.T) {
 		}
 		wantSends(t, &retryCase{backend: back}, 1)
 	})
+}
+
+// TestPathsOutsideEveryAgent: on a gateway with no agent at "/", a call to
+// a path no agent serves gets a google.rpc.Status 404 saying so, as an
+// unknown route below an agent does, never Go's plain-text 404; the 0.3
+// routes' form under /v1.
+func TestPathsOutsideEveryAgent(t *testing.T) {
+	gw, err := NewGateway([]*Agent{idleAgent(t, "a", "/a"), idleAgent(t, "b", "/b/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := httptestServer(t, gw)
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/"}, {"POST", "/"}, {"GET", "/tasks/x"}, {"POST", "/message:send"}, {"GET", "/c/.well-known/agent-card.json"},
+		{"GET", "/v1/tasks/x"},
+	} {
+		req, _ := http.NewRequest(tc.method, url+tc.path, strings.NewReader(`{}`))
+		req.Header.Set("Content-Type", "application/json")
+		res, b := roundTrip(t, req)
+		body := gjson.ParseBytes(b)
+		msg, reason := body.Get("error.message").Str, body.Get("error.details.0.reason").Str
+		if strings.HasPrefix(tc.path, "/v1/") {
+			msg, reason = body.Get("message").Str, "METHOD_NOT_FOUND"
+			if body.Get("code").Int() != -32601 {
+				reason = ""
+			}
+		}
+		if res.StatusCode != http.StatusNotFound || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") ||
+			reason != "METHOD_NOT_FOUND" || !strings.Contains(msg, "no agent") {
+			t.Errorf("%s %s: HTTP %d %q %s", tc.method, tc.path, res.StatusCode, res.Header.Get("Content-Type"), b)
+		}
+	}
+}
+
+// TestListTasksFetchAnsweredWithAnotherTask: a backend that answers the
+// fetch of one of alice's listed tasks with another task (an id the index
+// never held) is refused as any get answered about another task is: the
+// listing does not show that task, and the index does not make it hers.
+func TestListTasksFetchAnsweredWithAnotherTask(t *testing.T) {
+	var gets atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(b)
+		result := `{"task":{"id":"t-alice","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}}`
+		if req.Get("method").Str == "GetTask" {
+			gets.Add(1)
+			result = `{"id":"t-other","contextId":"c-other","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"text":"not alice's"}]}]}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":`+result+`}`)
+	})
+	tg := newGateway(t, h, dialect.Version10, withAuth(t))
+	alice := tg.as(token(t, "alice"))
+	c := callers[1]
+	mustResult(t, sendResult(t, alice, c, c.send("a1", c.text("hi"), "")))
+	r := alice.call("2", "ListTasks", `{}`)
+	if gets.Load() == 0 {
+		t.Fatalf("the listing fetched no task: %s", r.Raw)
+	}
+	if strings.Contains(r.Raw, "t-other") || strings.Contains(r.Raw, "not alice's") {
+		t.Errorf("the listing shows a task the backend answered in place of alice's: %s", r.Raw)
+	}
+	if _, err := tg.agent.tasks.Get(context.Background(), "test", "t-other"); err == nil {
+		t.Errorf("the index made the task the backend answered with alice's")
+	}
+	wantErrorSaying(t, r, c.d, -32603, "about another task")
 }

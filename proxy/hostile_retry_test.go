@@ -1,12 +1,18 @@
 package proxy
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 
+	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -67,4 +73,37 @@ func TestSameKeyTwoPrincipalsConcurrently(t *testing.T) {
 		}
 		wantSends(t, rc, 2)
 	})
+}
+
+// TestIdempotencyKeyGivenTwice: a send with two Idempotency-Key values
+// (two headers, or two metadata values over gRPC) names two sends: it is
+// refused in each binding's form, saying so, and the backend does not see
+// it; the gateway does not pick one and drop the other.
+func TestIdempotencyKeyGivenTwice(t *testing.T) {
+	back, tg, alice, tok := aliceBehind(t, backends[1])
+	c := callers[1]
+	post := func(path, body string) (*http.Response, gjson.Result) {
+		req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(tg.url, "/")+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Add(HeaderIdempotencyKey, "order-1")
+		req.Header.Add(HeaderIdempotencyKey, "order-2")
+		res, b := roundTrip(t, req)
+		return res, gjson.ParseBytes(b)
+	}
+	_, r := post("/", rpc(c.method(dialect.SendMessage), c.send("j1", c.text("hi"), "")))
+	wantErrorSaying(t, r, c.d, -32600, "more than once")
+	res, r := post("/message:send", `{"message":{"messageId":"r1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`)
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(r.Get("error.message").Str, "more than once") {
+		t.Errorf("REST: HTTP %d %s", res.StatusCode, r.Raw)
+	}
+	g := newGRPCGateway(t, alice)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "idempotency-key", "order-1", "idempotency-key", "order-2")
+	_, err := g.raw.SendMessage(ctx, pbText("g1", "hi"))
+	if st := wantStatus(t, err, codes.InvalidArgument, "INVALID_REQUEST"); !strings.Contains(st.Message(), "more than once") {
+		t.Errorf("gRPC: %v", err)
+	}
+	if n := back.sends.Load(); n != 0 {
+		t.Fatalf("the backend saw %d sends", n)
+	}
 }

@@ -2,9 +2,11 @@ package proxy
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -241,6 +243,12 @@ var hostileContentTypes = []struct {
 	{"Application/JSON", true},
 	{"application/a2a+json", true},
 	{"application/a2a+json; charset=UTF-8", true},
+	{`application/json; charset="utf-8"`, true},
+	// JSON is UTF-8 (RFC 8259 §8.1): a body said to be in another charset
+	// is refused naming it, not read as UTF-8 and refused as "not valid
+	// UTF-8", or worse, read.
+	{"application/json; charset=latin1", false},
+	{"application/json; charset=utf-16", false},
 }
 
 func TestHostileContentTypes(t *testing.T) {
@@ -310,5 +318,64 @@ func TestVersionQueryParameter(t *testing.T) {
 	}
 	if card := gjson.ParseBytes(g.get("/.well-known/agent-card.json?A2A-Version=0.3")); !card.Get("url").Exists() || card.Get("supportedInterfaces").Exists() {
 		t.Fatalf("want the 0.3 card: %s", card.Raw)
+	}
+}
+
+// TestContentEncoding: a body sent compressed (or said to be) is refused
+// naming the coding, 415 in the caller's binding, rather than read as
+// bytes that are "not valid UTF-8" or, with a plain body, served; and the
+// headers that describe the caller's body never reach the backend with the
+// body the gateway wrote in its place.
+func TestContentEncoding(t *testing.T) {
+	var mu sync.Mutex
+	var seen http.Header
+	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		mu.Lock()
+		seen = r.Header.Clone()
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`)
+	})
+	g := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = io.WriteString(zw, rpc("GetTask", `{"id":"t"}`))
+	_ = zw.Close()
+	send := func(path, coding string, body []byte) (*http.Response, gjson.Result) {
+		req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Encoding", coding)
+		req.Header.Set("Content-Digest", "sha-256=:AAAA:")
+		res, b := roundTrip(t, req)
+		return res, gjson.ParseBytes(b)
+	}
+	for _, tc := range []struct {
+		name, coding string
+		body         []byte
+	}{
+		{"gzip body", "gzip", gz.Bytes()},
+		{"plain body said to be br", "br", []byte(rpc("GetTask", `{"id":"t"}`))},
+	} {
+		res, r := send("/", tc.coding, tc.body)
+		if res.StatusCode != http.StatusUnsupportedMediaType {
+			t.Errorf("JSON-RPC %s: HTTP %d %s", tc.name, res.StatusCode, r.Raw)
+		}
+		wantErrorSaying(t, r, dialect.V03, -32600, "Content-Encoding")
+		res, r = send("/message:send", tc.coding, tc.body)
+		if res.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(r.Get("error.message").Str, "Content-Encoding") {
+			t.Errorf("REST %s: HTTP %d %s", tc.name, res.StatusCode, r.Raw)
+		}
+	}
+	res, r := send("/", "identity", []byte(rpc("GetTask", `{"id":"t"}`)))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("identity: HTTP %d %s", res.StatusCode, r.Raw)
+	}
+	mustResult(t, r)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, k := range []string{"Content-Encoding", "Content-Digest"} {
+		if v := seen.Values(k); len(v) > 0 {
+			t.Errorf("the backend got the caller's %s %q with the gateway's body", k, v)
+		}
 	}
 }

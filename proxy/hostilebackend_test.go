@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -9,8 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/dialect"
 )
@@ -157,4 +161,32 @@ func TestMalformedHTTPFromBackend(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBackendErrorMessageBounded: a backend's error message of a MiB
+// reaches the caller cut to maxAgentMessage bytes, saying how much was cut,
+// in every binding: whole, it made a MiB answer of every error (over gRPC
+// a MiB of trailers, past what many clients take, so that the caller read
+// a transport failure instead of the error).
+func TestBackendErrorMessageBounded(t *testing.T) {
+	msg := strings.Repeat("é", 1<<19)
+	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32603,"message":"`+msg+`"}}`)
+	})
+	g := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+	bounded := func(binding, m string) {
+		t.Helper()
+		if len(m) > maxAgentMessage+256 || !strings.Contains(m, "bytes cut") || !utf8.ValidString(m) {
+			t.Errorf("%s: a message of %d bytes: %.80s…%s", binding, len(m), m, m[max(0, len(m)-80):])
+		}
+	}
+	for _, c := range callers {
+		e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t"}`), c.d, -32603)
+		bounded("JSON-RPC "+c.d.String(), e.Get("message").Str)
+	}
+	_, _, body := restDo(t, g, "GET", "/tasks/t", "", "", "")
+	bounded("REST", body.Get("error.message").Str)
+	_, err := newGRPCGateway(t, g).raw.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t"})
+	bounded("gRPC", status.Convert(err).Message())
 }

@@ -94,7 +94,9 @@ func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}
-	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner}
+	// The sub-call's task id is the one asked for, so that an answer about
+	// another task is refused (answersTask), as for a caller's own get.
+	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner, info: normalize.RequestInfo{TaskID: t.ID}}
 	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
 	task, e := a.unary(r.Context(), r, sub, dialect.GetTask, method, params)
 	if e != nil {

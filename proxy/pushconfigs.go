@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,9 +95,12 @@ func (p *pushRelay) set(r *http.Request, c *call) ([]byte, *normalize.Error) {
 // save records cfg and makes sure the backend holds the task's relay.
 func (p *pushRelay) save(r *http.Request, c *call, cfg store.PushConfig) *normalize.Error {
 	ctx := r.Context()
-	_, relay, err := p.configs.PushConfigs(ctx, cfg.Agent, cfg.TaskID)
+	configs, relay, err := p.configs.PushConfigs(ctx, cfg.Agent, cfg.TaskID)
 	if err != nil {
 		return p.a.indexUnavailable("read", err)
+	}
+	if e := roomForConfig(configs, cfg.ID); e != nil {
+		return e
 	}
 	fresh := relay.ID == ""
 	if fresh {
@@ -116,6 +120,20 @@ func (p *pushRelay) save(r *http.Request, c *call, cfg store.PushConfig) *normal
 		return p.register(r, c, cfg.TaskID, kept)
 	}
 	return nil
+}
+
+// maxPushConfigsPerTask bounds the configs of one task: each delivery to the
+// task fans out to every one of them through the agent's one queue, so a
+// caller with configs without end would fill it for everyone.
+const maxPushConfigsPerTask = 32
+
+// roomForConfig refuses a config of a new id for a task that holds
+// maxPushConfigsPerTask already (configs); replacing one is always room.
+func roomForConfig(configs []store.PushConfig, id string) *normalize.Error {
+	if len(configs) < maxPushConfigsPerTask || slices.ContainsFunc(configs, func(c store.PushConfig) bool { return c.ID == id }) {
+		return nil
+	}
+	return normalize.Errorf(dialect.ErrInvalidParams, "invalid params: the task has %d push notification configs, the most one task may have: delete one, or replace one by its id", maxPushConfigsPerTask)
 }
 
 // register gives the backend the task's relay config.
@@ -271,9 +289,12 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 		if cfg.ID == "" {
 			cfg.ID = taskID
 		}
-		_, existing, err := p.configs.PushConfigs(ctx, a.cfg.Name, taskID)
+		configs, existing, err := p.configs.PushConfigs(ctx, a.cfg.Name, taskID)
 		if err != nil {
 			return nil, a.indexUnavailable("read", err)
+		}
+		if e := roomForConfig(configs, cfg.ID); e != nil {
+			return nil, e
 		}
 		if existing.ID == "" {
 			existing = newRelay(a.cfg.Name)
@@ -302,6 +323,15 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
 	relay := c.pushPending
 	c.pushPending = nil
 	cfg := *relay.Pending
+	// A backend naming another caller's task would otherwise have that
+	// task's updates posted to this caller's webhook.
+	if err := a.notAnothers(ctx, cfg.Owner, taskID); err != nil {
+		if !errors.Is(err, errNotTheOwnersTask) {
+			a.metrics.storeError("read")
+		}
+		a.log.Warn("a push config given in a send is not bound to the task the backend answered with", "task_id", taskID, "error", err)
+		return
+	}
 	cfg.TaskID = strings.Clone(taskID) // a view into the backend's reply
 	if cfg.ID == "" {
 		cfg.ID = taskID

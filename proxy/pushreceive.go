@@ -100,6 +100,15 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		// the updates that follow would fold into an empty task, its state
 		// unknown, for a 0.x caller.
 		cfg := *relay.Pending
+		switch err := p.a.notAnothers(ctx, cfg.Owner, info.TaskID); {
+		case errors.Is(err, errNotTheOwnersTask):
+			http.Error(w, fmt.Sprintf("the delivery is for task %q, not a task of the send this push config was given in", info.TaskID), http.StatusBadRequest)
+			return receivedInvalid
+		case err != nil:
+			p.a.metrics.storeError("read")
+			http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
+			return receivedUnavailable
+		}
 		cfg.TaskID = strings.Clone(info.TaskID)
 		if cfg.ID == "" {
 			cfg.ID = cfg.TaskID

@@ -332,6 +332,7 @@ func TestRESTErrors(t *testing.T) {
 			{"unknown task route", "POST", "/tasks/x:frobnicate", "", "", 404, "NOT_FOUND", "METHOD_NOT_FOUND"},
 			{"wrong verb", "DELETE", "/tasks/x", "", "", 405, "UNIMPLEMENTED", "METHOD_NOT_FOUND"},
 			{"wrong content type", "POST", "/message:send", "text/plain", `{}`, 415, "INVALID_ARGUMENT", "INVALID_REQUEST"},
+			{"a charset other than UTF-8", "POST", "/message:send", "application/json; charset=iso-8859-1", `{}`, 415, "INVALID_ARGUMENT", "INVALID_REQUEST"},
 			{"bad query", "GET", "/tasks?pageSize=many", "", "", 400, "INVALID_ARGUMENT", "INVALID_PARAMS"},
 			{"unknown query", "GET", "/tasks?colour=red", "", "", 400, "INVALID_ARGUMENT", "INVALID_PARAMS"},
 			{"encoded slash", "GET", "/tasks/a%2Fb", "", "", 400, "INVALID_ARGUMENT", "INVALID_PARAMS"},

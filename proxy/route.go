@@ -88,6 +88,10 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 	var known *store.Task
 	var rt *sendRetry
 	if send {
+		if len(r.Header[HeaderIdempotencyKey]) > 1 {
+			// Two keys name two sends: taking one would drop the other.
+			return nil, normalize.Errorf(dialect.ErrInvalidRequest, "the %s header is given more than once: a send has one key", HeaderIdempotencyKey)
+		}
 		rt = a.newSendRetry(r, c, params, to)
 	}
 	switch {
@@ -213,8 +217,22 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	if c.pushPending != nil && info.TaskID != "" {
 		a.bindPending(ctx, c, info.TaskID)
 	}
-	// Messages create no task, and an artifact update says nothing of state.
-	if info.TaskID == "" || info.State == "" || c.unchecked {
+	if info.TaskID == "" || c.unchecked {
+		return nil // messages create no task
+	}
+	if info.State == "" {
+		// An artifact update, or a message naming a task, says nothing of
+		// state to record, but may name another caller's task.
+		if info.TaskID == c.taskID || info.TaskID == c.info.TaskID {
+			return nil // recorded or checked already
+		}
+		switch err := a.notAnothers(ctx, c.owner, info.TaskID); {
+		case errors.Is(err, errNotTheOwnersTask):
+			a.log.Warn("the backend answered with a task id the index holds for another caller; answer withheld", "op", c.env.Op.String())
+			return errTaskNotFound()
+		case err != nil:
+			return a.indexUnavailable("read", err)
+		}
 		return nil
 	}
 	// The ids are views into the backend's reply; an index that kept them
@@ -301,4 +319,24 @@ func skillIDsOf(canon []byte) []string {
 		}
 	}
 	return ids
+}
+
+// errNotTheOwnersTask is notAnothers' refusal.
+var errNotTheOwnersTask = errors.New("the index holds the task for another caller")
+
+// notAnothers returns errNotTheOwnersTask when the index holds taskID for
+// another caller than owner, and the index's error (not counted) when it
+// cannot be read. A task it does not hold is not yet recorded, not
+// another's.
+func (a *Agent) notAnothers(ctx context.Context, owner, taskID string) error {
+	t, err := a.tasks.Get(ctx, a.cfg.Name, taskID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case t.Owner != owner:
+		return errNotTheOwnersTask
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -19,6 +20,16 @@ import (
 // errStreamEnded tells the core that the caller's stream is over (an error
 // event ended it, or the caller went away), so it stops writing.
 var errStreamEnded = errors.New("rest: the caller's event stream has ended")
+
+// ended is errStreamEnded with the write error that ended the stream, if
+// any: the core tells a caller cut by its write deadline (logged, counted
+// as the caller's error) from one that went away by it.
+func ended(writeErr error) error {
+	if writeErr == nil {
+		return errStreamEnded
+	}
+	return fmt.Errorf("%w: %w", errStreamEnded, writeErr)
+}
 
 // answer is the ResponseWriter the core writes its JSON-RPC answer to. A
 // unary answer is buffered (the core bounds it) and rewritten whole when the
@@ -212,8 +223,8 @@ func (a *answer) relay(pr *io.PipeReader) {
 		}
 		if ev.Data == nil { // a keep-alive or id/retry-only block
 			commit()
-			if a.writeEvent(rc, ev) != nil {
-				pr.CloseWithError(errStreamEnded)
+			if err := a.writeEvent(rc, ev); err != nil {
+				pr.CloseWithError(ended(err))
 				return
 			}
 			continue
@@ -250,8 +261,8 @@ func (a *answer) relay(pr *io.PipeReader) {
 		}
 		commit()
 		ev.Data = out
-		if a.writeEvent(rc, ev) != nil || failed != nil {
-			pr.CloseWithError(errStreamEnded)
+		if err := a.writeEvent(rc, ev); err != nil || failed != nil {
+			pr.CloseWithError(ended(err))
 			return
 		}
 	}

@@ -77,7 +77,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rt.op.body {
 		if !jsonContentType(r.Header) {
 			fail(newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
-				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json"))
+				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json, in UTF-8"))
+			return
+		}
+		if ce := r.Header["Content-Encoding"]; !readall.IdentityEncoding(ce) {
+			fail(newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
+				"Content-Encoding "+strconv.Quote(truncate(strings.Join(ce, ", "), 64))+" is not accepted: send the request body uncompressed"))
 			return
 		}
 		if body, apiErr = h.readBody(w, r); apiErr != nil {
@@ -85,7 +90,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	params, apiErr := buildParams(rt, body, r.URL.RawQuery)
+	query, version, apiErr := cutVersion(r.URL.RawQuery)
+	if apiErr != nil {
+		fail(apiErr)
+		return
+	}
+	params, apiErr := buildParams(rt, body, query)
 	if apiErr != nil {
 		fail(apiErr)
 		return
@@ -108,7 +118,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Deferred, so the relay goroutine of a stream ends even if the core
 	// panics (http.ErrAbortHandler included).
 	defer a.finish()
-	h.rpc.ServeHTTP(a, h.rpcRequest(r, rt, envelope(rt.op.method, params)))
+	h.rpc.ServeHTTP(a, h.rpcRequest(r, rt, envelope(rt.op.method, params), version))
 }
 
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
@@ -141,7 +151,7 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *api
 // rpcRequest is the caller's request made into the JSON-RPC call of the
 // same operation: same context and headers (Authorization included), the
 // canonical 1.0 body, addressed to the agent's JSON-RPC path.
-func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Request {
+func (h *handler) rpcRequest(r *http.Request, rt route, body []byte, version string) *http.Request {
 	// A shallow copy (WithContext) with its own header and URL: nothing
 	// else of the caller's request is changed, and Clone's deep copies cost
 	// more than the rest of the front end.
@@ -165,16 +175,24 @@ func (h *handler) rpcRequest(r *http.Request, rt route, body []byte) *http.Reque
 	// The keys are written canonical and the values shared, read-only, so
 	// that the rewrite allocates no header of its own.
 	delete(req.Header, "Content-Length")
+	delete(req.Header, "Content-Encoding") // the body's, checked above; a bodiless call's means nothing
 	req.Header["Content-Type"] = headerJSON
 	if rt.op.stream {
 		req.Header["Accept"] = headerEventStream
 	} else {
 		req.Header["Accept"] = headerJSON
 	}
-	// The route says the caller speaks 1.0; a version it names itself is
-	// kept, so one the gateway does not speak is refused as for JSON-RPC.
-	// The call the core gets is 1.0 whatever 0.3 caller made it.
-	if rt.op.v03 || len(req.Header[versionKey]) == 0 || req.Header[versionKey][0] == "" {
+	// The route says the caller speaks 1.0; a version it names itself (in
+	// the header, else the query) is kept, so one the gateway does not
+	// speak is refused as for JSON-RPC. The call the core gets is 1.0
+	// whatever 0.3 caller made it.
+	switch {
+	case rt.op.v03:
+		req.Header[versionKey] = headerVersion10
+	case len(req.Header[versionKey]) > 0 && req.Header[versionKey][0] != "":
+	case version != "":
+		req.Header[versionKey] = []string{version}
+	default:
 		req.Header[versionKey] = headerVersion10
 	}
 	return req
@@ -193,6 +211,19 @@ func NotServed(message string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		e := newError(http.StatusNotFound, dialect.ErrMethodNotFound, message)
 		e.status = "NOT_FOUND"
+		e.write(w)
+	})
+}
+
+// NoAgent answers a path below no published agent's: 404 in the binding's
+// form (the 0.3 routes' below /v1/), where Go's ServeMux would answer
+// plain text that no SDK client reads.
+func NoAgent() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath()
+		e := newError(http.StatusNotFound, dialect.ErrMethodNotFound, "no agent is served at "+truncate(p, 128))
+		e.status = "NOT_FOUND"
+		e.v03 = strings.HasPrefix(p, "/v1/")
 		e.write(w)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -61,6 +62,33 @@ var taskStates = []string{
 	"TASK_STATE_UNSPECIFIED", "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED",
 	"TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_REJECTED",
 	"TASK_STATE_AUTH_REQUIRED",
+}
+
+// cutVersion takes the A2A-Version parameter out of a raw query: the spec
+// lets it stand for the header (§3.6.1), as JSON-RPC reads it; it is no
+// field of the request, and the rest of the query is left as it was.
+func cutVersion(rawQuery string) (rest, version string, _ *apiError) {
+	if !strings.Contains(rawQuery, dialect.HeaderVersion) {
+		return rawQuery, "", nil
+	}
+	var kept []string
+	seen := false
+	for part := range strings.SplitSeq(rawQuery, "&") {
+		k, v, _ := strings.Cut(part, "=")
+		if k != dialect.HeaderVersion {
+			kept = append(kept, part)
+			continue
+		}
+		if seen {
+			return "", "", badParam("query parameter " + dialect.HeaderVersion + " is given more than once")
+		}
+		var err error
+		if version, err = url.QueryUnescape(v); err != nil {
+			return "", "", badParam("the query string is not validly encoded")
+		}
+		seen = true
+	}
+	return strings.Join(kept, "&"), version, nil
 }
 
 // applyQuery sets the params fields the query names, in their ProtoJSON

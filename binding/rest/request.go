@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/readall"
 )
 
 // rpcID is the JSON-RPC id of every request the front end makes: the core
@@ -79,16 +80,16 @@ func envelope(method string, params []byte) []byte {
 }
 
 // jsonContentType reports whether a request body's declared type is one the
-// binding accepts: application/json or application/a2a+json. A body sent
-// without a type is read as JSON.
+// binding accepts: application/json or application/a2a+json, in UTF-8. A
+// body sent without a type is read as JSON.
 func jsonContentType(h http.Header) bool {
 	ct := h.Get("Content-Type")
 	switch ct {
 	case "", "application/json", "application/a2a+json":
 		return true
 	}
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (strings.EqualFold(mt, "application/json") || strings.EqualFold(mt, "application/a2a+json"))
+	mt, params, err := mime.ParseMediaType(ct)
+	return err == nil && (strings.EqualFold(mt, "application/json") || strings.EqualFold(mt, "application/a2a+json")) && readall.UTF8Charset(params)
 }
 
 // v03Request translates a 0.3 proto request body into the 1.0 params.

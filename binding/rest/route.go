@@ -150,6 +150,14 @@ func unknownRoute(p string) *apiError {
 	return e
 }
 
+// RouteSegment reports whether seg, a path segment just below an agent's
+// path, begins one of the binding's routes rather than naming a tenant:
+// another agent published there would take those routes from it.
+func RouteSegment(seg string) bool {
+	_, vs, _ := matchSegments([]string{seg})
+	return vs != nil || seg == "v1" || seg == "tasks"
+}
+
 // matchSegments matches the segments after the tenant. A nil verbs and nil
 // error means no route has this shape.
 func matchSegments(segs []string) (route, verbs, *apiError) {

@@ -159,7 +159,7 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("tls: %w", err))
 		}
 	}
-	names, paths, grpcListens := map[string]bool{}, map[string]bool{}, map[string]string{}
+	names, paths, grpcListens := map[string]bool{}, map[string]*proxy.AgentConfig{}, map[string]string{}
 	for i := range c.Agents {
 		a := &c.Agents[i]
 		if err := a.Validate(); err != nil {
@@ -171,10 +171,25 @@ func (c *Config) validate() error {
 		if names[a.Name] {
 			errs = append(errs, fmt.Errorf("agents[%d]: name %q is used twice", i, a.Name))
 		}
-		if paths[a.Path] {
+		// Each path is served with and without its trailing slash.
+		p := strings.TrimSuffix(a.Path, "/")
+		switch other, ok := paths[p]; {
+		case ok && other.Path == a.Path:
 			errs = append(errs, fmt.Errorf("agents[%d]: path %q is used twice", i, a.Path))
+		case ok:
+			errs = append(errs, fmt.Errorf("agents[%d]: path %q and agent %q's %q differ only by a trailing slash: each is served at both", i, a.Path, other.Name, other.Path))
+		default:
+			paths[p] = a
 		}
-		names[a.Name], paths[a.Path] = true, true
+		names[a.Name] = true
+		for j := range i {
+			for _, p := range [][2]int{{j, i}, {i, j}} {
+				parent, child := &c.Agents[p[0]], &c.Agents[p[1]]
+				if err := proxy.NestedPathConflict(parent.Path, child.Path); err != nil {
+					errs = append(errs, fmt.Errorf("agents[%d] (%s): path %q %w", p[1], child.Name, child.Path, err))
+				}
+			}
+		}
 		// Port 0 (any free port) is a different port each time.
 		if l := a.GRPCListen; l != "" && !strings.HasSuffix(l, ":0") {
 			if other, ok := grpcListens[l]; ok {

@@ -29,3 +29,17 @@ func TestAppend(t *testing.T) {
 		t.Fatalf("Append over a failing reader = %q, %v; want part and boom", got, err)
 	}
 }
+
+func TestIdentityEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		values []string
+		want   bool
+	}{
+		{nil, true}, {[]string{""}, true}, {[]string{"identity"}, true}, {[]string{"Identity , identity"}, true},
+		{[]string{"gzip"}, false}, {[]string{"identity, gzip"}, false}, {[]string{"identity", "br"}, false}, {[]string{"x-identity"}, false},
+	} {
+		if got := IdentityEncoding(tc.values); got != tc.want {
+			t.Errorf("IdentityEncoding(%q) = %v", tc.values, got)
+		}
+	}
+}

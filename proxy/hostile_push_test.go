@@ -1,0 +1,164 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// bobsTaskBackend is a 1.0 backend that answers every send with bob's
+// task, as a hostile or buggy agent reusing ids would. With early, a send
+// that carries a push config gets a delivery about bob's task posted to
+// that config's relay before it is answered, as a2a-go v2 posts its first
+// events.
+type bobsTaskBackend struct {
+	gatewayURL string
+	early      bool
+	mu         sync.Mutex
+	posted     []int // the relay's answers to the early deliveries
+}
+
+const bobsTask = `{"id":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_WORKING"},"artifacts":[{"artifactId":"a","parts":[{"text":"bob's secret"}]}]}`
+
+func (s *bobsTaskBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	req := gjson.ParseBytes(b)
+	if cfg := req.Get("params.configuration.taskPushNotificationConfig"); s.early && cfg.Exists() {
+		u := cfg.Get("url").Str
+		post, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(s.gatewayURL, "/")+u[strings.Index(u, "/push/"):],
+			strings.NewReader(`{"task":`+bobsTask+`}`))
+		post.Header.Set("Content-Type", "application/json")
+		post.Header.Set("A2A-Notification-Token", cfg.Get("token").Str)
+		if res, err := http.DefaultClient.Do(post); err == nil {
+			res.Body.Close()
+			s.mu.Lock()
+			s.posted = append(s.posted, res.StatusCode)
+			s.mu.Unlock()
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"task":`+bobsTask+`}}`)
+}
+
+// TestPushConfigNotBoundToAnotherCallersTask: alice gives a push config in
+// a send that a backend answers with bob's task, or whose relay the
+// backend posts bob's task to before it answers. Her config is never
+// bound to bob's task: her webhook gets nothing of it, the early delivery
+// is refused, and bob's task has no config of hers.
+func TestPushConfigNotBoundToAnotherCallersTask(t *testing.T) {
+	for _, early := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in the answer", true: "posted before the answer"}[early], func(t *testing.T) {
+			back := &bobsTaskBackend{early: early}
+			tg := newGateway(t, back, dialect.Version10, withAuth(t), allowLoopback)
+			back.gatewayURL = tg.url
+			bob, alice := tg.as(token(t, "bob")), tg.as(token(t, "alice"))
+			c := callers[1]
+			if got := c.task(t, mustResult(t, sendResult(t, bob, c, c.send("b1", c.text("hi"), "")))).Get("id").Str; got != "t-bob" {
+				t.Fatalf("bob's send made %q", got)
+			}
+			rcv := newReceiver(t, 0)
+			inline := `"returnImmediately":true,"taskPushNotificationConfig":{"url":"` + rcv.url + `","token":"alice-token"}`
+			r := sendResult(t, alice, c, c.send("a1", c.text("hi"), inline))
+			wantError(t, r, c.d, -32001)
+			back.mu.Lock()
+			posted := back.posted
+			back.mu.Unlock()
+			for _, code := range posted {
+				if code == http.StatusOK {
+					t.Errorf("the relay of alice's config accepted a delivery about bob's task")
+				}
+			}
+			rcv.none(t, tg)
+			configs, _, err := tg.agent.push.configs.PushConfigs(context.Background(), "test", "t-bob")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cfg := range configs {
+				t.Errorf("bob's task holds a push config of %s to %s", cfg.Owner, cfg.URL)
+			}
+		})
+	}
+}
+
+// TestStreamEventOfAnotherCallersTask: a backend whose stream for alice's
+// new send carries an artifact update of bob's task (first, or after the
+// events of alice's own task) does not show it to alice: an artifact
+// update says nothing of state, so it was never checked against the
+// index, and a stream is about one task.
+func TestStreamEventOfAnotherCallersTask(t *testing.T) {
+	bobsArtifact := `{"artifactUpdate":{"taskId":"t-bob","contextId":"c-bob","artifact":{"artifactId":"a","parts":[{"text":"bob's secret"}]}}}`
+	for _, tc := range []struct {
+		name   string
+		events []string
+	}{
+		{"first", []string{bobsArtifact}},
+		{"after alice's own task", []string{`{"task":{"id":"t-alice","contextId":"c-alice","status":{"state":"TASK_STATE_WORKING"}}}`, bobsArtifact}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"id":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_WORKING"}}}}`)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				for _, ev := range tc.events {
+					sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+ev+"}\n\n")
+				}
+				sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"statusUpdate":{"taskId":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_COMPLETED"}}}}`+"\n\n")
+			})
+			tg := newGateway(t, back, dialect.Version10, withAuth(t))
+			bob, alice := tg.as(token(t, "bob")), tg.as(token(t, "alice"))
+			c10 := callers[1]
+			mustResult(t, sendResult(t, bob, c10, c10.send("b1", c10.text("hi"), "")))
+			for i, c := range callers {
+				events := alice.stream(strconv.Itoa(i), c.method(dialect.SendStreamingMessage), c.send("a"+strconv.Itoa(i), c.text("hi"), "")).all()
+				if len(events) == 0 {
+					t.Fatalf("%s: no event", c.d)
+				}
+				for _, ev := range events {
+					if strings.Contains(ev.Raw, "secret") {
+						t.Errorf("%s: alice got bob's artifact: %s", c.d, ev.Raw)
+					}
+				}
+				if last := events[len(events)-1]; !last.Get("error").Exists() {
+					t.Errorf("%s: the stream ended without an error: %s", c.d, last.Raw)
+				}
+			}
+		})
+	}
+}
+
+// TestPushConfigsPerTaskBounded: one caller cannot give a task push
+// configs without end (each delivery to the task fans out to every one,
+// through the agent's one queue, and each is kept in the index): past
+// maxPushConfigsPerTask a new config is refused naming the limit, in a
+// set and in a send continuing the task; replacing one it has still works.
+func TestPushConfigsPerTaskBounded(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), dialect.Version10)
+	c := callers[1]
+	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), "")))).Get("id").Str
+	set := func(cfgID string) gjson.Result {
+		return g.call("2", c.method(dialect.CreatePushConfig), `{"taskId":"`+id+`","id":"`+cfgID+`","url":"https://hooks.example/a2a/`+cfgID+`"}`)
+	}
+	for i := range maxPushConfigsPerTask {
+		mustResult(t, set("c"+strconv.Itoa(i)))
+	}
+	wantErrorSaying(t, set("one-more"), c.d, -32602, strconv.Itoa(maxPushConfigsPerTask))
+	mustResult(t, set("c0"))
+	inline := `"taskPushNotificationConfig":{"id":"inline","url":"https://hooks.example/a2a/inline"}`
+	continued := `{"message":{"messageId":"m2","role":"ROLE_USER","taskId":"` + id + `","parts":[{"text":"more"}]},"configuration":{` + inline + `}}`
+	wantErrorSaying(t, g.call("3", c.method(dialect.SendMessage), continued), c.d, -32602, strconv.Itoa(maxPushConfigsPerTask))
+	l := mustResult(t, g.call("4", c.method(dialect.ListPushConfigs), `{"taskId":"`+id+`"}`))
+	if n := len(l.Get("configs").Array()); n != maxPushConfigsPerTask {
+		t.Fatalf("the task holds %d configs: %.300s", n, l.Raw)
+	}
+}
