@@ -133,10 +133,13 @@ func TestRedisKeysExpire(t *testing.T) {
 			t.Errorf("key %q: TTL %v, want in (0, %v]", k, ttl, time.Hour+redisTTLGrace)
 		}
 	}
-	// bob's task left the SUBMITTED index when it completed.
-	bob := redisKeys{prefix}.bucket("a", "bob")
-	if n, err := admin.ZCard(ctx, bob+":s:"+submitted).Result(); err != nil || n != 0 {
-		t.Errorf("ZCARD of the old state index = %d, %v; want 0", n, err)
+	// bob's task joined the final ones, eviction's candidates, when it
+	// completed; alice's working task is not among them.
+	for owner, want := range map[string]int64{"bob": 1, "alice": 0} {
+		fin := redisKeys{prefix}.bucket("a", owner) + ":fin"
+		if n, err := admin.ZCard(ctx, fin).Result(); err != nil || n != want {
+			t.Errorf("ZCARD of %s's final tasks = %d, %v; want %d", owner, n, err, want)
+		}
 	}
 
 	clock.Advance(time.Hour)
@@ -149,11 +152,10 @@ func TestRedisKeysExpire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Only the context owners, the ids known across agents (in slots of
-	// their own, out of the scripts' reach; one member per agent) and the
-	// agents set remain, until their own TTL: they hold no task.
+	// Only the context owners and the agents set remain, until their own
+	// TTL: they hold no task.
 	for _, k := range keys {
-		if k != prefix+"{1:a}c:c1" && k != prefix+"{1:a}c:c2" && k != prefix+"agents" && k != prefix+"i:t1" && k != prefix+"i:t2" {
+		if k != prefix+"v2:{1:a}c:c1" && k != prefix+"v2:{1:a}c:c2" && k != prefix+"v2:agents" {
 			t.Errorf("key %q survived the purge of its tasks", k)
 		}
 	}
