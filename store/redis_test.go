@@ -307,3 +307,47 @@ func TestRedisSendScriptsPipelined(t *testing.T) {
 		t.Errorf("pipelined Put(canceled context) = %v, want ErrUnavailable wrapping context.Canceled", err)
 	}
 }
+
+// TestRedisFirstLayoutNotRead plays a rolling upgrade: the keys a replica
+// of the first layout wrote (no version segment) are not this layout's, so
+// its task is unknown here (a call about it is refused, never served as
+// someone's), while its send records, whose key and format both layouts
+// share, are found.
+func TestRedisFirstLayoutNotRead(t *testing.T) {
+	t.Parallel()
+	addr, prefix := testredis.Addr(t), testPrefix(t)
+	clock := newFakeClock()
+	s := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now})
+	ctx := context.Background()
+	admin := adminClient(t)
+	exp := micros(clock.Now().Add(time.Hour))
+	old := map[string]any{"id": "t1", "agent": "a", "owner": "mallory", "backend": "b", "ctx": "c1", "state": working, "upd": micros(clock.Now()), "exp": exp}
+	if err := admin.HSet(ctx, prefix+"{1:a}t:t1", old).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.HSet(ctx, prefix+"{1:a}c:c1", "owner", "mallory", "exp", exp).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rec := running(clock, "d")
+	val, err := encodeSend(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Set(ctx, prefix+"{1:a}r:5:alice:k", val, time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantNotFound(t, s, "a", "t1")
+	if _, err := s.ContextOwner(ctx, "a", "c1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ContextOwner of the first layout's context = %v, want ErrNotFound", err)
+	}
+	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: working})
+	if got := mustGet(t, s, "a", "t1"); got.Owner != "alice" {
+		t.Errorf("Get(t1) = %+v, want alice's", got)
+	}
+	if got, err := s.LoadSend(ctx, SendKey{Agent: "a", Owner: "alice", Key: "k"}, clock.Now()); err != nil || got.State != SendRunning {
+		t.Errorf("LoadSend of the first layout's record = %+v, %v; want it", got, err)
+	}
+	if owner, err := admin.HGet(ctx, prefix+"{1:a}t:t1", "owner").Result(); err != nil || owner != "mallory" {
+		t.Errorf("the first layout's task = %q, %v; want it untouched", owner, err)
+	}
+}
