@@ -19,6 +19,7 @@ var shareCases = []conformanceCase{
 	{"ShareEvictsOwnFinalFirst", testShareEvictsOwnFinalFirst},
 	{"OthersCannotEvictLiveTask", testOthersCannotEvictLiveTask},
 	{"ContextOwnerSurvivesWhileTaskLives", testContextOwnerSurvives},
+	{"RetryShare", testRetryShare},
 }
 
 func runShareConformance(t *testing.T, open opener) { runCases(t, shareCases, open) }
@@ -163,4 +164,84 @@ func testKnown(t *testing.T, open opener) {
 	if got, err := s.Known(ctx, "t2"); err != nil || !got {
 		t.Errorf("Known(t2) = %v, %v; want true", got, err)
 	}
+}
+
+// testRetryShare: an owner's send records are bounded by the share as its
+// tasks are, whichever call writes them: a new key past it drops the
+// owner's record written least recently, and nobody else's.
+func testRetryShare(t *testing.T, open opener) {
+	clock := newFakeClock()
+	s := open(t, clock)
+	ctx := context.Background()
+	key := func(owner, k string) SendKey { return SendKey{Agent: "x", Owner: owner, Key: k} }
+	write := map[string]func(k SendKey) error{
+		"ClaimSend": func(k SendKey) error {
+			_, _, claimed, err := s.ClaimSend(ctx, Admission{Agent: k.Agent, Owner: k.Owner}, k, running(clock, "d"), clock.Now())
+			if !claimed && err == nil {
+				err = errors.New("not claimed")
+			}
+			return ignoreNotFound(err)
+		},
+		"GetClaimSend": func(k SendKey) error {
+			_, _, claimed, err := s.GetClaimSend(ctx, k.Agent, "none", k, running(clock, "d"), clock.Now())
+			if !claimed && err == nil {
+				err = errors.New("not claimed")
+			}
+			return ignoreNotFound(err)
+		},
+		"SaveSend": func(k SendKey) error { return s.SaveSend(ctx, k, running(clock, "d")) },
+		"PutSend": func(k SendKey) error {
+			return s.PutSend(ctx, Task{ID: "t-" + k.Key, Owner: k.Owner, Agent: k.Agent, State: completed}, k, running(clock, "d"))
+		},
+	}
+	mustWrite := func(how string, k SendKey) {
+		t.Helper()
+		// Each write after the last: the order of writes is the order kept.
+		clock.Advance(time.Millisecond)
+		if err := write[how](k); err != nil {
+			t.Fatalf("%s(%+v) = %v", how, k, err)
+		}
+	}
+	wantKept := func(when string, owner string, kept, gone []string) {
+		t.Helper()
+		for _, k := range kept {
+			if _, err := s.LoadSend(ctx, key(owner, k), clock.Now()); err != nil {
+				t.Errorf("%s: LoadSend(%s, %s) = %v, want kept", when, owner, k, err)
+			}
+		}
+		for _, k := range gone {
+			if _, err := s.LoadSend(ctx, key(owner, k), clock.Now()); !errors.Is(err, ErrNotFound) {
+				t.Errorf("%s: LoadSend(%s, %s) = %v, want ErrNotFound (dropped for the share)", when, owner, k, err)
+			}
+		}
+	}
+	for i := range testShare {
+		mustWrite("SaveSend", key("bob", fmt.Sprint("b", i)))
+	}
+	for i := range testShare + 2 { // without authentication: one principal, bounded by the index
+		mustWrite("SaveSend", key("", fmt.Sprint("anon", i)))
+	}
+	mustWrite("ClaimSend", key("alice", "k0"))
+	mustWrite("GetClaimSend", key("alice", "k1"))
+	mustWrite("SaveSend", key("alice", "k2"))
+	wantKept("at the share", "alice", []string{"k0", "k1", "k2"}, nil)
+	mustWrite("PutSend", key("alice", "k3"))
+	wantKept("past the share by PutSend", "alice", []string{"k1", "k2", "k3"}, []string{"k0"})
+	mustWrite("ClaimSend", key("alice", "k4"))
+	wantKept("past the share by ClaimSend", "alice", []string{"k2", "k3", "k4"}, []string{"k1"})
+	// A record written again is written most recently.
+	mustWrite("SaveSend", key("alice", "k2"))
+	mustWrite("GetClaimSend", key("alice", "k5"))
+	wantKept("past the share by GetClaimSend", "alice", []string{"k2", "k4", "k5"}, []string{"k3"})
+	mustWrite("SaveSend", key("alice", "k6"))
+	wantKept("past the share by SaveSend", "alice", []string{"k2", "k5", "k6"}, []string{"k4"})
+	wantKept("others'", "bob", []string{"b0", "b1", "b2"}, nil)
+	wantKept("others'", "", []string{"anon0", "anon1", "anon2", "anon3", "anon4"}, nil)
+}
+
+func ignoreNotFound(err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
 }

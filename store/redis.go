@@ -49,9 +49,10 @@ var _ Store = (*Redis)(nil)
 const redisTTLGrace = time.Minute
 
 // redisRenewalWindow is how long Put may leave the TTL of an owner's
-// shared indexes unrenewed (saving three commands a put): they then still
-// outlive every task by redisTTLGrace less the window, the clock skew
-// between Redis and the replicas tolerated.
+// shared indexes (and of its send records' index) unrenewed, saving their
+// PEXPIREs on most puts: they then still outlive every task by
+// redisTTLGrace less the window, the clock skew between Redis and the
+// replicas tolerated.
 const redisRenewalWindow = redisTTLGrace / 2
 
 // NewRedis returns a Redis store configured by cfg after SetDefaults. It reads
@@ -124,17 +125,16 @@ func micros(t time.Time) string {
 	return strconv.FormatInt(t.UnixMicro(), 10)
 }
 
-// Put implements Store. It is one script, in one round trip: on one node
-// the script writes the id's entry across agents too; on a cluster, where
-// that entry lives in the id's slot, commands of their own do, in the
-// script's pipeline.
+// Put implements Store. It is one script, in one round trip; on a cluster
+// the agent's registration in the agents set (once per agentRenewal), in
+// another slot, is a command of its own in the script's pipeline.
 func (r *Redis) Put(ctx context.Context, t Task) error {
-	return r.put(ctx, t, "", nil)
+	return r.put(ctx, t, nil, nil)
 }
 
-// put runs putScript for t and, when sendKey is not "", the write of the
-// send's record with it (the args PutSend passes).
-func (r *Redis) put(ctx context.Context, t Task, sendKey string, send []any) error {
+// put runs putScript for t and, when key is not nil, the write of the
+// send's record with it (the args PutSend passes: the record and its TTL).
+func (r *Redis) put(ctx context.Context, t Task, key *SendKey, send []any) error {
 	now := r.now()
 	t, err := normalizeTask(t, now)
 	if err != nil {
@@ -144,33 +144,36 @@ func (r *Redis) put(ctx context.Context, t Task, sendKey string, send []any) err
 	register := r.mustRegister(t.Agent, now)
 	ak := r.keys.agent(t.Agent)
 	taskKey := ak.taskPrefix() + t.ID
-	if sendKey == "" {
-		sendKey = taskKey
+	sendKey, sendIndex := taskKey, taskKey
+	if key != nil {
+		sendKey, sendIndex = r.keys.sendKey(*key), ak.sends(key.Owner)
 	}
-	keys := make([]string, 4, 6)
-	keys[0], keys[1], keys[2], keys[3] = taskKey, ak.bucket(t.Owner), ak.count(), sendKey
+	keys := make([]string, 5, 6)
+	keys[0], keys[1], keys[2], keys[3], keys[4] = taskKey, ak.bucket(t.Owner), ak.count(), sendKey, sendIndex
 	if !r.cluster {
-		keys = append(keys, r.keys.ids(t.ID), r.keys.agents())
+		keys = append(keys, r.keys.agents())
 	}
 	registerArg := "0"
 	if register {
 		registerArg = "1"
 	}
-	args := make([]any, 0, 13+len(send))
+	args := make([]any, 0, 16)
 	args = append(args, t.Owner, micros(now), micros(exp), r.physicalTTL.Milliseconds(),
 		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
 		r.maxPerOwner, redisRenewalWindow.Milliseconds(), registerArg)
-	args = append(args, send...)
+	if key != nil {
+		args = append(args, send[0], send[1], key.Key)
+	}
 	var put *redis.Cmd
 	var acks *redis.Cmd
 	if err := ctx.Err(); err != nil { // the autopipeliner would not see it
 		return unavailable("put task", err)
 	}
-	if !r.cluster && r.minAcks == 0 {
+	if r.minAcks == 0 && !(r.cluster && register) {
 		put = r.runHot(ctx, putScript, keys, args...)
 		err = put.Err()
 	} else {
-		err = r.putPipelined(ctx, t, exp, register, keys, args, &put, &acks)
+		err = r.putPipelined(ctx, t, register, keys, args, &put, &acks)
 	}
 	if err != nil {
 		r.registered.Delete(t.Agent)
@@ -196,20 +199,13 @@ func (r *Redis) put(ctx context.Context, t Task, sendKey string, send []any) err
 }
 
 // putPipelined runs putScript in a pipeline: on a cluster after the
-// commands that make the id known across agents, in the id's slot; with
+// commands that register the agent, in the agents set's slot; with
 // min_replica_acks before the WAIT for them.
-func (r *Redis) putPipelined(ctx context.Context, t Task, exp time.Time, register bool, keys []string, args []any, put, acks **redis.Cmd) error {
+func (r *Redis) putPipelined(ctx context.Context, t Task, register bool, keys []string, args []any, put, acks **redis.Cmd) error {
 	queue := func(p redis.Pipeliner, eval func(p redis.Pipeliner) *redis.Cmd) {
-		if r.cluster {
-			// Written even when the script then refuses the task, as the
-			// script does on one node.
-			ids := r.keys.ids(t.ID)
-			p.ZAddGT(ctx, ids, redis.Z{Score: float64(exp.UnixMicro()), Member: t.Agent})
-			p.PExpire(ctx, ids, r.physicalTTL)
-			if register {
-				p.SAdd(ctx, r.keys.agents(), t.Agent)
-				p.PExpire(ctx, r.keys.agents(), r.physicalTTL)
-			}
+		if r.cluster && register {
+			p.SAdd(ctx, r.keys.agents(), t.Agent)
+			p.PExpire(ctx, r.keys.agents(), r.physicalTTL)
 		}
 		*put = eval(p)
 		if r.minAcks > 0 {
@@ -255,35 +251,63 @@ func (r *Redis) ownerQuota() error {
 	return &LimitError{Err: ErrOwnerQuota, Limit: r.maxPerOwner, Setting: "store.redis.max_tasks_per_owner"}
 }
 
-// Known implements Store.
+// Known implements Store. It looks the id up in every agent, as the
+// memory index does: agents are few (the gateway's configured ones), and
+// Known is asked only of an id the caller's agent does not hold, so that
+// no put pays for an index of ids across agents.
 func (r *Redis) Known(ctx context.Context, id string) (bool, error) {
-	n, err := r.client.ZCount(ctx, r.keys.ids(id), "("+micros(r.now()), "+inf").Result()
+	agents, err := r.client.SMembers(ctx, r.keys.agents()).Result()
 	if err != nil {
 		return false, unavailable("look up task", err)
 	}
-	return n > 0, nil
+	if len(agents) == 0 {
+		return false, nil
+	}
+	exps := make([]*redis.StringCmd, len(agents))
+	_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, agent := range agents {
+			exps[i] = p.HGet(ctx, r.keys.task(agent, id), "exp")
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return false, unavailable("look up task", err)
+	}
+	now := r.now().UnixMicro()
+	known := false
+	for _, c := range exps {
+		exp, err := c.Int64()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil: // any agent unread: an id it holds must not pass unchecked
+			return false, unavailable("look up task", err)
+		case exp > now:
+			known = true
+		}
+	}
+	return known, nil
 }
 
 // Admit implements Store. It is one script, which also reads the context's
 // owner that a send checks anyway.
 func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
-	owner, _, _, err := r.admit(ctx, a, "", nil)
+	owner, _, _, err := r.admit(ctx, a, nil, nil)
 	return owner, err
 }
 
-// admit runs admitScript: the admission of a and, when sendKey is not "",
-// the claim of sendKey for claim (the args ClaimSend passes), made only
-// when the admission succeeds. It returns the context's owner (ErrNotFound
-// for none), the record found under sendKey ("" for none) and whether the
-// claim was made.
-func (r *Redis) admit(ctx context.Context, a Admission, sendKey string, claim []any) (string, string, bool, error) {
+// admit runs admitScript: the admission of a and, when key is not nil,
+// the claim of key for claim (the args ClaimSend passes), made only when
+// the admission succeeds. It returns the context's owner (ErrNotFound for
+// none), the record found under key ("" for none) and whether the claim
+// was made.
+func (r *Redis) admit(ctx context.Context, a Admission, key *SendKey, claim []any) (string, string, bool, error) {
 	now := r.now()
 	ak := r.keys.agent(a.Agent)
 	bucket := ak.bucket(a.Owner)
 	// Absent keys are named by one that is there, in the same slot: a
 	// script declares every key it touches, and a cluster routes by them.
 	exp := bucket + ":exp"
-	contextKey, claimKey := exp, exp
+	contextKey, claimKey, claimIndex := exp, exp, exp
 	if a.ContextID != "" {
 		contextKey = ak.context(a.ContextID)
 	}
@@ -291,20 +315,22 @@ func (r *Redis) admit(ctx context.Context, a Admission, sendKey string, claim []
 	if a.ContextID != "" {
 		named = "1"
 	}
-	if sendKey != "" {
-		claimKey, claiming = sendKey, "1"
+	if key != nil {
+		claimKey, claimIndex, claiming = r.keys.sendKey(*key), ak.sends(key.Owner), "1"
 	}
 	limit := int64(0) // owner "" is the one principal of a gateway without authentication, not bounded
 	if a.Owner != "" {
 		limit = int64(r.maxPerOwner)
 	}
-	args := make([]any, 0, 5+len(claim))
+	args := make([]any, 0, 9)
 	args = append(args, micros(now), micros(now.Add(-r.ttl)), limit, named, claiming)
-	args = append(args, claim...)
+	if key != nil {
+		args = append(args, claim[0], claim[1], claim[2], key.Key)
+	}
 	if err := ctx.Err(); err != nil { // the autopipeliner would not see it
 		return "", "", false, unavailable("admit task", err)
 	}
-	reply, err := r.runHot(ctx, admitScript, []string{exp, bucket + ":fin", contextKey, claimKey}, args...).Slice()
+	reply, err := r.runHot(ctx, admitScript, []string{exp, bucket + ":fin", contextKey, claimKey, claimIndex}, args...).Slice()
 	if err != nil {
 		return "", "", false, unavailable("admit task", err)
 	}
@@ -320,30 +346,12 @@ func (r *Redis) admit(ctx context.Context, a Admission, sendKey string, claim []
 	default:
 		return "", "", false, unavailable("admit task", fmt.Errorf("unexpected verdict %v", reply[0]))
 	}
-	claimed := verdict == admitClaimed && sendKey != ""
+	claimed := verdict == admitClaimed && key != nil
 	if found, _ := reply[2].(int64); found == 0 {
 		return "", prior, claimed, ErrNotFound
 	}
 	owner, _ := reply[3].(string)
 	return owner, prior, claimed, nil
-}
-
-// liveContextOwner decodes the HMGET of a context's owner and expiry: the
-// owner, or ErrNotFound when the context is unknown or expired at now.
-func liveContextOwner(vals []any, now time.Time) (string, error) {
-	owner, ok1 := vals[0].(string)
-	exp, ok2 := vals[1].(string)
-	if !ok1 || !ok2 {
-		return "", ErrNotFound
-	}
-	expires, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil {
-		return "", unavailable("decode context", err)
-	}
-	if expires <= now.UnixMicro() {
-		return "", ErrNotFound
-	}
-	return owner, nil
 }
 
 // Get implements Store.
@@ -355,7 +363,7 @@ func (r *Redis) Get(ctx context.Context, agent, id string) (Task, error) {
 	if len(fields) == 0 {
 		return Task{}, ErrNotFound
 	}
-	t, expires, err := decodeTask(fields)
+	t, expires, err := decodeTask(agent, id, fields)
 	if err != nil {
 		return Task{}, err
 	}
@@ -365,18 +373,19 @@ func (r *Redis) Get(ctx context.Context, agent, id string) (Task, error) {
 	return t, nil
 }
 
-// decodeTask decodes a task hash and its expiry in microseconds.
-func decodeTask(fields map[string]string) (t Task, expires int64, err error) {
+// decodeTask decodes the hash of agent's task id and its expiry in
+// microseconds.
+func decodeTask(agent, id string, fields map[string]string) (t Task, expires int64, err error) {
 	expires, err1 := strconv.ParseInt(fields["exp"], 10, 64)
 	updated, err2 := strconv.ParseInt(fields["upd"], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
 		return Task{}, 0, unavailable("decode task", err)
 	}
 	return Task{
-		ID:        fields["id"],
+		ID:        id,
 		ContextID: fields["ctx"],
 		Owner:     fields["owner"],
-		Agent:     fields["agent"],
+		Agent:     agent,
 		Backend:   fields["backend"],
 		State:     fields["state"],
 		Updated:   fromMicros(updated),
@@ -388,11 +397,22 @@ func (r *Redis) ContextOwner(ctx context.Context, agent, contextID string) (stri
 	if contextID == "" {
 		return "", ErrNotFound
 	}
-	vals, err := r.client.HMGet(ctx, r.keys.context(agent, contextID), "owner", "exp").Result()
-	if err != nil {
+	v, err := r.client.Get(ctx, r.keys.context(agent, contextID)).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return "", ErrNotFound
+	case err != nil:
 		return "", unavailable("get context owner", err)
 	}
-	return liveContextOwner(vals, r.now())
+	exp, owner, ok := strings.Cut(v, "|")
+	expires, err := strconv.ParseInt(exp, 10, 64)
+	if !ok || err != nil {
+		return "", unavailable("decode context", fmt.Errorf("malformed value of %d bytes", len(v)))
+	}
+	if expires <= r.now().UnixMicro() {
+		return "", ErrNotFound
+	}
+	return owner, nil
 }
 
 // List implements Store.
@@ -400,13 +420,6 @@ func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
 	cur, err := startList(q)
 	if err != nil {
 		return Page{}, err
-	}
-	suffix, residual := "all", ""
-	switch {
-	case q.ContextID != "":
-		suffix, residual = "c:"+q.ContextID, q.State
-	case q.State != "":
-		suffix = "s:" + q.State
 	}
 	maxScore := "+inf"
 	if !q.UpdatedAfter.IsZero() {
@@ -418,7 +431,7 @@ func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
 	}
 	ak := r.keys.agent(q.Agent)
 	reply, err := listScript.Run(ctx, r.client, []string{ak.bucket(q.Owner)},
-		ak.taskPrefix(), q.Owner, micros(r.now()), suffix, residual,
+		ak.taskPrefix(), q.Owner, micros(r.now()), q.ContextID, q.State,
 		maxScore, cursorScore, cursorID, q.PageSize,
 	).Slice()
 	if err != nil {
@@ -436,31 +449,35 @@ func (r *Redis) parsePage(q Query, reply []any) (Page, error) {
 	if !ok1 || !ok2 {
 		return Page{}, unavailable("decode task page", fmt.Errorf("unexpected reply header %T, %T", reply[0], reply[1]))
 	}
-	page := Page{Tasks: make([]Task, 0, len(reply)-2), TotalSize: int(total)}
+	if len(reply)%2 != 0 {
+		return Page{}, unavailable("decode task page", fmt.Errorf("odd reply of %d elements", len(reply)))
+	}
+	page := Page{Tasks: make([]Task, 0, len(reply)/2-1), TotalSize: int(total)}
 	now := r.now().UnixMicro()
 	var last Task // the cursor follows the last task scanned, even one not shown
-	for _, item := range reply[2:] {
-		flat, ok := item.([]any)
-		if !ok || len(flat)%2 != 0 {
-			return Page{}, unavailable("decode task page", fmt.Errorf("unexpected task reply %T", item))
+	for i := 2; i < len(reply); i += 2 {
+		id, ok1 := reply[i].(string)
+		flat, ok2 := reply[i+1].([]any)
+		if !ok1 || !ok2 || len(flat)%2 != 0 {
+			return Page{}, unavailable("decode task page", fmt.Errorf("unexpected task reply %T, %T", reply[i], reply[i+1]))
 		}
 		fields := make(map[string]string, len(flat)/2)
-		for i := 0; i < len(flat); i += 2 {
-			k, _ := flat[i].(string)
-			v, _ := flat[i+1].(string)
+		for j := 0; j < len(flat); j += 2 {
+			k, _ := flat[j].(string)
+			v, _ := flat[j+1].(string)
 			fields[k] = v
 		}
 		if len(fields) == 0 {
 			continue // reclaimed by Redis in the grace period; nothing to show
 		}
-		t, expires, err := decodeTask(fields)
+		t, expires, err := decodeTask(q.Agent, id, fields)
 		if err != nil {
 			return Page{}, err
 		}
 		last = t
 		// A replica whose clock lags may still index a task that another
 		// replica saw expire and handed to a new owner; never show it.
-		if expires > now && t.Owner == q.Owner && t.Agent == q.Agent {
+		if expires > now && t.Owner == q.Owner {
 			page.Tasks = append(page.Tasks, t)
 		}
 	}

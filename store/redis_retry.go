@@ -14,11 +14,16 @@ import (
 
 // sendKey is the Redis key of a send record, in its agent's hash slot like
 // the keys Admit reads and Put writes, so that the claim is made by Admit's
-// script and the outcome by Put's (PutSend), on a cluster too:
+// script and the outcome by Put's (PutSend), on a cluster too. It has the
+// first layout's form (redisKeys says why):
 //
 //	<prefix>{<agent>}r:<owner>:<key>   string: "<expires µs>|<record JSON>"
+//
+// The key's last part is the caller's key as is: the record index of the
+// owner (agentKeys.sends) holds it, and the scripts derive the record's key
+// from it.
 func (k redisKeys) sendKey(key SendKey) string {
-	return k.agentSlot(key.Agent) + "r:" + lengthPrefixed(key.Owner) + ":" + key.Key
+	return k.prefix + agentTag(key.Agent) + "r:" + lengthPrefixed(key.Owner) + ":" + key.Key
 }
 
 // claimSendScript writes ARGV[2] unless a record that expires after ARGV[1]
@@ -26,7 +31,11 @@ func (k redisKeys) sendKey(key SendKey) string {
 // found or ""}. Expiry is the caller's clock, as for tasks; the key's Redis
 // TTL only reclaims memory. The state is found in the record's JSON, where
 // a quote inside an id is always escaped.
-var claimSendScript = redis.NewScript(`
+//
+//	KEYS: the record, the owner's record index
+//	ARGV: the caller's now, the record, its TTL (ms), the send's key, the
+//	      store's now, the owner's share (0: unbounded)
+var claimSendScript = redis.NewScript(luaRecord + `
 local v = redis.call('GET', KEYS[1])
 if v then
   local e = string.match(v, '^(%d+)|')
@@ -39,8 +48,29 @@ else
   v = ''
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+keepRecord(KEYS[2], KEYS[1], ARGV[4], ARGV[5], ARGV[6], ARGV[3])
 return {1, v}
 `)
+
+// countSendScript counts a record SaveSend wrote in its owner's index,
+// for the one that made it new there (rare: a send's record is new when
+// claimed).
+//
+//	KEYS: the owner's record index, the record
+//	ARGV: the send's key, the owner's share, the record's TTL (ms)
+var countSendScript = redis.NewScript(luaRecord + `
+countRecord(KEYS[1], redis.call('ZCARD', KEYS[1]), KEYS[2], ARGV[1], tonumber(ARGV[2]), ARGV[3])
+return 1
+`)
+
+// sendShare is the bound of key's owner's records, 0 for the one principal
+// of a gateway without authentication, bounded by no share.
+func (r *Redis) sendShare(key SendKey) int {
+	if key.Owner == "" {
+		return 0
+	}
+	return r.maxPerOwner
+}
 
 func encodeSend(rec SendRecord) (string, error) {
 	b, err := json.Marshal(rec)
@@ -78,7 +108,7 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 	if err != nil {
 		return "", SendRecord{}, false, err
 	}
-	owner, prev, claimed, err := r.admit(ctx, a, r.keys.sendKey(key), []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
+	owner, prev, claimed, err := r.admit(ctx, a, &key, []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", SendRecord{}, false, err
 	}
@@ -103,7 +133,7 @@ func (r *Redis) GetClaimSend(ctx context.Context, agent, id string, key SendKey,
 	if len(fields.Val()) == 0 {
 		return Task{}, prior, claimed, ErrNotFound
 	}
-	t, expires, err := decodeTask(fields.Val())
+	t, expires, err := decodeTask(agent, id, fields.Val())
 	switch {
 	case err != nil:
 		return Task{}, SendRecord{}, false, err
@@ -123,8 +153,8 @@ func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now 
 	if err != nil {
 		return SendRecord{}, false, err
 	}
-	k := r.keys.sendKey(key)
-	args := []any{micros(now), val, r.physicalSendTTL(rec.Expires)}
+	k := []string{r.keys.sendKey(key), r.keys.agent(key.Agent).sends(key.Owner)}
+	args := []any{micros(now), val, r.physicalSendTTL(rec.Expires), key.Key, micros(r.now()), r.sendShare(key)}
 	var claim *redis.Cmd
 	run := func(eval func(p redis.Pipeliner) *redis.Cmd) error {
 		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -134,10 +164,10 @@ func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now 
 		})
 		return err
 	}
-	err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.EvalSha(ctx, p, []string{k}, args...) })
+	err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.EvalSha(ctx, p, k, args...) })
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
 		// A Redis that restarted or flushed its scripts: once, in full.
-		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, []string{k}, args...) })
+		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, k, args...) })
 	}
 	if err != nil {
 		return SendRecord{}, false, unavailable("claim send", err)
@@ -164,8 +194,9 @@ func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error
 	if err != nil {
 		return err
 	}
-	ttl := time.Duration(r.physicalSendTTL(rec.Expires)) * time.Millisecond
-	if err := r.saves.save(ctx, r.keys.sendKey(key), val, ttl); err != nil {
+	q := &queuedSave{key: r.keys.sendKey(key), val: val, ttl: time.Duration(r.physicalSendTTL(rec.Expires)) * time.Millisecond,
+		index: r.keys.agent(key.Agent).sends(key.Owner), member: key.Key, score: float64(r.now().UnixMicro()), share: r.sendShare(key)}
+	if err := r.saves.save(ctx, q); err != nil {
 		return unavailable("save send", err)
 	}
 	return nil
@@ -181,7 +212,7 @@ func (r *Redis) PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord
 	if err != nil {
 		return err
 	}
-	return r.put(ctx, t, r.keys.sendKey(key), []any{val, r.physicalSendTTL(rec.Expires)})
+	return r.put(ctx, t, &key, []any{val, r.physicalSendTTL(rec.Expires)})
 }
 
 // LoadSend implements Retries.

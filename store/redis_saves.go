@@ -32,10 +32,15 @@ type sendSaves struct {
 	once    sync.Once
 }
 
+// queuedSave is one record to write, and to count in its owner's index
+// (redisKeys) by member and score when share is not 0.
 type queuedSave struct {
-	key, val string
-	ttl      time.Duration
-	err      error
+	key, val      string
+	ttl           time.Duration
+	index, member string
+	score         float64
+	share         int
+	err           error
 	// written is closed once the write ended, with err set.
 	written chan struct{}
 }
@@ -56,8 +61,8 @@ func newSendSaves(client redis.UniversalClient, timeout time.Duration) *sendSave
 
 // save writes a record and returns once it is written, or failed to be, or
 // ctx ended (the write may land all the same, as a timed-out command's may).
-func (s *sendSaves) save(ctx context.Context, key, val string, ttl time.Duration) error {
-	q := &queuedSave{key: key, val: val, ttl: ttl, written: make(chan struct{})}
+func (s *sendSaves) save(ctx context.Context, q *queuedSave) error {
+	q.written = make(chan struct{})
 	if err := s.enqueue(ctx, q); err != nil {
 		return err
 	}
@@ -123,15 +128,43 @@ func (s *sendSaves) drain(batch *[]*queuedSave) {
 func (s *sendSaves) write(batch []*queuedSave) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	cmds := make([]*redis.StatusCmd, len(batch))
+	sets := make([]*redis.StatusCmd, len(batch))
+	adds := make([]*redis.IntCmd, len(batch))
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, q := range batch {
-			cmds[i] = p.Set(ctx, q.key, q.val, q.ttl)
+			sets[i] = p.Set(ctx, q.key, q.val, q.ttl)
+			if q.share > 0 {
+				adds[i] = p.ZAdd(ctx, q.index, redis.Z{Score: q.score, Member: q.member})
+			}
 		}
 		return nil
 	})
+	// A record new to its owner's index (written without a claim, or
+	// dropped for the share meanwhile) is counted there by a script of
+	// its own, rare enough not to cost the others a script each.
+	counts := make([]*redis.Cmd, len(batch))
+	var uncounted []int
 	for i, q := range batch {
-		q.err = cmds[i].Err()
+		q.err = sets[i].Err()
+		if q.err == nil && adds[i] != nil {
+			if q.err = adds[i].Err(); q.err == nil && adds[i].Val() == 1 {
+				uncounted = append(uncounted, i)
+			}
+		}
+	}
+	if len(uncounted) > 0 {
+		_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, i := range uncounted {
+				q := batch[i]
+				counts[i] = countSendScript.Eval(ctx, p, []string{q.index, q.key}, q.member, q.share, q.ttl.Milliseconds())
+			}
+			return nil
+		})
+		for _, i := range uncounted {
+			batch[i].err = counts[i].Err()
+		}
+	}
+	for _, q := range batch {
 		close(q.written)
 	}
 }

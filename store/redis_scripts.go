@@ -1,6 +1,10 @@
 package store
 
-import "github.com/redis/go-redis/v9"
+import (
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
 
 // The scripts run atomically in Redis, which is what makes Put's owner rule
 // hold across replicas: the check and the write cannot interleave with
@@ -31,33 +35,13 @@ local function bytesLess(a, b)
   return #a < #b
 end
 
--- meta values are "<len(state)>:<state><context>".
-local function splitMeta(m)
-  local n, rest = string.match(m, '^(%d+):(.*)$')
-  n = tonumber(n)
-  return string.sub(rest, 1, n), string.sub(rest, n + 1)
-end
-
--- dropMeta drops task id from bucket's state and context indexes and its meta.
-local function dropMeta(bucket, id)
-  local meta = bucket .. ':meta'
-  local m = redis.call('HGET', meta, id)
-  if m then
-    local state, ctx = splitMeta(m)
-    redis.call('ZREM', bucket .. ':s:' .. state, id)
-    if ctx ~= '' then redis.call('ZREM', bucket .. ':c:' .. ctx, id) end
-    redis.call('HDEL', meta, id)
-  end
-end
-
 -- purge drops the expired tasks of one bucket from its indexes, so that
--- counts and pages see only live tasks. Each task is purged once, so the
--- cost is constant per task over its lifetime.
+-- counts and pages see only live tasks, and deletes their hashes. Each task
+-- is purged once, so the cost is constant per task over its lifetime.
 local function purge(bucket, taskPrefix, owner, now)
   local expired = redis.call('ZRANGEBYSCORE', bucket .. ':exp', '-inf', now)
   if #expired == 0 then return end
   for _, id in ipairs(expired) do
-    dropMeta(bucket, id)
     redis.call('ZREM', bucket .. ':all', id)
     redis.call('ZREM', bucket .. ':fin', id)
     -- The id may belong to another owner by now; only our own expired copy goes.
@@ -70,21 +54,18 @@ local function purge(bucket, taskPrefix, owner, now)
   redis.call('ZREMRANGEBYSCORE', bucket .. ':exp', '-inf', now)
 end
 
--- evict drops the live task id of bucket from every index, for the owner's
--- share. The context keeps its owner until its own expiry, which is the
--- latest of its tasks'. The id stays known across agents (Known, in another
--- slot) until it would have expired: a known id is never served unchecked.
-local function evict(bucket, taskPrefix, id, count, countMember)
-  dropMeta(bucket, id)
-  for _, suffix in ipairs({':all', ':exp', ':fin'}) do redis.call('ZREM', bucket .. suffix, id) end
+-- evict drops the owner's final task put least recently from every index,
+-- for the owner's share, and reports whether there was one. The context
+-- keeps its owner until its own expiry, which is the latest of its tasks'.
+local function evict(bucket, taskPrefix, count, memberPrefix)
+  local oldest = redis.call('ZPOPMIN', bucket .. ':fin')
+  if #oldest == 0 then return false end
+  local id = oldest[1]
+  redis.call('ZREM', bucket .. ':all', id)
+  redis.call('ZREM', bucket .. ':exp', id)
   redis.call('DEL', taskPrefix .. id)
-  redis.call('ZREM', count, countMember)
-end
-
--- shareFull reports whether owner's share of bucket is full; owner '' is
--- the one principal of a gateway without authentication, not bounded.
-local function shareFull(bucket, owner, maxPerOwner)
-  return owner ~= '' and redis.call('ZCARD', bucket .. ':exp') >= tonumber(maxPerOwner)
+  redis.call('ZREM', count, memberPrefix .. id)
+  return true
 end
 
 local function finalState(state)
@@ -93,25 +74,61 @@ local function finalState(state)
 end
 `
 
+// luaRecord holds the functions the scripts that write send records share.
+var luaRecord = `
+-- countRecord counts the send record recKey (of key member), just added to
+-- its owner's index idx of n records, and drops the owner's records written
+-- least recently past limit. The index outlives its records: its TTL is
+-- renewed to the record's ttl unless it was within the renewal window.
+local function countRecord(idx, n, recKey, member, limit, ttl)
+  if n == 1 or redis.call('PTTL', idx) < tonumber(ttl) - ` + strconv.FormatInt(redisRenewalWindow.Milliseconds(), 10) + ` then
+    redis.call('PEXPIRE', idx, ttl)
+  end
+  if n <= limit then return end
+  local recPrefix = string.sub(recKey, 1, #recKey - #member)
+  local over = n - limit
+  -- One more than needed: on a tie of scores the new record may be among them.
+  for _, m in ipairs(redis.call('ZRANGE', idx, 0, over)) do
+    if over == 0 then break end
+    if m ~= member then
+      redis.call('ZREM', idx, m)
+      redis.call('DEL', recPrefix .. m)
+      over = over - 1
+    end
+  end
+end
+
+-- keepRecord orders the send record recKey (of key member) in its owner's
+-- index idx by its last write (score) and counts it there when new, within
+-- limit (0: unbounded, the one principal of a gateway without
+-- authentication, which has no index).
+local function keepRecord(idx, recKey, member, score, limit, ttl)
+  limit = tonumber(limit)
+  if limit <= 0 then return end
+  if redis.call('ZADD', idx, score, member) == 0 then return end
+  countRecord(idx, redis.call('ZCARD', idx), recKey, member, limit, ttl)
+end
+`
+
 // putScript implements Redis.Put and Redis.PutSend. It returns 1 when
 // written, 0 on an owner conflict, 2 when the owner's share is full of
 // tasks that are not final.
 //
-//	KEYS: task, bucket, count, the send's record (the task in place of
-//	      none; all in the agent's slot); on one node also the id's agents
-//	      and the agents set (in other slots)
+//	KEYS: task, bucket, count, the send's record, the owner's record index
+//	      (the task in place of none; all in the agent's slot); on one node
+//	      also the agents set (in another slot)
 //	ARGV: owner, now, expiry, physical TTL (ms), id, agent, backend,
 //	      context, state, updated, max tasks per owner, renewal window
-//	      (ms), "1" to add the agent to the agents set, then for PutSend
-//	      the send's record and its TTL (ms)
+//	      (ms), "1" to renew the agent's keys (and add it to the agents
+//	      set), then for PutSend the send's record, its TTL (ms) and key
 //
 // The task and context key prefixes and the count member are derived
 // here from the task key and the owner rather than sent: every argument
 // is one more for the client to encode and Redis to parse. The send's
 // record is written only with the task, after every refusal. On a
-// cluster, Put writes the id's agents and the agents set by commands of
-// their own, in the script's pipeline.
-var putScript = redis.NewScript(luaCommon + `
+// cluster, Put writes the agents set by a command of its own, in the
+// script's pipeline.
+var putScript = redis.NewScript(luaCommon + luaRecord + `
 local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
 local owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local id, agent, backend, ctx, state, upd = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
@@ -119,109 +136,105 @@ local maxPerOwner, window = ARGV[11], ARGV[12]
 local taskPrefix = string.sub(task, 1, #task - #id)
 local ctxPrefix = string.sub(taskPrefix, 1, -3) .. 'c:'
 local memberPrefix = #owner .. ':' .. owner .. ':'
-local member = memberPrefix .. id
-
--- Written even when the task is then refused: an id held by another owner,
--- or refused for a full share, is known all the same, and a known id is
--- never served unchecked.
-if KEYS[5] then
-  redis.call('ZADD', KEYS[5], 'GT', exp, agent)
-  redis.call('PEXPIRE', KEYS[5], ttl)
-  if ARGV[13] == '1' then
-    redis.call('SADD', KEYS[6], agent)
-    redis.call('PEXPIRE', KEYS[6], ttl)
-  end
-end
 
 purge(bucket, taskPrefix, owner, now)
 
 local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd')
+local wasFinal = false
 if cur[2] and tonumber(cur[2]) > tonumber(now) then
   if cur[1] ~= owner then return 0 end
   local oldCtx, oldState, oldUpd = cur[3], cur[4], cur[5]
+  wasFinal = finalState(oldState)
   if oldCtx ~= '' then ctx = oldCtx end
   if tonumber(upd) < tonumber(oldUpd) then
     state, upd = oldState, oldUpd
   end
-  if oldState ~= state then redis.call('ZREM', bucket .. ':s:' .. oldState, id) end
   redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
 else
-  if shareFull(bucket, owner, maxPerOwner) then
-    local oldest = redis.call('ZRANGE', bucket .. ':fin', 0, 0)
-    if #oldest == 0 then return 2 end
-    evict(bucket, taskPrefix, oldest[1], count, memberPrefix .. oldest[1])
+  -- owner '' is the one principal of a gateway without authentication, not bounded.
+  if owner ~= '' and redis.call('ZCOUNT', bucket .. ':exp', '(' .. now, '+inf') >= tonumber(maxPerOwner) and
+     not evict(bucket, taskPrefix, count, memberPrefix) then
+    return 2
   end
   -- HSET sets every field, so an expired task's hash needs no DEL first.
-  redis.call('HSET', task, 'id', id, 'agent', agent, 'owner', owner, 'backend', backend,
-    'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
+  redis.call('HSET', task, 'owner', owner, 'backend', backend, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
 end
+redis.call('PEXPIRE', task, ttl)
 
-local score = neg(upd)
--- Every key this put adds to outlives the tasks in it: its TTL is renewed
--- here. all, exp and meta hold the same ids, are emptied together and are
--- renewed together, so when exp's TTL was renewed within the window, all
--- three outlive any task put now, by the grace less the window, and need no
--- renewal. Each member of fin and of a state index was added with a renewal.
-local keys = {task, count, bucket .. ':s:' .. state}
-if redis.call('PTTL', bucket .. ':exp') < tonumber(ttl) - tonumber(window) then
-  table.insert(keys, bucket .. ':all')
-  table.insert(keys, bucket .. ':exp')
-  table.insert(keys, bucket .. ':meta')
-end
-redis.call('ZADD', bucket .. ':all', score, id)
-if finalState(state) then
+local final = finalState(state)
+redis.call('ZADD', bucket .. ':all', neg(upd), id)
+redis.call('ZADD', bucket .. ':exp', exp, id)
+if final then
   redis.call('ZADD', bucket .. ':fin', now, id)
-  table.insert(keys, bucket .. ':fin')
-else
+elseif wasFinal then
   redis.call('ZREM', bucket .. ':fin', id)
 end
-redis.call('ZADD', bucket .. ':s:' .. state, score, id)
-redis.call('ZADD', bucket .. ':exp', exp, id)
-redis.call('HSET', bucket .. ':meta', id, #state .. ':' .. state .. ctx)
-redis.call('ZADD', count, exp, member)
-if ctx ~= '' then
-  redis.call('ZADD', bucket .. ':c:' .. ctx, score, id)
-  table.insert(keys, bucket .. ':c:' .. ctx)
-  local ck = ctxPrefix .. ctx
-  local c = redis.call('HMGET', ck, 'owner', 'exp')
-  if c[2] and tonumber(c[2]) > tonumber(now) then
-    if tonumber(exp) > tonumber(c[2]) then redis.call('HSET', ck, 'exp', exp) end
-  else
-    redis.call('HSET', ck, 'owner', owner, 'exp', exp)
-  end
-  table.insert(keys, ck)
+-- The owner's indexes outlive the tasks in them: they hold the same ids
+-- (fin a part of them), are emptied together and renewed together, so
+-- when the one this put added to was renewed within the window, all three
+-- outlive any task put now by the grace less the window. A key this put
+-- created has no TTL yet, and is renewed here.
+if redis.call('PTTL', bucket .. (final and ':fin' or ':exp')) < tonumber(ttl) - tonumber(window) then
+  redis.call('PEXPIRE', bucket .. ':all', ttl)
+  redis.call('PEXPIRE', bucket .. ':exp', ttl)
+  redis.call('PEXPIRE', bucket .. ':fin', ttl)
 end
-for _, k in ipairs(keys) do redis.call('PEXPIRE', k, ttl) end
-if ARGV[14] then redis.call('SET', KEYS[4], ARGV[14], 'PX', ARGV[15]) end
+redis.call('ZADD', count, exp, memberPrefix .. id)
+-- The count is renewed with the agent's registration, well within its
+-- TTL while the agent's tasks are put. Len empties it of expired tasks.
+if ARGV[13] == '1' then
+  redis.call('PEXPIRE', count, ttl)
+  if KEYS[6] then
+    redis.call('SADD', KEYS[6], agent)
+    redis.call('PEXPIRE', KEYS[6], ttl)
+  end
+end
+if ctx ~= '' then
+  local ck = ctxPrefix .. ctx
+  local c = redis.call('GET', ck)
+  local cexp, cowner
+  if c then cexp, cowner = string.match(c, '^(%d+)|(.*)$') end
+  if cexp and tonumber(cexp) > tonumber(now) then
+    if tonumber(exp) > tonumber(cexp) then redis.call('SET', ck, exp .. '|' .. cowner, 'PX', ttl) end
+  else
+    redis.call('SET', ck, exp .. '|' .. owner, 'PX', ttl)
+  end
+end
+if ARGV[14] then
+  redis.call('SET', KEYS[4], ARGV[14], 'PX', ARGV[15])
+  if owner ~= '' then keepRecord(KEYS[5], KEYS[4], ARGV[16], now, maxPerOwner, ARGV[15]) end
+end
 return 1
 `)
 
-// listScript implements Redis.List. It returns {total, more, task...} where
-// each task is a flat HGETALL reply and more is 1 when a further page exists.
+// listScript implements Redis.List. It returns {total, more, id, task,
+// ...} where each task is a flat HGETALL reply and more is 1 when a
+// further page exists.
 //
 //	KEYS: bucket
-//	ARGV: taskPrefix, owner, now, index suffix, residual state filter,
-//	      max score, cursor score ("" on the first page), cursor id, page size
+//	ARGV: taskPrefix, owner, now, context filter, state filter, max score,
+//	      cursor score ("" on the first page), cursor id, page size
 //
-// The index is the narrowest one the filters allow (context, else state,
-// else all); the state filter is checked per task only together with a
-// context filter, where the index is small. UpdatedAfter is the max score.
+// The filters are checked per task, on its hash: lists are far rarer than
+// puts, which then keep no index per state or context, and an owner's
+// tasks are bounded by its share. UpdatedAfter is the max score.
 var listScript = redis.NewScript(luaCommon + `
 local bucket = KEYS[1]
-local taskPrefix, owner, now, suffix, residual, maxScore = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local taskPrefix, owner, now, ctxFilter, stateFilter, maxScore = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local cursorScore, cursorID, size = ARGV[7], ARGV[8], tonumber(ARGV[9])
 
 purge(bucket, taskPrefix, owner, now)
 
-local index, meta = bucket .. ':' .. suffix, bucket .. ':meta'
+local index = bucket .. ':all'
+local filtered = ctxFilter ~= '' or stateFilter ~= ''
 local function keep(id)
-  if residual == '' then return true end
-  local m = redis.call('HGET', meta, id)
-  return m ~= false and splitMeta(m) == residual
+  if not filtered then return true end
+  local h = redis.call('HMGET', taskPrefix .. id, 'ctx', 'state')
+  return h[1] ~= false and (ctxFilter == '' or h[1] == ctxFilter) and (stateFilter == '' or h[2] == stateFilter)
 end
 
 local total = 0
-if residual == '' then
+if not filtered then
   total = redis.call('ZCOUNT', index, '-inf', maxScore)
 else
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', maxScore)) do
@@ -251,7 +264,10 @@ if #ids > size then
   out[2] = 1
   ids[#ids] = nil
 end
-for _, id in ipairs(ids) do out[#out + 1] = redis.call('HGETALL', taskPrefix .. id) end
+for _, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = redis.call('HGETALL', taskPrefix .. id)
+end
 return out
 `)
 
@@ -268,28 +284,32 @@ return redis.call('ZCARD', KEYS[1])
 // the admission and the claim in one script, so that a claim is made only
 // for a send admitted, in one round trip, with nothing to take back.
 //
-//	KEYS: the owner's exp index, its fin index, the context's hash, the
-//	      send's record (the exp index in place of an absent one; all in
-//	      the agent's slot)
+//	KEYS: the owner's exp index, its fin index, the context's key, the
+//	      send's record, the owner's record index (the exp index in place
+//	      of an absent one; all in the agent's slot)
 //	ARGV: now, the oldest put of a final task still live, the owner's
 //	      share (0: unbounded), "1" when a context is named, "1" to claim,
-//	      then for a claim: the caller's now, the record, its TTL (ms)
+//	      then for a claim: the caller's now, the record, its TTL (ms),
+//	      the send's key
 //
 // It returns {verdict, the record found or "", 1 when the context is live,
 // its owner}. Verdict 2: the owner's share is full of tasks that are not
 // final (nothing claimed); 0: a live record holds the key; 1: admitted
 // and, when asked, claimed. A record that expired by the caller's now, or
 // one of a send not accepted, is claimed over and returned as found.
-var admitScript = redis.NewScript(`
+var admitScript = redis.NewScript(luaRecord + `
 local now, limit = ARGV[1], tonumber(ARGV[3])
-if limit > 0 and redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') >= limit and
-   redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf') == 0 then
+if limit > 0 and redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf') == 0 and
+   redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') >= limit then
   return {2, '', 0, ''}
 end
 local live, owner = 0, ''
 if ARGV[4] == '1' then
-  local c = redis.call('HMGET', KEYS[3], 'owner', 'exp')
-  if c[1] and c[2] and tonumber(c[2]) > tonumber(now) then live, owner = 1, c[1] end
+  local c = redis.call('GET', KEYS[3])
+  if c then
+    local e, o = string.match(c, '^(%d+)|(.*)$')
+    if e and tonumber(e) > tonumber(now) then live, owner = 1, o end
+  end
 end
 if ARGV[5] ~= '1' then return {1, '', live, owner} end
 local v = redis.call('GET', KEYS[4])
@@ -304,6 +324,7 @@ else
   v = ''
 end
 redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
+keepRecord(KEYS[5], KEYS[4], ARGV[9], now, limit, ARGV[8])
 return {1, v, live, owner}
 `)
 

@@ -133,10 +133,13 @@ func TestRedisKeysExpire(t *testing.T) {
 			t.Errorf("key %q: TTL %v, want in (0, %v]", k, ttl, time.Hour+redisTTLGrace)
 		}
 	}
-	// bob's task left the SUBMITTED index when it completed.
-	bob := redisKeys{prefix}.bucket("a", "bob")
-	if n, err := admin.ZCard(ctx, bob+":s:"+submitted).Result(); err != nil || n != 0 {
-		t.Errorf("ZCARD of the old state index = %d, %v; want 0", n, err)
+	// bob's task joined the final ones, eviction's candidates, when it
+	// completed; alice's working task is not among them.
+	for owner, want := range map[string]int64{"bob": 1, "alice": 0} {
+		fin := redisKeys{prefix}.bucket("a", owner) + ":fin"
+		if n, err := admin.ZCard(ctx, fin).Result(); err != nil || n != want {
+			t.Errorf("ZCARD of %s's final tasks = %d, %v; want %d", owner, n, err, want)
+		}
 	}
 
 	clock.Advance(time.Hour)
@@ -149,11 +152,10 @@ func TestRedisKeysExpire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Only the context owners, the ids known across agents (in slots of
-	// their own, out of the scripts' reach; one member per agent) and the
-	// agents set remain, until their own TTL: they hold no task.
+	// Only the context owners and the agents set remain, until their own
+	// TTL: they hold no task.
 	for _, k := range keys {
-		if k != prefix+"{1:a}c:c1" && k != prefix+"{1:a}c:c2" && k != prefix+"agents" && k != prefix+"i:t1" && k != prefix+"i:t2" {
+		if k != prefix+"v2:{1:a}c:c1" && k != prefix+"v2:{1:a}c:c2" && k != prefix+"v2:agents" {
 			t.Errorf("key %q survived the purge of its tasks", k)
 		}
 	}
@@ -303,5 +305,49 @@ func TestRedisSendScriptsPipelined(t *testing.T) {
 	}
 	if err := s.Put(ended, Task{ID: "t2", Agent: "a", Owner: "o"}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
 		t.Errorf("pipelined Put(canceled context) = %v, want ErrUnavailable wrapping context.Canceled", err)
+	}
+}
+
+// TestRedisFirstLayoutNotRead plays a rolling upgrade: the keys a replica
+// of the first layout wrote (no version segment) are not this layout's, so
+// its task is unknown here (a call about it is refused, never served as
+// someone's), while its send records, whose key and format both layouts
+// share, are found.
+func TestRedisFirstLayoutNotRead(t *testing.T) {
+	t.Parallel()
+	addr, prefix := testredis.Addr(t), testPrefix(t)
+	clock := newFakeClock()
+	s := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now})
+	ctx := context.Background()
+	admin := adminClient(t)
+	exp := micros(clock.Now().Add(time.Hour))
+	old := map[string]any{"id": "t1", "agent": "a", "owner": "mallory", "backend": "b", "ctx": "c1", "state": working, "upd": micros(clock.Now()), "exp": exp}
+	if err := admin.HSet(ctx, prefix+"{1:a}t:t1", old).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.HSet(ctx, prefix+"{1:a}c:c1", "owner", "mallory", "exp", exp).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rec := running(clock, "d")
+	val, err := encodeSend(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Set(ctx, prefix+"{1:a}r:5:alice:k", val, time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantNotFound(t, s, "a", "t1")
+	if _, err := s.ContextOwner(ctx, "a", "c1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ContextOwner of the first layout's context = %v, want ErrNotFound", err)
+	}
+	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: working})
+	if got := mustGet(t, s, "a", "t1"); got.Owner != "alice" {
+		t.Errorf("Get(t1) = %+v, want alice's", got)
+	}
+	if got, err := s.LoadSend(ctx, SendKey{Agent: "a", Owner: "alice", Key: "k"}, clock.Now()); err != nil || got.State != SendRunning {
+		t.Errorf("LoadSend of the first layout's record = %+v, %v; want it", got, err)
+	}
+	if owner, err := admin.HGet(ctx, prefix+"{1:a}t:t1", "owner").Result(); err != nil || owner != "mallory" {
+		t.Errorf("the first layout's task = %q, %v; want it untouched", owner, err)
 	}
 }
