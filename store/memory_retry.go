@@ -134,7 +134,7 @@ func (m *Memory) keptTaskID(agent, taskID string) string {
 	mt := m.lookup(agent, taskID)
 	m.mu.Unlock()
 	if mt != nil {
-		return mt.id
+		return mt.id()
 	}
 	return strings.Clone(taskID)
 }
