@@ -403,3 +403,42 @@ func (m *Memory) tasksWithoutContext() int {
 	})
 	return n
 }
+
+// TestMemorySendExpiresBeyondNanos: a record keeps its window to the
+// instant whether or not nanoseconds since the Unix epoch can hold its end.
+func TestMemorySendExpiresBeyondNanos(t *testing.T) {
+	t.Parallel()
+	m := NewMemory(MemoryConfig{})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		expires time.Time
+		live    bool
+	}{
+		{"zero", time.Time{}, false},
+		{"past", now.Add(-time.Nanosecond), false},
+		{"now", now, false},
+		{"next nanosecond", now.Add(time.Nanosecond), true},
+		{"local zone", now.Add(time.Minute).In(time.FixedZone("X", 3600)), true},
+		{"year 3000", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), true},
+	} {
+		key := SendKey{Agent: "x", Owner: "o", Key: tc.name}
+		if err := m.SaveSend(ctx, key, SendRecord{Digest: "0123456789abcdef", State: SendMessage, Expires: tc.expires}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.LoadSend(ctx, key, now)
+		switch {
+		case !tc.live && !errors.Is(err, ErrNotFound):
+			t.Errorf("%s: LoadSend = %+v, %v; want ErrNotFound", tc.name, got, err)
+		case tc.live && (err != nil || !got.Expires.Equal(tc.expires)):
+			t.Errorf("%s: LoadSend = %+v, %v; want Expires %v", tc.name, got, err, tc.expires)
+		}
+	}
+	// Judged at an instant nanoseconds cannot hold either.
+	key := SendKey{Agent: "x", Owner: "o", Key: "year 3000"}
+	if got, err := m.LoadSend(ctx, key, time.Date(3000, 1, 1, 0, 0, 0, 1, time.UTC)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LoadSend past year 3000 = %+v, %v; want ErrNotFound", got, err)
+	}
+}
