@@ -220,7 +220,7 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 	if err != nil {
 		return err
 	}
-	if len(t.ID) > math.MaxUint32 {
+	if uint64(len(t.ID)) > math.MaxUint32 {
 		return fmt.Errorf("put task: task id of %d bytes exceeds the memory index's %d", len(t.ID), uint32(math.MaxUint32))
 	}
 	m.mu.Lock()
