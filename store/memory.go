@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -30,12 +32,11 @@ type Memory struct {
 	// that are, in the order of their last Put: the least recently put of
 	// both is the next to expire (every Put renews a lifetime by the same
 	// TTL), the least recently put finished one the next eviction may take.
-	unfinished, finished *btree.BTreeG[putItem]
+	unfinished, finished *btree.BTreeG[*memTask]
 	// puts numbers the Puts, for their order.
 	puts uint64
-	// listFree and putFree are the free nodes every bucket's trees share.
-	listFree *btree.FreeListG[*memTask]
-	putFree  *btree.FreeListG[putItem]
+	// free holds the free nodes every tree shares.
+	free *btree.FreeListG[*memTask]
 	// sends are the records of Retries, under their own lock.
 	sends memSends
 
@@ -59,36 +60,53 @@ type memAgent struct {
 }
 
 // memBucket holds one (agent, owner)'s tasks in List order, and its final
-// tasks least recently put first, for the owner's share.
+// tasks least recently put first, for the owner's share. Tasks recorded
+// with authentication off (owner "") have no share, so no finished order.
 type memBucket struct {
 	agent    *memAgent
 	owner    string
 	list     *btree.BTreeG[*memTask]
-	finished *btree.BTreeG[putItem]
+	finished *btree.BTreeG[*memTask]
 }
 
 // memTask is one stored task; its agent and owner are its bucket's.
 type memTask struct {
-	id, contextID string
-	// backend and state are interned: a few strings shared by every task.
-	backend, state unique.Handle[string]
-	updated        int64         // microseconds since the epoch, UTC
-	expires        time.Duration // since Memory.epoch
-	put            uint64        // the number of its last Put
-	bucket         *memBucket
+	// ids is the task id followed by its context id, in one allocation
+	// that the agent's maps key on too; idLen ends the task id.
+	ids  string
+	meta unique.Handle[memMeta]
+	// updated is in microseconds since the Unix epoch, UTC.
+	updated int64
+	expires time.Duration // since Memory.epoch
+	put     uint64        // the number of its last Put
+	bucket  *memBucket
+	idLen   uint32
 }
 
-// putItem places a task in Put order.
-type putItem struct {
-	put  uint64
-	task *memTask
+// memMeta is what a task shares with many others: the backend and the
+// state, interned as one pair so that a task holds a single handle.
+type memMeta struct{ backend, state string }
+
+func (mt *memTask) id() string        { return mt.ids[:mt.idLen] }
+func (mt *memTask) contextID() string { return mt.ids[mt.idLen:] }
+func (mt *memTask) state() string     { return mt.meta.Value().state }
+
+// joinIDs returns id and contextID in one string of the index's own: the
+// caller's may be views into a reply.
+func joinIDs(id, contextID string) string {
+	var b strings.Builder
+	b.Grow(len(id) + len(contextID))
+	b.WriteString(id)
+	b.WriteString(contextID)
+	return b.String()
 }
 
 // putLess orders the most recently put first, so that the oldest is the
 // Max: the B-trees take new items at their low end, where a split leaves
-// full nodes behind (at the high end it leaves half-empty ones: 73 bytes
-// an item of 16 rather than 21).
-func putLess(a, b putItem) bool { return a.put > b.put }
+// full nodes behind (at the high end it leaves half-empty ones). Items are
+// the tasks themselves rather than (put, task) pairs: a pointer per item,
+// at the cost of reading the task on each comparison.
+func putLess(a, b *memTask) bool { return a.put > b.put }
 
 // memContext remembers a context's owner while any of its tasks is stored.
 type memContext struct {
@@ -97,18 +115,19 @@ type memContext struct {
 }
 
 func (mt *memTask) task() Task {
-	return Task{ID: mt.id, ContextID: mt.contextID, Owner: mt.bucket.owner, Agent: mt.bucket.agent.name,
-		Backend: mt.backend.Value(), State: mt.state.Value(), Updated: fromMicros(mt.updated)}
+	meta := mt.meta.Value()
+	return Task{ID: mt.id(), ContextID: mt.contextID(), Owner: mt.bucket.owner, Agent: mt.bucket.agent.name,
+		Backend: meta.backend, State: meta.state, Updated: fromMicros(mt.updated)}
 }
 
-func (mt *memTask) final() bool { return finalState(mt.state.Value()) }
+func (mt *memTask) final() bool { return finalState(mt.state()) }
 
 // listLess orders tasks as List returns them: newest first, ties by ID.
 func listLess(a, b *memTask) bool {
 	if a.updated != b.updated {
 		return a.updated > b.updated
 	}
-	return a.id < b.id
+	return a.id() < b.id()
 }
 
 // finalState reports whether a 1.0 task state ends the task, which makes it
@@ -126,9 +145,10 @@ func finalState(state string) bool {
 // what callers see.
 const maxSweepInterval = time.Minute
 
-// btreeDegree is the degree of the index's B-trees: nodes of up to 31
-// items, a few cache lines of pointers.
-const btreeDegree = 16
+// btreeDegree is the degree of the index's B-trees: nodes of up to 63
+// pointers, which spread each node's own fields over more items than
+// smaller ones (see BenchmarkMemoryFootprint).
+const btreeDegree = 32
 
 // NewMemory returns a Memory configured by cfg after SetDefaults. It panics
 // if cfg does not validate; call Validate first when cfg comes from a user.
@@ -149,13 +169,12 @@ func NewMemory(cfg MemoryConfig) *Memory {
 		now:         now,
 		epoch:       now(),
 		agents:      map[string]*memAgent{},
-		listFree:    btree.NewFreeListG[*memTask](btree.DefaultFreeListSize),
-		putFree:     btree.NewFreeListG[putItem](btree.DefaultFreeListSize),
+		free:        btree.NewFreeListG[*memTask](btree.DefaultFreeListSize),
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
 	}
-	m.unfinished = btree.NewWithFreeListG(btreeDegree, putLess, m.putFree)
-	m.finished = btree.NewWithFreeListG(btreeDegree, putLess, m.putFree)
+	m.unfinished = btree.NewWithFreeListG(btreeDegree, putLess, m.free)
+	m.finished = btree.NewWithFreeListG(btreeDegree, putLess, m.free)
 	go m.sweep(min(cfg.TTL, maxSweepInterval))
 	return m
 }
@@ -201,6 +220,9 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 	if err != nil {
 		return err
 	}
+	if uint64(len(t.ID)) > math.MaxUint32 {
+		return fmt.Errorf("put task: task id of %d bytes exceeds the memory index's %d", len(t.ID), uint32(math.MaxUint32))
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -232,7 +254,7 @@ func (m *Memory) makeRoom(agent, owner string) error {
 	}
 	if b := m.bucket(agent, owner); m.shareFull(b) {
 		if oldest, ok := b.finished.Max(); ok {
-			m.remove(oldest.task)
+			m.remove(oldest)
 		}
 	}
 	if m.count >= m.maxTasks {
@@ -240,7 +262,7 @@ func (m *Memory) makeRoom(agent, owner string) error {
 		if !ok {
 			return m.indexFull()
 		}
-		m.remove(oldest.task)
+		m.remove(oldest)
 	}
 	return nil
 }
@@ -279,14 +301,15 @@ func (m *Memory) add(t Task, expires time.Duration) {
 	}
 	b := a.buckets[t.Owner]
 	if b == nil {
-		b = &memBucket{agent: a, owner: strings.Clone(t.Owner),
-			list:     btree.NewWithFreeListG(btreeDegree, listLess, m.listFree),
-			finished: btree.NewWithFreeListG(btreeDegree, putLess, m.putFree)}
+		b = &memBucket{agent: a, owner: strings.Clone(t.Owner), list: btree.NewWithFreeListG(btreeDegree, listLess, m.free)}
+		if b.owner != "" {
+			b.finished = btree.NewWithFreeListG(btreeDegree, putLess, m.free)
+		}
 		a.buckets[b.owner] = b
 	}
-	mt := &memTask{id: t.ID, contextID: t.ContextID, backend: unique.Make(t.Backend), state: unique.Make(t.State),
-		updated: t.Updated.UnixMicro(), expires: expires, bucket: b}
-	a.tasks[mt.id] = mt
+	mt := &memTask{ids: joinIDs(t.ID, t.ContextID), idLen: uint32(len(t.ID)),
+		meta: unique.Make(memMeta{backend: t.Backend, state: t.State}), updated: t.Updated.UnixMicro(), expires: expires, bucket: b}
+	a.tasks[mt.id()] = mt
 	m.count++
 	b.list.ReplaceOrInsert(mt)
 	m.placePut(mt)
@@ -294,16 +317,20 @@ func (m *Memory) add(t Task, expires time.Duration) {
 }
 
 func (m *Memory) update(mt *memTask, t Task, expires time.Duration) {
-	if mt.contextID == "" && t.ContextID != "" {
-		// Ids are views of what the caller holds: keep a copy of our own.
-		mt.contextID = strings.Clone(t.ContextID)
+	if mt.contextID() == "" && t.ContextID != "" {
+		// The tree orders compare the task id, which stays the same; the
+		// task map is keyed anew so that it holds no second copy of it.
+		a := mt.bucket.agent
+		delete(a.tasks, mt.id())
+		mt.ids = joinIDs(mt.id(), t.ContextID)
+		a.tasks[mt.id()] = mt
 		m.setContext(mt)
 	}
 	m.unplacePut(mt)
 	if updated := t.Updated.UnixMicro(); updated >= mt.updated {
 		b := mt.bucket
 		b.list.Delete(mt)
-		mt.state, mt.updated = unique.Make(t.State), updated
+		mt.meta, mt.updated = unique.Make(memMeta{backend: mt.meta.Value().backend, state: t.State}), updated
 		b.list.ReplaceOrInsert(mt)
 	}
 	mt.expires = expires
@@ -316,7 +343,7 @@ func (m *Memory) placePut(mt *memTask) {
 	mt.put = m.puts
 	for _, order := range m.putOrders(mt) {
 		if order != nil {
-			order.ReplaceOrInsert(putItem{put: mt.put, task: mt})
+			order.ReplaceOrInsert(mt)
 		}
 	}
 }
@@ -325,51 +352,53 @@ func (m *Memory) placePut(mt *memTask) {
 func (m *Memory) unplacePut(mt *memTask) {
 	for _, order := range m.putOrders(mt) {
 		if order != nil {
-			order.Delete(putItem{put: mt.put, task: mt})
+			order.Delete(mt)
 		}
 	}
 }
 
 // putOrders are the Put orders mt belongs in as its state stands: the
-// unfinished tasks' (and nil), or the finished tasks' and its bucket's.
-func (m *Memory) putOrders(mt *memTask) [2]*btree.BTreeG[putItem] {
+// unfinished tasks' (and nil), or the finished tasks' and its bucket's
+// (nil for a bucket without a share).
+func (m *Memory) putOrders(mt *memTask) [2]*btree.BTreeG[*memTask] {
 	if !mt.final() {
-		return [2]*btree.BTreeG[putItem]{m.unfinished}
+		return [2]*btree.BTreeG[*memTask]{m.unfinished}
 	}
-	return [2]*btree.BTreeG[putItem]{m.finished, mt.bucket.finished}
+	return [2]*btree.BTreeG[*memTask]{m.finished, mt.bucket.finished}
 }
 
 // setContext counts mt in its context, which mt's owner claims if new.
 func (m *Memory) setContext(mt *memTask) {
-	if mt.contextID == "" {
+	contextID := mt.contextID()
+	if contextID == "" {
 		return
 	}
 	a := mt.bucket.agent
-	c, ok := a.contexts[mt.contextID]
+	c, ok := a.contexts[contextID]
 	if !ok {
 		c.owner = unique.Make(mt.bucket.owner)
 	}
 	c.tasks++
-	a.contexts[mt.contextID] = c
+	a.contexts[contextID] = c
 }
 
 // remove drops mt from every index.
 func (m *Memory) remove(mt *memTask) {
 	b := mt.bucket
 	a := b.agent
-	delete(a.tasks, mt.id)
+	delete(a.tasks, mt.id())
 	m.count--
 	m.unplacePut(mt)
 	b.list.Delete(mt)
 	if b.list.Len() == 0 {
 		delete(a.buckets, b.owner)
 	}
-	if mt.contextID != "" {
-		if c := a.contexts[mt.contextID]; c.tasks <= 1 {
-			delete(a.contexts, mt.contextID)
+	if contextID := mt.contextID(); contextID != "" {
+		if c := a.contexts[contextID]; c.tasks <= 1 {
+			delete(a.contexts, contextID)
 		} else {
 			c.tasks--
-			a.contexts[mt.contextID] = c
+			a.contexts[contextID] = c
 		}
 	}
 	if len(a.tasks) == 0 {
@@ -387,10 +416,10 @@ func (m *Memory) purge(now time.Time) {
 		if f, fok := m.finished.Max(); fok && (!ok || f.put < oldest.put) {
 			oldest, ok = f, true
 		}
-		if !ok || oldest.task.expires > at {
+		if !ok || oldest.expires > at {
 			return
 		}
-		m.remove(oldest.task)
+		m.remove(oldest)
 	}
 }
 
@@ -484,7 +513,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 		oldest = afterMicros(q.UpdatedAfter)
 	}
 	matches := func(mt *memTask) bool {
-		return (q.ContextID == "" || mt.contextID == q.ContextID) && (q.State == "" || mt.state.Value() == q.State)
+		return (q.ContextID == "" || mt.contextID() == q.ContextID) && (q.State == "" || mt.state() == q.State)
 	}
 	if q.ContextID == "" && q.State == "" && q.UpdatedAfter.IsZero() {
 		page.TotalSize = b.list.Len()
@@ -503,7 +532,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 		if mt.updated < oldest {
 			return false
 		}
-		if !cur.after(mt.updated, mt.id) || !matches(mt) {
+		if !cur.after(mt.updated, mt.id()) || !matches(mt) {
 			return true
 		}
 		if len(page.Tasks) == q.PageSize {
@@ -516,7 +545,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 	if cur == nil {
 		b.list.Ascend(walk)
 	} else {
-		b.list.AscendGreaterOrEqual(&memTask{id: cur.ID, updated: cur.Updated}, walk)
+		b.list.AscendGreaterOrEqual(&memTask{ids: cur.ID, idLen: uint32(len(cur.ID)), updated: cur.Updated}, walk)
 	}
 	return page, nil
 }

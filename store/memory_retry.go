@@ -23,26 +23,26 @@ type memSends struct {
 	// order holds the records most recently written first (putLess says
 	// why not least); byOwner the same, of each principal with a share.
 	order   *btree.BTreeG[*memSend]
-	byOwner map[memSendOwner]*btree.BTreeG[*memSend]
+	byOwner map[unique.Handle[memSendOwner]]*btree.BTreeG[*memSend]
 	writes  uint64
 }
 
 // memSendOwner is the principal and agent a share of records is counted by.
 type memSendOwner struct {
-	agent, owner unique.Handle[string]
+	agent, owner string
 }
 
-func (k memSendKey) shareOf() memSendOwner { return memSendOwner{agent: k.agent, owner: k.owner} }
+func (k memSendKey) shareOf() unique.Handle[memSendOwner] { return k.share }
 
-// memSendKey is a SendKey with its agent and owner interned: a few strings
-// shared by every record.
+// memSendKey is a SendKey with its agent and owner interned as one pair: a
+// few shared by every record, a single handle in each.
 type memSendKey struct {
-	agent, owner unique.Handle[string]
-	key          string
+	share unique.Handle[memSendOwner]
+	key   string
 }
 
 func sendKeyOf(k SendKey) memSendKey {
-	return memSendKey{agent: unique.Make(k.Agent), owner: unique.Make(k.Owner), key: k.Key}
+	return memSendKey{share: unique.Make(memSendOwner{agent: k.Agent, owner: k.Owner}), key: k.Key}
 }
 
 // memSend is a SendRecord as kept. Every record has a digest, a state and a
@@ -54,9 +54,11 @@ type memSend struct {
 	written uint64 // the number of its last write, for order
 	state   unique.Handle[string]
 	// digest is Digest decoded, unless rare.digest holds it.
-	digest  [digestSize]byte
-	taskID  string
-	expires time.Time
+	digest [digestSize]byte
+	taskID string
+	// expires is Expires in nanoseconds since the Unix epoch, unless
+	// rare.expires holds it: an instant, as Redis keeps it too.
+	expires int64
 	rare    *memSendRare
 }
 
@@ -68,6 +70,29 @@ type memSendRare struct {
 	answerDialect string
 	holder        string
 	lease         time.Time
+	// expires is an Expires that nanoseconds since the Unix epoch cannot
+	// hold (the zero time, say), when notUnix.
+	notUnix bool
+	expires time.Time
+}
+
+// unixNanos returns t in nanoseconds since the Unix epoch, and whether
+// they give t's instant back.
+func unixNanos(t time.Time) (int64, bool) {
+	ns := t.UnixNano()
+	return ns, time.Unix(0, ns).Equal(t)
+}
+
+// expired reports whether ms's window has ended by now.
+func (ms *memSend) expired(now time.Time) bool {
+	if ms.rare != nil && ms.rare.notUnix {
+		return !ms.rare.expires.After(now)
+	}
+	ns, ok := unixNanos(now)
+	if !ok {
+		return !time.Unix(0, ms.expires).After(now)
+	}
+	return ms.expires <= ns
 }
 
 func writtenLess(a, b *memSend) bool { return a.written > b.written }
@@ -92,9 +117,12 @@ func hexDigest(s string) (sum [digestSize]byte, ok bool) {
 }
 
 func (ms *memSend) record() SendRecord {
-	rec := SendRecord{State: ms.state.Value(), TaskID: ms.taskID, Expires: ms.expires}
+	rec := SendRecord{State: ms.state.Value(), TaskID: ms.taskID, Expires: time.Unix(0, ms.expires).UTC()}
 	if r := ms.rare; r != nil {
 		rec.Digest, rec.Answer, rec.AnswerDialect, rec.Holder, rec.Lease = r.digest, r.answer, r.answerDialect, r.holder, r.lease
+		if r.notUnix {
+			rec.Expires = r.expires
+		}
 	}
 	if ms.rare == nil || !ms.rare.notHex {
 		rec.Digest = hex.EncodeToString(ms.digest[:])
@@ -104,16 +132,20 @@ func (ms *memSend) record() SendRecord {
 
 // set keeps rec in ms. taskID is rec.TaskID as the record keeps it.
 func (ms *memSend) set(rec SendRecord, taskID string) {
-	ms.state, ms.taskID, ms.expires, ms.rare = unique.Make(rec.State), taskID, rec.Expires, nil
+	expires, isUnix := unixNanos(rec.Expires)
+	ms.state, ms.taskID, ms.expires, ms.rare = unique.Make(rec.State), taskID, expires, nil
 	sum, isHex := hexDigest(rec.Digest)
 	ms.digest = sum
-	if isHex && rec.Answer == nil && rec.AnswerDialect == "" && rec.Holder == "" && rec.Lease.IsZero() {
+	if isHex && isUnix && rec.Answer == nil && rec.AnswerDialect == "" && rec.Holder == "" && rec.Lease.IsZero() {
 		return
 	}
 	// The answer may be a view into a buffer the caller reuses.
 	ms.rare = &memSendRare{answer: slices.Clone(rec.Answer), answerDialect: rec.AnswerDialect, holder: rec.Holder, lease: rec.Lease}
 	if !isHex {
 		ms.rare.notHex, ms.rare.digest = true, rec.Digest
+	}
+	if !isUnix {
+		ms.rare.notUnix, ms.rare.expires = true, rec.Expires
 	}
 }
 
@@ -134,7 +166,7 @@ func (m *Memory) keptTaskID(agent, taskID string) string {
 	mt := m.lookup(agent, taskID)
 	m.mu.Unlock()
 	if mt != nil {
-		return mt.id
+		return mt.id()
 	}
 	return strings.Clone(taskID)
 }
@@ -226,7 +258,7 @@ func (s *memSends) get(key memSendKey, now time.Time) (SendRecord, bool) {
 	if ms == nil {
 		return SendRecord{}, false
 	}
-	if !ms.expires.After(now) {
+	if ms.expired(now) {
 		s.remove(ms)
 		return SendRecord{}, false
 	}
@@ -251,10 +283,10 @@ func (s *memSends) put(key memSendKey, rec SendRecord, taskID string, limit, per
 	if s.byKey == nil {
 		s.byKey = map[memSendKey]*memSend{}
 		s.order = btree.NewG(btreeDegree, writtenLess)
-		s.byOwner = map[memSendOwner]*btree.BTreeG[*memSend]{}
+		s.byOwner = map[unique.Handle[memSendOwner]]*btree.BTreeG[*memSend]{}
 	}
 	s.writes++
-	shared := key.owner.Value() != ""
+	shared := key.share.Value().owner != ""
 	ms := s.byKey[key]
 	if ms != nil {
 		// Reordered in place: its share, maybe of it alone, stays.

@@ -137,6 +137,9 @@ func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 // others. The caller holds m.mu.
 type census struct {
 	count, tasks, indexed, contextRefs, listed, buckets, contexts, final, ownerFinal, finalStates int
+	// sharelessFinal counts the final tasks of owner "", in no bucket's
+	// finished order.
+	sharelessFinal int
 	// unused counts buckets and agents kept with no task: a leak.
 	unused int
 	// misplaced counts tasks in the Put order of the other kind.
@@ -145,14 +148,14 @@ type census struct {
 
 func (m *Memory) census() census {
 	c := census{count: m.count, listed: m.unfinished.Len() + m.finished.Len(), final: m.finished.Len()}
-	m.unfinished.Ascend(func(it putItem) bool {
-		if it.task.final() {
+	m.unfinished.Ascend(func(mt *memTask) bool {
+		if mt.final() {
 			c.misplaced++
 		}
 		return true
 	})
-	m.finished.Ascend(func(it putItem) bool {
-		if !it.task.final() {
+	m.finished.Ascend(func(mt *memTask) bool {
+		if !mt.final() {
 			c.misplaced++
 		}
 		return true
@@ -165,7 +168,12 @@ func (m *Memory) census() census {
 		}
 		for _, b := range a.buckets {
 			c.indexed += b.list.Len()
-			c.ownerFinal += b.finished.Len()
+			switch {
+			case b.owner == "" && b.finished != nil:
+				c.misplaced++ // a bucket without a share keeps no finished order
+			case b.finished != nil:
+				c.ownerFinal += b.finished.Len()
+			}
 			c.buckets++
 			if b.list.Len() == 0 {
 				c.unused++
@@ -177,6 +185,9 @@ func (m *Memory) census() census {
 		for _, mt := range a.tasks {
 			if mt.final() {
 				c.finalStates++
+				if mt.bucket.owner == "" {
+					c.sharelessFinal++
+				}
 			}
 		}
 	}
@@ -186,7 +197,7 @@ func (m *Memory) census() census {
 // consistent reports whether the census's indexes agree on n tasks.
 func (c census) consistent(n, withContext int) bool {
 	return c.count == n && c.tasks == n && c.indexed == n && c.listed == n && c.contextRefs == withContext &&
-		c.final == c.finalStates && c.ownerFinal == c.finalStates && c.unused == 0 && c.misplaced == 0
+		c.final == c.finalStates && c.ownerFinal == c.finalStates-c.sharelessFinal && c.unused == 0 && c.misplaced == 0
 }
 
 // each calls f with every task the index holds. The caller holds m.mu.
@@ -327,13 +338,16 @@ func BenchmarkMemoryPut(b *testing.B) {
 func TestMemoryStaysConsistent(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	m := NewMemory(MemoryConfig{MaxTasks: 64, TTL: time.Hour, now: clock.Now})
+	// Shares smaller than the index, so that owners evict their own; owner
+	// "" (authentication off) has none.
+	m := NewMemory(MemoryConfig{MaxTasks: 64, MaxTasksPerOwner: 24, TTL: time.Hour, now: clock.Now})
 	t.Cleanup(func() { m.Close() })
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(3, 5))
+	owners := []string{"o0", "o1", "o2", ""}
 	for step := range 4000 {
 		clock.Advance(time.Duration(r.IntN(2000)) * time.Millisecond)
-		task := Task{ID: fmt.Sprintf("t%d", r.IntN(150)), Owner: fmt.Sprintf("o%d", r.IntN(4)), Agent: fmt.Sprintf("a%d", r.IntN(2)),
+		task := Task{ID: fmt.Sprintf("t%d", r.IntN(150)), Owner: owners[r.IntN(len(owners))], Agent: fmt.Sprintf("a%d", r.IntN(2)),
 			State: []string{working, completed}[r.IntN(2)], Updated: clock.Now().Add(-time.Duration(r.IntN(5000)) * time.Millisecond)}
 		if r.IntN(3) > 0 {
 			task.ContextID = fmt.Sprintf("c%d", r.IntN(20))
@@ -352,9 +366,9 @@ func TestMemoryStaysConsistent(t *testing.T) {
 			t.Fatalf("step %d: %+v, Len %d", step, c, n)
 		}
 		listed := 0
-		for o := range 4 {
+		for _, o := range owners {
 			for a := range 2 {
-				p, err := m.List(ctx, Query{Agent: fmt.Sprintf("a%d", a), Owner: fmt.Sprintf("o%d", o), PageSize: MaxPageSize})
+				p, err := m.List(ctx, Query{Agent: fmt.Sprintf("a%d", a), Owner: o, PageSize: MaxPageSize})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -388,4 +402,43 @@ func (m *Memory) tasksWithoutContext() int {
 		}
 	})
 	return n
+}
+
+// TestMemorySendExpiresBeyondNanos: a record keeps its window to the
+// instant whether or not nanoseconds since the Unix epoch can hold its end.
+func TestMemorySendExpiresBeyondNanos(t *testing.T) {
+	t.Parallel()
+	m := NewMemory(MemoryConfig{})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		expires time.Time
+		live    bool
+	}{
+		{"zero", time.Time{}, false},
+		{"past", now.Add(-time.Nanosecond), false},
+		{"now", now, false},
+		{"next nanosecond", now.Add(time.Nanosecond), true},
+		{"local zone", now.Add(time.Minute).In(time.FixedZone("X", 3600)), true},
+		{"year 3000", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), true},
+	} {
+		key := SendKey{Agent: "x", Owner: "o", Key: tc.name}
+		if err := m.SaveSend(ctx, key, SendRecord{Digest: "0123456789abcdef", State: SendMessage, Expires: tc.expires}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.LoadSend(ctx, key, now)
+		switch {
+		case !tc.live && !errors.Is(err, ErrNotFound):
+			t.Errorf("%s: LoadSend = %+v, %v; want ErrNotFound", tc.name, got, err)
+		case tc.live && (err != nil || !got.Expires.Equal(tc.expires)):
+			t.Errorf("%s: LoadSend = %+v, %v; want Expires %v", tc.name, got, err, tc.expires)
+		}
+	}
+	// Judged at an instant nanoseconds cannot hold either.
+	key := SendKey{Agent: "x", Owner: "o", Key: "year 3000"}
+	if got, err := m.LoadSend(ctx, key, time.Date(3000, 1, 1, 0, 0, 0, 1, time.UTC)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LoadSend past year 3000 = %+v, %v; want ErrNotFound", got, err)
+	}
 }
