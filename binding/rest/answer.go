@@ -44,17 +44,20 @@ type answer struct {
 	done chan struct{}
 }
 
-func newAnswer(w http.ResponseWriter) *answer {
-	return &answer{w: w, header: http.Header{}, unary: unaryPool.Get().(*bytes.Buffer)}
-}
-
 // unaryPool keeps the buffers unary answers are rewritten from; ones grown
 // past maxPooledAnswer are left to the collector.
 var unaryPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxPooledAnswer = 1 << 20
 
-func (a *answer) Header() http.Header { return a.header }
+// Header is made on first use: the core sets none on a successful unary
+// call, which it answers through WriteResult.
+func (a *answer) Header() http.Header {
+	if a.header == nil {
+		a.header = http.Header{}
+	}
+	return a.header
+}
 
 func (a *answer) WriteHeader(code int) {
 	if a.status != 0 || code < 200 {
