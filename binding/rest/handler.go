@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -165,7 +166,13 @@ func (h *handler) rpcRequest(r *http.Request, x *exchange, rt route, body []byte
 		ctx = dialect.WithCallerDialect(ctx, dialect.V03)
 	}
 	req := r.WithContext(ctx)
-	req.Header = r.Header.Clone()
+	// A map of its own whose values are the caller's, shared and read
+	// only (as the core shares them with the backend's request): the keys
+	// rewritten below get slices of their own.
+	req.Header = maps.Clone(r.Header)
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
 	req.Method = http.MethodPost
 	x.url = *r.URL
 	x.url.Path, x.url.RawPath, x.url.RawQuery = h.rpcPath, "", ""
