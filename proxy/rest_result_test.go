@@ -1,0 +1,63 @@
+package proxy
+
+import (
+	"bytes"
+	"net/http"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/bench/canned"
+)
+
+// bareWriter is a front end's ResponseWriter that takes the bare result
+// (resultWriter), as binding/rest's answer does.
+type bareWriter struct {
+	benchWriter
+	results [][]byte
+}
+
+func (w *bareWriter) WriteResult(result []byte) {
+	w.results = append(w.results, bytes.Clone(result))
+}
+
+// TestResultWriterGetsBareResult: a successful unary call's result reaches
+// a resultWriter as it is, the same bytes the JSON-RPC answer wraps, and
+// nothing else is written; an error still comes as a JSON-RPC answer.
+func TestResultWriterGetsBareResult(t *testing.T) {
+	for _, op := range []canned.Op{canned.Get, canned.Send} {
+		for _, backend := range []canned.Dialect{canned.V03, canned.V10} {
+			bc := benchCase{op: op, caller: canned.V10, backend: backend}
+			t.Run(bc.name(), func(t *testing.T) {
+				h := newBenchHarness(t, bc)
+				h.check(t)
+				want := gjson.GetBytes(h.w.body, "result").Raw
+
+				bw := &bareWriter{benchWriter: benchWriter{h: http.Header{}}}
+				if h.msgID != nil {
+					copy(h.msgID, "9") // a send of its own, not a retry of the check's
+				}
+				h.rd.Reset(h.body)
+				h.req.Body, h.req.ContentLength = h.rc, int64(len(h.body))
+				h.gw.ServeHTTP(bw, h.req)
+				if len(bw.results) != 1 || bw.status != 0 || len(bw.body) != 0 {
+					t.Fatalf("%d results, HTTP %d %s: want one result and nothing written", len(bw.results), bw.status, bw.body)
+				}
+				if op == canned.Get && string(bw.results[0]) != want {
+					t.Errorf("result\n%s\nwant the JSON-RPC answer's\n%s", bw.results[0], want)
+				}
+				if !gjson.ValidBytes(bw.results[0]) || gjson.GetBytes(bw.results[0], "jsonrpc").Exists() {
+					t.Errorf("not a bare result: %s", bw.results[0])
+				}
+
+				bad := &bareWriter{benchWriter: benchWriter{h: http.Header{}}}
+				h.rd.Reset([]byte(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}`))
+				h.req.Body, h.req.ContentLength = h.rc, -1
+				h.gw.ServeHTTP(bad, h.req)
+				if len(bad.results) != 0 || !gjson.GetBytes(bad.body, "error.code").Exists() {
+					t.Errorf("an error: %d results, HTTP %d %s", len(bad.results), bad.status, bad.body)
+				}
+			})
+		}
+	}
+}
