@@ -62,7 +62,15 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		// Every other path below the agent's is its HTTP+JSON binding, which
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
 		if a.cfg.Serves(dialect.HTTPJSON) {
-			g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout}))
+			h := rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout})
+			g.mux.Handle(p+"/", h)
+			// The routes' own patterns, matched exactly, unless they could
+			// take an agent's path below this one from its subtree.
+			if !hasAgentBelow(agents, p) {
+				for _, route := range rest.Routes() {
+					g.mux.Handle(p+route, h)
+				}
+			}
 		} else {
 			g.mux.Handle(p+"/", rest.NotServed("agent "+strconv.Quote(a.cfg.Name)+
 				" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out"))
@@ -72,6 +80,16 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// hasAgentBelow reports whether an agent's path is below p ("" is the root).
+func hasAgentBelow(agents []*Agent, p string) bool {
+	for _, a := range agents {
+		if q := strings.TrimSuffix(a.cfg.Path, "/"); q != p && strings.HasPrefix(q, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {

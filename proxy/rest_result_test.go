@@ -2,12 +2,17 @@ package proxy
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/dialect"
 )
 
 // bareWriter is a front end's ResponseWriter that takes the bare result
@@ -59,5 +64,47 @@ func TestResultWriterGetsBareResult(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRESTRoutesLeaveNestedAgents: the REST routes' own patterns, which the
+// mux prefers to an agent's subtree, are left out for an agent with another
+// one below its path, whose routes they would otherwise take.
+func TestRESTRoutesLeaveNestedAgents(t *testing.T) {
+	newAgent := func(name, path string) *Agent {
+		cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path,
+			Backend: BackendConfig{URL: "http://backend.test/", Dialect: dialect.Version10}}
+		cfg.SetDefaults()
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		a, err := NewAgent(context.Background(), cfg, Options{Transport: canned.New(), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name   string
+		agents []*Agent
+		path   string
+		route  string // the unknown route the answering agent names
+	}{
+		{"nested below the root", []*Agent{newAgent("root", "/"), newAgent("tasks", "/tasks")}, "/tasks/x", "/x"},
+		{"nested below a path", []*Agent{newAgent("a", "/a"), newAgent("tasks", "/a/tasks")}, "/a/tasks/x", "/x"},
+		{"alone", []*Agent{newAgent("root", "/")}, "/tasks/x/y", "/tasks/x/y"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gw, err := NewGateway(tc.agents)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gw.Close()
+			w := httptest.NewRecorder()
+			gw.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.path, nil))
+			if msg := gjson.Get(w.Body.String(), "error.message").Str; w.Code != http.StatusNotFound || msg != "no A2A HTTP+JSON route at "+tc.route {
+				t.Errorf("HTTP %d %s: want the unknown route %s", w.Code, w.Body, tc.route)
+			}
+		})
 	}
 }

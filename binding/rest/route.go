@@ -57,6 +57,22 @@ var v03Twins = map[*operation]*operation{
 	opCard:       {method: "GetExtendedAgentCard", v03: true},
 }
 
+// routes are the routes without a tenant as ServeMux patterns, relative to
+// the agent's path, with no method: the handler answers a wrong verb itself.
+var routes = []string{
+	"/message:send", "/message:stream", "/extendedAgentCard", "/tasks", "/tasks/{id}",
+	"/tasks/{id}/pushNotificationConfigs", "/tasks/{id}/pushNotificationConfigs/{configId}",
+	"/v1/message:send", "/v1/message:stream", "/v1/card", "/v1/tasks/{id}",
+	"/v1/tasks/{id}/pushNotificationConfigs", "/v1/tasks/{id}/pushNotificationConfigs/{configId}",
+}
+
+// Routes returns the ServeMux patterns of the routes without a tenant,
+// relative to the agent's path. Registered beside the agent's subtree, for
+// the same handler, they are matched exactly: a subtree match costs the mux
+// a second lookup (for a trailing-slash redirect) and allocations. The
+// handler parses every path itself, whichever pattern matched it.
+func Routes() []string { return slices.Clone(routes) }
+
 // route is a matched REST request.
 type route struct {
 	op                   *operation
