@@ -64,9 +64,9 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		if a.cfg.Serves(dialect.HTTPJSON) {
 			h := rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout})
 			g.mux.Handle(p+"/", h)
-			// The routes' own patterns, matched exactly, unless they could
+			// The routes' own patterns, matched exactly, unless one would
 			// take an agent's path below this one from its subtree.
-			if !hasAgentBelow(agents, p) {
+			if !onRoutesOf(agents, p) {
 				for _, route := range rest.Routes() {
 					g.mux.Handle(p+route, h)
 				}
@@ -82,11 +82,20 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 	return g, nil
 }
 
-// hasAgentBelow reports whether an agent's path is below p ("" is the root).
-func hasAgentBelow(agents []*Agent, p string) bool {
+// onRoutesOf reports whether an agent's path lies below p ("" is the root)
+// on one of p's REST routes: its first segment below p begins a route.
+func onRoutesOf(agents []*Agent, p string) bool {
+	routes := rest.Routes()
 	for _, a := range agents {
-		if q := strings.TrimSuffix(a.cfg.Path, "/"); q != p && strings.HasPrefix(q, p+"/") {
-			return true
+		rel, ok := strings.CutPrefix(strings.TrimSuffix(a.cfg.Path, "/"), p+"/")
+		if !ok {
+			continue
+		}
+		seg, _, _ := strings.Cut(rel, "/")
+		for _, route := range routes {
+			if first, _, _ := strings.Cut(route[1:], "/"); first == seg {
+				return true
+			}
 		}
 	}
 	return false

@@ -69,7 +69,8 @@ func TestResultWriterGetsBareResult(t *testing.T) {
 
 // TestRESTRoutesLeaveNestedAgents: the REST routes' own patterns, which the
 // mux prefers to an agent's subtree, are left out for an agent with another
-// one below its path, whose routes they would otherwise take.
+// one below its path on those routes, which they would otherwise take; an
+// agent below it elsewhere keeps its own.
 func TestRESTRoutesLeaveNestedAgents(t *testing.T) {
 	newAgent := func(name, path string) *Agent {
 		cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path,
@@ -93,6 +94,7 @@ func TestRESTRoutesLeaveNestedAgents(t *testing.T) {
 		{"nested below the root", []*Agent{newAgent("root", "/"), newAgent("tasks", "/tasks")}, "/tasks/x", "/x"},
 		{"nested below a path", []*Agent{newAgent("a", "/a"), newAgent("tasks", "/a/tasks")}, "/a/tasks/x", "/x"},
 		{"alone", []*Agent{newAgent("root", "/")}, "/tasks/x/y", "/tasks/x/y"},
+		{"beside one below elsewhere", []*Agent{newAgent("root", "/"), newAgent("b", "/b")}, "/b/tasks/x/y", "/tasks/x/y"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gw, err := NewGateway(tc.agents)
