@@ -489,7 +489,19 @@ func (a *Agent) answerUnary(w http.ResponseWriter, r *http.Request, c *call, res
 	a.writeResult(w, c, result)
 }
 
+// resultWriter is the ResponseWriter of a front end that answers with the
+// bare result (binding/rest): it gets the result as it is, rather than in
+// an envelope it would have to search again for the result's end.
+type resultWriter interface {
+	WriteResult(result []byte)
+}
+
 func (a *Agent) writeResult(w http.ResponseWriter, c *call, result []byte) {
+	if rw, ok := w.(resultWriter); ok {
+		c.bytes += len(result)
+		rw.WriteResult(result)
+		return
+	}
 	buf := c.buffer(len(result) + len(c.env.ID) + 40)
 	*buf = normalize.AppendResultResponse(*buf, c.env.ID, result)
 	c.bytes += len(*buf)

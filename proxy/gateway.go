@@ -62,7 +62,15 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		// Every other path below the agent's is its HTTP+JSON binding, which
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
 		if a.cfg.Serves(dialect.HTTPJSON) {
-			g.mux.Handle(p+"/", rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout}))
+			h := rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout})
+			g.mux.Handle(p+"/", h)
+			// The routes' own patterns, matched exactly, unless one would
+			// take an agent's path below this one from its subtree.
+			if !onRoutesOf(agents, p) {
+				for _, route := range rest.Routes() {
+					g.mux.Handle(p+route, h)
+				}
+			}
 		} else {
 			g.mux.Handle(p+"/", rest.NotServed("agent "+strconv.Quote(a.cfg.Name)+
 				" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out"))
@@ -75,6 +83,25 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// onRoutesOf reports whether an agent's path lies below p ("" is the root)
+// on one of p's REST routes: its first segment below p begins a route.
+func onRoutesOf(agents []*Agent, p string) bool {
+	routes := rest.Routes()
+	for _, a := range agents {
+		rel, ok := strings.CutPrefix(strings.TrimSuffix(a.cfg.Path, "/"), p+"/")
+		if !ok {
+			continue
+		}
+		seg, _, _ := strings.Cut(rel, "/")
+		for _, route := range routes {
+			if first, _, _ := strings.Cut(route[1:], "/"); first == seg {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -43,6 +43,8 @@ type answer struct {
 	status int // 0 until the core writes its header
 
 	unary *bytes.Buffer // from unaryPool, given back by finish
+	// replied: WriteResult answered the call.
+	replied bool
 	// reshape, when set, rewrites each result (unary or stream event) into
 	// the binding's own message shapes.
 	reshape func([]byte) ([]byte, error)
@@ -53,17 +55,20 @@ type answer struct {
 	done chan struct{}
 }
 
-func newAnswer(w http.ResponseWriter) *answer {
-	return &answer{w: w, header: http.Header{}, unary: unaryPool.Get().(*bytes.Buffer)}
-}
-
 // unaryPool keeps the buffers unary answers are rewritten from; ones grown
 // past maxPooledAnswer are left to the collector.
 var unaryPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxPooledAnswer = 1 << 20
 
-func (a *answer) Header() http.Header { return a.header }
+// Header is made on first use: the core sets none on a successful unary
+// call, which it answers through WriteResult.
+func (a *answer) Header() http.Header {
+	if a.header == nil {
+		a.header = http.Header{}
+	}
+	return a.header
+}
 
 func (a *answer) WriteHeader(code int) {
 	if a.status != 0 || code < 200 {
@@ -103,7 +108,7 @@ func (a *answer) finish() {
 	if a.pw != nil {
 		_ = a.pw.Close()
 		<-a.done
-	} else {
+	} else if !a.replied {
 		a.writeUnary()
 	}
 	if a.unary.Cap() <= maxPooledAnswer {
@@ -131,23 +136,7 @@ func (a *answer) writeUnary() {
 	// The core wrote this answer and checked what it put in it: no need to
 	// validate it all again, only to find its result or error.
 	if res := gjson.Get(view(body), "result"); res.Exists() {
-		out := rawOf(body, res)
-		if res.Type == gjson.Null {
-			out = []byte("{}") // google.protobuf.Empty
-		}
-		if a.reshape != nil {
-			var err error
-			if out, err = a.reshape(out); err != nil {
-				a.mark(newError(http.StatusInternalServerError, dialect.ErrInternal, "the answer could not be translated to the 0.3 binding: "+err.Error())).write(a.w)
-				return
-			}
-		}
-		a.copyHeader()
-		h := a.w.Header()
-		h["Content-Type"] = headerJSON
-		h["Content-Length"] = []string{strconv.Itoa(len(out))}
-		a.w.WriteHeader(http.StatusOK)
-		_, _ = a.w.Write(out)
+		a.writeResult(rawOf(body, res))
 		return
 	}
 	a.copyHeader()
@@ -160,6 +149,40 @@ func (a *answer) writeUnary() {
 		status = http.StatusInternalServerError
 	}
 	a.mark(newError(status, dialect.ErrInternal, "the gateway answered: "+truncate(strings.TrimSpace(string(body)), 200))).write(a.w)
+}
+
+// WriteResult answers a successful unary call with its result, which the
+// core hands over bare (proxy's resultWriter) instead of writing it in a
+// JSON-RPC envelope: the answer need not search the envelope for the
+// result's end. result is the core's, used only until this returns.
+func (a *answer) WriteResult(result []byte) {
+	if a.status != 0 || a.pw != nil {
+		// The core already answered otherwise: what it wrote is the answer.
+		return
+	}
+	a.status = http.StatusOK
+	a.replied = true
+	a.writeResult(result)
+}
+
+// writeResult answers with a JSON-RPC result, in the binding's shape.
+func (a *answer) writeResult(out []byte) {
+	if string(bytes.TrimSpace(out)) == "null" {
+		out = []byte("{}") // google.protobuf.Empty
+	}
+	if a.reshape != nil {
+		var err error
+		if out, err = a.reshape(out); err != nil {
+			a.mark(newError(http.StatusInternalServerError, dialect.ErrInternal, "the answer could not be translated to the 0.3 binding: "+err.Error())).write(a.w)
+			return
+		}
+	}
+	a.copyHeader()
+	h := a.w.Header()
+	h["Content-Type"] = headerJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(out))}
+	a.w.WriteHeader(http.StatusOK)
+	_, _ = a.w.Write(out)
 }
 
 var headerJSON = []string{"application/json"}

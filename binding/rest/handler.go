@@ -3,7 +3,7 @@ package rest
 import (
 	"bytes"
 	"errors"
-	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -100,7 +100,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(apiErr)
 		return
 	}
-	a := newAnswer(w)
+	x := &exchange{answer: answer{w: w, unary: unaryPool.Get().(*bytes.Buffer)}}
+	a := &x.answer
 	a.v03 = rt.op.v03
 	if rt.op.v03 {
 		method := rt.op.method
@@ -118,8 +119,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Deferred, so the relay goroutine of a stream ends even if the core
 	// panics (http.ErrAbortHandler included).
 	defer a.finish()
-	h.rpc.ServeHTTP(a, h.rpcRequest(r, rt, envelope(rt.op.method, params), version))
+	h.rpc.ServeHTTP(a, h.rpcRequest(r, x, rt, envelope(rt.op.method, params), version))
 }
+
+// exchange is what one call hands the core, in one allocation: the answer
+// it writes to, and the URL and body of the request it reads.
+type exchange struct {
+	answer
+	url  url.URL
+	body rpcBody
+}
+
+// rpcBody is the JSON-RPC request's body.
+type rpcBody struct{ bytes.Reader }
+
+func (*rpcBody) Close() error { return nil }
 
 func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
 	tooLarge := func() *apiError {
@@ -151,7 +165,7 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *api
 // rpcRequest is the caller's request made into the JSON-RPC call of the
 // same operation: same context and headers (Authorization included), the
 // canonical 1.0 body, addressed to the agent's JSON-RPC path.
-func (h *handler) rpcRequest(r *http.Request, rt route, body []byte, version string) *http.Request {
+func (h *handler) rpcRequest(r *http.Request, x *exchange, rt route, body []byte, version string) *http.Request {
 	// A shallow copy (WithContext) with its own header and URL: nothing
 	// else of the caller's request is changed, and Clone's deep copies cost
 	// more than the rest of the front end.
@@ -162,13 +176,20 @@ func (h *handler) rpcRequest(r *http.Request, rt route, body []byte, version str
 		ctx = dialect.WithCallerDialect(ctx, dialect.V03)
 	}
 	req := r.WithContext(ctx)
-	req.Header = r.Header.Clone()
+	// A map of its own whose values are the caller's, shared and read
+	// only (as the core shares them with the backend's request): the keys
+	// rewritten below get slices of their own.
+	req.Header = maps.Clone(r.Header)
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
 	req.Method = http.MethodPost
-	u := *r.URL
-	u.Path, u.RawPath, u.RawQuery = h.rpcPath, "", ""
-	req.URL = &u
+	x.url = *r.URL
+	x.url.Path, x.url.RawPath, x.url.RawQuery = h.rpcPath, "", ""
+	req.URL = &x.url
 	req.RequestURI = h.rpcURI
-	req.Body = io.NopCloser(bytes.NewReader(body))
+	x.body.Reset(body)
+	req.Body = &x.body
 	req.GetBody = nil
 	req.ContentLength = int64(len(body))
 	req.TransferEncoding = nil

@@ -57,6 +57,22 @@ var v03Twins = map[*operation]*operation{
 	opCard:       {method: "GetExtendedAgentCard", v03: true},
 }
 
+// routes are the routes without a tenant as ServeMux patterns, relative to
+// the agent's path, with no method: the handler answers a wrong verb itself.
+var routes = []string{
+	"/message:send", "/message:stream", "/extendedAgentCard", "/tasks", "/tasks/{id}",
+	"/tasks/{id}/pushNotificationConfigs", "/tasks/{id}/pushNotificationConfigs/{configId}",
+	"/v1/message:send", "/v1/message:stream", "/v1/card", "/v1/tasks/{id}",
+	"/v1/tasks/{id}/pushNotificationConfigs", "/v1/tasks/{id}/pushNotificationConfigs/{configId}",
+}
+
+// Routes returns the ServeMux patterns of the routes without a tenant,
+// relative to the agent's path. Registered beside the agent's subtree, for
+// the same handler, they are matched exactly: a subtree match costs the mux
+// a second lookup (for a trailing-slash redirect) and allocations. The
+// handler parses every path itself, whichever pattern matched it.
+func Routes() []string { return slices.Clone(routes) }
+
 // route is a matched REST request.
 type route struct {
 	op                   *operation
@@ -65,6 +81,19 @@ type route struct {
 
 // verbs maps the HTTP methods one path accepts to their operations.
 type verbs map[string]*operation
+
+// The 1.0 routes' verbs, by route shape; read only.
+var (
+	verbsSend        = verbs{"POST": opSend}
+	verbsStream      = verbs{"POST": opStream}
+	verbsCard        = verbs{"GET": opCard}
+	verbsListTasks   = verbs{"GET": opListTasks}
+	verbsGetTask     = verbs{"GET": opGetTask}
+	verbsCancel      = verbs{"POST": opCancel}
+	verbsSubscribe   = verbs{"GET": opSubscribe, "POST": opSubscribe} // the proto says GET, the spec prose POST (A2A#1574): both
+	verbsPushConfigs = verbs{"POST": opCreatePush, "GET": opListPush}
+	verbsPushConfig  = verbs{"GET": opGetPush, "DELETE": opDeletePush}
+)
 
 func (v verbs) allow() string {
 	var m []string
@@ -116,7 +145,7 @@ func parseV03Route(verb, escapedPath string, segs []string) (route, *apiError) {
 	case err != nil:
 		return route{}, err
 	case len(segs) == 1 && segs[0] == "card":
-		vs = verbs{"GET": opCard}
+		vs = verbsCard
 	case len(segs) == 1 && segs[0] == "extendedAgentCard":
 		vs = nil // 1.0's name
 	}
@@ -165,13 +194,13 @@ func matchSegments(segs []string) (route, verbs, *apiError) {
 	var err *apiError
 	switch {
 	case len(segs) == 1 && segs[0] == "message:send":
-		return r, verbs{"POST": opSend}, nil
+		return r, verbsSend, nil
 	case len(segs) == 1 && segs[0] == "message:stream":
-		return r, verbs{"POST": opStream}, nil
+		return r, verbsStream, nil
 	case len(segs) == 1 && segs[0] == "extendedAgentCard":
-		return r, verbs{"GET": opCard}, nil
+		return r, verbsCard, nil
 	case len(segs) == 1 && segs[0] == "tasks":
-		return r, verbs{"GET": opListTasks}, nil
+		return r, verbsListTasks, nil
 	case len(segs) == 0 || segs[0] != "tasks":
 		return r, nil, nil
 	}
@@ -188,19 +217,18 @@ func matchSegments(segs []string) (route, verbs, *apiError) {
 	}
 	switch {
 	case len(segs) == 2 && !hasCustom:
-		return r, verbs{"GET": opGetTask}, nil
+		return r, verbsGetTask, nil
 	case len(segs) == 2 && custom == "cancel":
-		return r, verbs{"POST": opCancel}, nil
+		return r, verbsCancel, nil
 	case len(segs) == 2 && custom == "subscribe":
-		// The proto says GET, the spec prose POST (A2A#1574): both.
-		return r, verbs{"GET": opSubscribe, "POST": opSubscribe}, nil
+		return r, verbsSubscribe, nil
 	case len(segs) == 3 && segs[2] == "pushNotificationConfigs":
-		return r, verbs{"POST": opCreatePush, "GET": opListPush}, nil
+		return r, verbsPushConfigs, nil
 	case len(segs) == 4 && segs[2] == "pushNotificationConfigs":
 		if r.configID, err = decodeSegment(segs[3], "push notification config id"); err != nil {
 			return r, nil, err
 		}
-		return r, verbs{"GET": opGetPush, "DELETE": opDeletePush}, nil
+		return r, verbsPushConfig, nil
 	}
 	return r, nil, nil
 }
