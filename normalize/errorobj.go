@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/jsonscan"
@@ -207,6 +208,23 @@ func (e *AgentError) LimitMessage(n int) {
 		cut--
 	}
 	e.setMessage(e.Message[:cut] + "… (" + strconv.Itoa(len(e.Message)-cut) + " bytes cut)")
+}
+
+// LimitData leaves out the agent's error data, in Object, when it is over
+// n bytes, and says so in the message: data is the one part of an error a
+// backend can make as large as it likes, and over gRPC it travels in the
+// trailers, where many clients refuse more than a few KiB.
+func (e *AgentError) LimitData(n int) {
+	data := jsonscan.Member(jsonscan.Parse(e.Object), "data")
+	if !data.Exists() || len(data.Raw) <= n {
+		return
+	}
+	out, err := sjson.DeleteBytes(e.Object, "data")
+	if err != nil {
+		return
+	}
+	e.Object = out
+	e.setMessage(e.Message + " (its error data, " + strconv.Itoa(len(data.Raw)) + " bytes, left out)")
 }
 
 // PrefixMessage puts prefix before the agent's message, in Object too, so

@@ -644,6 +644,10 @@ func answersTask(b *backend, c *call, info normalize.EventInfo) *normalize.Error
 // large answer, or over gRPC trailers larger than many clients take.
 const maxAgentMessage = 2048
 
+// maxAgentData bounds a backend's error data likewise: a larger one is left
+// out, saying so in the message.
+const maxAgentData = 4096
+
 // backendError carries a backend's JSON-RPC error to the caller: same code
 // and message (prefixed with whose it is when the backend speaks the other
 // dialect), data in the caller's dialect.
@@ -656,6 +660,7 @@ func (a *Agent) backendError(c *call, obj []byte) *normalize.Error {
 		return e
 	}
 	ae.LimitMessage(maxAgentMessage)
+	ae.LimitData(maxAgentData)
 	if b := c.backend; b.dialect != c.env.Dialect {
 		// The backend's words name its own methods and field paths: the
 		// caller is told whose they are, and what its call is called there.

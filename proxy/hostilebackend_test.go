@@ -15,6 +15,7 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/a2agate/gateway/dialect"
 )
@@ -189,4 +190,34 @@ func TestBackendErrorMessageBounded(t *testing.T) {
 	bounded("REST", body.Get("error.message").Str)
 	_, err := newGRPCGateway(t, g).raw.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t"})
 	bounded("gRPC", status.Convert(err).Message())
+}
+
+// TestBackendErrorDataBounded: a backend's error data of a MiB is left out
+// of the caller's error, which says so, in every binding; whole, it made
+// a MiB answer of every error and over gRPC a MiB of trailers.
+func TestBackendErrorDataBounded(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32603,"message":"boom","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"X","domain":"d","metadata":{"k":"`+huge+`"}}]}}`)
+	})
+	g := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+	leftOut := func(binding, m string, size int) {
+		t.Helper()
+		if !strings.Contains(m, "boom") || !strings.Contains(m, "bytes, left out") || size > 16<<10 {
+			t.Errorf("%s: message %q, error of %d bytes", binding, m, size)
+		}
+	}
+	for _, c := range callers {
+		e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t"}`), c.d, -32603)
+		leftOut("JSON-RPC "+c.d.String(), e.Get("message").Str, len(e.Raw))
+		if e.Get("data").Exists() {
+			t.Errorf("JSON-RPC %s: data kept: %.80s", c.d, e.Get("data").Raw)
+		}
+	}
+	_, _, body := restDo(t, g, "GET", "/tasks/t", "", "", "")
+	leftOut("REST", body.Get("error.message").Str, len(body.Raw))
+	_, err := newGRPCGateway(t, g).raw.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t"})
+	st := status.Convert(err)
+	leftOut("gRPC", st.Message(), proto.Size(st.Proto()))
 }
