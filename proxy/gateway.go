@@ -79,7 +79,7 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if grpcbind.IsGRPC(r) {
-		g.grpc.ServeHTTP(w, r)
+		grpcbind.ServeHTTP(g.grpc, w, r)
 		return
 	}
 	g.mux.ServeHTTP(w, r)

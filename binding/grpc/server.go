@@ -31,7 +31,7 @@ type Options struct {
 // New returns the gRPC server of the agent whose JSON-RPC endpoint rpc
 // serves: the 1.0 service lf.a2a.v1.A2AService and the 0.3 service
 // a2a.v1.A2AService. Serve it on a listener of its own with Serve, or next to HTTP/1.1
-// on an HTTP/2 (h2c or TLS) listener with ServeHTTP: see IsGRPC.
+// on an HTTP/2 (h2c or TLS) listener with this package's ServeHTTP: see IsGRPC.
 func New(rpc http.Handler, opts Options) *grpc.Server {
 	limit := opts.MaxMessageBytes
 	if limit <= 0 {
@@ -42,7 +42,7 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 		path = "/"
 	}
 	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.UnaryInterceptor(refuseUnknownUnary),
-		grpc.ChainStreamInterceptor(refuseUnknownStream, v03FinalFlag)}
+		grpc.ChainStreamInterceptor(refuseUnknownStream, boundSends, v03FinalFlag)}
 	// Calls run on goroutines kept between calls, whose stacks have grown
 	// to what the core and protojson need, rather than on a fresh goroutine
 	// each, which grows its stack by copying on every call; when all are
