@@ -368,19 +368,7 @@ func TestStreamCallerThatDoesNotRead(t *testing.T) {
 func testCallerThatDoesNotRead(t *testing.T, path, body string) {
 	backendDone := make(chan struct{})
 	big := strings.Repeat("a", 256<<10)
-	backend := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
-		defer close(backendDone)
-		sseHeaders(w.Header())
-		ev := `data: {"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"` + big + `"}]}},"final":false}}` + "\n\n"
-		for r.Context().Err() == nil {
-			if _, err := io.WriteString(w, ev); err != nil {
-				return
-			}
-			if http.NewResponseController(w).Flush() != nil {
-				return
-			}
-		}
-	})
+	backend := floodingBackend(backendDone, `{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"`+big+`"}]}},"final":false}`)
 	records := make(chan slog.Record, 1024)
 	g := newGatewayOpts(t, backend, dialect.Version03, Options{
 		Logger:             slog.New(signalHandler{records}),
@@ -395,6 +383,34 @@ func testCallerThatDoesNotRead(t *testing.T, path, body string) {
 		t.Fatal(err)
 	}
 	// The caller reads nothing from here on.
+	awaitCallerCut(t, records, backendDone)
+}
+
+// floodingBackend answers a stream call with events whose result is
+// result, as fast as the gateway takes them, until the gateway lets the
+// stream go; then it closes done.
+func floodingBackend(done chan struct{}, result string) http.Handler {
+	return scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		defer close(done)
+		sseHeaders(w.Header())
+		ev := `data: {"jsonrpc":"2.0","id":` + id + `,"result":` + result + "}\n\n"
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, ev); err != nil {
+				return
+			}
+			if http.NewResponseController(w).Flush() != nil {
+				return
+			}
+		}
+	})
+}
+
+// awaitCallerCut waits for the log of a call whose caller did not read: it
+// must say the caller was cut at the stream write timeout and count the
+// call as the caller's error, and the backend's stream (backendDone) must
+// be let go.
+func awaitCallerCut(t *testing.T, records <-chan slog.Record, backendDone <-chan struct{}) {
+	t.Helper()
 	guard := time.After(20 * time.Second) // against a hang, far past the limit
 	var cut bool
 	for {

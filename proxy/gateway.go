@@ -106,7 +106,7 @@ func onRoutesOf(agents []*Agent, p string) bool {
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if grpcbind.IsGRPC(r) {
-		g.grpc.ServeHTTP(w, r)
+		grpcbind.ServeHTTP(g.grpc, w, r)
 		return
 	}
 	g.mux.ServeHTTP(w, r)

@@ -15,6 +15,12 @@ import (
 // unset, as the JSON-RPC endpoint bounds a request body.
 const DefaultMaxMessageBytes = 4 << 20
 
+// DefaultMaxConcurrentStreams bounds the calls one connection has open at
+// once on a listener of the server's own (Serve) when Options leaves it
+// unset: net/http's HTTP/2 server's own bound, which gRPC beside HTTP/1.1
+// (ServeHTTP) gets, so both transports hold a connection to the same.
+const DefaultMaxConcurrentStreams = 250
+
 // Options configure a gRPC front end.
 type Options struct {
 	// Path is the published agent's JSON-RPC path, which the requests the
@@ -23,6 +29,11 @@ type Options struct {
 	// MaxMessageBytes bounds a request message; 0 means
 	// DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// MaxConcurrentStreams bounds the calls one connection may have open
+	// at once, on a listener of the server's own; 0 means
+	// DefaultMaxConcurrentStreams. Through ServeHTTP, net/http's HTTP/2
+	// server sets the bound.
+	MaxConcurrentStreams uint32
 	// ServerOptions are added to the server's own (its credentials, on a
 	// listener of its own).
 	ServerOptions []grpc.ServerOption
@@ -31,18 +42,22 @@ type Options struct {
 // New returns the gRPC server of the agent whose JSON-RPC endpoint rpc
 // serves: the 1.0 service lf.a2a.v1.A2AService and the 0.3 service
 // a2a.v1.A2AService. Serve it on a listener of its own with Serve, or next to HTTP/1.1
-// on an HTTP/2 (h2c or TLS) listener with ServeHTTP: see IsGRPC.
+// on an HTTP/2 (h2c or TLS) listener with this package's ServeHTTP: see IsGRPC.
 func New(rpc http.Handler, opts Options) *grpc.Server {
 	limit := opts.MaxMessageBytes
 	if limit <= 0 {
 		limit = DefaultMaxMessageBytes
+	}
+	streams := opts.MaxConcurrentStreams
+	if streams == 0 {
+		streams = DefaultMaxConcurrentStreams
 	}
 	path := opts.Path
 	if path == "" {
 		path = "/"
 	}
 	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.UnaryInterceptor(refuseUnknownUnary),
-		grpc.ChainStreamInterceptor(refuseUnknownStream, v03FinalFlag)}
+		grpc.ChainStreamInterceptor(refuseUnknownStream, boundSends, v03FinalFlag), grpc.MaxConcurrentStreams(streams)}
 	// Calls run on goroutines kept between calls, whose stacks have grown
 	// to what the core and protojson need, rather than on a fresh goroutine
 	// each, which grows its stack by copying on every call; when all are

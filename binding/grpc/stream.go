@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/tidwall/gjson"
@@ -44,7 +45,7 @@ func (s *service) streamTo(ctx context.Context, method string, req proto.Message
 	if err != nil {
 		return err
 	}
-	a := &streamAnswer{send: send, ctx: ctx, header: http.Header{}}
+	a := &streamAnswer{send: send, ctx: ctx, header: http.Header{}, bound: boundedOf(ctx)}
 	s.rpc.ServeHTTP(a, r)
 	if md := answerHeader(a.header); md != nil {
 		setHeader(md)
@@ -62,6 +63,9 @@ type streamAnswer struct {
 	send   func(*a2apb.StreamResponse) error
 	ctx    context.Context
 	header http.Header
+	// bound is the call's stream, whose sends take the deadline the core
+	// sets; nil outside a call (tests of the answer alone).
+	bound *boundedStream
 
 	mu     sync.Mutex
 	status int
@@ -92,7 +96,7 @@ func (a *streamAnswer) Write(p []byte) (int, error) {
 	defer a.mu.Unlock()
 	a.writeHeader(http.StatusOK)
 	if a.err != nil {
-		return 0, errStreamEnded
+		return 0, a.writeError()
 	}
 	a.buf = append(a.buf, p...)
 	if !a.events {
@@ -113,9 +117,30 @@ func (a *streamAnswer) Write(p []byte) (int, error) {
 		a.buf = a.buf[:0:0] // let a large event's memory go
 	}
 	if a.err != nil {
-		return len(p), errStreamEnded
+		return len(p), a.writeError()
 	}
 	return len(p), nil
+}
+
+// writeError is what a Write gets once the stream has ended.
+func (a *streamAnswer) writeError() error {
+	if a.bound != nil && a.bound.timedOut != nil {
+		return errSendTimedOut
+	}
+	return errStreamEnded
+}
+
+// SetWriteDeadline is how the core bounds the write of each event
+// (server.stream_write_timeout): an event's message not taken by the
+// transport by then ends the call, and the Write fails as a write past its
+// deadline does.
+func (a *streamAnswer) SetWriteDeadline(t time.Time) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.bound != nil {
+		a.bound.deadline = t
+	}
+	return nil
 }
 
 // FlushError is a no-op: each event is sent as soon as it is complete.
