@@ -31,9 +31,15 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 		UpdatedAfter: q.UpdatedAfter, PageSize: q.PageSize, PageToken: q.PageToken,
 	})
 	endIndexSpan(span, err)
+	var limit *store.LimitError
 	switch {
 	case errors.Is(err, store.ErrBadPageToken):
 		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.pageToken is not a token this listing issued: start again without it"))
+		return
+	case errors.As(err, &limit) && errors.Is(err, store.ErrListTooBroad):
+		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidParams,
+			"invalid params: params.status filters more than %d tasks (%s), more than the gateway's index checks at once: add params.contextId or params.statusTimestampAfter",
+			limit.Limit, limit.Setting))
 		return
 	case err != nil:
 		a.fail(w, c, a.indexUnavailable("list", err))

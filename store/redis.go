@@ -432,10 +432,13 @@ func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
 	ak := r.keys.agent(q.Agent)
 	reply, err := listScript.Run(ctx, r.client, []string{ak.bucket(q.Owner)},
 		ak.taskPrefix(), q.Owner, micros(r.now()), q.ContextID, q.State,
-		maxScore, cursorScore, cursorID, q.PageSize,
+		maxScore, cursorScore, cursorID, q.PageSize, r.maxPerOwner,
 	).Slice()
 	if err != nil {
 		return Page{}, unavailable("list tasks", err)
+	}
+	if len(reply) == 2 && reply[0] == int64(-1) {
+		return Page{}, &LimitError{Err: ErrListTooBroad, Limit: r.maxPerOwner, Setting: "store.redis.max_tasks_per_owner"}
 	}
 	return r.parsePage(q, reply)
 }

@@ -14,6 +14,7 @@ import "strconv"
 //	<prefix>v2:{<agent>}b:<owner>:all     sorted set: the owner's tasks, score -Updated
 //	<prefix>v2:{<agent>}b:<owner>:exp     sorted set: the same, score expiry
 //	<prefix>v2:{<agent>}b:<owner>:fin     sorted set: the final tasks, score last put (eviction)
+//	<prefix>v2:{<agent>}b:<owner>:c:<ctx> sorted set: the owner's tasks in one context, score -Updated
 //	<prefix>v2:{<agent>}n                 sorted set: the agent's tasks as <len>:<owner>:<id>, score expiry (Len)
 //	<prefix>v2:{<agent>}rs:<owner>        sorted set: the owner's send records by key, score last write (its share)
 //	<prefix>v2:agents                     set: the agents with keys, for Len and Known

@@ -46,9 +46,10 @@ local function purge(bucket, taskPrefix, owner, now)
     redis.call('ZREM', bucket .. ':fin', id)
     -- The id may belong to another owner by now; only our own expired copy goes.
     local tk = taskPrefix .. id
-    local h = redis.call('HMGET', tk, 'owner', 'exp')
+    local h = redis.call('HMGET', tk, 'owner', 'exp', 'ctx')
     if h[1] == owner and h[2] and tonumber(h[2]) <= tonumber(now) then
       redis.call('DEL', tk)
+      if h[3] and h[3] ~= '' then redis.call('ZREM', bucket .. ':c:' .. h[3], id) end
     end
   end
   redis.call('ZREMRANGEBYSCORE', bucket .. ':exp', '-inf', now)
@@ -63,6 +64,8 @@ local function evict(bucket, taskPrefix, count, memberPrefix)
   local id = oldest[1]
   redis.call('ZREM', bucket .. ':all', id)
   redis.call('ZREM', bucket .. ':exp', id)
+  local ctx = redis.call('HGET', taskPrefix .. id, 'ctx')
+  if ctx and ctx ~= '' then redis.call('ZREM', bucket .. ':c:' .. ctx, id) end
   redis.call('DEL', taskPrefix .. id)
   redis.call('ZREM', count, memberPrefix .. id)
   return true
@@ -139,8 +142,14 @@ local memberPrefix = #owner .. ':' .. owner .. ':'
 
 purge(bucket, taskPrefix, owner, now)
 
-local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd')
+local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd', 'ren')
 local wasFinal = false
+-- The context's index (ctxIndex) outlives its tasks as the owner's other
+-- indexes do, renewed by each of its tasks at most once per window: the
+-- task's field ren is when it last renewed it (or, with no context yet,
+-- when it was made), so that the index outlives the task by the grace
+-- less the window. A task's context never changes once set.
+local renew = ctx ~= ''
 if cur[2] and tonumber(cur[2]) > tonumber(now) then
   if cur[1] ~= owner then return 0 end
   local oldCtx, oldState, oldUpd = cur[3], cur[4], cur[5]
@@ -149,7 +158,12 @@ if cur[2] and tonumber(cur[2]) > tonumber(now) then
   if tonumber(upd) < tonumber(oldUpd) then
     state, upd = oldState, oldUpd
   end
-  redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
+  renew = ctx ~= '' and (oldCtx == '' or not (cur[6] and tonumber(cur[6]) >= tonumber(now) - 1000 * tonumber(window)))
+  if renew then
+    redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp, 'ren', now)
+  else
+    redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
+  end
 else
   -- owner '' is the one principal of a gateway without authentication, not bounded.
   if owner ~= '' and redis.call('ZCOUNT', bucket .. ':exp', '(' .. now, '+inf') >= tonumber(maxPerOwner) and
@@ -157,13 +171,18 @@ else
     return 2
   end
   -- HSET sets every field, so an expired task's hash needs no DEL first.
-  redis.call('HSET', task, 'owner', owner, 'backend', backend, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp)
+  redis.call('HSET', task, 'owner', owner, 'backend', backend, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp, 'ren', now)
 end
 redis.call('PEXPIRE', task, ttl)
 
 local final = finalState(state)
 redis.call('ZADD', bucket .. ':all', neg(upd), id)
 redis.call('ZADD', bucket .. ':exp', exp, id)
+if ctx ~= '' then
+  local ctxIndex = bucket .. ':c:' .. ctx
+  redis.call('ZADD', ctxIndex, neg(upd), id)
+  if renew then redis.call('PEXPIRE', ctxIndex, ttl) end
+end
 if final then
   redis.call('ZADD', bucket .. ':fin', now, id)
 elseif wasFinal then
@@ -209,43 +228,61 @@ return 1
 
 // listScript implements Redis.List. It returns {total, more, id, task,
 // ...} where each task is a flat HGETALL reply and more is 1 when a
-// further page exists.
+// further page exists, or {-1, n} when a state filter would check the
+// hashes of n tasks, more than the bound.
 //
 //	KEYS: bucket
 //	ARGV: taskPrefix, owner, now, context filter, state filter, max score,
-//	      cursor score ("" on the first page), cursor id, page size
+//	      cursor score ("" on the first page), cursor id, page size, bound
 //
-// The filters are checked per task, on its hash: lists are far rarer than
-// puts, which then keep no index per state or context, and an owner's
-// tasks are bounded by its share. UpdatedAfter is the max score.
+// A context filter reads the context's index alone; a state filter is
+// checked on each task's hash, of the context's tasks or else the owner's,
+// at most bound of them (an owner's share): Redis serves every replica
+// from one thread, and the tasks of authentication off are one owner
+// with no share. UpdatedAfter is the max score.
 var listScript = redis.NewScript(luaCommon + `
 local bucket = KEYS[1]
 local taskPrefix, owner, now, ctxFilter, stateFilter, maxScore = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local cursorScore, cursorID, size = ARGV[7], ARGV[8], tonumber(ARGV[9])
+local cursorScore, cursorID, size, bound = ARGV[7], ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10])
 
 purge(bucket, taskPrefix, owner, now)
 
 local index = bucket .. ':all'
-local filtered = ctxFilter ~= '' or stateFilter ~= ''
+if ctxFilter ~= '' then index = bucket .. ':c:' .. ctxFilter end
+local n = redis.call('ZCOUNT', index, '-inf', maxScore)
+if stateFilter ~= '' and n > bound then return {-1, n} end
+
+-- A context's index may keep a task whose hash Redis reclaimed, or that
+-- another owner or context took over, before the owner's purge read it:
+-- it is dropped when met, counted as removed from the batch read.
+local checked, removed = ctxFilter ~= '' or stateFilter ~= '', 0
 local function keep(id)
-  if not filtered then return true end
-  local h = redis.call('HMGET', taskPrefix .. id, 'ctx', 'state')
-  return h[1] ~= false and (ctxFilter == '' or h[1] == ctxFilter) and (stateFilter == '' or h[2] == stateFilter)
+  if not checked then return true end
+  local h = redis.call('HMGET', taskPrefix .. id, 'owner', 'ctx', 'state')
+  if h[1] ~= owner or (ctxFilter ~= '' and h[2] ~= ctxFilter) then
+    if ctxFilter ~= '' then
+      redis.call('ZREM', index, id)
+      removed = removed + 1
+    end
+    return false
+  end
+  return stateFilter == '' or h[3] == stateFilter
 end
 
-local total = 0
-if not filtered then
-  total = redis.call('ZCOUNT', index, '-inf', maxScore)
-else
+local total = n
+if stateFilter ~= '' then
+  total = 0
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', maxScore)) do
     if keep(id) then total = total + 1 end
   end
 end
+local stale = removed
 
 local min, cursorNum = '-inf', nil
 if cursorScore ~= '' then min, cursorNum = cursorScore, tonumber(cursorScore) end
 local ids, offset, chunk = {}, 0, 2 * size + 16
 while #ids <= size do
+  removed = 0
   local batch = redis.call('ZRANGEBYSCORE', index, min, maxScore, 'WITHSCORES', 'LIMIT', offset, chunk)
   for i = 1, #batch, 2 do
     local id = batch[i]
@@ -255,9 +292,11 @@ while #ids <= size do
       if #ids > size then break end
     end
   end
+  stale = stale + removed
   if #batch < 2 * chunk then break end
-  offset = offset + chunk
+  offset = offset + chunk - removed
 end
+if stateFilter == '' then total = n - stale end
 
 local out = {total, 0}
 if #ids > size then

@@ -120,6 +120,11 @@ var (
 	// ErrIndexFull refuses a new task to a full index that holds no final
 	// task to evict.
 	ErrIndexFull = errors.New("the task index is full of unfinished tasks")
+	// ErrListTooBroad refuses a list whose state filter would check more
+	// tasks than an owner's share (the tasks of authentication off, which
+	// have none, in Redis): a filter by context, or an UpdatedAfter,
+	// narrows it.
+	ErrListTooBroad = errors.New("the list's state filter spans more tasks than the index checks in one call")
 	// ErrBadPageToken reports a page token that cannot be decoded or was
 	// issued for a query with other filters.
 	ErrBadPageToken = errors.New("invalid page token")
@@ -131,7 +136,7 @@ var (
 // LimitError is ErrOwnerQuota or ErrIndexFull with the bound that was
 // reached, for an error message that names what to change or wait for.
 type LimitError struct {
-	Err error // ErrOwnerQuota or ErrIndexFull
+	Err error // ErrOwnerQuota, ErrIndexFull or ErrListTooBroad
 	// Limit is the bound reached; Setting its config field, such as
 	// "store.memory.max_tasks_per_owner".
 	Limit   int
