@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -404,15 +403,7 @@ func doNoRedirect(t *testing.T, method, url, body string) (int, gjson.Result) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("A2A-Version", "1.0")
-	res, err := noRedirect.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, b := roundTripVia(t, noRedirect, req)
 	if ct := res.Header.Get("Content-Type"); ct != "application/json" || res.Header.Get("Location") != "" {
 		t.Fatalf("%s %s: HTTP %d, Content-Type %q, Location %q: %s", method, url, res.StatusCode, ct, res.Header.Get("Location"), b)
 	}
