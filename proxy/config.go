@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/auth"
+	grpcbind "github.com/a2agate/gateway/binding/grpc"
 	"github.com/a2agate/gateway/binding/rest"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/staticheader"
@@ -31,6 +32,10 @@ const (
 	DefaultInterruptGrace        = 250 * time.Millisecond
 	DefaultMaxIdleConns          = 256
 )
+
+// DefaultMaxConcurrentStreams is the default bound on the calls one HTTP/2
+// connection may have open at once: the gRPC binding's, which is net/http's.
+const DefaultMaxConcurrentStreams = grpcbind.DefaultMaxConcurrentStreams
 
 // AgentConfig publishes one backend agent through the gateway.
 type AgentConfig struct {

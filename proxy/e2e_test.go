@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -338,5 +340,99 @@ func TestAgentPathWithAndWithoutTrailingSlash(t *testing.T) {
 		g2 := *g
 		g2.url = strings.TrimSuffix(g.url, "/") + "/" + p
 		mustResult(t, g2.call("1", "message/send", `{"message":`+msg03+`}`))
+	}
+}
+
+// TestAgentPathWithoutSlashNotRedirected: however the config spells an
+// agent's path, every binding answers at it spelt without the trailing
+// slash as with it, at once: JSON-RPC, the cards and the REST routes, and
+// a request no binding takes at the path itself gets the agent's JSON 404
+// rather than ServeMux's redirect with an HTML body.
+func TestAgentPathWithoutSlashNotRedirected(t *testing.T) {
+	for _, tc := range []struct {
+		path     string
+		bindings []string
+		bare     string // the message of a GET at the path itself
+	}{
+		{"/a2a/helpdesk/", nil, "no A2A HTTP+JSON route at /"},
+		{"/a2a/helpdesk", nil, "no A2A HTTP+JSON route at /"},
+		{"/a2a/helpdesk", []string{"jsonrpc"}, `agent "test" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out`},
+	} {
+		t.Run(tc.path+strings.Join(tc.bindings, ","), func(t *testing.T) {
+			g := newGateway(t, backends[1].handler(t, nil), dialect.Version10, func(a *AgentConfig) { a.Path, a.Bindings = tc.path, tc.bindings })
+			base := strings.TrimSuffix(g.url, "/") + "/a2a/helpdesk"
+			for _, u := range []string{base, base + "/"} {
+				if status, r := doNoRedirect(t, "POST", u, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"none"}}`); status != http.StatusOK || r.Get("error.code").Int() != -32001 {
+					t.Errorf("JSON-RPC at %s: HTTP %d %s", u, status, r.Raw)
+				}
+				for _, method := range []string{"GET", "DELETE"} {
+					status, r := doNoRedirect(t, method, u, "")
+					if status != http.StatusNotFound || r.Get("error.message").Str != tc.bare {
+						t.Errorf("%s %s: HTTP %d %s, want 404 %q", method, u, status, r.Raw, tc.bare)
+					}
+				}
+			}
+			if status, r := doNoRedirect(t, "GET", base+"/.well-known/agent-card.json", ""); status != http.StatusOK || r.Get("name").Str == "" {
+				t.Errorf("card: HTTP %d %s", status, r.Raw)
+			}
+			if tc.bindings != nil {
+				return
+			}
+			status, task := doNoRedirect(t, "POST", base+"/message:send", `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`)
+			id := task.Get("task.id").Str
+			if status != http.StatusOK || id == "" {
+				t.Fatalf("REST send: HTTP %d %s", status, task.Raw)
+			}
+			if status, got := doNoRedirect(t, "GET", base+"/tasks/"+id, ""); status != http.StatusOK || got.Get("id").Str != id {
+				t.Errorf("REST get: HTTP %d %s", status, got.Raw)
+			}
+		})
+	}
+}
+
+// noRedirect is a client that shows a redirect rather than follow it.
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// doNoRedirect sends a 1.0 request with a JSON body to url and returns the
+// answer, which must be JSON and no redirect.
+func doNoRedirect(t *testing.T, method, url, body string) (int, gjson.Result) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "1.0")
+	res, b := roundTripVia(t, noRedirect, req)
+	if ct := res.Header.Get("Content-Type"); ct != "application/json" || res.Header.Get("Location") != "" {
+		t.Fatalf("%s %s: HTTP %d, Content-Type %q, Location %q: %s", method, url, res.StatusCode, ct, res.Header.Get("Location"), b)
+	}
+	return res.StatusCode, gjson.ParseBytes(b)
+}
+
+// TestNestedAgentPathWithoutSlash: an agent's path below another's, spelt
+// without its slash, is that agent's, not a redirect nor its parent's.
+func TestNestedAgentPathWithoutSlash(t *testing.T) {
+	child := AgentConfig{Name: "child", Path: "/a/b/", PublicURL: "http://gateway.test/a/b/", Backend: BackendConfig{URL: "http://127.0.0.1:1/", Dialect: dialect.Version10},
+		Bindings: []string{"jsonrpc"}}
+	child.SetDefaults()
+	b, err := NewAgent(context.Background(), child, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	gw, err := NewGateway([]*Agent{idleAgent(t, "parent", "/a"), b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	url := httptestServer(t, gw)
+	for path, want := range map[string]string{
+		"/a":   "no A2A HTTP+JSON route at /",
+		"/a/b": `agent "child" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out`,
+	} {
+		if status, r := doNoRedirect(t, "GET", url+path, ""); status != http.StatusNotFound || r.Get("error.message").Str != want {
+			t.Errorf("GET %s: HTTP %d %s, want 404 %q", path, status, r.Raw, want)
+		}
 	}
 }

@@ -61,9 +61,10 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		g.mux.HandleFunc("POST "+p+"/push/{relay}", a.ServePush)
 		// Every other path below the agent's is its HTTP+JSON binding, which
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
+		var below http.Handler
 		if a.cfg.Serves(dialect.HTTPJSON) {
 			h := rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout})
-			g.mux.Handle(p+"/", h)
+			below = h
 			// The routes' own patterns, matched exactly, unless one would
 			// take an agent's path below this one from its subtree.
 			if !onRoutesOf(agents, p) {
@@ -72,8 +73,15 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 				}
 			}
 		} else {
-			g.mux.Handle(p+"/", rest.NotServed("agent "+strconv.Quote(a.cfg.Name)+
-				" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out"))
+			below = rest.NotServed("agent " + strconv.Quote(a.cfg.Name) +
+				" does not publish the HTTP+JSON binding: its bindings setting leaves http_json out")
+		}
+		g.mux.Handle(p+"/", below)
+		if p != "" {
+			// The path without its slash answers as with it: left to the
+			// subtree, ServeMux would redirect it there with an HTML body,
+			// which an API client shows as the answer or follows to this one.
+			g.mux.Handle(p, below)
 		}
 	}
 	if _, ok := seen[""]; !ok {

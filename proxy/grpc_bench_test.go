@@ -38,7 +38,7 @@ func BenchmarkGRPCUnary(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	native := NewGRPCListenerServer(http.HandlerFunc(h.gw.(*Gateway).agents[0].ServeRPC), h.gw.(*Gateway).agents[0].cfg)
+	native := NewGRPCListenerServer(http.HandlerFunc(h.gw.(*Gateway).agents[0].ServeRPC), h.gw.(*Gateway).agents[0].cfg, 0)
 	go func() { _ = native.Serve(ln) }()
 	defer native.Stop()
 	for _, target := range []struct{ name, addr string }{{"grpc", addr}, {"grpc-native", ln.Addr().String()}} {

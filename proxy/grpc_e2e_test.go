@@ -76,7 +76,7 @@ func newNativeGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewGRPCListenerServer(http.HandlerFunc(g.agent.ServeRPC), g.agent.cfg)
+	s := NewGRPCListenerServer(http.HandlerFunc(g.agent.ServeRPC), g.agent.cfg, 0)
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(s.Stop)
 	return dialGRPCGateway(t, g, ln.Addr().String())

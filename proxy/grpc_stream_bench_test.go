@@ -53,7 +53,7 @@ func BenchmarkGRPCStreamEvents(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), cfg)
+	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), cfg, 0)
 	go func() { _ = native.Serve(ln) }()
 	b.Cleanup(native.Stop)
 	shape, err := structpb.NewStruct(map[string]any{"bench": map[string]any{"events": streamBenchEvents}})

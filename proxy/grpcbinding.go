@@ -56,9 +56,10 @@ func grpcServer(agents []*Agent) (*grpc.Server, error) {
 
 // NewGRPCListenerServer is the gRPC server of an agent's grpc_listen, which
 // serves it with Serve on that listener: rpc is the agent's JSON-RPC
-// endpoint, opts its credentials.
-func NewGRPCListenerServer(rpc http.Handler, cfg AgentConfig, opts ...grpc.ServerOption) *grpc.Server {
-	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, ServerOptions: opts})
+// endpoint, maxStreams the calls a connection may have open at once (0:
+// DefaultMaxConcurrentStreams), opts its credentials.
+func NewGRPCListenerServer(rpc http.Handler, cfg AgentConfig, maxStreams uint32, opts ...grpc.ServerOption) *grpc.Server {
+	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxConcurrentStreams: maxStreams, ServerOptions: opts})
 }
 
 // GRPCPublicAddress is the host:port the cards list for an agent's

@@ -2,19 +2,18 @@ package grpcbind
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
-	"golang.org/x/net/http2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // onWorker answers GetTask and records whether the core was called on one
@@ -78,7 +77,7 @@ func TestMaxConcurrentStreams(t *testing.T) {
 	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
 	h2c.Start()
 	t.Cleanup(h2c.Close)
-	want := advertisedStreams(t, strings.TrimPrefix(h2c.URL, "http://"))
+	want := testnet.AdvertisedStreams(t, strings.TrimPrefix(h2c.URL, "http://"))
 	if want != DefaultMaxConcurrentStreams {
 		t.Errorf("net/http's HTTP/2 server allows %d streams a connection, DefaultMaxConcurrentStreams is %d", want, DefaultMaxConcurrentStreams)
 	}
@@ -92,38 +91,9 @@ func TestMaxConcurrentStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 		go s.Serve(ln)
-		if got := advertisedStreams(t, ln.Addr().String()); got != tc.want {
+		if got := testnet.AdvertisedStreams(t, ln.Addr().String()); got != tc.want {
 			t.Errorf("MaxConcurrentStreams %d: the server allows %d streams a connection, want %d", tc.opts.MaxConcurrentStreams, got, tc.want)
 		}
 		s.Stop()
 	}
-}
-
-// advertisedStreams is the SETTINGS_MAX_CONCURRENT_STREAMS of the HTTP/2
-// (prior knowledge) server at addr, 0 when it sets none.
-func advertisedStreams(t *testing.T, addr string) uint32 {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, http2.ClientPreface); err != nil {
-		t.Fatal(err)
-	}
-	fr := http2.NewFramer(conn, conn)
-	if err := fr.WriteSettings(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := fr.ReadFrame()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sf, ok := f.(*http2.SettingsFrame)
-	if !ok || sf.IsAck() {
-		t.Fatalf("the server's first frame is %v, not its settings", f)
-	}
-	v, _ := sf.Value(http2.SettingMaxConcurrentStreams)
-	return v
 }

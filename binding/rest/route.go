@@ -111,7 +111,8 @@ func (v verbs) allow() string {
 func parseRoute(verb, escapedPath string) (route, *apiError) {
 	rest, ok := strings.CutPrefix(escapedPath, "/")
 	if !ok || rest == "" {
-		return route{}, unknownRoute(escapedPath)
+		// "" is the agent's own path, spelt without its trailing slash.
+		return route{}, unknownRoute("/" + rest)
 	}
 	segs := strings.Split(rest, "/")
 	if segs[0] == "v1" && len(segs) > 1 {

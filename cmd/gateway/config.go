@@ -25,6 +25,11 @@ const (
 	defaultShutdownTimeout   = 30 * time.Second
 	defaultReadTimeout       = 60 * time.Second
 	defaultStreamWrite       = 60 * time.Second
+	// maxMaxConcurrentStreams bounds server.max_concurrent_streams: every
+	// open call holds a goroutine and its buffers, so one connection allowed
+	// more could hold much of the gateway's memory, and a value past it is
+	// more likely a typo than a plan.
+	maxMaxConcurrentStreams = 10000
 )
 
 // Config is the gateway's configuration file.
@@ -84,6 +89,12 @@ type ServerConfig struct {
 	// caller that does not take an event within it is cut, logged and
 	// counted. Defaults to 60s.
 	StreamWriteTimeout time.Duration `yaml:"stream_write_timeout"`
+	// MaxConcurrentStreams bounds the calls one HTTP/2 connection may have
+	// open at once (SETTINGS_MAX_CONCURRENT_STREAMS), on the traffic
+	// listener and on every agent's grpc_listen alike; a call past it is
+	// refused (REFUSED_STREAM). Defaults to 250 (net/http's and the gRPC
+	// binding's own), at most 10000.
+	MaxConcurrentStreams int `yaml:"max_concurrent_streams"`
 	// IdleTimeout closes idle keep-alive connections. Defaults to 120s.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
 	// ShutdownTimeout bounds how long in-flight calls may finish after
@@ -103,6 +114,7 @@ func (c *Config) setDefaults() {
 	c.Server.ReadTimeout = cmp.Or(c.Server.ReadTimeout, defaultReadTimeout)
 	c.Server.StreamWriteTimeout = cmp.Or(c.Server.StreamWriteTimeout, defaultStreamWrite)
 	c.Server.IdleTimeout = cmp.Or(c.Server.IdleTimeout, defaultIdleTimeout)
+	c.Server.MaxConcurrentStreams = cmp.Or(c.Server.MaxConcurrentStreams, proxy.DefaultMaxConcurrentStreams)
 	c.Server.ShutdownTimeout = cmp.Or(c.Server.ShutdownTimeout, defaultShutdownTimeout)
 	c.Log.Level = cmp.Or(c.Log.Level, "info")
 	c.Store.Type = cmp.Or(c.Store.Type, "memory")
@@ -150,6 +162,9 @@ func (c *Config) validate() error {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("server.%s must not be negative", d.name))
 		}
+	}
+	if n := c.Server.MaxConcurrentStreams; n < 1 || n > maxMaxConcurrentStreams {
+		errs = append(errs, fmt.Errorf("server.max_concurrent_streams (%d) is not between 1 and %d", n, maxMaxConcurrentStreams))
 	}
 	if len(c.Agents) == 0 {
 		errs = append(errs, errors.New("agents: at least one agent is required"))

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -20,6 +21,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testnet"
+	"github.com/a2agate/gateway/proxy"
 )
 
 // TestGRPCOnTrafficListener: the binary's traffic listener speaks gRPC
@@ -210,5 +213,28 @@ func TestGRPCListenConfig(t *testing.T) {
 	same, _ := parseConfig([]byte(strings.Replace(with("    grpc_listen: 127.0.0.1:0\n"), "name: x", "name: y", 1)))
 	if !sameGRPCListeners(old, same) {
 		t.Error("a reload that changes only the card counts as a gRPC listener change")
+	}
+}
+
+// TestMaxConcurrentStreams: server.max_concurrent_streams is the bound on
+// open calls that the traffic listener's HTTP/2 and an agent's grpc_listen
+// both advertise to a new connection; unset, the default.
+func TestMaxConcurrentStreams(t *testing.T) {
+	backend := startLegacyBackend(t)
+	for _, tc := range []struct {
+		server string
+		want   uint32
+	}{{"", proxy.DefaultMaxConcurrentStreams}, {"server: {max_concurrent_streams: 7}\n", 7}} {
+		g := startGateway(t, tc.server+gatewayConfig(backend.URL+"/", "Helpdesk")+"    grpc_listen: 127.0.0.1:0\n")
+		if got := testnet.AdvertisedStreams(t, strings.TrimPrefix(g.url, "http://")); got != tc.want {
+			t.Errorf("%q: the traffic listener allows %d streams a connection, want %d", tc.server, got, tc.want)
+		}
+		_, port, err := net.SplitHostPort(grpcInterface(t, http.DefaultClient, g.url+"/.well-known/agent-card.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := testnet.AdvertisedStreams(t, "127.0.0.1:"+port); got != tc.want {
+			t.Errorf("%q: grpc_listen allows %d streams a connection, want %d", tc.server, got, tc.want)
+		}
 	}
 }

@@ -30,11 +30,13 @@ func serverTLS(c *proxy.ListenerTLS) (*tls.Config, error) {
 // the agent of that name in the generation current when it starts, as the
 // traffic listener's calls are.
 type grpcListener struct {
-	agent  string
-	ln     net.Listener
-	cfg    proxy.AgentConfig
-	creds  []grpc.ServerOption
-	server *grpc.Server
+	agent string
+	ln    net.Listener
+	cfg   proxy.AgentConfig
+	creds []grpc.ServerOption
+	// streams is server.max_concurrent_streams.
+	streams uint32
+	server  *grpc.Server
 }
 
 type grpcSettings struct {
@@ -89,7 +91,7 @@ func openGRPCListeners(cfg *Config, trafficTLS *tls.Config) (_ []*grpcListener, 
 		if err != nil {
 			return nil, fmt.Errorf("agent %q grpc_listen: %w", a.Name, err)
 		}
-		l := &grpcListener{agent: a.Name, ln: ln, cfg: a}
+		l := &grpcListener{agent: a.Name, ln: ln, cfg: a, streams: uint32(cfg.Server.MaxConcurrentStreams)}
 		if creds != nil {
 			l.creds = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(creds))}
 		}
@@ -112,7 +114,7 @@ func grpcAddrs(ls []*grpcListener) map[string]string {
 // timeout.
 func (rt *runtime) startGRPC(ls []*grpcListener, calls context.Context) {
 	for _, l := range ls {
-		l.server = proxy.NewGRPCListenerServer(rt.agentRPC(l.agent, calls), l.cfg, l.creds...)
+		l.server = proxy.NewGRPCListenerServer(rt.agentRPC(l.agent, calls), l.cfg, l.streams, l.creds...)
 		go func() { _ = l.server.Serve(l.ln) }()
 		rt.log.Info("gRPC listening", "agent", l.agent, "addr", l.ln.Addr().String())
 	}

@@ -341,6 +341,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return calls },
 		Protocols:         new(http.Protocols),
+		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: cfg.Server.MaxConcurrentStreams},
 	}
 	// HTTP/2 next to HTTP/1.1, by ALPN over TLS, by prior knowledge (as
 	// gRPC clients send it) without: the gRPC binding shares the traffic
