@@ -64,3 +64,36 @@ func TestProfileGatewayDoesNothingWithoutADirectoryOrAnAdminListener(t *testing.
 		t.Errorf("failures %v, profiles %d; want nothing done", b.failures, b.profiles)
 	}
 }
+
+// With -gateway-trace the gateway is asked for a runtime execution trace
+// over the same window, saved where go tool trace finds it by its name.
+func TestProfileGatewayRecordsAnExecutionTraceWhenAsked(t *testing.T) {
+	asked := make(chan string, 1)
+	admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked <- r.URL.String()
+		if r.URL.Path != "/debug/pprof/trace" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "trace bytes")
+	}))
+	defer admin.Close()
+	dir := t.TempDir()
+	b := &bench{opt: options{gatewayProfiles: dir, gatewayTrace: true}, progress: io.Discard}
+
+	b.profileGateway(&process{admin: strings.TrimPrefix(admin.URL, "http://")}, "gateway +Redis index 32 conns", 4*time.Second)()
+
+	if len(b.failures) > 0 {
+		t.Fatalf("failures: %v", b.failures)
+	}
+	if url := <-asked; url != "/debug/pprof/trace?seconds=4" {
+		t.Errorf("asked for %q, want a 4 s trace", url)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "001-gateway__Redis_index_32_conns.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "trace bytes" {
+		t.Errorf("trace file holds %q", got)
+	}
+}
