@@ -76,6 +76,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	only := fs.String("only", "", "run only the cases whose name matches this regexp")
 	gatewayAdmin := fs.String("gateway-admin", "", "diagnostic: serve the gateway's admin listener, with /debug/pprof/, at this address (profile it during a measurement)")
 	gatewayProfiles := fs.String("gateway-profiles", "", "record a CPU profile of the gateway during each of its measurements into this directory (for go tool pprof)")
+	gatewayTrace := fs.Bool("gateway-trace", false, "with -gateway-profiles: record a runtime execution trace instead of a CPU profile (go tool trace -pprof=sched or net: where calls wait for a P or for the network)")
 	gatewayLog := fs.String("gateway-log", "", "write the gateway's log here (default: discarded; its formatting cost is measured either way)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -85,7 +86,10 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	opt := options{gateway: *gateway, smoke: *smoke, warmup: *warmup, measure: *measure, streams: *streams,
 		streamEvents: *streamEvents, idleStreams: *idleStreams, idleHold: *idleHold, quietWait: *quietWait, retries: *retries, rounds: *rounds, indexMaxTasks: *indexMaxTasks,
-		out: *out, redis: *redis, gatewayLog: *gatewayLog, gatewayAdmin: *gatewayAdmin, gatewayProfiles: *gatewayProfiles}
+		out: *out, redis: *redis, gatewayLog: *gatewayLog, gatewayAdmin: *gatewayAdmin, gatewayProfiles: *gatewayProfiles, gatewayTrace: *gatewayTrace}
+	if opt.gatewayTrace && opt.gatewayProfiles == "" {
+		return errors.New("run: -gateway-trace needs -gateway-profiles DIR")
+	}
 	if opt.gatewayProfiles != "" {
 		if err := os.MkdirAll(opt.gatewayProfiles, 0o755); err != nil {
 			return err

@@ -12,7 +12,10 @@ import (
 )
 
 // profileGateway records a CPU profile of the gateway p for d, from its
-// admin listener, into the -gateway-profiles directory, under name. It
+// admin listener, into the -gateway-profiles directory, under name; with
+// -gateway-trace, a runtime execution trace instead, whose scheduler and
+// network waits (go tool trace -pprof=sched, -pprof=net) tell where a call
+// waits while the gateway's core is not busy, which a CPU profile cannot. It
 // returns at once; the returned func waits for the profile and reports a
 // failure to take it. Without -gateway-profiles, or for a process that is
 // not a gateway, it does nothing.
@@ -25,10 +28,14 @@ func (b *bench) profileGateway(p *process, name string, d time.Duration) (wait f
 		return func() {}
 	}
 	b.profiles++
-	path := filepath.Join(b.opt.gatewayProfiles, fmt.Sprintf("%03d-%s.pprof", b.profiles, fileSafe(name)))
+	kind, ext := "profile", "pprof"
+	if b.opt.gatewayTrace {
+		kind, ext = "trace", "trace"
+	}
+	path := filepath.Join(b.opt.gatewayProfiles, fmt.Sprintf("%03d-%s.%s", b.profiles, fileSafe(name), ext))
 	// pprof takes whole seconds.
 	seconds := max(1, int(d.Round(time.Second)/time.Second))
-	url := "http://" + p.admin + "/debug/pprof/profile?seconds=" + strconv.Itoa(seconds)
+	url := "http://" + p.admin + "/debug/pprof/" + kind + "?seconds=" + strconv.Itoa(seconds)
 	done := make(chan error, 1)
 	go func() { done <- fetchTo(url, path, time.Duration(seconds+30)*time.Second) }()
 	return func() {

@@ -11,35 +11,45 @@ import (
 	"time"
 )
 
+// A CPU profile by default, with -gateway-trace a runtime execution trace,
+// over the measurement's window, saved under the case's name.
 func TestProfileGatewayWritesWhatTheAdminListenerAnswers(t *testing.T) {
-	asked := make(chan string, 1)
-	admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked <- r.URL.String()
-		if r.URL.Path != "/debug/pprof/profile" {
-			http.NotFound(w, r)
-			return
+	for _, c := range []struct {
+		trace           bool
+		path, url, file string
+	}{
+		{false, "/debug/pprof/profile", "/debug/pprof/profile?seconds=3", "001-gateway_0.3_1.0_32_conns.pprof"},
+		{true, "/debug/pprof/trace", "/debug/pprof/trace?seconds=3", "001-gateway_0.3_1.0_32_conns.trace"},
+	} {
+		asked := make(chan string, 1)
+		admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked <- r.URL.String()
+			if r.URL.Path != c.path {
+				http.NotFound(w, r)
+				return
+			}
+			io.WriteString(w, "profile bytes")
+		}))
+		dir := t.TempDir()
+		b := &bench{opt: options{gatewayProfiles: dir, gatewayTrace: c.trace}, progress: io.Discard}
+		gw := &process{admin: strings.TrimPrefix(admin.URL, "http://")}
+
+		b.profileGateway(gw, "gateway 0.3→1.0 32 conns", 2600*time.Millisecond)()
+		admin.Close()
+
+		if len(b.failures) > 0 {
+			t.Fatalf("trace %t: failures: %v", c.trace, b.failures)
 		}
-		io.WriteString(w, "profile bytes")
-	}))
-	defer admin.Close()
-	dir := t.TempDir()
-	b := &bench{opt: options{gatewayProfiles: dir}, progress: io.Discard}
-	gw := &process{admin: strings.TrimPrefix(admin.URL, "http://")}
-
-	b.profileGateway(gw, "gateway 0.3→1.0 32 conns", 2600*time.Millisecond)()
-
-	if len(b.failures) > 0 {
-		t.Fatalf("failures: %v", b.failures)
-	}
-	if url := <-asked; url != "/debug/pprof/profile?seconds=3" {
-		t.Errorf("asked for %q, want a 3 s profile", url)
-	}
-	got, err := os.ReadFile(filepath.Join(dir, "001-gateway_0.3_1.0_32_conns.pprof"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != "profile bytes" {
-		t.Errorf("profile file holds %q", got)
+		if url := <-asked; url != c.url {
+			t.Errorf("trace %t: asked for %q, want %q", c.trace, url, c.url)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != "profile bytes" {
+			t.Errorf("trace %t: file holds %q", c.trace, got)
+		}
 	}
 }
 

@@ -40,6 +40,7 @@ type options struct {
 	gatewayLog      string
 	gatewayAdmin    string
 	gatewayProfiles string
+	gatewayTrace    bool
 }
 
 // bench is one run.
