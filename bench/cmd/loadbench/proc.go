@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -197,3 +199,30 @@ func cpuShare(d, window time.Duration) float64 {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// pinServices moves already running servers the system under test uses
+// (Redis) to CPU 1, beside the load generator and the backend, for as long
+// as one measurement, and returns what puts their CPUs back. On the
+// system under test's CPU a server would take the gateway's time and stand
+// in for what is, deployed, another machine's work. A server that cannot
+// be moved stays where it is: its CPU is reported apart either way.
+func pinServices(pids []int) (restore func()) {
+	var undo []func()
+	for _, pid := range pids {
+		p := strconv.Itoa(pid)
+		out, err := exec.Command("taskset", "-p", p).Output()
+		if err != nil {
+			continue
+		}
+		mask := string(out[bytes.LastIndexByte(out, ' ')+1:])
+		mask = strings.TrimSpace(mask)
+		if exec.Command("taskset", "-pc", "1", p).Run() == nil {
+			undo = append(undo, func() { _ = exec.Command("taskset", "-p", mask, p).Run() })
+		}
+	}
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
+}

@@ -458,7 +458,7 @@ func (r *report) markdown(w io.Writer) {
 	p(".\n\n")
 	pin := "not pinned: every process may run on any CPU"
 	if r.Settings.Pinned {
-		pin = "the system under test pinned to CPU 0, the load generator and the backend to CPU 1"
+		pin = "the system under test pinned to CPU 0; the load generator, the backend and Redis to CPU 1"
 	}
 	p("Each measurement: fresh processes, %.1f s warm-up, %.1f s measured; sends (`message/send` / `SendMessage`, ~0.8 KB request, ~1.7 KB task reply); %s. ", r.Settings.WarmupS, r.Settings.MeasureS, pin)
 	p("Ratio: requests/s over the best plain proxy (%s, best at %d conns) at the same number of connections. CPU s/10k: CPU seconds the system under test used per 10,000 requests; CPU ratio: the best plain proxy's CPU s/10k over this row's, the throughput ratio if each were held back by its own CPU alone. CPU %%: share of one core during the window (sut = system under test, gen = load generator, other = everything else on the machine). Bound: *sut* when the system under test used its whole core, *client* when the load generator and the backend used theirs, so that the row's req/s is a floor for the system under test.\n\n", orDash(r.BestPlain), r.RefConns)

@@ -317,6 +317,9 @@ func (b *bench) measureUnary(c sutCase, n int) unaryRow {
 		// Redis serves the gateway: its CPU is not another user's, which
 		// would have the case measured again for nothing.
 		services = processesNamed("redis-server")
+		if b.opt.pin {
+			defer pinServices(services)()
+		}
 	}
 	if rss, _, err := procMemory(sut.pid()); err == nil {
 		row.RSSIdleMiB = mib(rss)
