@@ -62,14 +62,7 @@ func newGetTaskBench(b *testing.B) (h *benchHarness, addr string, req *a2apb.Get
 func benchJSONRPC(b *testing.B, h *benchHarness, url string) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	defer client.CloseIdleConnections()
-	postJSON(b, client, url, h)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		postJSON(b, client, url, h)
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	benchCPU(b, func() { postJSON(b, client, url, h) }, 1, "cpu-ns/op")
 }
 
 // postJSON posts the harness's JSON-RPC request to url and returns the
@@ -109,14 +102,7 @@ func benchGRPCGetTask(b *testing.B, addr string, req *a2apb.GetTaskRequest) {
 			b.Fatalf("task id %q, want %q", id, req.Id)
 		}
 	}
-	call()
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		call()
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	benchCPU(b, call, 1, "cpu-ns/op")
 }
 
 // rawMessage is an answer's protobuf bytes, undecoded.
@@ -154,6 +140,20 @@ func firstStringField(b []byte) string {
 		return ""
 	}
 	return string(v)
+}
+
+// benchCPU runs op once untimed, so that its checks fail a broken case
+// before any figure, then b.N times, and reports the process's CPU time
+// (user and system) per op, divided by per for the events an op carries.
+func benchCPU(b *testing.B, op func(), per int, unit string) {
+	op()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		op()
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N*per), unit)
 }
 
 // cpuTime is the CPU time the process has used.

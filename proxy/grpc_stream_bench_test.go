@@ -106,12 +106,5 @@ func benchGRPCStream(b *testing.B, addr string, req *a2apb.SendMessageRequest) {
 			b.Fatalf("%d events, want %d", n, streamBenchEvents)
 		}
 	}
-	stream()
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		stream()
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N*streamBenchEvents), "cpu-ns/event")
+	benchCPU(b, stream, streamBenchEvents, "cpu-ns/event")
 }

@@ -43,13 +43,7 @@ func BenchmarkTracingCost(b *testing.B) {
 			if tc.cfg != nil {
 				bc.newTracing = setupTracing(tc.cfg)
 			}
-			h := newBenchHarness(b, bc)
-			h.check(b)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				h.serve()
-			}
+			benchServe(b, bc)
 		})
 	}
 }
