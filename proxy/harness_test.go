@@ -138,7 +138,13 @@ func (g *testGateway) postCtx(ctx context.Context, body string, header ...string
 // fails t.
 func roundTrip(t *testing.T, req *http.Request) (*http.Response, []byte) {
 	t.Helper()
-	res, err := http.DefaultClient.Do(req)
+	return roundTripVia(t, http.DefaultClient, req)
+}
+
+// roundTripVia is roundTrip through client.
+func roundTripVia(t *testing.T, client *http.Client, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	res, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
