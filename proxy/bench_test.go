@@ -38,11 +38,7 @@ func BenchmarkServeHTTP(b *testing.B) {
 func benchServe(b *testing.B, bc benchCase) {
 	h := newBenchHarness(b, bc)
 	h.check(b)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		h.serve()
-	}
+	h.loop(b)
 	if bc.op == canned.Stream {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchStreamEvents), "ns/event")
 	}
@@ -163,12 +159,7 @@ func newBenchHarness(tb testing.TB, bc benchCase) *benchHarness {
 	if err := a.RefreshCard(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	gw, err := NewGateway([]*Agent{a})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(gw.Close)
-	h := &benchHarness{bc: bc, gw: gw, w: &benchWriter{h: http.Header{}}}
+	h := &benchHarness{bc: bc, gw: soleGateway(tb, a), w: &benchWriter{h: http.Header{}}}
 	h.req, err = http.NewRequest(http.MethodPost, "http://gateway.bench/", nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -224,6 +215,15 @@ func (h *benchHarness) serve() {
 	h.req.Body = h.rc
 	h.req.ContentLength = int64(len(h.body))
 	h.gw.ServeHTTP(h.w, h.req)
+}
+
+// loop serves the request b.N times.
+func (h *benchHarness) loop(b *testing.B) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		h.serve()
+	}
 }
 
 // check fails unless the gateway answers the case with a success in the

@@ -15,7 +15,6 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/tidwall/gjson"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
@@ -88,11 +87,7 @@ func postJSON(b *testing.B, client *http.Client, url string, h *benchHarness) []
 // the client's cost, not the gateway's, and the JSON-RPC client does not
 // decode its result either.
 func benchGRPCGetTask(b *testing.B, addr string, req *a2apb.GetTaskRequest) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialGRPC(b, addr)
 	var out rawMessage
 	call := func() {
 		if err := conn.Invoke(context.Background(), a2apb.A2AService_GetTask_FullMethodName, req, &out, grpc.ForceCodec(rawCodec{})); err != nil {

@@ -12,7 +12,6 @@ import (
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -32,10 +31,7 @@ func BenchmarkGRPCFloor(b *testing.B) {
 
 	// The gateway's answers, on each binding.
 	jsonAnswer := postJSON(b, &http.Client{}, "http://"+addr+"/", h)
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
+	conn := dialGRPC(b, addr)
 	var protoAnswer rawMessage
 	if err := conn.Invoke(context.Background(), a2apb.A2AService_GetTask_FullMethodName, req, &protoAnswer, grpc.ForceCodec(rawCodec{})); err != nil {
 		b.Fatal(err)

@@ -91,12 +91,7 @@ func newGatewayOpts(t *testing.T, backend http.Handler, version dialect.Version,
 	}
 	t.Cleanup(a.Close)
 	_ = a.RefreshCard(context.Background()) // a scripted backend may have no card
-	gw, err := NewGateway([]*Agent{a})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gw.Close)
-	gs := httptest.NewServer(gw)
+	gs := httptest.NewServer(soleGateway(t, a))
 	t.Cleanup(gs.Close)
 	return &testGateway{t: t, url: gs.URL + "/", agent: a, backend: bs}
 }
@@ -275,6 +270,33 @@ func noForeignKeys(t *testing.T, d dialect.ID, payload string) {
 		}
 	}
 	walk(v, "")
+}
+
+// newValidAgent is the agent of cfg, with defaults, which must be valid;
+// closed when tb ends.
+func newValidAgent(tb testing.TB, cfg AgentConfig, opts Options) *Agent {
+	tb.Helper()
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	a, err := NewAgent(context.Background(), cfg, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(a.Close)
+	return a
+}
+
+// soleGateway is the gateway of a alone, closed when tb ends.
+func soleGateway(tb testing.TB, a *Agent) *Gateway {
+	tb.Helper()
+	gw, err := NewGateway([]*Agent{a})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(gw.Close)
+	return gw
 }
 
 // idleAgent is an agent at path whose backend nothing listens for, for

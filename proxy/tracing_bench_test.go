@@ -54,12 +54,7 @@ func BenchmarkTracingCost(b *testing.B) {
 // span, the context holding it, the request given that context, the
 // backend's traceparent and the header slice holding it).
 func TestUnsampledCallAllocs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates: budgets hold without it")
-	}
-	if testing.Short() {
-		t.Skip("allocation budgets run without -short")
-	}
+	skipAllocBudgets(t)
 	perCall := func(bc benchCase) float64 {
 		h := newBenchHarness(t, bc)
 		h.check(t)
