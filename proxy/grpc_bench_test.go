@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"syscall"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // BenchmarkGRPCUnary compares one 1.0 GetTask through the gateway over
@@ -33,10 +33,7 @@ func BenchmarkGRPCUnary(b *testing.B) {
 	b.Run("jsonrpc", func(b *testing.B) { benchJSONRPC(b, h, "http://"+addr+"/") })
 	// grpc-native is the same front end on grpc-go's own transport, on a
 	// listener of its own, as a grpc_listen would serve it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	ln := testnet.Listen(b)
 	native := NewGRPCListenerServer(http.HandlerFunc(h.gw.(*Gateway).agents[0].ServeRPC), h.gw.(*Gateway).agents[0].cfg)
 	go func() { _ = native.Serve(ln) }()
 	defer native.Stop()

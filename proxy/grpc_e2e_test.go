@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // grpcGateway is a gateway whose listener speaks h2c next to HTTP/1.1, as
@@ -67,10 +67,7 @@ func newGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 // does: grpc-go's own server and transport on a listener of its own.
 func newNativeGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testnet.Listen(t)
 	s := NewGRPCListenerServer(http.HandlerFunc(g.agent.ServeRPC), g.agent.cfg)
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(s.Stop)

@@ -5,7 +5,6 @@ package proxy
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"testing"
@@ -13,6 +12,8 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // BenchmarkGRPCFloor is what the transports alone cost for the call
@@ -72,10 +73,7 @@ var headerJSONFloor = []string{"application/json"}
 
 // listenGRPC serves s on a listener of its own and returns its address.
 func listenGRPC(b *testing.B, s *grpc.Server) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	ln := testnet.Listen(b)
 	go func() { _ = s.Serve(ln) }()
 	return ln.Addr().String()
 }

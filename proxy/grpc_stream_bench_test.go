@@ -6,7 +6,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // streamBenchEvents is how many events each benchmark stream carries.
@@ -37,10 +37,7 @@ func BenchmarkGRPCStreamEvents(b *testing.B) {
 	a := newValidAgent(b, cfg, Options{Transport: canned.New(), Logger: slog.New(slog.DiscardHandler),
 		StreamWriteTimeout: 60 * time.Second})
 	gw := soleGateway(b, a)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	ln := testnet.Listen(b)
 	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), cfg)
 	go func() { _ = native.Serve(ln) }()
 	b.Cleanup(native.Stop)

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/telemetry"
 )
 
@@ -100,10 +100,7 @@ func exportConfig(tb testing.TB, protocol string) *telemetry.Config {
 	one := 1.0
 	cfg := &telemetry.Config{Enabled: true, SampleRatio: &one, OTLP: telemetry.OTLPConfig{Protocol: protocol}}
 	if protocol == telemetry.ProtocolGRPC {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatal(err)
-		}
+		l := testnet.Listen(tb)
 		srv := grpc.NewServer(grpc.ForceServerCodec(discardCodec{}))
 		collectortrace.RegisterTraceServiceServer(srv, discardCollector{})
 		go func() { _ = srv.Serve(l) }()
