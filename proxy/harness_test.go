@@ -14,6 +14,7 @@ import (
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/agent10"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/legacyagent"
 	"github.com/a2agate/gateway/store"
 )
@@ -133,22 +134,7 @@ func (g *testGateway) postCtx(ctx context.Context, body string, header ...string
 // fails t.
 func roundTrip(t *testing.T, req *http.Request) (*http.Response, []byte) {
 	t.Helper()
-	return roundTripVia(t, http.DefaultClient, req)
-}
-
-// roundTripVia is roundTrip through client.
-func roundTripVia(t *testing.T, client *http.Client, req *http.Request) (*http.Response, []byte) {
-	t.Helper()
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, b
+	return testnet.RoundTrip(t, http.DefaultClient, req)
 }
 
 // call sends one JSON-RPC request in the dialect its method names and

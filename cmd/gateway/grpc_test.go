@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // TestGRPCOnTrafficListener: the binary's traffic listener speaks gRPC
@@ -77,12 +78,7 @@ func grpcInterface(t *testing.T, client *http.Client, cardURL string) string {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, cardURL, nil)
 	req.Header.Set("A2A-Version", "1.0")
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
+	_, body := testnet.RoundTrip(t, client, req)
 	for _, i := range gjson.GetBytes(body, "supportedInterfaces").Array() {
 		if i.Get("protocolBinding").Str == "GRPC" {
 			return i.Get("url").Str

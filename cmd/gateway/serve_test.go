@@ -94,12 +94,11 @@ func runGateway(t *testing.T, path string, cfg *Config) *running {
 
 func httpGet(t *testing.T, url string) (int, string) {
 	t.Helper()
-	res, err := http.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := testnet.RoundTrip(t, http.DefaultClient, req)
 	return res.StatusCode, string(b)
 }
 

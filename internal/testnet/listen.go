@@ -1,7 +1,9 @@
 package testnet
 
 import (
+	"io"
 	"net"
+	"net/http"
 	"testing"
 )
 
@@ -25,4 +27,20 @@ func RefusedAddr(tb testing.TB) string {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	return addr
+}
+
+// RoundTrip sends req through client and reads the whole answer, closing
+// its body; a transport or read error fails tb.
+func RoundTrip(tb testing.TB, client *http.Client, req *http.Request) (*http.Response, []byte) {
+	tb.Helper()
+	res, err := client.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res, b
 }
