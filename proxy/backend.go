@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 )
@@ -324,25 +326,7 @@ func skipHeader(k string, connectionTokens []string) bool {
 			return true
 		}
 	}
-	for _, v := range connectionTokens {
-		if hasConnectionToken(v, k) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasConnectionToken tells whether the Connection header value v lists
-// token (case-insensitively, as RFC 9110 §7.6.1 has it).
-func hasConnectionToken(v, token string) bool {
-	for v != "" {
-		var t string
-		t, v, _ = strings.Cut(v, ",")
-		if equalFoldASCII(strings.Trim(t, " \t"), token) {
-			return true
-		}
-	}
-	return false
+	return httpguts.HeaderValuesContainsToken(connectionTokens, k)
 }
 
 // equalFoldASCII reports whether a and b are equal but for the case of

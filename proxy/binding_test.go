@@ -73,25 +73,11 @@ func newBindingGateway(t *testing.T, bindings ...string) *bindingGateway {
 	bs := httptestServer(t, backend)
 	cfg := AgentConfig{Name: "test", PublicURL: g.url, Backend: BackendConfig{URL: bs + "/", Dialect: dialect.Version025},
 		Skills: SkillsConfig{Default: "work"}, Bindings: bindings}
-	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	a, err := NewAgent(context.Background(), cfg, Options{Metrics: NewMetrics(g.reg, nil),
-		Logger: slog.New(slog.NewJSONHandler(g.log, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
+	a := newValidAgent(t, cfg, Options{Metrics: NewMetrics(g.reg, nil), Logger: slog.New(slog.NewJSONHandler(g.log, nil))})
 	if err := a.RefreshCard(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	gateway, err := NewGateway([]*Agent{a})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gateway.Close)
-	gw = gateway
+	gw = soleGateway(t, a)
 	close(ready)
 	return g
 }
@@ -117,13 +103,15 @@ func (g *bindingGateway) do(t *testing.T, method, path, body string, header ...s
 	return res.StatusCode, gjson.ParseBytes(b)
 }
 
-func (g *bindingGateway) grpcConn(t *testing.T) *grpc.ClientConn {
-	t.Helper()
-	conn, err := grpc.NewClient(g.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+// dialGRPC is a gRPC client of the h2c server at addr, without TLS, with
+// opts; closed when tb ends.
+func dialGRPC(tb testing.TB, addr string, opts ...grpc.DialOption) *grpc.ClientConn {
+	tb.Helper()
+	conn, err := grpc.NewClient(addr, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { _ = conn.Close() })
+	tb.Cleanup(func() { _ = conn.Close() })
 	return conn
 }
 
@@ -201,7 +189,7 @@ func TestBindingNotPublishedIsNotServed(t *testing.T) {
 			t.Errorf("REST %s %s: %d %s, want a 404 Status naming the bindings setting", method, path, code, st.Raw)
 		}
 	}
-	_, err := a2apb.NewA2AServiceClient(g.grpcConn(t)).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "x"})
+	_, err := a2apb.NewA2AServiceClient(dialGRPC(t, g.addr)).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "x"})
 	if st, _ := status.FromError(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "bindings") {
 		t.Errorf("gRPC: %v, want Unimplemented naming the bindings setting", err)
 	}
@@ -219,7 +207,7 @@ func TestBindingNotPublishedIsNotServed(t *testing.T) {
 	if code, st := g.do(t, http.MethodGet, "/tasks/x", ""); code != http.StatusNotFound || st.Get("error.details.0.reason").Str != "TASK_NOT_FOUND" {
 		t.Errorf("REST: %d %s, want task not found", code, st.Raw)
 	}
-	_, err = a2apb.NewA2AServiceClient(g.grpcConn(t)).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "x"})
+	_, err = a2apb.NewA2AServiceClient(dialGRPC(t, g.addr)).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "x"})
 	if st, _ := status.FromError(err); st.Code() != codes.NotFound {
 		t.Errorf("gRPC: %v, want NotFound", err)
 	}
@@ -238,7 +226,7 @@ func TestCallsLabelledByBinding(t *testing.T) {
 	g.do(t, http.MethodGet, "/tasks/x", "")
 	g.do(t, http.MethodGet, "/v1/tasks/x", "")
 	// grpc 1.0 and 0.3.
-	conn := g.grpcConn(t)
+	conn := dialGRPC(t, g.addr)
 	if _, err := a2apb.NewA2AServiceClient(conn).GetTask(ctx, &a2apb.GetTaskRequest{Id: "x"}); status.Code(err) != codes.NotFound {
 		t.Fatalf("gRPC 1.0: %v", err)
 	}

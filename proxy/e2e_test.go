@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/jsontest"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // caller speaks one dialect in the end-to-end tests.
@@ -403,7 +404,7 @@ func doNoRedirect(t *testing.T, method, url, body string) (int, gjson.Result) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("A2A-Version", "1.0")
-	res, b := roundTripVia(t, noRedirect, req)
+	res, b := testnet.RoundTrip(t, noRedirect, req)
 	if ct := res.Header.Get("Content-Type"); ct != "application/json" || res.Header.Get("Location") != "" {
 		t.Fatalf("%s %s: HTTP %d, Content-Type %q, Location %q: %s", method, url, res.StatusCode, ct, res.Header.Get("Location"), b)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // scripted is a backend that misbehaves on purpose. It answers every
@@ -182,12 +183,7 @@ func TestUnaryBackendFaults(t *testing.T) {
 }
 
 func TestBackendRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testnet.RefusedAddr(t)
 	for _, c := range callers {
 		g := newGateway(t, http.NotFoundHandler(), dialect.Version10, func(a *AgentConfig) {
 			a.Backend.URL = "http://" + addr + "/"

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"syscall"
 	"testing"
@@ -15,11 +14,11 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/tidwall/gjson"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // BenchmarkGRPCUnary compares one 1.0 GetTask through the gateway over
@@ -34,10 +33,7 @@ func BenchmarkGRPCUnary(b *testing.B) {
 	b.Run("jsonrpc", func(b *testing.B) { benchJSONRPC(b, h, "http://"+addr+"/") })
 	// grpc-native is the same front end on grpc-go's own transport, on a
 	// listener of its own, as a grpc_listen would serve it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	ln := testnet.Listen(b)
 	native := NewGRPCListenerServer(http.HandlerFunc(h.gw.(*Gateway).agents[0].ServeRPC), h.gw.(*Gateway).agents[0].cfg, 0)
 	go func() { _ = native.Serve(ln) }()
 	defer native.Stop()
@@ -62,14 +58,7 @@ func newGetTaskBench(b *testing.B) (h *benchHarness, addr string, req *a2apb.Get
 func benchJSONRPC(b *testing.B, h *benchHarness, url string) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	defer client.CloseIdleConnections()
-	postJSON(b, client, url, h)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		postJSON(b, client, url, h)
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	benchCPU(b, func() { postJSON(b, client, url, h) }, 1, "cpu-ns/op")
 }
 
 // postJSON posts the harness's JSON-RPC request to url and returns the
@@ -95,11 +84,7 @@ func postJSON(b *testing.B, client *http.Client, url string, h *benchHarness) []
 // the client's cost, not the gateway's, and the JSON-RPC client does not
 // decode its result either.
 func benchGRPCGetTask(b *testing.B, addr string, req *a2apb.GetTaskRequest) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialGRPC(b, addr)
 	var out rawMessage
 	call := func() {
 		if err := conn.Invoke(context.Background(), a2apb.A2AService_GetTask_FullMethodName, req, &out, grpc.ForceCodec(rawCodec{})); err != nil {
@@ -109,14 +94,7 @@ func benchGRPCGetTask(b *testing.B, addr string, req *a2apb.GetTaskRequest) {
 			b.Fatalf("task id %q, want %q", id, req.Id)
 		}
 	}
-	call()
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		call()
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	benchCPU(b, call, 1, "cpu-ns/op")
 }
 
 // rawMessage is an answer's protobuf bytes, undecoded.
@@ -154,6 +132,20 @@ func firstStringField(b []byte) string {
 		return ""
 	}
 	return string(v)
+}
+
+// benchCPU runs op once untimed, so that its checks fail a broken case
+// before any figure, then b.N times, and reports the process's CPU time
+// (user and system) per op, divided by per for the events an op carries.
+func benchCPU(b *testing.B, op func(), per int, unit string) {
+	op()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		op()
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N*per), unit)
 }
 
 // cpuTime is the CPU time the process has used.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // grpcGateway is a gateway whose listener speaks h2c next to HTTP/1.1, as
@@ -60,22 +60,14 @@ func serveH2C(t testing.TB, h http.Handler) string {
 
 func newGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 	t.Helper()
-	gw, err := NewGateway([]*Agent{g.agent})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gw.Close)
-	return dialGRPCGateway(t, g, serveH2C(t, gw))
+	return dialGRPCGateway(t, g, serveH2C(t, soleGateway(t, g.agent)))
 }
 
 // newNativeGRPCGateway serves the agent's gRPC binding as a grpc_listen
 // does: grpc-go's own server and transport on a listener of its own.
 func newNativeGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testnet.Listen(t)
 	s := NewGRPCListenerServer(http.HandlerFunc(g.agent.ServeRPC), g.agent.cfg, 0)
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(s.Stop)
@@ -92,17 +84,13 @@ func dialGRPCGateway(t *testing.T, g *testGateway, addr string) *grpcGateway {
 	t.Helper()
 	var err error
 	gg := &grpcGateway{testGateway: g, addr: addr}
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(bearer{&g.token})}
-	gg.conn, err = grpc.NewClient(gg.addr, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gg.conn.Close() })
+	token := grpc.WithPerRPCCredentials(bearer{&g.token})
+	gg.conn = dialGRPC(t, gg.addr, token)
 	gg.raw = a2apb.NewA2AServiceClient(gg.conn)
 	// The client dials the card's gRPC URL, host:port, as a gRPC target.
 	gg.client, err = a2aclient.NewFromEndpoints(context.Background(),
 		[]*a2a.AgentInterface{a2a.NewAgentInterface(gg.addr, a2a.TransportProtocolGRPC)},
-		a2agrpc.WithGRPCTransport(opts...))
+		a2agrpc.WithGRPCTransport(grpc.WithTransportCredentials(insecure.NewCredentials()), token))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,12 +475,7 @@ func TestGRPCNeedsOneAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(gw.Close)
-	conn, err := grpc.NewClient(serveH2C(t, gw), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, err = a2apb.NewA2AServiceClient(conn).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "x"})
+	_, err = a2apb.NewA2AServiceClient(dialGRPC(t, serveH2C(t, gw))).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "x"})
 	if st, _ := status.FromError(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), `none at "/"`) {
 		t.Fatalf("want Unimplemented saying why, got %v", err)
 	}

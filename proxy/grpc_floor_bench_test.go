@@ -5,15 +5,15 @@ package proxy
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"testing"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // BenchmarkGRPCFloor is what the transports alone cost for the call
@@ -32,10 +32,7 @@ func BenchmarkGRPCFloor(b *testing.B) {
 
 	// The gateway's answers, on each binding.
 	jsonAnswer := postJSON(b, &http.Client{}, "http://"+addr+"/", h)
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
+	conn := dialGRPC(b, addr)
 	var protoAnswer rawMessage
 	if err := conn.Invoke(context.Background(), a2apb.A2AService_GetTask_FullMethodName, req, &protoAnswer, grpc.ForceCodec(rawCodec{})); err != nil {
 		b.Fatal(err)
@@ -76,10 +73,7 @@ var headerJSONFloor = []string{"application/json"}
 
 // listenGRPC serves s on a listener of its own and returns its address.
 func listenGRPC(b *testing.B, s *grpc.Server) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	ln := testnet.Listen(b)
 	go func() { _ = s.Serve(ln) }()
 	return ln.Addr().String()
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // TestH2CConnectionCarriesEveryBinding: one HTTP/2 connection to the
@@ -46,15 +47,7 @@ func TestH2CConnectionCarriesEveryBinding(t *testing.T) {
 				t.Errorf("%s %s went on another connection", req.Method, req.URL.Path)
 			}
 		}}))
-		res, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, err := io.ReadAll(res.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, body := testnet.RoundTrip(t, client, req)
 		if res.ProtoMajor != 2 {
 			t.Fatalf("%s %s over %s, want HTTP/2", req.Method, req.URL.Path, res.Proto)
 		}

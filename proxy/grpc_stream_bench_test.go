@@ -6,7 +6,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"testing"
@@ -14,11 +13,11 @@ import (
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // streamBenchEvents is how many events each benchmark stream carries.
@@ -35,24 +34,10 @@ const streamBenchEvents = 128
 func BenchmarkGRPCStreamEvents(b *testing.B) {
 	cfg := AgentConfig{Name: "bench", Path: "/", PublicURL: "http://gateway.bench/",
 		Backend: BackendConfig{URL: "http://backend.bench/v10/", Dialect: dialect.Version10}}
-	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		b.Fatal(err)
-	}
-	a, err := NewAgent(context.Background(), cfg, Options{Transport: canned.New(), Logger: slog.New(slog.DiscardHandler),
+	a := newValidAgent(b, cfg, Options{Transport: canned.New(), Logger: slog.New(slog.DiscardHandler),
 		StreamWriteTimeout: 60 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	gw, err := NewGateway([]*Agent{a})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(gw.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	gw := soleGateway(b, a)
+	ln := testnet.Listen(b)
 	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), cfg, 0)
 	go func() { _ = native.Serve(ln) }()
 	b.Cleanup(native.Stop)
@@ -68,11 +53,7 @@ func BenchmarkGRPCStreamEvents(b *testing.B) {
 }
 
 func benchGRPCStream(b *testing.B, addr string, req *a2apb.SendMessageRequest) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialGRPC(b, addr)
 	desc := &grpc.StreamDesc{ServerStreams: true}
 	var out rawMessage
 	sent := 0
@@ -106,12 +87,5 @@ func benchGRPCStream(b *testing.B, addr string, req *a2apb.SendMessageRequest) {
 			b.Fatalf("%d events, want %d", n, streamBenchEvents)
 		}
 	}
-	stream()
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		stream()
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N*streamBenchEvents), "cpu-ns/event")
+	benchCPU(b, stream, streamBenchEvents, "cpu-ns/event")
 }

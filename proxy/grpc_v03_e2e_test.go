@@ -9,7 +9,6 @@ import (
 	a2a03 "github.com/a2aproject/a2a-go/a2a"
 	a2aclient03 "github.com/a2aproject/a2a-go/a2aclient"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 )
 
 // TestGRPCV03 drives the 0.3 service a2a.v1.A2AService with the official
@@ -20,11 +19,7 @@ func TestGRPCV03(t *testing.T) {
 		hold := make(chan struct{})
 		tg := newGateway(t, b.handler(t, hold), b.version, withAuth(t)).as(token(t, "alice"))
 		g := newGRPCGateway(t, tg)
-		conn, err := grpc.NewClient(g.addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(bearer{&tg.token}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		client := a2aclient03.NewGRPCTransport(conn)
+		client := a2aclient03.NewGRPCTransport(dialGRPC(t, g.addr, grpc.WithPerRPCCredentials(bearer{&tg.token})))
 		defer client.Destroy()
 		ctx := context.Background()
 		text := func(s string) *a2a03.MessageSendParams {
@@ -109,12 +104,7 @@ func TestGRPCV03(t *testing.T) {
 		if !errors.Is(err, a2a03.ErrTaskNotFound) {
 			t.Fatalf("unknown task: %v", err)
 		}
-		raw, err := grpc.NewClient(g.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer raw.Close()
-		_, err = a2aclient03.NewGRPCTransport(raw).GetTask(ctx, &a2a03.TaskQueryParams{ID: "x"})
+		_, err = a2aclient03.NewGRPCTransport(dialGRPC(t, g.addr)).GetTask(ctx, &a2a03.TaskQueryParams{ID: "x"})
 		if !errors.Is(err, a2a03.ErrUnauthenticated) {
 			t.Fatalf("no token: %v", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/agent10"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/legacyagent"
 	"github.com/a2agate/gateway/store"
 )
@@ -91,12 +92,7 @@ func newGatewayOpts(t *testing.T, backend http.Handler, version dialect.Version,
 	}
 	t.Cleanup(a.Close)
 	_ = a.RefreshCard(context.Background()) // a scripted backend may have no card
-	gw, err := NewGateway([]*Agent{a})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gw.Close)
-	gs := httptest.NewServer(gw)
+	gs := httptest.NewServer(soleGateway(t, a))
 	t.Cleanup(gs.Close)
 	return &testGateway{t: t, url: gs.URL + "/", agent: a, backend: bs}
 }
@@ -138,22 +134,7 @@ func (g *testGateway) postCtx(ctx context.Context, body string, header ...string
 // fails t.
 func roundTrip(t *testing.T, req *http.Request) (*http.Response, []byte) {
 	t.Helper()
-	return roundTripVia(t, http.DefaultClient, req)
-}
-
-// roundTripVia is roundTrip with client.
-func roundTripVia(t *testing.T, client *http.Client, req *http.Request) (*http.Response, []byte) {
-	t.Helper()
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, b
+	return testnet.RoundTrip(t, http.DefaultClient, req)
 }
 
 // call sends one JSON-RPC request in the dialect its method names and
@@ -275,6 +256,33 @@ func noForeignKeys(t *testing.T, d dialect.ID, payload string) {
 		}
 	}
 	walk(v, "")
+}
+
+// newValidAgent is the agent of cfg, with defaults, which must be valid;
+// closed when tb ends.
+func newValidAgent(tb testing.TB, cfg AgentConfig, opts Options) *Agent {
+	tb.Helper()
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	a, err := NewAgent(context.Background(), cfg, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(a.Close)
+	return a
+}
+
+// soleGateway is the gateway of a alone, closed when tb ends.
+func soleGateway(tb testing.TB, a *Agent) *Gateway {
+	tb.Helper()
+	gw, err := NewGateway([]*Agent{a})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(gw.Close)
+	return gw
 }
 
 // idleAgent is an agent at path whose backend nothing listens for, for

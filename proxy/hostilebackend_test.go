@@ -14,6 +14,7 @@ import (
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tidwall/gjson"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -171,25 +172,11 @@ func TestMalformedHTTPFromBackend(t *testing.T) {
 // a transport failure instead of the error).
 func TestBackendErrorMessageBounded(t *testing.T) {
 	msg := strings.Repeat("é", 1<<19)
-	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32603,"message":"`+msg+`"}}`)
-	})
-	g := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
-	bounded := func(binding, m string) {
-		t.Helper()
-		if len(m) > maxAgentMessage+256 || !strings.Contains(m, "bytes cut") || !utf8.ValidString(m) {
-			t.Errorf("%s: a message of %d bytes: %.80s…%s", binding, len(m), m, m[max(0, len(m)-80):])
+	for _, e := range errorInEveryBinding(t, `{"code":-32603,"message":"`+msg+`"}`) {
+		if m := e.message; len(m) > maxAgentMessage+256 || !strings.Contains(m, "bytes cut") || !utf8.ValidString(m) {
+			t.Errorf("%s: a message of %d bytes: %.80s…%s", e.binding, len(m), m, m[max(0, len(m)-80):])
 		}
 	}
-	for _, c := range callers {
-		e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t"}`), c.d, -32603)
-		bounded("JSON-RPC "+c.d.String(), e.Get("message").Str)
-	}
-	_, _, body := restDo(t, g, "GET", "/tasks/t", "", "", "")
-	bounded("REST", body.Get("error.message").Str)
-	_, err := newGRPCGateway(t, g).raw.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t"})
-	bounded("gRPC", status.Convert(err).Message())
 }
 
 // TestBackendErrorDataBounded: a backend's error data of a MiB is left out
@@ -197,27 +184,42 @@ func TestBackendErrorMessageBounded(t *testing.T) {
 // a MiB answer of every error and over gRPC a MiB of trailers.
 func TestBackendErrorDataBounded(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
+	for _, e := range errorInEveryBinding(t, `{"code":-32603,"message":"boom","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"X","domain":"d","metadata":{"k":"`+huge+`"}}]}`) {
+		if !strings.Contains(e.message, "boom") || !strings.Contains(e.message, "bytes, left out") || e.size > 16<<10 {
+			t.Errorf("%s: message %q, error of %d bytes", e.binding, e.message, e.size)
+		}
+		if data := e.rpc.Get("data"); data.Exists() {
+			t.Errorf("%s: data kept: %.80s", e.binding, data.Raw)
+		}
+	}
+}
+
+// bindingError is an error as the caller of one binding received it.
+type bindingError struct {
+	binding, message string
+	size             int          // the whole error's, as sent
+	rpc              gjson.Result // the JSON-RPC error object, for JSON-RPC
+}
+
+// errorInEveryBinding asks for a task in every binding and caller dialect
+// of a gateway whose 1.0 backend answers every call with the JSON-RPC error
+// object errorObj, an internal error, and returns the errors the callers
+// received.
+func errorInEveryBinding(t *testing.T, errorObj string) []bindingError {
+	t.Helper()
 	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32603,"message":"boom","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"X","domain":"d","metadata":{"k":"`+huge+`"}}]}}`)
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":`+errorObj+`}`)
 	})
 	g := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
-	leftOut := func(binding, m string, size int) {
-		t.Helper()
-		if !strings.Contains(m, "boom") || !strings.Contains(m, "bytes, left out") || size > 16<<10 {
-			t.Errorf("%s: message %q, error of %d bytes", binding, m, size)
-		}
-	}
+	var out []bindingError
 	for _, c := range callers {
 		e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t"}`), c.d, -32603)
-		leftOut("JSON-RPC "+c.d.String(), e.Get("message").Str, len(e.Raw))
-		if e.Get("data").Exists() {
-			t.Errorf("JSON-RPC %s: data kept: %.80s", c.d, e.Get("data").Raw)
-		}
+		out = append(out, bindingError{"JSON-RPC " + c.d.String(), e.Get("message").Str, len(e.Raw), e})
 	}
 	_, _, body := restDo(t, g, "GET", "/tasks/t", "", "", "")
-	leftOut("REST", body.Get("error.message").Str, len(body.Raw))
+	out = append(out, bindingError{"REST", body.Get("error.message").Str, len(body.Raw), gjson.Result{}})
 	_, err := newGRPCGateway(t, g).raw.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t"})
 	st := status.Convert(err)
-	leftOut("gRPC", st.Message(), proto.Size(st.Proto()))
+	return append(out, bindingError{"gRPC", st.Message(), proto.Size(st.Proto()), gjson.Result{}})
 }

@@ -47,6 +47,21 @@ func notFound(w http.ResponseWriter) string {
 	return receivedRefused
 }
 
+// indexUnavailable answers a delivery the task index failed to read or
+// write (op) for, counted: the backend is to retry it later.
+func (p *pushRelay) indexUnavailable(w http.ResponseWriter, op string) string {
+	p.a.metrics.storeError(op)
+	http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
+	return receivedUnavailable
+}
+
+// tooLarge answers a delivery over the agent's body limit, whether its
+// Content-Length said so or its body ran past it.
+func (p *pushRelay) tooLarge(w http.ResponseWriter) string {
+	http.Error(w, fmt.Sprintf("the delivery is larger than this agent's limit of %d bytes", p.cfg.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+	return receivedTooLarge
+}
+
 func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	if !p.on() {
 		return notFound(w)
@@ -57,9 +72,7 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	case errors.Is(err, store.ErrNotFound):
 		return notFound(w)
 	case err != nil:
-		p.a.metrics.storeError("read")
-		http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
-		return receivedUnavailable
+		return p.indexUnavailable(w, "read")
 	}
 	token := r.Header.Get(push.TokenHeader)
 	if token == "" {
@@ -69,15 +82,13 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		return notFound(w)
 	}
 	if r.ContentLength > p.cfg.MaxBodyBytes {
-		http.Error(w, fmt.Sprintf("the delivery is larger than this agent's limit of %d bytes", p.cfg.MaxBodyBytes), http.StatusRequestEntityTooLarge)
-		return receivedTooLarge
+		return p.tooLarge(w)
 	}
 	body, err := readSized(make([]byte, 0, min(max(r.ContentLength, 0), maxPresize)+1), http.MaxBytesReader(w, r.Body, p.cfg.MaxBodyBytes), r.ContentLength)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		http.Error(w, fmt.Sprintf("the delivery is larger than this agent's limit of %d bytes", p.cfg.MaxBodyBytes), http.StatusRequestEntityTooLarge)
-		return receivedTooLarge
+		return p.tooLarge(w)
 	case err != nil:
 		http.Error(w, "reading the delivery failed", http.StatusBadRequest)
 		return receivedInvalid
@@ -105,24 +116,18 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 			http.Error(w, fmt.Sprintf("the delivery is for task %q, not a task of the send this push config was given in", info.TaskID), http.StatusBadRequest)
 			return receivedInvalid
 		case err != nil:
-			p.a.metrics.storeError("read")
-			http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
-			return receivedUnavailable
+			return p.indexUnavailable(w, "read")
 		}
 		cfg.TaskID = strings.Clone(info.TaskID)
 		if cfg.ID == "" {
 			cfg.ID = cfg.TaskID
 		}
 		if _, err := p.configs.PutPushConfig(ctx, cfg, relay); err != nil {
-			p.a.metrics.storeError("write")
-			http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
-			return receivedUnavailable
+			return p.indexUnavailable(w, "write")
 		}
 		configs = []store.PushConfig{cfg}
 	} else if configs, _, err = p.configs.PushConfigs(ctx, p.a.cfg.Name, info.TaskID); err != nil {
-		p.a.metrics.storeError("read")
-		http.Error(w, "the gateway's task index cannot be reached: retry later", http.StatusServiceUnavailable)
-		return receivedUnavailable
+		return p.indexUnavailable(w, "read")
 	}
 	snap, err := p.fold(ctx, canon, info)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -152,11 +152,7 @@ func TestStreamEventsForAnotherRequest(t *testing.T) {
 // transport must not hand that stale response to a later call: every later
 // call gets its own answer.
 func TestUnsolicitedResponseIsNotReused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+	ln := testnet.Listen(t)
 	var conns, requests atomic.Int64
 	reply := func(id, text string) string {
 		body := `{"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"message","messageId":"r","role":"agent","parts":[{"kind":"text","text":"` + text + `"}]}}`

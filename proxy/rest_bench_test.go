@@ -23,35 +23,22 @@ func BenchmarkRESTvsJSONRPC(b *testing.B) {
 			h := newBenchHarness(b, benchCase{op: op, caller: canned.V10, backend: backend})
 			h.check(b)
 			name := string(op) + "/1.0-to-" + string(backend)
-			b.Run(name+"/jsonrpc", func(b *testing.B) {
-				b.ReportAllocs()
-				start := cpuTime()
-				for b.Loop() {
-					h.serve()
-				}
-				b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-			})
+			b.Run(name+"/jsonrpc", func(b *testing.B) { benchCPU(b, h.serve, 1, "cpu-ns/op") })
 			req, body := restBenchRequest(b, h, op)
 			b.Run(name+"/rest", func(b *testing.B) {
 				rd := bytes.NewReader(nil)
 				rc := &benchBody{rd}
-				h.w.reset()
-				rd.Reset(body)
-				req.Body, req.ContentLength = rc, int64(len(body))
-				h.gw.ServeHTTP(h.w, req)
-				if h.w.status != http.StatusOK || !gjson.ValidBytes(h.w.body) || gjson.GetBytes(h.w.body, "jsonrpc").Exists() {
-					b.Fatalf("REST answer: HTTP %d %s", h.w.status, h.w.body)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				start := cpuTime()
-				for b.Loop() {
+				serve := func() {
 					h.w.reset()
 					rd.Reset(body)
 					req.Body, req.ContentLength = rc, int64(len(body))
 					h.gw.ServeHTTP(h.w, req)
 				}
-				b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+				serve()
+				if h.w.status != http.StatusOK || !gjson.ValidBytes(h.w.body) || gjson.GetBytes(h.w.body, "jsonrpc").Exists() {
+					b.Fatalf("REST answer: HTTP %d %s", h.w.status, h.w.body)
+				}
+				benchCPU(b, serve, 1, "cpu-ns/op")
 			})
 		}
 	}

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -75,15 +74,7 @@ func TestRESTRoutesLeaveNestedAgents(t *testing.T) {
 	newAgent := func(name, path string) *Agent {
 		cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path,
 			Backend: BackendConfig{URL: "http://backend.test/", Dialect: dialect.Version10}}
-		cfg.SetDefaults()
-		if err := cfg.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		a, err := NewAgent(context.Background(), cfg, Options{Transport: canned.New(), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
+		return newValidAgent(t, cfg, Options{Transport: canned.New(), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	}
 	for _, tc := range []struct {
 		name   string

@@ -611,14 +611,9 @@ func (a *Agent) awaitFirst(ctx context.Context, rt *sendRetry, rec store.SendRec
 		if rec.State != store.SendRunning || !rec.Lease.After(rs.clock()) {
 			return rec, nil
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pollPause(ctx, &wait) {
 			return rec, waitEnded(ctx)
-		case <-t.C:
 		}
-		wait = min(wait*2, retryPollMax)
 		next, err := a.tasks.LoadSend(ctx, rt.key, rs.clock())
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -672,15 +667,24 @@ func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *nor
 		if e != nil || done {
 			return result, e
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pollPause(ctx, &wait) {
 			return nil, &normalize.Error{Kind: dialect.ErrInternal, Err: ctx.Err(), Message: "this retry ended before the task of the first send finished: send it again to keep waiting, or get the task"}
-		case <-t.C:
 		}
-		wait = min(wait*2, retryPollMax)
 	}
+}
+
+// pollPause waits out one pause of a retry's polling and doubles the next,
+// up to retryPollMax; false when ctx ends first.
+func pollPause(ctx context.Context, wait *time.Duration) bool {
+	t := time.NewTimer(*wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	}
+	*wait = min(*wait*2, retryPollMax)
+	return true
 }
 
 // abandonSend frees the key of a claimed send the gateway refused before

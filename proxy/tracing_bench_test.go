@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/telemetry"
 )
 
@@ -43,13 +43,7 @@ func BenchmarkTracingCost(b *testing.B) {
 			if tc.cfg != nil {
 				bc.newTracing = setupTracing(tc.cfg)
 			}
-			h := newBenchHarness(b, bc)
-			h.check(b)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				h.serve()
-			}
+			benchServe(b, bc)
 		})
 	}
 }
@@ -60,12 +54,7 @@ func BenchmarkTracingCost(b *testing.B) {
 // span, the context holding it, the request given that context, the
 // backend's traceparent and the header slice holding it).
 func TestUnsampledCallAllocs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates: budgets hold without it")
-	}
-	if testing.Short() {
-		t.Skip("allocation budgets run without -short")
-	}
+	skipAllocBudgets(t)
 	perCall := func(bc benchCase) float64 {
 		h := newBenchHarness(t, bc)
 		h.check(t)
@@ -111,10 +100,7 @@ func exportConfig(tb testing.TB, protocol string) *telemetry.Config {
 	one := 1.0
 	cfg := &telemetry.Config{Enabled: true, SampleRatio: &one, OTLP: telemetry.OTLPConfig{Protocol: protocol}}
 	if protocol == telemetry.ProtocolGRPC {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatal(err)
-		}
+		l := testnet.Listen(tb)
 		srv := grpc.NewServer(grpc.ForceServerCodec(discardCodec{}))
 		collectortrace.RegisterTraceServiceServer(srv, discardCollector{})
 		go func() { _ = srv.Serve(l) }()

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -46,13 +45,7 @@ func postTraced(t *testing.T, g *testGateway, path, header, token, body string, 
 	for i := 0; i+1 < len(trace); i += 2 {
 		req.Header.Set(trace[i], trace[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
+	if res, b := roundTrip(t, req); res.StatusCode != http.StatusOK {
 		t.Fatalf("the relay answered %d: %s", res.StatusCode, b)
 	}
 }

@@ -303,12 +303,7 @@ func BenchmarkBlockingViaStream(b *testing.B) {
 		for _, c := range callers {
 			for _, on := range []bool{false, true} {
 				b.Run(c.d.String()+"-to-"+string(v)+"/"+map[bool]string{false: "off", true: "on"}[on], func(b *testing.B) {
-					h := newViaStreamBench(b, v, c, on)
-					b.ReportAllocs()
-					b.ResetTimer()
-					for b.Loop() {
-						h.serve()
-					}
+					newViaStreamBench(b, v, c, on).loop(b)
 				})
 			}
 		}
@@ -319,21 +314,9 @@ func newViaStreamBench(tb testing.TB, v dialect.Version, c caller, on bool) *ben
 	tb.Helper()
 	cfg := AgentConfig{Name: "bench", Path: "/", PublicURL: "http://gateway.bench/",
 		Backend: BackendConfig{URL: "http://backend.bench/", Dialect: v, BlockingViaStream: on}}
-	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		tb.Fatal(err)
-	}
-	a, err := NewAgent(context.Background(), cfg, Options{Transport: newScriptBackend(tb, "chunked", v.ID()), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(a.Close)
-	gw, err := NewGateway([]*Agent{a})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(gw.Close)
-	h := &benchHarness{gw: gw, w: &benchWriter{h: http.Header{}}}
+	a := newValidAgent(tb, cfg, Options{Transport: newScriptBackend(tb, "chunked", v.ID()), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	h := &benchHarness{gw: soleGateway(tb, a), w: &benchWriter{h: http.Header{}}}
+	var err error
 	if h.req, err = http.NewRequest(http.MethodPost, "http://gateway.bench/", nil); err != nil {
 		tb.Fatal(err)
 	}

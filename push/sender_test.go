@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // statusSequence answers the i-th request with codes[i] (the last one
@@ -172,12 +173,7 @@ func TestSendAttemptTimeout(t *testing.T) {
 }
 
 func TestSendRetriesConnectionErrors(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now: every dial is refused
+	addr := testnet.RefusedAddr(t) // every dial is refused
 	s, sl := testSender(t, loopbackPolicy(), func(c *Config) { c.MaxAttempts = 4 })
 	r := s.Send(context.Background(), &Delivery{TaskID: "t", URL: "http://" + addr + "/"}, Observer{})
 	if r.Outcome != Failed || r.Attempts != 4 || r.Status != 0 || len(sl.list()) != 3 {

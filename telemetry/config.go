@@ -130,7 +130,7 @@ func (c *Config) Validate() error {
 }
 
 func checkEndpoint(endpoint string, insecure bool) error {
-	if !strings.Contains(endpoint, "://") {
+	if !isURL(endpoint) {
 		if _, port, err := net.SplitHostPort(endpoint); err != nil || port == "" {
 			return fmt.Errorf("want a URL (http://collector:4318) or host:port, got %q", endpoint)
 		}

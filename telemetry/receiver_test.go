@@ -4,7 +4,6 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -17,6 +16,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/stats"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // receiver is an in-process OTLP collector: it keeps what it is sent.
@@ -168,10 +169,7 @@ func (encodingTap) HandleConn(context.Context, stats.ConnStats)                 
 // newGRPCReceiver returns a receiver and its host:port, for grpc.
 func newGRPCReceiver(t *testing.T) (*receiver, string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testnet.Listen(t)
 	rc := &receiver{arrived: make(chan struct{}, 1024)}
 	srv := grpc.NewServer(grpc.StatsHandler(encodingTap{rc}))
 	collectortrace.RegisterTraceServiceServer(srv, grpcService{rc: rc})

@@ -120,7 +120,6 @@ func newExporter(ctx context.Context, c OTLPConfig, timeout time.Duration) (*otl
 	if err != nil {
 		return nil, err
 	}
-	isURL := strings.Contains(c.Endpoint, "://")
 	if c.Protocol == ProtocolGRPC {
 		opts := []otlptracegrpc.Option{otlptracegrpc.WithTimeout(timeout)}
 		// The gRPC exporter takes no "none" (it logs it as invalid): with
@@ -130,27 +129,15 @@ func newExporter(ctx context.Context, c OTLPConfig, timeout time.Duration) (*otl
 		if c.Compression == CompressionGzip {
 			opts = append(opts, otlptracegrpc.WithCompressor(CompressionGzip))
 		}
-		switch {
-		case isURL:
-			opts = append(opts, otlptracegrpc.WithEndpointURL(c.Endpoint))
-		case c.Endpoint != "":
-			opts = append(opts, otlptracegrpc.WithEndpoint(c.Endpoint))
-		}
-		if c.Insecure && !isURL {
-			opts = append(opts, otlptracegrpc.WithInsecure())
-		}
-		if headers != nil {
-			opts = append(opts, otlptracegrpc.WithHeaders(headers))
-		}
-		return otlptracegrpc.New(ctx, opts...)
+		return otlptracegrpc.New(ctx, grpcAddress.append(opts, c, c.Endpoint, headers)...)
 	}
 	compression := otlptracehttp.NoCompression
 	if c.Compression == CompressionGzip {
 		compression = otlptracehttp.GzipCompression
 	}
 	opts := []otlptracehttp.Option{otlptracehttp.WithTimeout(timeout), otlptracehttp.WithCompression(compression)}
-	switch {
-	case isURL:
+	endpointURL := c.Endpoint
+	if isURL(c.Endpoint) {
 		u, err := url.Parse(c.Endpoint)
 		if err != nil {
 			return nil, err
@@ -158,18 +145,46 @@ func newExporter(ctx context.Context, c OTLPConfig, timeout time.Duration) (*otl
 		if u.Path == "" || u.Path == "/" {
 			u.Path = "/v1/traces"
 		}
-		opts = append(opts, otlptracehttp.WithEndpointURL(u.String()))
-	case c.Endpoint != "":
-		opts = append(opts, otlptracehttp.WithEndpoint(c.Endpoint))
+		endpointURL = u.String()
 	}
-	if c.Insecure && !isURL {
-		opts = append(opts, otlptracehttp.WithInsecure())
+	return otlptracehttp.New(ctx, httpAddress.append(opts, c, endpointURL, headers)...)
+}
+
+// addressOptions are one exporter's constructors of the options that say
+// where and how it reaches the collector: both exporters have the same
+// four, each in its own option type.
+type addressOptions[O any] struct {
+	url, endpoint func(string) O
+	insecure      func() O
+	headers       func(map[string]string) O
+}
+
+var (
+	grpcAddress = addressOptions[otlptracegrpc.Option]{otlptracegrpc.WithEndpointURL, otlptracegrpc.WithEndpoint, otlptracegrpc.WithInsecure, otlptracegrpc.WithHeaders}
+	httpAddress = addressOptions[otlptracehttp.Option]{otlptracehttp.WithEndpointURL, otlptracehttp.WithEndpoint, otlptracehttp.WithInsecure, otlptracehttp.WithHeaders}
+)
+
+// append adds c's collector address to opts: a URL (as endpointURL spells
+// it for this exporter), whose scheme decides TLS, or a host:port, sent in
+// plain text when c is insecure; and the headers.
+func (a addressOptions[O]) append(opts []O, c OTLPConfig, endpointURL string, headers map[string]string) []O {
+	switch {
+	case isURL(c.Endpoint):
+		opts = append(opts, a.url(endpointURL))
+	case c.Endpoint != "":
+		opts = append(opts, a.endpoint(c.Endpoint))
+	}
+	if c.Insecure && !isURL(c.Endpoint) {
+		opts = append(opts, a.insecure())
 	}
 	if headers != nil {
-		opts = append(opts, otlptracehttp.WithHeaders(headers))
+		opts = append(opts, a.headers(headers))
 	}
-	return otlptracehttp.New(ctx, opts...)
+	return opts
 }
+
+// isURL tells an endpoint URL from a host:port.
+func isURL(endpoint string) bool { return strings.Contains(endpoint, "://") }
 
 // Enabled reports whether spans are exported.
 func (t *Tracing) Enabled() bool { return t != nil && t.sdk != nil }

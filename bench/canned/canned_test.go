@@ -18,6 +18,7 @@ import (
 	"github.com/a2agate/gateway/agentcard"
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/normalize"
 )
 
@@ -187,15 +188,12 @@ func TestEventStampWithoutStamp(t *testing.T) {
 
 func post(t *testing.T, url string, body []byte) []byte {
 	t.Helper()
-	res, err := http.Post(url, "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	out, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req.Header.Set("Content-Type", "application/json")
+	_, out := testnet.RoundTrip(t, http.DefaultClient, req)
 	return out
 }
 

@@ -80,12 +80,7 @@ func grpcInterface(t *testing.T, client *http.Client, cardURL string) string {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, cardURL, nil)
 	req.Header.Set("A2A-Version", "1.0")
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
+	_, body := testnet.RoundTrip(t, client, req)
 	for _, i := range gjson.GetBytes(body, "supportedInterfaces").Array() {
 		if i.Get("protocolBinding").Str == "GRPC" {
 			return i.Get("url").Str

@@ -124,10 +124,7 @@ func (rt *runtime) startGRPC(ls []*grpcListener, calls context.Context) {
 // generation, for its gRPC front end.
 func (rt *runtime) agentRPC(name string, calls context.Context) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rt.mu.RLock()
-		g := rt.cur
-		g.inflight.Add(1)
-		rt.mu.RUnlock()
+		g := rt.enter()
 		defer g.inflight.Done()
 		ctx, cancel := context.WithCancelCause(r.Context())
 		defer cancel(nil)

@@ -79,12 +79,19 @@ type generation struct {
 }
 
 func (rt *runtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g := rt.enter()
+	defer g.inflight.Done()
+	g.gw.ServeHTTP(w, r)
+}
+
+// enter is the serving generation, counted in flight until the caller's
+// inflight.Done, so that a swap retires it only once the call is over.
+func (rt *runtime) enter() *generation {
 	rt.mu.RLock()
 	g := rt.cur
 	g.inflight.Add(1)
 	rt.mu.RUnlock()
-	defer g.inflight.Done()
-	g.gw.ServeHTTP(w, r)
+	return g
 }
 
 // swap makes next the serving generation and retires the previous one once

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/a2agate/gateway/internal/testlog"
 	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/legacyagent"
@@ -96,12 +94,11 @@ func runGateway(t *testing.T, path string, cfg *Config) *running {
 
 func httpGet(t *testing.T, url string) (int, string) {
 	t.Helper()
-	res, err := http.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := testnet.RoundTrip(t, http.DefaultClient, req)
 	return res.StatusCode, string(b)
 }
 
@@ -141,9 +138,7 @@ agents:
 // tells changes from what the running config was read from, not from what
 // the file holds when it starts.
 func TestConfigChangedBeforeWatchIsReloaded(t *testing.T) {
-	old := configPollInterval
-	configPollInterval = 20 * time.Millisecond
-	t.Cleanup(func() { configPollInterval = old })
+	pollConfigEvery(t, 20*time.Millisecond)
 	backend := startLegacyBackend(t)
 	path := filepath.Join(t.TempDir(), "gateway.yaml")
 	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "First")), 0o644); err != nil {
@@ -155,31 +150,22 @@ func TestConfigChangedBeforeWatchIsReloaded(t *testing.T) {
 	}
 	rewriteConfig(t, path, []byte(gatewayConfig(backend.URL+"/", "Second")))
 	g := runGateway(t, path, cfg)
-	eventually(t, "the config written before the watcher started", func() bool {
-		_, b := httpGet(t, g.url+"/.well-known/agent.json")
-		return gjson.Get(b, "name").Str == "Second"
-	})
+	eventually(t, "the config written before the watcher started", func() bool { return cardName(t, g) == "Second" })
 }
 
 // TestReloadDuringOpenStream: a valid config takes over for new calls while
 // an open stream finishes on the old one; an invalid config is refused and
 // counted, and the running config keeps serving.
 func TestReloadDuringOpenStream(t *testing.T) {
-	old := configPollInterval
-	configPollInterval = 20 * time.Millisecond
-	t.Cleanup(func() { configPollInterval = old })
+	pollConfigEvery(t, 20*time.Millisecond)
 	hold := make(chan struct{})
 	agent := legacyagent.New(legacyagent.Options{Hold: hold})
 	defer agent.Close()
 	backend := httptest.NewServer(agent)
 	defer backend.Close()
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "First"))
-	cardName := func() string {
-		_, b := httpGet(t, g.url+"/.well-known/agent.json")
-		return gjson.Get(b, "name").Str
-	}
-	if cardName() != "First" {
-		t.Fatalf("card name %q", cardName())
+	if name := cardName(t, g); name != "First" {
+		t.Fatalf("card name %q", name)
 	}
 	// An open stream, held by the backend.
 	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
@@ -194,17 +180,8 @@ func TestReloadDuringOpenStream(t *testing.T) {
 	}
 
 	rewriteConfig(t, g.path, []byte(gatewayConfig(backend.URL+"/", "Second")))
-	eventually(t, "the new card name", func() bool { return cardName() == "Second" })
-	metric := func(result string) string {
-		_, m := httpGet(t, g.admin+"/metrics")
-		for _, line := range strings.Split(m, "\n") {
-			if strings.HasPrefix(line, `a2a_gateway_config_reloads_total{result="`+result+`"}`) {
-				return strings.Fields(line)[1]
-			}
-		}
-		return ""
-	}
-	if got := metric("success"); got != "1" {
+	eventually(t, "the new card name", func() bool { return cardName(t, g) == "Second" })
+	if got := reloadMetric(t, g, "success"); got != "1" {
 		t.Fatalf("reload success counter %q", got)
 	}
 	// The stream opened before the reload runs to completion.
@@ -218,8 +195,8 @@ func TestReloadDuringOpenStream(t *testing.T) {
 	}
 
 	rewriteConfig(t, g.path, []byte("listen: [this is not a config"))
-	eventually(t, "the failure counter", func() bool { return metric("failure") == "1" })
-	if cardName() != "Second" {
+	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
+	if cardName(t, g) != "Second" {
 		t.Fatalf("the running config must keep serving after a refused reload")
 	}
 	if !strings.Contains(g.log.String(), "config reload refused") {
@@ -287,19 +264,14 @@ func TestAutoDialectFailsLoudlyAtStart(t *testing.T) {
 // TestReloadOnSIGHUP: SIGHUP reloads the config file even when the file
 // watcher has not looked yet.
 func TestReloadOnSIGHUP(t *testing.T) {
-	old := configPollInterval
-	configPollInterval = time.Hour // only the signal can reload
-	t.Cleanup(func() { configPollInterval = old })
+	pollConfigEvery(t, time.Hour) // only the signal can reload
 	backend := startLegacyBackend(t)
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "BeforeHUP"))
 	rewriteConfig(t, g.path, []byte(gatewayConfig(backend.URL+"/", "AfterHUP")))
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the reload on SIGHUP", func() bool {
-		_, b := httpGet(t, g.url+"/.well-known/agent.json")
-		return gjson.Get(b, "name").Str == "AfterHUP"
-	})
+	eventually(t, "the reload on SIGHUP", func() bool { return cardName(t, g) == "AfterHUP" })
 }
 
 // TestPprofOnlyWhenAsked: Go's profiles are on the admin listener only

@@ -1,7 +1,8 @@
 // Package testnet holds network fixtures for tests: a TCP relay that stands
 // between the gateway and a real service, so a test can cut the service off
-// and bring it back without touching the service itself, and the measure of
-// the stack an HTTP server's connections keep.
+// and bring it back without touching the service itself, loopback
+// listeners and refused addresses, and the measure of the stack an HTTP
+// server's connections keep.
 package testnet
 
 import (

@@ -7,6 +7,24 @@ import { randomUUID } from 'node:crypto';
 import { plan, runPlan, CancelRegistry, ARTIFACT_NAME } from './script.mjs';
 import { waitUntil } from './serve.mjs';
 
+// card0x is the agent card both 0.x backends serve, named after the SDK
+// version that serves it; fields holds what the dialects' cards spell
+// differently (protocolVersion, 0.3's preferredTransport). listen fills
+// in url.
+export function card0x(sdkVersion, fields) {
+  return {
+    name: `interop-agent-${sdkVersion}`,
+    description: `Scripted interop agent served by @a2a-js/sdk ${sdkVersion}`,
+    url: '',
+    version: '1.0.0',
+    capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: false },
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [{ id: 'script', name: 'Scripted replies', description: 'Deterministic interop script', tags: ['interop'] }],
+    ...fields,
+  };
+}
+
 const INTERRUPTED_OR_TERMINAL = new Set(['input-required', 'completed', 'failed', 'canceled', 'rejected']);
 
 // Part metadata rides along (neutral "metadata") so that echoes are

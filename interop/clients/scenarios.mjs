@@ -13,16 +13,8 @@
 //   push:     {taskId, id, url, token, scheme}
 
 import { randomUUID } from 'node:crypto';
+import { texts as TEXT } from '../agents/script.mjs';
 import { assert, collect, expectRpcError, poll } from './harness.mjs';
-
-const TEXT = {
-  answer: (t) => `answer: ${t}`,
-  working: (t) => `working on: ${t}`,
-  done: (t) => `done: ${t}`,
-  failed: (t) => `failed: ${t}`,
-  inputNeeded: 'need more input',
-  canceled: 'canceled by request',
-};
 
 const TASK_NOT_FOUND = -32001;
 const TASK_NOT_CANCELABLE = -32002;

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/bench/canned"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // TestTCPRelayCarriesStreams: streams and keep-alive calls pass through the
@@ -18,10 +18,7 @@ import (
 func TestTCPRelayCarriesStreams(t *testing.T) {
 	backend := httptest.NewServer(canned.New())
 	t.Cleanup(backend.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testnet.Listen(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- relayTCP(ctx, ln, strings.TrimPrefix(backend.URL, "http://")) }()

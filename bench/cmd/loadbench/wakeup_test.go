@@ -1,16 +1,14 @@
 package main
 
 import (
-	"net"
 	"testing"
 	"time"
+
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 func TestWakeupStampsEveryOneRead(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testnet.Listen(t)
 	type result struct {
 		lat []int64
 		err error
