@@ -149,11 +149,15 @@ func TestStreamEventsForAnotherRequest(t *testing.T) {
 
 // TestUnsolicitedResponseIsNotReused: a backend that sends a second,
 // unasked response right after the first on a kept-alive connection. The
-// transport must not hand that stale response to a later call: every later
-// call gets its own answer.
+// transport drops that connection, so that no later call gets the stale
+// response: every later call gets its own answer. The test waits for the
+// drop before the second call: net/http looks for unasked bytes only
+// after it has put the connection back in its pool (transport.go,
+// readLoop), so a call made in between could be written on it first.
 func TestUnsolicitedResponseIsNotReused(t *testing.T) {
 	ln := testnet.Listen(t)
 	var conns, requests atomic.Int64
+	staleDropped := make(chan struct{})
 	reply := func(id, text string) string {
 		body := `{"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"message","messageId":"r","role":"agent","parts":[{"kind":"text","text":"` + text + `"}]}}`
 		return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
@@ -167,6 +171,12 @@ func TestUnsolicitedResponseIsNotReused(t *testing.T) {
 			conns.Add(1)
 			go func() {
 				defer conn.Close()
+				sentStale := false
+				defer func() {
+					if sentStale {
+						close(staleDropped)
+					}
+				}()
 				br := bufio.NewReader(conn)
 				for {
 					req, err := http.ReadRequest(br)
@@ -186,6 +196,7 @@ func TestUnsolicitedResponseIsNotReused(t *testing.T) {
 						// One write: the stale response is in the gateway's
 						// buffer as soon as the first is.
 						out += reply(id, "stale")
+						sentStale = true
 					}
 					if _, err := io.WriteString(conn, out); err != nil {
 						return
@@ -203,6 +214,9 @@ func TestUnsolicitedResponseIsNotReused(t *testing.T) {
 		r := g.call("1", c.method(dialect.SendMessage), c.send("m"+strconv.Itoa(i), c.text(want), ""))
 		if got := mustResult(t, r).Get("parts.0.text").Str; got != want {
 			t.Fatalf("call %d answered %q: %s", i, got, r.Raw)
+		}
+		if i == 0 {
+			await(t, staleDropped, "the connection that carried the unsolicited response to be dropped")
 		}
 	}
 	if n := conns.Load(); n < 2 {
