@@ -178,6 +178,10 @@ type call struct {
 	// answered (views into its reply).
 	retry  *sendRetry
 	answer normalize.EventInfo
+	// sentID is the JSON-RPC id of the call's latest request to the
+	// backend (backend.post), in sentIDBuf.
+	sentID    []byte
+	sentIDBuf [20]byte
 	// failure is the error answered, for the span's status.
 	failure error
 	// span is the call's server span (nil without tracing); streamEvents
@@ -610,22 +614,14 @@ func answersCall(b *backend, c *call, reply normalize.Reply) *normalize.Error {
 	if reply.Error != nil && (reply.ID == nil || string(reply.ID) == "null") {
 		return nil
 	}
-	if normalize.SameID(c.env.ID, reply.ID) {
+	if normalize.SameID(c.sentID, reply.ID) {
 		return nil
 	}
 	got := "no id"
 	if reply.ID != nil {
 		got = "id " + truncateHeader(string(reply.ID))
 	}
-	return backendFault(backendInvalidReply, "the backend answered another request: backend %q replied with %s to the gateway's request with id %s", b.name, got, truncateHeader(string(sentID(c))))
-}
-
-// sentID is the JSON-RPC id the gateway sent the backend for call c.
-func sentID(c *call) []byte {
-	if len(c.env.ID) == 0 {
-		return []byte("1")
-	}
-	return c.env.ID
+	return backendFault(backendInvalidReply, "the backend answered another request: backend %q replied with %s to the gateway's request with id %s", b.name, got, c.sentID)
 }
 
 // answersTask refuses a task, or an event of one, that is not the task the

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -124,12 +125,21 @@ var hopHeaders = []string{
 	"Content-Encoding", "Content-Md5", "Content-Digest", "Repr-Digest", "Digest", // the caller's body's, not the one the gateway writes
 }
 
+// backendRequestIDs numbers the gateway's requests to its backends.
+var backendRequestIDs atomic.Uint64
+
 // post sends one JSON-RPC request of call c to the backend. A unary call's
 // whole reply, head and body, must arrive within response_timeout: the
 // returned body's Close ends that bound. A stream has none; its idle timeout
 // bounds each wait instead.
 func (b *backend) post(ctx context.Context, in *http.Request, c *call, method string, params []byte, stream bool) (*http.Response, error) {
-	id := c.env.ID
+	// Every request to a backend has an id of its own, never the caller's:
+	// callers reuse small ids, so a backend's stale or mixed-up response
+	// (net/http can hand a response left on a kept-alive connection to the
+	// next request written on it) would carry the id of another caller's
+	// call and pass answersCall.
+	c.sentID = strconv.AppendUint(c.sentIDBuf[:0], backendRequestIDs.Add(1), 10)
+	id := c.sentID
 	// Not a pooled buffer: net/http may still be writing the body after
 	// RoundTrip returns (a reply that comes before the request is sent).
 	body := normalize.AppendRequest(make([]byte, 0, len(params)+len(method)+len(id)+48), id, method, params)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestRepliesToAnotherRequest(t *testing.T) {
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+task03("t2")+`}`)
 		}, "the backend answered about another task"},
 		{"same id respelled", func(w http.ResponseWriter, r *http.Request, id string) {
-			io.WriteString(w, `{"jsonrpc":"2.0","id":1.0e0,"result":`+task03("t1")+`}`)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`.0e0,"result":`+task03("t1")+`}`)
 		}, ""},
 		{"error without id", func(w http.ResponseWriter, r *http.Request, id string) {
 			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"cannot read the request"}}`)
@@ -278,6 +279,38 @@ func TestContinuationAnsweredWithAnotherTask(t *testing.T) {
 					t.Fatalf("the other task was recorded: %v", err)
 				}
 			})
+		}
+	}
+}
+
+// TestMixedUpReplyOfAnotherCall: a backend that answers each request with
+// the reply to the one before it (a mixed-up or stale response) hands no
+// caller another call's answer, even when both callers used the same
+// JSON-RPC id: the gateway gives every backend request an id of its own and
+// refuses a reply with another.
+func TestMixedUpReplyOfAnotherCall(t *testing.T) {
+	var mu sync.Mutex
+	previous := ""
+	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "application/json")
+		mu.Lock()
+		defer mu.Unlock()
+		if previous != "" {
+			io.WriteString(w, previous)
+		} else {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32603,"message":"warming up"}}`)
+		}
+		previous = `{"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"message","messageId":"r","role":"agent","parts":[{"kind":"text","text":"secret of call ` + id + `"}]}}`
+	})
+	g := newGateway(t, back, dialect.Version03)
+	c := callers[0]
+	for i := range 3 {
+		r := g.call("1", c.method(dialect.SendMessage), c.send("m"+strconv.Itoa(i), c.text("hello"), ""))
+		if strings.Contains(r.Raw, "secret") {
+			t.Fatalf("call %d was answered another call's reply: %s", i, r.Raw)
+		}
+		if i > 0 && !strings.Contains(wantError(t, r, c.d, -32603).Get("message").Str, "answered another request") {
+			t.Fatalf("call %d: %s", i, r.Raw)
 		}
 	}
 }

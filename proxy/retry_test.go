@@ -286,8 +286,9 @@ func TestRetryNotAcceptedIsResent(t *testing.T) {
 		var refused atomic.Bool
 		refuseFirst := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost && refused.CompareAndSwap(false, true) {
+				body, _ := io.ReadAll(r.Body)
 				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"overloaded, try again"}}`)
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+gjson.GetBytes(body, "id").Raw+`,"error":{"code":-32603,"message":"overloaded, try again"}}`)
 				return
 			}
 			rc.backend.ServeHTTP(w, r)

@@ -64,7 +64,7 @@ func TestStreamPassesEventIDs(t *testing.T) {
 					g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
 						lastEventID <- r.Header.Get("Last-Event-ID")
 						w.Header().Set("Content-Type", "text/event-stream")
-						sseWrite(w, string(in))
+						sseWrite(w, string(withRequestID(in, id)))
 					}), version)
 					c := caller{to}
 					req := g.streamRequest(t.Context(), "1", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("run"), ""))

@@ -35,9 +35,16 @@ func sseEvents(t *testing.T, doc []byte) (data []string, comments int) {
 
 // chunked writes doc to the caller in pieces of the sizes next returns,
 // flushing each, so the gateway sees events split at every possible byte.
+// withRequestID gives a golden stream's events, written with id 1, the id
+// of the request they answer: the gateway sends a backend ids of its own.
+func withRequestID(doc []byte, id string) []byte {
+	return bytes.ReplaceAll(doc, []byte(`"id":1,`), []byte(`"id":`+id+`,`))
+}
+
 func chunked(doc []byte, next func() int) func(w http.ResponseWriter, r *http.Request, id string) {
 	return func(w http.ResponseWriter, r *http.Request, id string) {
 		w.Header().Set("Content-Type", "text/event-stream")
+		doc := withRequestID(doc, id)
 		for len(doc) > 0 {
 			n := min(next(), len(doc))
 			_, _ = w.Write(doc[:n])

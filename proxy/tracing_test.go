@@ -271,9 +271,9 @@ func TestTraceFailedBackendCall(t *testing.T) {
 			}
 
 			// An agent's JSON-RPC error fails the client span with its code.
-			refusing := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			refusing := scripted(func(w http.ResponseWriter, _ *http.Request, id string) {
 				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no such skill here"}}`))
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"message":"no such skill here"}}`))
 			})
 			ga := newGatewayOpts(t, refusing, dialect.Version10, Options{Tracing: tr})
 			wantError(t, ga.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("hello"), "")), c.d, -32602)
