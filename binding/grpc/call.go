@@ -36,10 +36,13 @@ func (s *service) call(ctx context.Context, method string, req, out proto.Messag
 	if err != nil {
 		return err
 	}
-	a := &unaryAnswer{header: http.Header{}}
+	a := &unaryAnswer{out: out}
 	s.rpc.ServeHTTP(a, r)
 	if md := answerHeader(a.header); md != nil {
 		_ = grpc.SetHeader(ctx, md)
+	}
+	if a.replied {
+		return a.err
 	}
 	return a.decode(ctx, out)
 }
@@ -137,9 +140,36 @@ type unaryAnswer struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	// out is the RPC's response message, which WriteResult decodes into.
+	out proto.Message
+	// replied: WriteResult decoded the result into out, with err.
+	replied bool
+	err     error
 }
 
-func (a *unaryAnswer) Header() http.Header { return a.header }
+// Header is made on first use: the core sets none on a successful unary
+// call, which it answers through WriteResult.
+func (a *unaryAnswer) Header() http.Header {
+	if a.header == nil {
+		a.header = http.Header{}
+	}
+	return a.header
+}
+
+// WriteResult takes a successful unary call's result, which the core hands
+// over bare (proxy's resultWriter) instead of writing it in a JSON-RPC
+// envelope: the answer need not search the envelope for the result's end.
+// result is the core's, used only until this returns, so it is decoded
+// here.
+func (a *unaryAnswer) WriteResult(result []byte) {
+	if a.status != 0 {
+		// The core already answered otherwise: what it wrote is the answer.
+		return
+	}
+	a.status = http.StatusOK
+	a.replied = true
+	a.err = decodeResult(result, a.out)
+}
 
 func (a *unaryAnswer) WriteHeader(code int) {
 	if a.status == 0 && code >= 200 {
@@ -211,7 +241,7 @@ func rawOf(body []byte, r gjson.Result) []byte {
 // decodeResult reads a JSON-RPC result, the ProtoJSON of the RPC's
 // response message, into out.
 func decodeResult(raw []byte, out proto.Message) error {
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = emptyObject // google.protobuf.Empty
 	}
 	if err := fromJSON.Unmarshal(raw, out); err != nil {

@@ -111,6 +111,41 @@ func TestUnaryAnswers(t *testing.T) {
 	}
 }
 
+// bareCore answers as the gateway's core answers a successful unary call
+// to a writer that takes the bare result (proxy's resultWriter): through
+// WriteResult, then reusing the buffer the result was in.
+type bareCore struct{ result string }
+
+func (c *bareCore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	buf := []byte(c.result)
+	w.(interface{ WriteResult([]byte) }).WriteResult(buf)
+	for i := range buf {
+		buf[i] = 'x' // the core's pooled buffer, given to the next call
+	}
+}
+
+// TestUnaryBareResult: a result the core hands over bare is decoded before
+// WriteResult returns (the core's buffer is reused after), null is
+// google.protobuf.Empty, and a result that is no valid message is the
+// agent's invalid answer, as it is in an envelope.
+func TestUnaryBareResult(t *testing.T) {
+	c := &bareCore{result: `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}`}
+	s := &service{rpc: c, path: "/"}
+	task, err := s.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t1"})
+	if err != nil || task.GetId() != "t1" || task.GetContextId() != "c1" || task.GetStatus().GetState() != a2apb.TaskState_TASK_STATE_WORKING {
+		t.Fatalf("task %v, err %v", task, err)
+	}
+	c.result = "null"
+	if _, err := s.DeleteTaskPushNotificationConfig(context.Background(), &a2apb.DeleteTaskPushNotificationConfigRequest{TaskId: "t", Id: "c"}); err != nil {
+		t.Fatalf("null result: %v", err)
+	}
+	c.result = `{"id":7}`
+	_, err = s.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t1"})
+	if st, _ := status.FromError(err); st.Code() != codes.Internal || errorInfo(t, st).Reason != "INVALID_AGENT_RESPONSE" {
+		t.Fatalf("invalid result: got %v, want Internal INVALID_AGENT_RESPONSE", err)
+	}
+}
+
 // TestStreamAnswer: events split across writes and joined in one, keep-alive
 // comments, and an error event that ends the stream.
 func TestStreamAnswer(t *testing.T) {

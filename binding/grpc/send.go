@@ -65,9 +65,13 @@ type boundedStream struct {
 	ctx      context.Context
 	deadline time.Time
 
-	next  chan any   // to the sender, which runs once the first bounded send comes
+	next  chan any   // to the sender, which runs once a bounded send comes
 	sent  chan error // the sender's result of the message last handed over
 	timer *time.Timer
+	// mu orders the sender's exit when idle with a message handed over:
+	// running and the hand-over to next are under it.
+	mu      sync.Mutex
+	running bool // a sender runs (or is in a send past its deadline)
 	// timedOut is the call's status once a message was not taken in time:
 	// that message is still the sender's, and nothing more is sent.
 	timedOut error
@@ -85,13 +89,27 @@ func (bs *boundedStream) SendMsg(m any) error {
 	wait := time.Until(bs.deadline)
 	if bs.next == nil {
 		bs.next, bs.sent = make(chan any, 1), make(chan error, 1)
+	}
+	bs.mu.Lock()
+	if !bs.running {
+		bs.running = true
 		go bs.sender()
 	}
-	bs.next <- m // the sender is idle: its last send returned
+	bs.next <- m // room for it: the last send returned, its result was read
+	bs.mu.Unlock()
 	return bs.waitSend(wait)
 }
 
-// sender runs the sends until the handler returns. A send in flight then,
+// senderIdle is how long a sender waits for the stream's next message
+// before it exits (up to twice that, see sender): an open stream with no events (a task waiting for
+// input, a subscription to a quiet task) then holds no goroutine for its
+// sends, and the next message starts one again. A stream whose events come
+// more often keeps its sender, whose stack has grown to what a send needs.
+var senderIdle = time.Second
+
+// sender runs the sends until the handler returns, or until it has waited
+// senderIdle for a message (a tick with no message since the last one). Only one runs at a time (running), so the
+// stream's sends are never concurrent, as grpc-go requires. A send in flight then,
 // one the caller's window held past the deadline, is ended by grpc-go as
 // it writes the handler's status: http2Server.finishStream cancels the
 // stream's context, which the stream's write quota waits on
@@ -100,8 +118,34 @@ func (bs *boundedStream) SendMsg(m any) error {
 // many goroutines end the stream (stream.go). Through ServeHTTP, the write
 // net/http holds is ended by cutting the HTTP/2 stream (cutHTTP2).
 func (bs *boundedStream) sender() {
-	for m := range bs.next {
-		bs.sent <- bs.ServerStream.SendMsg(m)
+	// A ticker rather than a timer reset on every message, which cost a
+	// send more than the tick costs: the sender exits after one to two
+	// senderIdle without a message.
+	tick := time.NewTicker(senderIdle)
+	defer tick.Stop()
+	busy := false
+	for {
+		select {
+		case m, ok := <-bs.next:
+			if !ok {
+				return
+			}
+			bs.sent <- bs.ServerStream.SendMsg(m)
+			busy = true
+		case <-tick.C:
+			if busy {
+				busy = false
+				continue
+			}
+			bs.mu.Lock()
+			if len(bs.next) > 0 {
+				bs.mu.Unlock()
+				continue // handed over as the wait ended: sent next round
+			}
+			bs.running = false
+			bs.mu.Unlock()
+			return
+		}
 	}
 }
 

@@ -62,22 +62,22 @@ func TestUnknownFieldsRefused(t *testing.T) {
 			Parts: []*pb03.Part{{Part: &pb03.Part_Text{Text: "hi"}}}}}
 	}
 	ctx := context.Background()
+	// unary10 sends a 1.0 SendMessage in which the message at picks gets the
+	// unknown field.
+	unary10 := func(at func(*a2apb.SendMessageRequest) proto.Message) func(func(proto.Message)) error {
+		return func(u func(proto.Message)) error {
+			r := send10()
+			u(at(r))
+			_, err := v10.SendMessage(ctx, r)
+			return err
+		}
+	}
 	for _, tc := range []struct {
 		name, where string
 		call        func(unknown func(proto.Message)) error
 	}{
-		{"1.0 unary, top level", "field number 99", func(u func(proto.Message)) error {
-			r := send10()
-			u(r)
-			_, err := v10.SendMessage(ctx, r)
-			return err
-		}},
-		{"1.0 unary, in a part", "message.parts[0]: field number 99", func(u func(proto.Message)) error {
-			r := send10()
-			u(r.Message.Parts[0])
-			_, err := v10.SendMessage(ctx, r)
-			return err
-		}},
+		{"1.0 unary, top level", "field number 99", unary10(func(r *a2apb.SendMessageRequest) proto.Message { return r })},
+		{"1.0 unary, in a part", "message.parts[0]: field number 99", unary10(func(r *a2apb.SendMessageRequest) proto.Message { return r.Message.Parts[0] })},
 		{"1.0 stream, in the message", "message: field number 99", func(u func(proto.Message)) error {
 			unary, header := c.answer, c.header
 			c.answer = "data: " + unary + "\n\n"
