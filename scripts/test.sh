@@ -48,9 +48,11 @@ step "fuzz smoke (each target a few seconds; longer: see README)"
 scripts/fuzz.sh "${FUZZ_TIME:-50000x}"
 
 step "benchmark smoke: microbenchmarks, then the load benchmark for about a second a case"
-go test -run '^$' -bench . -skip 'CallStack|RetainedPerSend|MemoryFootprint' -benchtime 100x ./normalize/ ./proxy/ ./store/ >/dev/null
-# The footprint benchmarks fill a whole index an iteration: one each, their figures printed.
+go test -run '^$' -bench . -skip 'CallStack|RetainedPerSend|MemoryFootprint|IdleStreamMemory' -benchtime 100x ./normalize/ ./proxy/ ./store/ >/dev/null
+# The footprint benchmarks fill a whole index, or open a thousand streams, an
+# iteration: one each, their figures printed (the idle streams 100 a case here).
 go test -run '^$' -bench 'RetainedPerSend|MemoryFootprint' -benchtime 1x ./proxy/ ./store/ | grep -E 'B/(send|task)'
+A2AGW_IDLE_STREAMS=100 go test -run '^$' -bench IdleStreamMemory -benchtime 1x ./proxy/ | grep -E 'KiB-heap'
 scripts/bench.sh --smoke
 
 step "stack per connection after a call (figures to watch, not budgets)"
