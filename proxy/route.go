@@ -228,8 +228,7 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		}
 		switch err := a.notAnothers(ctx, c.owner, info.TaskID); {
 		case errors.Is(err, errNotTheOwnersTask):
-			a.log.Warn("the backend answered with a task id the index holds for another caller; answer withheld", "op", c.env.Op.String())
-			return errTaskNotFound()
+			return a.withheldAsAnothers(c)
 		case err != nil:
 			return a.indexUnavailable("read", err)
 		}
@@ -249,8 +248,7 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrOwnerConflict):
-		a.log.Warn("the backend answered with a task id the index holds for another caller; answer withheld", "op", c.env.Op.String())
-		return errTaskNotFound()
+		return a.withheldAsAnothers(c)
 	}
 	a.metrics.storeError("write")
 	select {
@@ -319,6 +317,13 @@ func skillIDsOf(canon []byte) []string {
 		}
 	}
 	return ids
+}
+
+// withheldAsAnothers logs and answers a backend answer withheld because it
+// names a task the index holds for another caller.
+func (a *Agent) withheldAsAnothers(c *call) *normalize.Error {
+	a.log.Warn("the backend answered with a task id the index holds for another caller; answer withheld", "op", c.env.Op.String())
+	return errTaskNotFound()
 }
 
 // errNotTheOwnersTask is notAnothers' refusal.

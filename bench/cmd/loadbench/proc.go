@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -214,8 +213,11 @@ func pinServices(pids []int) (restore func()) {
 		if err != nil {
 			continue
 		}
-		mask := string(out[bytes.LastIndexByte(out, ' ')+1:])
-		mask = strings.TrimSpace(mask)
+		fields := strings.Fields(string(out)) // "pid N's current affinity mask: 3"
+		if len(fields) == 0 {
+			continue
+		}
+		mask := fields[len(fields)-1]
 		if exec.Command("taskset", "-pc", "1", p).Run() == nil {
 			undo = append(undo, func() { _ = exec.Command("taskset", "-p", mask, p).Run() })
 		}
