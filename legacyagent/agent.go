@@ -58,6 +58,11 @@ func New(opts Options) *Agent {
 			cardPath:         func(url string) any { return a.card(url, false) },
 			extendedCardPath: func(url string) any { return a.card(url, true) },
 		},
+		Card: agentcore.CardSpelling{
+			Description:  "A helpdesk agent speaking A2A 0.2.5 JSON-RPC, shipped with the A2A gateway for demonstrations and tests.",
+			Echoed:       "file and data",
+			ExtendedCard: "authenticated extended card",
+		},
 		PushID:    pushID,
 		Precision: timestampPrecision,
 	})

@@ -60,8 +60,13 @@ func New(opts Options) *Agent {
 		Dialect:     wire{},
 		Methods:     methods,
 		Cards:       map[string]func(string) any{cardPath: func(url string) any { return a.card(url, false) }},
-		PushID:      pushID,
-		Precision:   timestampPrecision,
+		Card: agentcore.CardSpelling{
+			Description:  "A helpdesk agent speaking A2A 1.0 JSON-RPC, a test peer of the A2A gateway.",
+			Echoed:       "raw, url and data",
+			ExtendedCard: "extended agent card",
+		},
+		PushID:    pushID,
+		Precision: timestampPrecision,
 	})
 	// As a2a-go v2 does: each event's StreamResponse, the token in
 	// A2A-Notification-Token.

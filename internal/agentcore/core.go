@@ -80,6 +80,7 @@ type Core[M, A, C any] struct {
 	// cards maps each card route to the card it serves, given the public
 	// JSON-RPC URL.
 	cards  map[string]func(url string) any
+	card   CardSpelling
 	pushID func(cfg *C, taskID string) *string
 	// webhooks, when set, sends push notifications (webhook.go).
 	webhooks *Webhooks[M, A, C]
@@ -105,6 +106,8 @@ type Wire[M, A, C any] struct {
 	// Cards maps each card route to the card it serves, given the public
 	// JSON-RPC URL.
 	Cards map[string]func(url string) any
+	// Card is how the cards describe the agent.
+	Card CardSpelling
 	// PushID is where push config cfg, about to be stored for task taskID,
 	// keeps its id; a 1.0 config names its task too, which PushID sets.
 	PushID func(cfg *C, taskID string) *string
@@ -126,6 +129,7 @@ func New[M, A, C any](opts Options, w Wire[M, A, C]) *Core[M, A, C] {
 		store:   newStore[M, A, C](time.Now, w.Precision),
 		methods: w.Methods,
 		cards:   w.Cards,
+		card:    w.Card,
 		pushID:  w.PushID,
 		ctx:     ctx,
 		cancel:  cancel,
