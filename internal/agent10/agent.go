@@ -2,7 +2,6 @@ package agent10
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/a2agate/gateway/internal/agentcore"
 )
@@ -24,11 +23,6 @@ type Agent struct{ core *core }
 // core is the agent's dialect-neutral part, instantiated with the 1.0 wire
 // structs.
 type core = agentcore.Core[message, artifact, pushConfig]
-
-// timestampPrecision is the resolution of formatTimestamp, so that a
-// timestamp read back from the wire (statusTimestampAfter, a page token)
-// compares equal to the one stored.
-const timestampPrecision = time.Millisecond
 
 // New returns an Agent configured by opts.
 func New(opts Options) *Agent {
@@ -65,8 +59,8 @@ func New(opts Options) *Agent {
 			Echoed:       "raw, url and data",
 			ExtendedCard: "extended agent card",
 		},
-		PushID:    pushID,
-		Precision: timestampPrecision,
+		PushID:   pushID,
+		Spelling: spelling,
 	})
 	// As a2a-go v2 does: each event's StreamResponse, the token in
 	// A2A-Notification-Token.
