@@ -2,7 +2,6 @@ package legacyagent
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/a2agate/gateway/internal/agentcore"
 )
@@ -27,9 +26,6 @@ type Agent struct{ core *core }
 // core is the agent's dialect-neutral part, instantiated with the 0.2.5
 // wire structs.
 type core = agentcore.Core[message, artifact, pushConfig]
-
-// timestampPrecision is the resolution of formatTimestamp.
-const timestampPrecision = time.Microsecond
 
 // New returns an Agent configured by opts.
 func New(opts Options) *Agent {
@@ -58,8 +54,13 @@ func New(opts Options) *Agent {
 			cardPath:         func(url string) any { return a.card(url, false) },
 			extendedCardPath: func(url string) any { return a.card(url, true) },
 		},
-		PushID:    pushID,
-		Precision: timestampPrecision,
+		Card: agentcore.CardSpelling{
+			Description:  "A helpdesk agent speaking A2A 0.2.5 JSON-RPC, shipped with the A2A gateway for demonstrations and tests.",
+			Echoed:       "file and data",
+			ExtendedCard: "authenticated extended card",
+		},
+		PushID:   pushID,
+		Spelling: spelling,
 	})
 	// As 0.2.5 SDKs do: the whole task after each batch of events, the
 	// token in X-A2A-Notification-Token.

@@ -37,8 +37,6 @@ func partText(p part) (string, bool) {
 	return *p.Text, true
 }
 
-func (wire) StateName(s agentcore.State) string { return stateNames[s] }
-
 // NotAccepting is -32602: the 0.2.5 text defines no rule or code for a
 // message to a task that waits for none; this is what the Python 0.x
 // reference server answers.
@@ -46,7 +44,7 @@ func (wire) NotAccepting(why string, detail map[string]string) *agentcore.Error 
 	return agentcore.NewError(agentcore.CodeInvalidParams, "Invalid parameters: "+why, detail)
 }
 
-var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp}
+var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp, Precision: timestampPrecision}
 
 // renderTask spells t, keeping the last historyLength messages, or all of
 // them when historyLength is not positive (0.2.5 semantics).
@@ -78,3 +76,6 @@ func formatTimestamp(t time.Time) string {
 	}
 	return t.Format("2006-01-02T15:04:05.000000+00:00")
 }
+
+// timestampPrecision is the resolution of formatTimestamp.
+const timestampPrecision = time.Microsecond

@@ -17,6 +17,16 @@ import (
 	"github.com/a2agate/gateway/dialect"
 )
 
+// startForShutdown starts the backends and a gateway that lets calls run
+// for timeout after a SIGTERM, for a test that sends one.
+func startForShutdown(t *testing.T, timeout time.Duration) (*backends, *gatewayProc) {
+	t.Helper()
+	be := startBackends(t)
+	cfg := be.config()
+	cfg.shutdownTimeout = timeout
+	return be, startGateway(t, cfg.yaml())
+}
+
 // TestShutdownUnderLoad sends SIGTERM while held sends and streams and a
 // load of short calls are in flight. The gateway stops accepting at once,
 // answers every call it accepted (held sends get their completed task,
@@ -26,10 +36,7 @@ import (
 func TestShutdownUnderLoad(t *testing.T) {
 	const shutdownTimeout = 30 * time.Second
 	f := newFault(t, "SIGTERM with sends and streams in flight")
-	be := startBackends(t)
-	cfg := be.config()
-	cfg.shutdownTimeout = shutdownTimeout
-	g := startGateway(t, cfg.yaml())
+	be, g := startForShutdown(t, shutdownTimeout)
 	heldClient := newClient(t, g.url, 64)
 	held := startHeld(t, heldClient, be, 2, "shutdown")
 	loadClient := newClient(t, g.url, 8)
@@ -105,10 +112,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 func TestShutdownTimeoutEndsCalls(t *testing.T) {
 	const shutdownTimeout = time.Second
 	f := newFault(t, "SIGTERM with calls outlasting the shutdown timeout")
-	be := startBackends(t)
-	cfg := be.config()
-	cfg.shutdownTimeout = shutdownTimeout
-	g := startGateway(t, cfg.yaml())
+	be, g := startForShutdown(t, shutdownTimeout)
 	cl := newClient(t, g.url, 16)
 
 	type outcome struct {

@@ -40,6 +40,16 @@ type faultProxy struct {
 	wg    sync.WaitGroup
 }
 
+// openBehindFaultProxy opens a Redis store with cfg's timeouts, on a fake
+// clock, reaching the test Redis through a fault proxy.
+func openBehindFaultProxy(t *testing.T, cfg RedisConfig) (*Redis, *faultProxy, *fakeClock) {
+	t.Helper()
+	proxy := startFaultProxy(t, testredis.Addr(t))
+	clock := newFakeClock()
+	cfg.Address, cfg.KeyPrefix, cfg.now = proxy.addr, testPrefix(t), clock.Now
+	return openRedisStore(t, cfg), proxy, clock
+}
+
 func startFaultProxy(t *testing.T, target string) *faultProxy {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -123,17 +133,12 @@ func (p *faultProxy) setMode(m faultMode) {
 // and once the path is back the same store must work again.
 func TestRedisFailsClosedAndRecovers(t *testing.T) {
 	t.Parallel()
-	proxy := startFaultProxy(t, testredis.Addr(t))
-	clock := newFakeClock()
 	cfg := RedisConfig{
-		Address:      proxy.addr,
-		KeyPrefix:    testPrefix(t),
 		DialTimeout:  400 * time.Millisecond,
 		ReadTimeout:  250 * time.Millisecond,
 		WriteTimeout: 250 * time.Millisecond,
-		now:          clock.Now,
 	}
-	s := openRedisStore(t, cfg)
+	s, proxy, _ := openBehindFaultProxy(t, cfg)
 	// One try and one retry, each dialling, writing and reading, plus the
 	// client's retry backoff (at most 512ms) and scheduling slack.
 	bound := 2*(cfg.DialTimeout+cfg.WriteTimeout+cfg.ReadTimeout) + time.Second

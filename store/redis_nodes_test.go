@@ -5,17 +5,13 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/a2agate/gateway/internal/testredis"
 )
 
 // A node that refuses connections, or breaks them, is counted by its
 // address; one that serves is listed at zero.
 func TestRedisNodeErrorsNameTheNode(t *testing.T) {
 	t.Parallel()
-	proxy := startFaultProxy(t, testredis.Addr(t))
-	clock := newFakeClock()
-	s := openRedisStore(t, RedisConfig{Address: proxy.addr, KeyPrefix: testPrefix(t), now: clock.Now,
+	s, proxy, _ := openBehindFaultProxy(t, RedisConfig{
 		DialTimeout: 300 * time.Millisecond, ReadTimeout: 300 * time.Millisecond, WriteTimeout: 300 * time.Millisecond})
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t", Owner: "o", Agent: "a", State: working})

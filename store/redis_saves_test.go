@@ -8,17 +8,14 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/a2agate/gateway/internal/testredis"
 )
 
 // SaveSend's writes land in the order they were made: another store finds
 // every key's last record.
 func TestRedisSaveSendWrittenInOrder(t *testing.T) {
 	t.Parallel()
-	addr, prefix := testredis.Addr(t), testPrefix(t)
-	clock := newFakeClock()
-	s := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now})
+	open, clock := sharedIndex(t)
+	s := open()
 	ctx := context.Background()
 	const keys = 300 // more than one pipeline's worth
 	for i := range keys {
@@ -34,7 +31,7 @@ func TestRedisSaveSendWrittenInOrder(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	other := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now})
+	other := open()
 	for i := range keys {
 		rec, err := other.LoadSend(ctx, SendKey{Agent: "a", Owner: "o", Key: strconv.Itoa(i)}, clock.Now())
 		if err != nil || rec.State != SendTask || rec.TaskID != "t"+strconv.Itoa(i) {
@@ -47,10 +44,8 @@ func TestRedisSaveSendWrittenInOrder(t *testing.T) {
 // record is in Redis: another store reads every one of them at once.
 func TestRedisSaveSendGroupCommit(t *testing.T) {
 	t.Parallel()
-	addr, prefix := testredis.Addr(t), testPrefix(t)
-	clock := newFakeClock()
-	s := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now})
-	other := openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now})
+	open, clock := sharedIndex(t)
+	s, other := open(), open()
 	hook := &countingHook{}
 	s.client.AddHook(hook)
 	const savers = 64
@@ -87,9 +82,7 @@ func TestRedisSaveSendGroupCommit(t *testing.T) {
 // A record that cannot be written fails its SaveSend, closed.
 func TestRedisSaveSendFailsClosed(t *testing.T) {
 	t.Parallel()
-	proxy := startFaultProxy(t, testredis.Addr(t))
-	clock := newFakeClock()
-	s := openRedisStore(t, RedisConfig{Address: proxy.addr, KeyPrefix: testPrefix(t), now: clock.Now,
+	s, proxy, clock := openBehindFaultProxy(t, RedisConfig{
 		DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})
 	proxy.setMode(refuse)
 	if err := s.SaveSend(context.Background(), SendKey{Agent: "a", Owner: "o", Key: "k"}, running(clock, "d")); !errors.Is(err, ErrUnavailable) {

@@ -64,6 +64,16 @@ func openRedisStore(t *testing.T, cfg RedisConfig) *Redis {
 	return s
 }
 
+// sharedIndex returns a function opening Redis stores that share one key
+// prefix and one fake clock, as gateway replicas share an index, and the
+// clock.
+func sharedIndex(t *testing.T) (open func() *Redis, clock *fakeClock) {
+	t.Helper()
+	addr, prefix := testredis.Addr(t), testPrefix(t)
+	clock = newFakeClock()
+	return func() *Redis { return openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now}) }, clock
+}
+
 func openRedis(t *testing.T, clock *fakeClock) Store {
 	addr := testredis.Addr(t)
 	return openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: testPrefix(t), now: clock.Now})
@@ -87,13 +97,8 @@ func TestRedisShareConformance(t *testing.T) {
 // for every new id, exactly one owner's Put wins.
 func TestRedisReplicasRaceOwners(t *testing.T) {
 	t.Parallel()
-	addr := testredis.Addr(t)
-	prefix := testPrefix(t)
-	clock := newFakeClock()
-	replicas := []Store{
-		openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now}),
-		openRedisStore(t, RedisConfig{Address: addr, KeyPrefix: prefix, now: clock.Now}),
-	}
+	open, _ := sharedIndex(t)
+	replicas := []Store{open(), open()}
 	raceOwners(t, replicas, 50, 2)
 	for i, r := range replicas {
 		if n := mustLen(t, r); n != 50 {

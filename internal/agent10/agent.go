@@ -2,7 +2,6 @@ package agent10
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/a2agate/gateway/internal/agentcore"
 )
@@ -24,11 +23,6 @@ type Agent struct{ core *core }
 // core is the agent's dialect-neutral part, instantiated with the 1.0 wire
 // structs.
 type core = agentcore.Core[message, artifact, pushConfig]
-
-// timestampPrecision is the resolution of formatTimestamp, so that a
-// timestamp read back from the wire (statusTimestampAfter, a page token)
-// compares equal to the one stored.
-const timestampPrecision = time.Millisecond
 
 // New returns an Agent configured by opts.
 func New(opts Options) *Agent {
@@ -60,8 +54,13 @@ func New(opts Options) *Agent {
 		Dialect:     wire{},
 		Methods:     methods,
 		Cards:       map[string]func(string) any{cardPath: func(url string) any { return a.card(url, false) }},
-		PushID:      pushID,
-		Precision:   timestampPrecision,
+		Card: agentcore.CardSpelling{
+			Description:  "A helpdesk agent speaking A2A 1.0 JSON-RPC, a test peer of the A2A gateway.",
+			Echoed:       "raw, url and data",
+			ExtendedCard: "extended agent card",
+		},
+		PushID:   pushID,
+		Spelling: spelling,
 	})
 	// As a2a-go v2 does: each event's StreamResponse, the token in
 	// A2A-Notification-Token.

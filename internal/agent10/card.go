@@ -8,15 +8,9 @@ import (
 
 // agentCard is the 1.0 AgentCard.
 type agentCard struct {
-	Name                string             `json:"name"`
-	Description         string             `json:"description"`
-	SupportedInterfaces []agentInterface   `json:"supportedInterfaces"`
-	Provider            agentcore.Provider `json:"provider"`
-	Version             string             `json:"version"`
-	Capabilities        agentCapabilities  `json:"capabilities"`
-	DefaultInputModes   []string           `json:"defaultInputModes"`
-	DefaultOutputModes  []string           `json:"defaultOutputModes"`
-	Skills              []agentcore.Skill  `json:"skills"`
+	agentcore.CardBody
+	SupportedInterfaces []agentInterface  `json:"supportedInterfaces"`
+	Capabilities        agentCapabilities `json:"capabilities"`
 }
 
 type agentInterface struct {
@@ -28,29 +22,19 @@ type agentInterface struct {
 // agentCapabilities holds proto3 optional bools: set, so written even when
 // false.
 type agentCapabilities struct {
-	Streaming         bool `json:"streaming"`
-	PushNotifications bool `json:"pushNotifications"`
+	agentcore.Capabilities
 	ExtendedAgentCard bool `json:"extendedAgentCard"`
 }
 
 // card returns the public or the extended card, advertising url.
 func (a *Agent) card(url string, extended bool) agentCard {
 	return agentCard{
-		Name:        a.core.Opts.Name,
-		Description: "A helpdesk agent speaking A2A 1.0 JSON-RPC, a test peer of the A2A gateway.",
-		SupportedInterfaces: []agentInterface{
-			{URL: url, ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"},
-		},
-		Provider: agentcore.CardProvider(),
-		Version:  agentcore.CardVersion,
+		CardBody:            a.core.CardBody(extended),
+		SupportedInterfaces: []agentInterface{{URL: url, ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}},
 		Capabilities: agentCapabilities{
-			Streaming:         true,
-			PushNotifications: true,
+			Capabilities:      agentcore.Capabilities{Streaming: true, PushNotifications: true},
 			ExtendedAgentCard: true,
 		},
-		DefaultInputModes:  agentcore.MediaModes(),
-		DefaultOutputModes: agentcore.MediaModes(),
-		Skills:             agentcore.Skills(extended, "raw, url and data", "extended agent card"),
 	}
 }
 

@@ -2,12 +2,9 @@ package agent10
 
 import (
 	"cmp"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -106,39 +103,4 @@ func isStateName(name string) bool {
 		}
 	}
 	return false
-}
-
-// pageCursor is the last task of a page. A cursor rather than an offset
-// keeps pages from repeating or skipping tasks created between two calls.
-type pageCursor struct {
-	updated time.Time
-	id      string
-}
-
-// precedes reports whether the cursor sorts before m, so that m belongs to
-// a later page.
-func (c pageCursor) precedes(m listed) bool {
-	if d := m.Status.Time.Compare(c.updated); d != 0 {
-		return d < 0
-	}
-	return m.ID > c.id
-}
-
-func (c pageCursor) token() string {
-	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d|%s", c.updated.UnixMilli(), c.id))
-}
-
-var errPageToken = errors.New("pageToken: not a token this agent issued")
-
-func parsePageToken(tok string) (pageCursor, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return pageCursor{}, errPageToken
-	}
-	ms, id, ok := strings.Cut(string(raw), "|")
-	n, err := strconv.ParseInt(ms, 10, 64)
-	if !ok || err != nil || id == "" {
-		return pageCursor{}, errPageToken
-	}
-	return pageCursor{updated: time.UnixMilli(n).UTC(), id: id}, nil
 }

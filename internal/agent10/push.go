@@ -1,13 +1,10 @@
 package agent10
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/a2agate/gateway/internal/agentcore"
 )
@@ -113,23 +110,4 @@ func (a *Agent) deletePushConfig(_ *http.Request, p *pushConfigRequest) (any, *a
 		return agentcore.NoResult, nil
 	}
 	return struct{}{}, nil
-}
-
-// Push config pages are addressed by offset: a task has few configs and
-// they are listed in creation order.
-
-func offsetToken(n int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("offset:" + strconv.Itoa(n)))
-}
-
-func parseOffsetToken(tok string) (int, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(tok)
-	if err == nil {
-		if s, ok := strings.CutPrefix(string(raw), "offset:"); ok {
-			if n, err := strconv.Atoi(s); err == nil && n >= 0 {
-				return n, nil
-			}
-		}
-	}
-	return 0, errPageToken
 }

@@ -35,8 +35,6 @@ func partText(p part) (string, bool) {
 	return *p.Text, true
 }
 
-func (wire) StateName(s agentcore.State) string { return stateNames[s] }
-
 // NotAccepting is an UnsupportedOperationError, which the 1.0
 // specification asks for a message to a terminal task (§3.1.1); so is one
 // to a task that asks for nothing.
@@ -44,7 +42,7 @@ func (wire) NotAccepting(why string, detail map[string]string) *agentcore.Error 
 	return newError(codeUnsupportedOperation, "Unsupported operation: "+why, detail)
 }
 
-var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp}
+var spelling = agentcore.Spelling{States: stateNames, Timestamp: formatTimestamp, Precision: timestampPrecision}
 
 // renderTask spells t, its history trimmed to the 1.0 historyLength: unset
 // keeps every message, 0 none (the history key is then omitted), N the
@@ -73,3 +71,8 @@ func renderEvent(e agentcore.Event[message, artifact]) any {
 const timestampLayout = "2006-01-02T15:04:05.000Z"
 
 func formatTimestamp(t time.Time) string { return t.UTC().Format(timestampLayout) }
+
+// timestampPrecision is the resolution of formatTimestamp: a timestamp read
+// back from the wire (statusTimestampAfter, a page token) compares equal to
+// the one stored.
+const timestampPrecision = time.Millisecond

@@ -19,19 +19,54 @@ type Provider struct {
 	URL          string `json:"url"`
 }
 
-// CardProvider is the provider both agents' cards name: the project that
-// ships them.
-func CardProvider() Provider {
-	return Provider{Organization: "a2agate", URL: "https://github.com/a2agate/gateway"}
+// CardBody is what 0.2.5 and 1.0 agent cards spell alike. Each agent's card
+// embeds it beside the fields of its dialect: the protocol version, the
+// endpoint and the capabilities beyond streaming and push.
+type CardBody struct {
+	Name               string   `json:"name"`
+	Description        string   `json:"description"`
+	Provider           Provider `json:"provider"`
+	Version            string   `json:"version"`
+	DefaultInputModes  []string `json:"defaultInputModes"`
+	DefaultOutputModes []string `json:"defaultOutputModes"`
+	Skills             []Skill  `json:"skills"`
 }
 
-// CardVersion is the agent version both cards give.
-const CardVersion = "1.0.0"
+// Capabilities are the card capabilities spelled alike in 0.2.5 and 1.0,
+// written even when false (required in 0.2.5, proto3 optional and so set in
+// 1.0). Both agents have both.
+type Capabilities struct {
+	Streaming         bool `json:"streaming"`
+	PushNotifications bool `json:"pushNotifications"`
+}
 
-// Skills are the card's skills. echoed names the non-text part kinds the
-// result artifact copies and extendedCard what the dialect calls the card
-// the admin skill is listed in.
-func Skills(extended bool, echoed, extendedCard string) []Skill {
+// CardSpelling is how a dialect describes its agent in the card: what the
+// description says, the non-text part kinds the result artifact echoes and
+// what the dialect calls the card only the admin skill is listed in.
+type CardSpelling struct {
+	Description, Echoed, ExtendedCard string
+}
+
+// CardBody is the common part of the card, or of the extended card, which
+// also lists the admin skill.
+func (c *Core[M, A, C]) CardBody(extended bool) CardBody {
+	sp := c.card
+	// The media modes are text, data parts as JSON, and files of any type,
+	// which the result artifact echoes back.
+	modes := []string{"text/plain", "application/json", "application/octet-stream"}
+	return CardBody{
+		Name:               c.Opts.Name,
+		Description:        sp.Description,
+		Provider:           Provider{Organization: "a2agate", URL: "https://github.com/a2agate/gateway"},
+		Version:            "1.0.0",
+		DefaultInputModes:  modes,
+		DefaultOutputModes: modes,
+		Skills:             skills(extended, sp.Echoed, sp.ExtendedCard),
+	}
+}
+
+// skills are the card's skills.
+func skills(extended bool, echoed, extendedCard string) []Skill {
 	skills := []Skill{
 		{
 			ID:          "answer",
@@ -59,12 +94,6 @@ func Skills(extended bool, echoed, extendedCard string) []Skill {
 		})
 	}
 	return skills
-}
-
-// MediaModes are the input and output modes: text, data parts as JSON, and
-// files of any type, which the result artifact echoes back.
-func MediaModes() []string {
-	return []string{"text/plain", "application/json", "application/octet-stream"}
 }
 
 // serveCard answers a GET or HEAD with card(the public JSON-RPC URL).

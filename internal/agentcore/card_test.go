@@ -9,6 +9,25 @@ import (
 	"github.com/a2agate/gateway/internal/agenttest"
 )
 
+// TestCard checks the default card of each dialect. It needs no A2A-Version
+// header: 1.0 clients fetch it to learn the version in the first place.
+func TestCard(t *testing.T) {
+	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
+		card := agenttest.GetJSON(t, srv.URL+d.cardPath)
+		for key, want := range d.card(srv.URL + "/") {
+			agenttest.WantJSON(t, key, agenttest.Path(t, card, key), want)
+		}
+		for _, key := range d.cardRequired {
+			agenttest.Path(t, card, key)
+		}
+		for _, key := range d.cardForeign {
+			if _, ok := card[key]; ok {
+				t.Errorf("%s card has the other dialect's key %q", d.name, key)
+			}
+		}
+	})
+}
+
 func TestCardOptions(t *testing.T) {
 	forEach(t, func(t *testing.T, d dialect) {
 		_, srv := d.start(t, agentcore.Options{Name: "Desk", PublicURL: "https://desk.example/a2a"})

@@ -61,8 +61,6 @@ type Dialect[M, A any] interface {
 	// ResultArtifact is an artifact named "result" holding text followed by
 	// a copy of every non-text part of msg.
 	ResultArtifact(text string, msg M) A
-	// StateName spells s on the wire, for error details.
-	StateName(s State) string
 	// NotAccepting is the error for a message to a task that does not wait
 	// for input: why says which task and why, detail names the task and its
 	// state.
@@ -76,10 +74,13 @@ type Core[M, A, C any] struct {
 	Opts    Options
 	dialect Dialect[M, A]
 	store   *store[M, A, C]
+	// states are the dialect's names of the task states.
+	states  map[State]string
 	methods *Methods
 	// cards maps each card route to the card it serves, given the public
 	// JSON-RPC URL.
 	cards  map[string]func(url string) any
+	card   CardSpelling
 	pushID func(cfg *C, taskID string) *string
 	// webhooks, when set, sends push notifications (webhook.go).
 	webhooks *Webhooks[M, A, C]
@@ -105,13 +106,14 @@ type Wire[M, A, C any] struct {
 	// Cards maps each card route to the card it serves, given the public
 	// JSON-RPC URL.
 	Cards map[string]func(url string) any
+	// Card is how the cards describe the agent.
+	Card CardSpelling
 	// PushID is where push config cfg, about to be stored for task taskID,
 	// keeps its id; a 1.0 config names its task too, which PushID sets.
 	PushID func(cfg *C, taskID string) *string
-	// Precision is the resolution of the status timestamps the dialect
-	// writes, so that a timestamp read back from the wire compares equal to
-	// the one stored.
-	Precision time.Duration
+	// Spelling is how the dialect writes task states, in task bodies and
+	// error details, and timestamps.
+	Spelling Spelling
 }
 
 // New returns a Core speaking w.
@@ -123,9 +125,11 @@ func New[M, A, C any](opts Options, w Wire[M, A, C]) *Core[M, A, C] {
 	return &Core[M, A, C]{
 		Opts:    opts,
 		dialect: w.Dialect,
-		store:   newStore[M, A, C](time.Now, w.Precision),
+		store:   newStore[M, A, C](time.Now, w.Spelling.Precision),
+		states:  w.Spelling.States,
 		methods: w.Methods,
 		cards:   w.Cards,
+		card:    w.Card,
 		pushID:  w.PushID,
 		ctx:     ctx,
 		cancel:  cancel,

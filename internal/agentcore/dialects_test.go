@@ -37,6 +37,11 @@ type dialect struct {
 	cardPath   string
 	otherPaths []string
 	cardURL    func(t *testing.T, card obj) string
+	// card is what the public card served at url must hold, cardRequired
+	// the other keys the dialect requires, cardForeign the other dialect's
+	// keys, which it must not have.
+	card                      func(url string) obj
+	cardRequired, cardForeign []string
 	// stepStamps are the status timestamps of a "hello" task paced by a
 	// 300ms StepDelay, in a synctest bubble.
 	stepStamps []string
@@ -122,6 +127,19 @@ var dialects = []dialect{
 		cardPath:   "/.well-known/agent.json",
 		otherPaths: []string{"/.well-known/agent-card.json"},
 		cardURL:    func(t *testing.T, card obj) string { return agenttest.Str(t, card, "url") },
+		card: func(url string) obj {
+			return obj{
+				"protocolVersion":                   "0.2.5",
+				"name":                              legacyagent.DefaultName,
+				"url":                               url,
+				"preferredTransport":                "JSONRPC",
+				"supportsAuthenticatedExtendedCard": true,
+				"capabilities":                      obj{"streaming": true, "pushNotifications": true, "stateTransitionHistory": false},
+				"defaultInputModes":                 []any{"text/plain", "application/json", "application/octet-stream"},
+			}
+		},
+		cardRequired: []string{"description", "version", "defaultOutputModes"},
+		cardForeign:  []string{"supportedInterfaces", "additionalInterfaces"},
 		states: map[string]string{
 			"submitted": "submitted", "working": "working", "input-required": "input-required",
 			"completed": "completed", "canceled": "canceled", "failed": "failed",
@@ -205,6 +223,16 @@ var dialects = []dialect{
 		cardPath:   "/.well-known/agent-card.json",
 		otherPaths: []string{"/.well-known/agent.json", "/agent/authenticatedExtendedCard"},
 		cardURL:    func(t *testing.T, card obj) string { return agenttest.Str(t, card, "supportedInterfaces", 0, "url") },
+		card: func(url string) obj {
+			return obj{
+				"name":                agent10.DefaultName,
+				"supportedInterfaces": []any{obj{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
+				"capabilities":        obj{"streaming": true, "pushNotifications": true, "extendedAgentCard": true},
+				"defaultInputModes":   []any{"text/plain", "application/json", "application/octet-stream"},
+			}
+		},
+		cardRequired: []string{"description", "version", "defaultOutputModes", "provider"}, // REQUIRED in the proto
+		cardForeign:  []string{"protocolVersion", "url", "preferredTransport", "supportsAuthenticatedExtendedCard", "additionalInterfaces"},
 		states: map[string]string{
 			"submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "input-required": "TASK_STATE_INPUT_REQUIRED",
 			"completed": "TASK_STATE_COMPLETED", "canceled": "TASK_STATE_CANCELED", "failed": "TASK_STATE_FAILED",

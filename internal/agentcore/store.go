@@ -121,7 +121,7 @@ func (s *store[M, A, C]) evictLocked() {
 // contextId, to task taskID and moves it from input-required to working.
 // It returns the snapshot taken after that transition and the cursor of
 // the first event the snapshot does not show.
-func (s *store[M, A, C]) resume(d Dialect[M, A], taskID, contextID string, msg func(contextID string) M) (*Record[M, A, C], Task[M, A], int, *Error) {
+func (s *store[M, A, C]) resume(d Dialect[M, A], states map[State]string, taskID, contextID string, msg func(contextID string) M) (*Record[M, A, C], Task[M, A], int, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, ok := s.tasks[taskID]
@@ -135,22 +135,22 @@ func (s *store[M, A, C]) resume(d Dialect[M, A], taskID, contextID string, msg f
 			map[string]string{"taskId": t.ID, "contextId": t.ContextID})
 	}
 	if state := t.Status.State; state != StateInputRequired {
-		return nil, Task[M, A]{}, 0, notAccepting(d, t.ID, state)
+		return nil, Task[M, A]{}, 0, notAccepting(d, states, t.ID, state)
 	}
 	t.History = append(t.History, msg(t.ContextID))
 	s.setStatusLocked(rec, StateWorking, nil)
 	return rec, snapshotLocked(rec), len(rec.updates), nil
 }
 
-// notAccepting is d's error for a message to taskID, in state, which waits
-// for none.
-func notAccepting[M, A any](d Dialect[M, A], taskID string, state State) *Error {
+// notAccepting is d's error for a message to taskID, in state (named as
+// states names it), which waits for none.
+func notAccepting[M, A any](d Dialect[M, A], states map[State]string, taskID string, state State) *Error {
 	why := "is still running"
 	if state.Terminal() {
-		why = "is in terminal state " + d.StateName(state)
+		why = "is in terminal state " + states[state]
 	}
 	return d.NotAccepting("task "+taskID+" "+why+" and accepts no message",
-		map[string]string{"taskId": taskID, "state": d.StateName(state)})
+		map[string]string{"taskId": taskID, "state": states[state]})
 }
 
 func (s *store[M, A, C]) lookup(id string) (*Record[M, A, C], bool) {
@@ -208,7 +208,7 @@ func (s *store[M, A, C]) addArtifact(rec *Record[M, A, C], art A) bool {
 }
 
 // cancel moves a task that is not terminal to canceled and stops its script.
-func (s *store[M, A, C]) cancel(d Dialect[M, A], id string) (Task[M, A], *Error) {
+func (s *store[M, A, C]) cancel(states map[State]string, id string) (Task[M, A], *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, ok := s.tasks[id]
@@ -217,7 +217,7 @@ func (s *store[M, A, C]) cancel(d Dialect[M, A], id string) (Task[M, A], *Error)
 	}
 	if state := rec.task.Status.State; state.Terminal() {
 		return Task[M, A]{}, NewError(CodeTaskNotCancelable, "Task cannot be canceled",
-			map[string]string{"taskId": id, "state": d.StateName(state)})
+			map[string]string{"taskId": id, "state": states[state]})
 	}
 	s.setStatusLocked(rec, StateCanceled, nil)
 	if rec.stop != nil {

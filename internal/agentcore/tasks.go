@@ -25,7 +25,7 @@ func (c *Core[M, A, C]) Accept(msg M, push *C) (Accepted[M, A, C], *Error) {
 		return Accepted[M, A, C]{}, rerr
 	}
 	if taskID != "" {
-		rec, snap, cursor, rerr := c.store.resume(d, taskID, contextID, func(contextID string) M {
+		rec, snap, cursor, rerr := c.store.resume(d, c.states, taskID, contextID, func(contextID string) M {
 			*msgContextID = contextID
 			return msg
 		})
@@ -76,7 +76,7 @@ func (c *Core[M, A, C]) Lookup(id string) (Task[M, A], *Error) {
 // Cancel moves task id to canceled and stops its script; a terminal task
 // is -32002.
 func (c *Core[M, A, C]) Cancel(id string) (Task[M, A], *Error) {
-	t, rerr := c.store.cancel(c.dialect, id)
+	t, rerr := c.store.cancel(c.states, id)
 	if rerr != nil && rerr.Code == CodeTaskNotCancelable && c.Opts.Like == GoV2 {
 		t, _ = c.Lookup(id)
 		return t, nil
@@ -95,7 +95,7 @@ func (c *Core[M, A, C]) finalTaskMessage(taskID string) *Error {
 	if rerr != nil || !t.Status.State.Terminal() {
 		return nil
 	}
-	state := c.dialect.StateName(t.Status.State)
+	state := c.states[t.Status.State]
 	detail := map[string]string{"taskId": taskID, "state": state}
 	if c.Opts.Like == JS025 {
 		return NewError(CodeInvalidRequest, "Task "+taskID+" is in a terminal state ("+state+") and cannot be modified.", detail)

@@ -57,6 +57,10 @@ type ArtifactUpdate[A any] struct {
 type Spelling struct {
 	States    map[State]string
 	Timestamp func(time.Time) string
+	// Precision is the resolution of Timestamp, to which the core stamps
+	// statuses, so that a timestamp read back from the wire compares equal
+	// to the one stored.
+	Precision time.Duration
 }
 
 // RenderStatus spells s.
