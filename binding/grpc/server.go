@@ -57,7 +57,8 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 		path = "/"
 	}
 	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.UnaryInterceptor(refuseUnknownUnary),
-		grpc.ChainStreamInterceptor(refuseUnknownStream, boundSends, v03FinalFlag), grpc.MaxConcurrentStreams(streams)}
+		grpc.ChainStreamInterceptor(refuseUnknownStream, boundSends, v03FinalFlag), grpc.MaxConcurrentStreams(streams),
+		grpc.ForceServerCodecV2(newRequestCodec())}
 	// Calls run on goroutines kept between calls, whose stacks have grown
 	// to what the core and protojson need, rather than on a fresh goroutine
 	// each, which grows its stack by copying on every call; when all are
