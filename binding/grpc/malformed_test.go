@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -161,5 +163,27 @@ func invokeRaw(conn *grpc.ClientConn, method string, stream bool, body wireBytes
 			}
 			return err
 		}
+	}
+}
+
+// TestBodyHeadersNotForwarded: metadata naming an HTTP body's encoding or
+// digest (content-encoding, digest, ...) describes no body the core reads,
+// whose body is the gateway's own JSON: it is not passed on as a header, so
+// the call is served rather than refused as compressed.
+func TestBodyHeadersNotForwarded(t *testing.T) {
+	c := &core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`}
+	conn := servedCore(t, c)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "content-encoding", "gzip", "content-md5", "x",
+		"content-digest", "sha-256=:x:", "repr-digest", "sha-256=:x:", "digest", "SHA-256=x", "x-kept", "yes")
+	if _, err := a2apb.NewA2AServiceClient(conn).GetTask(ctx, &a2apb.GetTaskRequest{Id: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"Content-Encoding", "Content-Md5", "Content-Digest", "Repr-Digest", "Digest"} {
+		if v, ok := c.req.Header[h]; ok {
+			t.Errorf("the core got %s: %q", h, v)
+		}
+	}
+	if c.req.Header.Get("X-Kept") != "yes" {
+		t.Errorf("the caller's own metadata was not passed on: %v", c.req.Header)
 	}
 }
