@@ -11,7 +11,9 @@ import (
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/internal/testnet"
 )
@@ -95,5 +97,20 @@ func TestMaxConcurrentStreams(t *testing.T) {
 			t.Errorf("MaxConcurrentStreams %d: the server allows %d streams a connection, want %d", tc.opts.MaxConcurrentStreams, got, tc.want)
 		}
 		s.Stop()
+	}
+}
+
+// TestUnknownMethodHasErrorInfo: a method or service the binding does not
+// serve gets UNIMPLEMENTED with the binding's ErrorInfo (METHOD_NOT_FOUND),
+// naming the services it does serve, on either transport.
+func TestUnknownMethodHasErrorInfo(t *testing.T) {
+	for name, conn := range bothTransports(t, &core{}) {
+		for _, method := range []string{"/lf.a2a.v1.A2AService/Nope", "/a2a.v1.A2AService/Nope", "/x.Y/Z"} {
+			err := invokeRaw(conn, method, false, wireBytes{})
+			st, _ := status.FromError(err)
+			if st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "lf.a2a.v1.A2AService") || errorInfo(t, st).Reason != "METHOD_NOT_FOUND" {
+				t.Errorf("%s %s: %v", name, method, err)
+			}
+		}
 	}
 }
