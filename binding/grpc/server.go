@@ -62,6 +62,10 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.UnaryInterceptor(refuseUnknownUnary),
 		grpc.ChainStreamInterceptor(refuseUnknownStream, boundSends, v03FinalFlag), grpc.MaxConcurrentStreams(streams),
 		grpc.ForceServerCodecV2(newRequestCodec()), grpc.UnknownServiceHandler(unknownMethod)}
+	// A call's metadata becomes the core's request's headers: bounded as
+	// net/http bounds a request's headers, which it advertises beside
+	// HTTP/1.1 (ServeHTTP), rather than by grpc-go's far larger default.
+	so = append(so, grpc.MaxHeaderListSize(http.DefaultMaxHeaderBytes))
 	// Calls run on goroutines kept between calls, whose stacks have grown
 	// to what the core and protojson need, rather than on a fresh goroutine
 	// each, which grows its stack by copying on every call; when all are
