@@ -125,8 +125,14 @@ func Dialect(card []byte) (v dialect.Version, reason string, err error) {
 // them signatures (see HasSignatures) and stateTransitionHistory. An
 // OAuth2 scheme listing several flows keeps the first of authorizationCode,
 // clientCredentials, implicit, password (the order of @a2a-js/sdk; 1.0 allows
-// one flow). The result is stable: translating it again returns it unchanged.
+// one flow). A card nested deeper than maxCardDepth is refused, and a lone
+// UTF-16 surrogate escape becomes U+FFFD (wellFormed). The result is
+// stable: translating it again returns it unchanged.
 func ToCanonical(card []byte) ([]byte, error) {
+	card, err := wellFormed(card)
+	if err != nil {
+		return nil, err
+	}
 	root, err := parseCard(card)
 	if err != nil {
 		return nil, err

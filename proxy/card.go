@@ -87,7 +87,7 @@ func getCard(ctx context.Context, client *http.Client, target string) ([]byte, e
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	res, err := client.Do(req)
+	res, err := ownHostOnly(client, req.URL.Hostname()).Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", target, err)
 	}
@@ -103,6 +103,27 @@ func getCard(ctx context.Context, client *http.Client, target string) ([]byte, e
 		return nil, fmt.Errorf("GET %s: card larger than %d bytes", target, maxCardBytes)
 	}
 	return body, nil
+}
+
+// ownHostOnly is client following redirects within host alone. A card
+// redirected to another host would publish what that host answers (an
+// internal service's JSON, say) as the agent's card.
+func ownHostOnly(client *http.Client, host string) *http.Client {
+	c := *client
+	next := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if req.URL.Hostname() != host {
+			return fmt.Errorf("the card redirects to another host, %s: the gateway reads a backend's card from the backend's own host only", req.URL.Redacted())
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("the card redirects more than 10 times")
+		}
+		return nil
+	}
+	return &c
 }
 
 // ResolveDialect reads a backend's card to tell its dialect, for

@@ -3,6 +3,7 @@ package proxy
 import (
 	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 
@@ -117,7 +118,56 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		grpcbind.ServeHTTP(g.grpc, w, r)
 		return
 	}
+	if p := r.URL.EscapedPath(); cleanPath(p) != p {
+		g.refuseUncleanPath(w, r, p)
+		return
+	}
 	g.mux.ServeHTTP(w, r)
+}
+
+// cleanPath is p as ServeMux routes it, net/http's cleanPath: path.Clean's
+// form with a trailing slash kept. ServeMux redirects a request whose path
+// is not already so (an empty segment, ".", "..", or no path at all). A
+// clean path comes back as it is, without allocating.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	clean := path.Clean(p)
+	if p[len(p)-1] == '/' && clean != "/" {
+		if len(p) == len(clean)+1 && strings.HasPrefix(p, clean) {
+			return p
+		}
+		return clean + "/"
+	}
+	return clean
+}
+
+// refuseUncleanPath answers a request whose path is not clean with a 404
+// in its binding's form naming the clean path: JSON-RPC's for a POST to an
+// agent's JSON-RPC endpoint, else the HTTP+JSON binding's Status.
+// ServeMux would redirect it with an HTML body, which an API client shows
+// as the answer or follows (a POST turned GET loses its body); nor is it
+// served at its clean form, so that the path a proxy or filter in front of
+// the gateway checked is the path served.
+func (g *Gateway) refuseUncleanPath(w http.ResponseWriter, r *http.Request, p string) {
+	clean := cleanPath(p)
+	if len(p) > 128 {
+		p = p[:128] + "…"
+	}
+	msg := "the path " + strconv.Quote(p) + " is not in canonical form (it has an empty segment, \".\" or \"..\"), which the gateway does not serve: send the request to " + strconv.Quote(clean)
+	rel := clean
+	for _, a := range g.agents {
+		ap := strings.TrimSuffix(a.cfg.Path, "/")
+		if below, ok := strings.CutPrefix(clean, ap); ok && (below == "" || below[0] == '/') && len(below) < len(rel) {
+			rel = below
+		}
+	}
+	if r.Method == http.MethodPost && (rel == "" || rel == "/") {
+		writeJSON(w, http.StatusNotFound, errorResponse(guessDialect(nil, r), nil, normalize.Errorf(dialect.ErrMethodNotFound, "%s", msg)))
+		return
+	}
+	rest.WriteNotFound(w, msg, strings.HasPrefix(rel, "/v1/"))
 }
 
 // Close releases the gRPC server (its channelz entry): call it once the

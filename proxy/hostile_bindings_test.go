@@ -274,7 +274,7 @@ func TestRESTHostilePaths(t *testing.T) {
 		status             int
 		reason, says       string
 	}{
-		{"dot segments are not a route", "GET", "/tasks/..", 404, "METHOD_NOT_FOUND", "no A2A HTTP+JSON route"},
+		{"dot segments are not a route", "GET", "/tasks/..", 404, "METHOD_NOT_FOUND", "not in canonical form"},
 		{"an encoded dot id is an id", "GET", "/tasks/%2E%2E", 404, "TASK_NOT_FOUND", "Task not found"},
 		{"a very long id", "GET", "/tasks/" + strings.Repeat("x", 64<<10), 404, "TASK_NOT_FOUND", "Task not found"},
 		{"an encoded NUL in an id", "GET", "/tasks/x%00y", 404, "TASK_NOT_FOUND", "Task not found"},

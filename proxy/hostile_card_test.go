@@ -1,9 +1,12 @@
 package proxy
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,5 +75,45 @@ func TestExtendedCardTooLarge(t *testing.T) {
 	for _, c := range callers {
 		method, _ := dialect.MethodName(c.d, dialect.GetExtendedCard)
 		wantErrorSaying(t, g.call("1", method, `{}`), c.d, -32006, "larger than")
+	}
+}
+
+// TestCardRedirectToAnotherHost: a backend whose card redirects to
+// another host (an internal service whose JSON the gateway would publish
+// as the card, or a hostile one) is not followed there: the fetch fails
+// naming where it was sent, the other host is never asked, and a redirect
+// within the backend's own host is still followed.
+func TestCardRedirectToAnotherHost(t *testing.T) {
+	var asked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		_, _ = io.WriteString(w, `{"name":"internal","description":"what the internal service holds"}`)
+	}))
+	t.Cleanup(elsewhere.Close)
+	// The same listener under another host name: a host the backend's URL
+	// does not name.
+	other := strings.Replace(elsewhere.URL, "127.0.0.1", "localhost", 1)
+	var backend *httptest.Server
+	backend = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/own/.well-known/agent-card.json":
+			http.Redirect(w, r, backend.URL+"/card.json", http.StatusFound)
+		case "/card.json":
+			_, _ = io.WriteString(w, `{"name":"own","supportedInterfaces":[{"url":"`+backend.URL+`/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`)
+		default:
+			http.Redirect(w, r, other+"/card.json", http.StatusFound)
+		}
+	}))
+	t.Cleanup(backend.Close)
+	client := &http.Client{}
+	if card, _, err := FetchCard(context.Background(), client, backend.URL+"/own/"); err != nil || !strings.Contains(string(card), `"own"`) {
+		t.Fatalf("a redirect within the backend's host: %s, %v", card, err)
+	}
+	_, _, err := FetchCard(context.Background(), client, backend.URL+"/")
+	if err == nil || !strings.Contains(err.Error(), "another host") || !strings.Contains(err.Error(), "localhost") {
+		t.Fatalf("a redirect to another host: %v", err)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the other host was asked %d times", n)
 	}
 }

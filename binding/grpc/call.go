@@ -121,14 +121,18 @@ var (
 // forwardable reports whether a metadata key is one of the caller's own
 // headers rather than gRPC's framing: those become the JSON-RPC request's
 // headers (Authorization, A2A-Version, A2A-Extensions, trace context, ...).
-// Binary (-bin) values are not HTTP header text.
+// Binary (-bin) values are not HTTP header text. The headers that describe
+// an HTTP body (its encoding, its digest) describe none the core reads,
+// whose body is the gateway's own JSON: the core would refuse the call as
+// compressed.
 func forwardable(k string) bool {
 	switch {
 	case k == "" || k[0] == ':' || strings.HasPrefix(k, "grpc-") || strings.HasSuffix(k, "-bin"):
 		return false
 	}
 	switch k {
-	case "content-type", "content-length", "te", "connection", "host", "accept", "accept-encoding":
+	case "content-type", "content-length", "te", "connection", "host", "accept", "accept-encoding",
+		"content-encoding", "content-md5", "content-digest", "repr-digest", "digest":
 		return false
 	}
 	return true

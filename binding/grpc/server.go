@@ -3,12 +3,15 @@ package grpcbind
 import (
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/a2agate/gateway/dialect"
 )
 
 // DefaultMaxMessageBytes bounds a request message when Options leaves it
@@ -57,7 +60,12 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 		path = "/"
 	}
 	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.UnaryInterceptor(refuseUnknownUnary),
-		grpc.ChainStreamInterceptor(refuseUnknownStream, boundSends, v03FinalFlag), grpc.MaxConcurrentStreams(streams)}
+		grpc.ChainStreamInterceptor(refuseUnknownStream, boundSends, v03FinalFlag), grpc.MaxConcurrentStreams(streams),
+		grpc.ForceServerCodecV2(newRequestCodec()), grpc.UnknownServiceHandler(unknownMethod)}
+	// A call's metadata becomes the core's request's headers: bounded as
+	// net/http bounds a request's headers, which it advertises beside
+	// HTTP/1.1 (ServeHTTP), rather than by grpc-go's far larger default.
+	so = append(so, grpc.MaxHeaderListSize(http.DefaultMaxHeaderBytes))
 	// Calls run on goroutines kept between calls, whose stacks have grown
 	// to what the core and protojson need, rather than on a fresh goroutine
 	// each, which grows its stack by copying on every call; when all are
@@ -71,6 +79,16 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	a2apb.RegisterA2AServiceServer(s, svc)
 	registerV03(s, svc)
 	return s
+}
+
+// unknownMethod answers a call of a method neither service has, in the
+// binding's shape (grpc-go's own answer carries no ErrorInfo).
+func unknownMethod(_ any, stream grpc.ServerStream) error {
+	m, _ := grpc.MethodFromServerStream(stream)
+	if len(m) > 128 {
+		m = m[:128] + "…"
+	}
+	return failure(codes.Unimplemented, dialect.ErrMethodNotFound, "the gRPC binding serves lf.a2a.v1.A2AService (A2A 1.0) and a2a.v1.A2AService (0.3); neither has "+strconv.Quote(m))
 }
 
 // Refusing returns a gRPC server that answers every call with code and

@@ -11,7 +11,10 @@ import (
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/internal/testnet"
 )
@@ -95,5 +98,42 @@ func TestMaxConcurrentStreams(t *testing.T) {
 			t.Errorf("MaxConcurrentStreams %d: the server allows %d streams a connection, want %d", tc.opts.MaxConcurrentStreams, got, tc.want)
 		}
 		s.Stop()
+	}
+}
+
+// TestUnknownMethodHasErrorInfo: a method or service the binding does not
+// serve gets UNIMPLEMENTED with the binding's ErrorInfo (METHOD_NOT_FOUND),
+// naming the services it does serve, on either transport.
+func TestUnknownMethodHasErrorInfo(t *testing.T) {
+	for name, conn := range bothTransports(t, &core{}) {
+		for _, method := range []string{"/lf.a2a.v1.A2AService/Nope", "/a2a.v1.A2AService/Nope", "/x.Y/Z"} {
+			err := invokeRaw(conn, method, false, wireBytes{})
+			st, _ := status.FromError(err)
+			if st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "lf.a2a.v1.A2AService") || errorInfo(t, st).Reason != "METHOD_NOT_FOUND" {
+				t.Errorf("%s %s: %v", name, method, err)
+			}
+		}
+	}
+}
+
+// TestMetadataBound: a call's metadata is bounded alike on both
+// transports, at net/http's bound on a request's headers, which the
+// traffic listener's HTTP/2 server advertises: grpc-go's own transport
+// would otherwise take far more a call, each call's metadata becoming the
+// core's request's headers.
+func TestMetadataBound(t *testing.T) {
+	c := &core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`}
+	for name, conn := range bothTransports(t, c) {
+		for _, tc := range []struct {
+			size   int
+			served bool
+		}{{http.DefaultMaxHeaderBytes / 2, true}, {2 * http.DefaultMaxHeaderBytes, false}} {
+			c.req = nil
+			ctx := metadata.AppendToOutgoingContext(context.Background(), "big", strings.Repeat("b", tc.size))
+			_, err := a2apb.NewA2AServiceClient(conn).GetTask(ctx, &a2apb.GetTaskRequest{Id: "t"})
+			if served := err == nil && c.req != nil; served != tc.served {
+				t.Errorf("%s: %d bytes of metadata: served %v (%v), want %v", name, tc.size, served, err, tc.served)
+			}
+		}
 	}
 }

@@ -49,11 +49,17 @@ func (s knownFieldsStream) RecvMsg(m any) error {
 }
 
 // unknownFields is the InvalidArgument status of a request holding a
-// field its message does not define, or nil.
+// field its message does not define, or one its codec could not parse, or
+// nil.
 func unknownFields(method string, req any) error {
 	m, ok := req.(proto.Message)
 	if !ok {
 		return nil
+	}
+	if why, bad := malformedRequest(m); bad {
+		return failure(codes.InvalidArgument, dialect.ErrParse, fmt.Sprintf(
+			"the %s request is not a valid protobuf %s message (%s): send it as its proto's binary encoding",
+			method, m.ProtoReflect().Descriptor().Name(), why))
 	}
 	where := firstUnknown(m.ProtoReflect())
 	if where == "" {

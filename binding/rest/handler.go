@@ -230,9 +230,7 @@ var (
 // so that a REST client learns why rather than meet a plain-text 404.
 func NotServed(message string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		e := newError(http.StatusNotFound, dialect.ErrMethodNotFound, message)
-		e.status = "NOT_FOUND"
-		e.write(w)
+		WriteNotFound(w, message, false)
 	})
 }
 
@@ -242,9 +240,16 @@ func NotServed(message string) http.Handler {
 func NoAgent() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.EscapedPath()
-		e := newError(http.StatusNotFound, dialect.ErrMethodNotFound, "no agent is served at "+truncate(p, 128))
-		e.status = "NOT_FOUND"
-		e.v03 = strings.HasPrefix(p, "/v1/")
-		e.write(w)
+		WriteNotFound(w, "no agent is served at "+truncate(p, 128), strings.HasPrefix(p, "/v1/"))
 	})
+}
+
+// WriteNotFound answers 404 NOT_FOUND in the binding's form, carrying
+// message: a google.rpc.Status, or on the 0.3 routes (v03) the JSON-RPC
+// error object their clients read.
+func WriteNotFound(w http.ResponseWriter, message string, v03 bool) {
+	e := newError(http.StatusNotFound, dialect.ErrMethodNotFound, message)
+	e.status = "NOT_FOUND"
+	e.v03 = v03
+	e.write(w)
 }

@@ -52,6 +52,19 @@ func loadWithEnv(t *testing.T, path string, env map[string]string) (*Config, err
 	return loadConfig(path)
 }
 
+// validateWithEnv is loadWithEnv for validateFile, what `gateway validate`
+// runs.
+func validateWithEnv(t *testing.T, path string, env map[string]string) error {
+	t.Helper()
+	for _, name := range envRefs(t, path) {
+		t.Setenv(name, env[name])
+		if _, ok := env[name]; !ok {
+			os.Unsetenv(name)
+		}
+	}
+	return validateFile(path)
+}
+
 // loadShippedConfig loads a config that ships with the project, with
 // plausible values for the variables it references.
 func loadShippedConfig(t *testing.T, path string) *Config {
@@ -93,8 +106,9 @@ func TestShippedConfigsLoad(t *testing.T) {
 	}
 }
 
-// TestBrokenConfigs loads each testdata/config/NAME.yaml and checks that it
-// fails with every line of NAME.err in the error message.
+// TestBrokenConfigs checks each testdata/config/NAME.yaml as `gateway
+// validate` does (its secrets read too) and that it fails with every line
+// of NAME.err in the error message.
 func TestBrokenConfigs(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "config", "*.yaml"))
 	if err != nil {
@@ -110,9 +124,9 @@ func TestBrokenConfigs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("every broken config needs a .err file of expected error substrings: %v", err)
 			}
-			cfg, err := loadWithEnv(t, path, nil)
+			err = validateWithEnv(t, path, nil)
 			if err == nil {
-				t.Fatalf("loaded without error: %+v", cfg)
+				t.Fatal("validated without error")
 			}
 			if !strings.HasPrefix(err.Error(), path+": ") {
 				t.Errorf("error does not name the file: %v", err)

@@ -66,9 +66,9 @@ func sameGRPCListeners(old, next *Config) bool {
 }
 
 // openGRPCListeners listens on every agent's grpc_listen, before the first
-// generation is built: the cards list the bound port. trafficTLS is the
-// traffic listener's TLS, which an agent without grpc_tls shares.
-func openGRPCListeners(cfg *Config, trafficTLS *tls.Config) (_ []*grpcListener, err error) {
+// generation is built: the cards list the bound port. creds is each one's
+// TLS, by agent name (loadListenerTLS).
+func openGRPCListeners(cfg *Config, creds map[string]*tls.Config) (_ []*grpcListener, err error) {
 	var out []*grpcListener
 	defer func() {
 		if err != nil {
@@ -81,19 +81,13 @@ func openGRPCListeners(cfg *Config, trafficTLS *tls.Config) (_ []*grpcListener, 
 		if a.GRPCListen == "" {
 			continue
 		}
-		creds := trafficTLS
-		if a.GRPCTLS != nil {
-			if creds, err = serverTLS(a.GRPCTLS); err != nil {
-				return nil, fmt.Errorf("agent %q grpc_tls: %w", a.Name, err)
-			}
-		}
 		ln, err := net.Listen("tcp", a.GRPCListen)
 		if err != nil {
 			return nil, fmt.Errorf("agent %q grpc_listen: %w", a.Name, err)
 		}
 		l := &grpcListener{agent: a.Name, ln: ln, cfg: a, streams: uint32(cfg.Server.MaxConcurrentStreams)}
-		if creds != nil {
-			l.creds = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(creds))}
+		if c := creds[a.Name]; c != nil {
+			l.creds = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(c))}
 		}
 		out = append(out, l)
 	}

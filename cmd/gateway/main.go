@@ -53,7 +53,7 @@ func validate(args []string, stdout, stderr io.Writer) error {
 	if *path == "" {
 		return errors.New("validate: -config FILE is required")
 	}
-	if _, err := loadConfig(*path); err != nil {
+	if err := validateFile(*path); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: ok\n", *path)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +23,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/proxy"
 	"github.com/a2agate/gateway/store"
 	"github.com/a2agate/gateway/telemetry"
@@ -150,9 +148,9 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics, Tracing: rt.tracing,
 			ReadTimeout: cfg.Server.ReadTimeout, StreamWriteTimeout: cfg.Server.StreamWriteTimeout}
 		if ac.Auth != nil {
-			v, err := auth.New(gctx, *ac.Auth, ac.PublicURL, &http.Client{Timeout: 10 * time.Second})
+			v, err := newVerifier(gctx, ac, jwksClient)
 			if err != nil {
-				return fail(fmt.Errorf("agent %q auth: %w", ac.Name, err))
+				return fail(err)
 			}
 			opts.Verifier = v
 			g.closers = append(g.closers, v.Close)
@@ -268,18 +266,17 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 			log.Warn("tracing shutdown", "error", err)
 		}
 	}()
-	var trafficTLS *tls.Config
-	if cfg.TLS != nil {
-		if trafficTLS, err = serverTLS(cfg.TLS); err != nil {
-			return fmt.Errorf("tls: %w", err)
-		}
+	listenerCreds, err := loadListenerTLS(cfg)
+	if err != nil {
+		return err
 	}
+	trafficTLS := listenerCreds.traffic
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	grpcListeners, err := openGRPCListeners(cfg, trafficTLS)
+	grpcListeners, err := openGRPCListeners(cfg, listenerCreds.grpc)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,60 @@
+package agentcard
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// TestCardLoneSurrogates: a backend card holding a lone UTF-16 surrogate
+// escape (a JS agent that cut a string inside an emoji writes "\ud83d")
+// is published with U+FFFD in its place, as encoding/json reads it: left
+// as it is, protojson refuses the whole card (a2a-go's ProtoJSON readers,
+// the gateway's own gRPC GetExtendedAgentCard). Paired surrogates and an
+// escaped backslash before "u" are kept as they are.
+func TestCardLoneSurrogates(t *testing.T) {
+	card := `{"name":"cut \ud83d","description":"low \ude00 then pair \ud83d\ude00 and \\ud800 text","version":"\ud800\ud800",` +
+		`"skills":[{"id":"s","name":"n","description":"\udbff","tags":["\uD800"]}],` +
+		`"capabilities":{"extensions":[{"uri":"u","params":{"k\ud800":"v\udfff"}}]}}`
+	canon, err := ToCanonical([]byte(card))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"cut \ufffd"`, `"low \ufffd then pair \ud83d\ude00 and \\ud800 text"`, `"\ufffd\ufffd"`, `"\ufffd"`, `"k\ufffd":"v\ufffd"`} {
+		if !strings.Contains(string(canon), want) {
+			t.Errorf("the canonical card lacks %s: %s", want, canon)
+		}
+	}
+	out, err := V10(canon, PublishOptions{URL: "https://gw.example.com/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := protojson.Unmarshal(out, new(a2apb.AgentCard)); err != nil {
+		t.Errorf("the 1.0 card is not ProtoJSON an AgentCard parser reads: %v\n%s", err, out)
+	}
+}
+
+// TestCardTooDeep: a card nested deeper than maxCardDepth (in an
+// extension's params, the one place a card holds free JSON) is refused as
+// invalid before it is parsed, rather than published for clients whose parsers stop
+// at a depth (protojson, encoding/json) to refuse.
+func TestCardTooDeep(t *testing.T) {
+	const n = 200000
+	deep := strings.Repeat(`{"a":`, n) + `1` + strings.Repeat(`}`, n)
+	for _, card := range []string{
+		`{"name":"x","capabilities":{"extensions":[{"uri":"u","params":` + deep + `}]}}`,
+		`{"name":"x","skills":` + strings.Repeat(`[`, n) + strings.Repeat(`]`, n) + `}`,
+	} {
+		_, err := ToCanonical([]byte(card))
+		if !errors.Is(err, errInvalid) || !strings.Contains(err.Error(), "levels") {
+			t.Errorf("a card nested %d deep: %v", n, err)
+		}
+	}
+	within := `{"name":"x","capabilities":{"extensions":[{"uri":"u","params":` + strings.Repeat(`{"a":`, maxCardDepth-5) + `1` + strings.Repeat(`}`, maxCardDepth-5) + `}]}}`
+	if _, err := ToCanonical([]byte(within)); err != nil {
+		t.Errorf("a card nested %d deep: %v", maxCardDepth, err)
+	}
+}

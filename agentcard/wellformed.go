@@ -1,0 +1,74 @@
+package agentcard
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+)
+
+// maxCardDepth bounds how deep a backend's card nests. A card's own
+// structure is a few levels deep; only an extension's params hold free
+// JSON. A deeper card is refused before it is parsed: its clients'
+// parsers stop at a depth (protojson, encoding/json) and would refuse the
+// card the gateway published, and parsing it costs time in proportion.
+const maxCardDepth = 64
+
+// wellFormed checks card's nesting against maxCardDepth and returns it with
+// every lone UTF-16 surrogate escape ("\ud83d" with no low half after it,
+// as a JS agent that cut a string inside an emoji writes) replaced by
+// "\ufffd", the character encoding/json reads it as: protojson refuses a
+// card holding one, and other parsers read it each their own way. The
+// card's JSON syntax is checked afterwards, by the parser; this pass only
+// tells strings from the rest.
+func wellFormed(card []byte) ([]byte, error) {
+	out := card
+	copied := false
+	depth := 0
+	inString := false
+	for i := 0; i < len(card); i++ {
+		c := card[i]
+		if !inString {
+			switch c {
+			case '"':
+				inString = true
+			case '{', '[':
+				if depth++; depth > maxCardDepth {
+					return nil, fmt.Errorf("%w: nests deeper than %d levels", errInvalid, maxCardDepth)
+				}
+			case '}', ']':
+				depth--
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(card) && card[i+1] != 'u':
+			i++ // a two-character escape, \" and \\ among them
+		case c == '\\':
+			r, ok := escapedRune(card, i)
+			if !ok || !utf16.IsSurrogate(r) {
+				continue
+			}
+			if low, ok := escapedRune(card, i+6); ok && r < 0xdc00 && low >= 0xdc00 && low <= 0xdfff {
+				i += 11 // a pair: one character
+				continue
+			}
+			if !copied {
+				out, copied = append([]byte(nil), card...), true
+			}
+			copy(out[i:i+6], `\ufffd`)
+			i += 5
+		}
+	}
+	return out, nil
+}
+
+// escapedRune reads the \uXXXX escape at card[i:], if there is one.
+func escapedRune(card []byte, i int) (rune, bool) {
+	if i+6 > len(card) || card[i] != '\\' || card[i+1] != 'u' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(card[i+2:i+6]), 16, 16)
+	return rune(v), err == nil
+}

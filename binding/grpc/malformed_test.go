@@ -1,0 +1,189 @@
+package grpcbind
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// wireBytes is a request message sent as it is, whatever it holds.
+type wireBytes []byte
+
+// rawCodec sends wireBytes unchanged and reads any answer without decoding
+// it, so that a test can put bytes on the wire that no proto.Marshal writes.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	b, ok := v.(wireBytes)
+	if !ok {
+		return nil, errors.New("rawCodec sends wireBytes only")
+	}
+	return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+}
+
+func (rawCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
+func (rawCodec) Name() string                         { return "proto" }
+
+// bothTransports serves New's server in front of c on a listener of its own
+// (Serve, as grpc_listen does) and beside HTTP/1.1 on an h2c listener
+// (ServeHTTP, as the traffic listener does), and returns a connection to
+// each.
+func bothTransports(t *testing.T, c http.Handler) map[string]*grpc.ClientConn {
+	t.Helper()
+	s := New(c, Options{})
+	t.Cleanup(s.Stop)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	h2c := httptest.NewUnstartedServer(s)
+	h2c.Config.Protocols = new(http.Protocols)
+	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
+	h2c.Start()
+	t.Cleanup(h2c.Close)
+	conns := map[string]*grpc.ClientConn{}
+	for name, addr := range map[string]string{"Serve": ln.Addr().String(), "ServeHTTP": strings.TrimPrefix(h2c.URL, "http://")} {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		conns[name] = conn
+	}
+	return conns
+}
+
+// TestMalformedRequestRefused: a request message that is no valid protobuf
+// (cut short, a string that is not UTF-8, a field number 0), to either
+// service, unary or streaming, on either transport, is refused as
+// INVALID_ARGUMENT with the binding's ErrorInfo (PARSE_ERROR, the JSON-RPC
+// -32700 a malformed JSON body gets), not grpc-go's bare INTERNAL, and never
+// reaches the core.
+func TestMalformedRequestRefused(t *testing.T) {
+	c := &core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`}
+	// GetTaskRequest.id and SendMessageRequest.message are field 1 in both
+	// protos.
+	cut := wireBytes(protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.BytesType), 200))
+	notUTF8 := wireBytes(protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "t\xff"))
+	fieldZero := wireBytes{0x00, 0x01}
+	for name, conn := range bothTransports(t, c) {
+		for _, tc := range []struct {
+			name, method string
+			stream       bool
+			body         wireBytes
+		}{
+			{"1.0 GetTask cut short", "/lf.a2a.v1.A2AService/GetTask", false, cut},
+			{"1.0 GetTask id not UTF-8", "/lf.a2a.v1.A2AService/GetTask", false, notUTF8},
+			{"1.0 SendMessage field number 0", "/lf.a2a.v1.A2AService/SendMessage", false, fieldZero},
+			{"1.0 SendStreamingMessage cut short", "/lf.a2a.v1.A2AService/SendStreamingMessage", true, cut},
+			{"0.3 GetTask cut short", "/a2a.v1.A2AService/GetTask", false, cut},
+			{"0.3 SendStreamingMessage cut short", "/a2a.v1.A2AService/SendStreamingMessage", true, cut},
+		} {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				c.req = nil
+				err := invokeRaw(conn, tc.method, tc.stream, tc.body)
+				st, _ := status.FromError(err)
+				if st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "not a valid protobuf") {
+					t.Fatalf("got %v, want InvalidArgument saying the request is not a valid protobuf", err)
+				}
+				if info := errorInfo(t, st); info.Reason != "PARSE_ERROR" || info.Domain != "a2a-protocol.org" {
+					t.Fatalf("ErrorInfo %v, want reason PARSE_ERROR in domain a2a-protocol.org", info)
+				}
+				if c.req != nil {
+					t.Fatal("the malformed request reached the core")
+				}
+			})
+		}
+	}
+}
+
+// TestMalformedSecondMessageRefused: a unary call that sends a malformed
+// message and then a second one gets the cardinality error grpc-go gives,
+// and the server goes on serving well-formed calls.
+func TestMalformedSecondMessageRefused(t *testing.T) {
+	c := &core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`}
+	for name, conn := range bothTransports(t, c) {
+		c.req = nil
+		s, err := conn.NewStream(context.Background(), &grpc.StreamDesc{ClientStreams: true, ServerStreams: true},
+			"/lf.a2a.v1.A2AService/GetTask", grpc.ForceCodecV2(rawCodec{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.SendMsg(wireBytes{0x00})
+		_ = s.SendMsg(wireBytes(protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "t")))
+		_ = s.CloseSend()
+		if err := s.RecvMsg(new(struct{})); status.Code(err) == codes.OK {
+			t.Errorf("%s: two request messages to a unary method were served", name)
+		}
+		if c.req != nil {
+			t.Fatalf("%s: a unary call of two messages reached the core", name)
+		}
+		good := wireBytes(protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "t"))
+		if err := invokeRaw(conn, "/lf.a2a.v1.A2AService/GetTask", false, good); err != nil {
+			t.Fatalf("%s: a well-formed GetTask after it: %v", name, err)
+		}
+	}
+}
+
+// invokeRaw calls method with body as the request message's bytes.
+func invokeRaw(conn *grpc.ClientConn, method string, stream bool, body wireBytes) error {
+	ctx := context.Background()
+	if !stream {
+		return conn.Invoke(ctx, method, body, new(struct{}), grpc.ForceCodecV2(rawCodec{}))
+	}
+	s, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, method, grpc.ForceCodecV2(rawCodec{}))
+	if err != nil {
+		return err
+	}
+	if err := s.SendMsg(body); err != nil {
+		return err
+	}
+	if err := s.CloseSend(); err != nil {
+		return err
+	}
+	for {
+		if err := s.RecvMsg(new(struct{})); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// TestBodyHeadersNotForwarded: metadata naming an HTTP body's encoding or
+// digest (content-encoding, digest, ...) describes no body the core reads,
+// whose body is the gateway's own JSON: it is not passed on as a header, so
+// the call is served rather than refused as compressed.
+func TestBodyHeadersNotForwarded(t *testing.T) {
+	c := &core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`}
+	conn := servedCore(t, c)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "content-encoding", "gzip", "content-md5", "x",
+		"content-digest", "sha-256=:x:", "repr-digest", "sha-256=:x:", "digest", "SHA-256=x", "x-kept", "yes")
+	if _, err := a2apb.NewA2AServiceClient(conn).GetTask(ctx, &a2apb.GetTaskRequest{Id: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"Content-Encoding", "Content-Md5", "Content-Digest", "Repr-Digest", "Digest"} {
+		if v, ok := c.req.Header[h]; ok {
+			t.Errorf("the core got %s: %q", h, v)
+		}
+	}
+	if c.req.Header.Get("X-Kept") != "yes" {
+		t.Errorf("the caller's own metadata was not passed on: %v", c.req.Header)
+	}
+}
