@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/hex"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +26,8 @@ type memSends struct {
 	order   *btree.BTreeG[*memSend]
 	byOwner map[unique.Handle[memSendOwner]]*btree.BTreeG[*memSend]
 	writes  uint64
+	// seeds are the keys' sums' (memSendKey), set by NewMemory.
+	seeds [2]maphash.Seed
 }
 
 // memSendOwner is the principal and agent a share of records is counted by.
@@ -35,14 +38,21 @@ type memSendOwner struct {
 func (k memSendKey) shareOf() unique.Handle[memSendOwner] { return k.share }
 
 // memSendKey is a SendKey with its agent and owner interned as one pair: a
-// few shared by every record, a single handle in each.
+// few shared by every record, a single handle in each. The caller's key is
+// kept as its sum, inside the record: a string of its own would be another
+// allocation per record, about as large as the key. The principal stays
+// exact, so two keys can only meet under one principal, by a collision of
+// the sum, which is of the process's own random seeds: a caller could at
+// most make one of its own sends look like a retry of another of its own.
 type memSendKey struct {
 	share unique.Handle[memSendOwner]
-	key   string
+	sum   [2]uint64
 }
 
-func sendKeyOf(k SendKey) memSendKey {
-	return memSendKey{share: unique.Make(memSendOwner{agent: k.Agent, owner: k.Owner}), key: k.Key}
+// sendKeyOf is k as s keeps it.
+func (s *memSends) sendKeyOf(k SendKey) memSendKey {
+	return memSendKey{share: unique.Make(memSendOwner{agent: k.Agent, owner: k.Owner}),
+		sum: [2]uint64{maphash.String(s.seeds[0], k.Key), maphash.String(s.seeds[1], k.Key)}}
 }
 
 // memSend is a SendRecord as kept. Every record has a digest, a state and a
@@ -204,7 +214,7 @@ func (m *Memory) claim(key SendKey, rec SendRecord, now time.Time) (SendRecord, 
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := sendKeyOf(key)
+	k := s.sendKeyOf(key)
 	prior, ok := s.get(k, now)
 	if ok && prior.State != SendNotAccepted {
 		return prior, false
@@ -222,7 +232,7 @@ func (m *Memory) SaveSend(_ context.Context, key SendKey, rec SendRecord) error 
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.put(sendKeyOf(key), rec, taskID, m.maxTasks, m.maxPerOwner)
+	s.put(s.sendKeyOf(key), rec, taskID, m.maxTasks, m.maxPerOwner)
 	return nil
 }
 
@@ -245,7 +255,7 @@ func (m *Memory) LoadSend(_ context.Context, key SendKey, now time.Time) (SendRe
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rec, ok := s.get(sendKeyOf(key), now); ok {
+	if rec, ok := s.get(s.sendKeyOf(key), now); ok {
 		return rec, nil
 	}
 	return SendRecord{}, ErrNotFound

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -440,5 +441,39 @@ func TestMemorySendExpiresBeyondNanos(t *testing.T) {
 	key := SendKey{Agent: "x", Owner: "o", Key: "year 3000"}
 	if got, err := m.LoadSend(ctx, key, time.Date(3000, 1, 1, 0, 0, 0, 1, time.UTC)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("LoadSend past year 3000 = %+v, %v; want ErrNotFound", got, err)
+	}
+}
+
+// TestMemorySendKeysStayApart: a record is found by its own key alone,
+// which the index keeps as a sum: keys that are prefixes of each other,
+// differ in one byte or only past a long common start, and the same key
+// under other principals and agents, each have a record of their own.
+func TestMemorySendKeysStayApart(t *testing.T) {
+	t.Parallel()
+	m := NewMemory(MemoryConfig{})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	long := strings.Repeat("k", 4096)
+	var keys []SendKey
+	for _, k := range []string{"a", "a\x00", "ab", "b", "msg-1", "msg-10", "msg-01", long, long + "x", long + "y", "é", "e\u0301"} {
+		keys = append(keys, SendKey{Agent: "x", Owner: "o", Key: k})
+	}
+	keys = append(keys, SendKey{Agent: "x", Owner: "p", Key: "a"}, SendKey{Agent: "x", Owner: "", Key: "a"},
+		SendKey{Agent: "y", Owner: "o", Key: "a"}, SendKey{Agent: "xo", Owner: "", Key: "a"})
+	for i, key := range keys {
+		rec := SendRecord{Digest: "0123456789abcdef", State: SendTask, TaskID: fmt.Sprint("task-", i), Expires: now.Add(time.Hour)}
+		if err := m.SaveSend(ctx, key, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, key := range keys {
+		got, err := m.LoadSend(ctx, key, now)
+		if want := fmt.Sprint("task-", i); err != nil || got.TaskID != want {
+			t.Errorf("LoadSend(%.20q) = %+v, %v; want task %s", key, got, err, want)
+		}
+	}
+	if got, err := m.LoadSend(ctx, SendKey{Agent: "x", Owner: "o", Key: long[:4095]}, now); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LoadSend of a key never saved = %+v, %v; want ErrNotFound", got, err)
 	}
 }
