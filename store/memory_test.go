@@ -477,3 +477,44 @@ func TestMemorySendKeysStayApart(t *testing.T) {
 		t.Errorf("LoadSend of a key never saved = %+v, %v; want ErrNotFound", got, err)
 	}
 }
+
+// TestMemorySendsBoundedByIndex: a full index of records loses the one
+// written least recently, whoever's it is; a record written again is
+// written most recently; and a principal whose last record made room for
+// its own new one keeps the new one.
+func TestMemorySendsBoundedByIndex(t *testing.T) {
+	t.Parallel()
+	m := NewMemory(MemoryConfig{MaxTasks: 3})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	save := func(owner, key string) {
+		t.Helper()
+		rec := SendRecord{Digest: "0123456789abcdef", State: SendTask, TaskID: "task-" + key, Expires: now.Add(time.Hour)}
+		if err := m.SaveSend(ctx, SendKey{Agent: "x", Owner: owner, Key: key}, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string, want map[[2]string]bool) {
+		t.Helper()
+		for k, kept := range want {
+			got, err := m.LoadSend(ctx, SendKey{Agent: "x", Owner: k[0], Key: k[1]}, now)
+			switch {
+			case kept && (err != nil || got.TaskID != "task-"+k[1]):
+				t.Errorf("%s: LoadSend(%q, %q) = %+v, %v; want kept", when, k[0], k[1], got, err)
+			case !kept && !errors.Is(err, ErrNotFound):
+				t.Errorf("%s: LoadSend(%q, %q) = %+v, %v; want ErrNotFound", when, k[0], k[1], got, err)
+			}
+		}
+	}
+	save("", "k1")
+	save("", "k2")
+	save("alice", "k3")
+	save("", "k4")
+	check("after k4", map[[2]string]bool{{"", "k1"}: false, {"", "k2"}: true, {"alice", "k3"}: true, {"", "k4"}: true})
+	save("", "k2")
+	save("alice", "k5") // takes alice's k3, her only record, to make room
+	check("after k5", map[[2]string]bool{{"", "k2"}: true, {"alice", "k3"}: false, {"", "k4"}: true, {"alice", "k5"}: true})
+	save("bob", "k6")
+	check("after k6", map[[2]string]bool{{"", "k2"}: true, {"", "k4"}: false, {"alice", "k5"}: true, {"bob", "k6"}: true})
+}
