@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"strings"
 	"sync"
@@ -173,6 +174,7 @@ func NewMemory(cfg MemoryConfig) *Memory {
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
 	}
+	m.sends.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 	m.unfinished = btree.NewWithFreeListG(btreeDegree, putLess, m.free)
 	m.finished = btree.NewWithFreeListG(btreeDegree, putLess, m.free)
 	go m.sweep(min(cfg.TTL, maxSweepInterval))

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/hex"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -18,13 +19,24 @@ import (
 // caller's many keys cannot push another's out (and have its retry sent to
 // the backend again); a full index loses the record written least recently.
 type memSends struct {
-	mu    sync.Mutex
-	byKey map[memSendKey]*memSend
+	mu sync.Mutex
 	// order holds the records most recently written first (putLess says
-	// why not least); byOwner the same, of each principal with a share.
-	order   *btree.BTreeG[*memSend]
-	byOwner map[unique.Handle[memSendOwner]]*btree.BTreeG[*memSend]
-	writes  uint64
+	// why not least).
+	order  *btree.BTreeG[*memSend]
+	shares map[unique.Handle[memSendOwner]]*memSendShare
+	writes uint64
+	// seeds are the keys' sums' (memSendKey), set by NewMemory.
+	seeds [2]maphash.Seed
+}
+
+// memSendShare is one principal's records in one agent. They are mapped by
+// their keys' sums alone: a map of every record keyed by principal and sum
+// would hold the principal's handle once more in every slot.
+type memSendShare struct {
+	byKey map[[2]uint64]*memSend
+	// order holds the records most recently written first, for a principal
+	// with a share (authentication on); nil for owner "".
+	order *btree.BTreeG[*memSend]
 }
 
 // memSendOwner is the principal and agent a share of records is counted by.
@@ -32,17 +44,22 @@ type memSendOwner struct {
 	agent, owner string
 }
 
-func (k memSendKey) shareOf() unique.Handle[memSendOwner] { return k.share }
-
 // memSendKey is a SendKey with its agent and owner interned as one pair: a
-// few shared by every record, a single handle in each.
+// few shared by every record, a single handle in each. The caller's key is
+// kept as its sum, inside the record: a string of its own would be another
+// allocation per record, about as large as the key. The principal stays
+// exact, so two keys can only meet under one principal, by a collision of
+// the sum, which is of the process's own random seeds: a caller could at
+// most make one of its own sends look like a retry of another of its own.
 type memSendKey struct {
 	share unique.Handle[memSendOwner]
-	key   string
+	sum   [2]uint64
 }
 
-func sendKeyOf(k SendKey) memSendKey {
-	return memSendKey{share: unique.Make(memSendOwner{agent: k.Agent, owner: k.Owner}), key: k.Key}
+// sendKeyOf is k as s keeps it.
+func (s *memSends) sendKeyOf(k SendKey) memSendKey {
+	return memSendKey{share: unique.Make(memSendOwner{agent: k.Agent, owner: k.Owner}),
+		sum: [2]uint64{maphash.String(s.seeds[0], k.Key), maphash.String(s.seeds[1], k.Key)}}
 }
 
 // memSend is a SendRecord as kept. Every record has a digest, a state and a
@@ -204,7 +221,7 @@ func (m *Memory) claim(key SendKey, rec SendRecord, now time.Time) (SendRecord, 
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := sendKeyOf(key)
+	k := s.sendKeyOf(key)
 	prior, ok := s.get(k, now)
 	if ok && prior.State != SendNotAccepted {
 		return prior, false
@@ -222,7 +239,7 @@ func (m *Memory) SaveSend(_ context.Context, key SendKey, rec SendRecord) error 
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.put(sendKeyOf(key), rec, taskID, m.maxTasks, m.maxPerOwner)
+	s.put(s.sendKeyOf(key), rec, taskID, m.maxTasks, m.maxPerOwner)
 	return nil
 }
 
@@ -245,7 +262,7 @@ func (m *Memory) LoadSend(_ context.Context, key SendKey, now time.Time) (SendRe
 	s := &m.sends
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rec, ok := s.get(sendKeyOf(key), now); ok {
+	if rec, ok := s.get(s.sendKeyOf(key), now); ok {
 		return rec, nil
 	}
 	return SendRecord{}, ErrNotFound
@@ -254,7 +271,11 @@ func (m *Memory) LoadSend(_ context.Context, key SendKey, now time.Time) (SendRe
 // get returns key's record when it has not expired by now. The caller
 // holds s.mu.
 func (s *memSends) get(key memSendKey, now time.Time) (SendRecord, bool) {
-	ms := s.byKey[key]
+	sh := s.shares[key.share]
+	if sh == nil {
+		return SendRecord{}, false
+	}
+	ms := sh.byKey[key.sum]
 	if ms == nil {
 		return SendRecord{}, false
 	}
@@ -268,55 +289,61 @@ func (s *memSends) get(key memSendKey, now time.Time) (SendRecord, bool) {
 // remove forgets ms. The caller holds s.mu.
 func (s *memSends) remove(ms *memSend) {
 	s.order.Delete(ms)
-	delete(s.byKey, ms.key)
-	if share := s.byOwner[ms.key.shareOf()]; share != nil {
-		share.Delete(ms)
-		if share.Len() == 0 {
-			delete(s.byOwner, ms.key.shareOf())
-		}
+	sh := s.shares[ms.key.share]
+	delete(sh.byKey, ms.key.sum)
+	if sh.order != nil {
+		sh.order.Delete(ms)
+	}
+	if len(sh.byKey) == 0 {
+		delete(s.shares, ms.key.share)
 	}
 }
 
 // put writes key's record, making room within limit and, for a principal
 // (authentication on), within perOwner of its own. The caller holds s.mu.
 func (s *memSends) put(key memSendKey, rec SendRecord, taskID string, limit, perOwner int) {
-	if s.byKey == nil {
-		s.byKey = map[memSendKey]*memSend{}
+	if s.shares == nil {
 		s.order = btree.NewG(btreeDegree, writtenLess)
-		s.byOwner = map[unique.Handle[memSendOwner]]*btree.BTreeG[*memSend]{}
+		s.shares = map[unique.Handle[memSendOwner]]*memSendShare{}
 	}
 	s.writes++
-	shared := key.share.Value().owner != ""
-	ms := s.byKey[key]
+	var ms *memSend
+	sh := s.shares[key.share]
+	if sh != nil {
+		ms = sh.byKey[key.sum]
+	}
 	if ms != nil {
 		// Reordered in place: its share, maybe of it alone, stays.
 		s.order.Delete(ms)
-		if share := s.byOwner[key.shareOf()]; share != nil {
-			share.Delete(ms)
+		if sh.order != nil {
+			sh.order.Delete(ms)
 		}
 	} else {
-		if share := s.byOwner[key.shareOf()]; shared && share != nil {
-			for share.Len() >= perOwner {
-				oldest, _ := share.Max()
-				s.remove(oldest)
-			}
+		for sh != nil && sh.order != nil && sh.order.Len() >= perOwner {
+			oldest, _ := sh.order.Max()
+			s.remove(oldest)
 		}
 		for s.order.Len() >= limit {
 			oldest, _ := s.order.Max()
 			s.remove(oldest)
 		}
+		// Making room may have taken the share's last record, and the
+		// share with it.
+		sh = s.shares[key.share]
+		if sh == nil {
+			sh = &memSendShare{byKey: map[[2]uint64]*memSend{}}
+			if key.share.Value().owner != "" {
+				sh.order = btree.NewG(btreeDegree, writtenLess)
+			}
+			s.shares[key.share] = sh
+		}
 		ms = &memSend{key: key}
-		s.byKey[key] = ms
+		sh.byKey[key.sum] = ms
 	}
 	ms.written = s.writes
 	ms.set(rec, taskID)
 	s.order.ReplaceOrInsert(ms)
-	if shared {
-		share := s.byOwner[key.shareOf()]
-		if share == nil {
-			share = btree.NewG(btreeDegree, writtenLess)
-			s.byOwner[key.shareOf()] = share
-		}
-		share.ReplaceOrInsert(ms)
+	if sh.order != nil {
+		sh.order.ReplaceOrInsert(ms)
 	}
 }

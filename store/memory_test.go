@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -441,4 +442,79 @@ func TestMemorySendExpiresBeyondNanos(t *testing.T) {
 	if got, err := m.LoadSend(ctx, key, time.Date(3000, 1, 1, 0, 0, 0, 1, time.UTC)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("LoadSend past year 3000 = %+v, %v; want ErrNotFound", got, err)
 	}
+}
+
+// TestMemorySendKeysStayApart: a record is found by its own key alone,
+// which the index keeps as a sum: keys that are prefixes of each other,
+// differ in one byte or only past a long common start, and the same key
+// under other principals and agents, each have a record of their own.
+func TestMemorySendKeysStayApart(t *testing.T) {
+	t.Parallel()
+	m := NewMemory(MemoryConfig{})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	long := strings.Repeat("k", 4096)
+	var keys []SendKey
+	for _, k := range []string{"a", "a\x00", "ab", "b", "msg-1", "msg-10", "msg-01", long, long + "x", long + "y", "é", "e\u0301"} {
+		keys = append(keys, SendKey{Agent: "x", Owner: "o", Key: k})
+	}
+	keys = append(keys, SendKey{Agent: "x", Owner: "p", Key: "a"}, SendKey{Agent: "x", Owner: "", Key: "a"},
+		SendKey{Agent: "y", Owner: "o", Key: "a"}, SendKey{Agent: "xo", Owner: "", Key: "a"})
+	for i, key := range keys {
+		rec := SendRecord{Digest: "0123456789abcdef", State: SendTask, TaskID: fmt.Sprint("task-", i), Expires: now.Add(time.Hour)}
+		if err := m.SaveSend(ctx, key, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, key := range keys {
+		got, err := m.LoadSend(ctx, key, now)
+		if want := fmt.Sprint("task-", i); err != nil || got.TaskID != want {
+			t.Errorf("LoadSend(%.20q) = %+v, %v; want task %s", key, got, err, want)
+		}
+	}
+	if got, err := m.LoadSend(ctx, SendKey{Agent: "x", Owner: "o", Key: long[:4095]}, now); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LoadSend of a key never saved = %+v, %v; want ErrNotFound", got, err)
+	}
+}
+
+// TestMemorySendsBoundedByIndex: a full index of records loses the one
+// written least recently, whoever's it is; a record written again is
+// written most recently; and a principal whose last record made room for
+// its own new one keeps the new one.
+func TestMemorySendsBoundedByIndex(t *testing.T) {
+	t.Parallel()
+	m := NewMemory(MemoryConfig{MaxTasks: 3})
+	t.Cleanup(func() { m.Close() })
+	ctx := context.Background()
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	save := func(owner, key string) {
+		t.Helper()
+		rec := SendRecord{Digest: "0123456789abcdef", State: SendTask, TaskID: "task-" + key, Expires: now.Add(time.Hour)}
+		if err := m.SaveSend(ctx, SendKey{Agent: "x", Owner: owner, Key: key}, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string, want map[[2]string]bool) {
+		t.Helper()
+		for k, kept := range want {
+			got, err := m.LoadSend(ctx, SendKey{Agent: "x", Owner: k[0], Key: k[1]}, now)
+			switch {
+			case kept && (err != nil || got.TaskID != "task-"+k[1]):
+				t.Errorf("%s: LoadSend(%q, %q) = %+v, %v; want kept", when, k[0], k[1], got, err)
+			case !kept && !errors.Is(err, ErrNotFound):
+				t.Errorf("%s: LoadSend(%q, %q) = %+v, %v; want ErrNotFound", when, k[0], k[1], got, err)
+			}
+		}
+	}
+	save("", "k1")
+	save("", "k2")
+	save("alice", "k3")
+	save("", "k4")
+	check("after k4", map[[2]string]bool{{"", "k1"}: false, {"", "k2"}: true, {"alice", "k3"}: true, {"", "k4"}: true})
+	save("", "k2")
+	save("alice", "k5") // takes alice's k3, her only record, to make room
+	check("after k5", map[[2]string]bool{{"", "k2"}: true, {"alice", "k3"}: false, {"", "k4"}: true, {"alice", "k5"}: true})
+	save("bob", "k6")
+	check("after k6", map[[2]string]bool{{"", "k2"}: true, {"", "k4"}: false, {"alice", "k5"}: true, {"bob", "k6"}: true})
 }
