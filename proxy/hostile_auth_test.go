@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/store"
 )
@@ -226,4 +227,51 @@ func TestListTasksPageTokenOfAnotherCaller(t *testing.T) {
 			t.Errorf("%s: %s\nforged: %s", name, got, want)
 		}
 	}
+}
+
+// TestTokenForAnotherAgent: two agents published by one gateway, on one
+// backend and one index, the audience of each its own public URL. A
+// token for agent a is refused by agent b; one the issuer made for both
+// still shows agent b none of the tasks made through agent a.
+func TestTokenForAnotherAgent(t *testing.T) {
+	tasks := store.NewMemory(store.MemoryConfig{})
+	t.Cleanup(func() { tasks.Close() })
+	backend := httptestServer(t, backends[1].handler(t, nil))
+	authOn := withAuth(t)
+	var agents []*Agent
+	for _, name := range []string{"a", "b"} {
+		cfg := AgentConfig{Name: name, Path: "/" + name, PublicURL: "http://gateway.test/" + name,
+			Backend: BackendConfig{URL: backend + "/", Dialect: dialect.Version10}, Skills: SkillsConfig{Default: "work"}}
+		authOn(&cfg)
+		v, err := auth.New(context.Background(), *cfg.Auth, cfg.PublicURL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(v.Close)
+		a := newValidAgent(t, cfg, Options{Tasks: tasks, Verifier: v})
+		_ = a.RefreshCard(context.Background())
+		agents = append(agents, a)
+	}
+	gw, err := NewGateway(agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	base := httptestServer(t, gw)
+	at := func(path, tok string) *testGateway { return &testGateway{t: t, url: base + path, token: tok} }
+	forA := token(t, "alice", func(c jwt.MapClaims) { c["aud"] = "http://gateway.test/a" })
+	forBoth := token(t, "alice", func(c jwt.MapClaims) { c["aud"] = []string{"http://gateway.test/a", "http://gateway.test/b"} })
+	c := callers[1]
+	id := c.task(t, mustResult(t, at("/a", forA).call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), "")))).Get("id").Str
+
+	status, h, body := at("/b", forA).post(rpc("GetTask", `{"id":"`+id+`"}`))
+	if status != http.StatusUnauthorized || !strings.Contains(h.Get("WWW-Authenticate"), "audience") {
+		t.Fatalf("agent a's token on agent b: HTTP %d %q %s", status, h.Get("WWW-Authenticate"), body)
+	}
+	viaB := at("/b", forBoth)
+	wantError(t, viaB.call("2", "GetTask", `{"id":"`+id+`"}`), dialect.V10, -32001)
+	if list := mustResult(t, viaB.call("3", "ListTasks", `{}`)); len(list.Get("tasks").Array()) != 0 {
+		t.Fatalf("agent b lists agent a's tasks: %s", list.Raw)
+	}
+	mustResult(t, at("/a", forBoth).call("4", "GetTask", `{"id":"`+id+`"}`))
 }
