@@ -74,7 +74,8 @@ type Config struct {
 	// caller, for example "sub", "client_id" or "email". Defaults to "sub".
 	PrincipalClaim string `yaml:"principal_claim"`
 
-	// Leeway is the clock skew tolerated when checking "exp" and "nbf".
+	// Leeway is the clock skew tolerated when checking "exp", "nbf" and
+	// "iat".
 	// Defaults to 30s.
 	Leeway time.Duration `yaml:"leeway"`
 }

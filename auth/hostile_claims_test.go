@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -58,4 +59,33 @@ func TestSubjectsThatAreNotUTF8AreRefused(t *testing.T) {
 			t.Errorf("subject %q: %+v, %v; want %q", sub, p, err, want)
 		}
 	}
+}
+
+// iat is held to what exp and nbf are: a NumericDate, and not in the
+// future beyond the leeway (a token its issuer says it has not issued
+// yet is not valid yet), where the parser ignored it whatever it held.
+func TestIssuedAtIsChecked(t *testing.T) {
+	t.Parallel()
+	key, cfg := es256Issuer(t)
+	clock := newFakeClock()
+	v := mustVerifier(t, cfg, clock, nil)
+	now := clock.Now()
+	good := validClaims(now)
+	tests := []struct {
+		name string
+		iat  any
+		want Reason
+	}{
+		{"now", now.Unix(), ""},
+		{"within leeway ahead", now.Add(DefaultLeeway - time.Second).Unix(), ""},
+		{"an hour ago", now.Add(-time.Hour).Unix(), ""},
+		{"beyond leeway ahead", now.Add(DefaultLeeway + time.Second).Unix(), ReasonNotYetValid},
+		{"a year ahead", now.AddDate(1, 0, 0).Unix(), ReasonNotYetValid},
+		{"not a number", "yesterday", ReasonMalformedToken},
+		{"an object", map[string]any{"$gt": 0}, ReasonMalformedToken},
+	}
+	for _, tt := range tests {
+		wantVerify(t, v, sign(t, key, with(good, "iat", tt.iat)), tt.want, "iat "+tt.name)
+	}
+	wantVerify(t, v, sign(t, key, with(good, "iat", nil)), "", "no iat")
 }

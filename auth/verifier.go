@@ -70,6 +70,9 @@ func newVerifier(ctx context.Context, cfg Config, defaultAudience string, client
 		// any one of these; WithAllAudiences would demand all of them.
 		jwt.WithAudience(slices.Clone(cfg.Audiences)...),
 		jwt.WithExpirationRequired(),
+		// iat is optional, but when present it is held to what exp and nbf
+		// are: a NumericDate, and not in the future beyond the leeway.
+		jwt.WithIssuedAt(),
 		jwt.WithLeeway(cfg.Leeway),
 		// Strict base64 refuses non-canonical encodings, so one signature
 		// has exactly one accepted spelling.
