@@ -10,6 +10,7 @@ import (
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -274,4 +275,36 @@ func TestTokenForAnotherAgent(t *testing.T) {
 		t.Fatalf("agent b lists agent a's tasks: %s", list.Raw)
 	}
 	mustResult(t, at("/a", forBoth).call("4", "GetTask", `{"id":"`+id+`"}`))
+}
+
+// TestMetricsNameNoPrincipalOrTask: after calls of alice's that succeed
+// and fail, and refused tokens, no series of the gateway's metrics names
+// her, her task or context, or a token: labels are closed sets.
+func TestMetricsNameNoPrincipalOrTask(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	g := newGatewayOpts(t, backends[1].handler(t, nil), dialect.Version10, Options{Metrics: NewMetrics(reg, nil)}, withAuth(t))
+	tok := token(t, "alice-the-principal")
+	alice := g.as(tok)
+	c := callers[1]
+	task := c.task(t, mustResult(t, alice.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), ""))))
+	wantError(t, alice.call("2", "GetTask", `{"id":"no-such-task-0000"}`), c.d, -32001)
+	mustResult(t, alice.call("3", "ListTasks", `{}`))
+	g.as(token(t, "mallory-the-principal", func(cl jwt.MapClaims) { cl["aud"] = "https://elsewhere.test/" })).post(rpc("GetTask", `{"id":"x"}`))
+	g.as("forged.token.value").post(rpc("GetTask", `{"id":"x"}`))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, mf := range mfs {
+		all.WriteString(mf.String())
+	}
+	for _, secret := range []string{"alice-the-principal", "mallory-the-principal", task.Get("id").Str, task.Get("contextId").Str, "no-such-task", tok[:20], "forged"} {
+		if strings.Contains(all.String(), secret) {
+			t.Errorf("a metric names %q", secret)
+		}
+	}
+	if !strings.Contains(all.String(), "bad_audience") {
+		t.Fatalf("the refused token was not counted: the check above saw no auth series")
+	}
 }
