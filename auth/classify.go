@@ -22,6 +22,7 @@ var claimReasons = []struct {
 	{jwt.ErrTokenRequiredClaimMissing, ReasonMissingClaim},
 	{jwt.ErrTokenExpired, ReasonExpired},
 	{jwt.ErrTokenNotValidYet, ReasonNotYetValid},
+	{jwt.ErrTokenUsedBeforeIssued, ReasonNotYetValid},
 }
 
 // classify turns a jwt parse error into an *Error. Library errors are passed

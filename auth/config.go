@@ -54,7 +54,7 @@ type Config struct {
 	// forged key ids cannot hammer the issuer. Defaults to 30s.
 	JWKSMinRefetch time.Duration `yaml:"jwks_min_refetch"`
 
-	// PublicKeyFiles are paths to PEM files holding RSA (at least 2048 bits),
+	// PublicKeyFiles are paths to PEM files holding RSA (2048 to 8192 bits),
 	// ECDSA (P-256, P-384, P-521) or Ed25519 public keys, as "PUBLIC KEY",
 	// "RSA PUBLIC KEY" or "CERTIFICATE" blocks. A file may hold several
 	// blocks. Certificates are only a container for their key: their validity
@@ -74,7 +74,8 @@ type Config struct {
 	// caller, for example "sub", "client_id" or "email". Defaults to "sub".
 	PrincipalClaim string `yaml:"principal_claim"`
 
-	// Leeway is the clock skew tolerated when checking "exp" and "nbf".
+	// Leeway is the clock skew tolerated when checking "exp", "nbf" and
+	// "iat".
 	// Defaults to 30s.
 	Leeway time.Duration `yaml:"leeway"`
 }

@@ -13,7 +13,7 @@ const (
 	ReasonBadSignature    Reason = "bad_signature"    // signature does not verify
 	ReasonBadAlgorithm    Reason = "bad_algorithm"    // alg not in the allow-list, unknown or "none"
 	ReasonExpired         Reason = "expired"          // exp is past, beyond the leeway
-	ReasonNotYetValid     Reason = "not_yet_valid"    // nbf is in the future, beyond the leeway
+	ReasonNotYetValid     Reason = "not_yet_valid"    // nbf or iat is in the future, beyond the leeway
 	ReasonBadIssuer       Reason = "bad_issuer"       // iss is not the configured issuer
 	ReasonBadAudience     Reason = "bad_audience"     // aud holds none of the configured audiences
 	ReasonUnknownKey      Reason = "unknown_key"      // no configured key fits the token's kid and alg

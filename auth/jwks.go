@@ -14,9 +14,21 @@ import (
 	"strings"
 )
 
-// minRSABits is the smallest RSA modulus accepted (RFC 7518 §3.3 requires
-// 2048 bits for RS* and PS*).
-const minRSABits = 2048
+const (
+	// minRSABits is the smallest RSA modulus accepted (RFC 7518 §3.3
+	// requires 2048 bits for RS* and PS*).
+	minRSABits = 2048
+	// maxRSABits is the largest RSA modulus accepted, the largest issuers
+	// use. Checking a signature costs about the square of the modulus
+	// size, and a forged signature as long as a far larger modulus still
+	// fits in a token, so one such key would let any caller make the
+	// gateway spend a large fraction of a second per request.
+	maxRSABits = 8192
+	// maxJWKSKeys bounds the usable keys of a key set. A token without
+	// kid is checked against every key of its family, so the size of the
+	// set is the number of signature checks a forged kid-less token costs.
+	maxJWKSKeys = 64
+)
 
 // jwk is the subset of RFC 7517 §4 and RFC 7518 §6 members this package uses.
 type jwk struct {
@@ -37,6 +49,10 @@ type jwk struct {
 // keys already cached.
 var errNoUsableKeys = errors.New("key set holds no usable signature key")
 
+// errTooManyKeys reports a key set larger than any issuer publishes,
+// treated as a failed fetch too.
+var errTooManyKeys = fmt.Errorf("key set holds more than %d usable signature keys", maxJWKSKeys)
+
 // parseJWKS decodes a JSON Web Key Set (RFC 7517 §5). Keys for encryption,
 // of unknown type or malformed are skipped rather than failing the set: one
 // odd key must not disable every other key of the issuer.
@@ -54,6 +70,9 @@ func parseJWKS(body []byte) (keySet, error) {
 			continue
 		}
 		if key, ok := k.verificationKey(); ok {
+			if len(set) == maxJWKSKeys {
+				return nil, errTooManyKeys
+			}
 			set = append(set, key)
 		}
 	}
@@ -118,10 +137,21 @@ func (k jwk) rsaKey() (*rsa.PublicKey, error) {
 		return nil, errors.New("rsa exponent out of range")
 	}
 	pub := &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(exp)}
-	if pub.N.BitLen() < minRSABits {
-		return nil, fmt.Errorf("rsa key shorter than %d bits", minRSABits)
+	if err := checkRSASize(pub); err != nil {
+		return nil, err
 	}
 	return pub, nil
+}
+
+// checkRSASize enforces minRSABits and maxRSABits.
+func checkRSASize(pub *rsa.PublicKey) error {
+	switch bits := pub.N.BitLen(); {
+	case bits < minRSABits:
+		return fmt.Errorf("RSA key is %d bits; at least %d required", bits, minRSABits)
+	case bits > maxRSABits:
+		return fmt.Errorf("RSA key is %d bits; at most %d accepted", bits, maxRSABits)
+	}
+	return nil
 }
 
 func (k jwk) ecKey() (*ecdsa.PublicKey, error) {

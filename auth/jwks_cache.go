@@ -16,7 +16,35 @@ const (
 	maxJWKSBytes = 1 << 20
 	// jwksFetchTimeout bounds one fetch, including reading the body.
 	jwksFetchTimeout = 10 * time.Second
+	// maxJWKSRedirects bounds the redirects one fetch follows.
+	maxJWKSRedirects = 5
 )
+
+// errJWKSDowngrade refuses a redirect from https to plain http: whoever
+// can alter the key set can mint tokens, so the configured https must hold
+// to the end.
+var errJWKSDowngrade = errors.New("the https key set URL redirected to a URL that is not https")
+
+// jwksClient returns a copy of client whose redirects keep to https when
+// the key set URL is https, and stop after maxJWKSRedirects; the client's
+// own redirect policy, if any, is asked after that.
+func jwksClient(client *http.Client) *http.Client {
+	c := *client
+	own := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+			return errJWKSDowngrade
+		}
+		if len(via) >= maxJWKSRedirects {
+			return fmt.Errorf("stopped after %d redirects", len(via))
+		}
+		if own != nil {
+			return own(req, via)
+		}
+		return nil
+	}
+	return &c
+}
 
 // jwksCache holds the issuer's key set and keeps it fresh: a background
 // refresh every interval, plus on-demand refetches when a token names an
@@ -53,7 +81,7 @@ func newJWKSCache(url string, client *http.Client, minRefetch time.Duration, now
 	ctx, cancel := context.WithCancel(context.Background())
 	return &jwksCache{
 		url:        url,
-		client:     client,
+		client:     jwksClient(client),
 		minRefetch: minRefetch,
 		now:        now,
 		ctx:        ctx,

@@ -76,8 +76,8 @@ func parsePEMBlock(block *pem.Block) (any, error) {
 func staticPublicKey(pub any) (verificationKey, error) {
 	switch k := pub.(type) {
 	case *rsa.PublicKey:
-		if k.N.BitLen() < minRSABits {
-			return verificationKey{}, fmt.Errorf("RSA key is %d bits; at least %d required", k.N.BitLen(), minRSABits)
+		if err := checkRSASize(k); err != nil {
+			return verificationKey{}, err
 		}
 		return verificationKey{family: familyRSA, key: k}, nil
 	case *ecdsa.PublicKey:

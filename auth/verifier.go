@@ -2,12 +2,14 @@ package auth
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -68,6 +70,9 @@ func newVerifier(ctx context.Context, cfg Config, defaultAudience string, client
 		// any one of these; WithAllAudiences would demand all of them.
 		jwt.WithAudience(slices.Clone(cfg.Audiences)...),
 		jwt.WithExpirationRequired(),
+		// iat is optional, but when present it is held to what exp and nbf
+		// are: a NumericDate, and not in the future beyond the leeway.
+		jwt.WithIssuedAt(),
 		jwt.WithLeeway(cfg.Leeway),
 		// Strict base64 refuses non-canonical encodings, so one signature
 		// has exactly one accepted spelling.
@@ -156,6 +161,9 @@ func (v *Verifier) Verify(ctx context.Context, authorizationHeader string) (Prin
 	if err != nil {
 		return Principal{}, v.classify(err, token)
 	}
+	if !payloadIsUTF8(raw) {
+		return Principal{}, newError(ReasonMalformedToken, errPayloadNotUTF8)
+	}
 	// WithIssuer has already required iss to equal the configured issuer.
 	issuer, _ := claims.GetIssuer()
 	subject, _ := claims[v.principalClaim].(string)
@@ -174,6 +182,21 @@ func (v *Verifier) Verify(ctx context.Context, authorizationHeader string) (Prin
 		v.accepted.put(raw, accepted)
 	}
 	return p, nil
+}
+
+// errPayloadNotUTF8 refuses a claims set that is not UTF-8 (RFC 7519
+// §7.2). encoding/json reads each invalid byte as U+FFFD, so two subjects
+// that differ only in such bytes (Latin-1 names an issuer copied as they
+// are) would become one principal, owning each other's tasks.
+var errPayloadNotUTF8 = errors.New("the claims are not UTF-8")
+
+// payloadIsUTF8 reports whether the claims segment of a token the parser
+// accepted, so well-formed, decodes to UTF-8.
+func payloadIsUTF8(raw string) bool {
+	_, rest, _ := strings.Cut(raw, ".")
+	payload, _, _ := strings.Cut(rest, ".")
+	claims, err := base64.RawURLEncoding.DecodeString(payload)
+	return err == nil && utf8.Valid(claims)
 }
 
 var (

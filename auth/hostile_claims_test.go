@@ -1,0 +1,91 @@
+package auth
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// hmacToken signs a header and a payload given as raw bytes, for payloads
+// no JSON encoder writes.
+func hmacToken(t *testing.T, secret []byte, payload []byte) string {
+	t.Helper()
+	enc := base64.RawURLEncoding
+	signing := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString(payload)
+	sig, err := jwt.SigningMethodHS256.Sign(signing, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signing + "." + enc.EncodeToString(sig)
+}
+
+// encoding/json turns every byte that is not UTF-8 into U+FFFD: subjects
+// that differ only there, such as Latin-1 names an issuer copied as they
+// are, would be one principal and own each other's tasks. RFC 7519 §7.2
+// asks for UTF-8; a payload that is not is refused.
+func TestSubjectsThatAreNotUTF8AreRefused(t *testing.T) {
+	t.Parallel()
+	secret := []byte(strings.Repeat("s", 32))
+	clock := newFakeClock()
+	v := mustVerifier(t, Config{Issuer: testIssuer, Algorithms: []string{"HS256"},
+		HMACSecretFile: writeFile(t, "secret", secret)}, clock, nil)
+	claims := func(sub string) []byte {
+		c := validClaims(clock.Now())
+		delete(c, "sub")
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(append(b[:len(b)-1], `,"sub":"`+sub+`"`...), '}')
+	}
+	for _, sub := range []string{"jos\xe9", "jos\xe8", "\xff"} {
+		tok := hmacToken(t, secret, claims(sub))
+		p, err := v.Verify(context.Background(), "Bearer "+tok)
+		if err == nil {
+			t.Errorf("subject %q accepted as %q", sub, p.Subject)
+			continue
+		}
+		wantReason(t, err, ReasonMalformedToken, tok)
+	}
+	// The same names in UTF-8, and escaped, are two principals as before.
+	for sub, want := range map[string]string{"josé": "josé", `jos\u00e8`: "josè"} {
+		p, err := v.Verify(context.Background(), "Bearer "+hmacToken(t, secret, claims(sub)))
+		if err != nil || p.Subject != want {
+			t.Errorf("subject %q: %+v, %v; want %q", sub, p, err, want)
+		}
+	}
+}
+
+// iat is held to what exp and nbf are: a NumericDate, and not in the
+// future beyond the leeway (a token its issuer says it has not issued
+// yet is not valid yet), where the parser ignored it whatever it held.
+func TestIssuedAtIsChecked(t *testing.T) {
+	t.Parallel()
+	key, cfg := es256Issuer(t)
+	clock := newFakeClock()
+	v := mustVerifier(t, cfg, clock, nil)
+	now := clock.Now()
+	good := validClaims(now)
+	tests := []struct {
+		name string
+		iat  any
+		want Reason
+	}{
+		{"now", now.Unix(), ""},
+		{"within leeway ahead", now.Add(DefaultLeeway - time.Second).Unix(), ""},
+		{"an hour ago", now.Add(-time.Hour).Unix(), ""},
+		{"beyond leeway ahead", now.Add(DefaultLeeway + time.Second).Unix(), ReasonNotYetValid},
+		{"a year ahead", now.AddDate(1, 0, 0).Unix(), ReasonNotYetValid},
+		{"not a number", "yesterday", ReasonMalformedToken},
+		{"an object", map[string]any{"$gt": 0}, ReasonMalformedToken},
+	}
+	for _, tt := range tests {
+		wantVerify(t, v, sign(t, key, with(good, "iat", tt.iat)), tt.want, "iat "+tt.name)
+	}
+	wantVerify(t, v, sign(t, key, with(good, "iat", nil)), "", "no iat")
+}
