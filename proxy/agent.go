@@ -35,7 +35,8 @@ type Agent struct {
 	// with those labels already formatted: slog's JSON handler writes a
 	// handler's attributes once, where a record's are written on every
 	// call, and a record with more attributes than it holds inline
-	// allocates for the rest.
+	// allocates for the rest. The label sets are few: three bindings, and
+	// each dialect is 0.x, 1.0 or not yet known.
 	accessLogs sync.Map // accessLabels → slog.Handler
 	// verifier checks Bearer tokens; nil when the agent has no auth.
 	verifier Verifier
