@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -30,6 +31,13 @@ type Agent struct {
 	routes  map[string]*backend
 	byName  map[string]*backend
 	log     *slog.Logger
+	// accessLogs holds, per accessLabels seen, the access log's handler
+	// with those labels already formatted: slog's JSON handler writes a
+	// handler's attributes once, where a record's are written on every
+	// call, and a record with more attributes than it holds inline
+	// allocates for the rest. The label sets are few: three bindings, and
+	// each dialect is 0.x, 1.0 or not yet known.
+	accessLogs sync.Map // accessLabels → slog.Handler
 	// verifier checks Bearer tokens; nil when the agent has no auth.
 	verifier Verifier
 	metrics  *Metrics
@@ -388,7 +396,7 @@ func (a *Agent) logCall(c *call, r *http.Request) {
 	a.metrics.observe(a.cfg.Name, c, end.Sub(c.start))
 	// Straight to the handler: Logger.LogAttrs would also record the
 	// caller's program counter, which the access log never shows.
-	h, ctx := a.log.Handler(), r.Context()
+	h, ctx := a.accessLog(c), r.Context()
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
@@ -396,24 +404,41 @@ func (a *Agent) logCall(c *call, r *http.Request) {
 	if outcome == "" {
 		outcome = outcomeOK
 	}
-	attrs := []slog.Attr{
-		slog.String("binding", c.binding.String()),
-		slog.String("caller_dialect", c.callerDialect().String()),
-		slog.String("backend_dialect", c.backend.dialect.String()),
+	rec := slog.NewRecord(end, slog.LevelInfo, "call", 0)
+	rec.AddAttrs(
 		slog.String("op", c.env.Op.String()),
 		slog.String("outcome", outcome),
 		slog.Duration("duration", end.Sub(c.start)),
 		slog.Int("bytes", c.bytes),
-	}
+	)
 	if c.code != 0 {
-		attrs = append(attrs, slog.Int("code", c.code), slog.String("reason", c.reason))
+		rec.AddAttrs(slog.Int("code", c.code), slog.String("reason", c.reason))
 	}
 	if c.env.Op.Streaming() {
-		attrs = append(attrs, slog.Int("events", c.events))
+		rec.AddAttrs(slog.Int("events", c.events))
 	}
-	rec := slog.NewRecord(end, slog.LevelInfo, "call", 0)
-	rec.AddAttrs(attrs...)
 	_ = h.Handle(ctx, rec)
+}
+
+// accessLabels are the access log's attributes that a handler can hold.
+type accessLabels struct {
+	binding         dialect.Binding
+	caller, backend dialect.ID
+}
+
+// accessLog is the handler of c's access log line, holding its binding and
+// dialects.
+func (a *Agent) accessLog(c *call) slog.Handler {
+	key := accessLabels{binding: c.binding, caller: c.callerDialect(), backend: c.backend.dialect}
+	if h, ok := a.accessLogs.Load(key); ok {
+		return h.(slog.Handler)
+	}
+	h, _ := a.accessLogs.LoadOrStore(key, a.log.Handler().WithAttrs([]slog.Attr{
+		slog.String("binding", key.binding.String()),
+		slog.String("caller_dialect", key.caller.String()),
+		slog.String("backend_dialect", key.backend.String()),
+	}))
+	return h.(slog.Handler)
 }
 
 // forward sends a parsed call to the right backend and answers it.

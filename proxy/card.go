@@ -42,6 +42,9 @@ type cards struct {
 	// noStreaming is set while the card says the backend does not stream
 	// (blocking_via_stream then sends plain blocking calls).
 	noStreaming atomic.Bool
+	// pushCapable is what canon says of push notifications, read once per
+	// card rather than on every send the push relay looks at.
+	pushCapable bool
 }
 
 // CardPaths are where a backend's public card is looked for, newest first.
@@ -243,6 +246,7 @@ func (c *cards) set(raw []byte, p agentcard.PublishOptions) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.publish, c.canon = p, canon
+	c.pushCapable = agentcard.PushNotificationsCapable(canon)
 	c.noStreaming.Store(!agentcard.StreamingCapable(canon))
 	c.v025, c.v03, c.v10, c.hybrid = forms[0], forms[1], forms[2], forms[3]
 	c.skills = skillIDsOf(forms[2])

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/a2agate/gateway/agentcard"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
@@ -69,7 +68,7 @@ func (p *pushRelay) on() bool {
 	}
 	p.a.cards.mu.RLock()
 	defer p.a.cards.mu.RUnlock()
-	return p.a.cards.canon == nil || agentcard.PushNotificationsCapable(p.a.cards.canon)
+	return p.a.cards.canon == nil || p.a.cards.pushCapable
 }
 
 // close drains the queue until ctx ends; see push.Queue.Close.

@@ -469,6 +469,8 @@ func (a *Agent) sendOutcome(c *call, rt *sendRetry, result []byte, e *normalize.
 		rec.State = store.SendNotAccepted
 	case e != nil:
 		rec.State = store.SendUnknown
+	case c.answer.Kind == normalize.KindTask && c.answer.TaskID == c.taskID && c.taskID != "":
+		rec.State, rec.TaskID = store.SendTask, c.taskID // the index's copy
 	case c.answer.Kind == normalize.KindTask && c.answer.TaskID != "":
 		rec.State, rec.TaskID = store.SendTask, strings.Clone(c.answer.TaskID)
 	case int64(len(result)) > a.retries.cfg.MaxMessageBytes:

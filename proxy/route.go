@@ -234,10 +234,15 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		}
 		return nil
 	}
-	// The ids are views into the backend's reply; an index that kept them
-	// would keep every reply alive with them.
+	// The ids are views into the backend's reply; an index or a call that
+	// kept them would keep every reply alive with them. One copy holds
+	// both: they are kept together.
+	var ids strings.Builder // a copy even when one id is empty, as + is not
+	ids.Grow(len(info.TaskID) + len(info.ContextID))
+	ids.WriteString(info.TaskID)
+	ids.WriteString(info.ContextID)
 	t := store.Task{
-		ID: strings.Clone(info.TaskID), ContextID: strings.Clone(info.ContextID), Owner: c.owner, Agent: a.cfg.Name,
+		ID: ids.String()[:len(info.TaskID)], ContextID: ids.String()[len(info.TaskID):], Owner: c.owner, Agent: a.cfg.Name,
 		Backend: c.backend.name, State: info.State, Updated: time.Now(),
 	}
 	c.taskID, c.contextID = t.ID, t.ContextID
