@@ -135,19 +135,23 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		return receivedInvalid
 	}
 	traceCtx := pushTraceContext(ctx)
+	deliveries := make([]push.Delivery, 0, len(configs))
 	for _, cfg := range configs {
 		d, err := p.delivery(cfg, canon, snap, traceCtx)
 		if err != nil {
 			p.a.log.Warn("a push delivery cannot be written in the caller's dialect; not sent", "task_id", cfg.TaskID, "config_id", cfg.ID, "error", err)
 			continue
 		}
-		if err := p.queue.Enqueue(d); err != nil {
-			p.a.log.Warn("push delivery refused: the queue is full or closing, the backend is answered 503 and still holds it",
-				"task_id", cfg.TaskID, "queue_size", p.cfg.QueueSize, "error", err)
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "the gateway's push queue is full: retry later", http.StatusServiceUnavailable)
-			return receivedQueueFull
-		}
+		deliveries = append(deliveries, d)
+	}
+	// All or none: the backend's retry of a refused delivery must not
+	// reach twice the webhooks that were queued before the queue filled.
+	if err := p.queue.EnqueueAll(deliveries); err != nil {
+		p.a.log.Warn("push delivery refused: the queue is full or closing, the backend is answered 503 and still holds it",
+			"task_id", info.TaskID, "webhooks", len(deliveries), "queue_size", p.cfg.QueueSize, "error", err)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "the gateway's push queue is full: retry later", http.StatusServiceUnavailable)
+		return receivedQueueFull
 	}
 	w.WriteHeader(http.StatusOK)
 	return receivedAccepted
