@@ -220,6 +220,16 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	if info.TaskID == "" || c.unchecked {
 		return nil // messages create no task
 	}
+	switch {
+	case c.taskID != "" && info.TaskID != c.taskID:
+		// A stream is about one task: a second one would be recorded as
+		// the caller's, or shown to the caller if another's.
+		return backendFault(backendInvalidReply, "backend %q answered about a second task after task %q, which the gateway withholds: one call's answer is about one task",
+			c.backend.name, truncateHeader(c.taskID))
+	case info.ContextID != "" && c.contextID != "" && info.ContextID != c.contextID:
+		return backendFault(backendInvalidReply, "backend %q answered about task %q with another contextId than it gave the task before, which the gateway withholds: a task's context never changes",
+			c.backend.name, truncateHeader(c.taskID))
+	}
 	if info.State == "" {
 		// An artifact update, or a message naming a task, says nothing of
 		// state to record, but may name another caller's task.
