@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testlog"
 )
 
 // contextFiler is a 1.0 backend that puts every task it answers for in
@@ -69,7 +69,7 @@ func TestBackendFilesTaskInAnothersContext(t *testing.T) {
 	const says = "put this task in a context that belongs to another caller"
 	back := &contextFiler{}
 	reg := prometheus.NewRegistry()
-	var logs syncBuffer
+	var logs testlog.Buffer
 	g := newGatewayOpts(t, back, dialect.Version10,
 		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, withAuth(t))
 	alice, bob := g.as(token(t, "alice")), g.as(token(t, "bob"))
@@ -144,20 +144,36 @@ func streamLast(t *testing.T, s *eventStream) gjson.Result {
 	return events[len(events)-1]
 }
 
-// syncBuffer is a bytes.Buffer that a logger and a test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// TestPushDeliveryInAnotherContext: a backend's push delivery for a task
+// that names another contextId than the task's is refused (400) and
+// reaches no webhook: relayed, it would show the caller a context that may
+// be another caller's. Before, it was delivered.
+func TestPushDeliveryInAnotherContext(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback)
+	c := caller{dialect.V10}
+	rcv := newReceiver(t, 0)
+	id, path, token := pushedTask(t, g, c, dialect.Version10, rcv.url)
+	contextID := mustResult(t, g.call("5", "GetTask", `{"id":"`+id+`"}`)).Get("contextId").Str
+	if contextID == "" {
+		t.Fatal("the task has no context")
+	}
+	update := func(contextID, state string) string {
+		return `{"statusUpdate":{"taskId":"` + id + `","contextId":"` + contextID + `","status":{"state":"` + state + `"}}}`
+	}
+	// Before any snapshot, the context the index recorded is the task's.
+	if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, update("c-bob", "TASK_STATE_WORKING")); status != http.StatusBadRequest || !strings.Contains(answer, "not the context of task") {
+		t.Fatalf("a delivery in another context answered %d: %s", status, answer)
+	}
+	rcv.none(t, g)
+	if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, update(contextID, "TASK_STATE_WORKING")); status != http.StatusOK {
+		t.Fatalf("a delivery in the task's context answered %d: %s", status, answer)
+	}
+	if d := rcv.next(t); d.body.Get("statusUpdate.contextId").Str != contextID {
+		t.Fatalf("delivered: %s", d.body.Raw)
+	}
+	// Once a snapshot is kept, it says the task's context.
+	if status, _ := deliver(t, g, path, "A2A-Notification-Token", token, update("c-bob", "TASK_STATE_COMPLETED")); status != http.StatusBadRequest {
+		t.Fatalf("a later delivery in another context answered %d, want 400", status)
+	}
+	rcv.none(t, g)
 }

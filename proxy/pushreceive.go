@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/push"
@@ -162,6 +164,19 @@ func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.Event
 	prev, err := p.configs.PushSnapshot(ctx, p.a.cfg.Name, info.TaskID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		p.a.metrics.storeError("read")
+	}
+	if info.ContextID != "" {
+		// A task's context never changes: a delivery naming another would
+		// show the caller a context that may be another caller's.
+		known := gjson.GetBytes(prev, "contextId").Str
+		if known == "" {
+			if t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, info.TaskID); err == nil {
+				known = t.ContextID
+			}
+		}
+		if known != "" && info.ContextID != known {
+			return nil, fmt.Errorf("the delivery names contextId %q, not the context of task %q", info.ContextID, info.TaskID)
+		}
 	}
 	snap, err := normalize.FoldWebhook(prev, canon, info)
 	if err != nil {
