@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/push"
@@ -135,19 +137,23 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		return receivedInvalid
 	}
 	traceCtx := pushTraceContext(ctx)
+	deliveries := make([]push.Delivery, 0, len(configs))
 	for _, cfg := range configs {
 		d, err := p.delivery(cfg, canon, snap, traceCtx)
 		if err != nil {
 			p.a.log.Warn("a push delivery cannot be written in the caller's dialect; not sent", "task_id", cfg.TaskID, "config_id", cfg.ID, "error", err)
 			continue
 		}
-		if err := p.queue.Enqueue(d); err != nil {
-			p.a.log.Warn("push delivery refused: the queue is full or closing, the backend is answered 503 and still holds it",
-				"task_id", cfg.TaskID, "queue_size", p.cfg.QueueSize, "error", err)
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "the gateway's push queue is full: retry later", http.StatusServiceUnavailable)
-			return receivedQueueFull
-		}
+		deliveries = append(deliveries, d)
+	}
+	// All or none: the backend's retry of a refused delivery must not
+	// reach twice the webhooks that were queued before the queue filled.
+	if err := p.queue.EnqueueAll(deliveries); err != nil {
+		p.a.log.Warn("push delivery refused: the queue is full or closing, the backend is answered 503 and still holds it",
+			"task_id", info.TaskID, "webhooks", len(deliveries), "queue_size", p.cfg.QueueSize, "error", err)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "the gateway's push queue is full: retry later", http.StatusServiceUnavailable)
+		return receivedQueueFull
 	}
 	w.WriteHeader(http.StatusOK)
 	return receivedAccepted
@@ -158,6 +164,19 @@ func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.Event
 	prev, err := p.configs.PushSnapshot(ctx, p.a.cfg.Name, info.TaskID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		p.a.metrics.storeError("read")
+	}
+	if info.ContextID != "" {
+		// A task's context never changes: a delivery naming another would
+		// show the caller a context that may be another caller's.
+		known := gjson.GetBytes(prev, "contextId").Str
+		if known == "" {
+			if t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, info.TaskID); err == nil {
+				known = t.ContextID
+			}
+		}
+		if known != "" && info.ContextID != known {
+			return nil, fmt.Errorf("the delivery names contextId %q, not the context of task %q", info.ContextID, info.TaskID)
+		}
 	}
 	snap, err := normalize.FoldWebhook(prev, canon, info)
 	if err != nil {

@@ -165,7 +165,10 @@ func backendDeliveries(v dialect.Version, taskID, contextID string) (header stri
 // backend (of version v) instead: its path and token.
 func pushedTask(t *testing.T, g *testGateway, c caller, v dialect.Version, url string) (id, path, token string) {
 	t.Helper()
-	id = c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), "")))).Get("id").Str
+	// In context "c", which the tests' deliveries name: a delivery naming
+	// another context than its task's is refused.
+	send := strings.Replace(c.send("m1", c.text("input please"), ""), `"messageId"`, `"contextId":"c","messageId"`, 1)
+	id = c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), send))).Get("id").Str
 	set, _ := callerPush(c, id, url)
 	mustResult(t, g.call("2", c.method(dialect.CreatePushConfig), set))
 	path, token = backendRelay(t, g, v, id)
@@ -422,7 +425,8 @@ func TestPushRelayOwnership(t *testing.T) {
 			g := newAuthGateway(t, b, allowLoopback)
 			alice, mallory := g.as(token(t, "alice")), g.as(token(t, "mallory"))
 			c := caller{dialect.V10}
-			id := c.task(t, mustResult(t, alice.call("1", "SendMessage", c.send("m1", c.text("input please"), "")))).Get("id").Str
+			task := c.task(t, mustResult(t, alice.call("1", "SendMessage", c.send("m1", c.text("input please"), ""))))
+			id := task.Get("id").Str
 			set, _ := callerPush(c, id, "https://hooks.example/alice")
 			mustResult(t, alice.call("2", "CreateTaskPushNotificationConfig", set))
 			for _, call := range []struct{ method, params string }{
@@ -442,7 +446,7 @@ func TestPushRelayOwnership(t *testing.T) {
 			set, _ = callerPush(c, id, rcv.url)
 			mustResult(t, alice.call("5", "CreateTaskPushNotificationConfig", set))
 			path, relayToken := backendRelay(t, g, b.version, id)
-			if status, answer := deliver(t, g, path, "X-A2A-Notification-Token", relayToken, `{"kind":"task","id":"`+id+`","contextId":"c","status":{"state":"working"}}`); status != http.StatusOK {
+			if status, answer := deliver(t, g, path, "X-A2A-Notification-Token", relayToken, `{"kind":"task","id":"`+id+`","contextId":"`+task.Get("contextId").Str+`","status":{"state":"working"}}`); status != http.StatusOK {
 				t.Fatalf("a delivery without a JWT answered %d: %s", status, answer)
 			}
 			if d := rcv.next(t); d.body.Get("task.status.state").Str != "TASK_STATE_WORKING" {

@@ -220,6 +220,16 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	if info.TaskID == "" || c.unchecked {
 		return nil // messages create no task
 	}
+	switch {
+	case c.taskID != "" && info.TaskID != c.taskID:
+		// A stream is about one task: a second one would be recorded as
+		// the caller's, or shown to the caller if another's.
+		return backendFault(backendInvalidReply, "backend %q answered about a second task after task %q, which the gateway withholds: one call's answer is about one task",
+			c.backend.name, truncateHeader(c.taskID))
+	case info.ContextID != "" && c.contextID != "" && info.ContextID != c.contextID:
+		return backendFault(backendInvalidReply, "backend %q answered about task %q with another contextId than it gave the task before, which the gateway withholds: a task's context never changes",
+			c.backend.name, truncateHeader(c.taskID))
+	}
 	if info.State == "" {
 		// An artifact update, or a message naming a task, says nothing of
 		// state to record, but may name another caller's task.
@@ -254,6 +264,8 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		return nil
 	case errors.Is(err, store.ErrOwnerConflict):
 		return a.withheldAsAnothers(c)
+	case errors.Is(err, store.ErrContextConflict):
+		return a.withheldInAnothersContext(c)
 	}
 	a.metrics.storeError("write")
 	select {
@@ -300,6 +312,9 @@ func (a *Agent) retryRecord(t store.Task) {
 		case errors.Is(err, store.ErrOwnerConflict):
 			a.log.Warn("a task write retried in the background found the id held by another caller", "task_id", t.ID)
 			return
+		case errors.Is(err, store.ErrContextConflict):
+			a.log.Warn("a task write retried in the background found its context held by another caller", "task_id", t.ID)
+			return
 		}
 		a.metrics.storeError("write")
 	}
@@ -328,7 +343,20 @@ func skillIDsOf(canon []byte) []string {
 // names a task the index holds for another caller.
 func (a *Agent) withheldAsAnothers(c *call) *normalize.Error {
 	a.log.Warn("the backend answered with a task id the index holds for another caller; answer withheld", "op", c.env.Op.String())
+	a.metrics.backendError(a.cfg.Name, backendInvalidReply)
 	return errTaskNotFound()
+}
+
+// withheldInAnothersContext logs and answers a backend answer withheld
+// because it puts the caller's task in a context the index holds for
+// another caller: relayed, it would hand the caller that context's id, and
+// recorded, give the context a second owner. The answer names neither the
+// context nor its owner, and is counted as a bad reply of the backend.
+func (a *Agent) withheldInAnothersContext(c *call) *normalize.Error {
+	a.log.Warn("the backend put the caller's task in a context the index holds for another caller; answer withheld",
+		"op", c.env.Op.String(), "backend", c.backend.name)
+	return backendFault(backendInvalidReply, "backend %q put this task in a context that belongs to another caller, so the gateway withholds its answer and keeps no record of the task: "+
+		"this is a fault of the backend, for its operator to look into; a send naming no contextId starts a new context", c.backend.name)
 }
 
 // errNotTheOwnersTask is notAnothers' refusal.

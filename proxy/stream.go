@@ -441,7 +441,7 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return false
 	}
 	s.c.streamEvent(info)
-	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") {
+	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") || (info.ContextID != s.c.contextID && info.TaskID != "" && info.ContextID != "") {
 		// The task index may be a network away: no event waits for it.
 		if s.flushPending() != nil {
 			return false
@@ -482,7 +482,16 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return true
 	}
 	s.pass = idAndRetry(ev)
-	return s.event(out) == nil
+	// After a final event the backend has nothing more to say: what it
+	// sends on (a task done, then working again) is not relayed, nor
+	// recorded over the final state.
+	return s.event(out) == nil && !finalEvent(info)
+}
+
+// finalEvent reports whether an event ends its stream: a message, a task
+// in a terminal state, or an event the backend marked final.
+func finalEvent(info normalize.EventInfo) bool {
+	return info.Kind == normalize.KindMessage || dialect.TerminalState(info.State) || (info.HasFinal && info.Final)
 }
 
 // passHeld gives the held event's id and retry to the next data event.

@@ -32,7 +32,9 @@ type Config struct {
 	// response. Defaults to 10s.
 	Timeout time.Duration `yaml:"timeout"`
 	// QueueSize bounds the deliveries waiting or in flight for the agent;
-	// beyond it the receiver answers the backend 503. Defaults to 1000.
+	// beyond it the receiver answers the backend 503 (a notification for
+	// several webhooks is taken whole or not at all, and whole into an
+	// empty queue whatever its size). Defaults to 1000.
 	QueueSize int `yaml:"queue_size"`
 	// Workers bounds the deliveries in flight at once (each to a different
 	// task). Defaults to 8.

@@ -23,7 +23,10 @@
 //
 // # When the queue is full
 //
-// Enqueue returns ErrQueueFull at once instead of waiting or evicting. The
+// Enqueue returns ErrQueueFull at once instead of waiting or evicting;
+// EnqueueAll, for a notification fanned out to several webhooks, queues all
+// of them or none, so that a backend's retry of a refused one reaches no
+// webhook twice. The
 // caller, the receiver of the backend's webhook, answers the backend 503:
 // the delivery is refused before the backend was told it was accepted, so
 // the backend still holds it. A backend that retries delivers it again when

@@ -72,8 +72,8 @@ type Observer struct {
 	StartAttempt func(d *Delivery, n int, h http.Header) (end func(a Attempt, outcome Outcome))
 	// OnAttempt is called after each attempt.
 	OnAttempt func(d *Delivery, a Attempt)
-	// OnOutcome is called exactly once for each Enqueue call (and each
-	// Send), whatever happened.
+	// OnOutcome is called exactly once for each delivery given to Enqueue
+	// or EnqueueAll (and each Send), whatever happened.
 	OnOutcome func(d *Delivery, r Result)
 }
 

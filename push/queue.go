@@ -66,35 +66,61 @@ func NewQueue(c *Config, s *Sender, o Observer) *Queue {
 // queue is full and ErrClosed when it is closing; either way d will not be
 // sent, and the Observer has seen its outcome.
 func (q *Queue) Enqueue(d Delivery) error {
+	return q.EnqueueAll([]Delivery{d})
+}
+
+// EnqueueAll queues every one of ds, or none: a notification fanned out to
+// several webhooks is refused whole when the queue lacks room for all of
+// them, so that the backend's retry of it reaches none twice. A fan-out
+// larger than the whole queue is taken when the queue is empty, so that it
+// is not refused forever. Refused, each of ds is observed, as by Enqueue.
+func (q *Queue) EnqueueAll(ds []Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
 	q.mu.Lock()
 	var err error
 	switch {
 	case q.closing:
 		err = ErrClosed
-	case q.depth >= q.size:
+	case q.depth > 0 && q.depth+len(ds) > q.size:
 		err = ErrQueueFull
 	default:
-		q.depth++
-		key := laneKey{d.TaskID, d.URL}
-		l := q.lanes[key]
-		if l == nil {
-			l = &lane{key: key}
-			q.lanes[key] = l
-		}
-		l.items = append(l.items, queued{d: d, enqueued: time.Now()})
-		if len(l.items) == 1 {
-			q.ready = append(q.ready, l)
-			q.cond.Signal()
+		now := time.Now()
+		for _, d := range ds {
+			q.add(d, now)
 		}
 	}
 	q.mu.Unlock()
+	var refused Outcome
 	switch err {
 	case ErrClosed:
-		q.observer.outcome(&d, Result{Outcome: AbandonedShutdown, Err: err})
+		refused = AbandonedShutdown
 	case ErrQueueFull:
-		q.observer.outcome(&d, Result{Outcome: DroppedQueueFull, Err: err})
+		refused = DroppedQueueFull
+	default:
+		return nil
+	}
+	for i := range ds {
+		q.observer.outcome(&ds[i], Result{Outcome: refused, Err: err})
 	}
 	return err
+}
+
+// add queues d in its lane. The caller holds q.mu.
+func (q *Queue) add(d Delivery, enqueued time.Time) {
+	q.depth++
+	key := laneKey{d.TaskID, d.URL}
+	l := q.lanes[key]
+	if l == nil {
+		l = &lane{key: key}
+		q.lanes[key] = l
+	}
+	l.items = append(l.items, queued{d: d, enqueued: enqueued})
+	if len(l.items) == 1 {
+		q.ready = append(q.ready, l)
+		q.cond.Signal()
+	}
 }
 
 // Len reports the deliveries waiting or in flight.

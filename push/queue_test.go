@@ -197,6 +197,56 @@ func TestQueueTasksGoOutConcurrently(t *testing.T) {
 	}
 }
 
+// TestQueueEnqueueAllWholeOrNone: a fan-out the queue has no room for in
+// whole queues none of its deliveries (each observed as dropped), one that
+// fits queues all, and one larger than the queue goes into an empty queue.
+func TestQueueEnqueueAllWholeOrNone(t *testing.T) {
+	g := newGate()
+	srv := httptest.NewServer(http.HandlerFunc(g.handler))
+	defer srv.Close()
+	q, rec := testQueue(t, func(c *Config) { c.Workers = 1; c.QueueSize = 3 })
+	fanOut := func(body string, n int) []Delivery {
+		ds := make([]Delivery, n)
+		for i := range ds {
+			ds[i] = Delivery{TaskID: "t", URL: srv.URL + "/hook" + strconv.Itoa(i), Body: []byte(body)}
+		}
+		return ds
+	}
+	if err := q.EnqueueAll(fanOut("first", 1)); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, g.arrived) // one in flight
+	if err := q.EnqueueAll(fanOut("refused", 3)); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("EnqueueAll of 3 into a queue with room for 2: %v, want ErrQueueFull", err)
+	}
+	if q.Len() != 1 || rec.count(DroppedQueueFull) != 3 {
+		t.Fatalf("after the refused fan-out: Len %d, dropped %d; want 1, 3", q.Len(), rec.count(DroppedQueueFull))
+	}
+	if err := q.EnqueueAll(fanOut("fits", 2)); err != nil {
+		t.Fatalf("EnqueueAll of 2 into a queue with room for 2: %v", err)
+	}
+	close(g.release)
+	for range 2 {
+		if got := wait(t, g.arrived); got != "fits" {
+			t.Fatalf("%q sent, want the fan-out that fitted", got)
+		}
+	}
+	if n, err := q.Close(context.Background()); n != 0 || err != nil {
+		t.Fatalf("Close: %d, %v", n, err)
+	}
+
+	big, rec := testQueue(t, func(c *Config) { c.Workers = 1; c.QueueSize = 2 })
+	if err := big.EnqueueAll(fanOut("big", 5)); err != nil {
+		t.Fatalf("EnqueueAll of 5 into an empty queue of 2: %v, want it taken whole", err)
+	}
+	for range 5 {
+		wait(t, g.arrived)
+	}
+	if n, err := big.Close(context.Background()); n != 0 || err != nil || rec.count(Delivered) != 5 {
+		t.Fatalf("Close: %d, %v; delivered %d, want 5", n, err, rec.count(Delivered))
+	}
+}
+
 func TestQueueFull(t *testing.T) {
 	g := newGate()
 	srv := httptest.NewServer(http.HandlerFunc(g.handler))

@@ -21,7 +21,7 @@ func testConcurrency(t *testing.T, open opener) {
 			owner := fmt.Sprintf("owner-%d", w%2)
 			for i := range perWorker {
 				id := fmt.Sprintf("w%d-t%d", w, i)
-				task := Task{ID: id, ContextID: fmt.Sprintf("c%d", i%3), Owner: owner, Agent: "a", State: working}
+				task := Task{ID: id, ContextID: fmt.Sprintf("%s-c%d", owner, i%3), Owner: owner, Agent: "a", State: working}
 				if err := s.Put(ctx, task); err != nil {
 					errs <- fmt.Errorf("Put(%s): %w", id, err)
 					return
@@ -30,7 +30,7 @@ func testConcurrency(t *testing.T, open opener) {
 					errs <- fmt.Errorf("Get(%s): %w", id, err)
 					return
 				}
-				if _, err := s.List(ctx, Query{Agent: "a", Owner: owner, ContextID: "c1", PageSize: 5}); err != nil {
+				if _, err := s.List(ctx, Query{Agent: "a", Owner: owner, ContextID: owner + "-c1", PageSize: 5}); err != nil {
 					errs <- fmt.Errorf("List: %w", err)
 					return
 				}

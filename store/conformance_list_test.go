@@ -26,7 +26,7 @@ func testListFilters(t *testing.T, open opener) {
 		{ID: "t3", ContextID: "c2", Owner: "alice", Agent: "a", State: working, Updated: at(3 * time.Minute)},
 		{ID: "t5", ContextID: "c2", Owner: "alice", Agent: "a", State: working, Updated: at(5 * time.Minute)},
 		{ID: "b1", ContextID: "c3", Owner: "bob", Agent: "a", State: working, Updated: at(4 * time.Minute)},
-		{ID: "b2", ContextID: "c1", Owner: "bob", Agent: "a", State: working, Updated: at(6 * time.Minute)},
+		{ID: "b2", ContextID: "c3", Owner: "bob", Agent: "a", State: working, Updated: at(6 * time.Minute)},
 		{ID: "x1", ContextID: "c1", Owner: "alice", Agent: "other", State: working, Updated: at(7 * time.Minute)},
 		{ID: "n1", ContextID: "c9", Owner: "", Agent: "a", State: working, Updated: at(8 * time.Minute)},
 	} {
@@ -47,7 +47,7 @@ func testListFilters(t *testing.T, open opener) {
 		{"updated after and state", Query{Agent: "a", Owner: "alice", State: working, UpdatedAfter: at(3 * time.Minute)}, []string{"t5", "t3"}},
 		{"updated after and context", Query{Agent: "a", Owner: "alice", ContextID: "c1", UpdatedAfter: at(2 * time.Minute)}, []string{"t2"}},
 		{"every filter", Query{Agent: "a", Owner: "alice", ContextID: "c2", State: working, UpdatedAfter: at(4 * time.Minute)}, []string{"t5"}},
-		{"another owner in a shared context", Query{Agent: "a", Owner: "bob", ContextID: "c1"}, []string{"b2"}},
+		{"another owner's context", Query{Agent: "a", Owner: "bob", ContextID: "c3"}, []string{"b2", "b1"}},
 		{"another owner", Query{Agent: "a", Owner: "bob"}, []string{"b2", "b1"}},
 		{"auth off", Query{Agent: "a", Owner: ""}, []string{"n1"}},
 		{"unknown owner", Query{Agent: "a", Owner: "carol"}, nil},
@@ -111,7 +111,7 @@ func testListValidates(t *testing.T, open opener) {
 func testBadPageTokens(t *testing.T, open opener) {
 	s, clock := open.onFakeClock(t)
 	for i, owner := range []string{"alice", "alice", "alice", "bob", "bob"} {
-		mustPut(t, s, Task{ID: string(rune('a' + i)), ContextID: "c", Owner: owner, Agent: "a", State: working})
+		mustPut(t, s, Task{ID: string(rune('a' + i)), ContextID: "c-" + owner, Owner: owner, Agent: "a", State: working})
 	}
 	q := Query{Agent: "a", Owner: "alice", State: working, PageSize: 1}
 	first := mustList(t, s, q)

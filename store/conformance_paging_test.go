@@ -26,7 +26,7 @@ func testPagingWalk(t *testing.T, open opener) {
 			task := Task{
 				// Ids are not in time order, and four tasks share each timestamp.
 				ID:        fmt.Sprintf("t%02x-%s-%d", (j*37)%256, owner, j),
-				ContextID: fmt.Sprintf("ctx-%d", j%5),
+				ContextID: fmt.Sprintf("%s-ctx-%d", owner, j%5), // a context has one owner
 				Owner:     owner,
 				Agent:     "walk",
 				Backend:   "b",
@@ -46,8 +46,8 @@ func testPagingWalk(t *testing.T, open opener) {
 		{"everything", Query{Owner: "alice"}},
 		{"auth off", Query{Owner: ""}},
 		{"state", Query{Owner: "bob", State: working}},
-		{"context", Query{Owner: "alice", ContextID: "ctx-2"}},
-		{"context and state", Query{Owner: "alice", ContextID: "ctx-1", State: completed}},
+		{"context", Query{Owner: "alice", ContextID: "alice-ctx-2"}},
+		{"context and state", Query{Owner: "alice", ContextID: "alice-ctx-1", State: completed}},
 		{"updated after", Query{Owner: "bob", UpdatedAfter: t0.Add(10 * time.Second)}},
 	}
 	touches := 0

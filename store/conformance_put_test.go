@@ -151,7 +151,7 @@ func testKeysDoNotCollide(t *testing.T, open opener) {
 		{ID: "b", Agent: "a:1", Owner: "o", ContextID: "x:y"},
 		{ID: "1:b", Agent: "a", Owner: "o", ContextID: "x"},
 		{ID: "b", Agent: "a", Owner: "o:1", ContextID: "y"},
-		{ID: "c", Agent: "a", Owner: "o:1:all", ContextID: "y"},
+		{ID: "c", Agent: "a", Owner: "o:1:all", ContextID: "y:all"},
 		{ID: "all", Agent: "a", Owner: "o", State: "s:x", ContextID: "c:z"},
 	}
 	for i, task := range tasks {
@@ -177,8 +177,7 @@ func testContextOwner(t *testing.T, open opener) {
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a"})
 	clock.Advance(12 * time.Hour)
-	// Another owner's task in the same context leaves the context's owner.
-	mustPut(t, s, Task{ID: "t2", ContextID: "c1", Owner: "bob", Agent: "a"})
+	mustPut(t, s, Task{ID: "t2", ContextID: "c1", Owner: "alice", Agent: "a"})
 	mustPut(t, s, Task{ID: "t3", ContextID: "c3", Owner: "", Agent: "a"})
 	for _, tc := range []struct {
 		agent, contextID, want string
@@ -199,7 +198,7 @@ func testContextOwner(t *testing.T, open opener) {
 			t.Errorf("ContextOwner(%q, %q) = %q, %v; want ErrNotFound", tc.agent, tc.contextID, got, err)
 		}
 	}
-	// The context outlives alice's task while bob's is alive, and is still hers.
+	// The context outlives its first task while another of hers is alive.
 	clock.Advance(12 * time.Hour)
 	wantNotFound(t, s, "a", "t1")
 	if got, err := s.ContextOwner(ctx, "a", "c1"); err != nil || got != "alice" {
@@ -208,5 +207,82 @@ func testContextOwner(t *testing.T, open opener) {
 	clock.Advance(12 * time.Hour)
 	if got, err := s.ContextOwner(ctx, "a", "c1"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ContextOwner(c1) after all its tasks expired = %q, %v; want ErrNotFound", got, err)
+	}
+}
+
+// testContextConflict: a context has one owner. A task of another owner
+// named in it, new or known, is refused and changes nothing, whether Put or
+// PutSend writes it, and whatever the task's own context was; the owner
+// keeps the context, and another agent's context of the same id is
+// another context.
+func testContextConflict(t *testing.T, open opener) {
+	s, clock := open.onFakeClock(t)
+	ctx := context.Background()
+	aliceTask := Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", State: "TASK_STATE_WORKING", Updated: clock.Now()}
+	mustPut(t, s, aliceTask)
+	bobsKnown := Task{ID: "t3", Owner: "bob", Agent: "a", State: "TASK_STATE_WORKING", Updated: clock.Now()}
+	mustPut(t, s, bobsKnown)
+	bobsOwnContext := Task{ID: "t4", ContextID: "c4", Owner: "bob", Agent: "a", State: "TASK_STATE_WORKING", Updated: clock.Now()}
+	mustPut(t, s, bobsOwnContext)
+	clock.Advance(time.Second)
+	later := clock.Now()
+	for _, tc := range []struct {
+		name string
+		put  Task
+	}{
+		{"a new task", Task{ID: "t2", ContextID: "c1", Owner: "bob", Agent: "a", State: "TASK_STATE_WORKING", Updated: later}},
+		{"a known task without a context", Task{ID: "t3", ContextID: "c1", Owner: "bob", Agent: "a", State: "TASK_STATE_COMPLETED", Updated: later}},
+		{"a known task of another context", Task{ID: "t4", ContextID: "c1", Owner: "bob", Agent: "a", State: "TASK_STATE_COMPLETED", Updated: later}},
+		{"a task of authentication off", Task{ID: "t5", ContextID: "c1", Agent: "a", State: "TASK_STATE_WORKING", Updated: later}},
+	} {
+		if err := s.Put(ctx, tc.put); !errors.Is(err, ErrContextConflict) {
+			t.Errorf("%s: Put in another owner's context = %v, want ErrContextConflict", tc.name, err)
+		}
+	}
+	key := SendKey{Agent: "a", Owner: "bob", Key: "m1"}
+	rec := SendRecord{Digest: "d", State: SendTask, TaskID: "t6", Expires: later.Add(time.Hour).UTC()}
+	if err := s.PutSend(ctx, Task{ID: "t6", ContextID: "c1", Owner: "bob", Agent: "a", State: "TASK_STATE_WORKING"}, key, rec); !errors.Is(err, ErrContextConflict) {
+		t.Errorf("PutSend in another owner's context = %v, want ErrContextConflict", err)
+	}
+	if got, err := s.LoadSend(ctx, key, later); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LoadSend after a refused PutSend = %+v, %v; want ErrNotFound (no record written)", got, err)
+	}
+
+	// Nothing changed: no task made, none altered, one owner for c1.
+	wantNotFound(t, s, "a", "t2")
+	wantNotFound(t, s, "a", "t5")
+	wantNotFound(t, s, "a", "t6")
+	for _, want := range []Task{aliceTask, bobsKnown, bobsOwnContext} {
+		if got := mustGet(t, s, "a", want.ID); !sameTask(got, want) {
+			t.Errorf("Get(%s) after the refused Puts = %+v, want unchanged %+v", want.ID, got, want)
+		}
+	}
+	if n := mustLen(t, s); n != 3 {
+		t.Errorf("Len() after the refused Puts = %d, want 3", n)
+	}
+	if p := mustList(t, s, Query{Agent: "a", Owner: "bob", ContextID: "c1", PageSize: 10}); len(p.Tasks) != 0 || p.TotalSize != 0 {
+		t.Errorf("List(bob, c1) = %+v, want empty", p)
+	}
+	if p := mustList(t, s, Query{Agent: "a", Owner: "", ContextID: "c1", PageSize: 10}); len(p.Tasks) != 0 || p.TotalSize != 0 {
+		t.Errorf("List(no owner, c1) = %+v, want empty", p)
+	}
+	if got, err := s.ContextOwner(ctx, "a", "c1"); err != nil || got != "alice" {
+		t.Errorf("ContextOwner(c1) = %q, %v; want alice", got, err)
+	}
+	if got, err := s.ContextOwner(ctx, "a", "c4"); err != nil || got != "bob" {
+		t.Errorf("ContextOwner(c4) = %q, %v; want bob", got, err)
+	}
+
+	// The owner goes on in her context; the same id in another agent is free.
+	mustPut(t, s, Task{ID: "t7", ContextID: "c1", Owner: "alice", Agent: "a", State: "TASK_STATE_WORKING"})
+	mustPut(t, s, Task{ID: "t2", ContextID: "c1", Owner: "bob", Agent: "b", State: "TASK_STATE_WORKING"})
+	if got, err := s.ContextOwner(ctx, "b", "c1"); err != nil || got != "bob" {
+		t.Errorf("ContextOwner(b, c1) = %q, %v; want bob", got, err)
+	}
+	// Once all its tasks expired, the context is anyone's to take.
+	clock.Advance(25 * time.Hour)
+	mustPut(t, s, Task{ID: "t8", ContextID: "c1", Owner: "bob", Agent: "a", State: "TASK_STATE_WORKING"})
+	if got, err := s.ContextOwner(ctx, "a", "c1"); err != nil || got != "bob" {
+		t.Errorf("ContextOwner(c1) after alice's tasks expired = %q, %v; want bob", got, err)
 	}
 }

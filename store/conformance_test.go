@@ -36,6 +36,7 @@ var conformanceCases = []conformanceCase{
 	{"UpdateRules", testUpdateRules},
 	{"KeysDoNotCollide", testKeysDoNotCollide},
 	{"ContextOwner", testContextOwner},
+	{"ContextConflict", testContextConflict},
 	{"ListFilters", testListFilters},
 	{"ListValidates", testListValidates},
 	{"PagingWalk", testPagingWalk},

@@ -232,10 +232,14 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 	}
 	m.purge(now)
 	expires := now.Add(m.ttl).Sub(m.epoch)
-	if mt := m.lookup(t.Agent, t.ID); mt != nil {
-		if mt.bucket.owner != t.Owner {
-			return ErrOwnerConflict
-		}
+	mt := m.lookup(t.Agent, t.ID)
+	if mt != nil && mt.bucket.owner != t.Owner {
+		return ErrOwnerConflict
+	}
+	if m.contextOfAnother(t) {
+		return ErrContextConflict
+	}
+	if mt != nil {
 		m.update(mt, t, expires)
 		return nil
 	}
@@ -244,6 +248,20 @@ func (m *Memory) Put(_ context.Context, t Task) error {
 	}
 	m.add(t, expires)
 	return nil
+}
+
+// contextOfAnother reports whether t names a context another owner holds.
+// The caller holds m.mu.
+func (m *Memory) contextOfAnother(t Task) bool {
+	if t.ContextID == "" {
+		return false
+	}
+	a := m.agents[t.Agent]
+	if a == nil {
+		return false
+	}
+	c, ok := a.contexts[t.ContextID]
+	return ok && c.owner.Value() != t.Owner
 }
 
 // makeRoom evicts what a new task of (agent, owner) needs: the owner's own

@@ -121,7 +121,7 @@ func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	for i := range 500 {
 		clock.Advance(time.Millisecond)
-		err := m.Put(context.Background(), Task{ID: fmt.Sprintf("t%d", i%120), ContextID: fmt.Sprintf("c%d", i%7),
+		err := m.Put(context.Background(), Task{ID: fmt.Sprintf("t%d", i%120), ContextID: fmt.Sprintf("o%d-c%d", i%3, i%7),
 			Owner: fmt.Sprintf("o%d", i%3), Agent: "x", State: []string{working, completed}[i%2]})
 		if err != nil && !errors.Is(err, ErrIndexFull) && !errors.Is(err, ErrOwnerQuota) {
 			t.Fatal(err)
@@ -333,7 +333,7 @@ func BenchmarkMemoryPut(b *testing.B) {
 }
 
 // TestMemoryStaysConsistent churns a small index (evictions, expiry,
-// late context ids, out-of-order updates, owner conflicts) and checks after
+// late context ids, out-of-order updates, owner and context conflicts) and checks after
 // every step that its lookups, buckets, contexts and LRU list agree, and
 // that Get and List see the same tasks.
 func TestMemoryStaysConsistent(t *testing.T) {
@@ -353,7 +353,8 @@ func TestMemoryStaysConsistent(t *testing.T) {
 		if r.IntN(3) > 0 {
 			task.ContextID = fmt.Sprintf("c%d", r.IntN(20))
 		}
-		if err := m.Put(ctx, task); err != nil && !errors.Is(err, ErrOwnerConflict) && !errors.Is(err, ErrIndexFull) && !errors.Is(err, ErrOwnerQuota) {
+		if err := m.Put(ctx, task); err != nil && !errors.Is(err, ErrOwnerConflict) && !errors.Is(err, ErrContextConflict) &&
+			!errors.Is(err, ErrIndexFull) && !errors.Is(err, ErrOwnerQuota) {
 			t.Fatal(err)
 		}
 		if step%7 == 0 {
@@ -379,8 +380,8 @@ func TestMemoryStaysConsistent(t *testing.T) {
 						t.Fatalf("step %d: List has %+v, Get %+v, %v", step, lt, got, err)
 					}
 					if lt.ContextID != "" {
-						if _, err := m.ContextOwner(ctx, lt.Agent, lt.ContextID); err != nil {
-							t.Fatalf("step %d: context of %+v: %v", step, lt, err)
+						if owner, err := m.ContextOwner(ctx, lt.Agent, lt.ContextID); err != nil || owner != lt.Owner {
+							t.Fatalf("step %d: context of %+v: owner %q, %v; want the task's (a context has one owner)", step, lt, owner, err)
 						}
 					}
 				}

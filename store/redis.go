@@ -188,6 +188,8 @@ func (r *Redis) put(ctx context.Context, t Task, key *SendKey, send []any) error
 		return ErrOwnerConflict
 	case 2:
 		return r.ownerQuota()
+	case 3:
+		return ErrContextConflict
 	}
 	if acks != nil {
 		if n, err := acks.Int(); err != nil || n < r.minAcks {

@@ -115,7 +115,7 @@ end
 
 // putScript implements Redis.Put and Redis.PutSend. It returns 1 when
 // written, 0 on an owner conflict, 2 when the owner's share is full of
-// tasks that are not final.
+// tasks that are not final, 3 when the context named is another owner's.
 //
 //	KEYS: task, bucket, count, the send's record, the owner's record index
 //	      (the task in place of none; all in the agent's slot); on one node
@@ -143,6 +143,18 @@ local memberPrefix = #owner .. ':' .. owner .. ':'
 purge(bucket, taskPrefix, owner, now)
 
 local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd', 'ren')
+local live = cur[2] and tonumber(cur[2]) > tonumber(now)
+if live and cur[1] ~= owner then return 0 end
+-- A context has one owner: a task put in another's changes nothing. The
+-- context's key, read here once, is written below.
+local putCtx, ctxHeld = ctx, false
+if ctx ~= '' then
+  ctxHeld = redis.call('GET', ctxPrefix .. ctx)
+  if ctxHeld then
+    local cexp, cowner = string.match(ctxHeld, '^(%d+)|(.*)$')
+    if cexp and tonumber(cexp) > tonumber(now) and cowner ~= owner then return 3 end
+  end
+end
 local wasFinal = false
 -- The context's index (ctxIndex) outlives its tasks as the owner's other
 -- indexes do, renewed by each of its tasks at most once per window: the
@@ -150,8 +162,7 @@ local wasFinal = false
 -- when it was made), so that the index outlives the task by the grace
 -- less the window. A task's context never changes once set.
 local renew = ctx ~= ''
-if cur[2] and tonumber(cur[2]) > tonumber(now) then
-  if cur[1] ~= owner then return 0 end
+if live then
   local oldCtx, oldState, oldUpd = cur[3], cur[4], cur[5]
   wasFinal = finalState(oldState)
   if oldCtx ~= '' then ctx = oldCtx end
@@ -210,7 +221,8 @@ if ARGV[13] == '1' then
 end
 if ctx ~= '' then
   local ck = ctxPrefix .. ctx
-  local c = redis.call('GET', ck)
+  local c = ctxHeld
+  if ctx ~= putCtx then c = redis.call('GET', ck) end
   local cexp, cowner
   if c then cexp, cowner = string.match(c, '^(%d+)|(.*)$') end
   if cexp and tonumber(cexp) > tonumber(now) then

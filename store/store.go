@@ -35,7 +35,9 @@ type Store interface {
 	// a full index evicts the least recently put final task of anyone, or
 	// fails with ErrIndexFull. A task that is not final is never evicted. An existing task's Owner, Agent and
 	// Backend never change: Put with a different owner for an existing id
-	// returns ErrOwnerConflict and changes nothing. A different Backend is
+	// returns ErrOwnerConflict and changes nothing. A Put naming a context
+	// that holds another owner's live tasks returns ErrContextConflict and
+	// changes nothing, so that a context has one owner. A different Backend is
 	// ignored. The first non-empty ContextID is kept. An update whose Updated
 	// is older than the stored one keeps the stored State and Updated (status
 	// events can arrive out of order) but still renews the task's lifetime. A
@@ -114,6 +116,9 @@ var (
 	ErrNotFound = errors.New("task not found")
 	// ErrOwnerConflict reports a Put for an existing task by another owner.
 	ErrOwnerConflict = errors.New("task owned by another principal")
+	// ErrContextConflict reports a Put of a task in a context another
+	// owner holds.
+	ErrContextConflict = errors.New("context owned by another principal")
 	// ErrOwnerQuota refuses a new task to an owner whose share of the index
 	// holds only tasks that are not final.
 	ErrOwnerQuota = errors.New("the owner's share of the task index is full of unfinished tasks")

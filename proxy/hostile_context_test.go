@@ -1,0 +1,179 @@
+package proxy
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testlog"
+)
+
+// contextFiler is a 1.0 backend that puts every task it answers for in
+// the context it is told to, whatever the message named: the task of a
+// send is "t-" and the message id, or the message's own taskId.
+type contextFiler struct {
+	mu        sync.Mutex
+	contextID string
+}
+
+func (f *contextFiler) fileIn(contextID string) {
+	f.mu.Lock()
+	f.contextID = contextID
+	f.mu.Unlock()
+}
+
+func (f *contextFiler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	req := gjson.ParseBytes(body)
+	f.mu.Lock()
+	contextID := f.contextID
+	f.mu.Unlock()
+	taskID := req.Get("params.message.taskId").Str
+	if taskID == "" {
+		taskID = req.Get("params.id").Str
+	}
+	if taskID == "" {
+		taskID = "t-" + req.Get("params.message.messageId").Str
+	}
+	task := `{"id":"` + taskID + `","contextId":"` + contextID + `","status":{"state":"TASK_STATE_WORKING"},"artifacts":[{"artifactId":"a","parts":[{"text":"reply"}]}]}`
+	id := req.Get("id").Raw
+	if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":`+task+"}}\n\n",
+			`data: {"jsonrpc":"2.0","id":`+id+`,"result":{"statusUpdate":{"taskId":"`+taskID+`","contextId":"`+contextID+`","status":{"state":"TASK_STATE_COMPLETED"}}}}`+"\n\n")
+		return
+	}
+	result := `{"task":` + task + `}`
+	if req.Get("method").Str == "GetTask" {
+		result = task
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+result+`}`)
+}
+
+// TestBackendFilesTaskInAnothersContext: a backend that puts alice's task
+// in bob's context (a new task of hers, or one she continues or reads) is
+// not relayed: alice gets an error in her dialect that names neither the
+// context nor bob, the index gains no task of hers there (a context keeps
+// one owner), and the gateway logs and counts the backend's fault. Before,
+// alice got bob's contextId and the index a second owner of the context.
+func TestBackendFilesTaskInAnothersContext(t *testing.T) {
+	const says = "put this task in a context that belongs to another caller"
+	back := &contextFiler{}
+	reg := prometheus.NewRegistry()
+	var logs testlog.Buffer
+	g := newGatewayOpts(t, back, dialect.Version10,
+		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, withAuth(t))
+	alice, bob := g.as(token(t, "alice")), g.as(token(t, "bob"))
+	c10 := callers[1]
+
+	back.fileIn("c-bob")
+	mustResult(t, bob.call("1", "SendMessage", c10.send("bob-1", c10.text("hi"), "")))
+	back.fileIn("c-alice")
+	mustResult(t, alice.call("2", "SendMessage", c10.send("alice-own", c10.text("hi"), "")))
+
+	back.fileIn("c-bob")
+	faults := 0
+	for i, c := range callers {
+		n := strconv.Itoa(i)
+		answers := map[string]gjson.Result{
+			"new task":            alice.call("3", c.method(dialect.SendMessage), c.send("alice-new-"+n, c.text("hi"), "")),
+			"her own task":        alice.call("4", c.method(dialect.SendMessage), c.continuation("alice-more-"+n, "t-alice-own", "more")),
+			"a get of her task":   alice.call("5", c.method(dialect.GetTask), `{"id":"t-alice-own"}`),
+			"a new task, stream":  streamLast(t, alice.stream("6", c.method(dialect.SendStreamingMessage), c.send("alice-stream-"+n, c.text("hi"), ""))),
+			"her own task stream": streamLast(t, alice.stream("7", c.method(dialect.SendStreamingMessage), c.continuation("alice-stream-more-"+n, "t-alice-own", "more"))),
+		}
+		for name, r := range answers {
+			faults++
+			wantErrorSaying(t, r, c.d, -32603, says)
+			if strings.Contains(r.Raw, "c-bob") || strings.Contains(r.Raw, "bob") {
+				t.Errorf("%s, %s: the answer names bob's context: %s", c.d, name, r.Raw)
+			}
+		}
+		wantError(t, alice.call("8", c.method(dialect.GetTask), `{"id":"t-alice-new-`+n+`"}`), c.d, -32001)
+	}
+
+	back.fileIn("c-alice")
+	own := mustResult(t, alice.call("9", "GetTask", `{"id":"t-alice-own"}`))
+	if own.Get("contextId").Str != "c-alice" {
+		t.Errorf("alice's task after the withheld answers: %s, want it in c-alice", own.Raw)
+	}
+	for _, q := range []struct {
+		who  *testGateway
+		ctx  string
+		want int
+	}{{alice, "c-bob", 0}, {alice, "c-alice", 1}, {bob, "c-bob", 1}} {
+		// A list reads its tasks from the backend, which files them where told.
+		back.fileIn(q.ctx)
+		list := mustResult(t, q.who.call("10", "ListTasks", `{"contextId":"`+q.ctx+`"}`))
+		if n := len(list.Get("tasks").Array()); n != q.want {
+			t.Errorf("ListTasks(contextId %s) = %s, want %d tasks", q.ctx, list.Raw, q.want)
+		}
+	}
+	// Bob's context is still his alone: alice may not name it.
+	wantError(t, alice.call("11", "SendMessage", strings.Replace(c10.send("alice-named", c10.text("hi"), ""), `"messageId"`, `"contextId":"c-bob","messageId"`, 1)), dialect.V10, -32602)
+
+	if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "test", "kind": "invalid_reply"}); int(got) != faults {
+		t.Errorf("backend_errors_total{kind=invalid_reply} = %v, want %d", got, faults)
+	}
+	if n := strings.Count(logs.String(), "a context the index holds for another caller"); n != faults {
+		t.Errorf("%d warnings logged, want %d:\n%s", n, faults, logs.String())
+	}
+}
+
+// streamLast reads a stream to its end and returns its last event.
+func streamLast(t *testing.T, s *eventStream) gjson.Result {
+	t.Helper()
+	events := s.all()
+	if len(events) == 0 {
+		t.Fatal("the stream ended without an event")
+	}
+	for _, ev := range events[:len(events)-1] {
+		if strings.Contains(ev.Raw, "c-bob") {
+			t.Errorf("an event relayed before the refusal names bob's context: %s", ev.Raw)
+		}
+	}
+	return events[len(events)-1]
+}
+
+// TestPushDeliveryInAnotherContext: a backend's push delivery for a task
+// that names another contextId than the task's is refused (400) and
+// reaches no webhook: relayed, it would show the caller a context that may
+// be another caller's. Before, it was delivered.
+func TestPushDeliveryInAnotherContext(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback)
+	c := caller{dialect.V10}
+	rcv := newReceiver(t, 0)
+	id, path, token := pushedTask(t, g, c, dialect.Version10, rcv.url)
+	contextID := mustResult(t, g.call("5", "GetTask", `{"id":"`+id+`"}`)).Get("contextId").Str
+	if contextID == "" {
+		t.Fatal("the task has no context")
+	}
+	update := func(contextID, state string) string {
+		return `{"statusUpdate":{"taskId":"` + id + `","contextId":"` + contextID + `","status":{"state":"` + state + `"}}}`
+	}
+	// Before any snapshot, the context the index recorded is the task's.
+	if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, update("c-bob", "TASK_STATE_WORKING")); status != http.StatusBadRequest || !strings.Contains(answer, "not the context of task") {
+		t.Fatalf("a delivery in another context answered %d: %s", status, answer)
+	}
+	rcv.none(t, g)
+	if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, update(contextID, "TASK_STATE_WORKING")); status != http.StatusOK {
+		t.Fatalf("a delivery in the task's context answered %d: %s", status, answer)
+	}
+	if d := rcv.next(t); d.body.Get("statusUpdate.contextId").Str != contextID {
+		t.Fatalf("delivered: %s", d.body.Raw)
+	}
+	// Once a snapshot is kept, it says the task's context.
+	if status, _ := deliver(t, g, path, "A2A-Notification-Token", token, update("c-bob", "TASK_STATE_COMPLETED")); status != http.StatusBadRequest {
+		t.Fatalf("a later delivery in another context answered %d, want 400", status)
+	}
+	rcv.none(t, g)
+}
