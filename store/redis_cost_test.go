@@ -265,7 +265,8 @@ func redisCalls(b *testing.B, c *redis.Client) int64 {
 // scripts. Beside Redis's CPU time (which a shared machine inflates) it
 // reports, per send, what Redis ran by command (-v) and, with
 // A2AGW_REDIS_CALLGRIND=1, the instructions Redis executed (redis-server
-// under valgrind's callgrind: deterministic where its CPU time is not).
+// under valgrind's callgrind, sends made one at a time: deterministic
+// where its CPU time is not).
 //
 //	go test -run '^$' -bench RedisSendCost -benchtime 4000x -v ./store
 //	A2AGW_REDIS_CALLGRIND=1 go test -run '^$' -bench RedisSendCost -benchtime 2000x ./store
@@ -350,16 +351,25 @@ func BenchmarkRedisSendCost(b *testing.B) {
 			if counter != nil {
 				counter.zero(b)
 			}
-			b.SetParallelism(16) // 32 callers on this machine's 2 CPUs
 			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
+			if counter != nil {
+				// One caller: no batches whose sizes vary from run to run.
+				for range b.N {
 					if err := costSend(s, c, next.Add(1)); err != nil {
-						b.Error(err)
-						return
+						b.Fatal(err)
 					}
 				}
-			})
+			} else {
+				b.SetParallelism(16) // 32 callers on this machine's 2 CPUs
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if err := costSend(s, c, next.Add(1)); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
 			b.StopTimer()
 			n := float64(b.N)
 			if counter != nil {
@@ -436,7 +446,11 @@ func startCallgrindRedis(b *testing.B) *callgrindCounter {
 	dir := b.TempDir()
 	cmd := exec.Command("valgrind", "--tool=callgrind", "--dump-instr=no", "--callgrind-out-file="+filepath.Join(dir, "callgrind.%p"),
 		"redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir,
-		"--logfile", filepath.Join(dir, "redis.log"))
+		"--logfile", filepath.Join(dir, "redis.log"),
+		// The timer's housekeeping would add instructions by the second,
+		// which callgrind's slowness multiplies: its least, and no active
+		// expiry (no key expires within a run).
+		"--hz", "1", "--enable-debug-command", "local")
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -460,6 +474,9 @@ func startCallgrindRedis(b *testing.B) *callgrindCounter {
 		if time.Now().After(deadline) {
 			b.Fatal("redis-server under callgrind did not answer PING within 2 minutes")
 		}
+	}
+	if err := client.Do(context.Background(), "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err(); err != nil {
+		b.Fatal(err)
 	}
 	return c
 }

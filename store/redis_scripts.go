@@ -89,14 +89,22 @@ local function countRecord(idx, n, recKey, member, limit, ttl)
   end
   if n <= limit then return end
   local recPrefix = string.sub(recKey, 1, #recKey - #member)
-  local over = n - limit
-  -- One more than needed: on a tie of scores the new record may be among them.
-  for _, m in ipairs(redis.call('ZRANGE', idx, 0, over)) do
-    if over == 0 then break end
+  local popped = redis.call('ZPOPMIN', idx, n - limit)
+  for i = 1, #popped, 2 do
+    local m = popped[i]
     if m ~= member then
-      redis.call('ZREM', idx, m)
       redis.call('DEL', recPrefix .. m)
-      over = over - 1
+    else
+      -- A tie of scores put the new record among the oldest: it stays,
+      -- and the oldest other goes in its place.
+      redis.call('ZADD', idx, popped[i + 1], m)
+      for _, o in ipairs(redis.call('ZRANGE', idx, 0, 1)) do
+        if o ~= member then
+          redis.call('ZREM', idx, o)
+          redis.call('DEL', recPrefix .. o)
+          break
+        end
+      end
     end
   end
 end
@@ -166,7 +174,8 @@ if cur[2] and tonumber(cur[2]) > tonumber(now) then
   end
 else
   -- owner '' is the one principal of a gateway without authentication, not bounded.
-  if owner ~= '' and redis.call('ZCOUNT', bucket .. ':exp', '(' .. now, '+inf') >= tonumber(maxPerOwner) and
+  -- The purge left only live tasks in exp: its size is their number.
+  if owner ~= '' and redis.call('ZCARD', bucket .. ':exp') >= tonumber(maxPerOwner) and
      not evict(bucket, taskPrefix, count, memberPrefix) then
     return 2
   end
@@ -351,18 +360,18 @@ if ARGV[4] == '1' then
   end
 end
 if ARGV[5] ~= '1' then return {1, '', live, owner} end
-local v = redis.call('GET', KEYS[4])
-if v then
+-- A key with no record is claimed by the SET NX alone.
+local v = ''
+if not redis.call('SET', KEYS[4], ARGV[7], 'NX', 'PX', ARGV[8]) then
+  v = redis.call('GET', KEYS[4]) or ''
   local e = string.match(v, '^(%d+)|')
   if not (e and tonumber(e) > tonumber(ARGV[6])) then
     v = ''
   elseif not string.find(v, '"s":"not_accepted"', 1, true) then
     return {0, v, live, owner}
   end
-else
-  v = ''
+  redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
 end
-redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
 keepRecord(KEYS[5], KEYS[4], ARGV[9], now, limit, ARGV[8])
 return {1, v, live, owner}
 `)
