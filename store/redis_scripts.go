@@ -144,6 +144,11 @@ local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
 local owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local id, agent, backend, ctx, state, upd = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local maxPerOwner, window = ARGV[11], ARGV[12]
+-- Each number converted once, each index's name built once: a string
+-- made in Lua is interned, a number parsed by strtod.
+local nowN, expN, ttlN = tonumber(now), tonumber(exp), tonumber(ttl)
+local windowMs = tonumber(window)
+local allIdx, expIdx, finIdx = bucket .. ':all', bucket .. ':exp', bucket .. ':fin'
 local taskPrefix = string.sub(task, 1, #task - #id)
 local ctxPrefix = string.sub(taskPrefix, 1, -3) .. 'c:'
 local memberPrefix = #owner .. ':' .. owner .. ':'
@@ -158,7 +163,7 @@ local wasFinal = false
 -- when it was made), so that the index outlives the task by the grace
 -- less the window. A task's context never changes once set.
 local renew = ctx ~= ''
-if cur[2] and tonumber(cur[2]) > tonumber(now) then
+if cur[2] and tonumber(cur[2]) > nowN then
   if cur[1] ~= owner then return 0 end
   local oldCtx, oldState, oldUpd = cur[3], cur[4], cur[5]
   wasFinal = finalState(oldState)
@@ -166,7 +171,7 @@ if cur[2] and tonumber(cur[2]) > tonumber(now) then
   if tonumber(upd) < tonumber(oldUpd) then
     state, upd = oldState, oldUpd
   end
-  renew = ctx ~= '' and (oldCtx == '' or not (cur[6] and tonumber(cur[6]) >= tonumber(now) - 1000 * tonumber(window)))
+  renew = ctx ~= '' and (oldCtx == '' or not (cur[6] and tonumber(cur[6]) >= nowN - 1000 * windowMs))
   if renew then
     redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp, 'ren', now)
   else
@@ -175,7 +180,7 @@ if cur[2] and tonumber(cur[2]) > tonumber(now) then
 else
   -- owner '' is the one principal of a gateway without authentication, not bounded.
   -- The purge left only live tasks in exp: its size is their number.
-  if owner ~= '' and redis.call('ZCARD', bucket .. ':exp') >= tonumber(maxPerOwner) and
+  if owner ~= '' and redis.call('ZCARD', expIdx) >= tonumber(maxPerOwner) and
      not evict(bucket, taskPrefix, count, memberPrefix) then
     return 2
   end
@@ -185,27 +190,28 @@ end
 redis.call('PEXPIRE', task, ttl)
 
 local final = finalState(state)
-redis.call('ZADD', bucket .. ':all', neg(upd), id)
-redis.call('ZADD', bucket .. ':exp', exp, id)
+local score = neg(upd)
+redis.call('ZADD', allIdx, score, id)
+redis.call('ZADD', expIdx, exp, id)
 if ctx ~= '' then
   local ctxIndex = bucket .. ':c:' .. ctx
-  redis.call('ZADD', ctxIndex, neg(upd), id)
+  redis.call('ZADD', ctxIndex, score, id)
   if renew then redis.call('PEXPIRE', ctxIndex, ttl) end
 end
 if final then
-  redis.call('ZADD', bucket .. ':fin', now, id)
+  redis.call('ZADD', finIdx, now, id)
 elseif wasFinal then
-  redis.call('ZREM', bucket .. ':fin', id)
+  redis.call('ZREM', finIdx, id)
 end
 -- The owner's indexes outlive the tasks in them: they hold the same ids
 -- (fin a part of them), are emptied together and renewed together, so
 -- when the one this put added to was renewed within the window, all three
 -- outlive any task put now by the grace less the window. A key this put
 -- created has no TTL yet, and is renewed here.
-if redis.call('PTTL', bucket .. (final and ':fin' or ':exp')) < tonumber(ttl) - tonumber(window) then
-  redis.call('PEXPIRE', bucket .. ':all', ttl)
-  redis.call('PEXPIRE', bucket .. ':exp', ttl)
-  redis.call('PEXPIRE', bucket .. ':fin', ttl)
+if redis.call('PTTL', final and finIdx or expIdx) < ttlN - windowMs then
+  redis.call('PEXPIRE', allIdx, ttl)
+  redis.call('PEXPIRE', expIdx, ttl)
+  redis.call('PEXPIRE', finIdx, ttl)
 end
 redis.call('ZADD', count, exp, memberPrefix .. id)
 -- The count is renewed with the agent's registration, well within its
@@ -222,8 +228,8 @@ if ctx ~= '' then
   local c = redis.call('GET', ck)
   local cexp, cowner
   if c then cexp, cowner = string.match(c, '^(%d+)|(.*)$') end
-  if cexp and tonumber(cexp) > tonumber(now) then
-    if tonumber(exp) > tonumber(cexp) then redis.call('SET', ck, exp .. '|' .. cowner, 'PX', ttl) end
+  if cexp and tonumber(cexp) > nowN then
+    if expN > tonumber(cexp) then redis.call('SET', ck, exp .. '|' .. cowner, 'PX', ttl) end
   else
     redis.call('SET', ck, exp .. '|' .. owner, 'PX', ttl)
   end
