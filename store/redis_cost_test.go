@@ -448,9 +448,10 @@ func startCallgrindRedis(b *testing.B) *callgrindCounter {
 		"redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir,
 		"--logfile", filepath.Join(dir, "redis.log"),
 		// The timer's housekeeping would add instructions by the second,
-		// which callgrind's slowness multiplies: its least, and no active
-		// expiry (no key expires within a run).
-		"--hz", "1", "--enable-debug-command", "local")
+		// which callgrind's slowness multiplies: its least, with no
+		// rehashing of its own and no active expiry (no key expires
+		// within a run).
+		"--hz", "1", "--activerehashing", "no", "--enable-debug-command", "local")
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
