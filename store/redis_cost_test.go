@@ -1,8 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -248,4 +255,266 @@ func redisCalls(b *testing.B, c *redis.Client) int64 {
 		total += n
 	}
 	return total
+}
+
+// The send-cost benchmark measures what Redis itself does for a first
+// unary send in the load benchmark's shape (bench/cmd/loadbench, "+Redis
+// index"): one principal, every send continuing one context and making a
+// completed task, the principal's share full, so that each send evicts a
+// task and a send record. Claim and Put split the send into its two
+// scripts. Beside Redis's CPU time (which a shared machine inflates) it
+// reports, per send, what Redis ran by command (-v) and, with
+// A2AGW_REDIS_CALLGRIND=1, the instructions Redis executed (redis-server
+// under valgrind's callgrind, sends made one at a time: deterministic
+// where its CPU time is not).
+//
+//	go test -run '^$' -bench RedisSendCost -benchtime 4000x -v ./store
+//	A2AGW_REDIS_CALLGRIND=1 go test -run '^$' -bench RedisSendCost -benchtime 2000x ./store
+//
+// A2AGW_REDIS_CALLGRIND_KEEP=DIR keeps each case's callgrind dump there,
+// for callgrind_annotate.
+
+// sendCostShare is the principal's share in the send-cost benchmark:
+// small, so that it fills fast under callgrind; an eviction's cost grows
+// with the share's logarithm only.
+const sendCostShare = 500
+
+const sendCostOwner = "https://issuer.example|caller-1"
+
+type sendCostCase struct {
+	name string
+	// claim and put are the send's two scripts; a case runs one or both.
+	claim, put bool
+}
+
+var sendCostCases = []sendCostCase{{"Send", true, true}, {"Claim", true, false}, {"Put", false, true}}
+
+// costSend makes the i-th send of c on s.
+func costSend(s *Redis, c sendCostCase, i int64) error {
+	n := strconv.FormatInt(i, 10)
+	now := time.Now()
+	key := SendKey{Agent: "a", Owner: sendCostOwner, Key: "msg-" + n}
+	expires := now.Add(10 * time.Minute)
+	if c.claim {
+		rec := SendRecord{Digest: "9c5d1e0f3b7a2c64", State: SendRunning, Holder: "gw-3f9a1c", Lease: now.Add(30 * time.Second), Expires: expires}
+		a := Admission{Agent: "a", Owner: sendCostOwner, ContextID: "ctx-bench"}
+		if _, _, claimed, err := s.ClaimSend(context.Background(), a, key, rec, now); err != nil && err != ErrNotFound {
+			return err
+		} else if !claimed {
+			return fmt.Errorf("send %s not claimed", n)
+		}
+	}
+	if !c.put {
+		return nil
+	}
+	t := Task{ID: "task-" + n, ContextID: "ctx-bench", Owner: sendCostOwner, Agent: "a", Backend: "b", State: "TASK_STATE_COMPLETED"}
+	if !c.claim {
+		return s.Put(context.Background(), t)
+	}
+	return s.PutSend(context.Background(), t, key, SendRecord{Digest: "9c5d1e0f3b7a2c64", State: SendTask, TaskID: t.ID, Expires: expires})
+}
+
+func BenchmarkRedisSendCost(b *testing.B) {
+	var addr string
+	var counter *callgrindCounter
+	if os.Getenv("A2AGW_REDIS_CALLGRIND") == "1" {
+		counter = startCallgrindRedis(b)
+		addr = counter.addr
+	} else {
+		addr = redistopo.StartPlain(b).Addr
+	}
+	admin := redis.NewClient(&redis.Options{Addr: addr})
+	b.Cleanup(func() { admin.Close() })
+	for _, c := range sendCostCases {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := RedisConfig{Address: addr, KeyPrefix: freshPrefix(), MaxTasksPerOwner: sendCostShare}
+			if counter != nil { // Redis runs some fifty times slower under callgrind
+				cfg.ReadTimeout, cfg.WriteTimeout = time.Minute, time.Minute
+			}
+			s, err := NewRedis(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			var next atomic.Int64
+			// Fill the share, and the send records' share, past the
+			// first evictions.
+			for range sendCostShare + 64 {
+				if err := costSend(s, sendCostCase{claim: true, put: true}, next.Add(1)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := admin.ConfigResetStat(context.Background()).Err(); err != nil {
+				b.Fatal(err)
+			}
+			cpuBefore := redisCPU(b, admin)
+			if counter != nil {
+				counter.zero(b)
+			}
+			b.ResetTimer()
+			if counter != nil {
+				// One caller: no batches whose sizes vary from run to run.
+				for range b.N {
+					if err := costSend(s, c, next.Add(1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			} else {
+				b.SetParallelism(16) // 32 callers on this machine's 2 CPUs
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if err := costSend(s, c, next.Add(1)); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			b.StopTimer()
+			n := float64(b.N)
+			if counter != nil {
+				b.ReportMetric(float64(counter.count(b, c.name))/n, "redis-instr/op")
+			}
+			b.ReportMetric((redisCPU(b, admin)-cpuBefore)*1e6/n, "redis-cpu-us/op")
+			stats := commandStats(b, admin)
+			var total float64
+			var lines []string
+			for _, st := range stats {
+				total += float64(st.calls)
+				lines = append(lines, fmt.Sprintf("%s %.2f (%.1f µs)", st.name, float64(st.calls)/n, st.usec/n))
+			}
+			b.ReportMetric(total/n, "redis-cmds/op")
+			b.Logf("per %s, by command, calls (Redis's µs within them): %s", strings.ToLower(c.name), strings.Join(lines, ", "))
+		})
+	}
+}
+
+// commandStat is one command's line of INFO commandstats.
+type commandStat struct {
+	name  string
+	calls int64
+	usec  float64
+}
+
+// commandStats reads INFO commandstats, without the INFO and CONFIG
+// commands of the measurement itself.
+func commandStats(b *testing.B, c *redis.Client) []commandStat {
+	var stats []commandStat
+	for _, line := range infoLines(b, c, "commandstats") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		name = strings.TrimPrefix(name, "cmdstat_")
+		if name == "info" || strings.HasPrefix(name, "config") {
+			continue
+		}
+		calls, rest, _ := strings.Cut(rest, ",usec=")
+		usec, _, _ := strings.Cut(rest, ",")
+		n, err1 := strconv.ParseInt(calls, 10, 64)
+		u, err2 := strconv.ParseFloat(usec, 64)
+		if err := errors.Join(err1, err2); err != nil {
+			b.Fatal(fmt.Errorf("commandstats line %q: %w", line, err))
+		}
+		stats = append(stats, commandStat{name, n, u})
+	}
+	slices.SortFunc(stats, func(x, y commandStat) int { return cmp.Compare(y.calls, x.calls) })
+	return stats
+}
+
+// callgrindCounter is a redis-server run under callgrind, whose
+// instructions are counted from zero to a dump.
+type callgrindCounter struct {
+	addr, dir, keep string
+	pid             int
+	dumps           int
+}
+
+func startCallgrindRedis(b *testing.B) *callgrindCounter {
+	redistopo.Require(b)
+	for _, bin := range []string{"valgrind", "callgrind_control"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			b.Skipf("%s not installed: %v", bin, err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	dir := b.TempDir()
+	cmd := exec.Command("valgrind", "--tool=callgrind", "--dump-instr=no", "--callgrind-out-file="+filepath.Join(dir, "callgrind.%p"),
+		"redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir,
+		"--logfile", filepath.Join(dir, "redis.log"),
+		// The timer's housekeeping would add instructions by the second,
+		// which callgrind's slowness multiplies: its least, with no
+		// rehashing of its own and no active expiry (no key expires
+		// within a run).
+		"--hz", "1", "--activerehashing", "no", "--enable-debug-command", "local")
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	b.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	c := &callgrindCounter{addr: "127.0.0.1:" + strconv.Itoa(port), dir: dir, keep: os.Getenv("A2AGW_REDIS_CALLGRIND_KEEP"), pid: cmd.Process.Pid}
+	client := redis.NewClient(&redis.Options{Addr: c.addr, MaxRetries: -1})
+	defer client.Close()
+	// Redis starts in seconds under valgrind on an idle machine.
+	deadline := time.Now().Add(2 * time.Minute)
+	for client.Ping(context.Background()).Err() != nil {
+		select {
+		case err := <-exited:
+			b.Fatalf("redis-server under callgrind exited: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("redis-server under callgrind did not answer PING within 2 minutes")
+		}
+	}
+	if err := client.Do(context.Background(), "DEBUG", "SET-ACTIVE-EXPIRE", "0").Err(); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+func (c *callgrindCounter) control(b *testing.B, arg string) {
+	if out, err := exec.Command("callgrind_control", arg, strconv.Itoa(c.pid)).CombinedOutput(); err != nil {
+		b.Fatalf("callgrind_control %s: %v: %s", arg, err, out)
+	}
+}
+
+func (c *callgrindCounter) zero(b *testing.B) { c.control(b, "--zero") }
+
+// count dumps the counters and returns the instructions since zero.
+func (c *callgrindCounter) count(b *testing.B, name string) int64 {
+	c.control(b, "--dump="+name)
+	c.dumps++
+	dump, err := os.ReadFile(filepath.Join(c.dir, "callgrind."+strconv.Itoa(c.pid)+"."+strconv.Itoa(c.dumps)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if c.keep != "" {
+		if err := os.WriteFile(filepath.Join(c.keep, "redis-"+name+".callgrind"), dump, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for line := range strings.Lines(string(dump)) {
+		if rest, ok := strings.CutPrefix(line, "summary:"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) > 0 {
+				n, err := strconv.ParseInt(fields[0], 10, 64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return n
+			}
+		}
+	}
+	b.Fatal("callgrind dump without a summary line")
+	return 0
 }

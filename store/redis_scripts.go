@@ -89,14 +89,22 @@ local function countRecord(idx, n, recKey, member, limit, ttl)
   end
   if n <= limit then return end
   local recPrefix = string.sub(recKey, 1, #recKey - #member)
-  local over = n - limit
-  -- One more than needed: on a tie of scores the new record may be among them.
-  for _, m in ipairs(redis.call('ZRANGE', idx, 0, over)) do
-    if over == 0 then break end
+  local popped = redis.call('ZPOPMIN', idx, n - limit)
+  for i = 1, #popped, 2 do
+    local m = popped[i]
     if m ~= member then
-      redis.call('ZREM', idx, m)
       redis.call('DEL', recPrefix .. m)
-      over = over - 1
+    else
+      -- A tie of scores put the new record among the oldest: it stays,
+      -- and the oldest other goes in its place.
+      redis.call('ZADD', idx, popped[i + 1], m)
+      for _, o in ipairs(redis.call('ZRANGE', idx, 0, 1)) do
+        if o ~= member then
+          redis.call('ZREM', idx, o)
+          redis.call('DEL', recPrefix .. o)
+          break
+        end
+      end
     end
   end
 end
@@ -136,6 +144,11 @@ local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
 local owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local id, agent, backend, ctx, state, upd = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local maxPerOwner, window = ARGV[11], ARGV[12]
+-- Each number converted once, each index's name built once: a string
+-- made in Lua is interned, a number parsed by strtod.
+local nowN, expN, ttlN = tonumber(now), tonumber(exp), tonumber(ttl)
+local windowMs = tonumber(window)
+local allIdx, expIdx, finIdx = bucket .. ':all', bucket .. ':exp', bucket .. ':fin'
 local taskPrefix = string.sub(task, 1, #task - #id)
 local ctxPrefix = string.sub(taskPrefix, 1, -3) .. 'c:'
 local memberPrefix = #owner .. ':' .. owner .. ':'
@@ -143,7 +156,7 @@ local memberPrefix = #owner .. ':' .. owner .. ':'
 purge(bucket, taskPrefix, owner, now)
 
 local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd', 'ren')
-local live = cur[2] and tonumber(cur[2]) > tonumber(now)
+local live = cur[2] and tonumber(cur[2]) > nowN
 if live and cur[1] ~= owner then return 0 end
 -- A context has one owner: a task put in another's changes nothing. The
 -- context's key, read here once, is written below.
@@ -152,7 +165,7 @@ if ctx ~= '' then
   ctxHeld = redis.call('GET', ctxPrefix .. ctx)
   if ctxHeld then
     local cexp, cowner = string.match(ctxHeld, '^(%d+)|(.*)$')
-    if cexp and tonumber(cexp) > tonumber(now) and cowner ~= owner then return 3 end
+    if cexp and tonumber(cexp) > nowN and cowner ~= owner then return 3 end
   end
 end
 local wasFinal = false
@@ -169,7 +182,7 @@ if live then
   if tonumber(upd) < tonumber(oldUpd) then
     state, upd = oldState, oldUpd
   end
-  renew = ctx ~= '' and (oldCtx == '' or not (cur[6] and tonumber(cur[6]) >= tonumber(now) - 1000 * tonumber(window)))
+  renew = ctx ~= '' and (oldCtx == '' or not (cur[6] and tonumber(cur[6]) >= nowN - 1000 * windowMs))
   if renew then
     redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp, 'ren', now)
   else
@@ -177,7 +190,8 @@ if live then
   end
 else
   -- owner '' is the one principal of a gateway without authentication, not bounded.
-  if owner ~= '' and redis.call('ZCOUNT', bucket .. ':exp', '(' .. now, '+inf') >= tonumber(maxPerOwner) and
+  -- The purge left only live tasks in exp: its size is their number.
+  if owner ~= '' and redis.call('ZCARD', expIdx) >= tonumber(maxPerOwner) and
      not evict(bucket, taskPrefix, count, memberPrefix) then
     return 2
   end
@@ -187,27 +201,28 @@ end
 redis.call('PEXPIRE', task, ttl)
 
 local final = finalState(state)
-redis.call('ZADD', bucket .. ':all', neg(upd), id)
-redis.call('ZADD', bucket .. ':exp', exp, id)
+local score = neg(upd)
+redis.call('ZADD', allIdx, score, id)
+redis.call('ZADD', expIdx, exp, id)
 if ctx ~= '' then
   local ctxIndex = bucket .. ':c:' .. ctx
-  redis.call('ZADD', ctxIndex, neg(upd), id)
+  redis.call('ZADD', ctxIndex, score, id)
   if renew then redis.call('PEXPIRE', ctxIndex, ttl) end
 end
 if final then
-  redis.call('ZADD', bucket .. ':fin', now, id)
+  redis.call('ZADD', finIdx, now, id)
 elseif wasFinal then
-  redis.call('ZREM', bucket .. ':fin', id)
+  redis.call('ZREM', finIdx, id)
 end
 -- The owner's indexes outlive the tasks in them: they hold the same ids
 -- (fin a part of them), are emptied together and renewed together, so
 -- when the one this put added to was renewed within the window, all three
 -- outlive any task put now by the grace less the window. A key this put
 -- created has no TTL yet, and is renewed here.
-if redis.call('PTTL', bucket .. (final and ':fin' or ':exp')) < tonumber(ttl) - tonumber(window) then
-  redis.call('PEXPIRE', bucket .. ':all', ttl)
-  redis.call('PEXPIRE', bucket .. ':exp', ttl)
-  redis.call('PEXPIRE', bucket .. ':fin', ttl)
+if redis.call('PTTL', final and finIdx or expIdx) < ttlN - windowMs then
+  redis.call('PEXPIRE', allIdx, ttl)
+  redis.call('PEXPIRE', expIdx, ttl)
+  redis.call('PEXPIRE', finIdx, ttl)
 end
 redis.call('ZADD', count, exp, memberPrefix .. id)
 -- The count is renewed with the agent's registration, well within its
@@ -225,8 +240,8 @@ if ctx ~= '' then
   if ctx ~= putCtx then c = redis.call('GET', ck) end
   local cexp, cowner
   if c then cexp, cowner = string.match(c, '^(%d+)|(.*)$') end
-  if cexp and tonumber(cexp) > tonumber(now) then
-    if tonumber(exp) > tonumber(cexp) then redis.call('SET', ck, exp .. '|' .. cowner, 'PX', ttl) end
+  if cexp and tonumber(cexp) > nowN then
+    if expN > tonumber(cexp) then redis.call('SET', ck, exp .. '|' .. cowner, 'PX', ttl) end
   else
     redis.call('SET', ck, exp .. '|' .. owner, 'PX', ttl)
   end
@@ -363,18 +378,18 @@ if ARGV[4] == '1' then
   end
 end
 if ARGV[5] ~= '1' then return {1, '', live, owner} end
-local v = redis.call('GET', KEYS[4])
-if v then
+-- A key with no record is claimed by the SET NX alone.
+local v = ''
+if not redis.call('SET', KEYS[4], ARGV[7], 'NX', 'PX', ARGV[8]) then
+  v = redis.call('GET', KEYS[4]) or ''
   local e = string.match(v, '^(%d+)|')
   if not (e and tonumber(e) > tonumber(ARGV[6])) then
     v = ''
   elseif not string.find(v, '"s":"not_accepted"', 1, true) then
     return {0, v, live, owner}
   end
-else
-  v = ''
+  redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
 end
-redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
 keepRecord(KEYS[5], KEYS[4], ARGV[9], now, limit, ARGV[8])
 return {1, v, live, owner}
 `)
