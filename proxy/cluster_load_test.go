@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -137,8 +138,12 @@ func runClusterLoad(ctx context.Context, gws [2]*testGateway, tokens map[string]
 // and checks that no acknowledged task was lost or shown to another.
 func underClusterLoad(t *testing.T, c *redistopo.Cluster, change func(slot int)) {
 	b := backends[0]
-	ga, gb := gatewayPair(t, c, b)
-	gws := [2]*testGateway{ga, gb}
+	retries := &recordRetries{}
+	backend, prefix := b.handler(t, nil), clusterPrefix()
+	open := func() *testGateway {
+		return newGatewayOpts(t, backend, b.version, Options{Tasks: openClusterStore(t, c, prefix), Logger: slog.New(retries)}, withAuth(t))
+	}
+	gws := [2]*testGateway{open(), open()}
 	tokens := map[string]string{"alice": token(t, "alice"), "bob": token(t, "bob")}
 	// The agent's keys share its hash tag (README, "Redis key layout").
 	slot := c.Slot("{4:test}")
@@ -156,6 +161,9 @@ func underClusterLoad(t *testing.T, c *redistopo.Cluster, change func(slot int))
 	stop()
 	wg.Wait()
 	l.Check(t)
+	// A record the change made fail is the background retry's until it
+	// ends: only then is a task the index does not know lost.
+	started := retries.wait(t)
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	lost := 0
@@ -164,11 +172,6 @@ func underClusterLoad(t *testing.T, c *redistopo.Cluster, change func(slot int))
 		for _, g := range gws {
 			get := rpc("GetTask", `{"id":"`+id+`"}`)
 			r, err := loadCall(client, g, tokens[owner], dialect.V10, get)
-			// A record still in the background retry's hands gets its time.
-			for deadline := time.Now().Add(10 * time.Second); err == nil && r.Get("error.code").Int() == -32001 && time.Now().Before(deadline); {
-				time.Sleep(50 * time.Millisecond)
-				r, err = loadCall(client, g, tokens[owner], dialect.V10, get)
-			}
 			if err != nil || r.Get("result.id").Str != id {
 				if lost++; lost <= 5 {
 					t.Errorf("acknowledged task %s of %s: %s %v", id, owner, r.Raw, err)
@@ -179,7 +182,52 @@ func underClusterLoad(t *testing.T, c *redistopo.Cluster, change func(slot int))
 			}
 		}
 	}
-	t.Logf("%d tasks acknowledged, %d lost; %d reads found one not yet recorded", len(l.acked), lost, l.unrecorded)
+	t.Logf("%d tasks acknowledged, %d lost; %d reads found one not yet recorded; %d writes retried in the background", len(l.acked), lost, l.unrecorded, started)
+}
+
+// recordRetries is the gateways' log handler: it follows their background
+// retries of task writes, each logged when it starts and when it ends
+// (recorded, found another's, or given up).
+type recordRetries struct {
+	mu      sync.Mutex
+	started int
+	running sync.WaitGroup
+}
+
+func (h *recordRetries) Enabled(context.Context, slog.Level) bool { return true }
+func (h *recordRetries) Handle(_ context.Context, r slog.Record) error {
+	switch {
+	case strings.HasSuffix(r.Message, "the write is retried"):
+		h.mu.Lock()
+		h.started++
+		h.mu.Unlock()
+		h.running.Add(1)
+	case strings.HasPrefix(r.Message, "a task write retried in the background"),
+		strings.HasPrefix(r.Message, "a task write was given up"):
+		h.running.Done()
+	}
+	return nil
+}
+func (h *recordRetries) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *recordRetries) WithGroup(string) slog.Handler      { return h }
+
+// wait returns once every retry started has ended, and how many started.
+// The retries bound themselves; the guard is against a hang, far past that.
+func (h *recordRetries) wait(t *testing.T) int {
+	t.Helper()
+	ended := make(chan struct{})
+	go func() {
+		h.running.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the gateways' background retries of task writes did not end")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.started
 }
 
 // TestClusterGatewaysUnderLoad changes the cluster while two gateways

@@ -53,6 +53,67 @@ type answer struct {
 
 	pw   *io.PipeWriter
 	done chan struct{}
+	// handed counts the bytes the core has written into the pipe; progress
+	// is how far the relay has written them to the caller.
+	handed   int64
+	progress relayProgress
+}
+
+// relayProgress is what the relay reports to the core's flushes: how many
+// of the bytes it read from the pipe are written to the caller, and, once
+// it has stopped, the error that stopped it.
+type relayProgress struct {
+	mu      sync.Mutex
+	changed sync.Cond
+	read    int64 // the relay goroutine's own count, published as written
+	written int64
+	stopped bool
+	err     error
+}
+
+// countedPipe is the pipe as the relay's event reader reads it: what it
+// takes is counted in read.
+type countedPipe struct {
+	pr *io.PipeReader
+	p  *relayProgress
+}
+
+func (c countedPipe) Read(b []byte) (int, error) {
+	n, err := c.pr.Read(b)
+	c.p.read += int64(n)
+	return n, err
+}
+
+// caughtUp reports that every byte read so far is written and flushed to
+// the caller (or is part of an event not complete yet).
+func (p *relayProgress) caughtUp() {
+	p.mu.Lock()
+	p.written = p.read
+	p.mu.Unlock()
+	p.changed.Broadcast()
+}
+
+// stop reports that the relay takes no more events, for err.
+func (p *relayProgress) stop(err error) {
+	p.mu.Lock()
+	p.stopped, p.err = true, err
+	p.mu.Unlock()
+	p.changed.Broadcast()
+}
+
+// wait returns once the relay has written the first handed bytes, or has
+// stopped: then with what stopped it. The relay's writes are bounded by the
+// caller's write deadline, so the wait is too.
+func (p *relayProgress) wait(handed int64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for !p.stopped && p.written < handed {
+		p.changed.Wait()
+	}
+	if p.stopped {
+		return p.err
+	}
+	return nil
 }
 
 // unaryPool keeps the buffers unary answers are rewritten from; ones grown
@@ -81,6 +142,7 @@ func (a *answer) WriteHeader(code int) {
 	if code == http.StatusOK && isEventStream(a.header) {
 		pr, pw := io.Pipe()
 		a.pw, a.done = pw, make(chan struct{})
+		a.progress.changed.L = &a.progress.mu
 		go a.relay(pr)
 	}
 }
@@ -90,14 +152,25 @@ func (a *answer) Write(p []byte) (int, error) {
 		a.WriteHeader(http.StatusOK)
 	}
 	if a.pw != nil {
-		return a.pw.Write(p)
+		n, err := a.pw.Write(p)
+		a.handed += int64(n)
+		return n, err
 	}
 	return a.unary.Write(p)
 }
 
-// FlushError is a no-op: the relay flushes each event as it writes it, and
-// a unary answer is written only once the core is done.
-func (a *answer) FlushError() error { return nil }
+// FlushError returns once the relay has written and flushed to the caller
+// all the core wrote, with the relay's write error if it failed: the core
+// then sees a caller cut by the write deadline as it does on the other
+// bindings, rather than only at its next write, which may never come (a
+// failed write cancels the request, and with it the backend call the core
+// waits on). A unary answer is written only once the core is done.
+func (a *answer) FlushError() error {
+	if a.pw == nil {
+		return nil
+	}
+	return a.progress.wait(a.handed)
+}
 
 // Unwrap lets http.ResponseController reach the caller's connection for
 // what the answer does not do itself (write deadlines).
@@ -213,7 +286,11 @@ func (a *answer) copyHeader() {
 // plain error answer with its HTTP status instead, as from a unary call.
 func (a *answer) relay(pr *io.PipeReader) {
 	defer close(a.done)
-	rd := sse.NewReader(pr, 0)
+	stop := func(err error) {
+		a.progress.stop(err)
+		pr.CloseWithError(err)
+	}
+	rd := sse.NewReader(countedPipe{pr, &a.progress}, 0)
 	rc := http.NewResponseController(a.w)
 	committed := false
 	commit := func() {
@@ -226,7 +303,11 @@ func (a *answer) relay(pr *io.PipeReader) {
 	defer commit()
 	var out []byte
 	for {
-		ev, err := rd.Next()
+		ev, err := rd.TryNext()
+		if errors.Is(err, sse.ErrNeedsRead) {
+			a.progress.caughtUp()
+			ev, err = rd.Next()
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				// The core's own stream is malformed or too large: say so
@@ -241,13 +322,13 @@ func (a *answer) relay(pr *io.PipeReader) {
 					a.writeEvent(rc, a.errorEvent(e))
 				}
 			}
-			pr.CloseWithError(errStreamEnded)
+			stop(errStreamEnded)
 			return
 		}
 		if ev.Data == nil { // a keep-alive or id/retry-only block
 			commit()
 			if err := a.writeEvent(rc, ev); err != nil {
-				pr.CloseWithError(ended(err))
+				stop(ended(err))
 				return
 			}
 			continue
@@ -274,7 +355,7 @@ func (a *answer) relay(pr *io.PipeReader) {
 			}
 			failed.write(a.w)
 			committed = true
-			pr.CloseWithError(errStreamEnded)
+			stop(errStreamEnded)
 			return
 		}
 		if failed != nil {
@@ -285,7 +366,7 @@ func (a *answer) relay(pr *io.PipeReader) {
 		commit()
 		ev.Data = out
 		if err := a.writeEvent(rc, ev); err != nil || failed != nil {
-			pr.CloseWithError(ended(err))
+			stop(ended(err))
 			return
 		}
 	}

@@ -2,9 +2,11 @@ package rest
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +180,35 @@ func TestStreamCorePanics(t *testing.T) {
 	}()
 	if !strings.Contains(w.Body.String(), `data: {"task":{}}`) {
 		t.Fatalf("the event before the panic: %q", w.Body.String())
+	}
+}
+
+// TestStreamFlushWaitsForTheCallersWrite: the core's flush returns once
+// the relay has written what the core wrote to the caller, with the
+// caller's write error: a caller cut by its write deadline is seen at the
+// flush, not only at a next write that may never come.
+func TestStreamFlushWaitsForTheCallersWrite(t *testing.T) {
+	flushed := make(chan error, 1)
+	core := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		// A deadline already past: the relay's write to the caller fails.
+		if err := rc.SetWriteDeadline(time.Now()); err != nil {
+			t.Error(err)
+		}
+		if _, err := io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"task\":{\"id\":\"t1\"}}}\n\n"); err != nil {
+			t.Error(err)
+		}
+		flushed <- rc.Flush()
+	})
+	srv := httptest.NewServer(NewHandler(core, Options{}))
+	defer srv.Close()
+	client := &http.Client{Timeout: 10 * time.Second}
+	if res, err := client.Post(srv.URL+"/message:stream", "application/json", strings.NewReader(`{"message":{}}`)); err == nil {
+		res.Body.Close()
+	}
+	if err := <-flushed; !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the flush returned %v, want the caller's write deadline passing", err)
 	}
 }
