@@ -98,7 +98,7 @@ func TestClusterIndexAcrossGatewayProcesses(t *testing.T) {
 		t.Skip("starts a six-node Redis Cluster and two gateways: skipped with -short")
 	}
 	f := newFault(t, "Redis Cluster shard lost and restored under two gateways")
-	c := redistopo.StartCluster(t)
+	c := redistopo.StartFailFastCluster(t)
 	be := startBackends(t)
 	pb := make([]byte, 8)
 	rand.Read(pb)

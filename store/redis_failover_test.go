@@ -167,7 +167,7 @@ func TestRedisSentinelFailoverUnderLoad(t *testing.T) {
 // uncovered, and calls fail closed.
 func TestRedisClusterReadinessFollows(t *testing.T) {
 	t.Parallel()
-	c := redistopo.StartCluster(t)
+	c := redistopo.StartFailFastCluster(t)
 	s := openTopologyStore(t, RedisConfig{Mode: RedisCluster, Addresses: c.Addrs(), TLS: tlsConfigOf(c.Env)})
 	ctx := context.Background()
 	if err := s.Ping(ctx); err != nil {

@@ -62,20 +62,46 @@ type Cluster struct {
 	Nodes []*Node
 }
 
-// ClusterNodeTimeout is how long the cluster takes a silent node for
-// failed: a failover takes about twice that.
-const ClusterNodeTimeout = time.Second
+// FailFastNodeTimeout is how long a cluster of StartFailFastCluster takes a
+// silent node for failed: a failover takes about twice that.
+const FailFastNodeTimeout = time.Second
+
+// stableNodeTimeout is the node timeout of StartCluster's clusters, which
+// no test means to lose a node of: on a busy machine a node starved of CPU
+// for longer than FailFastNodeTimeout would be failed over, its slots
+// reported down (CLUSTERDOWN) to calls in the middle of a test. A manual
+// CLUSTER FAILOVER and slot migrations do not wait on it. Every cluster is
+// formed with it: a node drops a CLUSTER MEET handshake not done within
+// the node timeout, and redis-cli --cluster create, which sends each MEET
+// once, then waits for the cluster to join until it is killed.
+const stableNodeTimeout = 30 * time.Second
+
+// clusterCreateTimeout bounds redis-cli --cluster create, which polls until
+// all six nodes agree on the configuration they gossip; on a machine
+// several clusters are formed on at once that takes far longer than
+// starting a node.
+const clusterCreateTimeout = 5 * time.Minute
 
 // StartCluster starts six nodes and makes them a cluster with
-// redis-cli --cluster create.
-func StartCluster(t testing.TB) *Cluster {
+// redis-cli --cluster create, for tests that change the cluster only by
+// migrating slots and manual failovers.
+func StartCluster(t testing.TB) *Cluster { return startCluster(t, stableNodeTimeout) }
+
+// StartFailFastCluster is StartCluster for tests that kill nodes and wait
+// for the cluster to notice: once formed, it takes a node silent for
+// FailFastNodeTimeout for failed.
+func StartFailFastCluster(t testing.TB) *Cluster { return startCluster(t, FailFastNodeTimeout) }
+
+const nodeTimeoutOption = "--cluster-node-timeout"
+
+func startCluster(t testing.TB, nodeTimeout time.Duration) *Cluster {
 	e := newEnv(t)
 	c := &Cluster{Env: e}
 	for range 6 {
 		c.Nodes = append(c.Nodes, e.start("cluster", func(dir string, _ int) []string {
 			return append([]string{"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
 				"--cluster-port", strconv.Itoa(freePort(t)), "--tls-cluster", "yes",
-				"--cluster-node-timeout", strconv.FormatInt(ClusterNodeTimeout.Milliseconds(), 10)}, noPersistence...)
+				nodeTimeoutOption, strconv.FormatInt(stableNodeTimeout.Milliseconds(), 10)}, noPersistence...)
 		}))
 	}
 	args := append(e.cliArgs(), "--cluster", "create")
@@ -83,13 +109,24 @@ func StartCluster(t testing.TB) *Cluster {
 		args = append(args, n.Addr)
 	}
 	args = append(args, "--cluster-replicas", "1", "--cluster-yes")
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), clusterCreateTimeout)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, "redis-cli", args...).CombinedOutput(); err != nil {
 		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 	}
 	if err := waitFor(startTimeout, c.healthy); err != nil {
 		t.Fatalf("cluster not ready: %v", err)
+	}
+	if nodeTimeout != stableNodeTimeout {
+		ms := strconv.FormatInt(nodeTimeout.Milliseconds(), 10)
+		for _, n := range c.Nodes {
+			if err := c.Client(n).ConfigSet(ctx, "cluster-node-timeout", ms).Err(); err != nil {
+				t.Fatalf("setting the node timeout of %s: %v", n.Addr, err)
+			}
+			// A restarted node knows the others from nodes.conf: no
+			// handshake to wait for.
+			n.args[slices.Index(n.args, nodeTimeoutOption)+1] = ms
+		}
 	}
 	return c
 }
@@ -142,7 +179,8 @@ func (c *Cluster) topology(n *Node) ([]clusterNode, error) {
 }
 
 // healthy reports whether every live node sees three primaries holding all
-// slots, each with a replica, and no failed node.
+// slots, each with a replica, and no failed node, and serves every slot
+// (cluster_state:ok): only then do calls through any node succeed.
 func (c *Cluster) healthy() error {
 	for _, n := range c.live() {
 		nodes, err := c.topology(n)
@@ -167,8 +205,8 @@ func (c *Cluster) healthy() error {
 		if err != nil {
 			return err
 		}
-		if !strings.Contains(info, "cluster_state:ok") {
-			return fmt.Errorf("%s: cluster_state not ok", n.Addr)
+		if !strings.Contains(info, "cluster_state:ok") || !strings.Contains(info, "cluster_slots_ok:16384") {
+			return fmt.Errorf("%s: not every slot served:\n%s", n.Addr, info)
 		}
 	}
 	return nil
