@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/push"
@@ -168,7 +166,12 @@ func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.Event
 	if info.ContextID != "" {
 		// A task's context never changes: a delivery naming another would
 		// show the caller a context that may be another caller's.
-		known := gjson.GetBytes(prev, "contextId").Str
+		var known string
+		if len(prev) > 0 {
+			if held := normalize.InspectTask(prev); held.TaskID == info.TaskID {
+				known = held.ContextID
+			}
+		}
 		if known == "" {
 			if t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, info.TaskID); err == nil {
 				known = t.ContextID
