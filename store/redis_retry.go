@@ -36,17 +36,8 @@ func (k redisKeys) sendKey(key SendKey) string {
 //	ARGV: the caller's now, the record, its TTL (ms), the send's key, the
 //	      store's now, the owner's share (0: unbounded)
 var claimSendScript = redis.NewScript(luaRecord + `
-local v = ''
-if not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[3]) then
-  v = redis.call('GET', KEYS[1]) or ''
-  local e = string.match(v, '^(%d+)|')
-  if not (e and tonumber(e) > tonumber(ARGV[1])) then
-    v = ''
-  elseif not string.find(v, '"s":"not_accepted"', 1, true) then
-    return {0, v}
-  end
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-end
+local claimed, v = claimRecord(KEYS[1], ARGV[2], ARGV[3], ARGV[1])
+if not claimed then return {0, v} end
 keepRecord(KEYS[2], KEYS[1], ARGV[4], ARGV[5], ARGV[6], ARGV[3])
 return {1, v}
 `)

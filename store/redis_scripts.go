@@ -113,6 +113,23 @@ end
 -- index idx by its last write (score) and counts it there when new, within
 -- limit (0: unbounded, the one principal of a gateway without
 -- authentication, which has no index).
+-- claimRecord writes rec at recKey unless recKey holds a live record of
+-- a send that was not refused ("not_accepted"): it returns true and the
+-- record it replaced ('' for none or an expired one), or false and the live
+-- record. A key with no record, the usual case, is claimed by the SET NX alone.
+local function claimRecord(recKey, rec, ttl, now)
+  if redis.call('SET', recKey, rec, 'NX', 'PX', ttl) then return true, '' end
+  local v = redis.call('GET', recKey) or ''
+  local e = string.match(v, '^(%d+)|')
+  if not (e and tonumber(e) > tonumber(now)) then
+    v = ''
+  elseif not string.find(v, '"s":"not_accepted"', 1, true) then
+    return false, v
+  end
+  redis.call('SET', recKey, rec, 'PX', ttl)
+  return true, v
+end
+
 local function keepRecord(idx, recKey, member, score, limit, ttl)
   limit = tonumber(limit)
   if limit <= 0 then return end
@@ -378,18 +395,8 @@ if ARGV[4] == '1' then
   end
 end
 if ARGV[5] ~= '1' then return {1, '', live, owner} end
--- A key with no record is claimed by the SET NX alone.
-local v = ''
-if not redis.call('SET', KEYS[4], ARGV[7], 'NX', 'PX', ARGV[8]) then
-  v = redis.call('GET', KEYS[4]) or ''
-  local e = string.match(v, '^(%d+)|')
-  if not (e and tonumber(e) > tonumber(ARGV[6])) then
-    v = ''
-  elseif not string.find(v, '"s":"not_accepted"', 1, true) then
-    return {0, v, live, owner}
-  end
-  redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8])
-end
+local claimed, v = claimRecord(KEYS[4], ARGV[7], ARGV[8], ARGV[6])
+if not claimed then return {0, v, live, owner} end
 keepRecord(KEYS[5], KEYS[4], ARGV[9], now, limit, ARGV[8])
 return {1, v, live, owner}
 `)

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -37,36 +33,6 @@ func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
 
 func (rawCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
 func (rawCodec) Name() string                         { return "proto" }
-
-// bothTransports serves New's server in front of c on a listener of its own
-// (Serve, as grpc_listen does) and beside HTTP/1.1 on an h2c listener
-// (ServeHTTP, as the traffic listener does), and returns a connection to
-// each.
-func bothTransports(t *testing.T, c http.Handler) map[string]*grpc.ClientConn {
-	t.Helper()
-	s := New(c, Options{})
-	t.Cleanup(s.Stop)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve(ln)
-	h2c := httptest.NewUnstartedServer(s)
-	h2c.Config.Protocols = new(http.Protocols)
-	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
-	h2c.Start()
-	t.Cleanup(h2c.Close)
-	conns := map[string]*grpc.ClientConn{}
-	for name, addr := range map[string]string{"Serve": ln.Addr().String(), "ServeHTTP": strings.TrimPrefix(h2c.URL, "http://")} {
-		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		conns[name] = conn
-	}
-	return conns
-}
 
 // TestMalformedRequestRefused: a request message that is no valid protobuf
 // (cut short, a string that is not UTF-8, a field number 0), to either

@@ -32,18 +32,14 @@ func (c *onWorker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.core.ServeHTTP(w, r)
 }
 
-// TestCallsRunOnStreamWorkers: a call runs on a goroutine the server keeps
-// between calls, whose stack has grown to what a call needs, both on a
-// listener of its own (Serve) and beside HTTP/1.1 on an h2c listener
-// (ServeHTTP), where net/http's goroutine for the stream only relays the
-// writes: a fresh goroutine per call would grow its stack by copying on
-// every call.
-func TestCallsRunOnStreamWorkers(t *testing.T) {
-	c := &onWorker{core: core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`},
-		worker: make(chan bool, 1)}
+// bothTransports serves New's server in front of c on a listener of its own
+// (Serve, as grpc_listen does) and beside HTTP/1.1 on an h2c listener
+// (ServeHTTP, as the traffic listener does), and returns a connection to
+// each.
+func bothTransports(t *testing.T, c http.Handler) map[string]*grpc.ClientConn {
+	t.Helper()
 	s := New(c, Options{})
 	t.Cleanup(s.Stop)
-
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -54,17 +50,31 @@ func TestCallsRunOnStreamWorkers(t *testing.T) {
 	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
 	h2c.Start()
 	t.Cleanup(h2c.Close)
-
-	for _, served := range []struct{ name, addr string }{{"Serve", ln.Addr().String()}, {"ServeHTTP", strings.TrimPrefix(h2c.URL, "http://")}} {
-		name, addr := served.name, served.addr
+	conns := map[string]*grpc.ClientConn{}
+	for name, addr := range map[string]string{"Serve": ln.Addr().String(), "ServeHTTP": strings.TrimPrefix(h2c.URL, "http://")} {
 		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { conn.Close() })
+		conns[name] = conn
+	}
+	return conns
+}
+
+// TestCallsRunOnStreamWorkers: a call runs on a goroutine the server keeps
+// between calls, whose stack has grown to what a call needs, both on a
+// listener of its own (Serve) and beside HTTP/1.1 on an h2c listener
+// (ServeHTTP), where net/http's goroutine for the stream only relays the
+// writes: a fresh goroutine per call would grow its stack by copying on
+// every call.
+func TestCallsRunOnStreamWorkers(t *testing.T) {
+	c := &onWorker{core: core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`},
+		worker: make(chan bool, 1)}
+	for name, conn := range bothTransports(t, c) {
 		if _, err := a2apb.NewA2AServiceClient(conn).GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t1"}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		conn.Close()
 		if !<-c.worker {
 			t.Errorf("%s: the call ran on a goroutine of its own, not on one of the server's stream workers", name)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -151,4 +152,40 @@ func stopGRPCNow(ls []*grpcListener) {
 	for _, l := range ls {
 		l.server.Stop()
 	}
+}
+
+// listenerTLS is the TLS of the traffic listener (nil: plain HTTP) and of
+// each agent's grpc_listen, by agent name (nil: plain gRPC).
+type listenerTLS struct {
+	traffic *tls.Config
+	grpc    map[string]*tls.Config
+}
+
+// loadListenerTLS reads the certificates and keys of the traffic listener
+// and of every grpc_listen, reporting every problem at once. A grpc_listen
+// without grpc_tls shares the traffic listener's.
+func loadListenerTLS(cfg *Config) (listenerTLS, error) {
+	var errs []error
+	l := listenerTLS{grpc: map[string]*tls.Config{}}
+	if cfg.TLS != nil {
+		c, err := serverTLS(cfg.TLS)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tls: %w", err))
+		}
+		l.traffic = c
+	}
+	for _, a := range cfg.Agents {
+		switch {
+		case a.GRPCListen == "":
+		case a.GRPCTLS != nil:
+			c, err := serverTLS(a.GRPCTLS)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("agent %q grpc_tls: %w", a.Name, err))
+			}
+			l.grpc[a.Name] = c
+		default:
+			l.grpc[a.Name] = l.traffic
+		}
+	}
+	return l, errors.Join(errs...)
 }
