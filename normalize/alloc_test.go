@@ -59,7 +59,9 @@ func TestAllocationBudgets(t *testing.T) {
 		{"Event 1.0 to 0.x", 2, nil, func() []byte { return event(t, dialect.V10, dialect.V03, status10) }},
 		{"Event 0.x to 1.0", 2, nil, func() []byte { return event(t, dialect.V03, dialect.V10, status03) }},
 		{"errorObject 1.0 to 0.x", 2, nil, func() []byte { return errorObjectOf(t, dialect.V10, dialect.V03, errV10) }},
-		// Envelopes copy the id out of the body: measured 1.
+		// A request copies its id out of the body, and a reply holds the
+		// spans of a task with ten history messages past Spans' room:
+		// measured 1 each.
 		{"ParseRequest", 2, nil, func() []byte { mustParseRequest(t, benchSendV03); return nil }},
 		{"ParseReply", 2, nil, func() []byte { mustParseReply(t, benchTaskV03); return nil }},
 		{"Inspect", 0, nil, func() []byte { // reads only

@@ -67,7 +67,7 @@ func benchRequest(b *testing.B, to dialect.ID, body []byte, dst []byte) []byte {
 	if err != nil {
 		b.Fatal(err)
 	}
-	params, _, err := Params(env.Op, env.Dialect, to, env.Params)
+	params, _, err := AppendParams(nil, &env, to)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func benchReply(b *testing.B, from, to dialect.ID, body []byte, dst []byte) []by
 	if err != nil {
 		b.Fatal(err)
 	}
-	result, err := Result(dialect.GetTask, from, to, reply.Result)
+	result, _, err := AppendResult(nil, dialect.GetTask, from, to, &reply)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -615,7 +615,7 @@ func BenchmarkStreamEvent(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			out, _, err := AppendInspectedEvent(scratch[:0], bc.from, bc.to, reply.Result)
+			out, _, err := AppendInspectedEvent(scratch[:0], bc.from, bc.to, &reply)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -26,6 +26,10 @@ type Envelope struct {
 	Op      dialect.Op
 	// Params is the raw params value; nil when absent.
 	Params []byte
+	// spans are where the body's containers end, recorded while it was
+	// validated: AppendParams steps over them by lookup instead of
+	// scanning again what validation read.
+	spans jsonscan.Spans
 }
 
 var envelopeKeys = [...]keySpec{{"jsonrpc", ""}, {"id", ""}, {"method", ""}, {"params", ""}}
@@ -36,25 +40,19 @@ func Valid(b []byte) bool {
 	return utf8.Valid(b) && jsonscan.Valid(b)
 }
 
-// validTop is Valid recording where the envelope's members end
-// (jsonscan.ValidTop), so that reading the envelope steps over its params
-// or result by lookup instead of scanning them a second time.
-func validTop(b []byte, top *jsonscan.Spans) bool {
-	return utf8.Valid(b) && jsonscan.ValidTop(b, top)
+// validSpans is Valid recording where b's containers end
+// (jsonscan.ValidSpans), so that neither reading the envelope nor
+// translating its params or result scans again what validation read.
+func validSpans(b []byte, spans *jsonscan.Spans) bool {
+	return utf8.Valid(b) && jsonscan.ValidSpans(b, spans)
 }
-
-// topRoom is how many containers of an envelope's members validTop
-// records: params or result, error, and a few a peer added.
-const topRoom = 8
 
 // ParseRequest reads a JSON-RPC 2.0 request. On failure it returns an
 // *Error, and the Envelope holds whatever id and dialect could be read, so
 // the error can still be answered to the right request in the right dialect.
 func ParseRequest(body []byte) (Envelope, error) {
 	var env Envelope
-	var room [2 * topRoom]int
-	top := jsonscan.SpansIn(room[:])
-	if !validTop(body, &top) {
+	if !validSpans(body, &env.spans) {
 		return env, Errorf(dialect.ErrParse, "%s", invalidJSONReason(body))
 	}
 	root := jsonscan.Parse(body)
@@ -65,7 +63,7 @@ func ParseRequest(body []byte) (Envelope, error) {
 		return env, Errorf(dialect.ErrInvalidRequest, "the body must be a JSON-RPC request object, got %s", typeName(root))
 	}
 	var m members
-	if err := collectIn(&top, root, envelopeKeys[:], &m); err != nil {
+	if err := collectIn(&env.spans, root, envelopeKeys[:], &m); err != nil {
 		env.ID = unambiguousID(root)
 		return env, &Error{Kind: dialect.ErrInvalidRequest, Message: "invalid JSON-RPC request: " + err.Error(), Err: err}
 	}
@@ -203,6 +201,9 @@ type Reply struct {
 	ID     []byte
 	Result []byte // nil when the reply is an error
 	Error  []byte // the error object; nil on success
+	// spans are the body's, as Envelope's are: AppendResult and
+	// AppendInspectedEvent step over Result's containers by lookup.
+	spans jsonscan.Spans
 }
 
 var replyKeys = [...]keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"error", ""}}
@@ -212,14 +213,12 @@ var replyKeys = [...]keySpec{{"jsonrpc", ""}, {"id", ""}, {"result", ""}, {"erro
 // writes none for an empty one) reads as a null result.
 func ParseReply(body []byte) (Reply, error) {
 	var r Reply
-	var room [2 * topRoom]int
-	top := jsonscan.SpansIn(room[:])
-	if !validTop(body, &top) {
+	if !validSpans(body, &r.spans) {
 		return r, Errorf(dialect.ErrInvalidAgentResponse, "the agent's reply is not valid JSON")
 	}
 	root := jsonscan.Parse(body)
 	var m members
-	if err := collectIn(&top, root, replyKeys[:], &m); err != nil {
+	if err := collectIn(&r.spans, root, replyKeys[:], &m); err != nil {
 		return r, &Error{Kind: dialect.ErrInvalidAgentResponse, Message: "the agent's reply is not a JSON-RPC response: " + err.Error(), Err: err}
 	}
 	v := &m.vals

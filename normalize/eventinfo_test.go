@@ -39,7 +39,7 @@ func TestEventInfoMatchesInspect(t *testing.T) {
 // event, and reports whether it translated.
 func checkEventInfo(t *testing.T, from, to dialect.ID, body []byte) bool {
 	t.Helper()
-	out, info, err := AppendInspectedEvent(nil, from, to, body)
+	out, info, err := appendInspectedEvent(nil, from, to, body, nil)
 	if err != nil {
 		if _, plainErr := AppendEvent(nil, from, to, body, false); plainErr == nil {
 			t.Fatalf("%s to %s: AppendInspectedEvent fails (%v) where AppendEvent translates: %s", from, to, err, body)

@@ -233,6 +233,11 @@ func FuzzRequest(f *testing.F) {
 				out, _, err := Params(env.Op, env.Dialect, to, doc)
 				return out, err
 			})
+			// Over the spans ParseRequest's validation recorded, as the
+			// proxy translates.
+			if got, gotInfo, gotErr := AppendParams(nil, &env, to); !sameTranslation(got, gotErr, out, err) || gotInfo != info {
+				t.Fatalf("%s: over the body's spans, the translation is %s, %+v (%v); over the params' own, %s, %+v (%v)", body, got, gotInfo, gotErr, out, info, err)
+			}
 			if err != nil {
 				checkKind(t, err, dialect.ErrInvalidParams, dialect.ErrUnsupportedOperation)
 				continue
@@ -281,6 +286,10 @@ func FuzzResult(f *testing.F) {
 			out, err := Result(op, from, to, body)
 			if valid {
 				checkIndexedSame(t, body, out, err, func(doc []byte) ([]byte, error) { return Result(op, from, to, doc) })
+				checkReplySame(t, body, out, err, func(r *Reply) ([]byte, error) {
+					out, _, err := AppendResult(nil, op, from, to, r)
+					return out, err
+				})
 			}
 			if !valid || op == dialect.GetExtendedCard {
 				// The proxy hands Result only replies ParseReply accepted;
@@ -315,6 +324,11 @@ func FuzzEvent(f *testing.F) {
 				continue
 			}
 			checkIndexedSame(t, body, out, err, func(doc []byte) ([]byte, error) { return Event(from, to, doc, final) })
+			inspected, _, inspectedErr := appendInspectedEvent(nil, from, to, body, nil)
+			checkReplySame(t, body, inspected, inspectedErr, func(r *Reply) ([]byte, error) {
+				out, _, err := AppendInspectedEvent(nil, from, to, r)
+				return out, err
+			})
 			if err != nil {
 				checkKind(t, err, dialect.ErrInvalidAgentResponse)
 				continue
@@ -379,4 +393,29 @@ func checkIndexedSame(t *testing.T, doc, out []byte, err error, translate func([
 	if err == nil && !bytes.Equal(bytes.TrimRight(got, " "), bytes.TrimRight(out, " ")) {
 		t.Fatalf("%s: indexed, the translation is\n%s\nscanned\n%s", doc, got, out)
 	}
+}
+
+// checkReplySame holds a translation over the spans ParseReply's
+// validation recorded, as the proxy translates, to the translation of the
+// bare document: body as the result of a reply must translate as body did,
+// out and err being what body gave.
+func checkReplySame(t *testing.T, body, out []byte, err error, translate func(*Reply) ([]byte, error)) {
+	t.Helper()
+	reply, perr := ParseReply([]byte(`{"jsonrpc":"2.0","id":1,"result":` + string(body) + `}`))
+	if perr != nil {
+		return // a document ParseReply refuses (not UTF-8), which the proxy never translates
+	}
+	got, gotErr := translate(&reply)
+	if !sameTranslation(got, gotErr, out, err) {
+		t.Fatalf("%s: over the reply's spans, the translation is\n%s (%v)\nover the result's own\n%s (%v)", body, got, gotErr, out, err)
+	}
+}
+
+// sameTranslation reports whether two translations of one document agree,
+// but for the space around a document handed back whole.
+func sameTranslation(got []byte, gotErr error, want []byte, wantErr error) bool {
+	if (gotErr == nil) != (wantErr == nil) || (wantErr != nil && gotErr.Error() != wantErr.Error()) {
+		return false
+	}
+	return bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want))
 }

@@ -192,7 +192,7 @@ func translateGolden(dir, file string, from, to dialect.ID, in []byte) (part, ou
 		if env.Dialect != from {
 			return nil, nil, nil, errors.New("method " + env.Method + " detected as " + env.Dialect.String() + ", file says " + from.String())
 		}
-		params, _, err := Params(env.Op, env.Dialect, to, env.Params)
+		params, _, err := AppendParams(nil, &env, to) // as the proxy translates
 		if err != nil {
 			return env.Params, nil, nil, err
 		}

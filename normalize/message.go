@@ -30,8 +30,13 @@ type conv struct {
 }
 
 // indexed returns a conversion into w whose walks step over the
-// containers of doc, the document it will translate, by lookup.
-func indexed(w *writer, from dialect.ID, doc []byte) conv {
+// containers of doc, the document it will translate, by lookup: over
+// known, the spans its validation recorded, when they hold doc, or else
+// over spans recorded now.
+func indexed(w *writer, from dialect.ID, doc []byte, known *jsonscan.Spans) conv {
+	if known.Holds(doc) {
+		return conv{w: w, from: from, sp: known}
+	}
 	w.spans.Index(doc)
 	return conv{w: w, from: from, sp: &w.spans}
 }

@@ -39,13 +39,21 @@ type RequestInfo struct {
 // non-nil input means the target method takes no params. Failures are
 // *Error of kind InvalidParams, with the JSON path of what is wrong.
 func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
-	return AppendParams(nil, op, from, to, params)
+	return appendParams(nil, op, from, to, params, nil)
 }
 
-// AppendParams is Params appending a translation to dst, so a caller can
-// give it a buffer it reuses; it returns params itself, not dst, when
-// nothing had to change.
-func AppendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
+// AppendParams is Params for the params of env, a request ParseRequest
+// read, into dialect to, appending a translation to dst so a caller can
+// give it a buffer it reuses; it returns env.Params itself, not dst, when
+// nothing had to change. It steps over the containers of env.Params by
+// the spans ParseRequest's validation recorded, rather than scanning them
+// again.
+func AppendParams(dst []byte, env *Envelope, to dialect.ID) ([]byte, RequestInfo, error) {
+	return appendParams(dst, env.Op, env.Dialect, to, env.Params, &env.spans)
+}
+
+// appendParams is AppendParams over the spans known, nil when none are.
+func appendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, known *jsonscan.Spans) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	if op == dialect.ListTasks && to == dialect.V03 {
 		if _, err := ParseListTasks(params); err != nil {
@@ -62,7 +70,7 @@ func AppendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte)
 	if len(params) > 0 {
 		root = jsonscan.Parse(params)
 	}
-	c := indexed(w, from, params)
+	c := indexed(w, from, params, known)
 	if err := c.params(op, root, to, &info); err != nil {
 		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
 	}

@@ -12,15 +12,22 @@ import (
 // Failures are *Error of kind InvalidAgentResponse: a reply that does not
 // read as A2A is the backend's fault, not the caller's.
 func Result(op dialect.Op, from, to dialect.ID, result []byte) ([]byte, error) {
-	out, _, err := AppendResult(nil, op, from, to, result)
+	out, _, err := appendResult(nil, op, from, to, result, nil)
 	return out, err
 }
 
-// AppendResult is Result appending a translation to dst (it returns result
-// itself, not dst, when nothing had to change) that also reads, from the
-// same walk of the input, what the gateway records of a send, get or cancel
-// result (see Inspect); the info is zero for other operations.
-func AppendResult(dst []byte, op dialect.Op, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
+// AppendResult is Result for the result of reply, which ParseReply read,
+// appending a translation to dst (it returns reply.Result itself, not dst,
+// when nothing had to change) that also reads, from the same walk of the
+// input, what the gateway records of a send, get or cancel result (see
+// Inspect); the info is zero for other operations. It steps over the
+// result's containers by the spans ParseReply's validation recorded.
+func AppendResult(dst []byte, op dialect.Op, from, to dialect.ID, reply *Reply) ([]byte, EventInfo, error) {
+	return appendResult(dst, op, from, to, reply.Result, &reply.spans)
+}
+
+// appendResult is AppendResult over the spans known, nil when none are.
+func appendResult(dst []byte, op dialect.Op, from, to dialect.ID, result []byte, known *jsonscan.Spans) ([]byte, EventInfo, error) {
 	if op == dialect.GetExtendedCard {
 		// Cards are rewritten for publishing, with the gateway's URLs, by
 		// package agentcard.
@@ -28,7 +35,7 @@ func AppendResult(dst []byte, op dialect.Op, from, to dialect.ID, result []byte)
 	}
 	w := getWriter()
 	defer w.release()
-	c := indexed(w, from, result)
+	c := indexed(w, from, result, known)
 	var info EventInfo
 	switch op {
 	case dialect.SendMessage:
@@ -85,7 +92,7 @@ func Event(from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 func AppendEvent(dst []byte, from, to dialect.ID, result []byte, final bool) ([]byte, error) {
 	w := getWriter()
 	defer w.release()
-	c := indexed(w, from, result)
+	c := indexed(w, from, result, nil)
 	if err := c.event(jsonscan.Parse(result), to, final); err != nil {
 		return nil, badReply(err)
 	}
@@ -95,15 +102,23 @@ func AppendEvent(dst []byte, from, to dialect.ID, result []byte, final bool) ([]
 	return append(dst, w.buf...), nil
 }
 
-// AppendInspectedEvent is AppendEvent that also reads, from the same walk,
-// what Inspect reads of the event; a status update that carries no final
-// flag gets one that says whether its state is terminal, which is the flag
-// the gateway writes unless it holds the event back (see package proxy).
-func AppendInspectedEvent(dst []byte, from, to dialect.ID, result []byte) ([]byte, EventInfo, error) {
+// AppendInspectedEvent is AppendEvent for the result of reply, a stream
+// event ParseReply read, that also reads, from the same walk, what Inspect
+// reads of the event; a status update that carries no final flag gets one
+// that says whether its state is terminal, which is the flag the gateway
+// writes unless it holds the event back (see package proxy). It steps over
+// the event's containers by the spans ParseReply's validation recorded.
+func AppendInspectedEvent(dst []byte, from, to dialect.ID, reply *Reply) ([]byte, EventInfo, error) {
+	return appendInspectedEvent(dst, from, to, reply.Result, &reply.spans)
+}
+
+// appendInspectedEvent is AppendInspectedEvent over the spans known, nil
+// when none are.
+func appendInspectedEvent(dst []byte, from, to dialect.ID, result []byte, known *jsonscan.Spans) ([]byte, EventInfo, error) {
 	w := getWriter()
 	defer w.release()
 	var info EventInfo
-	c := indexed(w, from, result)
+	c := indexed(w, from, result, known)
 	c.info, c.finalIfTerminal = &info, true
 	if err := c.event(jsonscan.Parse(result), to, false); err != nil {
 		return nil, EventInfo{}, badReply(err)

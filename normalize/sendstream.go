@@ -54,5 +54,5 @@ func (f *SendFold) AppendAnswer(dst []byte, to dialect.ID) ([]byte, EventInfo, e
 		// A 1.0 send result spells its task as a StreamResponse does.
 		result = TaskEvent(f.task)
 	}
-	return AppendResult(dst, dialect.SendMessage, dialect.V10, to, result)
+	return appendResult(dst, dialect.SendMessage, dialect.V10, to, result, nil)
 }

@@ -22,7 +22,7 @@ func TestSendFoldGolden(t *testing.T) {
 		t.Run(filepath.Base(base)+"."+tag, func(t *testing.T) {
 			var fold SendFold
 			for i, line := range bytes.Split(goldenFile(t, path), []byte("\n")) {
-				canon, info, err := AppendInspectedEvent(nil, from, dialect.V10, line)
+				canon, info, err := appendInspectedEvent(nil, from, dialect.V10, line, nil)
 				if err != nil {
 					t.Fatalf("event %d: %v", i, err)
 				}
@@ -55,7 +55,7 @@ func TestSendFoldEdges(t *testing.T) {
 		`{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`,
 		`{"message":{"role":"ROLE_AGENT","messageId":"m","taskId":"t","contextId":"c","parts":[{"text":"on it"}]}}`,
 	} {
-		canon, info, err := AppendInspectedEvent(nil, dialect.V10, dialect.V10, []byte(ev))
+		canon, info, err := appendInspectedEvent(nil, dialect.V10, dialect.V10, []byte(ev), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -401,7 +401,7 @@ func TestAppendResultInfo(t *testing.T) {
 		{dialect.GetPushConfig, dialect.V10, dialect.V10, `{"taskId":"t1","id":"p","url":"https://x.example/hook"}`, EventInfo{}},
 	}
 	for _, tt := range tests {
-		out, got, err := AppendResult(nil, tt.op, tt.from, tt.to, []byte(tt.in))
+		out, got, err := appendResult(nil, tt.op, tt.from, tt.to, []byte(tt.in), nil)
 		if err != nil {
 			t.Fatalf("%s %s: %v", tt.op, tt.in, err)
 		}

@@ -27,7 +27,7 @@ func WebhookCanonical(body []byte) ([]byte, EventInfo, error) {
 	if jsonscan.Member(root, "kind").Exists() {
 		from = dialect.V03
 	}
-	out, info, err := AppendInspectedEvent(nil, from, dialect.V10, body)
+	out, info, err := appendInspectedEvent(nil, from, dialect.V10, body, nil)
 	if err != nil {
 		return nil, EventInfo{}, &Error{Kind: dialect.ErrInvalidParams, Message: "the push delivery is not an A2A task or event: " + errorDetail(err), Err: err}
 	}

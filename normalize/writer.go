@@ -15,7 +15,8 @@ import (
 type writer struct {
 	buf     []byte
 	changed bool
-	// spans index the document being translated (conv.sp).
+	// spans index the document being translated when its validation
+	// recorded none (conv.sp).
 	spans jsonscan.Spans
 }
 

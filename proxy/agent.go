@@ -558,7 +558,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		return nil, a.backendError(c, reply.Error)
 	}
 	buf := c.buffer(len(reply.Result) + 512)
-	result, info, err := normalize.AppendResult((*buf)[:0], op, b.dialect, c.env.Dialect, reply.Result)
+	result, info, err := normalize.AppendResult((*buf)[:0], op, b.dialect, c.env.Dialect, &reply)
 	keep(buf, result, reply.Result)
 	if err != nil {
 		a.metrics.translationError("response", dialect.ErrInvalidAgentResponse)

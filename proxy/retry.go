@@ -196,7 +196,7 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 	case c.env.Dialect != dialect.V10:
 		buf := borrowBuffer(len(c.env.Params) + 256)
 		defer returnBuffer(buf)
-		out, _, err := normalize.AppendParams((*buf)[:0], dialect.SendMessage, c.env.Dialect, dialect.V10, c.env.Params)
+		out, _, err := normalize.AppendParams((*buf)[:0], &c.env, dialect.V10)
 		keep(buf, out, c.env.Params)
 		if err != nil {
 			return "", err
@@ -516,7 +516,7 @@ func (a *Agent) retryAnswer(r *http.Request, c *call, rec store.SendRecord) ([]b
 // result of a send in the caller's dialect (the same as a stream's event).
 func keptMessage(c *call, rec store.SendRecord) ([]byte, *normalize.Error) {
 	from, _ := strconv.Atoi(rec.AnswerDialect)
-	result, _, err := normalize.AppendResult(nil, dialect.SendMessage, dialect.ID(from), c.env.Dialect, rec.Answer)
+	result, err := normalize.Result(dialect.SendMessage, dialect.ID(from), c.env.Dialect, rec.Answer)
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}

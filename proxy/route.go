@@ -69,7 +69,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		to = env.Dialect
 	}
 	buf := borrowBuffer(len(env.Params) + 256)
-	params, info, err := normalize.AppendParams((*buf)[:0], env.Op, env.Dialect, to, env.Params)
+	params, info, err := normalize.AppendParams((*buf)[:0], env, to)
 	if keep(buf, params, env.Params); len(params) > 0 && len(env.Params) > 0 && &params[0] == &env.Params[0] {
 		// Nothing to translate: the buffer goes back at once, not at the
 		// call's end, which for a stream is when it closes.
@@ -129,7 +129,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 	}
 	c.backend = target
 	if target.dialect != to {
-		if params, _, err = normalize.Params(env.Op, env.Dialect, target.dialect, env.Params); err != nil {
+		if params, _, err = normalize.AppendParams(nil, env, target.dialect); err != nil {
 			return nil, normalize.AsError(err, dialect.ErrInvalidParams)
 		}
 	}

@@ -427,7 +427,7 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 	if !rl.release(false) {
 		return false
 	}
-	out, info, err := normalize.AppendInspectedEvent(sc.result[:0], b.dialect, s.c.env.Dialect, reply.Result)
+	out, info, err := normalize.AppendInspectedEvent(sc.result[:0], b.dialect, s.c.env.Dialect, &reply)
 	if err != nil {
 		a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 		a.streamFail(s, normalize.AsError(err, dialect.ErrInvalidAgentResponse))

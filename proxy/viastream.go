@@ -129,7 +129,7 @@ func (a *Agent) foldStream(ctx context.Context, c *call, body io.ReadCloser) ([]
 		if reply.Error != nil {
 			return nil, a.backendError(c, reply.Error)
 		}
-		canon, info, err := normalize.AppendInspectedEvent((*buf)[:0], b.dialect, dialect.V10, reply.Result)
+		canon, info, err := normalize.AppendInspectedEvent((*buf)[:0], b.dialect, dialect.V10, &reply)
 		if err != nil {
 			a.metrics.translationError("event", dialect.ErrInvalidAgentResponse)
 			return nil, normalize.AsError(err, dialect.ErrInvalidAgentResponse)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -90,18 +92,22 @@ func FuzzEach(f *testing.F) {
 			walk(Parse(b), 0)
 			return
 		}
-		// Spans.Each must see what Each sees; the document is padded past
-		// the size below which it is left unindexed.
-		var spans Spans
+		// Spans.Each must see what Each sees, over the spans validation
+		// records and over those Index does (the document is padded past
+		// the size below which Index leaves it unindexed).
+		var valid, indexed Spans
+		if !ValidSpans(b, &valid) {
+			t.Fatalf("%s: ValidSpans refuses what Valid accepts", b)
+		}
 		padded := append(append([]byte(nil), b...), bytes.Repeat([]byte(" "), spansWorthIt)...)
-		spans.Index(padded)
-		if root := Parse(b); len(spans.at) == 0 && (root.IsObject() || root.IsArray()) {
-			t.Fatalf("%s: a valid document with containers was left unindexed", b)
+		indexed.Index(padded)
+		if len(indexed.spans()) != len(valid.spans()) {
+			t.Fatalf("%s: Index recorded %v, ValidSpans %v", b, indexed.spans(), valid.spans())
 		}
 		for _, w := range []struct {
 			doc  []byte
 			each func(gjson.Result, func(k, v gjson.Result) bool)
-		}{{b, Each}, {padded, spans.Each}} {
+		}{{b, Each}, {b, valid.Each}, {padded, indexed.Each}} {
 			walkEach(t, Parse(w.doc), 0, w.each)
 		}
 	})
@@ -137,7 +143,8 @@ func FuzzValid(f *testing.F) {
 	addGoldenSeeds(f)
 	for _, s := range []string{``, ` `, `-`, `-0`, `01`, `1.`, `.5`, `1e`, `1e+`, `-1.5E-3`, `tru`, `nul`, `"\u12"`, `"\u12G4"`, `"\x"`, "\"\x1f\"",
 		"\"\x7f\"", `[1,]`, `{"a":1,}`, `{"a" 1}`, `{,}`, `[,1]`, `{"a":1}}`, `[[]]]`, `"abcdefgh\"ijklmnop"`, `"abcdefg\\"`, "\t\n\r 1 \r\n",
-		`{"a":{},"b":[1,{"c":[]}],"d":"{","e":[],"f":{"g":1}}`, `[[],[[]],{},1,[2]]`} {
+		`{"a":{},"b":[1,{"c":[]}],"d":"{","e":[],"f":{"g":1}}`, `[[],[[]],{},1,[2]]`,
+		`{"long":{"a":"0123456789012345678901234567890123456789","b":[ ],"c":{ "d":[1,2,3] }},"x":[ {"y":"0123456789012345678901234567890123456789"} ]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -150,37 +157,67 @@ func FuzzValid(f *testing.F) {
 		if got && !gjson.ValidBytes(b) {
 			t.Fatalf("Valid accepts %q, which gjson's validator refuses", b)
 		}
-		// ValidTop decides as Valid does, and each container it records
-		// is one of the root's members or elements, ending where a scan
-		// says it does.
-		var room [6]int
-		top := SpansIn(room[:])
-		if ValidTop(b, &top) != got {
-			t.Fatalf("ValidTop(%q) = %v, Valid %v", b, !got, got)
+		// ValidSpans decides as Valid does, and records every container
+		// at least shortSpan long, where it starts and ends.
+		var spans Spans
+		if ValidSpans(b, &spans) != got {
+			t.Fatalf("ValidSpans(%q) = %v, Valid %v", b, !got, got)
 		}
 		if !got {
-			if len(top.at) != 0 || top.doc != "" {
-				t.Fatalf("ValidTop(%q) refused it but kept spans %v", b, top.at)
+			if spans.n != 0 || spans.doc != "" {
+				t.Fatalf("ValidSpans(%q) refused it but kept spans %v", b, spans.spans())
 			}
 			return
 		}
-		json := String(b)
-		root := Parse(b)
-		members := map[int]bool{}
-		Each(root, func(_, v gjson.Result) bool {
-			if v.IsObject() || v.IsArray() {
-				members[v.Index] = true
-			}
-			return true
-		})
-		if want := min(len(members), len(room)/2); len(top.at) != 2*want {
-			t.Fatalf("ValidTop(%q) recorded %v, want %d containers", b, top.at, want)
-		}
-		for k := 0; k < len(top.at); k += 2 {
-			start, end := top.at[k], top.at[k+1]
-			if !members[start] || skipContainer(json, start) != end {
-				t.Fatalf("ValidTop(%q) recorded [%d, %d), not a container of the root", b, start, end)
-			}
+		if want := containerSpans(b); !slices.Equal(spans.spans(), want) {
+			t.Fatalf("ValidSpans(%q) recorded\n%v, want\n%v", b, spans.spans(), want)
 		}
 	})
+}
+
+// containerSpans are the spans of the containers of the valid document b
+// that are at least shortSpan long, found by scanning.
+func containerSpans(b []byte) []span {
+	json := String(b)
+	var want []span
+	for i := 0; i < len(json); i++ {
+		switch json[i] {
+		case '"':
+			end, _ := skipString(json, i)
+			i = end - 1
+		case '{', '[':
+			if end := skipContainer(json, i); end-i >= shortSpan {
+				want = append(want, span{uint32(i), uint32(end)})
+			}
+		}
+	}
+	return want
+}
+
+// TestSpansSpill holds the spans past what Spans hold without allocating
+// to a scan: more containers than the room, and a short container whose
+// nested ones take the spans over the room and back.
+func TestSpansSpill(t *testing.T) {
+	long := `{"text":"` + strings.Repeat("x", shortSpan) + `"}`
+	deep := strings.Repeat("[", shortSpan/2-1) + strings.Repeat("]", shortSpan/2-1) // short, nesting 30 recorded ones
+	for _, doc := range []string{
+		"[" + strings.Repeat(long+",", 3*roomSpans) + long + "]",
+		"[" + strings.Repeat(long+",", 5) + deep + "," + long + "]",
+		"[" + strings.Repeat(long+",", roomSpans-1) + deep + "," + long + "]",
+		"[" + strings.Repeat(long+",", roomSpans+1) + deep + "," + long + "]",
+	} {
+		b := []byte(doc)
+		var spans Spans
+		if !ValidSpans(b, &spans) {
+			t.Fatalf("%.40s...: not valid", doc)
+		}
+		if want := containerSpans(b); !slices.Equal(spans.spans(), want) {
+			t.Fatalf("%.40s...: recorded %d spans, a scan finds %d:\n%v\n%v", doc, spans.n, len(want), spans.spans(), want)
+		}
+		walkEach(t, Parse(b), 0, spans.Each)
+		var indexed Spans
+		if indexed.Index(b); !slices.Equal(indexed.spans(), spans.spans()) {
+			t.Fatalf("%.40s...: Index recorded %v, ValidSpans %v", doc, indexed.spans(), spans.spans())
+		}
+	}
 }

@@ -17,25 +17,10 @@ const MaxDepth = 100
 // holds it to encoding/json.Valid.
 func Valid(b []byte) bool { return valid(b, nil) }
 
-// ValidTop is Valid that also records in top where the containers one level
-// below the root (a request's params, a reply's result) end, replacing what
-// top held: the root's walk then steps over them by lookup instead of
-// scanning again what validation just read. It records no more containers
-// than top has room for (the rest are walked by scanning), so a caller's
-// top over a small array on its stack never allocates.
-func ValidTop(b []byte, top *Spans) bool {
-	top.doc, top.at = "", top.at[:0]
-	if !valid(b, top) {
-		top.at = top.at[:0]
-		return false
-	}
-	top.doc = String(b)
-	return true
-}
-
-// valid is Valid, recording in top, when not nil, the containers at depth 1.
-func valid(b []byte, top *Spans) bool {
-	var open [MaxDepth]byte // the bracket of each enclosing container
+// valid is Valid, recording in spans, when not nil, where containers end.
+func valid(b []byte, spans *Spans) bool {
+	var open [MaxDepth]byte  // the bracket of each enclosing container
+	var slot [MaxDepth]int32 // and its slot in spans
 	depth := 0
 	i := 0
 	for {
@@ -49,23 +34,24 @@ func valid(b []byte, top *Spans) bool {
 			if depth == MaxDepth {
 				return false
 			}
+			if i+1 < len(b) && b[i+1] == c+2 { // '}' is '{'+2, ']' is '['+2
+				i += 2 // empty, and too short to record
+				break
+			}
+			if spans != nil {
+				slot[depth] = int32(spans.open(i))
+			}
 			open[depth] = c
 			depth++
-			start := i
 			if i = skipWS(b, i+1); i == len(b) {
 				return false
 			}
-			if depth == 2 && top != nil && len(top.at)+2 <= cap(top.at) {
-				n := len(top.at)
-				// Within its room, not append: append's growth would make
-				// every caller's room escape to the heap.
-				top.at = top.at[:n+2]
-				top.at[n], top.at[n+1] = start, 0
-			}
-			if b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+			if b[i] == c+2 {
 				depth--
 				i++
-				top.closed(depth, start, i)
+				if spans != nil {
+					spans.close(int(slot[depth]), i)
+				}
 				break
 			}
 			if c == '{' {
@@ -108,7 +94,9 @@ func valid(b []byte, top *Spans) bool {
 			if b[i] == bracket+2 {
 				depth--
 				i++
-				top.closed(depth, -1, i)
+				if spans != nil {
+					spans.close(int(slot[depth]), i)
+				}
 				continue
 			}
 			if b[i] != ',' {
@@ -122,18 +110,6 @@ func valid(b []byte, top *Spans) bool {
 			}
 			break
 		}
-	}
-}
-
-// closed notes the end of a container valid closed, now at depth, when
-// it is one ValidTop records: the last one it opened (start, when known, is
-// where that one began).
-func (top *Spans) closed(depth, start, end int) {
-	if top == nil || depth != 1 || len(top.at) == 0 {
-		return
-	}
-	if n := len(top.at); top.at[n-1] == 0 && (start < 0 || top.at[n-2] == start) {
-		top.at[n-1] = end
 	}
 }
 
