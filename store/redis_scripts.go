@@ -70,20 +70,6 @@ local function evict(bucket, taskPrefix)
   return true
 end
 
--- restoreCtx puts back the context's value held (false for none) that a
--- put's SET ... GET replaced (when set), live until heldExp (nil when it
--- was not live: nothing to keep), with the physical TTL its writer gave
--- it: the put's own (ttl, for the put's expiry exp) moved by the
--- difference of the two expiries.
-local function restoreCtx(set, ck, held, heldExp, exp, ttl)
-  if not set then return end
-  if not heldExp then
-    redis.call('DEL', ck)
-  else
-    redis.call('SET', ck, held, 'PX', ttl + math.floor((heldExp - exp) / 1000))
-  end
-end
-
 local function finalState(state)
   return state == 'TASK_STATE_COMPLETED' or state == 'TASK_STATE_CANCELED' or
     state == 'TASK_STATE_FAILED' or state == 'TASK_STATE_REJECTED'
@@ -170,6 +156,20 @@ end
 // cluster, Put writes the agents set by a command of its own, in the
 // script's pipeline.
 var putScript = redis.NewScript(luaCommon + luaRecord + `
+-- restoreCtx puts back the context's value held (false for none) that a
+-- put's SET ... GET replaced (when set), live until heldExp (nil when it
+-- was not live: nothing to keep), with the physical TTL its writer gave
+-- it: the put's own (ttl, for the put's expiry exp) moved by the
+-- difference of the two expiries.
+local function restoreCtx(set, ck, held, heldExp, exp, ttl)
+  if not set then return end
+  if not heldExp then
+    redis.call('DEL', ck)
+  else
+    redis.call('SET', ck, held, 'PX', ttl + math.floor((heldExp - exp) / 1000))
+  end
+end
+
 local task, bucket, owners = KEYS[1], KEYS[2], KEYS[3]
 local owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local id, agent, backend, ctx, state, upd = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
