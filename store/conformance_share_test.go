@@ -36,6 +36,13 @@ func testShareRefusesOwner(t *testing.T, open opener) {
 	if _, err := s.Admit(ctx, Admission{Agent: "x", Owner: "alice"}); !errors.Is(err, ErrOwnerQuota) {
 		t.Fatalf("Admit past the share = %v, want ErrOwnerQuota", err)
 	}
+	// A refused task names no context: the context stays unowned.
+	if err := s.Put(ctx, Task{ID: "a-over", ContextID: "c-over", Owner: "alice", Agent: "x", State: working}); !errors.Is(err, ErrOwnerQuota) {
+		t.Fatalf("Put past the share, in a new context = %v, want ErrOwnerQuota", err)
+	}
+	if got, err := s.ContextOwner(ctx, "x", "c-over"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ContextOwner of a refused task's context = %q, %v; want ErrNotFound", got, err)
+	}
 	wantNotFound(t, s, "x", "a-over")
 	// Her known tasks still update; other agents and owners have their own.
 	mustPut(t, s, Task{ID: "a0", Owner: "alice", Agent: "x", State: working})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -149,7 +150,7 @@ func (r *Redis) put(ctx context.Context, t Task, key *SendKey, send []any) error
 		sendKey, sendIndex = r.keys.sendKey(*key), ak.sends(key.Owner)
 	}
 	keys := make([]string, 5, 6)
-	keys[0], keys[1], keys[2], keys[3], keys[4] = taskKey, ak.bucket(t.Owner), ak.count(), sendKey, sendIndex
+	keys[0], keys[1], keys[2], keys[3], keys[4] = taskKey, ak.bucket(t.Owner), ak.owners(), sendKey, sendIndex
 	if !r.cluster {
 		keys = append(keys, r.keys.agents())
 	}
@@ -492,7 +493,9 @@ func (r *Redis) parsePage(q Query, reply []any) (Page, error) {
 	return page, nil
 }
 
-// Len implements Store. It counts each agent's tasks in the agent's slot.
+// Len implements Store. It counts each agent's live tasks owner by owner,
+// in each owner's exp index: a scrape's cost grows with the owners, so
+// that no put pays for a count of its own.
 func (r *Redis) Len(ctx context.Context) (int, error) {
 	agents, err := r.client.SMembers(ctx, r.keys.agents()).Result()
 	if err != nil {
@@ -500,13 +503,74 @@ func (r *Redis) Len(ctx context.Context) (int, error) {
 	}
 	total := 0
 	for _, agent := range agents {
-		n, err := lenScript.Run(ctx, r.client, []string{r.keys.count(agent)}, micros(r.now())).Int()
+		n, err := r.agentLen(ctx, r.keys.agent(agent))
 		if err != nil {
 			return 0, unavailable("count tasks", err)
 		}
 		total += n
 	}
 	return total, nil
+}
+
+// lenBatch is how many owners Len reads in one pipeline: Redis serves
+// every replica from one thread, and a scrape must not hold it long.
+const lenBatch = 512
+
+// agentLen counts the live tasks of one agent's owners, a batch of owners
+// at a time, and prunes from the owners set those whose indexes are gone.
+func (r *Redis) agentLen(ctx context.Context, ak agentKeys) (int, error) {
+	since := "(" + micros(r.now())
+	seen := map[string]struct{}{} // SSCAN may return an owner twice
+	total := 0
+	var cursor uint64
+	for {
+		owners, next, err := r.client.SScan(ctx, ak.owners(), cursor, "", lenBatch).Result()
+		if err != nil {
+			return 0, err
+		}
+		owners = slices.DeleteFunc(owners, func(o string) bool {
+			_, dup := seen[o]
+			seen[o] = struct{}{}
+			return dup
+		})
+		counts := make([]*redis.IntCmd, len(owners))
+		if _, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, o := range owners {
+				counts[i] = p.ZCount(ctx, ak.bucket(o)+":exp", since, "+inf")
+			}
+			return nil
+		}); err != nil {
+			return 0, err
+		}
+		var idle []string
+		for i, c := range counts {
+			total += int(c.Val())
+			if c.Val() == 0 {
+				idle = append(idle, owners[i])
+			}
+		}
+		if err := r.pruneOwners(ctx, ak, idle); err != nil {
+			return 0, err
+		}
+		if cursor = next; cursor == 0 {
+			return total, nil
+		}
+	}
+}
+
+// pruneOwners runs pruneOwnersScript for owners, which hold no live task.
+func (r *Redis) pruneOwners(ctx context.Context, ak agentKeys, owners []string) error {
+	if len(owners) == 0 {
+		return nil
+	}
+	keys := make([]string, 1, len(owners)+1)
+	keys[0] = ak.owners()
+	args := make([]any, len(owners))
+	for i, o := range owners {
+		keys = append(keys, ak.bucket(o)+":exp")
+		args[i] = o
+	}
+	return pruneOwnersScript.Run(ctx, r.client, keys, args...).Err()
 }
 
 // Ping implements Store. In cluster mode it asks for the cluster's state:

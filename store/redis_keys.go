@@ -15,7 +15,7 @@ import "strconv"
 //	<prefix>v2:{<agent>}b:<owner>:exp     sorted set: the same, score expiry
 //	<prefix>v2:{<agent>}b:<owner>:fin     sorted set: the final tasks, score last put (eviction)
 //	<prefix>v2:{<agent>}b:<owner>:c:<ctx> sorted set: the owner's tasks in one context, score -Updated
-//	<prefix>v2:{<agent>}n                 sorted set: the agent's tasks as <len>:<owner>:<id>, score expiry (Len)
+//	<prefix>v2:{<agent>}o                 set: the owners with indexes, for Len
 //	<prefix>v2:{<agent>}rs:<owner>        sorted set: the owner's send records by key, score last write (its share)
 //	<prefix>v2:agents                     set: the agents with keys, for Len and Known
 //	<prefix>{<agent>}r:<owner>:<key>      string: a send's record for retries (redis_retry.go)
@@ -39,9 +39,13 @@ import "strconv"
 // Scores of the List index are -Updated in microseconds, so that ascending
 // score order with Redis's byte order on ties is exactly List order (newest
 // first, ties by ID); microseconds keep the scores exact in a float64.
-// A member of n names its owner so that a task id taken over by another
-// owner after expiry is a new member, while the old one ages out by its
-// score.
+// The owners set is what Len sums over (each owner's live tasks are its
+// exp index's): a put adds its owner when it renews the owner's indexes,
+// once per renewal window, rather than each put writing a count. It
+// replaced an agent's task count (n, a sorted set of every task) within
+// layout v2: a replica of either reads only its own for Len, so during a
+// rolling upgrade the index-size metric undercounts the other's tasks
+// while nothing else differs.
 type redisKeys struct {
 	prefix string
 }
@@ -81,7 +85,7 @@ func (a agentKeys) context(contextID string) string { return a.contextPrefix() +
 // append the suffixes.
 func (a agentKeys) bucket(owner string) string { return string(a) + "b:" + lengthPrefixed(owner) }
 
-func (a agentKeys) count() string { return string(a) + "n" }
+func (a agentKeys) owners() string { return string(a) + "o" }
 
 // sends is the index of owner's send records, by which their number is
 // bounded as the owner's tasks are.
@@ -92,8 +96,6 @@ func (k redisKeys) task(agent, id string) string { return k.agent(agent).taskPre
 func (k redisKeys) bucket(agent, owner string) string { return k.agent(agent).bucket(owner) }
 
 func (k redisKeys) context(agent, contextID string) string { return k.agent(agent).context(contextID) }
-
-func (k redisKeys) count(agent string) string { return k.agent(agent).count() }
 
 func (k redisKeys) agents() string {
 	return k.prefix + redisLayout + "agents"

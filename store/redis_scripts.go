@@ -58,7 +58,7 @@ end
 -- evict drops the owner's final task put least recently from every index,
 -- for the owner's share, and reports whether there was one. The context
 -- keeps its owner until its own expiry, which is the latest of its tasks'.
-local function evict(bucket, taskPrefix, count, memberPrefix)
+local function evict(bucket, taskPrefix)
   local oldest = redis.call('ZPOPMIN', bucket .. ':fin')
   if #oldest == 0 then return false end
   local id = oldest[1]
@@ -67,7 +67,6 @@ local function evict(bucket, taskPrefix, count, memberPrefix)
   local ctx = redis.call('HGET', taskPrefix .. id, 'ctx')
   if ctx and ctx ~= '' then redis.call('ZREM', bucket .. ':c:' .. ctx, id) end
   redis.call('DEL', taskPrefix .. id)
-  redis.call('ZREM', count, memberPrefix .. id)
   return true
 end
 
@@ -142,7 +141,7 @@ end
 // written, 0 on an owner conflict, 2 when the owner's share is full of
 // tasks that are not final, 3 when the context named is another owner's.
 //
-//	KEYS: task, bucket, count, the send's record, the owner's record index
+//	KEYS: task, bucket, owners set, the send's record, the owner's record index
 //	      (the task in place of none; all in the agent's slot); on one node
 //	      also the agents set (in another slot)
 //	ARGV: owner, now, expiry, physical TTL (ms), id, agent, backend,
@@ -150,14 +149,28 @@ end
 //	      (ms), "1" to renew the agent's keys (and add it to the agents
 //	      set), then for PutSend the send's record, its TTL (ms) and key
 //
-// The task and context key prefixes and the count member are derived
-// here from the task key and the owner rather than sent: every argument
+// The task and context key prefixes are derived here from the task key
+// rather than sent: every argument
 // is one more for the client to encode and Redis to parse. The send's
 // record is written only with the task, after every refusal. On a
 // cluster, Put writes the agents set by a command of its own, in the
 // script's pipeline.
 var putScript = redis.NewScript(luaCommon + luaRecord + `
-local task, bucket, count = KEYS[1], KEYS[2], KEYS[3]
+-- restoreCtx puts back the context's value held (false for none) that a
+-- put's SET ... GET replaced (when set), live until heldExp (nil when it
+-- was not live: nothing to keep), with the physical TTL its writer gave
+-- it: the put's own (ttl, for the put's expiry exp) moved by the
+-- difference of the two expiries.
+local function restoreCtx(set, ck, held, heldExp, exp, ttl)
+  if not set then return end
+  if not heldExp then
+    redis.call('DEL', ck)
+  else
+    redis.call('SET', ck, held, 'PX', ttl + math.floor((heldExp - exp) / 1000))
+  end
+end
+
+local task, bucket, owners = KEYS[1], KEYS[2], KEYS[3]
 local owner, now, exp, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local id, agent, backend, ctx, state, upd = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local maxPerOwner, window = ARGV[11], ARGV[12]
@@ -168,21 +181,36 @@ local windowMs = tonumber(window)
 local allIdx, expIdx, finIdx = bucket .. ':all', bucket .. ':exp', bucket .. ':fin'
 local taskPrefix = string.sub(task, 1, #task - #id)
 local ctxPrefix = string.sub(taskPrefix, 1, -3) .. 'c:'
-local memberPrefix = #owner .. ':' .. owner .. ':'
 
 purge(bucket, taskPrefix, owner, now)
 
 local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd', 'ren')
 local live = cur[2] and tonumber(cur[2]) > nowN
 if live and cur[1] ~= owner then return 0 end
--- A context has one owner: a task put in another's changes nothing. The
--- context's key, read here once, is written below.
-local putCtx, ctxHeld = ctx, false
+-- A context has one owner: a task put in another's changes nothing. A
+-- task keeps its first context: when that is the one named (the usual
+-- case), the context's owner is read and written by one SET ... GET, and
+-- put back as it was, within its own expiry, when the put is refused or
+-- the context already lives longer (restoreCtx). Otherwise the context's
+-- key, read here once, is written below.
+local putCtx, ctxHeld, ctxSet, ctxExp = ctx, false, false, nil
 if ctx ~= '' then
-  ctxHeld = redis.call('GET', ctxPrefix .. ctx)
+  if live and cur[3] ~= '' and cur[3] ~= ctx then
+    ctxHeld = redis.call('GET', ctxPrefix .. ctx)
+  else
+    ctxHeld = redis.call('SET', ctxPrefix .. ctx, exp .. '|' .. owner, 'PX', ttl, 'GET')
+    ctxSet = true
+  end
   if ctxHeld then
     local cexp, cowner = string.match(ctxHeld, '^(%d+)|(.*)$')
-    if cexp and tonumber(cexp) > nowN and cowner ~= owner then return 3 end
+    if cexp and tonumber(cexp) > nowN then ctxExp = tonumber(cexp) end
+    if ctxExp and cowner ~= owner then
+      restoreCtx(ctxSet, ctxPrefix .. ctx, ctxHeld, ctxExp, expN, ttlN)
+      return 3
+    end
+  end
+  if ctxSet and ctxExp and ctxExp > expN then
+    restoreCtx(ctxSet, ctxPrefix .. ctx, ctxHeld, ctxExp, expN, ttlN)
   end
 end
 local wasFinal = false
@@ -209,7 +237,8 @@ else
   -- owner '' is the one principal of a gateway without authentication, not bounded.
   -- The purge left only live tasks in exp: its size is their number.
   if owner ~= '' and redis.call('ZCARD', expIdx) >= tonumber(maxPerOwner) and
-     not evict(bucket, taskPrefix, count, memberPrefix) then
+     not evict(bucket, taskPrefix) then
+    restoreCtx(ctxSet, ctxPrefix .. ctx, ctxHeld, ctxExp, expN, ttlN)
     return 2
   end
   -- HSET sets every field, so an expired task's hash needs no DEL first.
@@ -236,22 +265,26 @@ end
 -- when the one this put added to was renewed within the window, all three
 -- outlive any task put now by the grace less the window. A key this put
 -- created has no TTL yet, and is renewed here.
+-- The owner joins the owners set (Len's) as its indexes are renewed: an
+-- owner with a live task was added within the window, and only Len takes
+-- out an owner, whose exp index is gone. The set is renewed with the
+-- agent's registration, well within its TTL while the agent's tasks are
+-- put, and when a put adds an owner (which may make the set anew).
+local renewOwners = ARGV[13] == '1'
 if redis.call('PTTL', final and finIdx or expIdx) < ttlN - windowMs then
   redis.call('PEXPIRE', allIdx, ttl)
   redis.call('PEXPIRE', expIdx, ttl)
   redis.call('PEXPIRE', finIdx, ttl)
+  if redis.call('SADD', owners, owner) == 1 then renewOwners = true end
 end
-redis.call('ZADD', count, exp, memberPrefix .. id)
--- The count is renewed with the agent's registration, well within its
--- TTL while the agent's tasks are put. Len empties it of expired tasks.
+if renewOwners then redis.call('PEXPIRE', owners, ttl) end
 if ARGV[13] == '1' then
-  redis.call('PEXPIRE', count, ttl)
   if KEYS[6] then
     redis.call('SADD', KEYS[6], agent)
     redis.call('PEXPIRE', KEYS[6], ttl)
   end
 end
-if ctx ~= '' then
+if ctx ~= '' and not ctxSet then
   local ck = ctxPrefix .. ctx
   local c = ctxHeld
   if ctx ~= putCtx then c = redis.call('GET', ck) end
@@ -354,13 +387,18 @@ end
 return out
 `)
 
-// lenScript implements Redis.Len.
+// pruneOwnersScript takes out of the owners set (Len's) the owners given
+// whose exp index is gone: their tasks all left or expired, and a put
+// that makes the index again adds its owner back (putScript). An index
+// still there keeps its owner, whatever Len counted in it.
 //
-//	KEYS: count
-//	ARGV: now
-var lenScript = redis.NewScript(`
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-return redis.call('ZCARD', KEYS[1])
+//	KEYS: the owners set, then each owner's exp index
+//	ARGV: the owners, in KEYS' order
+var pruneOwnersScript = redis.NewScript(`
+for i, owner in ipairs(ARGV) do
+  if redis.call('EXISTS', KEYS[i + 1]) == 0 then redis.call('SREM', KEYS[1], owner) end
+end
+return 1
 `)
 
 // admitScript implements Redis.Admit and, with the claim, Redis.ClaimSend:
