@@ -18,6 +18,20 @@ const (
 	DefaultLeeway         = 30 * time.Second
 )
 
+// Upper bounds checked by [Config.Validate]: past them a value is a typo
+// that turns a check off, not a tuning.
+const (
+	// MaxLeeway bounds the clock skew tolerated: a leeway of days keeps an
+	// expired token valid for days, and clocks are kept within seconds.
+	MaxLeeway = 5 * time.Minute
+	// MaxJWKSMinRefetch bounds the refetch rate limit: a key the issuer
+	// rotates in is refused until a refetch is allowed again.
+	MaxJWKSMinRefetch = 10 * time.Minute
+	// MaxJWKSRefresh bounds the background refresh: a key the issuer
+	// withdraws stays trusted until the next one.
+	MaxJWKSRefresh = 24 * time.Hour
+)
+
 // Config is the auth section of the gateway configuration for one published
 // agent. Secrets are never written inline: they are read from a file or an
 // environment variable named here.
@@ -137,14 +151,21 @@ func (c Config) Validate() error {
 		}
 	}
 
-	if c.JWKSRefresh < 0 {
-		add("auth.jwks_refresh must not be negative")
-	}
-	if c.JWKSMinRefetch < 0 {
-		add("auth.jwks_min_refetch must not be negative")
-	}
-	if c.Leeway < 0 {
-		add("auth.leeway must not be negative")
+	for _, d := range []struct {
+		name     string
+		v, limit time.Duration
+		why      string
+	}{
+		{"jwks_refresh", c.JWKSRefresh, MaxJWKSRefresh, "a key the issuer withdraws stays trusted until the next refresh"},
+		{"jwks_min_refetch", c.JWKSMinRefetch, MaxJWKSMinRefetch, "a key the issuer rotates in is refused until a refetch is allowed"},
+		{"leeway", c.Leeway, MaxLeeway, "an expired token stays valid for the leeway"},
+	} {
+		switch {
+		case d.v < 0:
+			add("auth.%s must not be negative", d.name)
+		case d.v > d.limit:
+			add("auth.%s (%s) must be at most %s: %s", d.name, d.v, d.limit, d.why)
+		}
 	}
 	if strings.TrimSpace(c.PrincipalClaim) == "" {
 		add("auth.principal_claim is required")

@@ -115,6 +115,9 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"jwks url credentials", func(c *Config) { c.JWKSURL = "https://u:p@issuer.test/jwks" }, "credentials"},
 		{"empty key file", func(c *Config) { c.PublicKeyFiles = []string{""} }, "auth.public_key_files[0] is empty"},
 		{"negative min refetch", func(c *Config) { c.JWKSMinRefetch = -1 }, "auth.jwks_min_refetch must not be negative"},
+		{"leeway of years", func(c *Config) { c.Leeway = 10 * 365 * 24 * time.Hour }, "auth.leeway (87600h0m0s) must be at most 5m0s"},
+		{"min refetch of days", func(c *Config) { c.JWKSMinRefetch = 48 * time.Hour }, "auth.jwks_min_refetch (48h0m0s) must be at most 10m0s"},
+		{"refresh of weeks", func(c *Config) { c.JWKSRefresh = 14 * 24 * time.Hour }, "auth.jwks_refresh (336h0m0s) must be at most 24h0m0s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

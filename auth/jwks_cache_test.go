@@ -259,8 +259,10 @@ func TestJWKSBackgroundRefreshAndClose(t *testing.T) {
 		h := &jwksHandler{}
 		h.set(jwksBody(t, jwksOf(t, oldKey)...), http.StatusOK)
 		cfg := jwksConfig("https://issuer.test/jwks", "EdDSA")
-		// So long that only the background refresh can pick up the new key.
-		cfg.JWKSMinRefetch = 24 * time.Hour
+		// Longer than the refresh, so that only the background refresh can
+		// pick up the new key.
+		cfg.JWKSMinRefetch = MaxJWKSMinRefetch
+		cfg.JWKSRefresh = MaxJWKSMinRefetch / 2
 		v, err := New(context.Background(), cfg, testAudience, handlerClient(h))
 		if err != nil {
 			t.Fatal(err)
@@ -273,7 +275,7 @@ func TestJWKSBackgroundRefreshAndClose(t *testing.T) {
 		}
 		wantReason(t, verify(), ReasonUnknownKey, "")
 
-		time.Sleep(DefaultJWKSRefresh)
+		time.Sleep(cfg.JWKSRefresh)
 		synctest.Wait()
 		if got := h.fetches.Load(); got != 2 {
 			t.Fatalf("fetches after one interval = %d, want 2", got)

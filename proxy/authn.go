@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/a2agate/gateway/auth"
+	"github.com/a2agate/gateway/binding/rest"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 )
@@ -26,12 +27,35 @@ func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bo
 	if a.verifier == nil {
 		return true
 	}
+	owner, refused := a.checkCaller(r, w.Header())
+	if refused == nil {
+		c.owner = owner
+		return true
+	}
+	out := a.errorResponse(c, refused.err)
+	c.bytes += len(out)
+	c.reason = string(refused.reason)
+	writeJSON(w, refused.status, out)
+	return false
+}
+
+// refusal is a caller refused by checkCaller: the HTTP status, the error
+// and why.
+type refusal struct {
+	status int
+	err    *normalize.Error
+	reason auth.Reason
+}
+
+// checkCaller verifies r's token: the caller's principal, or its refusal,
+// logged and counted, whose headers (WWW-Authenticate, Retry-After) it
+// sets in h. The agent requires a token (a.verifier is set).
+func (a *Agent) checkCaller(r *http.Request, h http.Header) (string, *refusal) {
 	header, err := auth.Credential(r.Header["Authorization"])
 	if err == nil {
 		var p auth.Principal
 		if p, err = a.verifier.Verify(r.Context(), header); err == nil {
-			c.owner = p.String()
-			return true
+			return p.String(), nil
 		}
 	}
 	reason := auth.ReasonMalformedToken
@@ -44,27 +68,33 @@ func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bo
 	// refreshed while tokens naming a new kid are refused.
 	a.log.Warn("authentication failed", "reason", string(reason), "error", err.Error())
 	a.metrics.authFailure(a.cfg.Name, string(reason))
-	status := http.StatusUnauthorized
-	e := &normalize.Error{Kind: dialect.ErrUnauthenticated, Message: "authentication required: " + reason.Description(), Err: err}
+	f := &refusal{status: http.StatusUnauthorized, reason: reason,
+		err: &normalize.Error{Kind: dialect.ErrUnauthenticated, Message: "authentication required: " + reason.Description(), Err: err}}
 	if reason == auth.ReasonKeysUnavailable {
 		// The gateway's fault, not the caller's: do not send it to log in again.
-		status = http.StatusServiceUnavailable
-		e.Kind = dialect.ErrInternal
-		e.Message = "the gateway cannot check tokens right now: its signing keys are unavailable"
+		f.status = http.StatusServiceUnavailable
+		f.err.Kind = dialect.ErrInternal
+		f.err.Message = "the gateway cannot check tokens right now: its signing keys are unavailable"
 		if a.cfg.Auth != nil && a.cfg.Auth.JWKSMinRefetch > 0 {
 			// No sooner will a token make the gateway fetch the keys again.
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(a.cfg.Auth.JWKSMinRefetch.Seconds()))))
+			h.Set("Retry-After", strconv.Itoa(int(math.Ceil(a.cfg.Auth.JWKSMinRefetch.Seconds()))))
 		}
 	} else {
 		// Only with a 401: a challenge naming invalid_token on a 503 would
 		// tell the client to drop a token nobody could check.
-		w.Header().Set("WWW-Authenticate", challenge(a.cfg.PublicURL, reason))
+		h.Set("WWW-Authenticate", challenge(a.cfg.PublicURL, reason))
 	}
-	out := a.errorResponse(c, e)
-	c.bytes += len(out)
-	c.reason = string(reason)
-	writeJSON(w, status, out)
-	return false
+	return "", f
+}
+
+// refuseREST is the REST front end's Options.Authenticate: a caller whose
+// request it would refuse is refused here first if its token is not valid.
+func (a *Agent) refuseREST(r *http.Request) *rest.Refusal {
+	h := http.Header{}
+	if _, f := a.checkCaller(r, h); f != nil {
+		return &rest.Refusal{Status: f.status, Kind: f.err.Kind, Message: f.err.Message, Header: h}
+	}
+	return nil
 }
 
 // challenge builds the WWW-Authenticate value. A missing token gets a bare

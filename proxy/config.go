@@ -33,6 +33,23 @@ const (
 	DefaultMaxIdleConns          = 256
 )
 
+// Upper bounds of the config's waits and sizes: past them a value is a
+// typo that turns a bound off, not a tuning.
+const (
+	// MaxWait bounds every configured timeout and interval: a wait of days
+	// holds a caller's connection, goroutine and buffers for days, which
+	// is no bound at all.
+	MaxWait = 24 * time.Hour
+	// MaxBytes bounds every configured size: a body, reply or event is
+	// held in memory whole, so a bound of terabytes lets one call exhaust
+	// the gateway's memory.
+	MaxBytes = 1 << 30
+	// MaxMaxIdleConns bounds backend.max_idle_conns: an idle connection
+	// holds buffers and goroutines, and a pool larger than any call count
+	// the gateway serves is a typo.
+	MaxMaxIdleConns = 10000
+)
+
 // DefaultMaxConcurrentStreams is the default bound on the calls one HTTP/2
 // connection may have open at once: the gRPC binding's, which is net/http's.
 const DefaultMaxConcurrentStreams = grpcbind.DefaultMaxConcurrentStreams
@@ -282,6 +299,14 @@ func (c *AgentConfig) Validate() error {
 	if c.MaxBodyBytes < 0 || c.MaxReplyBytes < 0 || c.MaxEventBytes < 0 {
 		bad("max_body_bytes, max_reply_bytes and max_event_bytes must not be negative")
 	}
+	for _, n := range []struct {
+		name string
+		v    int64
+	}{{"max_body_bytes", c.MaxBodyBytes}, {"max_reply_bytes", c.MaxReplyBytes}, {"max_event_bytes", int64(c.MaxEventBytes)}} {
+		if err := checkMaxBytes(n.name, n.v); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for i, sk := range c.Card.Skills {
 		if sk.ID == "" || sk.Name == "" {
 			bad("card.skills[%d]: id and name are required", i)
@@ -289,6 +314,9 @@ func (c *AgentConfig) Validate() error {
 	}
 	if c.Card.RefreshInterval < 0 {
 		bad("card.refresh_interval must not be negative")
+	}
+	if err := CheckMaxWait("card.refresh_interval", c.Card.RefreshInterval); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.Retries.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("retries: %w", err))
@@ -367,6 +395,12 @@ func (b *BackendConfig) Validate() error {
 		if d.v < 0 {
 			bad("%s must not be negative", d.name)
 		}
+		if err := CheckMaxWait(d.name, d.v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if b.MaxIdleConns < 0 || b.MaxIdleConns > MaxMaxIdleConns {
+		bad("max_idle_conns (%d) is not between 0 and %d", b.MaxIdleConns, MaxMaxIdleConns)
 	}
 	if b.ResponseTimeout < b.ResponseHeaderTimeout {
 		bad("response_timeout (%s) must be at least response_header_timeout (%s): it bounds the whole reply, head included", b.ResponseTimeout, b.ResponseHeaderTimeout)
@@ -483,5 +517,24 @@ func (r *RetriesConfig) Validate() error {
 	if r.MaxMessageBytes < 0 {
 		errs = append(errs, errors.New("max_message_bytes must not be negative"))
 	}
+	if err := checkMaxBytes("max_message_bytes", r.MaxMessageBytes); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// CheckMaxWait refuses a wait named name longer than MaxWait.
+func CheckMaxWait(name string, v time.Duration) error {
+	if v > MaxWait {
+		return fmt.Errorf("%s (%s) must be at most %s: a longer wait is no bound at all", name, v, MaxWait)
+	}
+	return nil
+}
+
+// checkMaxBytes refuses a size named name larger than MaxBytes.
+func checkMaxBytes(name string, v int64) error {
+	if v > MaxBytes {
+		return fmt.Errorf("%s (%d) must be at most %d (1 GiB): what it bounds is held in memory whole", name, v, MaxBytes)
+	}
+	return nil
 }

@@ -64,7 +64,11 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
 		var below http.Handler
 		if a.cfg.Serves(dialect.HTTPJSON) {
-			h := rest.NewHandler(http.HandlerFunc(a.ServeRPC), rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout})
+			opts := rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout}
+			if a.verifier != nil {
+				opts.Authenticate = a.refuseREST
+			}
+			h := rest.NewHandler(http.HandlerFunc(a.ServeRPC), opts)
 			below = h
 			// The routes' own patterns, matched exactly, unless one would
 			// take an agent's path below this one from its subtree.

@@ -308,3 +308,73 @@ func TestMetricsNameNoPrincipalOrTask(t *testing.T) {
 		t.Fatalf("the refused token was not counted: the check above saw no auth series")
 	}
 }
+
+// TestRESTAuthenticatesBeforeValidating: a REST caller without a valid
+// token is answered the 401 whatever is wrong with its query, body or
+// Content-Type, byte for byte what a well-formed request without a token
+// is answered, in the 1.0 and the 0.3 binding: the request's shape is
+// checked for authenticated callers only.
+func TestRESTAuthenticatesBeforeValidating(t *testing.T) {
+	g := newAuthGateway(t, backends[0])
+	send := `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`
+	cases := []struct {
+		name, method, path, contentType, body string
+		wellFormed                            string // the same route asked well
+	}{
+		{"bad historyLength", "GET", "/tasks/t1?historyLength=many", "", "", "/tasks/t1"},
+		{"unknown query parameter", "GET", "/tasks/t1?nosuch=1", "", "", "/tasks/t1"},
+		{"bad pageSize", "GET", "/tasks?pageSize=-x", "", "", "/tasks"},
+		{"bad version parameter", "GET", "/tasks/t1?a2a-version=9.9", "", "", "/tasks/t1"},
+		{"body not JSON", "POST", "/message:send", "application/json", "{not json", "/message:send"},
+		{"body not a request", "POST", "/message:send", "application/json", `{"message":7}`, "/message:send"},
+		{"Content-Type not JSON", "POST", "/message:send", "text/plain", send, "/message:send"},
+		{"0.3 bad historyLength", "GET", "/v1/tasks/t1?historyLength=many", "", "", "/v1/tasks/t1"},
+		{"0.3 body not JSON", "POST", "/v1/message:send", "application/json", "{not json", "/v1/message:send"},
+	}
+	do := func(method, path, contentType, body, authorization string) (*http.Response, string) {
+		req, err := http.NewRequest(method, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
+		}
+		res, b := roundTrip(t, req)
+		return res, string(b)
+	}
+	for _, tc := range cases {
+		for _, authorization := range []string{"", "Bearer not.a.jwt"} {
+			t.Run(tc.name+"/"+cmpName(authorization), func(t *testing.T) {
+				wantBody := ""
+				if tc.method == "POST" {
+					wantBody = send
+				}
+				want, wantB := do(tc.method, tc.wellFormed, "application/json", wantBody, authorization)
+				if want.StatusCode != http.StatusUnauthorized {
+					t.Fatalf("the well-formed request without a valid token: HTTP %d %s", want.StatusCode, wantB)
+				}
+				got, gotB := do(tc.method, tc.path, tc.contentType, tc.body, authorization)
+				if got.StatusCode != want.StatusCode || gotB != wantB || got.Header.Get("WWW-Authenticate") != want.Header.Get("WWW-Authenticate") {
+					t.Errorf("HTTP %d %s (WWW-Authenticate %q)\nwant HTTP %d %s (WWW-Authenticate %q)",
+						got.StatusCode, gotB, got.Header.Get("WWW-Authenticate"), want.StatusCode, wantB, want.Header.Get("WWW-Authenticate"))
+				}
+			})
+		}
+	}
+	// An authenticated caller still learns what is wrong with its request.
+	res, b := do("GET", "/tasks/t1?historyLength=many", "", "", "Bearer "+token(t, "alice"))
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(b, "historyLength") {
+		t.Fatalf("an authenticated caller's bad query: HTTP %d %s", res.StatusCode, b)
+	}
+}
+
+// cmpName names a test case by its Authorization header.
+func cmpName(authorization string) string {
+	if authorization == "" {
+		return "no token"
+	}
+	return "bad token"
+}

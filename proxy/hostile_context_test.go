@@ -22,6 +22,15 @@ import (
 type contextFiler struct {
 	mu        sync.Mutex
 	contextID string
+	// messages answers sends with a message in the context, not a task.
+	messages bool
+}
+
+// answerMessages makes f answer sends with a message (true) or a task.
+func (f *contextFiler) answerMessages(on bool) {
+	f.mu.Lock()
+	f.messages = on
+	f.mu.Unlock()
 }
 
 func (f *contextFiler) fileIn(contextID string) {
@@ -34,8 +43,20 @@ func (f *contextFiler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	req := gjson.ParseBytes(body)
 	f.mu.Lock()
-	contextID := f.contextID
+	contextID, messages := f.contextID, f.messages
 	f.mu.Unlock()
+	id := req.Get("id").Raw
+	if messages {
+		message := `{"message":{"messageId":"r-` + req.Get("params.message.messageId").Str + `","role":"ROLE_AGENT","contextId":"` + contextID + `","parts":[{"text":"reply"}]}}`
+		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+message+"}\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+message+`}`)
+		return
+	}
 	taskID := req.Get("params.message.taskId").Str
 	if taskID == "" {
 		taskID = req.Get("params.id").Str
@@ -44,7 +65,6 @@ func (f *contextFiler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		taskID = "t-" + req.Get("params.message.messageId").Str
 	}
 	task := `{"id":"` + taskID + `","contextId":"` + contextID + `","status":{"state":"TASK_STATE_WORKING"},"artifacts":[{"artifactId":"a","parts":[{"text":"reply"}]}]}`
-	id := req.Get("id").Raw
 	if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		w.Header().Set("Content-Type", "text/event-stream")
 		sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":`+task+"}}\n\n",
@@ -120,6 +140,69 @@ func TestBackendFilesTaskInAnothersContext(t *testing.T) {
 	}
 	// Bob's context is still his alone: alice may not name it.
 	wantError(t, alice.call("11", "SendMessage", strings.Replace(c10.send("alice-named", c10.text("hi"), ""), `"messageId"`, `"contextId":"c-bob","messageId"`, 1)), dialect.V10, -32602)
+
+	if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "test", "kind": "invalid_reply"}); int(got) != faults {
+		t.Errorf("backend_errors_total{kind=invalid_reply} = %v, want %d", got, faults)
+	}
+	if n := strings.Count(logs.String(), "a context the index holds for another caller"); n != faults {
+		t.Errorf("%d warnings logged, want %d:\n%s", n, faults, logs.String())
+	}
+}
+
+// TestBackendAnswersMessageInAnothersContext: a backend that answers
+// alice's send with a message (no task) in bob's context is not relayed,
+// as a task there is not: alice gets an error in her dialect and binding
+// that names neither the context nor bob, for a send and a stream, and the
+// gateway logs and counts the backend's fault. A message in her own
+// context, or in one nobody holds, is relayed. Before, alice got bob's
+// contextId, and could then list his context's tasks by it at the backend.
+func TestBackendAnswersMessageInAnothersContext(t *testing.T) {
+	const says = "answered with a message in a context that belongs to another caller"
+	back := &contextFiler{}
+	reg := prometheus.NewRegistry()
+	var logs testlog.Buffer
+	g := newGatewayOpts(t, back, dialect.Version10,
+		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, withAuth(t))
+	aliceTok := token(t, "alice")
+	alice, bob := g.as(aliceTok), g.as(token(t, "bob"))
+	c10 := callers[1]
+	back.fileIn("c-bob")
+	mustResult(t, bob.call("1", "SendMessage", c10.send("bob-1", c10.text("hi"), "")))
+	back.fileIn("c-alice")
+	mustResult(t, alice.call("2", "SendMessage", c10.send("alice-own", c10.text("hi"), "")))
+
+	back.answerMessages(true)
+	for _, ok := range []string{"c-alice", "c-nobody"} {
+		back.fileIn(ok)
+		for i, c := range callers {
+			r := mustResult(t, alice.call("3", c.method(dialect.SendMessage), c.send("alice-ok-"+ok+strconv.Itoa(i), c.text("hi"), "")))
+			if !strings.Contains(r.Raw, ok) {
+				t.Errorf("%s: a message in %s: %s", c.d, ok, r.Raw)
+			}
+		}
+	}
+	back.fileIn("c-bob")
+	faults := 0
+	for i, c := range callers {
+		n := strconv.Itoa(i)
+		answers := map[string]gjson.Result{
+			"send":   alice.call("4", c.method(dialect.SendMessage), c.send("alice-new-"+n, c.text("hi"), "")),
+			"stream": streamLast(t, alice.stream("5", c.method(dialect.SendStreamingMessage), c.send("alice-stream-"+n, c.text("hi"), ""))),
+		}
+		for name, r := range answers {
+			faults++
+			wantErrorSaying(t, r, c.d, -32603, says)
+			if strings.Contains(r.Raw, "bob") {
+				t.Errorf("%s, %s: the answer names bob's context: %s", c.d, name, r.Raw)
+			}
+		}
+	}
+	// The REST binding answers the same refusal in its own shape.
+	faults++
+	status, body := restRaw(t, g, "POST", "/message:send", `{"message":{"messageId":"alice-rest","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, aliceTok)
+	if status != http.StatusInternalServerError || !strings.Contains(body, says) || strings.Contains(body, "bob") {
+		t.Errorf("REST: HTTP %d %s", status, body)
+	}
 
 	if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "test", "kind": "invalid_reply"}); int(got) != faults {
 		t.Errorf("backend_errors_total{kind=invalid_reply} = %v, want %d", got, faults)

@@ -217,8 +217,13 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	if c.pushPending != nil && info.TaskID != "" {
 		a.bindPending(ctx, c, info.TaskID)
 	}
-	if info.TaskID == "" || c.unchecked {
-		return nil // messages create no task
+	if c.unchecked {
+		return nil
+	}
+	if info.TaskID == "" {
+		// Messages create no task, but one in another caller's context
+		// would hand the caller that context's id.
+		return a.inOwnContext(ctx, c, info.ContextID)
 	}
 	switch {
 	case c.taskID != "" && info.TaskID != c.taskID:
@@ -233,6 +238,9 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	if info.State == "" {
 		// An artifact update, or a message naming a task, says nothing of
 		// state to record, but may name another caller's task.
+		if e := a.inOwnContext(ctx, c, info.ContextID); e != nil {
+			return e
+		}
 		if info.TaskID == c.taskID || info.TaskID == c.info.TaskID {
 			return nil // recorded or checked already
 		}
@@ -345,6 +353,28 @@ func (a *Agent) withheldAsAnothers(c *call) *normalize.Error {
 	a.log.Warn("the backend answered with a task id the index holds for another caller; answer withheld", "op", c.env.Op.String())
 	a.metrics.backendError(a.cfg.Name, backendInvalidReply)
 	return errTaskNotFound()
+}
+
+// inOwnContext checks the context of a message the backend answered
+// (with no task): the caller's own, one nobody holds, or else the answer
+// is withheld as the answer of a task there is. The send's own context was
+// checked when it was admitted, and the call's task's when it was recorded.
+func (a *Agent) inOwnContext(ctx context.Context, c *call, contextID string) *normalize.Error {
+	if contextID == "" || contextID == c.info.ContextID || contextID == c.contextID {
+		return nil
+	}
+	switch owner, err := a.tasks.ContextOwner(ctx, a.cfg.Name, contextID); {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return a.indexUnavailable("read", err)
+	case owner != c.owner:
+		a.log.Warn("the backend answered the caller with a message in a context the index holds for another caller; answer withheld",
+			"op", c.env.Op.String(), "backend", c.backend.name)
+		return backendFault(backendInvalidReply, "backend %q answered with a message in a context that belongs to another caller, so the gateway withholds it: "+
+			"this is a fault of the backend, for its operator to look into; a send naming no contextId starts a new context", c.backend.name)
+	}
+	return nil
 }
 
 // withheldInAnothersContext logs and answers a backend answer withheld

@@ -317,6 +317,9 @@ type relay struct {
 	ended     bool   // the last event ends the exchange: a clean close may follow
 	lastTask  string // what the task index last heard
 	lastState string
+	// messageContext is the context of a message (with no task) last
+	// checked as the caller's or nobody's.
+	messageContext string
 	// snapshot is the task event the gateway opened the stream with, until
 	// the backend's first event has been compared with it (subscribeSnapshot).
 	snapshot []byte
@@ -441,7 +444,7 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		return false
 	}
 	s.c.streamEvent(info)
-	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") || (info.ContextID != s.c.contextID && info.TaskID != "" && info.ContextID != "") {
+	if info.TaskID != rl.lastTask || (info.State != rl.lastState && info.State != "") || (info.ContextID != s.c.contextID && info.ContextID != "" && info.ContextID != rl.messageContext) {
 		// The task index may be a network away: no event waits for it.
 		if s.flushPending() != nil {
 			return false
@@ -452,6 +455,9 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		}
 		// The event's bytes are the reader's, reused by the next read.
 		rl.lastTask, rl.lastState = strings.Clone(info.TaskID), info.State
+		if info.TaskID == "" {
+			rl.messageContext = strings.Clone(info.ContextID)
+		}
 	}
 	if s.c.retry != nil {
 		a.streamAnswered(s.c, info, out)

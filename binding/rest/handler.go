@@ -28,6 +28,22 @@ type Options struct {
 	// ReadTimeout bounds reading a request's body, from the end of its
 	// headers (server.read_timeout); 0 means no bound of its own.
 	ReadTimeout time.Duration
+	// Authenticate, when set, checks the caller of a request the front end
+	// is about to refuse for its Content-Type, body or query: a caller it
+	// refuses is answered that refusal instead, so that only authenticated
+	// callers learn what is wrong with their requests. A request the front
+	// end passes on is authenticated by the core, not here.
+	Authenticate func(*http.Request) *Refusal
+}
+
+// Refusal is a caller refused by Options.Authenticate: the HTTP status
+// (401, or 503 when tokens cannot be checked), the error's kind and
+// message, and the headers of the answer (WWW-Authenticate, Retry-After).
+type Refusal struct {
+	Status  int
+	Kind    dialect.ErrorKind
+	Message string
+	Header  http.Header
 }
 
 type handler struct {
@@ -37,14 +53,15 @@ type handler struct {
 	rpcURI  string // rpcPath as a RequestURI
 	limit   int64
 	// readTimeout is Options.ReadTimeout.
-	readTimeout time.Duration
+	readTimeout  time.Duration
+	authenticate func(*http.Request) *Refusal
 }
 
 // NewHandler returns the HTTP+JSON binding of the agent whose JSON-RPC
 // endpoint rpc serves. Every answer, errors included, is in the REST wire
 // shape: an unknown route or verb too gets a google.rpc.Status body.
 func NewHandler(rpc http.Handler, opts Options) http.Handler {
-	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout}
+	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout, authenticate: opts.Authenticate}
 	h.rpcPath = h.prefix
 	if h.rpcPath == "" {
 		h.rpcPath = "/"
@@ -72,6 +89,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if apiErr != nil {
 		fail(apiErr)
 		return
+	}
+	// From here on the route is an operation: a request error is answered
+	// to an authenticated caller only.
+	fail = func(e *apiError) {
+		if h.authenticate != nil {
+			if refused := h.authenticate(r); refused != nil {
+				maps.Copy(w.Header(), refused.Header)
+				e = newError(refused.Status, refused.Kind, refused.Message)
+			}
+		}
+		e.v03 = v03
+		e.write(w)
 	}
 	var body []byte
 	if rt.op.body {

@@ -162,6 +162,9 @@ func (c *Config) validate() error {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("server.%s must not be negative", d.name))
 		}
+		if err := proxy.CheckMaxWait("server."+d.name, d.v); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if n := c.Server.MaxConcurrentStreams; n < 1 || n > maxMaxConcurrentStreams {
 		errs = append(errs, fmt.Errorf("server.max_concurrent_streams (%d) is not between 1 and %d", n, maxMaxConcurrentStreams))

@@ -67,6 +67,27 @@ func TestReloadRefusesBadPath(t *testing.T) {
 	}
 }
 
+// TestReloadRefusesAbsurdLeeway: a leeway that would keep expired tokens
+// valid for years is refused on reload as at load, with the old config
+// serving on.
+func TestReloadRefusesAbsurdLeeway(t *testing.T) {
+	g := startReloadingGateway(t)
+	raw, err := os.ReadFile(g.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authBlock := "    auth:\n      issuer: https://issuer.example.com/\n      algorithms: [RS256]\n      jwks_url: https://issuer.example.com/jwks\n      leeway: 87600h\n"
+	bad := strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n"+authBlock, 1)
+	rewriteConfig(t, g.path, []byte(bad))
+	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
+	if name := cardName(t, g); name != "First" {
+		t.Fatalf("the old config must keep serving after a refused reload: card name %q", name)
+	}
+	if log := g.log.String(); !strings.Contains(log, "config reload refused") || !strings.Contains(log, "auth.leeway (87600h0m0s) must be at most 5m0s") {
+		t.Fatalf("the refusal must be logged, naming the leeway:\n%s", log)
+	}
+}
+
 // TestReloadRecoversPanic: a panic while building a reloaded config is
 // recovered, logged and counted as a failed reload, and the old config
 // keeps serving.
