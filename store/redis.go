@@ -306,10 +306,9 @@ func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
 func (r *Redis) admit(ctx context.Context, a Admission, key *SendKey, claim []any) (string, string, bool, error) {
 	now := r.now()
 	ak := r.keys.agent(a.Agent)
-	bucket := ak.bucket(a.Owner)
 	// Absent keys are named by one that is there, in the same slot: a
 	// script declares every key it touches, and a cluster routes by them.
-	exp := bucket + ":exp"
+	bucket, exp := ak.bucket(a.Owner), ak.expIndex(a.Owner)
 	contextKey, claimKey, claimIndex := exp, exp, exp
 	if a.ContextID != "" {
 		contextKey = ak.context(a.ContextID)
@@ -536,7 +535,7 @@ func (r *Redis) agentLen(ctx context.Context, ak agentKeys) (int, error) {
 		counts := make([]*redis.IntCmd, len(owners))
 		if _, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, o := range owners {
-				counts[i] = p.ZCount(ctx, ak.bucket(o)+":exp", since, "+inf")
+				counts[i] = p.ZCount(ctx, ak.expIndex(o), since, "+inf")
 			}
 			return nil
 		}); err != nil {
@@ -567,7 +566,7 @@ func (r *Redis) pruneOwners(ctx context.Context, ak agentKeys, owners []string) 
 	keys[0] = ak.owners()
 	args := make([]any, len(owners))
 	for i, o := range owners {
-		keys = append(keys, ak.bucket(o)+":exp")
+		keys = append(keys, ak.expIndex(o))
 		args[i] = o
 	}
 	return pruneOwnersScript.Run(ctx, r.client, keys, args...).Err()

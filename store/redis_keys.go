@@ -85,6 +85,10 @@ func (a agentKeys) context(contextID string) string { return a.contextPrefix() +
 // append the suffixes.
 func (a agentKeys) bucket(owner string) string { return string(a) + "b:" + lengthPrefixed(owner) }
 
+// expIndex is an owner's tasks by expiry, the index its live tasks are
+// counted in.
+func (a agentKeys) expIndex(owner string) string { return a.bucket(owner) + ":exp" }
+
 func (a agentKeys) owners() string { return string(a) + "o" }
 
 // sends is the index of owner's send records, by which their number is
