@@ -87,11 +87,7 @@ func (f *contextFiler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // alice got bob's contextId and the index a second owner of the context.
 func TestBackendFilesTaskInAnothersContext(t *testing.T) {
 	const says = "put this task in a context that belongs to another caller"
-	back := &contextFiler{}
-	reg := prometheus.NewRegistry()
-	var logs testlog.Buffer
-	g := newGatewayOpts(t, back, dialect.Version10,
-		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, withAuth(t))
+	back, reg, logs, g := contextFilerGateway(t)
 	alice, bob := g.as(token(t, "alice")), g.as(token(t, "bob"))
 	c10 := callers[1]
 
@@ -158,11 +154,7 @@ func TestBackendFilesTaskInAnothersContext(t *testing.T) {
 // contextId, and could then list his context's tasks by it at the backend.
 func TestBackendAnswersMessageInAnothersContext(t *testing.T) {
 	const says = "answered with a message in a context that belongs to another caller"
-	back := &contextFiler{}
-	reg := prometheus.NewRegistry()
-	var logs testlog.Buffer
-	g := newGatewayOpts(t, back, dialect.Version10,
-		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, withAuth(t))
+	back, reg, logs, g := contextFilerGateway(t)
 	aliceTok := token(t, "alice")
 	alice, bob := g.as(aliceTok), g.as(token(t, "bob"))
 	c10 := callers[1]
@@ -259,4 +251,15 @@ func TestPushDeliveryInAnotherContext(t *testing.T) {
 		t.Fatalf("a later delivery in another context answered %d, want 400", status)
 	}
 	rcv.none(t, g)
+}
+
+// contextFilerGateway is a 1.0 gateway with auth in front of a contextFiler,
+// its metrics and log kept for the test to read.
+func contextFilerGateway(t *testing.T) (*contextFiler, *prometheus.Registry, *testlog.Buffer, *testGateway) {
+	back := &contextFiler{}
+	reg := prometheus.NewRegistry()
+	logs := &testlog.Buffer{}
+	g := newGatewayOpts(t, back, dialect.Version10,
+		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(logs, nil))}, withAuth(t))
+	return back, reg, logs, g
 }
