@@ -66,14 +66,14 @@ agents:
       url: ` + backend.URL + `/` + name + `/
       dialect: "0.2.5"
     card:
-      fetch_timeout: 500ms
+      fetch_timeout: 1s
       refresh_interval: 100ms
 `
 	}
 	started := time.Now()
 	g := startGateway(t, config)
 	if took := time.Since(started); took > 10*time.Second {
-		t.Errorf("the start took %s with card.fetch_timeout 500ms", took)
+		t.Errorf("the start took %s with card.fetch_timeout 1s", took)
 	}
 	select {
 	case <-cards.bothWaiting:
