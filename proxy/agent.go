@@ -88,8 +88,11 @@ type Options struct {
 
 // NewAgent builds the handler of one published agent from a validated,
 // defaulted config. Backends whose dialect is "auto" are asked for their
-// card now, so a backend that cannot be understood stops the start.
+// card now, all of them within card.fetch_timeout, so a backend that cannot
+// be understood stops the start, and one that hangs stops it in time.
 func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Card.FetchTimeout)
+	defer cancel()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

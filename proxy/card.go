@@ -51,7 +51,9 @@ type cards struct {
 var CardPaths = []string{".well-known/agent-card.json", ".well-known/agent.json"}
 
 // FetchCard reads a backend's public card: next to its endpoint URL first,
-// then at the root of its origin.
+// then at the root of its origin. ctx bounds the whole read, every URL
+// tried: a bound per URL would be paid once per URL by a backend that
+// hangs.
 func FetchCard(ctx context.Context, client *http.Client, endpoint string) ([]byte, string, error) {
 	base, err := url.Parse(endpoint)
 	if err != nil {
@@ -83,8 +85,6 @@ func FetchCard(ctx context.Context, client *http.Client, endpoint string) ([]byt
 }
 
 func getCard(ctx context.Context, client *http.Client, target string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,8 @@ func ownHostOnly(client *http.Client, host string) *http.Client {
 
 // ResolveDialect reads a backend's card to tell its dialect, for
 // "dialect: auto". It fails when the card cannot be read or understood, so
-// a misconfigured gateway stops at start, not at the first request.
+// a misconfigured gateway stops at start, not at the first request. ctx
+// bounds the read, as FetchCard's.
 func ResolveDialect(ctx context.Context, cfg BackendConfig) (dialect.Version, string, error) {
 	client := &http.Client{Transport: newTransport(cfg)}
 	card, where, err := FetchCard(ctx, client, cfg.URL)
@@ -201,8 +202,11 @@ func grpcTarget(publicURL string) string {
 }
 
 // RefreshCard fetches the backend's card and renders it in every published
-// form. On failure the previous card stays in service.
+// form, within card.fetch_timeout (the routed skills' cards included). On
+// failure the previous card stays in service.
 func (a *Agent) RefreshCard(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.Card.FetchTimeout)
+	defer cancel()
 	raw, where, err := FetchCard(ctx, a.backend.client, a.backend.url)
 	p := a.cardPublish()
 	if err == nil && len(a.routes) > 0 && p.Overrides.Skills == nil {

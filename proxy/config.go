@@ -169,12 +169,28 @@ type SkillRoute struct {
 // DefaultCardRefresh is how often a backend's card is fetched again.
 const DefaultCardRefresh = 5 * time.Minute
 
+// DefaultCardFetchTimeout bounds one read of a backend's card, every URL
+// tried included.
+const DefaultCardFetchTimeout = 10 * time.Second
+
+// MaxCardFetchTimeout bounds card.fetch_timeout: the start and every reload
+// wait up to it for the slowest agent's first card, and a card that comes
+// later is the refresher's to fetch, so a longer bound only holds a rollout
+// back.
+const MaxCardFetchTimeout = 5 * time.Minute
+
 // CardConfig lets a platform team adjust the published card without
 // touching the backend. Empty fields keep the backend's value.
 type CardConfig struct {
 	// RefreshInterval is how often the backend's card is fetched again; a
 	// failed fetch keeps the last good card. Defaults to 5m.
-	RefreshInterval  time.Duration `yaml:"refresh_interval"`
+	RefreshInterval time.Duration `yaml:"refresh_interval"`
+	// FetchTimeout bounds one read of the backend's card as a whole: every
+	// URL it is looked for at, the cards of the routed skills' backends,
+	// and at start the read that tells an "auto" dialect. An agent whose
+	// card did not arrive within it starts unready, and the refresher
+	// keeps trying. Defaults to 10s.
+	FetchTimeout     time.Duration `yaml:"fetch_timeout"`
 	Name             string        `yaml:"name"`
 	Description      string        `yaml:"description"`
 	IconURL          string        `yaml:"icon_url"`
@@ -257,6 +273,7 @@ func (c *AgentConfig) SetDefaults() {
 	c.MaxReplyBytes = cmp.Or(c.MaxReplyBytes, DefaultMaxReplyBytes)
 	c.MaxEventBytes = cmp.Or(c.MaxEventBytes, DefaultMaxEventBytes)
 	c.Card.RefreshInterval = cmp.Or(c.Card.RefreshInterval, DefaultCardRefresh)
+	c.Card.FetchTimeout = cmp.Or(c.Card.FetchTimeout, DefaultCardFetchTimeout)
 	c.Retries.SetDefaults()
 	if c.Bindings == nil {
 		for _, b := range dialect.Bindings {
@@ -317,6 +334,9 @@ func (c *AgentConfig) Validate() error {
 	}
 	if err := CheckMaxWait("card.refresh_interval", c.Card.RefreshInterval); err != nil {
 		errs = append(errs, err)
+	}
+	if t := c.Card.FetchTimeout; t < 0 || t > MaxCardFetchTimeout {
+		bad("card.fetch_timeout (%s) is not between 0 and %s: the start and every reload wait for an agent's first card up to it", t, MaxCardFetchTimeout)
 	}
 	if err := c.Retries.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("retries: %w", err))

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -115,5 +116,91 @@ func TestCardRedirectToAnotherHost(t *testing.T) {
 	}
 	if n := asked.Load(); n != 0 {
 		t.Errorf("the other host was asked %d times", n)
+	}
+}
+
+// dribblingCard is a backend that answers every card request with a body
+// of one byte after another, never ending it, and tells on cut each time
+// the gateway gives up on one.
+func dribblingCard(t *testing.T, cut chan<- struct{}) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			_, _ = io.WriteString(w, " ")
+			http.NewResponseController(w).Flush()
+			select {
+			case <-tick.C:
+			case <-r.Context().Done():
+				cut <- struct{}{}
+				return
+			}
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestCardDribbledIsCutAtFetchTimeout: a backend that dribbles its card a
+// byte at a time, so that no read ever waits long, is cut at
+// card.fetch_timeout, the URLs tried after the first included, and the
+// agent stays unready.
+func TestCardDribbledIsCutAtFetchTimeout(t *testing.T) {
+	cut := make(chan struct{}, 8)
+	backend := dribblingCard(t, cut)
+	cfg := AgentConfig{Name: "test", PublicURL: "http://gateway.test/", Backend: BackendConfig{URL: backend.URL + "/", Dialect: dialect.Version025},
+		Card: CardConfig{FetchTimeout: 300 * time.Millisecond}}
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewAgent(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	done := make(chan error, 1)
+	go func() { done <- a.RefreshCard(context.Background()) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a dribbled card: %v, want the fetch timeout", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a card dribbled a byte at a time was read past 5s with card.fetch_timeout 300ms")
+	}
+	select {
+	case <-cut:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the backend's dribbled card was never cut")
+	}
+	if ready, _ := a.CardStatus(); ready {
+		t.Fatal("an agent whose card never arrived is ready")
+	}
+}
+
+// TestAutoDialectFromADribblingCardFailsInTime: an "auto" dialect read
+// from a card the backend dribbles fails the agent at card.fetch_timeout.
+func TestAutoDialectFromADribblingCardFailsInTime(t *testing.T) {
+	backend := dribblingCard(t, make(chan struct{}, 8))
+	cfg := AgentConfig{Name: "test", PublicURL: "http://gateway.test/", Backend: BackendConfig{URL: backend.URL + "/"},
+		Card: CardConfig{FetchTimeout: 300 * time.Millisecond}}
+	cfg.SetDefaults()
+	done := make(chan error, 1)
+	go func() {
+		a, err := NewAgent(context.Background(), cfg, Options{})
+		if err == nil {
+			a.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "dialect auto") || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("an auto dialect from a dribbled card: %v, want the fetch timeout", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("an auto dialect was read from a dribbled card past 5s with card.fetch_timeout 300ms")
 	}
 }

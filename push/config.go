@@ -20,6 +20,31 @@ const (
 	DefaultBackoffMax   = 30 * time.Second
 )
 
+// Upper bounds of Config: past them a value is a typo that turns a bound
+// off, not a tuning, and is refused.
+const (
+	// MaxMaxAttempts bounds max_attempts: every attempt holds the delivery's
+	// queue slot for another backoff, so a delivery retried without end
+	// keeps its slot from the deliveries behind it.
+	MaxMaxAttempts = 100
+	// MaxTimeout bounds timeout: an attempt holds one of the workers, and a
+	// receiver that takes longer than this is not coming back.
+	MaxTimeout = 5 * time.Minute
+	// MaxBackoff bounds backoff_base and backoff_max: a longer wait
+	// between attempts delivers a notification after the caller stopped
+	// caring for it, while holding its queue slot.
+	MaxBackoff = time.Hour
+	// MaxQueueSize bounds queue_size: a queued delivery holds its body,
+	// so a larger queue can hold more memory than the gateway is given.
+	MaxQueueSize = 100000
+	// MaxWorkers bounds workers: each is a goroutine started with the
+	// agent, and an outbound connection while it delivers.
+	MaxWorkers = 1000
+	// MaxBodyBytes bounds max_body_bytes: a delivery is held in memory
+	// whole, as a stream event is.
+	MaxBodyBytes = 1 << 30
+)
+
 // Config is an agent's push relay: agents[].push in the YAML.
 type Config struct {
 	// Enabled turns the relay on. Defaults to on when the backend's card
@@ -96,6 +121,22 @@ func (c *Config) Validate() error {
 	positive("max_body_bytes", c.MaxBodyBytes, c.MaxBodyBytes)
 	positive("backoff_base", int64(c.BackoffBase), c.BackoffBase)
 	positive("backoff_max", int64(c.BackoffMax), c.BackoffMax)
+	atMost := func(name string, v, limit int64, shown, shownLimit any, why string) {
+		if v > limit {
+			problems = append(problems, fmt.Errorf("%s: must be at most %v, got %v: %s", name, shownLimit, shown, why))
+		}
+	}
+	atMost("max_attempts", int64(c.MaxAttempts), MaxMaxAttempts, c.MaxAttempts, MaxMaxAttempts, "each attempt holds the delivery's queue slot for another backoff")
+	atMost("timeout", int64(c.Timeout), int64(MaxTimeout), c.Timeout, MaxTimeout, "an attempt holds a worker as long")
+	atMost("queue_size", int64(c.QueueSize), MaxQueueSize, c.QueueSize, MaxQueueSize, "each queued delivery holds its body in memory")
+	atMost("workers", int64(c.Workers), MaxWorkers, c.Workers, MaxWorkers, "each is a goroutine started with the agent")
+	atMost("max_body_bytes", c.MaxBodyBytes, MaxBodyBytes, c.MaxBodyBytes, "1073741824 (1 GiB)", "a delivery is held in memory whole")
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"backoff_base", c.BackoffBase}, {"backoff_max", c.BackoffMax}} {
+		atMost(d.name, int64(d.v), int64(MaxBackoff), d.v, MaxBackoff, "a longer wait holds the delivery's queue slot past any caller's interest in it")
+	}
 	if c.BackoffBase > 0 && c.BackoffMax > 0 && c.BackoffMax < c.BackoffBase {
 		problems = append(problems, fmt.Errorf("backoff_max: must be at least backoff_base (%s), got %s", c.BackoffBase, c.BackoffMax))
 	}

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -83,6 +84,36 @@ func TestConfigValidateReportsEveryProblem(t *testing.T) {
 	for _, want := range []string{"max_attempts:", "timeout:", "queue_size:", "workers:", "max_body_bytes:",
 		"backoff_max: must be at least backoff_base", "allowed_hosts[0]:", "allowed_hosts[1]: metadata.google.internal is a cloud metadata endpoint",
 		"allowed_cidrs[0]:", "allowed_cidrs[1]:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// TestConfigValidateRefusesAbsurdBounds: a value past a knob's upper bound,
+// which would turn its bound off, is refused naming the knob; the bound
+// itself is accepted.
+func TestConfigValidateRefusesAbsurdBounds(t *testing.T) {
+	atBounds := Config{MaxAttempts: MaxMaxAttempts, Timeout: MaxTimeout, QueueSize: MaxQueueSize, Workers: MaxWorkers,
+		MaxBodyBytes: MaxBodyBytes, BackoffBase: MaxBackoff, BackoffMax: MaxBackoff}
+	if err := atBounds.Validate(); err != nil {
+		t.Fatalf("the bounds themselves: %v", err)
+	}
+	c := Config{MaxAttempts: 1000000, Timeout: 8760 * time.Hour, QueueSize: 1 << 30, Workers: 1000000,
+		MaxBodyBytes: 1 << 40, BackoffBase: 8760 * time.Hour, BackoffMax: 8760 * time.Hour}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("absurd bounds validated")
+	}
+	for _, want := range []string{
+		"max_attempts: must be at most 100, got 1000000",
+		"timeout: must be at most 5m0s, got 8760h0m0s",
+		"queue_size: must be at most 100000, got 1073741824",
+		"workers: must be at most 1000, got 1000000",
+		"max_body_bytes: must be at most 1073741824 (1 GiB), got 1099511627776",
+		"backoff_base: must be at most 1h0m0s, got 8760h0m0s",
+		"backoff_max: must be at most 1h0m0s, got 8760h0m0s",
+	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

@@ -27,6 +27,29 @@ const (
 // minTTL keeps a task alive long enough to be listed after it was created.
 const minTTL = time.Second
 
+// Upper bounds of MemoryConfig and RedisConfig: past them a value is a
+// typo that turns a bound off, not a tuning, and is refused.
+const (
+	// MaxTTL bounds ttl: Redis holds every task until it expires, with no
+	// count to evict by, and a task kept for months is one no caller polls.
+	MaxTTL = 30 * 24 * time.Hour
+	// MaxMaxTasks bounds max_tasks and max_tasks_per_owner: every task
+	// holds index memory, in the gateway or in Redis, and a bound larger
+	// than any instance is given holds no memory back.
+	MaxMaxTasks = 10000000
+	// MaxRedisTimeout bounds dial_timeout, read_timeout and write_timeout:
+	// calls wait on the index, so a Redis that stalls holds each call, and
+	// its caller, for as long.
+	MaxRedisTimeout = time.Minute
+	// MaxMinReplicaAcks bounds min_replica_acks: every task write waits
+	// for that many replicas and fails without them, and a primary keeps
+	// fewer replicas than this.
+	MaxMinReplicaAcks = 16
+	// MaxKeyPrefixBytes bounds key_prefix: every key the gateway writes
+	// carries it, in Redis's memory and on every command.
+	MaxKeyPrefixBytes = 128
+)
+
 // MemoryConfig configures the in-process task index, for a single gateway
 // replica.
 type MemoryConfig struct {
@@ -59,6 +82,9 @@ func (c *MemoryConfig) Validate() error {
 	var problems []error
 	if c.MaxTasks < 1 {
 		problems = append(problems, fmt.Errorf("max_tasks: must be at least 1, got %d", c.MaxTasks))
+	}
+	if c.MaxTasks > MaxMaxTasks {
+		problems = append(problems, maxTasksTooLarge("max_tasks", c.MaxTasks))
 	}
 	switch {
 	case c.MaxTasksPerOwner < 1:
@@ -210,13 +236,20 @@ func (c *RedisConfig) Validate() error {
 		problems = append(problems, errors.New("key_prefix: must not be empty"))
 	case strings.ContainsAny(c.KeyPrefix, "{}"):
 		problems = append(problems, fmt.Errorf("key_prefix: must not hold '{' or '}', which decide the keys' hash slots, got %q", c.KeyPrefix))
+	case len(c.KeyPrefix) > MaxKeyPrefixBytes:
+		problems = append(problems, fmt.Errorf("key_prefix: must be at most %d bytes, got %d: every key carries it", MaxKeyPrefixBytes, len(c.KeyPrefix)))
 	}
-	if c.MaxTasksPerOwner < 1 {
+	switch {
+	case c.MaxTasksPerOwner < 1:
 		problems = append(problems, fmt.Errorf("max_tasks_per_owner: must be at least 1, got %d", c.MaxTasksPerOwner))
+	case c.MaxTasksPerOwner > MaxMaxTasks:
+		problems = append(problems, maxTasksTooLarge("max_tasks_per_owner", c.MaxTasksPerOwner))
 	}
 	switch {
 	case c.MinReplicaAcks < 0:
 		problems = append(problems, fmt.Errorf("min_replica_acks: must not be negative, got %d", c.MinReplicaAcks))
+	case c.MinReplicaAcks > MaxMinReplicaAcks:
+		problems = append(problems, fmt.Errorf("min_replica_acks: must be at most %d, got %d: every task write would wait for replicas a primary does not keep, and fail", MaxMinReplicaAcks, c.MinReplicaAcks))
 	case c.MinReplicaAcks > 0 && c.Mode == RedisCluster:
 		problems = append(problems, errors.New("min_replica_acks: not supported in cluster mode, where a write's replicas are not one connection's"))
 	}
@@ -229,8 +262,11 @@ func (c *RedisConfig) Validate() error {
 		{"read_timeout", c.ReadTimeout},
 		{"write_timeout", c.WriteTimeout},
 	} {
-		if d.v <= 0 {
+		switch {
+		case d.v <= 0:
 			problems = append(problems, fmt.Errorf("%s: must be positive, got %s", d.name, d.v))
+		case d.v > MaxRedisTimeout:
+			problems = append(problems, fmt.Errorf("%s: must be at most %s, got %s: calls wait on the index, and a Redis that stalls would hold each one as long", d.name, MaxRedisTimeout, d.v))
 		}
 	}
 	problems = append(problems, c.TLS.validate()...)
@@ -304,8 +340,15 @@ func (c *RedisTLSConfig) validate() []error {
 }
 
 func validateTTL(ttl time.Duration) error {
-	if ttl < minTTL {
+	switch {
+	case ttl < minTTL:
 		return fmt.Errorf("ttl: must be at least %s, got %s", minTTL, ttl)
+	case ttl > MaxTTL:
+		return fmt.Errorf("ttl: must be at most %s (30 days), got %s: the index holds every task that long", MaxTTL, ttl)
 	}
 	return nil
+}
+
+func maxTasksTooLarge(name string, n int) error {
+	return fmt.Errorf("%s: must be at most %d, got %d: every task holds index memory, and a larger bound holds none back", name, MaxMaxTasks, n)
 }

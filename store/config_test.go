@@ -69,6 +69,36 @@ func TestRedisConfigValidate(t *testing.T) {
 	}
 }
 
+// TestConfigsRefuseAbsurdBounds: a value past a knob's upper bound, which
+// would turn its bound off, is refused naming the knob; the bounds
+// themselves are accepted.
+func TestConfigsRefuseAbsurdBounds(t *testing.T) {
+	t.Parallel()
+	memory := MemoryConfig{MaxTasks: MaxMaxTasks + 1, MaxTasksPerOwner: 1, TTL: 8760 * time.Hour}
+	wantProblems(t, memory.Validate(), "max_tasks", "ttl")
+	if err := memory.Validate(); !strings.Contains(err.Error(), "ttl: must be at most 720h0m0s (30 days), got 8760h0m0s") ||
+		!strings.Contains(err.Error(), "max_tasks: must be at most 10000000, got 10000001") {
+		t.Errorf("the problems must name the bounds: %v", err)
+	}
+	atBounds := MemoryConfig{MaxTasks: MaxMaxTasks, MaxTasksPerOwner: MaxMaxTasks, TTL: MaxTTL}
+	if err := atBounds.Validate(); err != nil {
+		t.Errorf("Validate(%+v) = %v", atBounds, err)
+	}
+	redis := RedisConfig{Address: "redis:6379", KeyPrefix: strings.Repeat("p", MaxKeyPrefixBytes+1), TTL: MaxTTL + time.Hour,
+		DialTimeout: time.Hour, ReadTimeout: time.Hour, WriteTimeout: time.Hour, MaxTasksPerOwner: MaxMaxTasks + 1, MinReplicaAcks: 1000}
+	wantProblems(t, redis.Validate(), "key_prefix", "ttl", "dial_timeout", "read_timeout", "write_timeout", "max_tasks_per_owner", "min_replica_acks")
+	if err := redis.Validate(); !strings.Contains(err.Error(), "read_timeout: must be at most 1m0s, got 1h0m0s") ||
+		!strings.Contains(err.Error(), "min_replica_acks: must be at most 16, got 1000") ||
+		!strings.Contains(err.Error(), "key_prefix: must be at most 128 bytes, got 129") {
+		t.Errorf("the problems must name the bounds: %v", err)
+	}
+	redisAtBounds := RedisConfig{Address: "redis:6379", KeyPrefix: strings.Repeat("p", MaxKeyPrefixBytes), TTL: MaxTTL,
+		DialTimeout: MaxRedisTimeout, ReadTimeout: MaxRedisTimeout, WriteTimeout: MaxRedisTimeout, MaxTasksPerOwner: MaxMaxTasks, MinReplicaAcks: MaxMinReplicaAcks}
+	if err := redisAtBounds.Validate(); err != nil {
+		t.Errorf("Validate(%+v) = %v", redisAtBounds, err)
+	}
+}
+
 func wantProblems(t *testing.T, err error, fields ...string) {
 	t.Helper()
 	if err == nil {

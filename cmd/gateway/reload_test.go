@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,33 @@ func TestReloadRefusesAbsurdLeeway(t *testing.T) {
 	}
 	if log := g.log.String(); !strings.Contains(log, "config reload refused") || !strings.Contains(log, "auth.leeway (87600h0m0s) must be at most 5m0s") {
 		t.Fatalf("the refusal must be logged, naming the leeway:\n%s", log)
+	}
+}
+
+// TestReloadRefusesAbsurdPushAndStoreBounds: a push queue of billions, then
+// a task index ttl of years, are refused on reload as at load, each naming
+// its key, with the old config serving on.
+func TestReloadRefusesAbsurdPushAndStoreBounds(t *testing.T) {
+	g := startReloadingGateway(t)
+	raw, err := os.ReadFile(g.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct{ edit, want string }{
+		{strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n    push:\n      queue_size: 1000000000\n", 1),
+			"push: queue_size: must be at most 100000, got 1000000000"},
+		{"store:\n  memory:\n    ttl: 87600h\n" + string(raw),
+			"store.memory: ttl: must be at most 720h0m0s (30 days), got 87600h0m0s"},
+	} {
+		rewriteConfig(t, g.path, []byte(c.edit))
+		failures := strconv.Itoa(i + 1)
+		eventually(t, "the failure counter at "+failures, func() bool { return reloadMetric(t, g, "failure") == failures })
+		if name := cardName(t, g); name != "First" {
+			t.Fatalf("the old config must keep serving after a refused reload: card name %q", name)
+		}
+		if log := g.log.String(); !strings.Contains(log, c.want) {
+			t.Fatalf("the refusal must be logged, naming the key (%q):\n%s", c.want, log)
+		}
 	}
 }
 

@@ -121,7 +121,11 @@ func (g *generation) retire() {
 }
 
 // build makes a generation from cfg: verifiers, backends (resolving "auto"
-// dialects from their cards) and first cards.
+// dialects from their cards) and first cards. The agents are built at once,
+// each within its card.fetch_timeout, so that backends that hang or
+// dribble their cards hold the start (or a reload) for the longest of those
+// bounds, not for their sum; an agent whose card did not arrive starts
+// unready, and its refresher keeps trying.
 func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) {
 	gctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	g := &generation{cfg: cfg, stop: stop}
@@ -129,6 +133,9 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 		stop()
 		for _, c := range g.closers {
 			c()
+		}
+		for _, a := range g.agents {
+			a.Close()
 		}
 		return nil, err
 	}
@@ -138,29 +145,33 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 			panic(p)
 		}
 	}()
-	for _, ac := range cfg.Agents {
-		if ac.PublicURL == "" {
-			ac.PublicURL = rt.scheme + "://" + advertised(rt.addr) + ac.Path
+	built := make([]builtAgent, len(cfg.Agents))
+	var wg sync.WaitGroup
+	for i, ac := range cfg.Agents {
+		wg.Go(func() { built[i] = rt.buildAgent(ctx, gctx, cfg, ac) })
+	}
+	wg.Wait()
+	var errs []error
+	var panicked *agentPanic
+	for _, b := range built {
+		if b.closeVerifier != nil {
+			g.closers = append(g.closers, b.closeVerifier)
 		}
-		if ac.GRPCListen != "" {
-			ac.GRPCPublicAddress = proxy.GRPCPublicAddress(ac, rt.grpcAddrs[ac.Name])
+		if b.agent != nil {
+			g.agents = append(g.agents, b.agent)
 		}
-		opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics, Tracing: rt.tracing,
-			ReadTimeout: cfg.Server.ReadTimeout, StreamWriteTimeout: cfg.Server.StreamWriteTimeout}
-		if ac.Auth != nil {
-			v, err := newVerifier(gctx, ac, jwksClient)
-			if err != nil {
-				return fail(err)
-			}
-			opts.Verifier = v
-			g.closers = append(g.closers, v.Close)
+		if b.err != nil {
+			errs = append(errs, b.err)
 		}
-		a, err := proxy.NewAgent(ctx, ac, opts)
-		if err != nil {
-			return fail(err)
+		if b.panicked != nil && panicked == nil {
+			panicked = b.panicked
 		}
-		_ = a.RefreshCard(ctx) // logged inside; retried until a card arrives
-		g.agents = append(g.agents, a)
+	}
+	if panicked != nil {
+		panic(panicked)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fail(err)
 	}
 	gw, err := proxy.NewGateway(g.agents)
 	if err != nil {
@@ -173,6 +184,69 @@ func (rt *runtime) build(ctx context.Context, cfg *Config) (*generation, error) 
 	return g, nil
 }
 
+// newAgent is proxy.NewAgent; a test replaces it to make building an agent
+// panic.
+var newAgent = proxy.NewAgent
+
+// builtAgent is what building one agent made: its agent and its verifier's
+// Close, each nil when not made, or why it failed.
+type builtAgent struct {
+	agent         *proxy.Agent
+	closeVerifier func()
+	err           error
+	panicked      *agentPanic
+}
+
+// agentPanic is a panic while building one agent, carried to build's
+// goroutine (where buildRecovered can recover it) with the stack it
+// happened on.
+type agentPanic struct {
+	agent string
+	value any
+	stack []byte
+}
+
+func (p *agentPanic) String() string { return fmt.Sprintf("agent %q: %v", p.agent, p.value) }
+
+// buildAgent makes one agent of a generation of cfg whose refreshers run on
+// gctx, and reads its first card. The reads at start (an "auto" dialect's,
+// the first card) are bounded together by the agent's card.fetch_timeout;
+// a first card that could not be read is logged, not an error.
+func (rt *runtime) buildAgent(ctx, gctx context.Context, cfg *Config, ac proxy.AgentConfig) (b builtAgent) {
+	defer func() {
+		if p := recover(); p != nil {
+			b.panicked = &agentPanic{agent: ac.Name, value: p, stack: debug.Stack()}
+		}
+	}()
+	if ac.PublicURL == "" {
+		ac.PublicURL = rt.scheme + "://" + advertised(rt.addr) + ac.Path
+	}
+	if ac.GRPCListen != "" {
+		ac.GRPCPublicAddress = proxy.GRPCPublicAddress(ac, rt.grpcAddrs[ac.Name])
+	}
+	opts := proxy.Options{Logger: rt.log, Tasks: rt.tasks, Metrics: rt.metrics, Tracing: rt.tracing,
+		ReadTimeout: cfg.Server.ReadTimeout, StreamWriteTimeout: cfg.Server.StreamWriteTimeout}
+	if ac.Auth != nil {
+		v, err := newVerifier(gctx, ac, jwksClient)
+		if err != nil {
+			b.err = err
+			return b
+		}
+		opts.Verifier = v
+		b.closeVerifier = v.Close
+	}
+	fetch, cancel := context.WithTimeout(ctx, ac.Card.FetchTimeout)
+	defer cancel()
+	a, err := newAgent(fetch, ac, opts)
+	if err != nil {
+		b.err = err
+		return b
+	}
+	b.agent = a
+	_ = a.RefreshCard(fetch) // logged inside; retried until a card arrives
+	return b
+}
+
 // buildRecovered is build for a reload: a panic while building, a defect
 // the config's validation missed, refuses the new config instead of ending
 // the process that serves the old one.
@@ -180,7 +254,11 @@ func (rt *runtime) buildRecovered(ctx context.Context, cfg *Config) (g *generati
 	defer func() {
 		if p := recover(); p != nil {
 			g, err = nil, fmt.Errorf("building the new config panicked: %v", p)
-			rt.log.Error("panic while building a reloaded config", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			stack := debug.Stack()
+			if ap, ok := p.(*agentPanic); ok {
+				stack = ap.stack
+			}
+			rt.log.Error("panic while building a reloaded config", "panic", fmt.Sprint(p), "stack", string(stack))
 		}
 	}()
 	return buildGeneration(rt, ctx, cfg)
