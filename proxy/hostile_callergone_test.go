@@ -190,8 +190,18 @@ func TestCallerGoneIsNotTheBackendsFailure(t *testing.T) {
 			if n := counterValue(t, reg, "a2a_gateway_backend_errors_total", nil); n != 0 {
 				t.Errorf("%v backend errors counted for a caller that went away", n)
 			}
-			server, _ := sink.call(t)
+			server, under := sink.call(t)
 			wantSpan(t, server, trace.SpanKindServer, server.Name(), map[string]string{"a2a.outcome": outcomeCallerGone}, codes.Unset)
+			for name, spans := range under {
+				for _, sp := range spans {
+					if sp.Status().Code == codes.Error {
+						t.Errorf("span %s failed: %s", name, sp.Status().Description)
+					}
+				}
+			}
+			if len(under) == 0 {
+				t.Error("no backend span under the server span")
+			}
 		})
 	}
 }
