@@ -378,6 +378,9 @@ func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
 	c.code, c.reason = row.Code, row.Reason
 	var bf backendFailure
 	switch {
+	case errors.Is(e, errCallerGone):
+		// Nobody hears this answer, and no backend failed.
+		c.outcome = outcomeCallerGone
 	case errors.As(e, &bf):
 		c.outcome = outcomeBackendFailure
 		a.metrics.backendError(a.cfg.Name, bf.kind)

@@ -97,6 +97,23 @@ func (a *Agent) refuseREST(r *http.Request) *rest.Refusal {
 	return nil
 }
 
+// RefuseUnauthenticated is the gRPC front end's Options.Authenticate: it
+// answers r, a gRPC call's request without its body, as ServeRPC answers
+// that call's caller when it refuses its token (the check logged and
+// counted), and writes nothing for a caller it takes or when the agent
+// has no auth. The gRPC front end makes its calls in 1.0 with id 1.
+func (a *Agent) RefuseUnauthenticated(w http.ResponseWriter, r *http.Request) {
+	if a.verifier == nil {
+		return
+	}
+	if _, f := a.checkCaller(r, w.Header()); f != nil {
+		writeJSON(w, f.status, errorResponse(dialect.V10, grpcRequestID, f.err))
+	}
+}
+
+// grpcRequestID is the id of the gRPC front end's JSON-RPC requests.
+var grpcRequestID = []byte("1")
+
 // challenge builds the WWW-Authenticate value. A missing token gets a bare
 // challenge, as RFC 6750 §3.1 asks.
 func challenge(realm string, reason auth.Reason) string {

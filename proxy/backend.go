@@ -374,6 +374,12 @@ func (b *backend) transportError(ctx context.Context, err error) *normalize.Erro
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 		err = fmt.Errorf("%w: %w", cause, err)
 	}
+	if callerGone(ctx) {
+		// Marked so that the call is the caller's leaving, not the
+		// backend's failure, while the backend's error stays in the chain
+		// (notAccepted reads it).
+		err = fmt.Errorf("%w: %w", errCallerGone, err)
+	}
 	kind := backendUnreachable
 	var ne net.Error
 	var rte *responseTimeoutError
@@ -385,6 +391,28 @@ func (b *backend) transportError(ctx context.Context, err error) *normalize.Erro
 		kind = backendInvalidReply
 	}
 	return &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q %s", b.name, describeTransportError(err, b.cfg)), Err: backendFailure{kind: kind, err: err}}
+}
+
+// errCallerGone marks an error as the end of a call whose caller went away
+// (callerGone): answered to nobody, and no failure of the backend's.
+var errCallerGone = errors.New("the caller went away")
+
+// callerGone reports whether ctx, a call's context or one derived from it
+// that the gateway has not ended itself, ended because the caller went
+// away: net/http and grpc-go cancel a call's context when its caller closes
+// the connection or cancels the request, while the gateway's shutdown ends
+// it with ErrShuttingDown and a deadline with context.DeadlineExceeded.
+func callerGone(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled)
+}
+
+// endOf is why ctx ended, as the cause of the error that ends a wait in
+// it: marked errCallerGone when the caller went away.
+func endOf(ctx context.Context) error {
+	if callerGone(ctx) {
+		return fmt.Errorf("%w: %w", errCallerGone, ctx.Err())
+	}
+	return ctx.Err()
 }
 
 // backendFailure marks an error as the backend's failure, of a kind that is
@@ -418,6 +446,8 @@ func describeTransportError(err error, cfg BackendConfig) string {
 		return rte.Error()
 	case errors.Is(err, ErrShuttingDown):
 		return "did not answer before the gateway shut down"
+	case errors.Is(err, errCallerGone):
+		return "had not answered when the caller went away"
 	case errors.Is(err, context.Canceled):
 		return "did not answer before the call was ended (the caller left or the gateway is shutting down)"
 	case dial && errors.As(err, &dns) && dns.IsNotFound:

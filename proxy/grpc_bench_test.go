@@ -34,7 +34,8 @@ func BenchmarkGRPCUnary(b *testing.B) {
 	// grpc-native is the same front end on grpc-go's own transport, on a
 	// listener of its own, as a grpc_listen would serve it.
 	ln := testnet.Listen(b)
-	native := NewGRPCListenerServer(http.HandlerFunc(h.gw.(*Gateway).agents[0].ServeRPC), h.gw.(*Gateway).agents[0].cfg, 0)
+	a := h.gw.(*Gateway).agents[0]
+	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), a.cfg, 0)
 	go func() { _ = native.Serve(ln) }()
 	defer native.Stop()
 	for _, target := range []struct{ name, addr string }{{"grpc", addr}, {"grpc-native", ln.Addr().String()}} {

@@ -51,15 +51,22 @@ func grpcServer(agents []*Agent) (*grpc.Server, error) {
 	if err := pick.publishGRPC(grpcTarget(pick.cfg.PublicURL)); err != nil {
 		return nil, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", pick.cfg.Name, err)
 	}
-	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes}), nil
+	opts := grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes}
+	if pick.verifier != nil {
+		opts.Authenticate = http.HandlerFunc(pick.RefuseUnauthenticated)
+	}
+	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), opts), nil
 }
 
 // NewGRPCListenerServer is the gRPC server of an agent's grpc_listen, which
 // serves it with Serve on that listener: rpc is the agent's JSON-RPC
-// endpoint, maxStreams the calls a connection may have open at once (0:
-// DefaultMaxConcurrentStreams), opts its credentials.
-func NewGRPCListenerServer(rpc http.Handler, cfg AgentConfig, maxStreams uint32, opts ...grpc.ServerOption) *grpc.Server {
-	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxConcurrentStreams: maxStreams, ServerOptions: opts})
+// endpoint and refuse its check of the caller of a call the binding
+// refuses itself (Agent.RefuseUnauthenticated), maxStreams the calls a
+// connection may have open at once (0: DefaultMaxConcurrentStreams), opts
+// its credentials.
+func NewGRPCListenerServer(rpc, refuse http.Handler, cfg AgentConfig, maxStreams uint32, opts ...grpc.ServerOption) *grpc.Server {
+	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxConcurrentStreams: maxStreams,
+		ServerOptions: opts, Authenticate: refuse})
 }
 
 // GRPCPublicAddress is the host:port the cards list for an agent's

@@ -137,7 +137,7 @@ func measureIdleStreams(b *testing.B, kind string, n, perConn int, noTimeout boo
 		if err != nil {
 			b.Fatal(err)
 		}
-		s := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), cfg, 0)
+		s := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), cfg, 0)
 		go func() { _ = s.Serve(ln) }()
 		defer s.Stop()
 		addr = ln.Addr().String()

@@ -66,6 +66,7 @@ const (
 	outcomeAgentError      = "agent_error"     // the backend answered a JSON-RPC error
 	outcomeBackendFailure  = "backend_failure" // the backend failed: unreachable, timed out, invalid reply
 	outcomeGatewayError    = "gateway_error"   // the gateway itself could not serve (task index down)
+	outcomeCallerGone      = "caller_gone"     // the caller went away (closed its connection, cancelled) before its answer
 )
 
 // Backend failure kinds, the values of the kind label.

@@ -555,7 +555,7 @@ func (a *Agent) streamRetry(w http.ResponseWriter, r *http.Request, c *call, rec
 		}
 		s := &sse{w: w, rc: http.NewResponseController(w), c: c, writeTimeout: a.streamWriteTimeout}
 		defer s.releaseScratch()
-		defer a.endStreamWrites(s)
+		defer a.endStreamWrites(r.Context(), s)
 		_ = s.event(result)
 		return
 	}
@@ -580,7 +580,7 @@ func (a *Agent) resubscribe(w http.ResponseWriter, r *http.Request, c *call, tas
 			}
 			s := &sse{w: w, rc: http.NewResponseController(w), c: c, writeTimeout: a.streamWriteTimeout}
 			defer s.releaseScratch()
-			defer a.endStreamWrites(s)
+			defer a.endStreamWrites(r.Context(), s)
 			_ = s.event(task)
 			return
 		}
@@ -628,7 +628,7 @@ func (a *Agent) awaitFirst(ctx context.Context, rt *sendRetry, rec store.SendRec
 }
 
 func waitEnded(ctx context.Context) *normalize.Error {
-	return &normalize.Error{Kind: dialect.ErrInternal, Err: ctx.Err(), Message: "this retry ended before the first send with its key was answered: send it again to keep waiting"}
+	return &normalize.Error{Kind: dialect.ErrInternal, Err: endOf(ctx), Message: "this retry ended before the first send with its key was answered: send it again to keep waiting"}
 }
 
 // retryTask answers a retry of a send that created taskID with the task:
@@ -670,7 +670,7 @@ func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *nor
 			return result, e
 		}
 		if !pollPause(ctx, &wait) {
-			return nil, &normalize.Error{Kind: dialect.ErrInternal, Err: ctx.Err(), Message: "this retry ended before the task of the first send finished: send it again to keep waiting, or get the task"}
+			return nil, &normalize.Error{Kind: dialect.ErrInternal, Err: endOf(ctx), Message: "this retry ended before the task of the first send finished: send it again to keep waiting, or get the task"}
 		}
 	}
 }

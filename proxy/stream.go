@@ -29,7 +29,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	defer a.metrics.streamOpened(a.cfg.Name)()
 	s := &sse{w: w, rc: http.NewResponseController(w), c: c, relayTime: a.metrics.eventRelayTime(a.cfg.Name), writeTimeout: a.streamWriteTimeout}
 	defer s.releaseScratch()
-	defer a.endStreamWrites(s)
+	defer a.endStreamWrites(r.Context(), s)
 	if e := a.finalStateAnswer(c); e != nil {
 		a.streamFail(s, e)
 		return
@@ -131,9 +131,10 @@ type sse struct {
 	relayTime  prometheus.Observer
 	// writeTimeout bounds each write and flush to the caller
 	// (server.stream_write_timeout); writeTimedOut is set once one missed
-	// it and the caller was cut.
+	// it and the caller was cut, writeFailed once one failed otherwise.
 	writeTimeout  time.Duration
 	writeTimedOut bool
+	writeFailed   bool
 	// pass is the id and retry of the backend event being relayed: the
 	// next data event carries them to the caller, so that its
 	// Last-Event-ID, forwarded on a reconnect, names the backend's event.
@@ -148,25 +149,33 @@ func (s *sse) writeDeadline() {
 	}
 }
 
-// wrote notes a write error that was the write deadline passing.
+// wrote notes a write error: the write deadline passing, or another.
 func (s *sse) wrote(err error) error {
-	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		s.writeTimedOut = true
+	default:
+		s.writeFailed = true
 	}
 	return err
 }
 
 // endStreamWrites bounds what the server writes after the handler (the
 // stream's last chunk), and logs and counts a caller cut for not taking
-// an event within the stream write timeout.
-func (a *Agent) endStreamWrites(s *sse) {
+// an event within the stream write timeout. A stream whose writes failed
+// because its caller went away (ctx is the call's) is the caller's leaving,
+// whatever the write's error says.
+func (a *Agent) endStreamWrites(ctx context.Context, s *sse) {
 	s.writeDeadline()
-	if !s.writeTimedOut {
-		return
+	switch {
+	case s.writeTimedOut:
+		s.c.outcome, s.c.reason = outcomeCallerError, "stream_write_timeout"
+		a.log.Warn("stream caller cut: it did not take an event within server.stream_write_timeout",
+			"stream_write_timeout", s.writeTimeout.String(), "events", s.c.events)
+	case s.writeFailed && s.c.outcome == "" && callerGone(ctx):
+		s.c.outcome = outcomeCallerGone
 	}
-	s.c.outcome, s.c.reason = outcomeCallerError, "stream_write_timeout"
-	a.log.Warn("stream caller cut: it did not take an event within server.stream_write_timeout",
-		"stream_write_timeout", s.writeTimeout.String(), "events", s.c.events)
 }
 
 func (s *sse) start() {
@@ -393,8 +402,12 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		a.streamFail(s, backendFault(backendStreamIdle, "backend %q sent nothing for %s: stream closed", b.name, b.cfg.StreamIdleTimeout))
 		return false
 	case err != nil && rl.ctx.Err() != nil:
-		if errors.Is(context.Cause(rl.ctx), ErrShuttingDown) {
+		switch {
+		case errors.Is(context.Cause(rl.ctx), ErrShuttingDown):
 			a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "the gateway is shutting down: subscribe to the task again to follow it"))
+		case callerGone(rl.ctx):
+			// The read ended with the call: nobody is left to tell.
+			s.c.outcome = outcomeCallerGone
 		}
 		return false
 	case err != nil:

@@ -279,6 +279,8 @@ func endBackendCall(span trace.Span, c *call, e *normalize.Error, errObj []byte)
 	}
 	defer span.End()
 	switch {
+	case e != nil && errors.Is(e, errCallerGone):
+		// Ended by its caller's leaving: no failure of the backend's.
 	case e != nil:
 		telemetry.Fail(span, errors.New(strings.Clone(e.Error())))
 	case errObj != nil:

@@ -3,6 +3,7 @@ package grpcbind
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ func (s *service) call(ctx context.Context, method string, req, out proto.Messag
 		return err
 	}
 	a := &unaryAnswer{out: out}
+	reachedCore(ctx)
 	s.rpc.ServeHTTP(a, r)
 	if md := answerHeader(a.header); md != nil {
 		_ = grpc.SetHeader(ctx, md)
@@ -67,13 +69,38 @@ func (s *service) request(ctx context.Context, method string, req proto.Message,
 			strconv.FormatInt(s.limit, 10)+" bytes (max_body_bytes): send less, or large files by URL")
 	}
 
+	r, err := s.coreRequest(ctx, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	// Canonical keys and shared, read-only values: the request allocates
+	// no header of its own.
+	r.Header["Content-Type"] = headerJSON
+	if stream {
+		r.Header["Accept"] = headerEventStream
+	} else {
+		r.Header["Accept"] = headerJSON
+	}
+	// The service name says the caller speaks 1.0; a version it names
+	// itself is kept, so one the gateway does not speak is refused as for
+	// JSON-RPC.
+	if v := r.Header[versionKey]; len(v) == 0 || v[0] == "" {
+		r.Header[versionKey] = headerVersion10
+	}
+	return r, nil
+}
+
+// coreRequest is a request to the core in the RPC's context, with body:
+// addressed to the agent's path, with the caller's metadata as headers,
+// its authority as Host and its peer as the remote address.
+func (s *service) coreRequest(ctx context.Context, body io.Reader) (*http.Request, error) {
 	// The context tells the core the call came through gRPC, and which
 	// dialect's service it named: a 0.3 call reaches the core as 1.0.
 	rctx := dialect.WithBinding(ctx, dialect.GRPC)
 	if m, _ := grpc.Method(ctx); strings.HasPrefix(m, "/a2a.v1.") {
 		rctx = dialect.WithCallerDialect(rctx, dialect.V03)
 	}
-	r, err := http.NewRequestWithContext(rctx, http.MethodPost, s.path, bytes.NewReader(body))
+	r, err := http.NewRequestWithContext(rctx, http.MethodPost, s.path, body)
 	if err != nil {
 		return nil, failure(codes.Internal, dialect.ErrInternal, "building the request failed: "+err.Error())
 	}
@@ -93,20 +120,6 @@ func (s *service) request(ctx context.Context, method string, req proto.Message,
 		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
 			r.TLS = &info.State
 		}
-	}
-	// Canonical keys and shared, read-only values: the request allocates
-	// no header of its own.
-	r.Header["Content-Type"] = headerJSON
-	if stream {
-		r.Header["Accept"] = headerEventStream
-	} else {
-		r.Header["Accept"] = headerJSON
-	}
-	// The service name says the caller speaks 1.0; a version it names
-	// itself is kept, so one the gateway does not speak is refused as for
-	// JSON-RPC.
-	if v := r.Header[versionKey]; len(v) == 0 || v[0] == "" {
-		r.Header[versionKey] = headerVersion10
 	}
 	return r, nil
 }

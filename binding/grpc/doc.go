@@ -10,6 +10,11 @@
 // with a google.rpc.ErrorInfo detail, or, for the streaming RPCs, one
 // StreamResponse sent for each event as the core writes it.
 //
+// A call the front end refuses itself, before the core (a request message
+// that is no valid protobuf, say), has its caller checked first, when
+// Options.Authenticate is set: a caller the core would refuse gets that
+// refusal, not an error about its message.
+//
 // The request context is the RPC's: a deadline the caller sets bounds the
 // backend call, and a caller that goes away cancels it.
 //

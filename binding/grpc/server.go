@@ -40,6 +40,17 @@ type Options struct {
 	// ServerOptions are added to the server's own (its credentials, on a
 	// listener of its own).
 	ServerOptions []grpc.ServerOption
+	// Authenticate, when set, checks the caller of a call the front end
+	// refuses itself, before the core sees it (a request message that is
+	// no valid protobuf, holds a field its proto does not define, or
+	// cannot be forwarded): it is given a request with the call's
+	// metadata as headers and no body, and answers a caller it refuses as
+	// the core answers one (401, or 503 while tokens cannot be checked),
+	// writing nothing for a caller it passes. A refused caller gets that
+	// answer instead, so that only authenticated callers learn what is
+	// wrong with their requests. A call the front end passes on is
+	// authenticated by the core, not here.
+	Authenticate http.Handler
 }
 
 // New returns the gRPC server of the agent whose JSON-RPC endpoint rpc
@@ -59,8 +70,17 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.UnaryInterceptor(refuseUnknownUnary),
-		grpc.ChainStreamInterceptor(refuseUnknownStream, boundSends, v03FinalFlag), grpc.MaxConcurrentStreams(streams),
+	svc := &service{rpc: rpc, path: path, limit: limit, authenticate: opts.Authenticate}
+	unary := []grpc.UnaryServerInterceptor{refuseUnknownUnary}
+	streaming := []grpc.StreamServerInterceptor{refuseUnknownStream, boundSends, v03FinalFlag}
+	if svc.authenticate != nil {
+		// Outermost: it sees the refusals of the others, and of the
+		// handlers, before the core was called.
+		unary = append([]grpc.UnaryServerInterceptor{svc.authenticateRefusedUnary}, unary...)
+		streaming = append([]grpc.StreamServerInterceptor{svc.authenticateRefusedStream}, streaming...)
+	}
+	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(streaming...), grpc.MaxConcurrentStreams(streams),
 		grpc.ForceServerCodecV2(newRequestCodec()), grpc.UnknownServiceHandler(unknownMethod)}
 	// A call's metadata becomes the core's request's headers: bounded as
 	// net/http bounds a request's headers, which it advertises beside
@@ -75,7 +95,6 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	// ends the workers.
 	so = append(so, grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
 	s := grpc.NewServer(append(so, opts.ServerOptions...)...)
-	svc := &service{rpc: rpc, path: path, limit: limit}
 	a2apb.RegisterA2AServiceServer(s, svc)
 	registerV03(s, svc)
 	return s

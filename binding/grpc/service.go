@@ -20,6 +20,8 @@ type service struct {
 	// a message may pass while the message itself is within it (0: none
 	// of the binding's own).
 	limit int64
+	// authenticate is Options.Authenticate.
+	authenticate http.Handler
 }
 
 // unary calls method with req and decodes the result into a new R.

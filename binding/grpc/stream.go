@@ -46,6 +46,7 @@ func (s *service) streamTo(ctx context.Context, method string, req proto.Message
 		return err
 	}
 	a := &streamAnswer{send: send, ctx: ctx, header: http.Header{}, bound: boundedOf(ctx)}
+	reachedCore(ctx)
 	s.rpc.ServeHTTP(a, r)
 	if md := answerHeader(a.header); md != nil {
 		setHeader(md)

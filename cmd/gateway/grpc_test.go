@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +16,16 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/tidwall/gjson"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/a2agate/gateway/internal/redistopo"
 	"github.com/a2agate/gateway/internal/testnet"
@@ -230,6 +237,40 @@ func TestMaxConcurrentStreams(t *testing.T) {
 		}
 		if got := testnet.AdvertisedStreams(t, "127.0.0.1:"+port); got != tc.want {
 			t.Errorf("%q: grpc_listen allows %d streams a connection, want %d", tc.server, got, tc.want)
+		}
+	}
+}
+
+// TestGRPCAuthenticatesBeforeDecoding: on the traffic listener and on an
+// agent's grpc_listen, a caller without a token whose request message is
+// no valid protobuf is refused as unauthenticated, as the same call with a
+// well-formed message is, not told what is wrong with its message.
+func TestGRPCAuthenticatesBeforeDecoding(t *testing.T) {
+	backend := startLegacyBackend(t)
+	secret := filepath.Join(t.TempDir(), "hmac.secret")
+	if err := os.WriteFile(secret, []byte(strings.Repeat("k", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	authed := gatewayConfig(backend.URL+"/", "Helpdesk") + "    auth: {issuer: https://issuer.example.com/, algorithms: [HS256], hmac_secret_file: " + secret + "}\n"
+	traffic := startGateway(t, authed)
+	own := startGateway(t, authed+"    grpc_listen: 127.0.0.1:0\n")
+	_, port, err := net.SplitHostPort(grpcInterface(t, http.DefaultClient, own.url+"/.well-known/agent-card.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, addr := range map[string]string{"traffic listener": strings.TrimPrefix(traffic.url, "http://"), "grpc_listen": "127.0.0.1:" + port} {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		// Field 1 as bytes that are no UTF-8: no GetTaskRequest, whose
+		// field 1 is a string.
+		malformed := &wrapperspb.BytesValue{Value: []byte("t\xff")}
+		got := status.Convert(conn.Invoke(context.Background(), a2apb.A2AService_GetTask_FullMethodName, malformed, new(emptypb.Empty)))
+		want := status.Convert(conn.Invoke(context.Background(), a2apb.A2AService_GetTask_FullMethodName, &a2apb.GetTaskRequest{Id: "t1"}, new(a2apb.Task)))
+		if want.Code() != codes.Unauthenticated || !proto.Equal(got.Proto(), want.Proto()) {
+			t.Errorf("%s: a malformed GetTask without a token: %v\nwant the well-formed one's %v", name, got.Proto(), want.Proto())
 		}
 	}
 }

@@ -109,15 +109,17 @@ func grpcAddrs(ls []*grpcListener) map[string]string {
 // timeout.
 func (rt *runtime) startGRPC(ls []*grpcListener, calls context.Context) {
 	for _, l := range ls {
-		l.server = proxy.NewGRPCListenerServer(rt.agentRPC(l.agent, calls), l.cfg, l.streams, l.creds...)
+		l.server = proxy.NewGRPCListenerServer(rt.agentHandler(l.agent, calls, (*proxy.Agent).ServeRPC),
+			rt.agentHandler(l.agent, calls, (*proxy.Agent).RefuseUnauthenticated), l.cfg, l.streams, l.creds...)
 		go func() { _ = l.server.Serve(l.ln) }()
 		rt.log.Info("gRPC listening", "agent", l.agent, "addr", l.ln.Addr().String())
 	}
 }
 
-// agentRPC is the JSON-RPC endpoint of the agent named name in the current
-// generation, for its gRPC front end.
-func (rt *runtime) agentRPC(name string, calls context.Context) http.Handler {
+// agentHandler serves a request of the gRPC front end of the agent named
+// name with serve (its JSON-RPC endpoint, its check of a caller) and that
+// agent in the current generation.
+func (rt *runtime) agentHandler(name string, calls context.Context, serve func(*proxy.Agent, http.ResponseWriter, *http.Request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		g := rt.enter()
 		defer g.inflight.Done()
@@ -127,7 +129,7 @@ func (rt *runtime) agentRPC(name string, calls context.Context) http.Handler {
 		defer stop()
 		for _, a := range g.agents {
 			if a.Config().Name == name {
-				a.ServeRPC(w, r.WithContext(ctx))
+				serve(a, w, r.WithContext(ctx))
 				return
 			}
 		}

@@ -1,0 +1,95 @@
+package grpcbind
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// The core authenticates every call it serves; a call the front end
+// refuses itself never reaches it. Without a check of its own, the front
+// end would tell a caller without a valid token what is wrong with its
+// request message (INVALID_ARGUMENT, naming a field) rather than that it
+// must authenticate. So a call that ends in an error before the core was
+// called has its caller checked (Options.Authenticate), and a refused
+// caller gets the core's refusal instead. Calls the core serves are
+// authenticated there alone.
+
+// coreKey is the context key of a call's *atomic.Bool set once the call
+// was handed to the core.
+type coreKey struct{}
+
+// reachedCore notes, in a call's context, that the call is handed to the
+// core.
+func reachedCore(ctx context.Context) {
+	if reached, ok := ctx.Value(coreKey{}).(*atomic.Bool); ok {
+		reached.Store(true)
+	}
+}
+
+// authenticateRefusedUnary answers a unary call refused before the core
+// with the core's refusal of its caller, if the caller is refused.
+func (s *service) authenticateRefusedUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	reached := new(atomic.Bool)
+	resp, err := handler(context.WithValue(ctx, coreKey{}, reached), req)
+	if err == nil || reached.Load() {
+		return resp, err
+	}
+	if refused := s.refusal(ctx, func(md metadata.MD) { _ = grpc.SetHeader(ctx, md) }); refused != nil {
+		return nil, refused
+	}
+	return resp, err
+}
+
+// authenticateRefusedStream is authenticateRefusedUnary for a streaming
+// call, which has sent nothing when it is refused before the core. A
+// method neither service has (grpc-go gives its handler no service, srv)
+// names no operation: it is answered as such whoever calls, as the
+// JSON-RPC endpoint answers an unknown method and the REST binding an
+// unknown route.
+func (s *service) authenticateRefusedStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if srv == nil {
+		return handler(srv, ss)
+	}
+	reached := new(atomic.Bool)
+	err := handler(srv, contextStream{ss, context.WithValue(ss.Context(), coreKey{}, reached)})
+	if err == nil || reached.Load() {
+		return err
+	}
+	if refused := s.refusal(ss.Context(), func(md metadata.MD) { _ = ss.SetHeader(md) }); refused != nil {
+		return refused
+	}
+	return err
+}
+
+// contextStream is a server stream with a context of its own.
+type contextStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s contextStream) Context() context.Context { return s.ctx }
+
+// refusal is the status of the core's refusal of the call's caller, whose
+// headers (WWW-Authenticate, Retry-After) it gives setHeader, or nil when
+// Authenticate passes the caller. The answer is decoded as the core's
+// answer to the call would be, so the two are the same status.
+func (s *service) refusal(ctx context.Context, setHeader func(metadata.MD)) error {
+	r, err := s.coreRequest(ctx, http.NoBody)
+	if err != nil {
+		return err
+	}
+	a := &unaryAnswer{out: new(emptypb.Empty)}
+	s.authenticate.ServeHTTP(a, r)
+	if a.status == 0 {
+		return nil
+	}
+	if md := answerHeader(a.header); md != nil {
+		setHeader(md)
+	}
+	return a.decode(ctx, a.out)
+}
