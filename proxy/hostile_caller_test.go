@@ -1,0 +1,109 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"github.com/tidwall/gjson"
+	"google.golang.org/grpc/codes"
+
+	"github.com/a2agate/gateway/dialect"
+)
+
+// TestPushConfigMembersBounded: a push config whose id, url, token or
+// authentication is over its bound is refused as invalid params in every
+// binding and dialect, the message naming the member and its bound, and
+// one at every bound is taken.
+func TestPushConfigMembersBounded(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback)
+	c10 := callers[1]
+	id := c10.task(t, mustResult(t, g.call("1", c10.method(dialect.SendMessage), c10.send("m1", c10.text("input please"), "")))).Get("id").Str
+	grpcG := newGRPCGateway(t, g)
+	hook := newReceiver(t, 0).url
+	pad := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
+	// authentication is the length of the object as sent, 0 for none.
+	type member struct {
+		id, url, token string
+		authentication int
+	}
+	auth := func(d dialect.ID, n int) string {
+		o := `{"scheme":"Bearer","credentials":""}`
+		if d == dialect.V03 {
+			o = `{"schemes":["Bearer"],"credentials":""}`
+		}
+		return strings.Replace(o, `""`, `"`+pad("s", n-len(o))+`"`, 1)
+	}
+	at := member{id: pad("c", 1<<10), url: pad(hook+"&pad=", 4<<10), token: pad("t", 4<<10), authentication: 8 << 10}
+	over := []struct {
+		name, limit string
+		m           member
+	}{
+		{"id", "1024", member{id: at.id + "x", url: hook}},
+		{"url", "4096", member{url: at.url + "x"}},
+		{"token", "4096", member{url: hook, token: at.token + "x"}},
+		{"authentication", "8192", member{url: hook, authentication: at.authentication + 1}},
+	}
+	jsonrpc := func(c caller, m member) string {
+		var b strings.Builder
+		b.WriteString(`{"url":"` + m.url + `"`)
+		if m.id != "" {
+			b.WriteString(`,"id":"` + m.id + `"`)
+		}
+		if m.token != "" {
+			b.WriteString(`,"token":"` + m.token + `"`)
+		}
+		if m.authentication != 0 {
+			b.WriteString(`,"authentication":` + auth(c.d, m.authentication))
+		}
+		b.WriteString("}")
+		if c.d == dialect.V03 {
+			return `{"taskId":"` + id + `","pushNotificationConfig":` + b.String() + `}`
+		}
+		return `{"taskId":"` + id + `",` + strings.TrimPrefix(b.String(), "{")
+	}
+	for _, tc := range over {
+		t.Run(tc.name, func(t *testing.T) {
+			for i, c := range callers {
+				r := g.call(strconv.Itoa(10+i), c.method(dialect.CreatePushConfig), jsonrpc(c, tc.m))
+				msg := wantError(t, r, c.d, -32602).Get("message").Str
+				if !strings.Contains(msg, tc.name) || !strings.Contains(msg, tc.limit) {
+					t.Errorf("%s: the message does not name %s and its bound %s: %q", c.d, tc.name, tc.limit, msg)
+				}
+			}
+			status, _, r := restDo(t, g, http.MethodPost, "/tasks/"+id+"/pushNotificationConfigs", "application/json",
+				"{"+strings.TrimPrefix(jsonrpc(c10, tc.m), `{"taskId":"`+id+`",`), "")
+			if msg := r.Get("error.message").Str; status != http.StatusBadRequest || r.Get("error.status").Str != "INVALID_ARGUMENT" ||
+				!strings.Contains(msg, tc.name) || !strings.Contains(msg, tc.limit) {
+				t.Errorf("REST: HTTP %d %s", status, r.Raw)
+			}
+			cfg := &a2apb.TaskPushNotificationConfig{TaskId: id, Id: tc.m.id, Url: tc.m.url, Token: tc.m.token}
+			if tc.m.authentication != 0 {
+				a := gjson.Parse(auth(dialect.V10, tc.m.authentication))
+				cfg.Authentication = &a2apb.AuthenticationInfo{Scheme: "Bearer", Credentials: a.Get("credentials").Str}
+			}
+			_, err := grpcG.raw.CreateTaskPushNotificationConfig(context.Background(), cfg)
+			if st := wantStatus(t, err, codes.InvalidArgument, "INVALID_PARAMS"); !strings.Contains(st.Message(), tc.name) || !strings.Contains(st.Message(), tc.limit) {
+				t.Errorf("gRPC: %v", err)
+			}
+		})
+	}
+	t.Run("at the bounds", func(t *testing.T) {
+		for i, c := range callers {
+			mustResult(t, g.call(strconv.Itoa(20+i), c.method(dialect.CreatePushConfig), jsonrpc(c, at)))
+		}
+	})
+	t.Run("inline in a send", func(t *testing.T) {
+		for i, c := range callers {
+			inline := `"pushNotificationConfig":{"url":"` + hook + `","token":"` + at.token + `x"}`
+			if c.d == dialect.V10 {
+				inline = `"taskPushNotificationConfig":{"url":"` + hook + `","token":"` + at.token + `x"}`
+			}
+			r := g.call(strconv.Itoa(30+i), c.method(dialect.SendMessage), c.send("m"+strconv.Itoa(30+i), c.text("hi"), inline))
+			wantErrorSaying(t, r, c.d, -32602, "4096")
+		}
+	})
+}
