@@ -232,7 +232,21 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	r = a.startTrace(r, c)
 	defer a.logCall(c, r)
 	defer a.endTrace(r.Context(), c)
+	refused := a.checkAuth(r, w.Header(), c)
 	body, err := a.readBody(w, r, c)
+	if refused != nil {
+		// A caller learns nothing of its request before it is
+		// authenticated: the body is read only to answer its id in its
+		// dialect, whatever is wrong with it.
+		if err == nil {
+			c.env, _ = normalize.ParseRequest(body)
+		}
+		if c.env.Dialect == 0 {
+			c.env.Dialect = guessDialect(body, r)
+		}
+		a.refuse(w, c, refused)
+		return
+	}
 	if err != nil {
 		c.env.Dialect = guessDialect(body, r)
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
@@ -262,9 +276,6 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	if v := requestVersion(r); !dialect.SupportedVersionHeader(v) {
 		a.fail(w, c, normalize.Errorf(dialect.ErrVersionNotSupported, "A2A-Version %q is not supported: this gateway speaks 0.2, 0.3 and 1.0", truncateHeader(v)))
-		return
-	}
-	if !a.authenticate(w, r, c) {
 		return
 	}
 	a.forward(w, r, c)

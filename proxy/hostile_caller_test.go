@@ -107,3 +107,64 @@ func TestPushConfigMembersBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestJSONRPCAuthenticatesBeforeValidating: a caller without a valid
+// token, to an agent that requires one, is answered 401 with the error a
+// well-formed request gets, whatever is wrong with its request: it is
+// not told what, and nothing of its request is judged.
+func TestJSONRPCAuthenticatesBeforeValidating(t *testing.T) {
+	g := newAuthGateway(t, backends[1], func(a *AgentConfig) { a.MaxBodyBytes = 128 << 10 })
+	type request struct {
+		name, body string
+		d          dialect.ID
+		hdr        []string
+	}
+	cases := []request{
+		{"Content-Type not JSON", rpc("GetTask", `{"id":"t"}`), dialect.V10, []string{"Content-Type", "text/plain"}},
+		{"Content-Encoding gzip", rpc("tasks/get", `{"id":"t"}`), dialect.V03, []string{"Content-Encoding", "gzip"}},
+		{"body over the limit", rpc("SendMessage", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"`+strings.Repeat("x", 128<<10)+`"}]}}`), dialect.V10, nil},
+		{"push config over its bounds", rpc("CreateTaskPushNotificationConfig", `{"taskId":"t","url":"https://x","token":"`+strings.Repeat("t", 5<<10)+`"}`), dialect.V10, nil},
+	}
+	for _, h := range hostileRequests {
+		cases = append(cases, request{h.name, h.body, h.d, h.hdr})
+	}
+	well := map[dialect.ID]string{dialect.V03: rpc("tasks/get", `{"id":"t"}`), dialect.V10: rpc("GetTask", `{"id":"t"}`)}
+	for _, authorization := range []string{"", "Bearer not.a.jwt"} {
+		var lines [][2]string
+		if authorization != "" {
+			lines = append(lines, [2]string{"Authorization", authorization})
+		}
+		want := map[dialect.ID]gjson.Result{}
+		var challenge string
+		for d, body := range well {
+			status, h, b := postHeaders(t, g.url, body, lines...)
+			if status != http.StatusUnauthorized {
+				t.Fatalf("a well-formed request without a valid token: HTTP %d %s", status, b)
+			}
+			want[d], challenge = wantError(t, gjson.ParseBytes(b), d, -31401), h.Get("WWW-Authenticate")
+		}
+		for _, tc := range cases {
+			t.Run(cmpName(authorization)+"/"+tc.name, func(t *testing.T) {
+				l := append([][2]string(nil), lines...)
+				for i := 0; i+1 < len(tc.hdr); i += 2 {
+					l = append(l, [2]string{tc.hdr[i], tc.hdr[i+1]})
+				}
+				req, err := http.NewRequest(http.MethodPost, g.url, strings.NewReader(tc.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				for _, kv := range l {
+					req.Header.Set(kv[0], kv[1])
+				}
+				res, b := roundTrip(t, req)
+				if res.StatusCode != http.StatusUnauthorized || res.Header.Get("WWW-Authenticate") != challenge {
+					t.Fatalf("HTTP %d (WWW-Authenticate %q), want 401 (%q): %s", res.StatusCode, res.Header.Get("WWW-Authenticate"), challenge, b)
+				}
+				if e := wantError(t, gjson.ParseBytes(b), tc.d, -31401); e.Raw != want[tc.d].Raw {
+					t.Fatalf("error %s, want %s", e.Raw, want[tc.d].Raw)
+				}
+			})
+		}
+	}
+}
