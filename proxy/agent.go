@@ -55,6 +55,8 @@ type Agent struct {
 	readTimeout, streamWriteTimeout time.Duration
 	// push relays push notifications (pushrelay.go); nil when off.
 	push *pushRelay
+	// calls counts each caller's calls in flight (callerlimit.go).
+	calls *callerCalls
 }
 
 // Verifier checks a caller's Authorization header; *auth.Verifier is one.
@@ -111,7 +113,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 	}
 	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics, tracing: opts.Tracing,
 		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace,
-		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout}
+		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout, calls: newCallerCalls(cfg.MaxCallsPerCaller)}
 	add := func(name string, bc BackendConfig) (*backend, error) {
 		v, err := resolve(bc)
 		if err != nil {
@@ -233,18 +235,36 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	defer a.logCall(c, r)
 	defer a.endTrace(r.Context(), c)
 	refused := a.checkAuth(r, w.Header(), c)
+	over := false
+	if refused == nil {
+		// Counted from before its body is read: a caller whose bodies
+		// arrive slowly holds as much as one whose backend is slow.
+		key := callerKey(r, c)
+		if over = !a.calls.acquire(key); !over {
+			defer a.calls.release(key)
+		}
+	}
 	body, err := a.readBody(w, r, c)
-	if refused != nil {
+	if refused != nil || over {
 		// A caller learns nothing of its request before it is
-		// authenticated: the body is read only to answer its id in its
-		// dialect, whatever is wrong with it.
+		// authenticated, nor is any of it judged past the caller's bound:
+		// the body is read only to answer its id in its dialect, whatever
+		// is wrong with it.
 		if err == nil {
 			c.env, _ = normalize.ParseRequest(body)
 		}
 		if c.env.Dialect == 0 {
 			c.env.Dialect = guessDialect(body, r)
 		}
-		a.refuse(w, c, refused)
+		if refused != nil {
+			a.refuse(w, c, refused)
+			return
+		}
+		out := a.errorResponse(c, a.tooManyCalls())
+		c.bytes += len(out)
+		c.outcome = outcomeCallerLimited
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusTooManyRequests, out)
 		return
 	}
 	if err != nil {

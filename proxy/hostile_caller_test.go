@@ -2,12 +2,15 @@ package proxy
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/gjson"
 	"google.golang.org/grpc/codes"
 
@@ -167,4 +170,122 @@ func TestJSONRPCAuthenticatesBeforeValidating(t *testing.T) {
 			})
 		}
 	}
+}
+
+// heldBackend is a 1.0 backend whose calls of a message saying "hold"
+// wait, after telling arrived, until release is closed (or their caller
+// leaves); every send is answered with a working task named after its
+// message id, a stream with that task's event and its completion.
+func heldBackend(arrived chan<- struct{}, release <-chan struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := gjson.ParseBytes(readAll(r))
+		id, msg := req.Get("id").Raw, req.Get("params.message")
+		if msg.Get("parts.0.text").Str == "hold" {
+			arrived <- struct{}{}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		task := `{"id":"t-` + msg.Get("messageId").Str + `","contextId":"c-` + msg.Get("messageId").Str + `","status":{"state":"TASK_STATE_WORKING"}}`
+		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":`+task+`}}`+"\n\n",
+				`data: {"jsonrpc":"2.0","id":`+id+`,"result":{"statusUpdate":{"taskId":"t-`+msg.Get("messageId").Str+`","contextId":"c-`+msg.Get("messageId").Str+`","status":{"state":"TASK_STATE_COMPLETED"}}}}`+"\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"task":`+task+`}}`)
+	})
+}
+
+func readAll(r *http.Request) []byte {
+	b, _ := io.ReadAll(r.Body)
+	return b
+}
+
+// TestCallsPerCallerBounded: a caller with max_calls_per_caller calls in
+// flight (a unary call and a stream) has its next call refused, 429 with
+// Retry-After over JSON-RPC (in its dialect) and REST, RESOURCE_EXHAUSTED
+// over gRPC, saying which bound and what to do, and counted; another
+// caller is served meanwhile, and the caller again once its calls end.
+// Without auth the caller is its remote address.
+func TestCallsPerCallerBounded(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	reg := prometheus.NewRegistry()
+	g := newGatewayOpts(t, heldBackend(arrived, release), dialect.Version10, Options{Metrics: NewMetrics(reg, nil)}, withAuth(t),
+		func(a *AgentConfig) { a.MaxCallsPerCaller = 2 })
+	t.Cleanup(func() { close(release) })
+	aliceTok := token(t, "alice")
+	alice, bob := g.as(aliceTok), g.as(token(t, "bob"))
+	c03, c10 := callers[0], callers[1]
+	var held sync.WaitGroup
+	held.Add(2)
+	go func() {
+		defer held.Done()
+		_ = sendResult(t, alice, c10, c10.send("h1", c10.text("hold"), ""))
+	}()
+	<-arrived
+	go func() {
+		defer held.Done()
+		// Its answer's head comes with the backend's first event.
+		res, err := http.DefaultClient.Do(alice.streamRequest(context.Background(), "2", c10.method(dialect.SendStreamingMessage), c10.send("h2", c10.text("hold"), "")))
+		if err == nil {
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+	}()
+	<-arrived
+
+	for _, c := range []caller{c03, c10} {
+		res, b, err := alice.postCtx(context.Background(), rpc(c.method(dialect.SendMessage), c.send("x"+c.d.String(), c.text("hi"), "")), alice.hdr(c.d)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "1" {
+			t.Fatalf("%s: HTTP %d, Retry-After %q: %s", c.d, res.StatusCode, res.Header.Get("Retry-After"), b)
+		}
+		wantErrorSaying(t, gjson.ParseBytes(b), c.d, -32603, "max_calls_per_caller")
+	}
+	status, h, r := restDo(t, g, http.MethodPost, "/message:send", "application/json", `{"message":{"messageId":"xr","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, aliceTok)
+	if status != http.StatusTooManyRequests || h.Get("Retry-After") != "1" || r.Get("error.status").Str != "RESOURCE_EXHAUSTED" ||
+		!strings.Contains(r.Get("error.message").Str, "max_calls_per_caller") {
+		t.Fatalf("REST: HTTP %d, Retry-After %q: %s", status, h.Get("Retry-After"), r.Raw)
+	}
+	_, err := newGRPCGateway(t, alice).raw.SendMessage(context.Background(), pbText("xg", "hi"))
+	if st := wantStatus(t, err, codes.ResourceExhausted, dialect.ErrInternal.Error().Reason); !strings.Contains(st.Message(), "max_calls_per_caller") {
+		t.Fatalf("gRPC: %v", err)
+	}
+	mustResult(t, sendResult(t, bob, c10, c10.send("b1", c10.text("hi"), "")))
+	if n := counterValue(t, reg, "a2a_gateway_requests_total", map[string]string{"outcome": "caller_limited"}); n != 4 {
+		t.Errorf("calls counted as caller_limited: %v, want 4", n)
+	}
+
+	release <- struct{}{}
+	release <- struct{}{}
+	held.Wait()
+	mustResult(t, sendResult(t, alice, c10, c10.send("a1", c10.text("hi"), "")))
+
+	t.Run("without auth", func(t *testing.T) {
+		arrived, release := make(chan struct{}), make(chan struct{})
+		g := newGateway(t, heldBackend(arrived, release), dialect.Version10, func(a *AgentConfig) { a.MaxCallsPerCaller = 1 })
+		t.Cleanup(func() { close(release) })
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = sendResult(t, g, c10, c10.send("h1", c10.text("hold"), ""))
+		}()
+		<-arrived
+		res, b, err := g.postCtx(context.Background(), rpc(c10.method(dialect.SendMessage), c10.send("x", c10.text("hi"), "")), g.hdr(c10.d)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("HTTP %d: %s", res.StatusCode, b)
+		}
+		release <- struct{}{}
+		<-done
+		mustResult(t, sendResult(t, g, c10, c10.send("a1", c10.text("hi"), "")))
+	})
 }
