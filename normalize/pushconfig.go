@@ -4,6 +4,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 const (
@@ -271,4 +272,40 @@ func (c *conv) authentication(obj gjson.Result, to dialect.ID) error {
 	}
 	w.close('}')
 	return nil
+}
+
+// PushConfigTaskID is the taskId a TaskPushNotificationConfig result names,
+// in either dialect, as AppendResult wrote it.
+func PushConfigTaskID(result []byte) string {
+	return jsonscan.Member(jsonscan.Parse(result), "taskId").Str
+}
+
+// PushConfigsOfTask keeps, of a ListPushConfigs result in dialect d as
+// AppendResult wrote it, the configs of task taskID, and returns how many
+// it left out. It returns list itself when it leaves out none; a 1.0 list
+// it cuts keeps its nextPageToken.
+func PushConfigsOfTask(d dialect.ID, list []byte, taskID string) ([]byte, int) {
+	root := jsonscan.Parse(list)
+	configs := root
+	if d == dialect.V10 {
+		configs = jsonscan.Member(root, "configs")
+	}
+	var kept [][]byte
+	dropped := 0
+	jsonscan.Each(configs, func(_, v gjson.Result) bool {
+		if jsonscan.Member(v, "taskId").Str == taskID {
+			kept = append(kept, []byte(v.Raw))
+		} else {
+			dropped++
+		}
+		return true
+	})
+	if dropped == 0 {
+		return list, 0
+	}
+	var next string
+	if d == dialect.V10 {
+		next = jsonscan.Member(root, "nextPageToken").Str
+	}
+	return ListPushConfigsResult(d, kept, next), dropped
 }

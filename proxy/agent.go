@@ -607,6 +607,20 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 		if e := answersTask(b, c, info); e != nil {
 			return nil, e
 		}
+	case dialect.CreatePushConfig, dialect.GetPushConfig:
+		if got := normalize.PushConfigTaskID(result); got != c.info.TaskID {
+			a.log.Warn("the backend answered a push config call with a config of another task; answer withheld", "op", op.String(), "backend", b.name)
+			return nil, backendFault(backendInvalidReply, "the backend answered about another task: backend %q answered a %s for task %q with the push notification config of a different task, which the gateway withholds",
+				b.name, c.env.Method, truncateHeader(c.info.TaskID))
+		}
+	case dialect.ListPushConfigs:
+		// The other configs are still the task's: only those of another
+		// task, which may be another caller's, are left out.
+		var dropped int
+		if result, dropped = normalize.PushConfigsOfTask(c.env.Dialect, result, c.info.TaskID); dropped > 0 {
+			a.log.Warn("the backend listed push configs of another task; those are withheld", "backend", b.name, "withheld", dropped)
+			a.metrics.backendError(a.cfg.Name, backendInvalidReply)
+		}
 	}
 	switch op {
 	case dialect.SendMessage, dialect.GetTask, dialect.CancelTask:

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/gjson"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/dialect"
 )
@@ -288,4 +289,145 @@ func TestCallsPerCallerBounded(t *testing.T) {
 		<-done
 		mustResult(t, sendResult(t, g, c10, c10.send("a1", c10.text("hi"), "")))
 	})
+}
+
+// pushConfigMixUp is a 1.0 backend whose push config answers name bob's
+// task: Create and Get answer a config of t-bob, List the asked task's
+// config and one of t-bob's. A send makes the task named after its
+// message id.
+func pushConfigMixUp() http.Handler {
+	bobs := `{"taskId":"t-bob","id":"c-bob","url":"https://bob.example/hook","token":"bob-secret"}`
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := gjson.ParseBytes(readAll(r))
+		id, p := req.Get("id").Raw, req.Get("params")
+		var result string
+		switch req.Get("method").Str {
+		case "SendMessage":
+			m := p.Get("message.messageId").Str
+			result = `{"task":{"id":"t-` + m + `","contextId":"c-` + m + `","status":{"state":"TASK_STATE_WORKING"}}}`
+		case "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig":
+			result = bobs
+		case "ListTaskPushNotificationConfigs":
+			result = `{"configs":[` + bobs + `,{"taskId":` + p.Get("taskId").Raw + `,"id":"c1","url":"https://alice.example/hook"}],"nextPageToken":"p2"}`
+		case "DeleteTaskPushNotificationConfig":
+			result = `{}`
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+result+`}`)
+	})
+}
+
+// noBobs fails when an answer tells anything of bob's config.
+func noBobs(t *testing.T, what, raw string) {
+	t.Helper()
+	for _, s := range []string{"t-bob", "c-bob", "bob.example", "bob-secret"} {
+		if strings.Contains(raw, s) {
+			t.Errorf("%s: the answer shows bob's config (%s): %s", what, s, raw)
+		}
+	}
+}
+
+// TestPushConfigAnswerAboutAnotherTask: a backend that answers alice's
+// Create or Get push config with a config of another task (bob's) does
+// not have it passed to her: she gets the gateway's error for a bad
+// backend answer, in her dialect and binding, with the push relay off; and
+// with the relay on, a registration the backend answers so is refused and
+// nothing is stored for her task.
+func TestPushConfigAnswerAboutAnotherTask(t *testing.T) {
+	off, on := false, true
+	for _, relay := range []bool{false, true} {
+		t.Run(map[bool]string{false: "relay off", true: "relay on"}[relay], func(t *testing.T) {
+			reg := prometheus.NewRegistry()
+			g := newGatewayOpts(t, pushConfigMixUp(), dialect.Version10, Options{Metrics: NewMetrics(reg, nil)}, allowLoopback,
+				func(a *AgentConfig) { a.Push.Enabled = map[bool]*bool{false: &off, true: &on}[relay] })
+			for i, c := range callers {
+				task := c.task(t, mustResult(t, g.call(strconv.Itoa(i+1), c.method(dialect.SendMessage), c.send("a"+strconv.Itoa(i), c.text("hi"), "")))).Get("id").Str
+				set, _ := callerPush(c, task, newReceiver(t, 0).url)
+				r := g.call("10", c.method(dialect.CreatePushConfig), set)
+				wantErrorSaying(t, r, c.d, -32603, "another task")
+				noBobs(t, c.d.String()+" create", r.Raw)
+				if relay {
+					configs, _, err := g.agent.push.configs.PushConfigs(context.Background(), "test", task)
+					if err != nil || len(configs) != 0 {
+						t.Errorf("%s: the task holds %v (%v) after a refused registration", c.d, configs, err)
+					}
+					continue
+				}
+				get := `{"taskId":"` + task + `","id":"cfg1"}`
+				if c.d == dialect.V03 {
+					get = `{"id":"` + task + `","pushNotificationConfigId":"cfg1"}`
+				}
+				r = g.call("11", c.method(dialect.GetPushConfig), get)
+				wantErrorSaying(t, r, c.d, -32603, "another task")
+				noBobs(t, c.d.String()+" get", r.Raw)
+			}
+			if !relay {
+				_, err := newGRPCGateway(t, g).raw.GetTaskPushNotificationConfig(context.Background(), &a2apb.GetTaskPushNotificationConfigRequest{TaskId: "t-a1", Id: "cfg1"})
+				wantStatus(t, err, codes.Internal, dialect.ErrInternal.Error().Reason)
+				noBobs(t, "gRPC get", status.Convert(err).Message())
+			}
+			if n := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"kind": backendInvalidReply}); n == 0 {
+				t.Errorf("the backend's answers were not counted as invalid replies")
+			}
+		})
+	}
+}
+
+// TestPushConfigListOfTwoTasks: a backend's list of push configs for
+// alice's task that also holds a config of bob's is passed on without
+// bob's, in every dialect and binding, with the relay off and, for a task
+// served unchecked (tasks.allow_unknown), with it on; a 0.x get naming no
+// config, which a 1.0 backend is asked as the list's first, answers
+// alice's.
+func TestPushConfigListOfTwoTasks(t *testing.T) {
+	off, on := false, true
+	for _, relay := range []bool{false, true} {
+		t.Run(map[bool]string{false: "relay off", true: "relay on"}[relay], func(t *testing.T) {
+			g := newGateway(t, pushConfigMixUp(), dialect.Version10, func(a *AgentConfig) {
+				a.Push.Enabled = map[bool]*bool{false: &off, true: &on}[relay]
+				a.Tasks.AllowUnknown = relay
+			})
+			task := "t-unknown"
+			if !relay {
+				c := callers[1]
+				task = c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("a1", c.text("hi"), "")))).Get("id").Str
+			}
+			for _, c := range callers {
+				list := `{"taskId":"` + task + `"}`
+				if c.d == dialect.V03 {
+					list = `{"id":"` + task + `"}`
+				}
+				r := mustResult(t, g.call("2", c.method(dialect.ListPushConfigs), list))
+				configs := r
+				if c.d == dialect.V10 {
+					configs = r.Get("configs")
+					if r.Get("nextPageToken").Str != "p2" {
+						t.Errorf("%s: the list lost its next page: %s", c.d, r.Raw)
+					}
+				}
+				if n := len(configs.Array()); n != 1 || configs.Get("0.taskId").Str != task {
+					t.Errorf("%s: want alice's one config, got %s", c.d, r.Raw)
+				}
+				noBobs(t, c.d.String()+" list", r.Raw)
+			}
+			first := mustResult(t, g.call("3", "tasks/pushNotificationConfig/get", `{"id":"`+task+`"}`))
+			if first.Get("taskId").Str != task || first.Get("pushNotificationConfig.id").Str != "c1" {
+				t.Errorf("0.x get of the first config: %s", first.Raw)
+			}
+			noBobs(t, "0.x get of the first config", first.Raw)
+			status, _, r := restDo(t, g, http.MethodGet, "/tasks/"+task+"/pushNotificationConfigs", "", "", "")
+			if status != http.StatusOK || len(r.Get("configs").Array()) != 1 {
+				t.Errorf("REST list: HTTP %d %s", status, r.Raw)
+			}
+			noBobs(t, "REST list", r.Raw)
+			res, err := newGRPCGateway(t, g).raw.ListTaskPushNotificationConfigs(context.Background(), &a2apb.ListTaskPushNotificationConfigsRequest{TaskId: task})
+			if err != nil || len(res.GetConfigs()) != 1 {
+				t.Errorf("gRPC list: %v, %v", res, err)
+			}
+			noBobs(t, "gRPC list", res.String())
+		})
+	}
 }
