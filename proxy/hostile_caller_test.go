@@ -431,3 +431,37 @@ func TestPushConfigListOfTwoTasks(t *testing.T) {
 		})
 	}
 }
+
+// TestForwardedHeadersNotPassedAsSent: what a caller claims of where its
+// request came from reaches the backend only where the gateway's own word
+// follows it: its X-Forwarded-For gets the caller's address appended, its
+// Forwarded, X-Real-IP, X-Forwarded-Host and X-Forwarded-Proto are not
+// passed on as sent.
+func TestForwardedHeadersNotPassedAsSent(t *testing.T) {
+	got := make(chan http.Header, 1)
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := gjson.ParseBytes(readAll(r))
+		if r.Method == http.MethodPost {
+			got <- r.Header.Clone()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"error":{"code":-32001,"message":"Task not found"}}`)
+	})
+	g := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+	_, _, b := g.post(rpc("GetTask", `{"id":"t"}`), "A2A-Version", "1.0",
+		"Forwarded", "for=198.51.100.1;proto=https", "X-Real-IP", "198.51.100.1", "X-Forwarded-For", "198.51.100.1",
+		"X-Forwarded-Host", "admin.internal", "X-Forwarded-Proto", "https")
+	h := <-got
+	for _, k := range []string{"Forwarded", "X-Real-Ip"} {
+		if v, ok := h[k]; ok {
+			t.Errorf("the backend got the caller's %s: %q", k, v)
+		}
+	}
+	if xff := h.Values("X-Forwarded-For"); len(xff) != 1 || xff[0] != "198.51.100.1, 127.0.0.1" {
+		t.Errorf("X-Forwarded-For %q, want the caller's with its address appended", xff)
+	}
+	if host, proto := h.Values("X-Forwarded-Host"), h.Values("X-Forwarded-Proto"); len(host) != 1 || host[0] == "admin.internal" || len(proto) != 1 || proto[0] != "http" {
+		t.Errorf("X-Forwarded-Host %q, X-Forwarded-Proto %q: want the gateway's own", host, proto)
+	}
+	wantError(t, gjson.ParseBytes(b), dialect.V10, -32001)
+}
