@@ -254,13 +254,28 @@ func TestCallsPerCallerBounded(t *testing.T) {
 		!strings.Contains(r.Get("error.message").Str, "max_calls_per_caller") {
 		t.Fatalf("REST: HTTP %d, Retry-After %q: %s", status, h.Get("Retry-After"), r.Raw)
 	}
-	_, err := newGRPCGateway(t, alice).raw.SendMessage(context.Background(), pbText("xg", "hi"))
+	status, h, r = restDo(t, g, http.MethodPost, "/message:stream", "application/json", `{"message":{"messageId":"xrs","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, aliceTok)
+	if status != http.StatusTooManyRequests || h.Get("Retry-After") != "1" || r.Get("error.status").Str != "RESOURCE_EXHAUSTED" {
+		t.Fatalf("REST stream: HTTP %d, Retry-After %q: %s", status, h.Get("Retry-After"), r.Raw)
+	}
+	res, b, err := alice.postCtx(context.Background(), rpc(c10.method(dialect.SendStreamingMessage), c10.send("xs", c10.text("hi"), "")), "A2A-Version", "1.0", "Accept", "text/event-stream")
+	if err != nil || res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "1" {
+		t.Fatalf("JSON-RPC stream: %v, %v: %s", res, err, b)
+	}
+	wantErrorSaying(t, gjson.ParseBytes(b), c10.d, -32603, "max_calls_per_caller")
+	grpcAlice := newGRPCGateway(t, alice)
+	_, err = grpcAlice.raw.SendMessage(context.Background(), pbText("xg", "hi"))
 	if st := wantStatus(t, err, codes.ResourceExhausted, dialect.ErrInternal.Error().Reason); !strings.Contains(st.Message(), "max_calls_per_caller") {
 		t.Fatalf("gRPC: %v", err)
 	}
+	stream, err := grpcAlice.raw.SendStreamingMessage(context.Background(), pbText("xgs", "hi"))
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	wantStatus(t, err, codes.ResourceExhausted, dialect.ErrInternal.Error().Reason)
 	mustResult(t, sendResult(t, bob, c10, c10.send("b1", c10.text("hi"), "")))
-	if n := counterValue(t, reg, "a2a_gateway_requests_total", map[string]string{"outcome": "caller_limited"}); n != 4 {
-		t.Errorf("calls counted as caller_limited: %v, want 4", n)
+	if n := counterValue(t, reg, "a2a_gateway_requests_total", map[string]string{"outcome": "caller_limited"}); n != 7 {
+		t.Errorf("calls counted as caller_limited: %v, want 7", n)
 	}
 
 	release <- struct{}{}
