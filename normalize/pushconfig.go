@@ -4,6 +4,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 const (
@@ -42,9 +43,21 @@ func (p *pushConfig) get(i int) gjson.Result {
 	return p.outer.vals[i]
 }
 
+// The bounds of the members of a caller's push config. The gateway keeps a
+// caller's config, and every delivery to the task carries its token and
+// authentication: a caller must not make either as large as a body may be.
+const (
+	maxPushConfigID             = 1 << 10
+	maxPushConfigURL            = 4 << 10
+	maxPushConfigToken          = 4 << 10
+	maxPushConfigAuthentication = 8 << 10
+)
+
 // readPushConfig reads a task push config; withTask tells whether the object
-// is a TaskPushNotificationConfig (false: the bare config of a send).
-func readPushConfig(obj gjson.Result, p *pushConfig, withTask bool) error {
+// is a TaskPushNotificationConfig (false: the bare config of a send), and
+// bounded whether a caller sent it (its members' sizes bounded), not a
+// backend.
+func readPushConfig(obj gjson.Result, p *pushConfig, withTask, bounded bool) error {
 	if err := collect(obj, pushKeys[:], &p.outer); err != nil {
 		return err
 	}
@@ -74,7 +87,11 @@ func readPushConfig(obj gjson.Result, p *pushConfig, withTask bool) error {
 			return err
 		}
 	}
-	if err := checkPushConfigBody(p); err != nil {
+	err := checkPushConfigBody(p)
+	if err == nil && bounded {
+		err = boundPushConfigBody(p)
+	}
+	if err != nil {
 		if p.nested {
 			return at(err, "pushNotificationConfig")
 		}
@@ -99,10 +116,27 @@ func checkPushConfigBody(p *pushConfig) error {
 	return wantObject(p.get(cAuthentication), "authentication")
 }
 
-// taskPushConfig writes a TaskPushNotificationConfig in dialect to.
-func (c *conv) taskPushConfig(obj gjson.Result, to dialect.ID) error {
+// boundPushConfigBody refuses a caller's config whose id, url or token
+// (decoded) or authentication (as sent) is over its bound.
+func boundPushConfigBody(p *pushConfig) error {
+	for _, b := range [...]struct {
+		i, limit int
+	}{{cID, maxPushConfigID}, {cURL, maxPushConfigURL}, {cToken, maxPushConfigToken}} {
+		if n := len(p.get(b.i).Str); n > b.limit {
+			return at(fail("is %d bytes, over the %d bytes (%d KiB) the gateway takes: send a shorter one", n, b.limit, b.limit>>10), pushKeys[b.i].camel)
+		}
+	}
+	if n := len(p.get(cAuthentication).Raw); n > maxPushConfigAuthentication {
+		return at(fail("is %d bytes of JSON, over the %d bytes (%d KiB) the gateway takes: send shorter credentials", n, maxPushConfigAuthentication, maxPushConfigAuthentication>>10), "authentication")
+	}
+	return nil
+}
+
+// taskPushConfig writes a TaskPushNotificationConfig in dialect to;
+// bounded as readPushConfig's.
+func (c *conv) taskPushConfig(obj gjson.Result, to dialect.ID, bounded bool) error {
 	var p pushConfig
-	if err := readPushConfig(obj, &p, true); err != nil {
+	if err := readPushConfig(obj, &p, true, bounded); err != nil {
 		return err
 	}
 	return c.writePushConfig(obj, &p, to, true)
@@ -238,4 +272,40 @@ func (c *conv) authentication(obj gjson.Result, to dialect.ID) error {
 	}
 	w.close('}')
 	return nil
+}
+
+// PushConfigTaskID is the taskId a TaskPushNotificationConfig result names,
+// in either dialect, as AppendResult wrote it.
+func PushConfigTaskID(result []byte) string {
+	return jsonscan.Member(jsonscan.Parse(result), "taskId").Str
+}
+
+// PushConfigsOfTask keeps, of a ListPushConfigs result in dialect d as
+// AppendResult wrote it, the configs of task taskID, and returns how many
+// it left out. It returns list itself when it leaves out none; a 1.0 list
+// it cuts keeps its nextPageToken.
+func PushConfigsOfTask(d dialect.ID, list []byte, taskID string) ([]byte, int) {
+	root := jsonscan.Parse(list)
+	configs := root
+	if d == dialect.V10 {
+		configs = jsonscan.Member(root, "configs")
+	}
+	var kept [][]byte
+	dropped := 0
+	jsonscan.Each(configs, func(_, v gjson.Result) bool {
+		if jsonscan.Member(v, "taskId").Str == taskID {
+			kept = append(kept, []byte(v.Raw))
+		} else {
+			dropped++
+		}
+		return true
+	})
+	if dropped == 0 {
+		return list, 0
+	}
+	var next string
+	if d == dialect.V10 {
+		next = jsonscan.Member(root, "nextPageToken").Str
+	}
+	return ListPushConfigsResult(d, kept, next), dropped
 }

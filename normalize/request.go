@@ -90,7 +90,7 @@ func (c *conv) params(op dialect.Op, root gjson.Result, to dialect.ID, info *Req
 		return c.taskIDParams(op, root, to, info)
 	case dialect.CreatePushConfig:
 		info.TaskID = firstOf(root, "taskId", "task_id").Str
-		return c.taskPushConfig(root, to)
+		return c.taskPushConfig(root, to, true)
 	case dialect.GetPushConfig, dialect.ListPushConfigs, dialect.DeletePushConfig:
 		return c.pushConfigParams(op, root, to, info)
 	case dialect.ListTasks:
@@ -302,7 +302,7 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 	}
 	if push.Exists() {
 		var p pushConfig
-		if err := readPushConfig(push, &p, false); err != nil {
+		if err := readPushConfig(push, &p, false, true); err != nil {
 			return at(at(err, "pushNotificationConfig"), "configuration")
 		}
 		if to == dialect.V10 {

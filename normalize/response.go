@@ -62,7 +62,7 @@ func (c *conv) result(op dialect.Op, root gjson.Result, to dialect.ID) error {
 	case dialect.GetTask, dialect.CancelTask:
 		return c.task(root, to)
 	case dialect.CreatePushConfig, dialect.GetPushConfig:
-		return c.taskPushConfig(root, to)
+		return c.taskPushConfig(root, to, false)
 	case dialect.ListPushConfigs:
 		return c.pushConfigList(root, to)
 	case dialect.DeletePushConfig:
@@ -176,7 +176,7 @@ func (c *conv) pushConfigList(root gjson.Result, to dialect.ID) error {
 		}
 	}
 	if !noConfigs {
-		if err := c.array(list, func(v gjson.Result) error { return c.taskPushConfig(v, to) }); err != nil {
+		if err := c.array(list, func(v gjson.Result) error { return c.taskPushConfig(v, to, false) }); err != nil {
 			return at(err, "configs")
 		}
 	}

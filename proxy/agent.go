@@ -55,6 +55,8 @@ type Agent struct {
 	readTimeout, streamWriteTimeout time.Duration
 	// push relays push notifications (pushrelay.go); nil when off.
 	push *pushRelay
+	// calls counts each caller's calls in flight (callerlimit.go).
+	calls *callerCalls
 }
 
 // Verifier checks a caller's Authorization header; *auth.Verifier is one.
@@ -111,7 +113,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 	}
 	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics, tracing: opts.Tracing,
 		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace,
-		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout}
+		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout, calls: newCallerCalls(cfg.MaxCallsPerCaller)}
 	add := func(name string, bc BackendConfig) (*backend, error) {
 		v, err := resolve(bc)
 		if err != nil {
@@ -232,7 +234,39 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	r = a.startTrace(r, c)
 	defer a.logCall(c, r)
 	defer a.endTrace(r.Context(), c)
+	refused := a.checkAuth(r, w.Header(), c)
+	over := false
+	if refused == nil {
+		// Counted from before its body is read: a caller whose bodies
+		// arrive slowly holds as much as one whose backend is slow.
+		key := callerKey(r, c)
+		if over = !a.calls.acquire(key); !over {
+			defer a.calls.release(key)
+		}
+	}
 	body, err := a.readBody(w, r, c)
+	if refused != nil || over {
+		// A caller learns nothing of its request before it is
+		// authenticated, nor is any of it judged past the caller's bound:
+		// the body is read only to answer its id in its dialect, whatever
+		// is wrong with it.
+		if err == nil {
+			c.env, _ = normalize.ParseRequest(body)
+		}
+		if c.env.Dialect == 0 {
+			c.env.Dialect = guessDialect(body, r)
+		}
+		if refused != nil {
+			a.refuse(w, c, refused)
+			return
+		}
+		out := a.errorResponse(c, a.tooManyCalls())
+		c.bytes += len(out)
+		c.outcome = outcomeCallerLimited
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusTooManyRequests, out)
+		return
+	}
 	if err != nil {
 		c.env.Dialect = guessDialect(body, r)
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
@@ -262,9 +296,6 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	if v := requestVersion(r); !dialect.SupportedVersionHeader(v) {
 		a.fail(w, c, normalize.Errorf(dialect.ErrVersionNotSupported, "A2A-Version %q is not supported: this gateway speaks 0.2, 0.3 and 1.0", truncateHeader(v)))
-		return
-	}
-	if !a.authenticate(w, r, c) {
 		return
 	}
 	a.forward(w, r, c)
@@ -575,6 +606,20 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	case dialect.GetTask, dialect.CancelTask, dialect.SendMessage:
 		if e := answersTask(b, c, info); e != nil {
 			return nil, e
+		}
+	case dialect.CreatePushConfig, dialect.GetPushConfig:
+		if got := normalize.PushConfigTaskID(result); got != c.info.TaskID {
+			a.log.Warn("the backend answered a push config call with a config of another task; answer withheld", "op", op.String(), "backend", b.name)
+			return nil, backendFault(backendInvalidReply, "the backend answered about another task: backend %q answered a %s for task %q with the push notification config of a different task, which the gateway withholds",
+				b.name, c.env.Method, truncateHeader(c.info.TaskID))
+		}
+	case dialect.ListPushConfigs:
+		// The other configs are still the task's: only those of another
+		// task, which may be another caller's, are left out.
+		var dropped int
+		if result, dropped = normalize.PushConfigsOfTask(c.env.Dialect, result, c.info.TaskID); dropped > 0 {
+			a.log.Warn("the backend listed push configs of another task; those are withheld", "backend", b.name, "withheld", dropped)
+			a.metrics.backendError(a.cfg.Name, backendInvalidReply)
 		}
 	}
 	switch op {

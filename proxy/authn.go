@@ -13,30 +13,34 @@ import (
 	"github.com/a2agate/gateway/normalize"
 )
 
-// authenticate checks the caller's token when the agent requires one and
-// records the caller's principal on the call. A refused caller gets 401
-// with a WWW-Authenticate challenge (RFC 6750 §3) and a JSON-RPC error in its
-// dialect; the token itself is never logged.
+// checkAuth checks the caller's token when the agent requires one and
+// records the caller's principal on the call; it returns the refusal of a
+// caller without a valid token, whose headers it sets in h, and nil
+// otherwise. It looks at the headers alone, so that a caller is refused
+// before anything of its request is read or judged.
 //
 // A request with more than one Authorization header is refused: the
 // gateway would check one while the backend, given all of them with
 // forward_authorization, may act on another. So the one header a request
 // that passes here carries is the token just verified, and it is all that
 // setHeaders forwards.
-func (a *Agent) authenticate(w http.ResponseWriter, r *http.Request, c *call) bool {
+func (a *Agent) checkAuth(r *http.Request, h http.Header, c *call) *refusal {
 	if a.verifier == nil {
-		return true
+		return nil
 	}
-	owner, refused := a.checkCaller(r, w.Header())
-	if refused == nil {
-		c.owner = owner
-		return true
-	}
+	owner, refused := a.checkCaller(r, h)
+	c.owner = owner
+	return refused
+}
+
+// refuse answers a caller checkAuth refused: 401 with a WWW-Authenticate
+// challenge (RFC 6750 §3) and a JSON-RPC error in its dialect; the token
+// itself is never logged.
+func (a *Agent) refuse(w http.ResponseWriter, c *call, refused *refusal) {
 	out := a.errorResponse(c, refused.err)
 	c.bytes += len(out)
 	c.reason = string(refused.reason)
 	writeJSON(w, refused.status, out)
-	return false
 }
 
 // refusal is a caller refused by checkCaller: the HTTP status, the error

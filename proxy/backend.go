@@ -292,7 +292,7 @@ func (b *backend) setHeaders(req, in *http.Request) {
 	if in != nil {
 		drop := in.Header["Connection"]
 		for k, vv := range in.Header {
-			if skipHeader(k, drop) || (k == "Authorization" && !b.cfg.ForwardAuthorization) {
+			if skipHeader(k, drop) || (k == "Authorization" && !b.cfg.ForwardAuthorization) || spoofableHeader(k) {
 				continue
 			}
 			req.Header[k] = vv // shared with the caller's request, which outlives this one
@@ -328,6 +328,17 @@ func (b *backend) setHeaders(req, in *http.Request) {
 		// without it, and Java compares it literally.
 		req.Header[keyVersion] = headerVersion10
 	}
+}
+
+// spoofableHeader reports the caller's headers that claim where the
+// request came from and that the gateway does not vouch for: a backend
+// reading them would take the caller's word for its own address. The
+// caller's X-Forwarded-For is kept, with the caller's address appended
+// (httputil.ReverseProxy's rule), so its last entry is the gateway's
+// word; Forwarded and X-Real-IP are dropped, and X-Forwarded-Host and
+// -Proto replaced. k is in canonical form.
+func spoofableHeader(k string) bool {
+	return k == "Forwarded" || k == "X-Real-Ip" || k == "X-Forwarded-Host" || k == "X-Forwarded-Proto"
 }
 
 func skipHeader(k string, connectionTokens []string) bool {

@@ -336,7 +336,8 @@ func (a *Agent) ServeExtendedCardHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &call{start: time.Now(), backend: a.backend}
 	c.env.Dialect, c.env.Op = dialect.V03, dialect.GetExtendedCard
 	defer a.logCall(c, r)
-	if !a.authenticate(w, r, c) {
+	if refused := a.checkAuth(r, w.Header(), c); refused != nil {
+		a.refuse(w, c, refused)
 		return
 	}
 	card, e := a.extendedCard(r, c, agentcard.V025)

@@ -31,6 +31,7 @@ const (
 	DefaultStreamIdleTimeout     = 5 * time.Minute
 	DefaultInterruptGrace        = 250 * time.Millisecond
 	DefaultMaxIdleConns          = 256
+	DefaultMaxCallsPerCaller     = 1000
 )
 
 // Upper bounds of the config's waits and sizes: past them a value is a
@@ -48,6 +49,10 @@ const (
 	// holds buffers and goroutines, and a pool larger than any call count
 	// the gateway serves is a typo.
 	MaxMaxIdleConns = 10000
+	// MaxMaxCallsPerCaller bounds max_calls_per_caller: each call holds a
+	// goroutine and its buffers, so a caller allowed more could hold the
+	// gateway's memory alone.
+	MaxMaxCallsPerCaller = 1_000_000
 )
 
 // DefaultMaxConcurrentStreams is the default bound on the calls one HTTP/2
@@ -74,6 +79,11 @@ type AgentConfig struct {
 	// MaxEventBytes bounds one stream event from the backend; a larger one
 	// ends the stream with an error. Defaults to 4 MiB.
 	MaxEventBytes int `yaml:"max_event_bytes"`
+	// MaxCallsPerCaller bounds the calls, unary and streams, one caller
+	// (its token's subject, or without auth its remote address) may have
+	// in flight at once on the agent; one past it is refused with HTTP 429.
+	// Defaults to 1000, at most 1,000,000.
+	MaxCallsPerCaller int `yaml:"max_calls_per_caller"`
 	// Card adjusts the agent card the gateway publishes.
 	Card CardConfig `yaml:"card"`
 	// Auth requires a Bearer JWT on every call to this agent. Absent: no
@@ -272,6 +282,7 @@ func (c *AgentConfig) SetDefaults() {
 	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, DefaultMaxBodyBytes)
 	c.MaxReplyBytes = cmp.Or(c.MaxReplyBytes, DefaultMaxReplyBytes)
 	c.MaxEventBytes = cmp.Or(c.MaxEventBytes, DefaultMaxEventBytes)
+	c.MaxCallsPerCaller = cmp.Or(c.MaxCallsPerCaller, DefaultMaxCallsPerCaller)
 	c.Card.RefreshInterval = cmp.Or(c.Card.RefreshInterval, DefaultCardRefresh)
 	c.Card.FetchTimeout = cmp.Or(c.Card.FetchTimeout, DefaultCardFetchTimeout)
 	c.Retries.SetDefaults()
@@ -323,6 +334,9 @@ func (c *AgentConfig) Validate() error {
 		if err := checkMaxBytes(n.name, n.v); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if n := c.MaxCallsPerCaller; n < 1 || n > MaxMaxCallsPerCaller {
+		bad("max_calls_per_caller (%d) is not between 1 and %d: it bounds the calls one caller may have in flight at once", n, MaxMaxCallsPerCaller)
 	}
 	for i, sk := range c.Card.Skills {
 		if sk.ID == "" || sk.Name == "" {

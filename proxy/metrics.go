@@ -67,6 +67,7 @@ const (
 	outcomeBackendFailure  = "backend_failure" // the backend failed: unreachable, timed out, invalid reply
 	outcomeGatewayError    = "gateway_error"   // the gateway itself could not serve (task index down)
 	outcomeCallerGone      = "caller_gone"     // the caller went away (closed its connection, cancelled) before its answer
+	outcomeCallerLimited   = "caller_limited"  // the caller had agents[].max_calls_per_caller calls in flight already
 )
 
 // Backend failure kinds, the values of the kind label.

@@ -137,3 +137,40 @@ func TestReloadRecoversPanic(t *testing.T) {
 		t.Fatalf("the panic must be logged:\n%s", log)
 	}
 }
+
+// TestMaxCallsPerCallerValidated: agents[].max_calls_per_caller defaults to
+// 1000 and takes 1 to 1,000,000; outside that it is refused at load and on
+// reload, naming the key, with the old config serving on.
+func TestMaxCallsPerCallerValidated(t *testing.T) {
+	agent := func(n string) []byte {
+		return []byte("listen: \":8080\"\nagents:\n  - name: helpdesk\n    public_url: https://agents.example.com/\n    backend:\n      url: http://helpdesk.internal/\n" + n)
+	}
+	for n, want := range map[string]int{"": 1000, "    max_calls_per_caller: 1\n": 1, "    max_calls_per_caller: 1000000\n": 1000000} {
+		c, err := parseConfig(agent(n))
+		if err != nil {
+			t.Fatalf("%q: %v", n, err)
+		}
+		if got := c.Agents[0].MaxCallsPerCaller; got != want {
+			t.Fatalf("%q: max_calls_per_caller %d, want %d", n, got, want)
+		}
+	}
+	for _, n := range []string{"-1", "1000001", "2147483648"} {
+		if _, err := parseConfig(agent("    max_calls_per_caller: " + n + "\n")); err == nil || !strings.Contains(err.Error(), "max_calls_per_caller ("+n+") is not between 1 and 1000000") {
+			t.Fatalf("%s: %v", n, err)
+		}
+	}
+
+	g := startReloadingGateway(t)
+	raw, err := os.ReadFile(g.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewriteConfig(t, g.path, []byte(strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n    max_calls_per_caller: 1000001\n", 1)))
+	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
+	if name := cardName(t, g); name != "First" {
+		t.Fatalf("the old config must keep serving after a refused reload: card name %q", name)
+	}
+	if log := g.log.String(); !strings.Contains(log, "max_calls_per_caller (1000001) is not between 1 and 1000000") {
+		t.Fatalf("the refusal must be logged, naming the key:\n%s", log)
+	}
+}
