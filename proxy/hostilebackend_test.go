@@ -330,3 +330,59 @@ func TestBackendErrorCodeSpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamEndingInsideAnEvent: a backend that closes its stream cleanly
+// in the middle of an event (data lines without the blank line that
+// dispatches them, or half a line) has sent a malformed stream: the caller's
+// stream ends with a -32006 error event saying so, after the events that
+// were whole, neither passing the part-event nor ending as if the stream
+// were done. An event held for its final flag goes first, not final. A
+// blocking send served from the stream is answered with the same error.
+func TestStreamEndingInsideAnEvent(t *testing.T) {
+	event := func(id, state string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"` + state + `"}}}`
+	}
+	cases := []struct {
+		name  string
+		tail  func(id string) string
+		whole int // events the caller gets before the error
+	}{
+		{"data lines without the blank line", func(id string) string { return "data: " + event(id, "completed") + "\n" }, 1},
+		{"two data lines without the blank line", func(id string) string { return "data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":" + id + "}\n" }, 1},
+		{"half a line", func(id string) string { return `data: {"jsonrpc":"2.0","id":` + id + `,"res` }, 1},
+		{"half a field name", func(id string) string { return "da" }, 1},
+		{"after an interrupted state", func(id string) string {
+			return "data: " + event(id, "input-required") + "\n\n" + `data: {"jsonrpc":`
+		}, 2},
+	}
+	for _, tc := range cases {
+		for _, c := range callers {
+			t.Run(tc.name+"/"+c.d.String(), func(t *testing.T) {
+				g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					sseWrite(w, working(id), tc.tail(id))
+				}), dialect.Version03)
+				events := g.stream("9", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
+				if len(events) != tc.whole+1 {
+					t.Fatalf("want %d events and the error, got %d: %v", tc.whole, len(events), events)
+				}
+				for _, ev := range events[:tc.whole] {
+					res := mustResult(t, ev)
+					if c.d == dialect.V03 && res.Get("final").Bool() {
+						t.Fatalf("an event before the cut is final: %s", ev.Raw)
+					}
+				}
+				wantErrorSaying(t, events[tc.whole], c.d, -32006, "ended its stream inside an event")
+			})
+		}
+	}
+	for _, c := range callers {
+		t.Run("blocking via stream/"+c.d.String(), func(t *testing.T) {
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				sseWrite(w, working(id), `data: {"jsonrpc":"2.0","id":`+id+`,"res`)
+			}), dialect.Version03, viaStreamOn)
+			wantErrorSaying(t, sendResult(t, g, c, c.send("m", c.text("x"), "")), c.d, -32006, "ended its stream inside an event")
+		})
+	}
+}
