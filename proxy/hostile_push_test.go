@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/store"
 )
 
 // bobsTaskBackend is a 1.0 backend that answers every send with bob's
@@ -161,4 +162,100 @@ func TestPushConfigsPerTaskBounded(t *testing.T) {
 	if n := len(l.Get("configs").Array()); n != maxPushConfigsPerTask {
 		t.Fatalf("the task holds %d configs: %.300s", n, l.Raw)
 	}
+}
+
+// earlyClaimBackend is a 1.0 backend that, given a send with a push
+// config, posts the new task's first delivery to the config's relay, then
+// one about another task, and runs during before the send is answered;
+// it answers GetTask with the task, to whoever asks.
+type earlyClaimBackend struct {
+	gatewayURL string
+	during     func(first, other int)
+}
+
+const earlyClaimTask = `{"id":"t-early","contextId":"c-early","status":{"state":"TASK_STATE_SUBMITTED"},"artifacts":[{"artifactId":"a","parts":[{"text":"alice's secret"}]}]}`
+
+func (s *earlyClaimBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	req := gjson.ParseBytes(b)
+	w.Header().Set("Content-Type", "application/json")
+	if req.Get("method").Str == "GetTask" {
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":`+earlyClaimTask+`}`)
+		return
+	}
+	if cfg := req.Get("params.configuration.taskPushNotificationConfig"); cfg.Exists() {
+		u := cfg.Get("url").Str
+		post := func(body string) int {
+			p, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(s.gatewayURL, "/")+u[strings.Index(u, "/push/"):], strings.NewReader(body))
+			p.Header.Set("Content-Type", "application/json")
+			p.Header.Set("A2A-Notification-Token", cfg.Get("token").Str)
+			res, err := http.DefaultClient.Do(p)
+			if err != nil {
+				return 0
+			}
+			res.Body.Close()
+			return res.StatusCode
+		}
+		first := post(`{"task":` + earlyClaimTask + `}`)
+		other := post(`{"task":{"id":"t-phantom","contextId":"c-early","status":{"state":"TASK_STATE_WORKING"}}}`)
+		s.during(first, other)
+	}
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"task":`+strings.Replace(earlyClaimTask, "SUBMITTED", "WORKING", 1)+`}}`)
+}
+
+// TestEarlyDeliveryClaimsItsTask: a delivery that reaches the relay of a
+// send's push config before the send's answer records the task it names
+// for the send's caller at once: in that window bob, on a gateway that
+// serves unknown tasks unchecked, is told alice's task is not found rather
+// than served it, and the index holds it as alice's, under the send's
+// backend. A later delivery to the same relay naming another task is
+// refused and leaves no task behind.
+func TestEarlyDeliveryClaimsItsTask(t *testing.T) {
+	back := &earlyClaimBackend{}
+	tg := newGateway(t, back, dialect.Version10, withAuth(t), allowLoopback, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+	back.gatewayURL = tg.url
+	alice, bob := tg.as(token(t, "alice")), tg.as(token(t, "bob"))
+	c := callers[1]
+	ctx := context.Background()
+	var during store.Task
+	back.during = func(first, other int) {
+		if first != http.StatusOK {
+			t.Errorf("the early delivery of alice's task was answered %d", first)
+		}
+		if other != http.StatusBadRequest {
+			t.Errorf("a delivery naming another task than the relay's was answered %d, want 400", other)
+		}
+		var err error
+		if during, err = tg.agent.tasks.Get(ctx, "test", "t-early"); err != nil {
+			t.Errorf("before the send's answer the index holds no t-early: %v", err)
+		}
+		r := bob.call("9", c.method(dialect.GetTask), `{"id":"t-early"}`)
+		if strings.Contains(r.Raw, "secret") {
+			t.Errorf("bob was served alice's task before her send was answered: %s", r.Raw)
+		}
+		if _, err := tg.agent.tasks.Get(ctx, "test", "t-phantom"); err == nil {
+			t.Errorf("a refused delivery left task t-phantom in the index")
+		}
+	}
+	rcv := newReceiver(t, 0)
+	inline := `"returnImmediately":true,"taskPushNotificationConfig":{"url":"` + rcv.url + `","token":"alice-token"}`
+	if got := c.task(t, mustResult(t, sendResult(t, alice, c, c.send("a1", c.text("hi"), inline)))).Get("id").Str; got != "t-early" {
+		t.Fatalf("alice's send made %q", got)
+	}
+	after, err := tg.agent.tasks.Get(ctx, "test", "t-early")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during.Owner != after.Owner || during.Owner == "" || during.Backend != "test" {
+		t.Fatalf("the early delivery recorded %+v, the send's answer %+v", during, after)
+	}
+	if after.State != "TASK_STATE_WORKING" {
+		t.Fatalf("the send's answer did not update the claimed task: %+v", after)
+	}
+	wantError(t, bob.call("10", c.method(dialect.GetTask), `{"id":"t-early"}`), c.d, -32001)
+	mustResult(t, alice.call("11", c.method(dialect.GetTask), `{"id":"t-early"}`))
+	if d := rcv.next(t); d.body.Get("task.id").Str != "t-early" && d.body.Get("id").Str != "t-early" {
+		t.Fatalf("alice's webhook got %s", d.body.Raw)
+	}
+	rcv.none(t, tg)
 }

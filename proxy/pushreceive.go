@@ -102,21 +102,34 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		return receivedInvalid
 	}
 	pushTaskSpan(ctx, info.TaskID)
-	var configs []store.PushConfig
-	if relay.TaskID == "" && relay.Pending != nil {
-		// Given in a send whose answer has not come yet (a2a-go v2 posts the
-		// first events before it answers). The config is bound to the task
-		// now, as the send's answer will bind it (bindPending, the same
-		// write): without the task's entry the store keeps no snapshot, and
-		// the updates that follow would fold into an empty task, its state
-		// unknown, for a 0.x caller.
-		cfg := *relay.Pending
-		switch err := p.a.notAnothers(ctx, cfg.Owner, info.TaskID); {
+	pending := relay.TaskID == "" && relay.Pending != nil
+	if pending {
+		switch err := p.a.notAnothers(ctx, relay.Pending.Owner, info.TaskID); {
 		case errors.Is(err, errNotTheOwnersTask):
 			http.Error(w, fmt.Sprintf("the delivery is for task %q, not a task of the send this push config was given in", info.TaskID), http.StatusBadRequest)
 			return receivedInvalid
 		case err != nil:
 			return p.indexUnavailable(w, "read")
+		}
+	}
+	snap, err := p.fold(ctx, canon, info)
+	if err != nil {
+		http.Error(w, "the delivery cannot be applied to the task: "+err.Error(), http.StatusBadRequest)
+		return receivedInvalid
+	}
+	var configs []store.PushConfig
+	if pending {
+		// Given in a send whose answer has not come yet (a2a-go v2 posts the
+		// first events before it answers). Only a delivery found sound gets
+		// this far: it claims the task for the send's caller, as the send's
+		// answer would (record), so that no other caller's call can record
+		// it first, and binds the config to it (bindPending, the same write):
+		// without the task's entry the store keeps no snapshot, and the
+		// updates that follow would fold into an empty task, its state
+		// unknown, for a 0.x caller.
+		cfg := *relay.Pending
+		if outcome := p.claim(ctx, w, relay, info, snap); outcome != "" {
+			return outcome
 		}
 		cfg.TaskID = strings.Clone(info.TaskID)
 		if cfg.ID == "" {
@@ -129,10 +142,8 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	} else if configs, _, err = p.configs.PushConfigs(ctx, p.a.cfg.Name, info.TaskID); err != nil {
 		return p.indexUnavailable(w, "read")
 	}
-	snap, err := p.fold(ctx, canon, info)
-	if err != nil {
-		http.Error(w, "the delivery cannot be applied to the task: "+err.Error(), http.StatusBadRequest)
-		return receivedInvalid
+	if err := p.configs.PutPushSnapshot(ctx, p.a.cfg.Name, info.TaskID, snap); err != nil {
+		p.a.metrics.storeError("write")
 	}
 	traceCtx := pushTraceContext(ctx)
 	deliveries := make([]push.Delivery, 0, len(configs))
@@ -181,14 +192,41 @@ func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.Event
 			return nil, fmt.Errorf("the delivery names contextId %q, not the context of task %q", info.ContextID, info.TaskID)
 		}
 	}
-	snap, err := normalize.FoldWebhook(prev, canon, info)
-	if err != nil {
-		return nil, err
+	return normalize.FoldWebhook(prev, canon, info)
+}
+
+// claim records the task an early delivery names (before the answer of the
+// send whose relay it came to) for that send's caller, under the send's
+// backend, in the state snap shows. It answers the delivery and returns its
+// outcome when the task cannot be the caller's; "" when it is now.
+func (p *pushRelay) claim(ctx context.Context, w http.ResponseWriter, relay store.PushRelay, info normalize.EventInfo, snap []byte) string {
+	a := p.a
+	backend := relay.Backend
+	if backend == "" {
+		backend = a.backend.name // a relay recorded before relays named it
 	}
-	if err := p.configs.PutPushSnapshot(ctx, p.a.cfg.Name, info.TaskID, snap); err != nil {
-		p.a.metrics.storeError("write")
+	t := store.Task{
+		ID: strings.Clone(info.TaskID), ContextID: strings.Clone(info.ContextID), Owner: relay.Pending.Owner, Agent: a.cfg.Name,
+		Backend: backend, State: normalize.InspectTask(snap).State, Updated: time.Now(),
 	}
-	return snap, nil
+	err := a.tasks.Put(ctx, t)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, store.ErrOwnerConflict):
+		http.Error(w, fmt.Sprintf("the delivery is for task %q, not a task of the send this push config was given in", info.TaskID), http.StatusBadRequest)
+		return receivedInvalid
+	case errors.Is(err, store.ErrContextConflict):
+		http.Error(w, fmt.Sprintf("the delivery puts task %q in contextId %q, which holds another caller's tasks", info.TaskID, info.ContextID), http.StatusBadRequest)
+		return receivedInvalid
+	case errors.Is(err, store.ErrOwnerQuota), errors.Is(err, store.ErrIndexFull):
+		a.log.Warn("a delivery that came before its send's answer finds no room for its task in the index; the backend is answered 503", "task_id", t.ID, "error", err)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "the gateway's task index has no room for the task now: retry later", http.StatusServiceUnavailable)
+		return receivedUnavailable
+	}
+	a.log.Warn("a delivery that came before its send's answer cannot record its task; the backend is answered 503", "task_id", t.ID, "error", err)
+	return p.indexUnavailable(w, "write")
 }
 
 // pushMeta labels a delivery for the metrics and the access log.
