@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -258,4 +260,60 @@ func TestEarlyDeliveryClaimsItsTask(t *testing.T) {
 		t.Fatalf("alice's webhook got %s", d.body.Raw)
 	}
 	rcv.none(t, tg)
+}
+
+// TestPushSnapshotBounded: the task the relay keeps for a task's 0.x
+// callers (and posts whole to them) grows with every artifact update that
+// appends, each delivery within push.max_body_bytes. The delivery that
+// would take it past that limit is answered 413, counted as too_large and
+// relayed to nobody; the kept task stays within the limit, and the
+// deliveries that do not grow it are relayed as before.
+func TestPushSnapshotBounded(t *testing.T) {
+	const limit = 2048
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			m := NewMetrics(prometheus.NewRegistry(), nil)
+			g := newGatewayOpts(t, backends[1].handler(t, nil), backends[1].version, Options{Metrics: m}, allowLoopback, func(a *AgentConfig) { a.Push.MaxBodyBytes = limit })
+			rcv := newReceiver(t, 0)
+			id, path, token := pushedTask(t, g, c, dialect.Version10, rcv.url)
+			upd := `"taskId":"` + id + `","contextId":"c"`
+			accepted := 0
+			for i := 0; ; i++ {
+				if i == 10 {
+					t.Fatal("the kept task grew past push.max_body_bytes without a refusal")
+				}
+				chunk := `{"artifactUpdate":{` + upd + `,"append":` + strconv.FormatBool(i > 0) + `,"artifact":{"artifactId":"a1","parts":[{"text":"` + strings.Repeat("x", 600) + `"}]}}}`
+				status, answer := deliver(t, g, path, "A2A-Notification-Token", token, chunk)
+				if status == http.StatusRequestEntityTooLarge {
+					if !strings.Contains(answer, "2048 bytes") {
+						t.Fatalf("the refusal does not name the limit: %s", answer)
+					}
+					break
+				}
+				if status != http.StatusOK {
+					t.Fatalf("chunk %d answered %d %s", i, status, answer)
+				}
+				accepted++
+			}
+			if accepted == 0 {
+				t.Fatal("the first chunk was refused")
+			}
+			for range accepted {
+				rcv.next(t)
+			}
+			rcv.none(t, g)
+			snap, err := g.agent.push.configs.PushSnapshot(context.Background(), "test", id)
+			if err != nil || len(snap) > limit {
+				t.Fatalf("the kept task is %d bytes (%v), over the limit of %d", len(snap), err, limit)
+			}
+			if n := testutil.ToFloat64(m.pushReceivedTotal.WithLabelValues("test", receivedTooLarge)); n != 1 {
+				t.Fatalf("too_large counted %v times, want 1", n)
+			}
+			done := `{"statusUpdate":{` + upd + `,"status":{"state":"TASK_STATE_COMPLETED"}}}`
+			if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, done); status != http.StatusOK {
+				t.Fatalf("a delivery that does not grow the task answered %d %s", status, answer)
+			}
+			rcv.next(t)
+		})
+	}
 }

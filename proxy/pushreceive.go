@@ -113,7 +113,14 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		}
 	}
 	snap, err := p.fold(ctx, canon, info)
-	if err != nil {
+	var big *snapshotTooLarge
+	switch {
+	case errors.As(err, &big):
+		p.a.log.Warn("a push delivery would make the task the relay keeps larger than push.max_body_bytes; the backend is answered 413 and nothing is relayed",
+			"task_id", info.TaskID, "bytes", big.n, "max_body_bytes", p.cfg.MaxBodyBytes)
+		http.Error(w, fmt.Sprintf("the task as it stands after this delivery (%d bytes) is larger than this agent's limit of %d bytes", big.n, p.cfg.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return receivedTooLarge
+	case err != nil:
 		http.Error(w, "the delivery cannot be applied to the task: "+err.Error(), http.StatusBadRequest)
 		return receivedInvalid
 	}
@@ -168,11 +175,27 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	return receivedAccepted
 }
 
-// fold keeps the task as it now stands, for 0.x callers, and returns it.
+// snapshotTooLarge refuses a delivery that would make the task the relay
+// keeps (and posts whole to 0.x callers) larger than push.max_body_bytes:
+// each delivery is bounded, but artifact updates that append grow the task
+// without end.
+type snapshotTooLarge struct{ n int }
+
+func (e *snapshotTooLarge) Error() string {
+	return fmt.Sprintf("the task would be %d bytes", e.n)
+}
+
+// fold returns the task as it stands after the delivery, for 0.x callers,
+// which is no larger than push.max_body_bytes.
 func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.EventInfo) ([]byte, error) {
 	prev, err := p.configs.PushSnapshot(ctx, p.a.cfg.Name, info.TaskID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		p.a.metrics.storeError("read")
+	}
+	if int64(len(prev)) > p.cfg.MaxBodyBytes {
+		// Kept under a larger limit, before a reload lowered it: not
+		// folded into, which would take more memory still.
+		return nil, &snapshotTooLarge{n: len(prev) + len(canon)}
 	}
 	if info.ContextID != "" {
 		// A task's context never changes: a delivery naming another would
@@ -192,7 +215,11 @@ func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.Event
 			return nil, fmt.Errorf("the delivery names contextId %q, not the context of task %q", info.ContextID, info.TaskID)
 		}
 	}
-	return normalize.FoldWebhook(prev, canon, info)
+	snap, err := normalize.FoldWebhook(prev, canon, info)
+	if err == nil && int64(len(snap)) > p.cfg.MaxBodyBytes {
+		return nil, &snapshotTooLarge{n: len(snap)}
+	}
+	return snap, err
 }
 
 // claim records the task an early delivery names (before the answer of the
