@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -314,6 +315,62 @@ func TestPushSnapshotBounded(t *testing.T) {
 				t.Fatalf("a delivery that does not grow the task answered %d %s", status, answer)
 			}
 			rcv.next(t)
+		})
+	}
+}
+
+// TestPushDeliveryAfterTheFinalState: once a task is in a final state, as
+// the relay last saw it or, before any delivery, as the index holds it, a
+// delivery that gives it another state (working again, or another final
+// state) is answered 409 and relayed to nobody, from a backend of either
+// dialect; the backend's retry of the final delivery itself still passes.
+func TestPushDeliveryAfterTheFinalState(t *testing.T) {
+	for _, v := range []dialect.Version{dialect.Version03, dialect.Version10} {
+		t.Run(string(v), func(t *testing.T) {
+			g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback)
+			rcv := newReceiver(t, 0)
+			c := caller{dialect.V03}
+			id, path, token := pushedTask(t, g, c, dialect.Version10, rcv.url)
+			header, state := "A2A-Notification-Token", func(s string) string {
+				return `{"statusUpdate":{"taskId":"` + id + `","contextId":"c","status":{"state":"TASK_STATE_` + strings.ToUpper(s) + `"}}}`
+			}
+			if v != dialect.Version10 {
+				header, state = "X-A2A-Notification-Token", func(s string) string {
+					return `{"kind":"task","id":"` + id + `","contextId":"c","status":{"state":"` + s + `"}}`
+				}
+			}
+			if status, answer := deliver(t, g, path, header, token, state("completed")); status != http.StatusOK {
+				t.Fatalf("completed: %d %s", status, answer)
+			}
+			rcv.next(t)
+			for _, s := range []string{"working", "failed", "input-required"} {
+				status, answer := deliver(t, g, path, header, token, state(strings.ReplaceAll(s, "-", map[bool]string{true: "_", false: "-"}[v == dialect.Version10])))
+				if status != http.StatusConflict || !strings.Contains(answer, "final state") {
+					t.Fatalf("%s after completed: %d %s, want 409", s, status, answer)
+				}
+			}
+			rcv.none(t, g)
+			if status, answer := deliver(t, g, path, header, token, state("completed")); status != http.StatusOK {
+				t.Fatalf("completed again: %d %s", status, answer)
+			}
+			rcv.next(t)
+
+			// Before any delivery, the index's state decides.
+			id2, path2, token2 := pushedTask(t, g, c, dialect.Version10, rcv.url)
+			ctx := context.Background()
+			known, err := g.agent.tasks.Get(ctx, "test", id2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			known.State, known.Updated = "TASK_STATE_CANCELED", time.Now()
+			if err := g.agent.tasks.Put(ctx, known); err != nil {
+				t.Fatal(err)
+			}
+			id = id2
+			if status, answer := deliver(t, g, path2, header, token2, state("working")); status != http.StatusConflict {
+				t.Fatalf("working after canceled in the index: %d %s, want 409", status, answer)
+			}
+			rcv.none(t, g)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -35,10 +36,11 @@ const (
 	receivedInvalid     = "invalid"     // not an A2A task or event
 	receivedQueueFull   = "queue_full"  // answered 503
 	receivedUnavailable = "unavailable" // the store could not be read
+	receivedAfterFinal  = "after_final" // would move a task out of a final state: 409
 )
 
 // receivedOutcomes lists them, for pre-creating metric series.
-var receivedOutcomes = []string{receivedAccepted, receivedRefused, receivedTooLarge, receivedInvalid, receivedQueueFull, receivedUnavailable}
+var receivedOutcomes = []string{receivedAccepted, receivedRefused, receivedTooLarge, receivedInvalid, receivedQueueFull, receivedUnavailable, receivedAfterFinal}
 
 // notFound is every refusal of a relay: an unknown id and a wrong token get
 // the same answer, so that neither can be probed.
@@ -114,7 +116,13 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	}
 	snap, err := p.fold(ctx, canon, info)
 	var big *snapshotTooLarge
+	var final *afterFinal
 	switch {
+	case errors.As(err, &final):
+		p.a.log.Warn("a push delivery would move a task out of its final state; the backend is answered 409 and nothing is relayed",
+			"task_id", info.TaskID, "state", final.state, "delivered_state", final.to)
+		http.Error(w, fmt.Sprintf("task %q is %s, a final state: a delivery cannot make it %s", info.TaskID, final.state, final.to), http.StatusConflict)
+		return receivedAfterFinal
 	case errors.As(err, &big):
 		p.a.log.Warn("a push delivery would make the task the relay keeps larger than push.max_body_bytes; the backend is answered 413 and nothing is relayed",
 			"task_id", info.TaskID, "bytes", big.n, "max_body_bytes", p.cfg.MaxBodyBytes)
@@ -197,29 +205,47 @@ func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.Event
 		// folded into, which would take more memory still.
 		return nil, &snapshotTooLarge{n: len(prev) + len(canon)}
 	}
-	if info.ContextID != "" {
-		// A task's context never changes: a delivery naming another would
-		// show the caller a context that may be another caller's.
-		var known string
-		if len(prev) > 0 {
-			if held := normalize.InspectTask(prev); held.TaskID == info.TaskID {
-				known = held.ContextID
-			}
+	// What the relay kept, else what the index holds: the task's context,
+	// which never changes (a delivery naming another would show the caller
+	// a context that may be another caller's), and its state, final or not.
+	var known normalize.EventInfo
+	if len(prev) > 0 {
+		if held := normalize.InspectTask(prev); held.TaskID == info.TaskID {
+			known = held
 		}
-		if known == "" {
-			if t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, info.TaskID); err == nil {
-				known = t.ContextID
-			}
+	}
+	if known.ContextID == "" || known.State == "" {
+		if t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, info.TaskID); err == nil {
+			known.ContextID = cmp.Or(known.ContextID, t.ContextID)
+			known.State = cmp.Or(known.State, t.State)
 		}
-		if known != "" && info.ContextID != known {
-			return nil, fmt.Errorf("the delivery names contextId %q, not the context of task %q", info.ContextID, info.TaskID)
-		}
+	}
+	if info.ContextID != "" && known.ContextID != "" && info.ContextID != known.ContextID {
+		return nil, fmt.Errorf("the delivery names contextId %q, not the context of task %q", info.ContextID, info.TaskID)
 	}
 	snap, err := normalize.FoldWebhook(prev, canon, info)
-	if err == nil && int64(len(snap)) > p.cfg.MaxBodyBytes {
+	if err != nil {
+		return nil, err
+	}
+	if dialect.TerminalState(known.State) {
+		// A final task is done (A2A: it is not restarted); the backend's
+		// retry of its last delivery repeats the state and passes.
+		if to := normalize.InspectTask(snap).State; to != known.State {
+			return nil, &afterFinal{state: known.State, to: to}
+		}
+	}
+	if int64(len(snap)) > p.cfg.MaxBodyBytes {
 		return nil, &snapshotTooLarge{n: len(snap)}
 	}
-	return snap, err
+	return snap, nil
+}
+
+// afterFinal refuses a delivery that would move a task out of the final
+// state it is known in (to another state, final or not).
+type afterFinal struct{ state, to string }
+
+func (e *afterFinal) Error() string {
+	return fmt.Sprintf("the task is %s, the delivery makes it %s", e.state, e.to)
 }
 
 // claim records the task an early delivery names (before the answer of the
