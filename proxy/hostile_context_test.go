@@ -72,7 +72,7 @@ func (f *contextFiler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	result := `{"task":` + task + `}`
-	if req.Get("method").Str == "GetTask" {
+	if m := req.Get("method").Str; m == "GetTask" || m == "CancelTask" {
 		result = task
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -282,6 +282,7 @@ func TestBackendMovesTaskToAnotherContext(t *testing.T) {
 		wantErrorSaying(t, g.call("2"+n, c.method(dialect.GetTask), `{"id":"`+id+`"}`), c.d, -32603, says)
 		wantErrorSaying(t, g.call("3"+n, c.method(dialect.SendMessage), c.continuation("m2"+n, id, "more")), c.d, -32603, says)
 		wantErrorSaying(t, streamError(t, g.stream("4"+n, c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`)), c.d, -32603, says)
+		wantErrorSaying(t, g.call("9"+n, c.method(dialect.CancelTask), `{"id":"`+id+`"}`), c.d, -32603, says)
 	}
 	wantErrorSaying(t, g.call("5", "ListTasks", `{}`), dialect.V10, -32603, says)
 	if e := g.call("8", "GetTask", `{"id":"`+id+`"}`); strings.Contains(e.Raw, "c-moved") {
