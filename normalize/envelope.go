@@ -232,8 +232,11 @@ func ParseReply(body []byte) (Reply, error) {
 	case res.Exists() && e.Exists():
 		return r, Errorf(dialect.ErrInvalidAgentResponse, `the agent's reply has both "result" and "error"`)
 	case e.Exists():
-		if !e.IsObject() || e.Get("code").Type != gjson.Number {
+		if !e.IsObject() {
 			return r, Errorf(dialect.ErrInvalidAgentResponse, `the agent's reply has an "error" that is not a JSON-RPC error object`)
+		}
+		if _, err := errorCode(e.Get("code")); err != nil {
+			return r, err
 		}
 		r.Error = body[e.Index : e.Index+len(e.Raw)]
 	case res.Exists():

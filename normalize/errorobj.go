@@ -1,7 +1,9 @@
 package normalize
 
 import (
+	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -58,19 +60,48 @@ func appendKVs(dst []byte, kvs []KV) []byte {
 // the errors); only data changes shape: a 0.x data object becomes the
 // metadata of a 1.0 ErrorInfo (values stringified, as map<string,string>
 // requires), and an ErrorInfo's metadata becomes 0.x data.
+//
+// The object passes as it is only when it is exactly what the gateway reads
+// from it: code, message and at most one data, each once, spelled plainly.
+// Anything else (a member twice, members JSON-RPC does not define, a
+// message that is not a string) is rebuilt from the members the gateway
+// read, so the caller's parser cannot see another code or message than the
+// gateway's metrics, logs and retry decisions did.
 func errorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
-	root := jsonscan.Parse(obj)
-	code := root.Get("code")
-	if code.Type != gjson.Number || code.Num != float64(int64(code.Num)) {
-		return nil, Errorf(dialect.ErrInvalidAgentResponse, "the agent's error has no integer code")
+	var code, msg, data gjson.Result
+	exact := true
+	jsonscan.Each(jsonscan.Parse(obj), func(k, v gjson.Result) bool {
+		var slot *gjson.Result
+		switch k.Str {
+		case "code":
+			slot = &code
+		case "message":
+			slot = &msg
+		case "data":
+			slot = &data
+		default:
+			exact = false
+			return true
+		}
+		// The first of a repeated member is the one read, as gjson's Get
+		// (the reply check) reads it.
+		if slot.Exists() || len(k.Raw) != len(k.Str)+2 {
+			exact = false
+		}
+		if !slot.Exists() {
+			*slot = v
+		}
+		return true
+	})
+	n, err := errorCode(code)
+	if err != nil {
+		return nil, err
 	}
-	msg := root.Get("message")
-	data := root.Get("data")
 	dataIsDetails := data.IsArray() && detailsOnly(data)
 	// 0.x data may be any JSON value, so between 0.x peers it passes as it is
 	// even when it looks like 1.0 details.
 	sameV03 := from == dialect.V03 && to == dialect.V03
-	if msg.Type == gjson.String && (!data.Exists() || sameV03 || dataIsDetails == (to == dialect.V10)) {
+	if exact && msg.Type == gjson.String && (!data.Exists() || sameV03 || dataIsDetails == (to == dialect.V10)) {
 		return obj, nil
 	}
 	w := getWriter()
@@ -81,20 +112,48 @@ func errorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 	w.key("message")
 	if msg.Type == gjson.String {
 		w.raw(msg.Raw)
-	} else if row, ok := dialect.ErrorByCode(int(code.Num)); ok {
+	} else if row, ok := dialect.ErrorByCode(n); ok {
 		w.string(row.Message)
 	} else {
 		w.string("Error")
 	}
 	if data.Exists() {
-		if to == dialect.V10 {
-			errorDetailsV10(w, int(code.Num), data, dataIsDetails)
-		} else {
+		switch {
+		case to == dialect.V10:
+			errorDetailsV10(w, n, data, dataIsDetails)
+		case sameV03:
+			w.key("data")
+			w.raw(data.Raw)
+		default:
 			errorDataV03(w, data, dataIsDetails)
 		}
 	}
 	w.close('}')
 	return w.bytes(), nil
+}
+
+// errorCode reads a JSON-RPC error code: a JSON integer (no fraction or
+// exponent, so 1e3 and 1.0 are not codes) in int32 range, as JSON-RPC,
+// gRPC's google.rpc.Status and the SDKs' int32 fields take it. Anything
+// else is an *Error of kind InvalidAgentResponse that shows what was sent.
+func errorCode(code gjson.Result) (int, error) {
+	if code.Type == gjson.Number && !strings.ContainsAny(code.Raw, ".eE") {
+		if n, err := strconv.ParseInt(code.Raw, 10, 32); err == nil {
+			return int(n), nil
+		}
+	}
+	if !code.Exists() {
+		return 0, Errorf(dialect.ErrInvalidAgentResponse, `the agent's error has no "code"`)
+	}
+	raw := code.Raw
+	if len(raw) > 32 {
+		cut := 32
+		for cut > 0 && !utf8.RuneStart(raw[cut]) {
+			cut--
+		}
+		raw = raw[:cut] + "…"
+	}
+	return 0, Errorf(dialect.ErrInvalidAgentResponse, "the agent's error code %s is not an integer code: JSON-RPC error codes are JSON integers (no fraction or exponent) from %d to %d", raw, math.MinInt32, math.MaxInt32)
 }
 
 // AgentError is a backend agent's own JSON-RPC error, read once from its

@@ -72,7 +72,7 @@ func (f *contextFiler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	result := `{"task":` + task + `}`
-	if req.Get("method").Str == "GetTask" {
+	if m := req.Get("method").Str; m == "GetTask" || m == "CancelTask" {
 		result = task
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -262,4 +262,40 @@ func contextFilerGateway(t *testing.T) (*contextFiler, *prometheus.Registry, *te
 	g := newGatewayOpts(t, back, dialect.Version10,
 		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(logs, nil))}, withAuth(t))
 	return back, reg, logs, g
+}
+
+// TestBackendMovesTaskToAnotherContext: a backend that answers a get, a
+// subscription, a message continuing the task, or a listing's read of it
+// with the task in another context than the index holds for it is
+// withheld: the index is the truth for whose a task is, and a context
+// shown is one the caller may go on to continue. The same answers in the
+// task's own context pass.
+func TestBackendMovesTaskToAnotherContext(t *testing.T) {
+	filer := &contextFiler{contextID: "c-first"}
+	g := newGateway(t, filer, dialect.Version10)
+	c10 := callers[1]
+	id := c10.task(t, mustResult(t, g.call("1", c10.method(dialect.SendMessage), c10.send("m1", c10.text("hi"), "")))).Get("id").Str
+	const says = "with another contextId than the task has"
+	filer.fileIn("c-moved")
+	for i, c := range callers {
+		n := strconv.Itoa(i)
+		wantErrorSaying(t, g.call("2"+n, c.method(dialect.GetTask), `{"id":"`+id+`"}`), c.d, -32603, says)
+		wantErrorSaying(t, g.call("3"+n, c.method(dialect.SendMessage), c.continuation("m2"+n, id, "more")), c.d, -32603, says)
+		wantErrorSaying(t, streamError(t, g.stream("4"+n, c.method(dialect.SubscribeToTask), `{"id":"`+id+`"}`)), c.d, -32603, says)
+		wantErrorSaying(t, g.call("9"+n, c.method(dialect.CancelTask), `{"id":"`+id+`"}`), c.d, -32603, says)
+	}
+	wantErrorSaying(t, g.call("5", "ListTasks", `{}`), dialect.V10, -32603, says)
+	if e := g.call("8", "GetTask", `{"id":"`+id+`"}`); strings.Contains(e.Raw, "c-moved") {
+		t.Fatalf("the refusal names the context the backend gave: %s", e.Raw)
+	}
+	if known, err := g.agent.tasks.Get(t.Context(), "test", id); err != nil || known.ContextID != "c-first" {
+		t.Fatalf("the index holds %+v (%v)", known, err)
+	}
+	filer.fileIn("c-first")
+	for i, c := range callers {
+		if got := mustResult(t, g.call("6"+strconv.Itoa(i), c.method(dialect.GetTask), `{"id":"`+id+`"}`)).Get("contextId").Str; got != "c-first" {
+			t.Fatalf("%s: the task's own context answered %q", c.d, got)
+		}
+	}
+	mustResult(t, g.call("7", "ListTasks", `{}`))
 }

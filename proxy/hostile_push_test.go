@@ -8,10 +8,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/store"
 )
 
 // bobsTaskBackend is a 1.0 backend that answers every send with bob's
@@ -160,5 +164,213 @@ func TestPushConfigsPerTaskBounded(t *testing.T) {
 	l := mustResult(t, g.call("4", c.method(dialect.ListPushConfigs), `{"taskId":"`+id+`"}`))
 	if n := len(l.Get("configs").Array()); n != maxPushConfigsPerTask {
 		t.Fatalf("the task holds %d configs: %.300s", n, l.Raw)
+	}
+}
+
+// earlyClaimBackend is a 1.0 backend that, given a send with a push
+// config, posts the new task's first delivery to the config's relay, then
+// one about another task, and runs during before the send is answered;
+// it answers GetTask with the task, to whoever asks.
+type earlyClaimBackend struct {
+	gatewayURL string
+	during     func(first, other int)
+}
+
+const earlyClaimTask = `{"id":"t-early","contextId":"c-early","status":{"state":"TASK_STATE_SUBMITTED"},"artifacts":[{"artifactId":"a","parts":[{"text":"alice's secret"}]}]}`
+
+func (s *earlyClaimBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	req := gjson.ParseBytes(b)
+	w.Header().Set("Content-Type", "application/json")
+	if req.Get("method").Str == "GetTask" {
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":`+earlyClaimTask+`}`)
+		return
+	}
+	if cfg := req.Get("params.configuration.taskPushNotificationConfig"); cfg.Exists() {
+		u := cfg.Get("url").Str
+		post := func(body string) int {
+			p, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(s.gatewayURL, "/")+u[strings.Index(u, "/push/"):], strings.NewReader(body))
+			p.Header.Set("Content-Type", "application/json")
+			p.Header.Set("A2A-Notification-Token", cfg.Get("token").Str)
+			res, err := http.DefaultClient.Do(p)
+			if err != nil {
+				return 0
+			}
+			res.Body.Close()
+			return res.StatusCode
+		}
+		first := post(`{"task":` + earlyClaimTask + `}`)
+		other := post(`{"task":{"id":"t-phantom","contextId":"c-early","status":{"state":"TASK_STATE_WORKING"}}}`)
+		s.during(first, other)
+	}
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"task":`+strings.Replace(earlyClaimTask, "SUBMITTED", "WORKING", 1)+`}}`)
+}
+
+// TestEarlyDeliveryClaimsItsTask: a delivery that reaches the relay of a
+// send's push config before the send's answer records the task it names
+// for the send's caller at once: in that window bob, on a gateway that
+// serves unknown tasks unchecked, is told alice's task is not found rather
+// than served it, and the index holds it as alice's, under the send's
+// backend. A later delivery to the same relay naming another task is
+// refused and leaves no task behind.
+func TestEarlyDeliveryClaimsItsTask(t *testing.T) {
+	back := &earlyClaimBackend{}
+	tg := newGateway(t, back, dialect.Version10, withAuth(t), allowLoopback, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+	back.gatewayURL = tg.url
+	alice, bob := tg.as(token(t, "alice")), tg.as(token(t, "bob"))
+	c := callers[1]
+	ctx := context.Background()
+	var during store.Task
+	back.during = func(first, other int) {
+		if first != http.StatusOK {
+			t.Errorf("the early delivery of alice's task was answered %d", first)
+		}
+		if other != http.StatusBadRequest {
+			t.Errorf("a delivery naming another task than the relay's was answered %d, want 400", other)
+		}
+		var err error
+		if during, err = tg.agent.tasks.Get(ctx, "test", "t-early"); err != nil {
+			t.Errorf("before the send's answer the index holds no t-early: %v", err)
+		}
+		r := bob.call("9", c.method(dialect.GetTask), `{"id":"t-early"}`)
+		if strings.Contains(r.Raw, "secret") {
+			t.Errorf("bob was served alice's task before her send was answered: %s", r.Raw)
+		}
+		if _, err := tg.agent.tasks.Get(ctx, "test", "t-phantom"); err == nil {
+			t.Errorf("a refused delivery left task t-phantom in the index")
+		}
+	}
+	rcv := newReceiver(t, 0)
+	inline := `"returnImmediately":true,"taskPushNotificationConfig":{"url":"` + rcv.url + `","token":"alice-token"}`
+	if got := c.task(t, mustResult(t, sendResult(t, alice, c, c.send("a1", c.text("hi"), inline)))).Get("id").Str; got != "t-early" {
+		t.Fatalf("alice's send made %q", got)
+	}
+	after, err := tg.agent.tasks.Get(ctx, "test", "t-early")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during.Owner != after.Owner || during.Owner == "" || during.Backend != "test" {
+		t.Fatalf("the early delivery recorded %+v, the send's answer %+v", during, after)
+	}
+	if after.State != "TASK_STATE_WORKING" {
+		t.Fatalf("the send's answer did not update the claimed task: %+v", after)
+	}
+	wantError(t, bob.call("10", c.method(dialect.GetTask), `{"id":"t-early"}`), c.d, -32001)
+	mustResult(t, alice.call("11", c.method(dialect.GetTask), `{"id":"t-early"}`))
+	if d := rcv.next(t); d.body.Get("task.id").Str != "t-early" && d.body.Get("id").Str != "t-early" {
+		t.Fatalf("alice's webhook got %s", d.body.Raw)
+	}
+	rcv.none(t, tg)
+}
+
+// TestPushSnapshotBounded: the task the relay keeps for a task's 0.x
+// callers (and posts whole to them) grows with every artifact update that
+// appends, each delivery within push.max_body_bytes. The delivery that
+// would take it past that limit is answered 413, counted as too_large and
+// relayed to nobody; the kept task stays within the limit, and the
+// deliveries that do not grow it are relayed as before.
+func TestPushSnapshotBounded(t *testing.T) {
+	const limit = 2048
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			m := NewMetrics(prometheus.NewRegistry(), nil)
+			g := newGatewayOpts(t, backends[1].handler(t, nil), backends[1].version, Options{Metrics: m}, allowLoopback, func(a *AgentConfig) { a.Push.MaxBodyBytes = limit })
+			rcv := newReceiver(t, 0)
+			id, path, token := pushedTask(t, g, c, dialect.Version10, rcv.url)
+			upd := `"taskId":"` + id + `","contextId":"c"`
+			accepted := 0
+			for i := 0; ; i++ {
+				if i == 10 {
+					t.Fatal("the kept task grew past push.max_body_bytes without a refusal")
+				}
+				chunk := `{"artifactUpdate":{` + upd + `,"append":` + strconv.FormatBool(i > 0) + `,"artifact":{"artifactId":"a1","parts":[{"text":"` + strings.Repeat("x", 600) + `"}]}}}`
+				status, answer := deliver(t, g, path, "A2A-Notification-Token", token, chunk)
+				if status == http.StatusRequestEntityTooLarge {
+					if !strings.Contains(answer, "2048 bytes") {
+						t.Fatalf("the refusal does not name the limit: %s", answer)
+					}
+					break
+				}
+				if status != http.StatusOK {
+					t.Fatalf("chunk %d answered %d %s", i, status, answer)
+				}
+				accepted++
+			}
+			if accepted == 0 {
+				t.Fatal("the first chunk was refused")
+			}
+			for range accepted {
+				rcv.next(t)
+			}
+			rcv.none(t, g)
+			snap, err := g.agent.push.configs.PushSnapshot(context.Background(), "test", id)
+			if err != nil || len(snap) > limit {
+				t.Fatalf("the kept task is %d bytes (%v), over the limit of %d", len(snap), err, limit)
+			}
+			if n := testutil.ToFloat64(m.pushReceivedTotal.WithLabelValues("test", receivedTooLarge)); n != 1 {
+				t.Fatalf("too_large counted %v times, want 1", n)
+			}
+			done := `{"statusUpdate":{` + upd + `,"status":{"state":"TASK_STATE_COMPLETED"}}}`
+			if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, done); status != http.StatusOK {
+				t.Fatalf("a delivery that does not grow the task answered %d %s", status, answer)
+			}
+			rcv.next(t)
+		})
+	}
+}
+
+// TestPushDeliveryAfterTheFinalState: once a task is in a final state, as
+// the relay last saw it or, before any delivery, as the index holds it, a
+// delivery that gives it another state (working again, or another final
+// state) is answered 409 and relayed to nobody, from a backend of either
+// dialect; the backend's retry of the final delivery itself still passes.
+func TestPushDeliveryAfterTheFinalState(t *testing.T) {
+	for _, v := range []dialect.Version{dialect.Version03, dialect.Version10} {
+		t.Run(string(v), func(t *testing.T) {
+			g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback)
+			rcv := newReceiver(t, 0)
+			c := caller{dialect.V03}
+			id, path, token := pushedTask(t, g, c, dialect.Version10, rcv.url)
+			header, state := "A2A-Notification-Token", func(s string) string {
+				return `{"statusUpdate":{"taskId":"` + id + `","contextId":"c","status":{"state":"TASK_STATE_` + strings.ToUpper(s) + `"}}}`
+			}
+			if v != dialect.Version10 {
+				header, state = "X-A2A-Notification-Token", func(s string) string {
+					return `{"kind":"task","id":"` + id + `","contextId":"c","status":{"state":"` + s + `"}}`
+				}
+			}
+			if status, answer := deliver(t, g, path, header, token, state("completed")); status != http.StatusOK {
+				t.Fatalf("completed: %d %s", status, answer)
+			}
+			rcv.next(t)
+			for _, s := range []string{"working", "failed", "input-required"} {
+				status, answer := deliver(t, g, path, header, token, state(strings.ReplaceAll(s, "-", map[bool]string{true: "_", false: "-"}[v == dialect.Version10])))
+				if status != http.StatusConflict || !strings.Contains(answer, "final state") {
+					t.Fatalf("%s after completed: %d %s, want 409", s, status, answer)
+				}
+			}
+			rcv.none(t, g)
+			if status, answer := deliver(t, g, path, header, token, state("completed")); status != http.StatusOK {
+				t.Fatalf("completed again: %d %s", status, answer)
+			}
+			rcv.next(t)
+
+			// Before any delivery, the index's state decides.
+			id2, path2, token2 := pushedTask(t, g, c, dialect.Version10, rcv.url)
+			ctx := context.Background()
+			known, err := g.agent.tasks.Get(ctx, "test", id2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			known.State, known.Updated = "TASK_STATE_CANCELED", time.Now()
+			if err := g.agent.tasks.Put(ctx, known); err != nil {
+				t.Fatal(err)
+			}
+			id = id2
+			if status, answer := deliver(t, g, path2, header, token2, state("working")); status != http.StatusConflict {
+				t.Fatalf("working after canceled in the index: %d %s, want 409", status, answer)
+			}
+			rcv.none(t, g)
+		})
 	}
 }

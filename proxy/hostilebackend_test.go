@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -222,4 +223,166 @@ func errorInEveryBinding(t *testing.T, errorObj string) []bindingError {
 	_, err := newGRPCGateway(t, g).raw.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t"})
 	st := status.Convert(err)
 	return append(out, bindingError{"gRPC", st.Message(), proto.Size(st.Proto()), gjson.Result{}})
+}
+
+// errorMembers lists the member names of the JSON object raw in order,
+// repeats included, as a streaming JSON parser sees them.
+func errorMembers(t *testing.T, raw string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("error is not an object: %s", raw)
+	}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatalf("%v: %s", err, raw)
+		}
+		names = append(names, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatalf("%v: %s", err, raw)
+		}
+	}
+	return names
+}
+
+// TestBackendErrorObjectIsWhatTheGatewayRead: a backend's error object
+// with a member twice (under its name or an escaped spelling of it), with
+// members JSON-RPC does not define, or with a message that is not a string
+// reaches the caller rebuilt from the code, message and data the gateway
+// read (the first of each), never as the backend spelled it: passed on,
+// the caller's parser (most keep the last of a repeated member) would see
+// another code or message than the gateway's metrics, logs and retries.
+func TestBackendErrorObjectIsWhatTheGatewayRead(t *testing.T) {
+	cases := []struct {
+		name, obj string
+		message   string // what the caller's message must end with
+		data      string // a value the caller's data must hold; "" for no data
+	}{
+		{"code twice", `{"code":-32050,"message":"no such task","code":-32603}`, "no such task", ""},
+		{"escaped code twice", `{"code":-32050,"message":"no such task","co\u0064e":-32603}`, "no such task", ""},
+		{"message twice", `{"code":-32050,"message":"first","message":"second"}`, "first", ""},
+		{"data twice", `{"code":-32050,"message":"m","data":{"taskId":"first"},"data":{"taskId":"second"}}`, "m", "first"},
+		{"extra members", `{"code":-32050,"message":"m","data":{"taskId":"t1"},"result":{"kind":"task","id":"t1"},"stack":"at x.go:1"}`, "m", "t1"},
+		{"message not a string", `{"code":-32050,"message":{"text":"m"}}`, "Error", ""},
+	}
+	for _, v := range []dialect.Version{dialect.Version03, dialect.Version10} {
+		for _, tc := range cases {
+			for _, c := range callers {
+				t.Run(string(v)+"/"+tc.name+"/"+c.d.String(), func(t *testing.T) {
+					g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+						w.Header().Set("Content-Type", "application/json")
+						io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":`+tc.obj+`}`)
+					}), v, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+					e := wantError(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32050)
+					names := errorMembers(t, e.Raw)
+					want := []string{"code", "message"}
+					if tc.data != "" {
+						want = append(want, "data")
+					}
+					if strings.Join(names, ",") != strings.Join(want, ",") {
+						t.Fatalf("members %v, want %v: %s", names, want, e.Raw)
+					}
+					if msg := e.Get("message").Str; !strings.HasSuffix(msg, tc.message) {
+						t.Fatalf("message %q does not end with %q", msg, tc.message)
+					}
+					if tc.data != "" && !strings.Contains(e.Get("data").Raw, `"`+tc.data+`"`) {
+						t.Fatalf("data is not the first the backend sent: %s", e.Raw)
+					}
+					if strings.Contains(e.Raw, "second") || strings.Contains(e.Raw, "stack") {
+						t.Fatalf("the caller got what the gateway did not read: %s", e.Raw)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestBackendErrorCodeSpelling: a backend's error code is a JSON integer in
+// int32 range; one spelled otherwise (a fraction, an exponent, a string) or
+// out of range is an invalid answer, -32006, saying what was sent, not a
+// code the gateway makes up or passes on.
+func TestBackendErrorCodeSpelling(t *testing.T) {
+	for _, code := range []string{`1e3`, `-3.2001e4`, `1.0`, `-32001.0`, `"5"`, `99999999999`, `2147483648`, `-2147483649`} {
+		for _, c := range callers {
+			t.Run(code+"/"+c.d.String(), func(t *testing.T) {
+				g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":`+code+`,"message":"boom"}}`)
+				}), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+				e := wantErrorSaying(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32006, "error code "+code+" is not an integer code")
+				if strings.Contains(e.Raw, "boom") {
+					t.Fatalf("the backend's message passed with a code the gateway refused: %s", e.Raw)
+				}
+			})
+		}
+	}
+	// The edges of int32 are codes.
+	for _, code := range []string{`2147483647`, `-2147483648`} {
+		g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":`+code+`,"message":"boom"}}`)
+		}), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+		if e := g.call("1", "tasks/get", `{"id":"t1"}`).Get("error"); e.Get("code").Raw != code || e.Get("message").Str != "boom" {
+			t.Fatalf("code %s: %s", code, e.Raw)
+		}
+	}
+}
+
+// TestStreamEndingInsideAnEvent: a backend that closes its stream cleanly
+// in the middle of an event (data lines without the blank line that
+// dispatches them, or half a line) has sent a malformed stream: the caller's
+// stream ends with a -32006 error event saying so, after the events that
+// were whole, neither passing the part-event nor ending as if the stream
+// were done. An event held for its final flag goes first, not final. A
+// blocking send served from the stream is answered with the same error.
+func TestStreamEndingInsideAnEvent(t *testing.T) {
+	event := func(id, state string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"` + state + `"}}}`
+	}
+	cases := []struct {
+		name  string
+		tail  func(id string) string
+		whole int // events the caller gets before the error
+	}{
+		{"data lines without the blank line", func(id string) string { return "data: " + event(id, "completed") + "\n" }, 1},
+		{"two data lines without the blank line", func(id string) string { return "data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":" + id + "}\n" }, 1},
+		{"half a line", func(id string) string { return `data: {"jsonrpc":"2.0","id":` + id + `,"res` }, 1},
+		{"half a field name", func(id string) string { return "da" }, 1},
+		{"after an interrupted state", func(id string) string {
+			return "data: " + event(id, "input-required") + "\n\n" + `data: {"jsonrpc":`
+		}, 2},
+	}
+	for _, tc := range cases {
+		for _, c := range callers {
+			t.Run(tc.name+"/"+c.d.String(), func(t *testing.T) {
+				g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					sseWrite(w, working(id), tc.tail(id))
+				}), dialect.Version03)
+				events := g.stream("9", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
+				if len(events) != tc.whole+1 {
+					t.Fatalf("want %d events and the error, got %d: %v", tc.whole, len(events), events)
+				}
+				for _, ev := range events[:tc.whole] {
+					res := mustResult(t, ev)
+					if c.d == dialect.V03 && res.Get("final").Bool() {
+						t.Fatalf("an event before the cut is final: %s", ev.Raw)
+					}
+				}
+				wantErrorSaying(t, events[tc.whole], c.d, -32006, "ended its stream inside an event")
+			})
+		}
+	}
+	for _, c := range callers {
+		t.Run("blocking via stream/"+c.d.String(), func(t *testing.T) {
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				sseWrite(w, working(id), `data: {"jsonrpc":"2.0","id":`+id+`,"res`)
+			}), dialect.Version03, viaStreamOn)
+			wantErrorSaying(t, sendResult(t, g, c, c.send("m", c.text("x"), "")), c.d, -32006, "ended its stream inside an event")
+		})
+	}
 }

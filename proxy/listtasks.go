@@ -101,8 +101,10 @@ func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}
 	// The sub-call's task id is the one asked for, so that an answer about
-	// another task is refused (answersTask), as for a caller's own get.
-	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner, info: normalize.RequestInfo{TaskID: t.ID}}
+	// another task is refused (answersTask), and its context the index's,
+	// so that one moving the task to another context is (record), as for a
+	// caller's own get.
+	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner, info: normalize.RequestInfo{TaskID: t.ID}, contextID: t.ContextID}
 	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
 	task, e := a.unary(r.Context(), r, sub, dialect.GetTask, method, params)
 	if e != nil {

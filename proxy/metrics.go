@@ -137,7 +137,7 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 		m.storeErrors.WithLabelValues(op) // present at zero before the first failure
 	}
 	m.pushReceivedTotal = counter("push_received_total",
-		"Push deliveries the backends posted to the relay, by published agent and outcome (accepted, refused, too_large, invalid, queue_full, unavailable).",
+		"Push deliveries the backends posted to the relay, by published agent and outcome (accepted, refused, too_large, invalid, queue_full, unavailable, after_final).",
 		"agent", "outcome")
 	m.pushDeliveries = counter("push_deliveries_total",
 		"Push deliveries to the callers' webhooks, by published agent and outcome (delivered, rejected, failed, dropped_queue_full, refused_policy, abandoned_shutdown).",

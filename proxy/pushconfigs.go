@@ -304,7 +304,7 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 		}
 	} else {
 		relay = newRelay(a.cfg.Name)
-		relay.Pending = &cfg
+		relay.Pending, relay.Backend = &cfg, c.backend.name
 		if err := p.configs.PutPendingRelay(ctx, relay); err != nil {
 			return nil, a.indexUnavailable("write", err)
 		}

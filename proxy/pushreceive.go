@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -35,10 +36,11 @@ const (
 	receivedInvalid     = "invalid"     // not an A2A task or event
 	receivedQueueFull   = "queue_full"  // answered 503
 	receivedUnavailable = "unavailable" // the store could not be read
+	receivedAfterFinal  = "after_final" // would move a task out of a final state: 409
 )
 
 // receivedOutcomes lists them, for pre-creating metric series.
-var receivedOutcomes = []string{receivedAccepted, receivedRefused, receivedTooLarge, receivedInvalid, receivedQueueFull, receivedUnavailable}
+var receivedOutcomes = []string{receivedAccepted, receivedRefused, receivedTooLarge, receivedInvalid, receivedQueueFull, receivedUnavailable, receivedAfterFinal}
 
 // notFound is every refusal of a relay: an unknown id and a wrong token get
 // the same answer, so that neither can be probed.
@@ -102,21 +104,47 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		return receivedInvalid
 	}
 	pushTaskSpan(ctx, info.TaskID)
-	var configs []store.PushConfig
-	if relay.TaskID == "" && relay.Pending != nil {
-		// Given in a send whose answer has not come yet (a2a-go v2 posts the
-		// first events before it answers). The config is bound to the task
-		// now, as the send's answer will bind it (bindPending, the same
-		// write): without the task's entry the store keeps no snapshot, and
-		// the updates that follow would fold into an empty task, its state
-		// unknown, for a 0.x caller.
-		cfg := *relay.Pending
-		switch err := p.a.notAnothers(ctx, cfg.Owner, info.TaskID); {
+	pending := relay.TaskID == "" && relay.Pending != nil
+	if pending {
+		switch err := p.a.notAnothers(ctx, relay.Pending.Owner, info.TaskID); {
 		case errors.Is(err, errNotTheOwnersTask):
 			http.Error(w, fmt.Sprintf("the delivery is for task %q, not a task of the send this push config was given in", info.TaskID), http.StatusBadRequest)
 			return receivedInvalid
 		case err != nil:
 			return p.indexUnavailable(w, "read")
+		}
+	}
+	snap, err := p.fold(ctx, canon, info)
+	var big *snapshotTooLarge
+	var final *afterFinal
+	switch {
+	case errors.As(err, &final):
+		p.a.log.Warn("a push delivery would move a task out of its final state; the backend is answered 409 and nothing is relayed",
+			"task_id", info.TaskID, "state", final.state, "delivered_state", final.to)
+		http.Error(w, fmt.Sprintf("task %q is %s, a final state: a delivery cannot make it %s", info.TaskID, final.state, final.to), http.StatusConflict)
+		return receivedAfterFinal
+	case errors.As(err, &big):
+		p.a.log.Warn("a push delivery would make the task the relay keeps larger than push.max_body_bytes; the backend is answered 413 and nothing is relayed",
+			"task_id", info.TaskID, "bytes", big.n, "max_body_bytes", p.cfg.MaxBodyBytes)
+		http.Error(w, fmt.Sprintf("the task as it stands after this delivery (%d bytes) is larger than this agent's limit of %d bytes", big.n, p.cfg.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return receivedTooLarge
+	case err != nil:
+		http.Error(w, "the delivery cannot be applied to the task: "+err.Error(), http.StatusBadRequest)
+		return receivedInvalid
+	}
+	var configs []store.PushConfig
+	if pending {
+		// Given in a send whose answer has not come yet (a2a-go v2 posts the
+		// first events before it answers). Only a delivery found sound gets
+		// this far: it claims the task for the send's caller, as the send's
+		// answer would (record), so that no other caller's call can record
+		// it first, and binds the config to it (bindPending, the same write):
+		// without the task's entry the store keeps no snapshot, and the
+		// updates that follow would fold into an empty task, its state
+		// unknown, for a 0.x caller.
+		cfg := *relay.Pending
+		if outcome := p.claim(ctx, w, relay, info, snap); outcome != "" {
+			return outcome
 		}
 		cfg.TaskID = strings.Clone(info.TaskID)
 		if cfg.ID == "" {
@@ -129,10 +157,8 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	} else if configs, _, err = p.configs.PushConfigs(ctx, p.a.cfg.Name, info.TaskID); err != nil {
 		return p.indexUnavailable(w, "read")
 	}
-	snap, err := p.fold(ctx, canon, info)
-	if err != nil {
-		http.Error(w, "the delivery cannot be applied to the task: "+err.Error(), http.StatusBadRequest)
-		return receivedInvalid
+	if err := p.configs.PutPushSnapshot(ctx, p.a.cfg.Name, info.TaskID, snap); err != nil {
+		p.a.metrics.storeError("write")
 	}
 	traceCtx := pushTraceContext(ctx)
 	deliveries := make([]push.Delivery, 0, len(configs))
@@ -157,38 +183,103 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	return receivedAccepted
 }
 
-// fold keeps the task as it now stands, for 0.x callers, and returns it.
+// snapshotTooLarge refuses a delivery that would make the task the relay
+// keeps (and posts whole to 0.x callers) larger than push.max_body_bytes:
+// each delivery is bounded, but artifact updates that append grow the task
+// without end.
+type snapshotTooLarge struct{ n int }
+
+func (e *snapshotTooLarge) Error() string {
+	return fmt.Sprintf("the task would be %d bytes", e.n)
+}
+
+// fold returns the task as it stands after the delivery, for 0.x callers,
+// which is no larger than push.max_body_bytes.
 func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.EventInfo) ([]byte, error) {
 	prev, err := p.configs.PushSnapshot(ctx, p.a.cfg.Name, info.TaskID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		p.a.metrics.storeError("read")
 	}
-	if info.ContextID != "" {
-		// A task's context never changes: a delivery naming another would
-		// show the caller a context that may be another caller's.
-		var known string
-		if len(prev) > 0 {
-			if held := normalize.InspectTask(prev); held.TaskID == info.TaskID {
-				known = held.ContextID
-			}
+	if int64(len(prev)) > p.cfg.MaxBodyBytes {
+		// Kept under a larger limit, before a reload lowered it: not
+		// folded into, which would take more memory still.
+		return nil, &snapshotTooLarge{n: len(prev) + len(canon)}
+	}
+	// What the relay kept, else what the index holds: the task's context,
+	// which never changes (a delivery naming another would show the caller
+	// a context that may be another caller's), and its state, final or not.
+	var known normalize.EventInfo
+	if len(prev) > 0 {
+		if held := normalize.InspectTask(prev); held.TaskID == info.TaskID {
+			known = held
 		}
-		if known == "" {
-			if t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, info.TaskID); err == nil {
-				known = t.ContextID
-			}
+	}
+	if known.ContextID == "" || known.State == "" {
+		if t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, info.TaskID); err == nil {
+			known.ContextID = cmp.Or(known.ContextID, t.ContextID)
+			known.State = cmp.Or(known.State, t.State)
 		}
-		if known != "" && info.ContextID != known {
-			return nil, fmt.Errorf("the delivery names contextId %q, not the context of task %q", info.ContextID, info.TaskID)
-		}
+	}
+	if info.ContextID != "" && known.ContextID != "" && info.ContextID != known.ContextID {
+		return nil, fmt.Errorf("the delivery names contextId %q, not the context of task %q", info.ContextID, info.TaskID)
 	}
 	snap, err := normalize.FoldWebhook(prev, canon, info)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.configs.PutPushSnapshot(ctx, p.a.cfg.Name, info.TaskID, snap); err != nil {
-		p.a.metrics.storeError("write")
+	if dialect.TerminalState(known.State) {
+		// A final task is done (A2A: it is not restarted); the backend's
+		// retry of its last delivery repeats the state and passes.
+		if to := normalize.InspectTask(snap).State; to != known.State {
+			return nil, &afterFinal{state: known.State, to: to}
+		}
+	}
+	if int64(len(snap)) > p.cfg.MaxBodyBytes {
+		return nil, &snapshotTooLarge{n: len(snap)}
 	}
 	return snap, nil
+}
+
+// afterFinal refuses a delivery that would move a task out of the final
+// state it is known in (to another state, final or not).
+type afterFinal struct{ state, to string }
+
+func (e *afterFinal) Error() string {
+	return fmt.Sprintf("the task is %s, the delivery makes it %s", e.state, e.to)
+}
+
+// claim records the task an early delivery names (before the answer of the
+// send whose relay it came to) for that send's caller, under the send's
+// backend, in the state snap shows. It answers the delivery and returns its
+// outcome when the task cannot be the caller's; "" when it is now.
+func (p *pushRelay) claim(ctx context.Context, w http.ResponseWriter, relay store.PushRelay, info normalize.EventInfo, snap []byte) string {
+	a := p.a
+	backend := relay.Backend
+	if backend == "" {
+		backend = a.backend.name // a relay recorded before relays named it
+	}
+	t := store.Task{
+		ID: strings.Clone(info.TaskID), ContextID: strings.Clone(info.ContextID), Owner: relay.Pending.Owner, Agent: a.cfg.Name,
+		Backend: backend, State: normalize.InspectTask(snap).State, Updated: time.Now(),
+	}
+	err := a.tasks.Put(ctx, t)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, store.ErrOwnerConflict):
+		http.Error(w, fmt.Sprintf("the delivery is for task %q, not a task of the send this push config was given in", info.TaskID), http.StatusBadRequest)
+		return receivedInvalid
+	case errors.Is(err, store.ErrContextConflict):
+		http.Error(w, fmt.Sprintf("the delivery puts task %q in contextId %q, which holds another caller's tasks", info.TaskID, info.ContextID), http.StatusBadRequest)
+		return receivedInvalid
+	case errors.Is(err, store.ErrOwnerQuota), errors.Is(err, store.ErrIndexFull):
+		a.log.Warn("a delivery that came before its send's answer finds no room for its task in the index; the backend is answered 503", "task_id", t.ID, "error", err)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "the gateway's task index has no room for the task now: retry later", http.StatusServiceUnavailable)
+		return receivedUnavailable
+	}
+	a.log.Warn("a delivery that came before its send's answer cannot record its task; the backend is answered 503", "task_id", t.ID, "error", err)
+	return p.indexUnavailable(w, "write")
 }
 
 // pushMeta labels a delivery for the metrics and the access log.

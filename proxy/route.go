@@ -103,6 +103,10 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		if t != nil {
 			known = t
 			c.taskState = t.State
+			// The index is the truth for whose a task is, and so for its
+			// context: an answer giving the task another one is withheld
+			// (record), as a context shown is one the caller may continue.
+			c.contextID = t.ContextID
 			if b := a.byName[t.Backend]; b != nil {
 				target = b
 			}
@@ -232,8 +236,13 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		return backendFault(backendInvalidReply, "backend %q answered about a second task after task %q, which the gateway withholds: one call's answer is about one task",
 			c.backend.name, truncateHeader(c.taskID))
 	case info.ContextID != "" && c.contextID != "" && info.ContextID != c.contextID:
-		return backendFault(backendInvalidReply, "backend %q answered about task %q with another contextId than it gave the task before, which the gateway withholds: a task's context never changes",
-			c.backend.name, truncateHeader(c.taskID))
+		// Named for what it is when the context is another caller's, and
+		// never named: it may be.
+		if owner, err := a.tasks.ContextOwner(ctx, a.cfg.Name, info.ContextID); err == nil && owner != c.owner {
+			return a.withheldInAnothersContext(c)
+		}
+		return backendFault(backendInvalidReply, "backend %q answered about task %q with another contextId than the task has (in the gateway's index, or as the backend gave it before), which the gateway withholds: a task's context never changes",
+			c.backend.name, truncateHeader(info.TaskID))
 	}
 	if info.State == "" {
 		// An artifact update, or a message naming a task, says nothing of

@@ -545,11 +545,25 @@ func (rl *relay) end(err error) {
 	case errors.Is(err, io.EOF) && rl.ended:
 	case errors.Is(err, io.EOF):
 		a.streamFail(s, backendFault(backendStreamCut, "backend %q ended the stream before the task reached a final or interrupted state", b.name))
+	case errors.Is(err, sseframe.ErrTruncated):
+		// What was held did not end the stream: the backend was saying
+		// more when it stopped.
+		if rl.release(false) {
+			a.streamFail(s, truncatedStream(b))
+		}
 	case errors.Is(err, sseframe.ErrEventTooLarge):
 		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event larger than %d bytes", b.name, a.cfg.MaxEventBytes))
 	default:
 		a.streamFail(s, backendFault(backendStreamDropped, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))
 	}
+}
+
+// truncatedStream is the answer to a backend stream that ended cleanly
+// inside an event (data lines without the blank line that dispatches them,
+// or half a line): the stream's bytes are malformed, and the part-event is
+// neither delivered nor dropped unsaid.
+func truncatedStream(b *backend) *normalize.Error {
+	return normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q ended its stream inside an event (its last lines lack the blank line that ends an event): that event is not delivered", b.name)
 }
 
 // ErrShuttingDown is the cause with which the server cancels the calls still

@@ -178,6 +178,8 @@ func (a *Agent) foldEnd(ctx context.Context, c *call, fold *normalize.SendFold, 
 		return nil
 	case errors.Is(err, io.EOF):
 		return backendFault(backendStreamCut, "backend %q ended the stream before it named a task or answered", b.name)
+	case errors.Is(err, sseframe.ErrTruncated):
+		return truncatedStream(b)
 	case errors.Is(err, sseframe.ErrEventTooLarge):
 		return normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event larger than %d bytes", b.name, a.cfg.MaxEventBytes)
 	}

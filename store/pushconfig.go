@@ -45,6 +45,9 @@ type PushRelay struct {
 	// created its task; Pending is then the caller's config.
 	TaskID  string      `json:"taskId,omitempty"`
 	Pending *PushConfig `json:"pending,omitempty"`
+	// Backend is, while Pending, the backend the send went to: the one a
+	// delivery that comes before the send's answer records the task under.
+	Backend string `json:"backend,omitempty"`
 }
 
 // PushStore keeps push configs and relays next to the task index, with the
