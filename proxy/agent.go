@@ -113,7 +113,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 	}
 	a := &Agent{cfg: cfg, log: log, verifier: opts.Verifier, tasks: opts.Tasks, metrics: opts.Metrics, tracing: opts.Tracing,
 		routes: map[string]*backend{}, byName: map[string]*backend{}, interruptGrace: DefaultInterruptGrace,
-		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout, calls: newCallerCalls(cfg.MaxCallsPerCaller)}
+		readTimeout: opts.ReadTimeout, streamWriteTimeout: opts.StreamWriteTimeout, calls: newCallerCalls(cfg.MaxCallsPerCaller, cfg.trustedProxies())}
 	add := func(name string, bc BackendConfig) (*backend, error) {
 		v, err := resolve(bc)
 		if err != nil {
@@ -239,7 +239,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	if refused == nil {
 		// Counted from before its body is read: a caller whose bodies
 		// arrive slowly holds as much as one whose backend is slow.
-		key := callerKey(r, c)
+		key := a.calls.callerKey(r, c)
 		if over = !a.calls.acquire(key); !over {
 			defer a.calls.release(key)
 		}

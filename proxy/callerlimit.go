@@ -1,8 +1,9 @@
 package proxy
 
 import (
-	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"sync"
 
 	"github.com/a2agate/gateway/dialect"
@@ -14,16 +15,17 @@ import (
 // buffers and backend connections (agents[].max_calls_per_caller). It
 // holds a key only while its caller has a call in flight.
 type callerCalls struct {
-	limit int
-	mu    sync.Mutex
-	n     map[string]int
+	limit   int
+	trusted []netip.Prefix
+	mu      sync.Mutex
+	n       map[string]int
 }
 
-func newCallerCalls(limit int) *callerCalls {
+func newCallerCalls(limit int, trusted []netip.Prefix) *callerCalls {
 	if limit <= 0 {
 		limit = DefaultMaxCallsPerCaller
 	}
-	return &callerCalls{limit: limit, n: map[string]int{}}
+	return &callerCalls{limit: limit, trusted: trusted, n: map[string]int{}}
 }
 
 // acquire counts one more call of key, unless key has limit in flight.
@@ -49,16 +51,61 @@ func (l *callerCalls) release(key string) {
 }
 
 // callerKey is who a call is counted against: the principal its token
-// names, or without auth its remote address without the port, which
-// a caller would otherwise change with every connection.
-func callerKey(r *http.Request, c *call) string {
+// names, or without auth its address (callerAddress) without the port,
+// which a caller would otherwise change with every connection. An IPv6
+// caller is counted by its /64, the least a host is given: it could
+// otherwise take a new address for every call.
+func (l *callerCalls) callerKey(r *http.Request, c *call) string {
 	if c.owner != "" {
 		return c.owner
 	}
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
+	addr, ok := l.callerAddress(r)
+	if !ok {
+		return r.RemoteAddr
 	}
-	return r.RemoteAddr
+	if addr.Is6() {
+		return netip.PrefixFrom(addr, 64).Masked().String()
+	}
+	return addr.String()
+}
+
+// callerAddress is the peer's address or, when the peer is a trusted proxy
+// (agents[].trusted_proxies), the last address of X-Forwarded-For that is
+// not one: what a trusted proxy appended is vouched for, what came before
+// it is the caller's own word. An entry that is not an address stops the
+// walk at the proxy that passed it on.
+func (l *callerCalls) callerAddress(r *http.Request) (netip.Addr, bool) {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	addr := peer.Addr().Unmap()
+	if !l.trusts(addr) {
+		return addr, true
+	}
+	forwarded := r.Header.Values("X-Forwarded-For")
+	for i := len(forwarded) - 1; i >= 0; i-- {
+		entries := strings.Split(forwarded[i], ",")
+		for j := len(entries) - 1; j >= 0; j-- {
+			next, err := netip.ParseAddr(strings.TrimSpace(entries[j]))
+			if err != nil {
+				return addr, true
+			}
+			if addr = next.Unmap(); !l.trusts(addr) {
+				return addr, true
+			}
+		}
+	}
+	return addr, true
+}
+
+func (l *callerCalls) trusts(addr netip.Addr) bool {
+	for _, p := range l.trusted {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // tooManyCalls is the answer to a caller past its bound.

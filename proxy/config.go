@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"path"
 	"slices"
@@ -84,6 +85,12 @@ type AgentConfig struct {
 	// in flight at once on the agent; one past it is refused with HTTP 429.
 	// Defaults to 1000, at most 1,000,000.
 	MaxCallsPerCaller int `yaml:"max_calls_per_caller"`
+	// TrustedProxies are the load balancers in front of the gateway, as
+	// addresses or CIDR networks: a call without a token from one of them
+	// is counted, for max_calls_per_caller, against the address it names
+	// last in X-Forwarded-For that is not a trusted proxy itself. Absent:
+	// every call is counted against its peer.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 	// Card adjusts the agent card the gateway publishes.
 	Card CardConfig `yaml:"card"`
 	// Auth requires a Bearer JWT on every call to this agent. Absent: no
@@ -131,6 +138,32 @@ func (t *ListenerTLS) Validate() error {
 		return errors.New("cert_file and key_file are both required")
 	}
 	return nil
+}
+
+// trustedProxies are TrustedProxies parsed; Validate refused any that is not.
+func (c *AgentConfig) trustedProxies() []netip.Prefix {
+	var nets []netip.Prefix
+	for _, p := range c.TrustedProxies {
+		if n, err := parseTrustedProxy(p); err == nil {
+			nets = append(nets, n)
+		}
+	}
+	return nets
+}
+
+func parseTrustedProxy(s string) (netip.Prefix, error) {
+	if addr, err := netip.ParseAddr(s); err == nil {
+		addr = addr.Unmap()
+		return netip.PrefixFrom(addr, addr.BitLen()), nil
+	}
+	n, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if n.Addr().Is4In6() {
+		n = netip.PrefixFrom(n.Addr().Unmap(), n.Bits()-96)
+	}
+	return n.Masked(), nil
 }
 
 // Serves reports whether the gateway serves binding b for the agent.
@@ -337,6 +370,11 @@ func (c *AgentConfig) Validate() error {
 	}
 	if n := c.MaxCallsPerCaller; n < 1 || n > MaxMaxCallsPerCaller {
 		bad("max_calls_per_caller (%d) is not between 1 and %d: it bounds the calls one caller may have in flight at once", n, MaxMaxCallsPerCaller)
+	}
+	for i, p := range c.TrustedProxies {
+		if _, err := parseTrustedProxy(p); err != nil {
+			bad("trusted_proxies[%d] (%q) is neither an IP address nor a CIDR network such as 10.0.0.0/8", i, p)
+		}
 	}
 	for i, sk := range c.Card.Skills {
 		if sk.ID == "" || sk.Name == "" {

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -205,19 +204,22 @@ func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.Event
 		// folded into, which would take more memory still.
 		return nil, &snapshotTooLarge{n: len(prev) + len(canon)}
 	}
-	// What the relay kept, else what the index holds: the task's context,
-	// which never changes (a delivery naming another would show the caller
-	// a context that may be another caller's), and its state, final or not.
+	// What the relay kept: the task as the deliveries so far left it. Its
+	// state is judged from them alone, never from the index: deliveries lag
+	// behind answers (@a2a-js/sdk posts each one after loading the task, one
+	// at a time), so a blocking send's answer has often recorded the final
+	// state before the working one is delivered. Its context, which never
+	// changes (a delivery naming another would show the caller a context
+	// that may be another caller's), falls back to the index's.
 	var known normalize.EventInfo
 	if len(prev) > 0 {
 		if held := normalize.InspectTask(prev); held.TaskID == info.TaskID {
 			known = held
 		}
 	}
-	if known.ContextID == "" || known.State == "" {
+	if known.ContextID == "" {
 		if t, err := p.a.tasks.Get(ctx, p.a.cfg.Name, info.TaskID); err == nil {
-			known.ContextID = cmp.Or(known.ContextID, t.ContextID)
-			known.State = cmp.Or(known.State, t.State)
+			known.ContextID = t.ContextID
 		}
 	}
 	if info.ContextID != "" && known.ContextID != "" && info.ContextID != known.ContextID {
@@ -241,7 +243,7 @@ func (p *pushRelay) fold(ctx context.Context, canon []byte, info normalize.Event
 }
 
 // afterFinal refuses a delivery that would move a task out of the final
-// state it is known in (to another state, final or not).
+// state an earlier delivery left it in (to another state, final or not).
 type afterFinal struct{ state, to string }
 
 func (e *afterFinal) Error() string {
