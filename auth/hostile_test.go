@@ -27,8 +27,7 @@ func TestJWKSRedirectToPlainHTTPIsRefused(t *testing.T) {
 	clock := newFakeClock()
 	v := mustVerifier(t, jwksConfig(tlsKeys.URL, "RS256"), clock, tlsKeys.Client())
 	forged := sign(t, attacker, validClaims(clock.Now()))
-	_, err := v.Verify(context.Background(), "Bearer "+forged)
-	wantReason(t, err, ReasonKeysUnavailable, forged)
+	err := wantVerify(t, v, forged, ReasonKeysUnavailable, "redirected to http")
 	if !strings.Contains(err.Error(), "https") {
 		t.Fatalf("error %q does not say why the redirect was refused", err)
 	}
