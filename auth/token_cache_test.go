@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // TestVerifyRemembersOnlyWhatTheParserWouldAccept: a remembered token is
@@ -81,7 +83,7 @@ func BenchmarkVerify(b *testing.B) {
 	key := testKey{method: jwt.SigningMethodRS256, private: rsaPrimary()}
 	clock := newFakeClock()
 	cfg := Config{Issuer: testIssuer, Algorithms: []string{"RS256"},
-		PublicKeyFiles: []string{writeFile(b, "rsa.pem", pemPublicKey(b, key.public()))}}
+		PublicKeyFiles: []string{testfiles.Write(b, "rsa.pem", pemPublicKey(b, key.public()))}}
 	v, err := newVerifier(context.Background(), cfg, testAudience, nil, clock.Now)
 	if err != nil {
 		b.Fatal(err)

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // attackFixture is a verifier trusting an RSA, an EC P-256, an EC P-384 and
@@ -50,7 +52,7 @@ func newAttackFixture(t *testing.T, algorithms ...string) *attackFixture {
 	}
 	cfg := Config{Issuer: testIssuer, Algorithms: algorithms, JWKSURL: srv.URL}
 	if hasHMAC(algorithms) {
-		cfg.HMACSecretFile = writeFile(t, "secret", []byte(strings.Repeat("s", 32)+"\n"))
+		cfg.HMACSecretFile = testfiles.Write(t, "secret", []byte(strings.Repeat("s", 32)+"\n"))
 	}
 	f.verifier = mustVerifier(t, cfg, f.clock, srv.Client())
 	return f
@@ -287,8 +289,8 @@ func TestVerifyPEMKeys(t *testing.T) {
 		Issuer:     testIssuer,
 		Algorithms: []string{"RS256", "ES256", "EdDSA"},
 		PublicKeyFiles: []string{
-			writeFile(t, "rsa.pem", pemPublicKey(t, rsaPrimary().Public())),
-			writeFile(t, "ec-and-ed.pem", append(cert, pemPublicKey(t, ed.Public())...)),
+			testfiles.Write(t, "rsa.pem", pemPublicKey(t, rsaPrimary().Public())),
+			testfiles.Write(t, "ec-and-ed.pem", append(cert, pemPublicKey(t, ed.Public())...)),
 		},
 	}
 	v := mustVerifier(t, cfg, clock, nil)
@@ -354,7 +356,7 @@ func TestVerifyPrincipalClaim(t *testing.T) {
 	key := testKey{method: jwt.SigningMethodEdDSA, private: newEdKey(t)}
 	clock := newFakeClock()
 	cfg := Config{Issuer: testIssuer, Algorithms: []string{"EdDSA"}, PrincipalClaim: "client_id",
-		PublicKeyFiles: []string{writeFile(t, "ed.pem", pemPublicKey(t, key.public()))}}
+		PublicKeyFiles: []string{testfiles.Write(t, "ed.pem", pemPublicKey(t, key.public()))}}
 	v := mustVerifier(t, cfg, clock, nil)
 	good := validClaims(clock.Now())
 
