@@ -22,13 +22,20 @@ func jwksConfig(url string, algorithms ...string) Config {
 	return Config{Issuer: testIssuer, Algorithms: algorithms, JWKSURL: url}
 }
 
+// jwksVerifier is a verifier, on a fake clock, of tokens signed with
+// algorithms by the keys srv serves.
+func jwksVerifier(t *testing.T, srv *httptest.Server, algorithms ...string) (*Verifier, *fakeClock) {
+	t.Helper()
+	clock := newFakeClock()
+	return mustVerifier(t, jwksConfig(srv.URL, algorithms...), clock, srv.Client()), clock
+}
+
 func TestJWKSKeyRotation(t *testing.T) {
 	t.Parallel()
 	oldKey := testKey{kid: "2029", method: jwt.SigningMethodRS256, private: rsaPrimary()}
 	newKey := testKey{kid: "2030", method: jwt.SigningMethodRS256, private: rsaRotated()}
 	srv, h := newJWKSServer(t, oldKey)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "RS256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "RS256")
 
 	verify := func(k testKey) error {
 		_, err := v.Verify(context.Background(), "Bearer "+sign(t, k, validClaims(clock.Now())))
@@ -65,8 +72,7 @@ func TestJWKSUnknownKIDBurstFetchesOnce(t *testing.T) {
 	oldKey := testKey{kid: "old", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	newKey := testKey{kid: "new", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	srv, h := newJWKSServer(t, oldKey)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256")
 	h.set(jwksBody(t, jwksOf(t, oldKey, newKey)...), http.StatusOK)
 	clock.Advance(DefaultJWKSMinRefetch)
 
@@ -177,8 +183,7 @@ func TestJWKSErrorStatusKeepsCachedKeys(t *testing.T) {
 	t.Parallel()
 	key := testKey{kid: "k", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	srv, h := newJWKSServer(t, key)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256")
 	h.set([]byte("upstream sad"), http.StatusServiceUnavailable)
 	clock.Advance(DefaultJWKSMinRefetch)
 
@@ -208,8 +213,7 @@ func TestJWKSResponseTooLarge(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256")
 	token := sign(t, key, validClaims(clock.Now()))
 	err := wantVerify(t, v, token, ReasonKeysUnavailable, "JWKS too large")
 	if !strings.Contains(err.Error(), "exceeds") {
@@ -311,8 +315,7 @@ func TestJWKSOutageKeepsTheLastSet(t *testing.T) {
 	t.Parallel()
 	key := testKey{kid: "k", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	srv, h := newJWKSServer(t, key)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256", "EdDSA"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256", "EdDSA")
 	srv.Close() // the issuer goes away after the first fetch
 
 	verify := func(k testKey) (string, error) {
@@ -355,8 +358,7 @@ func TestJWKSNeverLoadedIsUnavailable(t *testing.T) {
 	h.set([]byte("down"), http.StatusBadGateway)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256")
 	for _, k := range []testKey{key, {method: key.method, private: key.private}} {
 		token := sign(t, k, validClaims(clock.Now()))
 		wantVerify(t, v, token, ReasonKeysUnavailable, "never loaded")
