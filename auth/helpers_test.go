@@ -16,8 +16,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +25,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/a2agate/gateway/internal/testclock"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 const (
@@ -73,7 +72,7 @@ func newECKey(t testing.TB, curve elliptic.Curve) *ecdsa.PrivateKey {
 func es256Issuer(t testing.TB) (testKey, Config) {
 	key := testKey{method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	return key, Config{Issuer: testIssuer, Algorithms: []string{"ES256"},
-		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, key.public()))}}
+		PublicKeyFiles: []string{testfiles.Write(t, "ec.pem", pemPublicKey(t, key.public()))}}
 }
 
 func newEdKey(t *testing.T) ed25519.PrivateKey {
@@ -249,16 +248,6 @@ func mustVerifier(t *testing.T, cfg Config, clock *fakeClock, client *http.Clien
 	}
 	t.Cleanup(v.Close)
 	return v
-}
-
-// writeFile writes data to a new file in a test directory.
-func writeFile(t testing.TB, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // pemPublicKey encodes pub as a PKIX "PUBLIC KEY" block.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 func TestLoadHMACSecret(t *testing.T) {
@@ -22,7 +24,7 @@ func TestLoadHMACSecret(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := loadHMACSecret(Config{HMACSecretFile: writeFile(t, "secret", []byte(tt.file))})
+			got, err := loadHMACSecret(Config{HMACSecretFile: testfiles.Write(t, "secret", []byte(tt.file))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +37,7 @@ func TestLoadHMACSecret(t *testing.T) {
 
 func TestLoadHMACSecretFailures(t *testing.T) {
 	t.Parallel()
-	if _, err := loadHMACSecret(Config{HMACSecretFile: writeFile(t, "empty", []byte("\n"))}); err == nil || !strings.Contains(err.Error(), "empty") {
+	if _, err := loadHMACSecret(Config{HMACSecretFile: testfiles.Write(t, "empty", []byte("\n"))}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("empty file: %v", err)
 	}
 	if _, err := loadHMACSecret(Config{HMACSecretFile: "/nonexistent/secret"}); err == nil || !strings.Contains(err.Error(), "auth.hmac_secret_file") {
@@ -62,7 +64,7 @@ func TestNewEnforcesHMACSecretLength(t *testing.T) {
 	}
 	for _, tt := range tests {
 		cfg := Config{Issuer: testIssuer, Algorithms: []string{tt.alg},
-			HMACSecretFile: writeFile(t, "secret", []byte(strings.Repeat("k", tt.length)+"\n"))}
+			HMACSecretFile: testfiles.Write(t, "secret", []byte(strings.Repeat("k", tt.length)+"\n"))}
 		v, err := New(context.Background(), cfg, testAudience, nil)
 		if tt.ok {
 			if err != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // hmacToken signs a header and a payload given as raw bytes, for payloads
@@ -33,7 +35,7 @@ func TestSubjectsThatAreNotUTF8AreRefused(t *testing.T) {
 	secret := []byte(strings.Repeat("s", 32))
 	clock := newFakeClock()
 	v := mustVerifier(t, Config{Issuer: testIssuer, Algorithms: []string{"HS256"},
-		HMACSecretFile: writeFile(t, "secret", secret)}, clock, nil)
+		HMACSecretFile: testfiles.Write(t, "secret", secret)}, clock, nil)
 	claims := func(sub string) []byte {
 		c := validClaims(clock.Now())
 		delete(c, "sub")

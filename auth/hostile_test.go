@@ -24,11 +24,9 @@ func TestJWKSRedirectToPlainHTTPIsRefused(t *testing.T) {
 	tlsKeys := httptest.NewTLSServer(http.RedirectHandler(plain.URL, http.StatusFound))
 	t.Cleanup(tlsKeys.Close)
 
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(tlsKeys.URL, "RS256"), clock, tlsKeys.Client())
+	v, clock := jwksVerifier(t, tlsKeys, "RS256")
 	forged := sign(t, attacker, validClaims(clock.Now()))
-	_, err := v.Verify(context.Background(), "Bearer "+forged)
-	wantReason(t, err, ReasonKeysUnavailable, forged)
+	err := wantVerify(t, v, forged, ReasonKeysUnavailable, "redirected to http")
 	if !strings.Contains(err.Error(), "https") {
 		t.Fatalf("error %q does not say why the redirect was refused", err)
 	}
@@ -41,7 +39,7 @@ func TestJWKSRedirectToPlainHTTPIsRefused(t *testing.T) {
 	mux.Handle("/", http.RedirectHandler("/moved", http.StatusMovedPermanently))
 	secure := httptest.NewTLSServer(mux)
 	t.Cleanup(secure.Close)
-	v = mustVerifier(t, jwksConfig(secure.URL, "RS256"), clock, secure.Client())
+	v, clock = jwksVerifier(t, secure, "RS256")
 	if _, err := v.Verify(context.Background(), "Bearer "+sign(t, issuer, validClaims(clock.Now()))); err != nil {
 		t.Fatalf("a redirect within https: %v", err)
 	}

@@ -22,13 +22,20 @@ func jwksConfig(url string, algorithms ...string) Config {
 	return Config{Issuer: testIssuer, Algorithms: algorithms, JWKSURL: url}
 }
 
+// jwksVerifier is a verifier, on a fake clock, of tokens signed with
+// algorithms by the keys srv serves.
+func jwksVerifier(t *testing.T, srv *httptest.Server, algorithms ...string) (*Verifier, *fakeClock) {
+	t.Helper()
+	clock := newFakeClock()
+	return mustVerifier(t, jwksConfig(srv.URL, algorithms...), clock, srv.Client()), clock
+}
+
 func TestJWKSKeyRotation(t *testing.T) {
 	t.Parallel()
 	oldKey := testKey{kid: "2029", method: jwt.SigningMethodRS256, private: rsaPrimary()}
 	newKey := testKey{kid: "2030", method: jwt.SigningMethodRS256, private: rsaRotated()}
 	srv, h := newJWKSServer(t, oldKey)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "RS256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "RS256")
 
 	verify := func(k testKey) error {
 		_, err := v.Verify(context.Background(), "Bearer "+sign(t, k, validClaims(clock.Now())))
@@ -65,8 +72,7 @@ func TestJWKSUnknownKIDBurstFetchesOnce(t *testing.T) {
 	oldKey := testKey{kid: "old", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	newKey := testKey{kid: "new", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	srv, h := newJWKSServer(t, oldKey)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256")
 	h.set(jwksBody(t, jwksOf(t, oldKey, newKey)...), http.StatusOK)
 	clock.Advance(DefaultJWKSMinRefetch)
 
@@ -168,8 +174,7 @@ func TestJWKSServerDown(t *testing.T) {
 	v := mustVerifier(t, jwksConfig(url, "ES256"), clock, nil)
 	for _, k := range []testKey{key, {method: key.method, private: key.private}} {
 		token := sign(t, k, validClaims(clock.Now()))
-		_, err := v.Verify(context.Background(), "Bearer "+token)
-		wantReason(t, err, ReasonKeysUnavailable, token)
+		wantVerify(t, v, token, ReasonKeysUnavailable, "JWKS server down")
 		clock.Advance(DefaultJWKSMinRefetch)
 	}
 }
@@ -178,16 +183,14 @@ func TestJWKSErrorStatusKeepsCachedKeys(t *testing.T) {
 	t.Parallel()
 	key := testKey{kid: "k", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	srv, h := newJWKSServer(t, key)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256")
 	h.set([]byte("upstream sad"), http.StatusServiceUnavailable)
 	clock.Advance(DefaultJWKSMinRefetch)
 
 	// The last good set is held, so a kid outside it is the token's fault
 	// (a 401 invalid_token), not an outage; the log still names the cause.
 	unknown := sign(t, testKey{kid: "rotated", method: key.method, private: key.private}, validClaims(clock.Now()))
-	_, err := v.Verify(context.Background(), "Bearer "+unknown)
-	wantReason(t, err, ReasonUnknownKey, unknown)
+	err := wantVerify(t, v, unknown, ReasonUnknownKey, "rotated kid while the JWKS answers 503")
 	if !strings.Contains(err.Error(), "503") {
 		t.Fatalf("error %q does not name the status", err)
 	}
@@ -210,11 +213,9 @@ func TestJWKSResponseTooLarge(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256")
 	token := sign(t, key, validClaims(clock.Now()))
-	_, err := v.Verify(context.Background(), "Bearer "+token)
-	wantReason(t, err, ReasonKeysUnavailable, token)
+	err := wantVerify(t, v, token, ReasonKeysUnavailable, "JWKS too large")
 	if !strings.Contains(err.Error(), "exceeds") {
 		t.Fatalf("error %q does not mention the size limit", err)
 	}
@@ -247,8 +248,7 @@ func TestJWKSFetchTimeout(t *testing.T) {
 			t.Fatalf("first fetch gave up after %v, want %v", got, jwksFetchTimeout)
 		}
 		token := sign(t, testKey{kid: "k", method: jwt.SigningMethodEdDSA, private: newEdKey(t)}, validClaims(time.Now()))
-		_, err = v.Verify(context.Background(), "Bearer "+token)
-		wantReason(t, err, ReasonKeysUnavailable, token)
+		wantVerify(t, v, token, ReasonKeysUnavailable, "first fetch timed out")
 	})
 }
 
@@ -296,8 +296,7 @@ func TestJWKSBackgroundRefreshAndClose(t *testing.T) {
 		}
 		time.Sleep(cfg.JWKSMinRefetch)
 		unknown := sign(t, testKey{kid: "unknown", method: newKey.method, private: newKey.private}, validClaims(time.Now()))
-		_, err = v.Verify(context.Background(), "Bearer "+unknown)
-		wantReason(t, err, ReasonUnknownKey, unknown)
+		err = wantVerify(t, v, unknown, ReasonUnknownKey, "unknown kid after Close")
 		if !errors.Is(err, errJWKSClosed) {
 			t.Fatalf("unknown kid after Close: %v, want errJWKSClosed", err)
 		}
@@ -316,8 +315,7 @@ func TestJWKSOutageKeepsTheLastSet(t *testing.T) {
 	t.Parallel()
 	key := testKey{kid: "k", method: jwt.SigningMethodES256, private: newECKey(t, elliptic.P256())}
 	srv, h := newJWKSServer(t, key)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256", "EdDSA"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256", "EdDSA")
 	srv.Close() // the issuer goes away after the first fetch
 
 	verify := func(k testKey) (string, error) {
@@ -360,12 +358,10 @@ func TestJWKSNeverLoadedIsUnavailable(t *testing.T) {
 	h.set([]byte("down"), http.StatusBadGateway)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	clock := newFakeClock()
-	v := mustVerifier(t, jwksConfig(srv.URL, "ES256"), clock, srv.Client())
+	v, clock := jwksVerifier(t, srv, "ES256")
 	for _, k := range []testKey{key, {method: key.method, private: key.private}} {
 		token := sign(t, k, validClaims(clock.Now()))
-		_, err := v.Verify(context.Background(), "Bearer "+token)
-		wantReason(t, err, ReasonKeysUnavailable, token)
+		wantVerify(t, v, token, ReasonKeysUnavailable, "never loaded")
 		clock.Advance(DefaultJWKSMinRefetch)
 	}
 	// The issuer comes back: the next refetch loads the set.

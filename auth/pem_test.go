@@ -11,6 +11,8 @@ import (
 	"encoding/pem"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 func TestParsePEMKeys(t *testing.T) {
@@ -86,10 +88,10 @@ func TestNewReportsEveryKeyProblem(t *testing.T) {
 		Algorithms: []string{"ES256", "HS256"},
 		PublicKeyFiles: []string{
 			"/nonexistent/key.pem",
-			writeFile(t, "junk.pem", []byte("junk")),
-			writeFile(t, "ec.pem", pemPublicKey(t, ec.Public())),
+			testfiles.Write(t, "junk.pem", []byte("junk")),
+			testfiles.Write(t, "ec.pem", pemPublicKey(t, ec.Public())),
 		},
-		HMACSecretFile: writeFile(t, "short", []byte("short")),
+		HMACSecretFile: testfiles.Write(t, "short", []byte("short")),
 	}
 	_, err := New(context.Background(), cfg, testAudience, nil)
 	if err == nil {
@@ -105,7 +107,7 @@ func TestNewReportsEveryKeyProblem(t *testing.T) {
 func TestNewRequiresAPEMKeyPerAlgorithm(t *testing.T) {
 	t.Parallel()
 	cfg := Config{Issuer: testIssuer, Algorithms: []string{"ES256", "ES384", "EdDSA"},
-		PublicKeyFiles: []string{writeFile(t, "ec.pem", pemPublicKey(t, newECKey(t, elliptic.P256()).Public()))}}
+		PublicKeyFiles: []string{testfiles.Write(t, "ec.pem", pemPublicKey(t, newECKey(t, elliptic.P256()).Public()))}}
 	_, err := New(context.Background(), cfg, testAudience, nil)
 	if err == nil || !strings.Contains(err.Error(), "verify ES384") || !strings.Contains(err.Error(), "verify EdDSA") ||
 		strings.Contains(err.Error(), "verify ES256") {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // TestVerifyRemembersOnlyWhatTheParserWouldAccept: a remembered token is
@@ -34,8 +36,7 @@ func TestVerifyRemembersOnlyWhatTheParserWouldAccept(t *testing.T) {
 		flip = 'B'
 	}
 	tampered := token[:len(token)-2] + string(flip) + token[len(token)-1:]
-	_, err := v.Verify(ctx, "Bearer "+tampered)
-	wantReason(t, err, ReasonBadSignature, tampered)
+	wantVerify(t, v, tampered, ReasonBadSignature, "a byte changed")
 	if _, ok := v.accepted.get(tampered, clock.Now()); ok {
 		t.Fatal("a refused token was remembered")
 	}
@@ -44,8 +45,7 @@ func TestVerifyRemembersOnlyWhatTheParserWouldAccept(t *testing.T) {
 		t.Fatalf("within the leeway: %v", err)
 	}
 	clock.Advance(2 * time.Second)
-	_, err = v.Verify(ctx, "Bearer "+token)
-	wantReason(t, err, ReasonExpired, token)
+	wantVerify(t, v, token, ReasonExpired, "past the leeway")
 }
 
 func TestTokenCacheBounds(t *testing.T) {
@@ -83,7 +83,7 @@ func BenchmarkVerify(b *testing.B) {
 	key := testKey{method: jwt.SigningMethodRS256, private: rsaPrimary()}
 	clock := newFakeClock()
 	cfg := Config{Issuer: testIssuer, Algorithms: []string{"RS256"},
-		PublicKeyFiles: []string{writeFile(b, "rsa.pem", pemPublicKey(b, key.public()))}}
+		PublicKeyFiles: []string{testfiles.Write(b, "rsa.pem", pemPublicKey(b, key.public()))}}
 	v, err := newVerifier(context.Background(), cfg, testAudience, nil, clock.Now)
 	if err != nil {
 		b.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // FuzzVerify: whatever the Authorization header holds, Verify returns
@@ -20,8 +22,8 @@ func FuzzVerify(f *testing.F) {
 	v, err := newVerifier(context.Background(), Config{
 		Issuer:         testIssuer,
 		Algorithms:     []string{"HS256", "ES256"},
-		HMACSecretFile: writeFile(f, "secret", secret),
-		PublicKeyFiles: []string{writeFile(f, "ec.pem", pemPublicKey(f, ec.public()))},
+		HMACSecretFile: testfiles.Write(f, "secret", secret),
+		PublicKeyFiles: []string{testfiles.Write(f, "ec.pem", pemPublicKey(f, ec.public()))},
 	}, testAudience, nil, clock.Now)
 	if err != nil {
 		f.Fatal(err)

@@ -184,10 +184,7 @@ func TestParamsRequestInfo(t *testing.T) {
 func TestParamsRefusesListTasksToV03(t *testing.T) {
 	t.Parallel()
 	_, _, err := Params(dialect.ListTasks, dialect.V10, dialect.V03, []byte(`{}`))
-	var e *Error
-	if !errors.As(err, &e) || e.Kind != dialect.ErrUnsupportedOperation {
-		t.Fatalf("want an UnsupportedOperation *Error, got %v", err)
-	}
+	checkKind(t, err, dialect.ErrUnsupportedOperation)
 }
 
 func TestExtendedCardParams(t *testing.T) {
@@ -253,13 +250,7 @@ func TestParseRequestErrorKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			env, err := ParseRequest([]byte(tt.body))
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("want *Error, got %v", err)
-			}
-			if e.Kind != tt.kind {
-				t.Errorf("kind %s, want %s (%v)", e.Kind, tt.kind, err)
-			}
+			checkKind(t, err, tt.kind)
 			if string(env.ID) != tt.wantID || env.Dialect != tt.wantDialect {
 				t.Errorf("envelope id %q dialect %s, want %q %s", env.ID, env.Dialect, tt.wantID, tt.wantDialect)
 			}
@@ -298,10 +289,7 @@ func TestResultErrorsAreInvalidAgentResponse(t *testing.T) {
 		}
 	}
 	_, err := Event(dialect.V03, dialect.V10, []byte(`{}`), false)
-	var e *Error
-	if !errors.As(err, &e) || e.Kind != dialect.ErrInvalidAgentResponse {
-		t.Errorf("Event: want InvalidAgentResponse, got %v", err)
-	}
+	checkKind(t, err, dialect.ErrInvalidAgentResponse)
 }
 
 func TestEventFinalFlag(t *testing.T) {
@@ -512,10 +500,7 @@ func TestParseReply(t *testing.T) {
 			t.Parallel()
 			r, err := ParseReply([]byte(tt.body))
 			if tt.wantErr {
-				var e *Error
-				if !errors.As(err, &e) || e.Kind != dialect.ErrInvalidAgentResponse {
-					t.Fatalf("want InvalidAgentResponse, got %v (%+v)", err, r)
-				}
+				checkKind(t, err, dialect.ErrInvalidAgentResponse)
 				return
 			}
 			if err != nil {

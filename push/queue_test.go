@@ -35,7 +35,14 @@ type gate struct {
 	release chan struct{}
 }
 
-func newGate() *gate { return &gate{arrived: make(chan string, 100), release: make(chan struct{})} }
+// serveGate returns a gate and the URL of a loopback receiver it holds,
+// closed at cleanup.
+func serveGate(t *testing.T) (*gate, string) {
+	g := &gate{arrived: make(chan string, 100), release: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(g.handler))
+	t.Cleanup(srv.Close)
+	return g, srv.URL
+}
 
 func (g *gate) handler(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
@@ -177,13 +184,11 @@ func TestQueueOrdersEachTask(t *testing.T) {
 // TestQueueTasksGoOutConcurrently: a task whose receiver hangs does not hold
 // another task back.
 func TestQueueTasksGoOutConcurrently(t *testing.T) {
-	g := newGate()
-	srv := httptest.NewServer(http.HandlerFunc(g.handler))
-	defer srv.Close()
+	g, hook := serveGate(t)
 	q, _ := testQueue(t, func(c *Config) { c.Workers = 2 })
-	q.Enqueue(Delivery{TaskID: "a", URL: srv.URL, Body: []byte("a1")})
-	q.Enqueue(Delivery{TaskID: "a", URL: srv.URL, Body: []byte("a2")})
-	q.Enqueue(Delivery{TaskID: "b", URL: srv.URL, Body: []byte("b1")})
+	q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: []byte("a1")})
+	q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: []byte("a2")})
+	q.Enqueue(Delivery{TaskID: "b", URL: hook, Body: []byte("b1")})
 	first, second := wait(t, g.arrived), wait(t, g.arrived)
 	if !(first == "a1" && second == "b1" || first == "b1" && second == "a1") {
 		t.Fatalf("in flight together: %q and %q, want a1 and b1", first, second)
@@ -201,14 +206,12 @@ func TestQueueTasksGoOutConcurrently(t *testing.T) {
 // whole queues none of its deliveries (each observed as dropped), one that
 // fits queues all, and one larger than the queue goes into an empty queue.
 func TestQueueEnqueueAllWholeOrNone(t *testing.T) {
-	g := newGate()
-	srv := httptest.NewServer(http.HandlerFunc(g.handler))
-	defer srv.Close()
+	g, hook := serveGate(t)
 	q, rec := testQueue(t, func(c *Config) { c.Workers = 1; c.QueueSize = 3 })
 	fanOut := func(body string, n int) []Delivery {
 		ds := make([]Delivery, n)
 		for i := range ds {
-			ds[i] = Delivery{TaskID: "t", URL: srv.URL + "/hook" + strconv.Itoa(i), Body: []byte(body)}
+			ds[i] = Delivery{TaskID: "t", URL: hook + "/hook" + strconv.Itoa(i), Body: []byte(body)}
 		}
 		return ds
 	}
@@ -248,18 +251,16 @@ func TestQueueEnqueueAllWholeOrNone(t *testing.T) {
 }
 
 func TestQueueFull(t *testing.T) {
-	g := newGate()
-	srv := httptest.NewServer(http.HandlerFunc(g.handler))
-	defer srv.Close()
+	g, hook := serveGate(t)
 	q, rec := testQueue(t, func(c *Config) { c.Workers = 1; c.QueueSize = 2 })
-	if err := q.Enqueue(Delivery{TaskID: "a", URL: srv.URL}); err != nil {
+	if err := q.Enqueue(Delivery{TaskID: "a", URL: hook}); err != nil {
 		t.Fatal(err)
 	}
 	wait(t, g.arrived) // one in flight
-	if err := q.Enqueue(Delivery{TaskID: "b", URL: srv.URL}); err != nil {
+	if err := q.Enqueue(Delivery{TaskID: "b", URL: hook}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Enqueue(Delivery{TaskID: "c", URL: srv.URL}); !errors.Is(err, ErrQueueFull) {
+	if err := q.Enqueue(Delivery{TaskID: "c", URL: hook}); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("third Enqueue: %v, want ErrQueueFull", err)
 	}
 	if q.Len() != 2 || rec.count(DroppedQueueFull) != 1 {
@@ -275,12 +276,10 @@ func TestQueueFull(t *testing.T) {
 }
 
 func TestQueueCloseDrains(t *testing.T) {
-	g := newGate()
-	srv := httptest.NewServer(http.HandlerFunc(g.handler))
-	defer srv.Close()
+	g, hook := serveGate(t)
 	q, rec := testQueue(t, func(c *Config) { c.Workers = 2 })
 	for i := range 3 {
-		q.Enqueue(Delivery{TaskID: "a", URL: srv.URL, Body: []byte(strconv.Itoa(i))})
+		q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: []byte(strconv.Itoa(i))})
 	}
 	wait(t, g.arrived)
 	closed := make(chan int)
@@ -300,7 +299,7 @@ func TestQueueCloseDrains(t *testing.T) {
 	if rec.count(Delivered) != 3 {
 		t.Errorf("delivered %d, want 3", rec.count(Delivered))
 	}
-	if err := q.Enqueue(Delivery{TaskID: "a", URL: srv.URL}); !errors.Is(err, ErrClosed) {
+	if err := q.Enqueue(Delivery{TaskID: "a", URL: hook}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Enqueue after Close: %v, want ErrClosed", err)
 	}
 	if rec.count(AbandonedShutdown) != 1 {
@@ -311,15 +310,13 @@ func TestQueueCloseDrains(t *testing.T) {
 // TestQueueCloseDeadline: when the drain deadline passes, the delivery in
 // flight is cancelled and the queued ones dropped, all counted.
 func TestQueueCloseDeadline(t *testing.T) {
-	g := newGate() // never released: the receiver hangs
-	srv := httptest.NewServer(http.HandlerFunc(g.handler))
-	defer srv.Close()
+	g, hook := serveGate(t) // never released: the receiver hangs
 	q, rec := testQueue(t, func(c *Config) { c.Workers = 1 })
 	for i := range 3 {
-		q.Enqueue(Delivery{TaskID: "a", URL: srv.URL, Body: []byte(strconv.Itoa(i))})
+		q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: []byte(strconv.Itoa(i))})
 	}
-	q.Enqueue(Delivery{TaskID: "b", URL: srv.URL})
-	q.Enqueue(Delivery{TaskID: "c", URL: srv.URL})
+	q.Enqueue(Delivery{TaskID: "b", URL: hook})
+	q.Enqueue(Delivery{TaskID: "c", URL: hook})
 	wait(t, g.arrived)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the shutdown timeout has passed

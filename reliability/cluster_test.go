@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 const (
@@ -26,10 +25,7 @@ const (
 // clusterGatewayConfig is a gateway publishing the 0.2.5 agent at /v03
 // with HS256 auth, its task index in c over mutual TLS under prefix.
 func clusterGatewayConfig(t *testing.T, c *redistopo.Cluster, backendURL, prefix string) string {
-	secret := filepath.Join(t.TempDir(), "hmac")
-	if err := os.WriteFile(secret, []byte(clusterSecret+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secret := testfiles.Write(t, "hmac", []byte(clusterSecret+"\n"))
 	var b strings.Builder
 	b.WriteString("listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\n")
 	b.WriteString("store:\n  type: redis\n  redis:\n    mode: cluster\n    addresses:\n")

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/prometheus/procfs"
 	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // gatewayProc is the gateway binary running from a config file.
@@ -37,10 +38,7 @@ type gatewayProc struct {
 // race report in its log fails the test.
 func startGateway(t *testing.T, config string) *gatewayProc {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "gateway.yaml")
-	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfiles.Write(t, "gateway.yaml", []byte(config))
 	// The test's end is the gateway's: SIGTERM, then SIGKILL if it lingers.
 	cmd := exec.CommandContext(t.Context(), gatewayBin, "-config", path)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }

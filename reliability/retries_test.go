@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testfiles"
 	"github.com/a2agate/gateway/internal/testredis"
 )
 
@@ -28,10 +27,7 @@ import (
 // given, and retries.window when not "".
 func retriesGatewayConfig(t *testing.T, be *backends, store, window string) string {
 	t.Helper()
-	secret := filepath.Join(t.TempDir(), "hmac")
-	if err := os.WriteFile(secret, []byte(clusterSecret+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secret := testfiles.Write(t, "hmac", []byte(clusterSecret+"\n"))
 	extra := fmt.Sprintf("    auth:\n      issuer: %q\n      algorithms: [HS256]\n      hmac_secret_file: %q\n", clusterIssuer, secret)
 	if window != "" {
 		extra += "    retries:\n      window: " + window + "\n"

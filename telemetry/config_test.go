@@ -2,10 +2,10 @@ package telemetry
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 func TestDefaults(t *testing.T) {
@@ -82,10 +82,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestHeaderValues(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(file, []byte("from-file\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := testfiles.Write(t, "key", []byte("from-file\n"))
 	t.Setenv("GW_TEST_TOKEN", "from-env")
 	c := OTLPConfig{Headers: []HeaderConfig{{Name: "X-Key", ValueFile: file}, {Name: "Authorization", ValueEnv: "GW_TEST_TOKEN"}}}
 	got, err := c.headers()

@@ -3,14 +3,11 @@ package grpcbind
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"sync"
 	"testing"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -54,18 +51,7 @@ func (c *checker) calls() int {
 func TestAuthenticateWhatTheFrontEndRefuses(t *testing.T) {
 	c := &core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`}
 	check := &checker{refuse: true}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(c, Options{Authenticate: check})
-	go s.Serve(ln)
-	t.Cleanup(s.Stop)
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := served(t, c, Options{Authenticate: check})
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer not.a.jwt")
 	cut := wireBytes(protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.BytesType), 200))
 	good := wireBytes(protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "t"))
@@ -122,38 +108,5 @@ func TestAuthenticateWhatTheFrontEndRefuses(t *testing.T) {
 	}
 	if check.calls() != before {
 		t.Fatalf("the check was asked about %d calls the core served", check.calls()-before)
-	}
-}
-
-// invokeRawHeader is invokeRaw within ctx, keeping the answer's header
-// metadata in md when it is not nil.
-func invokeRawHeader(ctx context.Context, conn *grpc.ClientConn, method string, stream bool, body wireBytes, md *metadata.MD) error {
-	opts := []grpc.CallOption{grpc.ForceCodecV2(rawCodec{})}
-	if !stream {
-		if md != nil {
-			opts = append(opts, grpc.Header(md))
-		}
-		return conn.Invoke(ctx, method, body, new(struct{}), opts...)
-	}
-	s, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, method, opts...)
-	if err != nil {
-		return err
-	}
-	if err := s.SendMsg(body); err != nil {
-		return err
-	}
-	if err := s.CloseSend(); err != nil {
-		return err
-	}
-	for {
-		if err := s.RecvMsg(new(struct{})); err != nil {
-			if md != nil {
-				*md, _ = s.Header()
-			}
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
 	}
 }

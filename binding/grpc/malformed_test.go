@@ -2,37 +2,16 @@ package grpcbind
 
 import (
 	"context"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 )
-
-// wireBytes is a request message sent as it is, whatever it holds.
-type wireBytes []byte
-
-// rawCodec sends wireBytes unchanged and reads any answer without decoding
-// it, so that a test can put bytes on the wire that no proto.Marshal writes.
-type rawCodec struct{}
-
-func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
-	b, ok := v.(wireBytes)
-	if !ok {
-		return nil, errors.New("rawCodec sends wireBytes only")
-	}
-	return mem.BufferSlice{mem.SliceBuffer(b)}, nil
-}
-
-func (rawCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
-func (rawCodec) Name() string                         { return "proto" }
 
 // TestMalformedRequestRefused: a request message that is no valid protobuf
 // (cut short, a string that is not UTF-8, a field number 0), to either
@@ -106,39 +85,13 @@ func TestMalformedSecondMessageRefused(t *testing.T) {
 	}
 }
 
-// invokeRaw calls method with body as the request message's bytes.
-func invokeRaw(conn *grpc.ClientConn, method string, stream bool, body wireBytes) error {
-	ctx := context.Background()
-	if !stream {
-		return conn.Invoke(ctx, method, body, new(struct{}), grpc.ForceCodecV2(rawCodec{}))
-	}
-	s, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, method, grpc.ForceCodecV2(rawCodec{}))
-	if err != nil {
-		return err
-	}
-	if err := s.SendMsg(body); err != nil {
-		return err
-	}
-	if err := s.CloseSend(); err != nil {
-		return err
-	}
-	for {
-		if err := s.RecvMsg(new(struct{})); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
-}
-
 // TestBodyHeadersNotForwarded: metadata naming an HTTP body's encoding or
 // digest (content-encoding, digest, ...) describes no body the core reads,
 // whose body is the gateway's own JSON: it is not passed on as a header, so
 // the call is served rather than refused as compressed.
 func TestBodyHeadersNotForwarded(t *testing.T) {
 	c := &core{answer: `{"jsonrpc":"2.0","id":1,"result":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`}
-	conn := servedCore(t, c)
+	conn := served(t, c, Options{})
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "content-encoding", "gzip", "content-md5", "x",
 		"content-digest", "sha-256=:x:", "repr-digest", "sha-256=:x:", "digest", "SHA-256=x", "x-kept", "yes")
 	if _, err := a2apb.NewA2AServiceClient(conn).GetTask(ctx, &a2apb.GetTaskRequest{Id: "t"}); err != nil {

@@ -2,7 +2,6 @@ package grpcbind
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -12,7 +11,6 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -40,11 +38,8 @@ func bothTransports(t *testing.T, c http.Handler) map[string]*grpc.ClientConn {
 	t.Helper()
 	s := New(c, Options{})
 	t.Cleanup(s.Stop)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve(ln)
+	ln := testnet.Listen(t)
+	go func() { _ = s.Serve(ln) }()
 	h2c := httptest.NewUnstartedServer(s)
 	h2c.Config.Protocols = new(http.Protocols)
 	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
@@ -52,12 +47,7 @@ func bothTransports(t *testing.T, c http.Handler) map[string]*grpc.ClientConn {
 	t.Cleanup(h2c.Close)
 	conns := map[string]*grpc.ClientConn{}
 	for name, addr := range map[string]string{"Serve": ln.Addr().String(), "ServeHTTP": strings.TrimPrefix(h2c.URL, "http://")} {
-		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		conns[name] = conn
+		conns[name] = dial(t, addr)
 	}
 	return conns
 }
@@ -99,11 +89,8 @@ func TestMaxConcurrentStreams(t *testing.T) {
 		want uint32
 	}{{Options{}, want}, {Options{MaxConcurrentStreams: 3}, 3}} {
 		s := New(&core{}, tc.opts)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.Serve(ln)
+		ln := testnet.Listen(t)
+		go func() { _ = s.Serve(ln) }()
 		if got := testnet.AdvertisedStreams(t, ln.Addr().String()); got != tc.want {
 			t.Errorf("MaxConcurrentStreams %d: the server allows %d streams a connection, want %d", tc.opts.MaxConcurrentStreams, got, tc.want)
 		}

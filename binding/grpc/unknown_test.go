@@ -3,39 +3,17 @@ package grpcbind
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 
 	pb03 "github.com/a2aproject/a2a-go/a2apb"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
-
-// servedCore serves New's gRPC server in front of c on a loopback port and
-// returns a connection to it.
-func servedCore(t *testing.T, c *core) *grpc.ClientConn {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(c, Options{})
-	go s.Serve(ln)
-	t.Cleanup(s.Stop)
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
-}
 
 // withUnknown appends field number 99, which no A2A message defines, to m.
 func withUnknown(m proto.Message) {
@@ -51,7 +29,7 @@ func withUnknown(m proto.Message) {
 // forwarded.
 func TestUnknownFieldsRefused(t *testing.T) {
 	c := &core{answer: `{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}}`}
-	conn := servedCore(t, c)
+	conn := served(t, c, Options{})
 	v10, v03 := a2apb.NewA2AServiceClient(conn), pb03.NewA2AServiceClient(conn)
 	send10 := func() *a2apb.SendMessageRequest {
 		return &a2apb.SendMessageRequest{Message: &a2apb.Message{MessageId: "m", Role: a2apb.Role_ROLE_USER,

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 
 	pb03 "github.com/a2aproject/a2a-go/a2apb"
 	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	"github.com/tidwall/gjson"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -136,14 +133,7 @@ func TestV03StreamFinalFlag(t *testing.T) {
 	c := &core{header: http.Header{"Content-Type": {"text/event-stream"}},
 		answer: frame(`{"task":{"id":"t1","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}`) +
 			update("TASK_STATE_WORKING") + update("TASK_STATE_INPUT_REQUIRED") + update("TASK_STATE_COMPLETED")}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	srv := New(c, Options{})
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	must(t, err)
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := served(t, c, Options{})
 	stream, err := pb03.NewA2AServiceClient(conn).SendStreamingMessage(context.Background(), &pb03.SendMessageRequest{
 		Request: &pb03.Message{MessageId: "m", Role: pb03.Role_ROLE_USER, Parts: []*pb03.Part{{Part: &pb03.Part_Text{Text: "hi"}}}}})
 	must(t, err)

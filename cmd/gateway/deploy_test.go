@@ -710,10 +710,7 @@ func TestHelmTemplate(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, config := renderedConfig(t, out)
-			file := filepath.Join(t.TempDir(), "config.yaml")
-			if err := os.WriteFile(file, config, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			file := testfiles.Write(t, "config.yaml", config)
 			if _, err := loadWithEnv(t, file, nil); err != nil {
 				t.Errorf("the rendered config does not load: %v\n%s", err, config)
 			}

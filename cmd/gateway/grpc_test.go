@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +27,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testfiles"
 	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/proxy"
 )
@@ -247,10 +247,7 @@ func TestMaxConcurrentStreams(t *testing.T) {
 // well-formed message is, not told what is wrong with its message.
 func TestGRPCAuthenticatesBeforeDecoding(t *testing.T) {
 	backend := startLegacyBackend(t)
-	secret := filepath.Join(t.TempDir(), "hmac.secret")
-	if err := os.WriteFile(secret, []byte(strings.Repeat("k", 32)+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secret := testfiles.Write(t, "hmac.secret", []byte(strings.Repeat("k", 32)+"\n"))
 	authed := gatewayConfig(backend.URL+"/", "Helpdesk") + "    auth: {issuer: https://issuer.example.com/, algorithms: [HS256], hmac_secret_file: " + secret + "}\n"
 	traffic := startGateway(t, authed)
 	own := startGateway(t, authed+"    grpc_listen: 127.0.0.1:0\n")

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // TestNoLogLineLostAtSIGTERM runs the gateway process, keeps calls going
@@ -25,10 +26,7 @@ import (
 // last line says the gateway stopped.
 func TestNoLogLineLostAtSIGTERM(t *testing.T) {
 	backend := startLegacyBackend(t)
-	path := filepath.Join(t.TempDir(), "gateway.yaml")
-	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "Logged")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfiles.Write(t, "gateway.yaml", []byte(gatewayConfig(backend.URL+"/", "Logged")))
 	cmd := exec.Command(os.Args[0], "-config", path)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1", "GORACE=atexit_sleep_ms=0")
 	stderr, err := cmd.StderrPipe()

@@ -49,23 +49,41 @@ func startReloadingGateway(t *testing.T) *running {
 	return g
 }
 
-// TestReloadRefusesBadPath: a path that ServeMux would panic on (or take
-// as a wildcard) is refused on reload, with the old config serving on.
-func TestReloadRefusesBadPath(t *testing.T) {
-	g := startReloadingGateway(t)
+// configText is the config file g runs, as it stands.
+func configText(t *testing.T, g *running) string {
+	t.Helper()
 	raw, err := os.ReadFile(g.path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n    path: \"/{x\"\n", 1)
-	rewriteConfig(t, g.path, []byte(bad))
-	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
+	return string(raw)
+}
+
+// refuseReload rewrites the config of g, started by startReloadingGateway,
+// to config, waits for the reload failure counter to reach failures, and
+// checks that the old config serves on and that the log holds each of want.
+func refuseReload(t *testing.T, g *running, failures int, config string, want ...string) {
+	t.Helper()
+	rewriteConfig(t, g.path, []byte(config))
+	n := strconv.Itoa(failures)
+	eventually(t, "the failure counter at "+n, func() bool { return reloadMetric(t, g, "failure") == n })
 	if name := cardName(t, g); name != "First" {
 		t.Fatalf("the old config must keep serving after a refused reload: card name %q", name)
 	}
-	if log := g.log.String(); !strings.Contains(log, "config reload refused") || !strings.Contains(log, `path \"/{x\" may not hold '{'`) {
-		t.Fatalf("the refusal must be logged, naming the path:\n%s", log)
+	log := g.log.String()
+	for _, w := range want {
+		if !strings.Contains(log, w) {
+			t.Fatalf("the log must hold %q:\n%s", w, log)
+		}
 	}
+}
+
+// TestReloadRefusesBadPath: a path that ServeMux would panic on (or take
+// as a wildcard) is refused on reload, with the old config serving on.
+func TestReloadRefusesBadPath(t *testing.T) {
+	g := startReloadingGateway(t)
+	bad := strings.Replace(configText(t, g), "  - name: helpdesk\n", "  - name: helpdesk\n    path: \"/{x\"\n", 1)
+	refuseReload(t, g, 1, bad, "config reload refused", `path \"/{x\" may not hold '{'`)
 }
 
 // TestReloadRefusesAbsurdLeeway: a leeway that would keep expired tokens
@@ -73,20 +91,9 @@ func TestReloadRefusesBadPath(t *testing.T) {
 // serving on.
 func TestReloadRefusesAbsurdLeeway(t *testing.T) {
 	g := startReloadingGateway(t)
-	raw, err := os.ReadFile(g.path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	authBlock := "    auth:\n      issuer: https://issuer.example.com/\n      algorithms: [RS256]\n      jwks_url: https://issuer.example.com/jwks\n      leeway: 87600h\n"
-	bad := strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n"+authBlock, 1)
-	rewriteConfig(t, g.path, []byte(bad))
-	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
-	if name := cardName(t, g); name != "First" {
-		t.Fatalf("the old config must keep serving after a refused reload: card name %q", name)
-	}
-	if log := g.log.String(); !strings.Contains(log, "config reload refused") || !strings.Contains(log, "auth.leeway (87600h0m0s) must be at most 5m0s") {
-		t.Fatalf("the refusal must be logged, naming the leeway:\n%s", log)
-	}
+	bad := strings.Replace(configText(t, g), "  - name: helpdesk\n", "  - name: helpdesk\n"+authBlock, 1)
+	refuseReload(t, g, 1, bad, "config reload refused", "auth.leeway (87600h0m0s) must be at most 5m0s")
 }
 
 // TestReloadRefusesAbsurdPushAndStoreBounds: a push queue of billions, then
@@ -94,25 +101,14 @@ func TestReloadRefusesAbsurdLeeway(t *testing.T) {
 // its key, with the old config serving on.
 func TestReloadRefusesAbsurdPushAndStoreBounds(t *testing.T) {
 	g := startReloadingGateway(t)
-	raw, err := os.ReadFile(g.path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := configText(t, g)
 	for i, c := range []struct{ edit, want string }{
-		{strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n    push:\n      queue_size: 1000000000\n", 1),
+		{strings.Replace(raw, "  - name: helpdesk\n", "  - name: helpdesk\n    push:\n      queue_size: 1000000000\n", 1),
 			"push: queue_size: must be at most 100000, got 1000000000"},
-		{"store:\n  memory:\n    ttl: 87600h\n" + string(raw),
+		{"store:\n  memory:\n    ttl: 87600h\n" + raw,
 			"store.memory: ttl: must be at most 720h0m0s (30 days), got 87600h0m0s"},
 	} {
-		rewriteConfig(t, g.path, []byte(c.edit))
-		failures := strconv.Itoa(i + 1)
-		eventually(t, "the failure counter at "+failures, func() bool { return reloadMetric(t, g, "failure") == failures })
-		if name := cardName(t, g); name != "First" {
-			t.Fatalf("the old config must keep serving after a refused reload: card name %q", name)
-		}
-		if log := g.log.String(); !strings.Contains(log, c.want) {
-			t.Fatalf("the refusal must be logged, naming the key (%q):\n%s", c.want, log)
-		}
+		refuseReload(t, g, i+1, c.edit, c.want)
 	}
 }
 
@@ -124,18 +120,7 @@ func TestReloadRecoversPanic(t *testing.T) {
 	real := buildGeneration
 	buildGeneration = func(*runtime, context.Context, *Config) (*generation, error) { panic("a defect in build") }
 	t.Cleanup(func() { buildGeneration = real })
-	raw, err := os.ReadFile(g.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rewriteConfig(t, g.path, []byte(strings.Replace(string(raw), "name: First", "name: Second", 1)))
-	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
-	if name := cardName(t, g); name != "First" {
-		t.Fatalf("the old config must keep serving after a panicking reload: card name %q", name)
-	}
-	if log := g.log.String(); !strings.Contains(log, "building the new config panicked: a defect in build") {
-		t.Fatalf("the panic must be logged:\n%s", log)
-	}
+	refuseReload(t, g, 1, strings.Replace(configText(t, g), "name: First", "name: Second", 1), "building the new config panicked: a defect in build")
 }
 
 // TestMaxCallsPerCallerValidated: agents[].max_calls_per_caller defaults to
@@ -161,16 +146,6 @@ func TestMaxCallsPerCallerValidated(t *testing.T) {
 	}
 
 	g := startReloadingGateway(t)
-	raw, err := os.ReadFile(g.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rewriteConfig(t, g.path, []byte(strings.Replace(string(raw), "  - name: helpdesk\n", "  - name: helpdesk\n    max_calls_per_caller: 1000001\n", 1)))
-	eventually(t, "the failure counter", func() bool { return reloadMetric(t, g, "failure") == "1" })
-	if name := cardName(t, g); name != "First" {
-		t.Fatalf("the old config must keep serving after a refused reload: card name %q", name)
-	}
-	if log := g.log.String(); !strings.Contains(log, "max_calls_per_caller (1000001) is not between 1 and 1000000") {
-		t.Fatalf("the refusal must be logged, naming the key:\n%s", log)
-	}
+	bad := strings.Replace(configText(t, g), "  - name: helpdesk\n", "  - name: helpdesk\n    max_calls_per_caller: 1000001\n", 1)
+	refuseReload(t, g, 1, bad, "max_calls_per_caller (1000001) is not between 1 and 1000000")
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/testfiles"
 )
 
 // secretGoldens are the broken configs of testdata/config whose one
@@ -62,14 +64,7 @@ func TestValidateReadsSecretsOnly(t *testing.T) {
 	}))
 	t.Cleanup(jwks.Close)
 	files, _ := testCerts(t)
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, content string) string { return testfiles.Write(t, name, []byte(content)) }
 	hmac := write("hmac.secret", strings.Repeat("k", 32)+"\n")
 	redisPassword := write("redis.secret", "hunter2\n")
 	apiKey := write("collector.secret", "key\n")

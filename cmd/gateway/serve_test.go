@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/a2agate/gateway/internal/testfiles"
 	"github.com/a2agate/gateway/internal/testlog"
 	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/legacyagent"
@@ -45,10 +45,7 @@ func rewriteConfig(t *testing.T, path string, config []byte) {
 
 func startGateway(t *testing.T, config string) *running {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "gateway.yaml")
-	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfiles.Write(t, "gateway.yaml", []byte(config))
 	cfg, err := loadConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -140,10 +137,7 @@ agents:
 func TestConfigChangedBeforeWatchIsReloaded(t *testing.T) {
 	pollConfigEvery(t, 20*time.Millisecond)
 	backend := startLegacyBackend(t)
-	path := filepath.Join(t.TempDir(), "gateway.yaml")
-	if err := os.WriteFile(path, []byte(gatewayConfig(backend.URL+"/", "First")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfiles.Write(t, "gateway.yaml", []byte(gatewayConfig(backend.URL+"/", "First")))
 	cfg, err := loadConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -226,11 +220,8 @@ func TestReadinessFollowsBackend(t *testing.T) {
 }
 
 func TestValidateCommand(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good.yaml")
-	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(good, []byte(gatewayConfig("http://127.0.0.1:9/", "x")), 0o644)
-	os.WriteFile(bad, []byte("listen: \"\"\nagents:\n  - name: a\n    backend: {url: ftp://x, dialect: \"9\"}\n"), 0o644)
+	good := testfiles.Write(t, "good.yaml", []byte(gatewayConfig("http://127.0.0.1:9/", "x")))
+	bad := testfiles.Write(t, "bad.yaml", []byte("listen: \"\"\nagents:\n  - name: a\n    backend: {url: ftp://x, dialect: \"9\"}\n"))
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"validate", "-config", good}, &out, &errOut); err != nil {
 		t.Fatalf("a good config: %v", err)
@@ -297,8 +288,7 @@ func TestPprofOnlyWhenAsked(t *testing.T) {
 func TestServeSamplesNoHeapProfileWithoutPprof(t *testing.T) {
 	was := goruntime.MemProfileRate
 	t.Cleanup(func() { goruntime.MemProfileRate = was })
-	config := filepath.Join(t.TempDir(), "gateway.yaml")
-	os.WriteFile(config, []byte(gatewayConfig("http://127.0.0.1:9/", "x")), 0o644)
+	config := testfiles.Write(t, "gateway.yaml", []byte(gatewayConfig("http://127.0.0.1:9/", "x")))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // serve sets up and shuts down at once
 	var errOut bytes.Buffer

@@ -367,6 +367,25 @@ func (d dialect) wantFinal(t *testing.T, update obj, final bool) {
 	}
 }
 
+// wantState fails unless o, a task or a status update, has the status
+// state (a neutral name, a key of d.states); what names o.
+func (d dialect) wantState(t *testing.T, what string, o obj, state string) {
+	t.Helper()
+	if got := agenttest.Str(t, o, "status", "state"); got != d.states[state] {
+		t.Fatalf("%s: state %q, want %q", what, got, d.states[state])
+	}
+}
+
+// nextStatus returns the next stream event, which must be a status update
+// to state with the final flag final (see wantFinal).
+func (d dialect) nextStatus(t *testing.T, s *agenttest.SSE, state string, final bool) obj {
+	t.Helper()
+	update := d.next(t, s, "status")
+	d.wantState(t, "status update", update, state)
+	d.wantFinal(t, update, final)
+	return update
+}
+
 // wantCode checks an error's code and, in 1.0, that its data is one
 // ErrorInfo with the code's reason.
 func (d dialect) wantCode(t *testing.T, e obj, code int) {

@@ -45,9 +45,7 @@ func TestBlockingSendReturnsTheSettledTask(t *testing.T) {
 		msg := d.userMessage(tt.text)
 		msg["contextId"] = "ctx-" + tt.name
 		res := d.task(t, d.Call(t, srv, d.send, obj{"message": msg}).(obj))
-		if got := agenttest.Str(t, res, "status", "state"); got != d.states[tt.final] {
-			t.Fatalf("state = %q, want %q", got, d.states[tt.final])
-		}
+		d.wantState(t, "blocking send", res, tt.final)
 		if res["contextId"] != "ctx-"+tt.name {
 			t.Fatalf("contextId = %v, want the caller's", res["contextId"])
 		}
@@ -87,9 +85,7 @@ func TestStreamEventOrder(t *testing.T) {
 			switch kind {
 			case "task":
 				taskID, contextID = agenttest.Str(t, inner, "id"), agenttest.Str(t, inner, "contextId")
-				if st := agenttest.Str(t, inner, "status", "state"); st != d.states["submitted"] {
-					t.Fatalf("first task event state = %q, want submitted", st)
-				}
+				d.wantState(t, "first task event", inner, "submitted")
 			case "status":
 				state := agenttest.Str(t, inner, "status", "state")
 				d.wantFinal(t, inner, state == d.states[tt.final])
@@ -118,21 +114,13 @@ func TestWaitRunsUntilCanceled(t *testing.T) {
 	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		s := d.OpenStream(t, srv, d.stream, d.sendText("wait for it"))
 		snap := d.next(t, s, "task")
-		working := d.next(t, s, "status")
-		if st := agenttest.Str(t, working, "status", "state"); st != d.states["working"] {
-			t.Fatalf("second event state = %q, want working", st)
-		}
-		d.wantFinal(t, working, false)
+		d.nextStatus(t, s, "working", false)
 
 		canceled := d.Call(t, srv, d.cancel, obj{"id": snap["id"]}).(obj)
 		if agenttest.Str(t, canceled, "status", "state") != d.states["canceled"] || canceled["id"] != snap["id"] {
 			t.Fatalf("cancel result = %v, want the canceled task", canceled)
 		}
-		update := d.next(t, s, "status")
-		if st := agenttest.Str(t, update, "status", "state"); st != d.states["canceled"] {
-			t.Fatalf("event after cancel state = %q", st)
-		}
-		d.wantFinal(t, update, true)
+		d.nextStatus(t, s, "canceled", true)
 		s.WantEnd()
 
 		e := d.CallErr(t, srv, d.cancel, obj{"id": snap["id"]})
@@ -149,14 +137,10 @@ func TestHoldCompletesWaitAndStreamsUnbuffered(t *testing.T) {
 		d.next(t, s, "task")
 		// The working update arrives while the task is held: each event is
 		// flushed as it happens, not when the stream ends.
-		if st := agenttest.Str(t, d.next(t, s, "status"), "status", "state"); st != d.states["working"] {
-			t.Fatalf("second event state = %q, want working", st)
-		}
+		d.nextStatus(t, s, "working", false)
 		close(hold)
 		d.next(t, s, "artifact")
-		if st := agenttest.Str(t, d.next(t, s, "status"), "status", "state"); st != d.states["completed"] {
-			t.Fatalf("last state = %q, want completed", st)
-		}
+		d.nextStatus(t, s, "completed", true)
 		s.WantEnd()
 	})
 }
@@ -168,9 +152,7 @@ func TestBlockingSendWaitsForTheHold(t *testing.T) {
 		close(hold)
 		// Returning before the hold had released the task would show working.
 		res := d.task(t, d.Call(t, srv, d.send, d.sendText("wait a bit")).(obj))
-		if st := agenttest.Str(t, res, "status", "state"); st != d.states["completed"] {
-			t.Fatalf("state = %q, want completed", st)
-		}
+		d.wantState(t, "send", res, "completed")
 	})
 }
 
@@ -225,33 +207,23 @@ func TestInputRequiredThenFollowUp(t *testing.T) {
 	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		for _, streaming := range []bool{false, true} {
 			first := d.task(t, d.Call(t, srv, d.send, d.sendText("input please")).(obj))
-			if st := agenttest.Str(t, first, "status", "state"); st != d.states["input-required"] {
-				t.Fatalf("state = %q, want input-required", st)
-			}
+			d.wantState(t, "first turn", first, "input-required")
 			reply := d.userMessage("Ada Lovelace")
 			reply["taskId"] = first["id"]
 
 			var done obj
 			if streaming {
 				s := d.OpenStream(t, srv, d.stream, obj{"message": reply})
-				if st := agenttest.Str(t, d.next(t, s, "task"), "status", "state"); st != d.states["working"] {
-					t.Fatalf("first follow-up event state = %q, want working", st)
-				}
+				d.wantState(t, "first follow-up event", d.next(t, s, "task"), "working")
 				d.next(t, s, "artifact")
-				last := d.next(t, s, "status")
-				if st := agenttest.Str(t, last, "status", "state"); st != d.states["completed"] {
-					t.Fatalf("last follow-up event state = %q, want completed", st)
-				}
-				d.wantFinal(t, last, true)
+				d.nextStatus(t, s, "completed", true)
 				s.WantEnd()
 				done = d.Call(t, srv, d.get, obj{"id": first["id"]}).(obj)
 			} else {
 				done = d.task(t, d.Call(t, srv, d.send, obj{"message": reply}).(obj))
 			}
 
-			if st := agenttest.Str(t, done, "status", "state"); st != d.states["completed"] {
-				t.Fatalf("follow-up state = %q, want completed", st)
-			}
+			d.wantState(t, "after the follow-up", done, "completed")
 			if got := agenttest.Str(t, done, "artifacts", 0, "parts", 0, "text"); !strings.Contains(got, "Ada Lovelace") {
 				t.Fatalf("artifact text %q does not quote the follow-up", got)
 			}
@@ -347,9 +319,7 @@ func TestSendReturningAtOnce(t *testing.T) {
 		hold := make(chan struct{})
 		_, srv := d.start(t, agentcore.Options{Hold: hold})
 		res := d.task(t, d.Call(t, srv, d.send, d.sendNow(d.userMessage("wait for me"))).(obj))
-		if st := agenttest.Str(t, res, "status", "state"); st != d.states["submitted"] {
-			t.Fatalf("state = %q, want submitted", st)
-		}
+		d.wantState(t, "send returning at once", res, "submitted")
 		if _, ok := res["artifacts"]; ok {
 			t.Fatal("a submitted task has artifacts")
 		}

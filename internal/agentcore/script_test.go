@@ -49,9 +49,7 @@ func TestCancelStopsAPausedScript(t *testing.T) {
 			time.Sleep(10 * time.Second)
 			synctest.Wait()
 			got := d.ServeResult(t, a, d.get, obj{"id": res["id"]})
-			if st := agenttest.Path(t, got, "status", "state"); st != d.states["canceled"] {
-				t.Fatalf("state = %v, want %s", st, d.states["canceled"])
-			}
+			d.wantState(t, "get after the cancel", got, "canceled")
 			if _, ok := got["artifacts"]; ok {
 				t.Fatal("the script went on after the cancel")
 			}

@@ -64,12 +64,8 @@ func TestCancelTask(t *testing.T) {
 	forEachAgent(t, func(t *testing.T, d dialect, srv *httptest.Server) {
 		asking := d.task(t, d.Call(t, srv, d.send, d.sendText("input")).(obj))
 		res := d.Call(t, srv, d.cancel, obj{"id": asking["id"], "metadata": obj{"why": "test"}}).(obj)
-		if st := agenttest.Str(t, res, "status", "state"); st != d.states["canceled"] {
-			t.Fatalf("canceling an input-required task: state %q", st)
-		}
-		if got := d.Call(t, srv, d.get, obj{"id": asking["id"]}); agenttest.Str(t, got, "status", "state") != d.states["canceled"] {
-			t.Fatal("the cancel did not stick")
-		}
+		d.wantState(t, "canceling an input-required task", res, "canceled")
+		d.wantState(t, "get after the cancel", d.Call(t, srv, d.get, obj{"id": asking["id"]}).(obj), "canceled")
 
 		for _, text := range []string{"finish", "fail"} {
 			done := d.task(t, d.Call(t, srv, d.send, d.sendText(text)).(obj))
@@ -97,11 +93,7 @@ func TestSubscribe(t *testing.T) {
 		}
 		d.Call(t, srv, d.cancel, obj{"id": snap["id"]})
 		for _, stream := range []*agenttest.SSE{s, first} {
-			update := d.next(t, stream, "status")
-			if st := agenttest.Str(t, update, "status", "state"); st != d.states["canceled"] {
-				t.Fatalf("event after cancel: state %q", st)
-			}
-			d.wantFinal(t, update, true)
+			d.nextStatus(t, stream, "canceled", true)
 			stream.WantEnd()
 		}
 

@@ -1,7 +1,9 @@
-// Package testfiles finds the files a test reads its cases from.
+// Package testfiles finds the files a test reads its cases from, and
+// writes the files a test hands to the code under test by path.
 package testfiles
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -20,4 +22,15 @@ func Glob(tb testing.TB, elem ...string) []string {
 		tb.Fatalf("no file matches %s", pattern)
 	}
 	return files
+}
+
+// Write writes data to a file called name in a new directory of tb's,
+// readable by the owner only as a secret file must be, and returns its path.
+func Write(tb testing.TB, name string, data []byte) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		tb.Fatalf("writing %s: %v", name, err)
+	}
+	return path
 }

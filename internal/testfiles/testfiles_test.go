@@ -21,15 +21,22 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 
-func glob(t *testing.T, elem ...string) ([]string, *recorder) {
+// recorded runs f with a recorder, on a goroutine of its own that a
+// failure ends.
+func recorded(t *testing.T, f func(r *recorder)) *recorder {
 	r := &recorder{TB: t}
-	var files []string
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		files = Glob(r, elem...)
+		f(r)
 	}()
 	<-done
+	return r
+}
+
+func glob(t *testing.T, elem ...string) ([]string, *recorder) {
+	var files []string
+	r := recorded(t, func(r *recorder) { files = Glob(r, elem...) })
 	return files, r
 }
 
@@ -49,5 +56,23 @@ func TestGlob(t *testing.T) {
 	}
 	if _, r := glob(t, dir, "["); !strings.HasPrefix(r.msg, "bad pattern") {
 		t.Errorf("Glob of a bad pattern failed with %q, want bad pattern", r.msg)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	a, b := Write(t, "config.yaml", []byte("a: 1\n")), Write(t, "config.yaml", nil)
+	if a == b || filepath.Base(a) != "config.yaml" {
+		t.Fatalf("Write gave %s and %s, want two files called config.yaml", a, b)
+	}
+	got, err := os.ReadFile(a)
+	if err != nil || string(got) != "a: 1\n" {
+		t.Fatalf("the file holds %q, %v; want what was written", got, err)
+	}
+	info, err := os.Stat(a)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, %v; want -rw-------", info.Mode(), err)
+	}
+	if r := recorded(t, func(r *recorder) { Write(r, "no/such/dir", nil) }); !strings.HasPrefix(r.msg, "writing") {
+		t.Errorf("Write into a missing directory failed with %q, want writing ...", r.msg)
 	}
 }

@@ -19,6 +19,14 @@ func MustTask(c Checker, res Result, state, what string) *Task {
 	return CheckTask(c, res.Task, state, what)
 }
 
+// SendTask sends req with client and ends the scenario unless the send
+// succeeds with a task in state (see MustTask); what names the send.
+func SendTask(ctx context.Context, c Checker, client Client, req SendRequest, state, what string) *Task {
+	res, err := client.Send(ctx, req)
+	c.NoErr(err, what)
+	return MustTask(c, res, state, what)
+}
+
 // CheckTask ends the scenario unless task has its ids and the wanted state
 // ("" accepts any state).
 func CheckTask(c Checker, task *Task, state, what string) *Task {
@@ -113,9 +121,7 @@ func (s *Suite) assertCycle(c Checker, events []Event, want []string, taskID str
 // and that the stored user message holds all of parts.
 func (s *Suite) CheckEchoed(ctx context.Context, c Checker, parts []Part, done string) {
 	client := s.Client(ctx, c)
-	res, err := client.Send(ctx, SendRequest{Parts: parts})
-	c.NoErr(err, "send")
-	task := MustTask(c, res, StateCompleted, "send")
+	task := SendTask(ctx, c, client, SendRequest{Parts: parts}, StateCompleted, "send")
 	Equal(c, len(task.Artifacts), 1, "artifacts")
 	want := append([]Part{{Kind: PartText, Text: done}}, parts[1:]...)
 	c.Check(reflect.DeepEqual(task.Artifacts[0].Parts, want), "artifact parts: got %+v, want %+v", task.Artifacts[0].Parts, want)
@@ -126,9 +132,7 @@ func (s *Suite) CheckEchoed(ctx context.Context, c Checker, parts []Part, done s
 
 // startWaiting starts a task that stays working until it is canceled.
 func (s *Suite) startWaiting(ctx context.Context, c Checker, text string) *Task {
-	res, err := s.Client(ctx, c).Send(ctx, SendRequest{Parts: TextParts(text), Blocking: Ptr(false)})
-	c.NoErr(err, "non-blocking send")
-	task := MustTask(c, res, "", "non-blocking send")
+	task := SendTask(ctx, c, s.Client(ctx, c), SendRequest{Parts: TextParts(text), Blocking: Ptr(false)}, "", "non-blocking send")
 	c.Check(slices.Contains([]string{StateSubmitted, StateWorking}, task.Status.State), "state before cancel: %s", task.Status.State)
 	return task
 }

@@ -33,9 +33,7 @@ func (s *Suite) Register(r *Runner) {
 
 	r.Add("blocking-send", func(ctx context.Context, c Checker) {
 		input := "hello " + uuid.NewString()[:8]
-		res, err := send(ctx, c, SendRequest{Parts: TextParts(input), Blocking: Ptr(true)})
-		c.NoErr(err, "send")
-		task := MustTask(c, res, StateCompleted, "send")
+		task := SendTask(ctx, c, s.Client(ctx, c), SendRequest{Parts: TextParts(input), Blocking: Ptr(true)}, StateCompleted, "send")
 		AssertDone(c, task, input)
 		fetched, err := s.Client(ctx, c).GetTask(ctx, task.ID, Ptr(10))
 		c.NoErr(err, "get")
@@ -71,9 +69,7 @@ func (s *Suite) Register(r *Runner) {
 	})
 
 	r.Add("failing-task", func(ctx context.Context, c Checker) {
-		res, err := send(ctx, c, SendRequest{Parts: TextParts("fail please")})
-		c.NoErr(err, "send")
-		task := MustTask(c, res, StateFailed, "send")
+		task := SendTask(ctx, c, s.Client(ctx, c), SendRequest{Parts: TextParts("fail please")}, StateFailed, "send")
 		Equal(c, StatusText(task.Status), TextFailed("fail please"), "failure status message")
 		Equal(c, len(task.Artifacts), 0, "artifacts of a failed task")
 		fetched, err := s.Client(ctx, c).GetTask(ctx, task.ID, nil)
@@ -83,9 +79,7 @@ func (s *Suite) Register(r *Runner) {
 
 	r.Add("non-blocking-poll", func(ctx context.Context, c Checker) {
 		input := "slow job"
-		res, err := send(ctx, c, SendRequest{Parts: TextParts(input), Blocking: Ptr(false)})
-		c.NoErr(err, "send")
-		first := MustTask(c, res, "", "non-blocking send")
+		first := SendTask(ctx, c, s.Client(ctx, c), SendRequest{Parts: TextParts(input), Blocking: Ptr(false)}, "", "non-blocking send")
 		c.Check(first.Status.State == StateSubmitted || first.Status.State == StateWorking,
 			"non-blocking send returned state %s, expected submitted or working", first.Status.State)
 		done := s.pollTask(ctx, c, first.ID, StateCompleted)
@@ -96,9 +90,7 @@ func (s *Suite) Register(r *Runner) {
 	r.Add("history-length", func(ctx context.Context, c Checker) {
 		client := s.Client(ctx, c)
 		input := "history check"
-		res, err := client.Send(ctx, SendRequest{Parts: TextParts(input)})
-		c.NoErr(err, "send")
-		task := MustTask(c, res, StateCompleted, "send")
+		task := SendTask(ctx, c, client, SendRequest{Parts: TextParts(input)}, StateCompleted, "send")
 		want := fmt.Sprint([]string{"user:" + input, "agent:" + TextWorking(input)})
 		full, err := client.GetTask(ctx, task.ID, Ptr(10))
 		c.NoErr(err, "get 10")
@@ -124,9 +116,7 @@ func (s *Suite) Register(r *Runner) {
 		// blocking is explicit: the 0.3 proto's SendMessageConfiguration
 		// has a plain bool blocking, so over gRPC a configuration without
 		// it asks for a non-blocking send (JSON-RPC leaves it unset).
-		res, err := send(ctx, c, SendRequest{Parts: TextParts(input), HistoryLength: Ptr(1), Blocking: Ptr(true)})
-		c.NoErr(err, "send")
-		task := MustTask(c, res, StateCompleted, "send")
+		task := SendTask(ctx, c, s.Client(ctx, c), SendRequest{Parts: TextParts(input), HistoryLength: Ptr(1), Blocking: Ptr(true)}, StateCompleted, "send")
 		want := []string{"agent:" + TextWorking(input)}
 		if s.Deviates("history-length-send") {
 			want = []string{"user:" + input, "agent:" + TextWorking(input)}
@@ -161,14 +151,10 @@ func (s *Suite) Register(r *Runner) {
 
 	r.Add("input-required-blocking", func(ctx context.Context, c Checker) {
 		client := s.Client(ctx, c)
-		res, err := client.Send(ctx, SendRequest{Parts: TextParts("input needed")})
-		c.NoErr(err, "send")
-		first := MustTask(c, res, StateInputRequired, "first turn")
+		first := SendTask(ctx, c, client, SendRequest{Parts: TextParts("input needed")}, StateInputRequired, "first turn")
 		Equal(c, StatusText(first.Status), TextInputNeeded, "input-required message")
 		more := "the missing detail"
-		res, err = client.Send(ctx, SendRequest{Parts: TextParts(more), TaskID: first.ID, ContextID: first.ContextID})
-		c.NoErr(err, "continuation")
-		done := MustTask(c, res, StateCompleted, "continuation")
+		done := SendTask(ctx, c, client, SendRequest{Parts: TextParts(more), TaskID: first.ID, ContextID: first.ContextID}, StateCompleted, "continuation")
 		Equal(c, done.ID, first.ID, "continuation task id")
 		AssertDone(c, done, more)
 		fetched, err := client.GetTask(ctx, first.ID, Ptr(10))
@@ -228,10 +214,8 @@ func (s *Suite) Register(r *Runner) {
 
 	r.Add("cancel-terminal", func(ctx context.Context, c Checker) {
 		client := s.Client(ctx, c)
-		res, err := client.Send(ctx, SendRequest{Parts: TextParts("finish first")})
-		c.NoErr(err, "send")
-		task := MustTask(c, res, StateCompleted, "send")
-		_, err = client.Cancel(ctx, task.ID)
+		task := SendTask(ctx, c, client, SendRequest{Parts: TextParts("finish first")}, StateCompleted, "send")
+		_, err := client.Cancel(ctx, task.ID)
 		s.ExpectCode(c, err, "cancel of a completed task", CodeTaskNotCancelable)
 	})
 
@@ -282,9 +266,7 @@ func (s *Suite) Register(r *Runner) {
 
 	r.Add("push-config", func(ctx context.Context, c Checker) {
 		client := s.Client(ctx, c)
-		res, err := client.Send(ctx, SendRequest{Parts: TextParts("push config holder")})
-		c.NoErr(err, "send")
-		task := MustTask(c, res, StateCompleted, "send")
+		task := SendTask(ctx, c, client, SendRequest{Parts: TextParts("push config holder")}, StateCompleted, "send")
 		want := PushConfig{
 			TaskID: task.ID, ID: "cfg-1", URL: "https://hooks.example.com/a2a", Token: "secret-token",
 			Auth: &PushAuth{Schemes: []string{"Bearer"}},

@@ -18,9 +18,7 @@ func registerOwn(r *harness.Runner, suite *harness.Suite, e *env) {
 		return e.Client(ctx, c).Send(ctx, req)
 	}
 	finished := func(ctx context.Context, c harness.Checker) *harness.Task {
-		res, err := send(ctx, c, harness.SendRequest{Parts: harness.TextParts("finish first")})
-		c.NoErr(err, "send")
-		return harness.MustTask(c, res, harness.StateCompleted, "send")
+		return harness.SendTask(ctx, c, e.Client(ctx, c), harness.SendRequest{Parts: harness.TextParts("finish first")}, harness.StateCompleted, "send")
 	}
 
 	// 1.0 data parts hold any JSON value; see the scenario of the same name
@@ -72,9 +70,7 @@ func registerOwn(r *harness.Runner, suite *harness.Suite, e *env) {
 		contextID := uuid.NewString()
 		var ids []string
 		for _, text := range []string{"list one", "list two"} {
-			res, err := send(ctx, c, harness.SendRequest{Parts: harness.TextParts(text), ContextID: contextID})
-			c.NoErr(err, "send")
-			task := harness.MustTask(c, res, harness.StateCompleted, "send")
+			task := harness.SendTask(ctx, c, e.Client(ctx, c), harness.SendRequest{Parts: harness.TextParts(text), ContextID: contextID}, harness.StateCompleted, "send")
 			harness.Equal(c, task.ContextID, contextID, "contextId")
 			ids = append(ids, task.ID)
 		}
