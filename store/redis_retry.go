@@ -35,7 +35,7 @@ func (k redisKeys) sendKey(key SendKey) string {
 //	KEYS: the record, the owner's record index
 //	ARGV: the caller's now, the record, its TTL (ms), the send's key, the
 //	      store's now, the owner's share (0: unbounded)
-var claimSendScript = redis.NewScript(luaRecord + `
+var claimSendScript = newLuaScript(luaRecord + `
 local claimed, v = claimRecord(KEYS[1], ARGV[2], ARGV[3], ARGV[1])
 if not claimed then return {0, v} end
 keepRecord(KEYS[2], KEYS[1], ARGV[4], ARGV[5], ARGV[6], ARGV[3])
@@ -94,11 +94,7 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 	if key.Key == "" {
 		return "", SendRecord{}, false, errNoClaim
 	}
-	val, err := encodeSend(rec)
-	if err != nil {
-		return "", SendRecord{}, false, err
-	}
-	owner, prev, claimed, err := r.admit(ctx, a, &key, []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
+	owner, prev, claimed, err := r.admit(ctx, a, &key, &rec, now)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", SendRecord{}, false, err
 	}
@@ -139,25 +135,37 @@ func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now 
 	if key.Key == "" {
 		return SendRecord{}, false, errNoClaim
 	}
-	val, err := encodeSend(rec)
-	if err != nil {
+	c := &claimCall{now: now.UnixMicro(), storeNow: r.now().UnixMicro(), recTTL: r.physicalSendTTL(rec.Expires), member: key.Key}
+	var err error
+	if c.rec, err = encodeSend(rec); err != nil {
 		return SendRecord{}, false, err
 	}
-	k := []string{r.keys.sendKey(key), r.keys.agent(key.Agent).sends(key.Owner)}
-	args := []any{micros(now), val, r.physicalSendTTL(rec.Expires), key.Key, micros(r.now()), r.sendShare(key)}
-	var claim *redis.Cmd
-	run := func(eval func(p redis.Pipeliner) *redis.Cmd) error {
+	var buf [256]byte
+	var ends keyEnds
+	b := r.keys.appendSendKey(buf[:0], key)
+	ends.end(b)
+	b = r.keys.appendSends(b, key.Agent, key.Owner)
+	ends.end(b)
+	ends.split(b, c.keys[:])
+	var share any = 0
+	if r.sendShare(key) != 0 {
+		share = r.shareArg
+	}
+	args := append(scriptArgs(c.args[:], c.keys[:]), &c.now, &c.rec, &c.recTTL, &c.member, &c.storeNow, share)
+	run := func(claim *redis.Cmd) error {
 		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			queue(p)
-			claim = eval(p)
+			_ = p.Process(ctx, claim)
 			return nil
 		})
 		return err
 	}
-	err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.EvalSha(ctx, p, k, args...) })
-	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+	claim := claimSendScript.evalSha(ctx, args)
+	err = run(claim)
+	if err != nil && isNoScript(claim.Err()) {
 		// A Redis that restarted or flushed its scripts: once, in full.
-		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, k, args...) })
+		claim = claimSendScript.eval(ctx, args)
+		err = run(claim)
 	}
 	if err != nil {
 		return SendRecord{}, false, unavailable("claim send", err)
@@ -198,11 +206,7 @@ func (r *Redis) PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord
 	if err := checkPutSend(t, key); err != nil {
 		return err
 	}
-	val, err := encodeSend(rec)
-	if err != nil {
-		return err
-	}
-	return r.put(ctx, t, &key, []any{val, r.physicalSendTTL(rec.Expires)})
+	return r.put(ctx, t, &key, &rec)
 }
 
 // LoadSend implements Retries.
