@@ -154,7 +154,7 @@ func (r *Redis) put(ctx context.Context, t Task, key *SendKey, rec *SendRecord) 
 	exp := now.Add(r.ttl)
 	c := &putCall{task: t, now: now.UnixMicro(), exp: exp.UnixMicro(), upd: t.Updated.UnixMicro()}
 	if key != nil {
-		if c.rec, err = encodeSend(*rec); err != nil {
+		if c.rec, err = c.wire.encode(*rec); err != nil {
 			return err
 		}
 		c.recTTL, c.member = r.physicalSendTTL(rec.Expires), key.Key
@@ -337,7 +337,7 @@ func (r *Redis) admit(ctx context.Context, a Admission, key *SendKey, rec *SendR
 	c := &admitCall{now: now.UnixMicro(), oldest: now.Add(-r.ttl).UnixMicro()}
 	if key != nil {
 		var err error
-		if c.rec, err = encodeSend(*rec); err != nil {
+		if c.rec, err = c.wire.encode(*rec); err != nil {
 			return "", "", false, err
 		}
 		c.claimNow, c.recTTL, c.member = claimNow.UnixMicro(), r.physicalSendTTL(rec.Expires), key.Key

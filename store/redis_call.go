@@ -82,7 +82,9 @@ type putCall struct {
 	keys                  [6]string
 	task                  Task
 	now, exp, upd, recTTL int64
-	rec, member           string
+	member                string
+	rec                   wireBytes
+	wire                  sendWire
 }
 
 // admitCall is one run of admitScript (Redis.admit).
@@ -90,7 +92,9 @@ type admitCall struct {
 	args                          [3 + 5 + 9]any
 	keys                          [5]string
 	now, oldest, claimNow, recTTL int64
-	rec, member                   string
+	member                        string
+	rec                           wireBytes
+	wire                          sendWire
 }
 
 // claimCall is one run of claimSendScript (Redis.claimWith).
@@ -98,7 +102,9 @@ type claimCall struct {
 	args                  [3 + 2 + 6]any
 	keys                  [2]string
 	now, storeNow, recTTL int64
-	rec, member           string
+	member                string
+	rec                   wireBytes
+	wire                  sendWire
 }
 
 // The keys of one call are written into one buffer, then made one string

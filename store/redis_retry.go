@@ -62,12 +62,72 @@ func (r *Redis) sendShare(key SendKey) int {
 	return r.maxPerOwner
 }
 
-func encodeSend(rec SendRecord) (string, error) {
-	b, err := json.Marshal(rec)
+// sendWire is a send record as stored: SendRecord's JSON, the same bytes,
+// with its times' JSON written beforehand into times, for time.Time's
+// MarshalJSON allocates its text each time. The wire of a script's record
+// is part of its call's allocation (admitCall, putCall, claimCall), with
+// the buffer of its stored form.
+type sendWire struct {
+	Digest        string          `json:"d"`
+	State         string          `json:"s"`
+	TaskID        string          `json:"t,omitempty"`
+	Answer        []byte          `json:"a,omitempty"`
+	AnswerDialect string          `json:"ad,omitempty"`
+	Holder        string          `json:"h,omitempty"`
+	Lease         json.RawMessage `json:"l,omitempty"`
+	Expires       json.RawMessage `json:"e"`
+
+	times [2 * len(`"2006-01-02T15:04:05.999999999-07:00"`)]byte
+	val   [256]byte
+}
+
+// encode returns rec's stored form, "<expires µs>|<JSON>", in w's buffer
+// when it fits.
+func (w *sendWire) encode(rec SendRecord) ([]byte, error) {
+	*w = sendWire{Digest: rec.Digest, State: rec.State, TaskID: rec.TaskID, Answer: rec.Answer,
+		AnswerDialect: rec.AnswerDialect, Holder: rec.Holder}
+	times, err := appendJSONTime(w.times[:0], rec.Expires)
 	if err != nil {
-		return "", fmt.Errorf("encode send record: %w", err)
+		return nil, fmt.Errorf("encode send record: %w", err)
 	}
-	return micros(rec.Expires) + "|" + string(b), nil
+	w.Expires = times
+	if !rec.Lease.IsZero() { // SendRecord's omitzero
+		lease, err := appendJSONTime(times[len(times):], rec.Lease)
+		if err != nil {
+			return nil, fmt.Errorf("encode send record: %w", err)
+		}
+		w.Lease = lease
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode send record: %w", err)
+	}
+	v := strconv.AppendInt(w.val[:0], rec.Expires.UnixMicro(), 10)
+	v = append(v, '|')
+	return append(v, b...), nil
+}
+
+// appendJSONTime appends t's JSON as time.Time's MarshalJSON writes it:
+// RFC 3339 text with the nanoseconds, quoted, refused past its years.
+func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
+	b, err := t.AppendText(append(b, '"'))
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '"'), nil
+}
+
+// wireBytes is a script's argument of bytes, passed by pointer and written
+// by go-redis as the bytes (encoding.BinaryMarshaler): a []byte boxed in
+// an interface would be an allocation of its own.
+type wireBytes []byte
+
+func (b *wireBytes) MarshalBinary() ([]byte, error) { return *b, nil }
+
+func encodeSend(rec SendRecord) (string, error) {
+	var w sendWire
+	b, err := w.encode(rec)
+	return string(b), err
 }
 
 func decodeSend(v string) (SendRecord, time.Time, error) {
@@ -137,7 +197,7 @@ func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now 
 	}
 	c := &claimCall{now: now.UnixMicro(), storeNow: r.now().UnixMicro(), recTTL: r.physicalSendTTL(rec.Expires), member: key.Key}
 	var err error
-	if c.rec, err = encodeSend(rec); err != nil {
+	if c.rec, err = c.wire.encode(rec); err != nil {
 		return SendRecord{}, false, err
 	}
 	var buf [256]byte
