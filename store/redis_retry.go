@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -79,6 +80,7 @@ type sendWire struct {
 
 	times [2 * len(`"2006-01-02T15:04:05.999999999-07:00"`)]byte
 	val   [256]byte
+	out   bytes.Buffer
 }
 
 // encode returns rec's stored form, "<expires µs>|<JSON>", in w's buffer
@@ -98,13 +100,14 @@ func (w *sendWire) encode(rec SendRecord) ([]byte, error) {
 		}
 		w.Lease = lease
 	}
-	b, err := json.Marshal(w)
-	if err != nil {
+	// An Encoder writes the JSON into out as it is made, where Marshal
+	// copies it out for its caller.
+	w.out = *bytes.NewBuffer(append(strconv.AppendInt(w.val[:0], rec.Expires.UnixMicro(), 10), '|'))
+	if err := json.NewEncoder(&w.out).Encode(w); err != nil {
 		return nil, fmt.Errorf("encode send record: %w", err)
 	}
-	v := strconv.AppendInt(w.val[:0], rec.Expires.UnixMicro(), 10)
-	v = append(v, '|')
-	return append(v, b...), nil
+	v := w.out.Bytes()
+	return v[:len(v)-1], nil // without Encode's newline
 }
 
 // appendJSONTime appends t's JSON as time.Time's MarshalJSON writes it:
