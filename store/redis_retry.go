@@ -251,12 +251,21 @@ func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now 
 // SaveSend implements Retries. The record is written by sendSaves, with
 // those of the sends saving meanwhile.
 func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error {
-	val, err := encodeSend(rec)
-	if err != nil {
+	q := &queuedSave{ttl: r.physicalSendTTL(rec.Expires), member: key.Key, score: float64(r.now().UnixMicro()), share: r.sendShare(key)}
+	var err error
+	if q.val, err = q.wire.encode(rec); err != nil {
 		return err
 	}
-	q := &queuedSave{key: r.keys.sendKey(key), val: val, ttl: time.Duration(r.physicalSendTTL(rec.Expires)) * time.Millisecond,
-		index: r.keys.agent(key.Agent).sends(key.Owner), member: key.Key, score: float64(r.now().UnixMicro()), share: r.sendShare(key)}
+	var buf [256]byte
+	var ends keyEnds
+	b := r.keys.appendSendKey(buf[:0], key)
+	ends.end(b)
+	b = r.keys.appendSends(b, key.Agent, key.Owner)
+	ends.end(b)
+	var keys [2]string
+	ends.split(b, keys[:])
+	q.key, q.index = keys[0], keys[1]
+	q.args()
 	if err := r.saves.save(ctx, q); err != nil {
 		return unavailable("save send", err)
 	}
