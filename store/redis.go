@@ -152,13 +152,18 @@ func (r *Redis) put(ctx context.Context, t Task, key *SendKey, rec *SendRecord) 
 		return err
 	}
 	exp := now.Add(r.ttl)
-	c := &putCall{task: t, now: now.UnixMicro(), exp: exp.UnixMicro(), upd: t.Updated.UnixMicro()}
-	if key != nil {
-		if c.rec, err = c.wire.encode(*rec); err != nil {
+	var c *putCall
+	if key == nil {
+		c = &putCall{}
+	} else {
+		sc := &putSendCall{}
+		if sc.rec, err = sc.wire.encode(*rec); err != nil {
 			return err
 		}
+		c = &sc.putCall
 		c.recTTL, c.member = r.physicalSendTTL(rec.Expires), key.Key
 	}
+	c.task, c.now, c.exp, c.upd = t, now.UnixMicro(), exp.UnixMicro(), t.Updated.UnixMicro()
 	register := r.mustRegister(t.Agent, now)
 	var buf [384]byte
 	var ends keyEnds
@@ -334,14 +339,19 @@ func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
 // whether the claim was made.
 func (r *Redis) admit(ctx context.Context, a Admission, key *SendKey, rec *SendRecord, claimNow time.Time) (string, string, bool, error) {
 	now := r.now()
-	c := &admitCall{now: now.UnixMicro(), oldest: now.Add(-r.ttl).UnixMicro()}
-	if key != nil {
+	var c *admitCall
+	if key == nil {
+		c = &admitCall{}
+	} else {
+		cc := &admitClaimCall{}
 		var err error
-		if c.rec, err = c.wire.encode(*rec); err != nil {
+		if cc.rec, err = cc.wire.encode(*rec); err != nil {
 			return "", "", false, err
 		}
+		c = &cc.admitCall
 		c.claimNow, c.recTTL, c.member = claimNow.UnixMicro(), r.physicalSendTTL(rec.Expires), key.Key
 	}
+	c.now, c.oldest = now.UnixMicro(), now.Add(-r.ttl).UnixMicro()
 	// Absent keys are named by one that is there, in the same slot: a
 	// script declares every key it touches, and a cluster routes by them.
 	var buf [384]byte

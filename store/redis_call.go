@@ -84,7 +84,14 @@ type putCall struct {
 	now, exp, upd, recTTL int64
 	member                string
 	rec                   wireBytes
-	wire                  sendWire
+}
+
+// putSendCall is a putCall that writes a send's record, with the record's
+// encoding: a put without one (a stream's status updates) does not carry
+// its buffers.
+type putSendCall struct {
+	putCall
+	wire sendWire
 }
 
 // admitCall is one run of admitScript (Redis.admit).
@@ -94,7 +101,13 @@ type admitCall struct {
 	now, oldest, claimNow, recTTL int64
 	member                        string
 	rec                           wireBytes
-	wire                          sendWire
+}
+
+// admitClaimCall is an admitCall that claims a send's key, with the
+// record's encoding.
+type admitClaimCall struct {
+	admitCall
+	wire sendWire
 }
 
 // claimCall is one run of claimSendScript (Redis.claimWith).
