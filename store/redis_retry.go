@@ -69,14 +69,14 @@ func (r *Redis) sendShare(key SendKey) int {
 // is part of its call's allocation (admitCall, putCall, claimCall), with
 // the buffer of its stored form.
 type sendWire struct {
-	Digest        string          `json:"d"`
-	State         string          `json:"s"`
-	TaskID        string          `json:"t,omitempty"`
-	Answer        []byte          `json:"a,omitempty"`
-	AnswerDialect string          `json:"ad,omitempty"`
-	Holder        string          `json:"h,omitempty"`
-	Lease         json.RawMessage `json:"l,omitempty"`
-	Expires       json.RawMessage `json:"e"`
+	Digest        string   `json:"d"`
+	State         string   `json:"s"`
+	TaskID        string   `json:"t,omitempty"`
+	Answer        []byte   `json:"a,omitempty"`
+	AnswerDialect string   `json:"ad,omitempty"`
+	Holder        string   `json:"h,omitempty"`
+	Lease         wireTime `json:"l,omitempty"`
+	Expires       wireTime `json:"e"`
 
 	times [2 * len(`"2006-01-02T15:04:05.999999999-07:00"`)]byte
 	val   [256]byte
@@ -88,13 +88,13 @@ type sendWire struct {
 func (w *sendWire) encode(rec SendRecord) ([]byte, error) {
 	*w = sendWire{Digest: rec.Digest, State: rec.State, TaskID: rec.TaskID, Answer: rec.Answer,
 		AnswerDialect: rec.AnswerDialect, Holder: rec.Holder}
-	times, err := appendJSONTime(w.times[:0], rec.Expires)
+	times, err := rec.Expires.AppendText(w.times[:0])
 	if err != nil {
 		return nil, fmt.Errorf("encode send record: %w", err)
 	}
 	w.Expires = times
 	if !rec.Lease.IsZero() { // SendRecord's omitzero
-		lease, err := appendJSONTime(times[len(times):], rec.Lease)
+		lease, err := rec.Lease.AppendText(times[len(times):])
 		if err != nil {
 			return nil, fmt.Errorf("encode send record: %w", err)
 		}
@@ -110,15 +110,14 @@ func (w *sendWire) encode(rec SendRecord) ([]byte, error) {
 	return v[:len(v)-1], nil // without Encode's newline
 }
 
-// appendJSONTime appends t's JSON as time.Time's MarshalJSON writes it:
-// RFC 3339 text with the nanoseconds, quoted, refused past its years.
-func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
-	b, err := t.AppendText(append(b, '"'))
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '"'), nil
-}
+// wireTime is a time's RFC 3339 text with the nanoseconds (AppendText),
+// which json writes as a string, as time.Time's MarshalJSON writes it. It
+// is a TextMarshaler rather than a Marshaler: json only escapes a text,
+// where it would run its scanner over a Marshaler's JSON. The receiver is
+// a pointer, so that json calls it without boxing a copy.
+type wireTime []byte
+
+func (t *wireTime) MarshalText() ([]byte, error) { return *t, nil }
 
 // wireBytes is a script's argument of bytes, passed by pointer and written
 // by go-redis as the bytes (encoding.BinaryMarshaler): a []byte boxed in

@@ -111,3 +111,17 @@ func TestRedisSendWire(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSendWire is the encoding of a send's record as a script's call
+// makes it (into the call's buffers).
+//
+//	go test -run '^$' -bench SendWire -benchmem ./store
+func BenchmarkSendWire(b *testing.B) {
+	rec := sendWireCases()[0].rec
+	var w sendWire
+	for b.Loop() {
+		if _, err := w.encode(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
