@@ -33,8 +33,11 @@ type Redis struct {
 	nodes *nodeErrors
 	// scripts, when set, runs the scripts of sends (admission and task)
 	// in place of client when several are in flight (NewRedis, runHot).
-	scripts  redis.Scripter
+	scripts  processor
 	inFlight atomic.Int32
+	// The scripts' arguments that are the same for every call, boxed once.
+	physicalTTLArg, shareArg any
+	agentsKey                string
 
 	// registered holds when each agent was last added to the agents set
 	// by this process, which Put renews once per agentRenewal.
@@ -79,7 +82,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	// trips, which cost the gateway and Redis system calls each. A queued
 	// script is bounded by the read and write timeouts, not by its
 	// caller's deadline. On a cluster the client's routing stays plain.
-	var scripts redis.Scripter
+	var scripts processor
 	if c, ok := client.(*redis.Client); ok {
 		ap, err := c.AutoPipeline()
 		if err != nil {
@@ -87,15 +90,19 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		}
 		scripts = ap
 	}
+	keys := redisKeys{prefix: cfg.KeyPrefix}
 	return &Redis{
-		scripts:     scripts,
-		client:      client,
-		cluster:     cluster,
-		keys:        redisKeys{prefix: cfg.KeyPrefix},
-		ttl:         cfg.TTL,
-		physicalTTL: cfg.TTL + redisTTLGrace,
-		maxPerOwner: cfg.MaxTasksPerOwner,
-		minAcks:     cfg.MinReplicaAcks,
+		scripts:        scripts,
+		physicalTTLArg: (cfg.TTL + redisTTLGrace).Milliseconds(),
+		shareArg:       cfg.MaxTasksPerOwner,
+		agentsKey:      keys.agents(),
+		client:         client,
+		cluster:        cluster,
+		keys:           keys,
+		ttl:            cfg.TTL,
+		physicalTTL:    cfg.TTL + redisTTLGrace,
+		maxPerOwner:    cfg.MaxTasksPerOwner,
+		minAcks:        cfg.MinReplicaAcks,
 		// Within the read timeout, so that a missing ack is an answer.
 		ackTimeout: cfg.ReadTimeout / 2,
 		now:        now,
@@ -108,14 +115,17 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 // other sends' scripts are in flight (pipelineFrom or more), where they
 // share round trips; on the plain client alone, where the pipeliner's
 // hand-off between goroutines costs more than the round trip it shares.
-func (r *Redis) runHot(ctx context.Context, s *redis.Script, keys []string, args ...any) *redis.Cmd {
+func (r *Redis) runHot(ctx context.Context, s *luaScript, args []any) *redis.Cmd {
 	n := r.inFlight.Add(1)
 	defer r.inFlight.Add(-1)
 	if r.scripts != nil && n >= pipelineFrom {
-		return s.Run(ctx, r.scripts, keys, args...)
+		return s.run(ctx, r.scripts, args)
 	}
-	return s.Run(ctx, r.client, keys, args...)
+	return s.run(ctx, r.client, args)
 }
+
+// windowArg is putScript's renewal window argument, boxed once.
+var windowArg any = redisRenewalWindow.Milliseconds()
 
 // pipelineFrom is the number of a send's scripts in flight at once from
 // which runHot pipelines them.
@@ -133,37 +143,61 @@ func (r *Redis) Put(ctx context.Context, t Task) error {
 	return r.put(ctx, t, nil, nil)
 }
 
-// put runs putScript for t and, when key is not nil, the write of the
-// send's record with it (the args PutSend passes: the record and its TTL).
-func (r *Redis) put(ctx context.Context, t Task, key *SendKey, send []any) error {
+// put runs putScript for t and, when key is not nil, the write of rec as
+// the send's record with it.
+func (r *Redis) put(ctx context.Context, t Task, key *SendKey, rec *SendRecord) error {
 	now := r.now()
 	t, err := normalizeTask(t, now)
 	if err != nil {
 		return err
 	}
 	exp := now.Add(r.ttl)
+	var c *putCall
+	if key == nil {
+		c = &putCall{}
+	} else {
+		sc := &putSendCall{}
+		if sc.rec, err = sc.wire.encode(*rec); err != nil {
+			return err
+		}
+		c = &sc.putCall
+		c.recTTL, c.member = r.physicalSendTTL(rec.Expires), key.Key
+	}
+	c.task, c.now, c.exp, c.upd = t, now.UnixMicro(), exp.UnixMicro(), t.Updated.UnixMicro()
 	register := r.mustRegister(t.Agent, now)
-	ak := r.keys.agent(t.Agent)
-	taskKey := ak.taskPrefix() + t.ID
-	sendKey, sendIndex := taskKey, taskKey
+	var buf [384]byte
+	var ends keyEnds
+	b := append(r.keys.appendSlot(buf[:0], t.Agent), "t:"...)
+	b = append(b, t.ID...)
+	ends.end(b)
+	b = r.keys.appendBucket(b, t.Agent, t.Owner)
+	ends.end(b)
+	b = append(r.keys.appendSlot(b, t.Agent), 'o')
+	ends.end(b)
 	if key != nil {
-		sendKey, sendIndex = r.keys.sendKey(*key), ak.sends(key.Owner)
+		b = r.keys.appendSendKey(b, *key)
+		ends.end(b)
+		b = r.keys.appendSends(b, t.Agent, key.Owner)
+		ends.end(b)
 	}
-	keys := make([]string, 5, 6)
-	keys[0], keys[1], keys[2], keys[3], keys[4] = taskKey, ak.bucket(t.Owner), ak.owners(), sendKey, sendIndex
+	ends.split(b, c.keys[:])
+	if key == nil { // named by the task's, in the same slot
+		c.keys[3], c.keys[4] = c.keys[0], c.keys[0]
+	}
+	keys := c.keys[:5]
 	if !r.cluster {
-		keys = append(keys, r.keys.agents())
+		c.keys[5] = r.agentsKey
+		keys = c.keys[:6]
 	}
-	registerArg := "0"
+	var registerArg any = "0"
 	if register {
 		registerArg = "1"
 	}
-	args := make([]any, 0, 16)
-	args = append(args, t.Owner, micros(now), micros(exp), r.physicalTTL.Milliseconds(),
-		t.ID, t.Agent, t.Backend, t.ContextID, t.State, micros(t.Updated),
-		r.maxPerOwner, redisRenewalWindow.Milliseconds(), registerArg)
+	args := append(scriptArgs(c.args[:], keys), &c.task.Owner, &c.now, &c.exp, r.physicalTTLArg,
+		&c.task.ID, &c.task.Agent, &c.task.Backend, &c.task.ContextID, &c.task.State, &c.upd,
+		r.shareArg, windowArg, registerArg)
 	if key != nil {
-		args = append(args, send[0], send[1], key.Key)
+		args = append(args, &c.rec, &c.recTTL, &c.member)
 	}
 	var put *redis.Cmd
 	var acks *redis.Cmd
@@ -171,10 +205,10 @@ func (r *Redis) put(ctx context.Context, t Task, key *SendKey, send []any) error
 		return unavailable("put task", err)
 	}
 	if r.minAcks == 0 && !(r.cluster && register) {
-		put = r.runHot(ctx, putScript, keys, args...)
+		put = r.runHot(ctx, putScript, args)
 		err = put.Err()
 	} else {
-		err = r.putPipelined(ctx, t, register, keys, args, &put, &acks)
+		put, acks, err = r.putPipelined(ctx, t, register, args)
 	}
 	if err != nil {
 		r.registered.Delete(t.Agent)
@@ -204,30 +238,30 @@ func (r *Redis) put(ctx context.Context, t Task, key *SendKey, send []any) error
 // putPipelined runs putScript in a pipeline: on a cluster after the
 // commands that register the agent, in the agents set's slot; with
 // min_replica_acks before the WAIT for them.
-func (r *Redis) putPipelined(ctx context.Context, t Task, register bool, keys []string, args []any, put, acks **redis.Cmd) error {
-	queue := func(p redis.Pipeliner, eval func(p redis.Pipeliner) *redis.Cmd) {
-		if r.cluster && register {
-			p.SAdd(ctx, r.keys.agents(), t.Agent)
-			p.PExpire(ctx, r.keys.agents(), r.physicalTTL)
-		}
-		*put = eval(p)
-		if r.minAcks > 0 {
-			*acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
-		}
-	}
-	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		queue(p, func(p redis.Pipeliner) *redis.Cmd { return p.EvalSha(ctx, putScript.Hash(), keys, args...) })
-		return nil
-	})
-	if err != nil && isNoScript((*put).Err()) {
-		// A node that restarted or was promoted lacks the script: Eval
-		// loads it. The commands before it are idempotent.
+func (r *Redis) putPipelined(ctx context.Context, t Task, register bool, args []any) (put, acks *redis.Cmd, err error) {
+	run := func(script *redis.Cmd) (acks *redis.Cmd, err error) {
 		_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			queue(p, func(p redis.Pipeliner) *redis.Cmd { return putScript.Eval(ctx, p, keys, args...) })
+			if r.cluster && register {
+				p.SAdd(ctx, r.agentsKey, t.Agent)
+				p.PExpire(ctx, r.agentsKey, r.physicalTTL)
+			}
+			_ = p.Process(ctx, script)
+			if r.minAcks > 0 {
+				acks = p.Do(ctx, "WAIT", r.minAcks, r.ackTimeout.Milliseconds())
+			}
 			return nil
 		})
+		return acks, err
 	}
-	return err
+	put = putScript.evalSha(ctx, args)
+	acks, err = run(put)
+	if err != nil && isNoScript(put.Err()) {
+		// A node that restarted or was promoted lacks the script: EVAL
+		// loads it. The commands before it are idempotent.
+		put = putScript.eval(ctx, args)
+		acks, err = run(put)
+	}
+	return put, acks, err
 }
 
 // agentRenewal is how often Put renews its agent in the agents set, well
@@ -294,45 +328,75 @@ func (r *Redis) Known(ctx context.Context, id string) (bool, error) {
 // Admit implements Store. It is one script, which also reads the context's
 // owner that a send checks anyway.
 func (r *Redis) Admit(ctx context.Context, a Admission) (string, error) {
-	owner, _, _, err := r.admit(ctx, a, nil, nil)
+	owner, _, _, err := r.admit(ctx, a, nil, nil, time.Time{})
 	return owner, err
 }
 
 // admit runs admitScript: the admission of a and, when key is not nil,
-// the claim of key for claim (the args ClaimSend passes), made only when
-// the admission succeeds. It returns the context's owner (ErrNotFound for
-// none), the record found under key ("" for none) and whether the claim
-// was made.
-func (r *Redis) admit(ctx context.Context, a Admission, key *SendKey, claim []any) (string, string, bool, error) {
+// the claim of key for rec at the caller's claimNow (ClaimSend's), made
+// only when the admission succeeds. It returns the context's owner
+// (ErrNotFound for none), the record found under key ("" for none) and
+// whether the claim was made.
+func (r *Redis) admit(ctx context.Context, a Admission, key *SendKey, rec *SendRecord, claimNow time.Time) (string, string, bool, error) {
 	now := r.now()
-	ak := r.keys.agent(a.Agent)
+	var c *admitCall
+	if key == nil {
+		c = &admitCall{}
+	} else {
+		cc := &admitClaimCall{}
+		var err error
+		if cc.rec, err = cc.wire.encode(*rec); err != nil {
+			return "", "", false, err
+		}
+		c = &cc.admitCall
+		c.claimNow, c.recTTL, c.member = claimNow.UnixMicro(), r.physicalSendTTL(rec.Expires), key.Key
+	}
+	c.now, c.oldest = now.UnixMicro(), now.Add(-r.ttl).UnixMicro()
 	// Absent keys are named by one that is there, in the same slot: a
 	// script declares every key it touches, and a cluster routes by them.
-	bucket, exp := ak.bucket(a.Owner), ak.expIndex(a.Owner)
-	contextKey, claimKey, claimIndex := exp, exp, exp
-	if a.ContextID != "" {
-		contextKey = ak.context(a.ContextID)
-	}
-	named, claiming := "0", "0"
+	var buf [384]byte
+	var ends keyEnds
+	b := append(r.keys.appendBucket(buf[:0], a.Agent, a.Owner), ":exp"...)
+	ends.end(b)
+	b = append(r.keys.appendBucket(b, a.Agent, a.Owner), ":fin"...)
+	ends.end(b)
+	var named, claiming any = "0", "0"
 	if a.ContextID != "" {
 		named = "1"
+		b = append(r.keys.appendSlot(b, a.Agent), "c:"...)
+		b = append(b, a.ContextID...)
+		ends.end(b)
 	}
 	if key != nil {
-		claimKey, claimIndex, claiming = r.keys.sendKey(*key), ak.sends(key.Owner), "1"
+		claiming = "1"
+		b = r.keys.appendSendKey(b, *key)
+		ends.end(b)
+		b = r.keys.appendSends(b, a.Agent, key.Owner)
+		ends.end(b)
 	}
-	limit := int64(0) // owner "" is the one principal of a gateway without authentication, not bounded
+	var built [5]string
+	ends.split(b, built[:])
+	c.keys = [5]string{built[0], built[1], built[0], built[0], built[0]}
+	next := 2
+	if a.ContextID != "" {
+		c.keys[2] = built[next]
+		next++
+	}
+	if key != nil {
+		c.keys[3], c.keys[4] = built[next], built[next+1]
+	}
+	var limit any = 0 // owner "" is the one principal of a gateway without authentication, not bounded
 	if a.Owner != "" {
-		limit = int64(r.maxPerOwner)
+		limit = r.shareArg
 	}
-	args := make([]any, 0, 9)
-	args = append(args, micros(now), micros(now.Add(-r.ttl)), limit, named, claiming)
+	args := append(scriptArgs(c.args[:], c.keys[:]), &c.now, &c.oldest, limit, named, claiming)
 	if key != nil {
-		args = append(args, claim[0], claim[1], claim[2], key.Key)
+		args = append(args, &c.claimNow, &c.rec, &c.recTTL, &c.member)
 	}
 	if err := ctx.Err(); err != nil { // the autopipeliner would not see it
 		return "", "", false, unavailable("admit task", err)
 	}
-	reply, err := r.runHot(ctx, admitScript, []string{exp, bucket + ":fin", contextKey, claimKey, claimIndex}, args...).Slice()
+	reply, err := r.runHot(ctx, admitScript, args).Slice()
 	if err != nil {
 		return "", "", false, unavailable("admit task", err)
 	}

@@ -174,7 +174,7 @@ func (d *nodeDialer) connect(ctx context.Context, network, addr string, failures
 	}
 	// Counted beneath TLS, so that a broken connection counts whatever
 	// the layer above makes of it.
-	counted := &countedConn{Conn: raw, failures: failures}
+	counted := newCountedConn(raw, failures)
 	conn := net.Conn(counted)
 	if d.tls == nil {
 		return conn, nil

@@ -61,6 +61,18 @@ type countedConn struct {
 	net.Conn
 	failures *atomic.Uint64
 	broken   atomic.Bool // counted once per connection
+	// socket is the connection's socket handle (nil with socketErr when
+	// it has none), made once: go-redis asks for it before each command.
+	socket    syscall.RawConn
+	socketErr error
+}
+
+func newCountedConn(conn net.Conn, failures *atomic.Uint64) *countedConn {
+	c := &countedConn{Conn: conn, failures: failures, socketErr: errors.ErrUnsupported}
+	if sc, ok := conn.(syscall.Conn); ok {
+		c.socket, c.socketErr = sc.SyscallConn()
+	}
+	return c
 }
 
 func (c *countedConn) Read(b []byte) (int, error) {
@@ -91,9 +103,5 @@ func (c *countedConn) failed(err error) {
 // SyscallConn gives go-redis's pool the socket, which it peeks at to find
 // connections the node closed while they were idle.
 func (c *countedConn) SyscallConn() (syscall.RawConn, error) {
-	sc, ok := c.Conn.(syscall.Conn)
-	if !ok {
-		return nil, errors.ErrUnsupported
-	}
-	return sc.SyscallConn()
+	return c.socket, c.socketErr
 }

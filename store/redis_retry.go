@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,7 +36,7 @@ func (k redisKeys) sendKey(key SendKey) string {
 //	KEYS: the record, the owner's record index
 //	ARGV: the caller's now, the record, its TTL (ms), the send's key, the
 //	      store's now, the owner's share (0: unbounded)
-var claimSendScript = redis.NewScript(luaRecord + `
+var claimSendScript = newLuaScript(luaRecord + `
 local claimed, v = claimRecord(KEYS[1], ARGV[2], ARGV[3], ARGV[1])
 if not claimed then return {0, v} end
 keepRecord(KEYS[2], KEYS[1], ARGV[4], ARGV[5], ARGV[6], ARGV[3])
@@ -62,12 +63,73 @@ func (r *Redis) sendShare(key SendKey) int {
 	return r.maxPerOwner
 }
 
-func encodeSend(rec SendRecord) (string, error) {
-	b, err := json.Marshal(rec)
+// sendWire is a send record as stored: SendRecord's JSON, the same bytes,
+// with its times' JSON written beforehand into times, for time.Time's
+// MarshalJSON allocates its text each time. The wire of a script's record
+// is part of its call's allocation (admitCall, putCall, claimCall), with
+// the buffer of its stored form.
+type sendWire struct {
+	Digest        string   `json:"d"`
+	State         string   `json:"s"`
+	TaskID        string   `json:"t,omitempty"`
+	Answer        []byte   `json:"a,omitempty"`
+	AnswerDialect string   `json:"ad,omitempty"`
+	Holder        string   `json:"h,omitempty"`
+	Lease         wireTime `json:"l,omitempty"`
+	Expires       wireTime `json:"e"`
+
+	times [2 * len(`"2006-01-02T15:04:05.999999999-07:00"`)]byte
+	val   [256]byte
+	out   bytes.Buffer
+}
+
+// encode returns rec's stored form, "<expires µs>|<JSON>", in w's buffer
+// when it fits.
+func (w *sendWire) encode(rec SendRecord) ([]byte, error) {
+	*w = sendWire{Digest: rec.Digest, State: rec.State, TaskID: rec.TaskID, Answer: rec.Answer,
+		AnswerDialect: rec.AnswerDialect, Holder: rec.Holder}
+	times, err := rec.Expires.AppendText(w.times[:0])
 	if err != nil {
-		return "", fmt.Errorf("encode send record: %w", err)
+		return nil, fmt.Errorf("encode send record: %w", err)
 	}
-	return micros(rec.Expires) + "|" + string(b), nil
+	w.Expires = times
+	if !rec.Lease.IsZero() { // SendRecord's omitzero
+		lease, err := rec.Lease.AppendText(times[len(times):])
+		if err != nil {
+			return nil, fmt.Errorf("encode send record: %w", err)
+		}
+		w.Lease = lease
+	}
+	// An Encoder writes the JSON into out as it is made, where Marshal
+	// copies it out for its caller.
+	w.out = *bytes.NewBuffer(append(strconv.AppendInt(w.val[:0], rec.Expires.UnixMicro(), 10), '|'))
+	if err := json.NewEncoder(&w.out).Encode(w); err != nil {
+		return nil, fmt.Errorf("encode send record: %w", err)
+	}
+	v := w.out.Bytes()
+	return v[:len(v)-1], nil // without Encode's newline
+}
+
+// wireTime is a time's RFC 3339 text with the nanoseconds (AppendText),
+// which json writes as a string, as time.Time's MarshalJSON writes it. It
+// is a TextMarshaler rather than a Marshaler: json only escapes a text,
+// where it would run its scanner over a Marshaler's JSON. The receiver is
+// a pointer, so that json calls it without boxing a copy.
+type wireTime []byte
+
+func (t *wireTime) MarshalText() ([]byte, error) { return *t, nil }
+
+// wireBytes is a script's argument of bytes, passed by pointer and written
+// by go-redis as the bytes (encoding.BinaryMarshaler): a []byte boxed in
+// an interface would be an allocation of its own.
+type wireBytes []byte
+
+func (b *wireBytes) MarshalBinary() ([]byte, error) { return *b, nil }
+
+func encodeSend(rec SendRecord) (string, error) {
+	var w sendWire
+	b, err := w.encode(rec)
+	return string(b), err
 }
 
 func decodeSend(v string) (SendRecord, time.Time, error) {
@@ -94,11 +156,7 @@ func (r *Redis) ClaimSend(ctx context.Context, a Admission, key SendKey, rec Sen
 	if key.Key == "" {
 		return "", SendRecord{}, false, errNoClaim
 	}
-	val, err := encodeSend(rec)
-	if err != nil {
-		return "", SendRecord{}, false, err
-	}
-	owner, prev, claimed, err := r.admit(ctx, a, &key, []any{micros(now), val, r.physicalSendTTL(rec.Expires)})
+	owner, prev, claimed, err := r.admit(ctx, a, &key, &rec, now)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", SendRecord{}, false, err
 	}
@@ -139,25 +197,37 @@ func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now 
 	if key.Key == "" {
 		return SendRecord{}, false, errNoClaim
 	}
-	val, err := encodeSend(rec)
-	if err != nil {
+	c := &claimCall{now: now.UnixMicro(), storeNow: r.now().UnixMicro(), recTTL: r.physicalSendTTL(rec.Expires), member: key.Key}
+	var err error
+	if c.rec, err = c.wire.encode(rec); err != nil {
 		return SendRecord{}, false, err
 	}
-	k := []string{r.keys.sendKey(key), r.keys.agent(key.Agent).sends(key.Owner)}
-	args := []any{micros(now), val, r.physicalSendTTL(rec.Expires), key.Key, micros(r.now()), r.sendShare(key)}
-	var claim *redis.Cmd
-	run := func(eval func(p redis.Pipeliner) *redis.Cmd) error {
+	var buf [256]byte
+	var ends keyEnds
+	b := r.keys.appendSendKey(buf[:0], key)
+	ends.end(b)
+	b = r.keys.appendSends(b, key.Agent, key.Owner)
+	ends.end(b)
+	ends.split(b, c.keys[:])
+	var share any = 0
+	if r.sendShare(key) != 0 {
+		share = r.shareArg
+	}
+	args := append(scriptArgs(c.args[:], c.keys[:]), &c.now, &c.rec, &c.recTTL, &c.member, &c.storeNow, share)
+	run := func(claim *redis.Cmd) error {
 		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			queue(p)
-			claim = eval(p)
+			_ = p.Process(ctx, claim)
 			return nil
 		})
 		return err
 	}
-	err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.EvalSha(ctx, p, k, args...) })
-	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+	claim := claimSendScript.evalSha(ctx, args)
+	err = run(claim)
+	if err != nil && isNoScript(claim.Err()) {
 		// A Redis that restarted or flushed its scripts: once, in full.
-		err = run(func(p redis.Pipeliner) *redis.Cmd { return claimSendScript.Eval(ctx, p, k, args...) })
+		claim = claimSendScript.eval(ctx, args)
+		err = run(claim)
 	}
 	if err != nil {
 		return SendRecord{}, false, unavailable("claim send", err)
@@ -180,12 +250,21 @@ func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now 
 // SaveSend implements Retries. The record is written by sendSaves, with
 // those of the sends saving meanwhile.
 func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error {
-	val, err := encodeSend(rec)
-	if err != nil {
+	q := &queuedSave{ttl: r.physicalSendTTL(rec.Expires), member: key.Key, score: float64(r.now().UnixMicro()), share: r.sendShare(key)}
+	var err error
+	if q.val, err = q.wire.encode(rec); err != nil {
 		return err
 	}
-	q := &queuedSave{key: r.keys.sendKey(key), val: val, ttl: time.Duration(r.physicalSendTTL(rec.Expires)) * time.Millisecond,
-		index: r.keys.agent(key.Agent).sends(key.Owner), member: key.Key, score: float64(r.now().UnixMicro()), share: r.sendShare(key)}
+	var buf [256]byte
+	var ends keyEnds
+	b := r.keys.appendSendKey(buf[:0], key)
+	ends.end(b)
+	b = r.keys.appendSends(b, key.Agent, key.Owner)
+	ends.end(b)
+	var keys [2]string
+	ends.split(b, keys[:])
+	q.key, q.index = keys[0], keys[1]
+	q.args()
 	if err := r.saves.save(ctx, q); err != nil {
 		return unavailable("save send", err)
 	}
@@ -198,11 +277,7 @@ func (r *Redis) PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord
 	if err := checkPutSend(t, key); err != nil {
 		return err
 	}
-	val, err := encodeSend(rec)
-	if err != nil {
-		return err
-	}
-	return r.put(ctx, t, &key, []any{val, r.physicalSendTTL(rec.Expires)})
+	return r.put(ctx, t, &key, &rec)
 }
 
 // LoadSend implements Retries.

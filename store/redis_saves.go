@@ -33,16 +33,28 @@ type sendSaves struct {
 }
 
 // queuedSave is one record to write, and to count in its owner's index
-// (redisKeys) by member and score when share is not 0.
+// (redisKeys) by member and score when share is not 0. It holds its SET's
+// and ZADD's arguments, built by SaveSend pointing at its fields (as a
+// script's call does, redis_call.go), and the record's encoding.
 type queuedSave struct {
-	key, val      string
-	ttl           time.Duration
-	index, member string
-	score         float64
-	share         int
-	err           error
+	key, index, member string
+	val                wireBytes
+	ttl                int64 // ms
+	score              float64
+	share              int
+	err                error
 	// written is closed once the write ended, with err set.
 	written chan struct{}
+
+	set  [5]any
+	add  [4]any
+	wire sendWire
+}
+
+// args builds q's SET and ZADD arguments.
+func (q *queuedSave) args() {
+	q.set = [5]any{"set", &q.key, &q.val, "px", &q.ttl}
+	q.add = [4]any{"zadd", &q.index, &q.score, &q.member}
 }
 
 // sendSaveQueue bounds the records waiting: past it SaveSend waits, within
@@ -132,9 +144,13 @@ func (s *sendSaves) write(batch []*queuedSave) {
 	adds := make([]*redis.IntCmd, len(batch))
 	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, q := range batch {
-			sets[i] = p.Set(ctx, q.key, q.val, q.ttl)
+			sets[i] = redis.NewStatusCmd(ctx, q.set[:]...)
+			sets[i].SetFirstKeyPos(1)
+			_ = p.Process(ctx, sets[i])
 			if q.share > 0 {
-				adds[i] = p.ZAdd(ctx, q.index, redis.Z{Score: q.score, Member: q.member})
+				adds[i] = redis.NewIntCmd(ctx, q.add[:]...)
+				adds[i].SetFirstKeyPos(1)
+				_ = p.Process(ctx, adds[i])
 			}
 		}
 		return nil
@@ -156,7 +172,7 @@ func (s *sendSaves) write(batch []*queuedSave) {
 		_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, i := range uncounted {
 				q := batch[i]
-				counts[i] = countSendScript.Eval(ctx, p, []string{q.index, q.key}, q.member, q.share, q.ttl.Milliseconds())
+				counts[i] = countSendScript.Eval(ctx, p, []string{q.index, q.key}, q.member, q.share, q.ttl)
 			}
 			return nil
 		})

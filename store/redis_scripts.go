@@ -155,7 +155,7 @@ end
 // record is written only with the task, after every refusal. On a
 // cluster, Put writes the agents set by a command of its own, in the
 // script's pipeline.
-var putScript = redis.NewScript(luaCommon + luaRecord + `
+var putScript = newLuaScript(luaCommon + luaRecord + `
 -- restoreCtx puts back the context's value held (false for none) that a
 -- put's SET ... GET replaced (when set), live until heldExp (nil when it
 -- was not live: nothing to keep), with the physical TTL its writer gave
@@ -418,7 +418,7 @@ return 1
 // final (nothing claimed); 0: a live record holds the key; 1: admitted
 // and, when asked, claimed. A record that expired by the caller's now, or
 // one of a send not accepted, is claimed over and returned as found.
-var admitScript = redis.NewScript(luaRecord + `
+var admitScript = newLuaScript(luaRecord + `
 local now, limit = ARGV[1], tonumber(ARGV[3])
 if limit > 0 and redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf') == 0 and
    redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') >= limit then
