@@ -219,6 +219,9 @@ type call struct {
 	// replyLimit bounds the read of a unary reply; in the call, which is
 	// on the heap already, where io.LimitReader would allocate per call.
 	replyLimit io.LimitedReader
+	// first is the context of a first send (firstSend) while it runs, in
+	// the call, which is on the heap already; zero otherwise.
+	first outliving
 	// binding is the binding the call came through and caller, when not
 	// 0, the dialect its caller spoke, as the front end that made the
 	// JSON-RPC request recorded them in its context.
@@ -587,6 +590,11 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	}
 	defer res.Body.Close()
 	reply, e := a.readReply(res, b, c)
+	if !c.first.unbound() {
+		// The reply was read as its deadline passed, which ended ctx:
+		// the index writes still have to land.
+		ctx = c.first.values
+	}
 	endBackendCall(span, c, e, reply.Error)
 	if e != nil {
 		return nil, e

@@ -130,8 +130,9 @@ var backendRequestIDs atomic.Uint64
 
 // post sends one JSON-RPC request of call c to the backend. A unary call's
 // whole reply, head and body, must arrive within response_timeout: the
-// returned body's Close ends that bound. A stream has none; its idle timeout
-// bounds each wait instead.
+// returned body's Close ends that bound, or for a first send unary, once
+// the reply is read (c.first). A stream has none; its idle timeout bounds
+// each wait instead.
 func (b *backend) post(ctx context.Context, in *http.Request, c *call, method string, params []byte, stream bool) (*http.Response, error) {
 	// Every request to a backend has an id of its own, never the caller's:
 	// callers reuse small ids, so a backend's stale or mixed-up response
@@ -144,8 +145,16 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 	// RoundTrip returns (a reply that comes before the request is sent).
 	body := normalize.AppendRequest(make([]byte, 0, len(params)+len(method)+len(id)+48), id, method, params)
 	cancel := context.CancelFunc(nil)
+	bounded := false
 	if d := b.cfg.ResponseTimeout; !stream && d > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, d, b.timeoutCause)
+		bounded = true
+		if c.first.cancel != nil {
+			// A first send's own context ends at the deadline (unary
+			// stops it once the reply is read).
+			c.first.bound(d, b.timeoutCause)
+		} else {
+			ctx, cancel = context.WithTimeoutCause(ctx, d, b.timeoutCause)
+		}
 	}
 	req := (&http.Request{
 		Method:     http.MethodPost,
@@ -174,15 +183,21 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		h["Accept"] = headerJSON
 	}
 	res, err := b.transport.RoundTrip(req)
+	if err != nil && bounded {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+			err = fmt.Errorf("%w: %w", cause, err)
+		}
+	}
 	if cancel != nil {
 		if err != nil {
-			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
-				err = fmt.Errorf("%w: %w", cause, err)
-			}
 			cancel()
 			return nil, err
 		}
 		res.Body = &boundedBody{ReadCloser: res.Body, cancel: cancel}
+		return res, nil
+	}
+	if err != nil && bounded {
+		c.first.unbound()
 	}
 	return res, err
 }
