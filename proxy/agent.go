@@ -123,6 +123,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		if err != nil {
 			return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
 		}
+		b.traced = opts.Tracing.Enabled()
 		a.byName[name] = b
 		return b, nil
 	}

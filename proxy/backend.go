@@ -39,6 +39,9 @@ type backend struct {
 	// timeoutCause ends a unary call past cfg.ResponseTimeout; made once,
 	// not per call.
 	timeoutCause error
+	// traced is set when the agent exports spans: only then may a
+	// request carry a span of the gateway's (injectTrace).
+	traced bool
 	// streamRefused is set once the backend refused a streaming send as a
 	// method it does not serve (blocking_via_stream then stops trying).
 	streamRefused atomic.Bool
@@ -337,7 +340,9 @@ func (b *backend) setHeaders(req, in *http.Request) {
 	for k, vv := range b.static {
 		req.Header[k] = vv
 	}
-	injectTrace(req)
+	if b.traced {
+		injectTrace(req)
+	}
 	if b.dialect == dialect.V10 {
 		// Exactly this string: the Python 1.0 SDK rejects PascalCase methods
 		// without it, and Java compares it literally.
