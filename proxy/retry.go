@@ -113,8 +113,10 @@ type sendRetry struct {
 	rec     store.SendRecord // the claim, when claimed
 	claimed bool
 	prior   store.SendRecord
-	// flight is a claimed send's, while it runs on this replica.
+	// flight is a claimed send's, while it runs on this replica: own,
+	// in the send's retry rather than an allocation of its own.
 	flight *flight
+	own    flight
 }
 
 // newSendRetry is the claim a send (unary or streaming) with a key would
@@ -261,7 +263,8 @@ func (a *Agent) claimedSend(c *call) *flight {
 	if rt.prior.State == store.SendNotAccepted {
 		a.metrics.retry(a.cfg.Name, retryResentNotAccepted)
 	}
-	fl := &flight{done: make(chan struct{}), claim: rt.rec}
+	fl := &rt.own
+	fl.done, fl.claim = make(chan struct{}), rt.rec
 	rt.flight = fl
 	rs.mu.Lock()
 	rs.flights[rt.key] = fl
