@@ -220,6 +220,9 @@ type call struct {
 	// replyLimit bounds the read of a unary reply; in the call, which is
 	// on the heap already, where io.LimitReader would allocate per call.
 	replyLimit io.LimitedReader
+	// replyCancel ends the reply deadline of a unary backend request
+	// (post, endReply).
+	replyCancel context.CancelFunc
 	// first is the context of a first send (firstSend) while it runs, in
 	// the call, which is on the heap already; zero otherwise.
 	first outliving
@@ -584,6 +587,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	b := c.backend
 	bctx, span := a.startBackendCall(ctx, c, method)
 	res, err := b.post(bctx, r, c, method, params, false)
+	defer c.endReply() // after the body's Close
 	if err != nil {
 		e := b.transportError(ctx, err)
 		endBackendCall(span, c, e, nil)

@@ -133,9 +133,9 @@ var backendRequestIDs atomic.Uint64
 
 // post sends one JSON-RPC request of call c to the backend. A unary call's
 // whole reply, head and body, must arrive within response_timeout: the
-// returned body's Close ends that bound, or for a first send unary, once
-// the reply is read (c.first). A stream has none; its idle timeout bounds
-// each wait instead.
+// caller ends that bound with c.endReply once the body is closed, or for a
+// first send unary does, once the reply is read (c.first). A stream has
+// none; its idle timeout bounds each wait instead.
 func (b *backend) post(ctx context.Context, in *http.Request, c *call, method string, params []byte, stream bool) (*http.Response, error) {
 	// Every request to a backend has an id of its own, never the caller's:
 	// callers reuse small ids, so a backend's stale or mixed-up response
@@ -196,7 +196,9 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 			cancel()
 			return nil, err
 		}
-		res.Body = &boundedBody{ReadCloser: res.Body, cancel: cancel}
+		// In the call, where a body wrapper stopping it on Close would be
+		// one more allocation per call.
+		c.replyCancel = cancel
 		return res, nil
 	}
 	if err != nil && bounded {
@@ -219,16 +221,13 @@ func (e *responseTimeoutError) Error() string {
 	return fmt.Sprintf("did not finish its reply within agents[].backend.response_timeout (%s)", e.limit)
 }
 
-// boundedBody is a reply body whose Close also stops its deadline.
-type boundedBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *boundedBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
+// endReply ends the reply deadline of the call's latest unary backend
+// request (post), once its body is closed.
+func (c *call) endReply() {
+	if c.replyCancel != nil {
+		c.replyCancel()
+		c.replyCancel = nil
+	}
 }
 
 // replyDeadline bounds reading body, the plain reply a stream request got
