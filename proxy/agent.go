@@ -220,6 +220,9 @@ type call struct {
 	// replyLimit bounds the read of a unary reply; in the call, which is
 	// on the heap already, where io.LimitReader would allocate per call.
 	replyLimit io.LimitedReader
+	// length is the Content-Length value of the call's answer
+	// (writeJSONIn).
+	length [1]string
 	// replyCancel ends the reply deadline of a unary backend request
 	// (post, endReply).
 	replyCancel context.CancelFunc
@@ -401,7 +404,7 @@ func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
 	}
 	out := a.errorResponse(c, e)
 	c.bytes += len(out)
-	writeJSON(w, http.StatusOK, out)
+	writeJSONIn(w, http.StatusOK, out, &c.length)
 }
 
 // errorResponse renders e in the caller's dialect and notes it for the log.
@@ -578,7 +581,7 @@ func (a *Agent) writeResult(w http.ResponseWriter, c *call, result []byte) {
 	buf := c.buffer(len(result) + len(c.env.ID) + 40)
 	*buf = normalize.AppendResultResponse(*buf, c.env.ID, result)
 	c.bytes += len(*buf)
-	writeJSON(w, http.StatusOK, *buf)
+	writeJSONIn(w, http.StatusOK, *buf, &c.length)
 }
 
 // unary makes one non-streaming backend call and returns its result in the
