@@ -76,6 +76,8 @@ func (rs *retries) setWaitHook(f func()) { rs.waitHook.Store(&f) }
 
 // flight is a first send running on this replica.
 type flight struct {
+	// done is closed once the flight settles; made by its first waiter,
+	// under the retries' lock (most sends have none).
 	done chan struct{}
 	rec  store.SendRecord // the outcome, once done is closed
 	// mu orders the claim's renewals before its outcome: a renewal written
@@ -264,7 +266,7 @@ func (a *Agent) claimedSend(c *call) *flight {
 		a.metrics.retry(a.cfg.Name, retryResentNotAccepted)
 	}
 	fl := &rt.own
-	fl.done, fl.claim = make(chan struct{}), rt.rec
+	fl.claim = rt.rec
 	rt.flight = fl
 	rs.mu.Lock()
 	rs.flights[rt.key] = fl
@@ -305,8 +307,11 @@ func (a *Agent) settleBy(rt *sendRetry, rec store.SendRecord, write func() bool)
 	rs := a.retries
 	rs.mu.Lock()
 	delete(rs.flights, rt.key)
+	done := fl.done
 	rs.mu.Unlock()
-	close(fl.done)
+	if done != nil {
+		close(done)
+	}
 	return true
 }
 
@@ -633,13 +638,20 @@ func (a *Agent) awaitFirst(ctx context.Context, rt *sendRetry, rec store.SendRec
 	rs := a.retries
 	rs.mu.Lock()
 	fl := rs.flights[rt.key]
+	var done chan struct{}
+	if fl != nil {
+		if fl.done == nil {
+			fl.done = make(chan struct{})
+		}
+		done = fl.done
+	}
 	rs.mu.Unlock()
 	if fl != nil {
 		if hook := rs.waitHook.Load(); hook != nil {
 			(*hook)()
 		}
 		select {
-		case <-fl.done:
+		case <-done:
 			return fl.rec, nil
 		case <-ctx.Done():
 			return rec, waitEnded(ctx)
