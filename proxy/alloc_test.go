@@ -16,14 +16,14 @@ import (
 // more must say why here; one that needs fewer should lower the budget.
 var allocBudgets = map[string]float64{
 	// measured: 37 per send (a first send, with its retry claim: its
-	// key, digest, record with its flight (whose channel only a waiter
-	// makes), and the context that outlives
-	// its caller, whose reply deadline is a timer on that same context),
-	// 30 per get, 53 per 50-event stream (a streaming send, with its
-	// claim), 38 with a JWT (a token seen before: its check is remembered). A
-	// unary call's backend request is allocated, not pooled (net/http may
-	// still read it after RoundTrip returns), and a get's reply deadline
-	// is a context of its own, ended through the call (endReply).
+	// key, digest, record with its flight, whose channel only a waiter
+	// makes, and the context that outlives its caller, whose reply
+	// deadline is a timer on that same context), 30 per get, 53 per
+	// 50-event stream (a streaming send, with its claim), 38 with a JWT
+	// (a token seen before: its check is remembered). A unary call's
+	// backend request is allocated, not pooled (net/http may still read it
+	// after RoundTrip returns), and a get's reply deadline is a context of
+	// its own, ended through the call (endReply).
 	"send/0.3-to-0.3":      39,
 	"send/0.3-to-1.0":      39,
 	"send/1.0-to-0.3":      39,
