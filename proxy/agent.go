@@ -123,6 +123,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 		if err != nil {
 			return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
 		}
+		b.traced = opts.Tracing.Enabled()
 		a.byName[name] = b
 		return b, nil
 	}
@@ -219,6 +220,15 @@ type call struct {
 	// replyLimit bounds the read of a unary reply; in the call, which is
 	// on the heap already, where io.LimitReader would allocate per call.
 	replyLimit io.LimitedReader
+	// length is the Content-Length value of the call's answer
+	// (writeJSONIn).
+	length [1]string
+	// replyCancel ends the reply deadline of a unary backend request
+	// (post, endReply).
+	replyCancel context.CancelFunc
+	// first is the context of a first send (firstSend) while it runs, in
+	// the call, which is on the heap already; zero otherwise.
+	first outliving
 	// binding is the binding the call came through and caller, when not
 	// 0, the dialect its caller spoke, as the front end that made the
 	// JSON-RPC request recorded them in its context.
@@ -394,7 +404,7 @@ func (a *Agent) fail(w http.ResponseWriter, c *call, e *normalize.Error) {
 	}
 	out := a.errorResponse(c, e)
 	c.bytes += len(out)
-	writeJSON(w, http.StatusOK, out)
+	writeJSONIn(w, http.StatusOK, out, &c.length)
 }
 
 // errorResponse renders e in the caller's dialect and notes it for the log.
@@ -571,7 +581,7 @@ func (a *Agent) writeResult(w http.ResponseWriter, c *call, result []byte) {
 	buf := c.buffer(len(result) + len(c.env.ID) + 40)
 	*buf = normalize.AppendResultResponse(*buf, c.env.ID, result)
 	c.bytes += len(*buf)
-	writeJSON(w, http.StatusOK, *buf)
+	writeJSONIn(w, http.StatusOK, *buf, &c.length)
 }
 
 // unary makes one non-streaming backend call and returns its result in the
@@ -580,6 +590,7 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	b := c.backend
 	bctx, span := a.startBackendCall(ctx, c, method)
 	res, err := b.post(bctx, r, c, method, params, false)
+	defer c.endReply() // after the body's Close
 	if err != nil {
 		e := b.transportError(ctx, err)
 		endBackendCall(span, c, e, nil)
@@ -587,6 +598,11 @@ func (a *Agent) unary(ctx context.Context, r *http.Request, c *call, op dialect.
 	}
 	defer res.Body.Close()
 	reply, e := a.readReply(res, b, c)
+	if !c.first.unbound() {
+		// The reply was read as its deadline passed, which ended ctx:
+		// the index writes still have to land.
+		ctx = c.first.values
+	}
 	endBackendCall(span, c, e, reply.Error)
 	if e != nil {
 		return nil, e

@@ -39,6 +39,9 @@ type backend struct {
 	// timeoutCause ends a unary call past cfg.ResponseTimeout; made once,
 	// not per call.
 	timeoutCause error
+	// traced is set when the agent exports spans: only then may a
+	// request carry a span of the gateway's (injectTrace).
+	traced bool
 	// streamRefused is set once the backend refused a streaming send as a
 	// method it does not serve (blocking_via_stream then stops trying).
 	streamRefused atomic.Bool
@@ -130,8 +133,9 @@ var backendRequestIDs atomic.Uint64
 
 // post sends one JSON-RPC request of call c to the backend. A unary call's
 // whole reply, head and body, must arrive within response_timeout: the
-// returned body's Close ends that bound. A stream has none; its idle timeout
-// bounds each wait instead.
+// caller ends that bound with c.endReply once the body is closed, or for a
+// first send unary does, once the reply is read (c.first). A stream has
+// none; its idle timeout bounds each wait instead.
 func (b *backend) post(ctx context.Context, in *http.Request, c *call, method string, params []byte, stream bool) (*http.Response, error) {
 	// Every request to a backend has an id of its own, never the caller's:
 	// callers reuse small ids, so a backend's stale or mixed-up response
@@ -144,8 +148,16 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 	// RoundTrip returns (a reply that comes before the request is sent).
 	body := normalize.AppendRequest(make([]byte, 0, len(params)+len(method)+len(id)+48), id, method, params)
 	cancel := context.CancelFunc(nil)
+	bounded := false
 	if d := b.cfg.ResponseTimeout; !stream && d > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, d, b.timeoutCause)
+		bounded = true
+		if c.first.cancel != nil {
+			// A first send's own context ends at the deadline (unary
+			// stops it once the reply is read).
+			c.first.bound(d, b.timeoutCause)
+		} else {
+			ctx, cancel = context.WithTimeoutCause(ctx, d, b.timeoutCause)
+		}
 	}
 	req := (&http.Request{
 		Method:     http.MethodPost,
@@ -174,15 +186,23 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		h["Accept"] = headerJSON
 	}
 	res, err := b.transport.RoundTrip(req)
+	if err != nil && bounded {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+			err = fmt.Errorf("%w: %w", cause, err)
+		}
+	}
 	if cancel != nil {
 		if err != nil {
-			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
-				err = fmt.Errorf("%w: %w", cause, err)
-			}
 			cancel()
 			return nil, err
 		}
-		res.Body = &boundedBody{ReadCloser: res.Body, cancel: cancel}
+		// In the call, where a body wrapper stopping it on Close would be
+		// one more allocation per call.
+		c.replyCancel = cancel
+		return res, nil
+	}
+	if err != nil && bounded {
+		c.first.unbound()
 	}
 	return res, err
 }
@@ -201,16 +221,13 @@ func (e *responseTimeoutError) Error() string {
 	return fmt.Sprintf("did not finish its reply within agents[].backend.response_timeout (%s)", e.limit)
 }
 
-// boundedBody is a reply body whose Close also stops its deadline.
-type boundedBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *boundedBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
+// endReply ends the reply deadline of the call's latest unary backend
+// request (post), once its body is closed.
+func (c *call) endReply() {
+	if c.replyCancel != nil {
+		c.replyCancel()
+		c.replyCancel = nil
+	}
 }
 
 // replyDeadline bounds reading body, the plain reply a stream request got
@@ -322,7 +339,9 @@ func (b *backend) setHeaders(req, in *http.Request) {
 	for k, vv := range b.static {
 		req.Header[k] = vv
 	}
-	injectTrace(req)
+	if b.traced {
+		injectTrace(req)
+	}
 	if b.dialect == dialect.V10 {
 		// Exactly this string: the Python 1.0 SDK rejects PascalCase methods
 		// without it, and Java compares it literally.

@@ -416,6 +416,7 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agent
 			params = []byte("{}")
 		}
 		res, err := b.post(r.Context(), r, c, method, params, false)
+		defer c.endReply() // after the body's Close
 		if err != nil {
 			return nil, b.transportError(r.Context(), err)
 		}

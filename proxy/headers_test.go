@@ -79,3 +79,23 @@ func TestEqualFoldASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerContentLength: a unary answer, a result or an error, goes out
+// with its own length declared, never chunked, over plain HTTP.
+func TestAnswerContentLength(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version)
+	for _, c := range callers {
+		for name, body := range map[string]string{
+			"result": rpc(c.method(dialect.SendMessage), c.send("m-"+c.d.String(), c.text("hi"), "")),
+			"error":  rpc(c.method(dialect.GetTask), `{"id":"no-such-task"}`),
+		} {
+			res, out, err := g.postCtx(t.Context(), body, g.hdr(c.d)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ContentLength != int64(len(out)) || len(res.TransferEncoding) != 0 {
+				t.Errorf("%s, %s: Content-Length %d, Transfer-Encoding %v, for %d bytes: %s", c.d, name, res.ContentLength, res.TransferEncoding, len(out), out)
+			}
+		}
+	}
+}

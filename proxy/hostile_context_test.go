@@ -1,12 +1,14 @@
 package proxy
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/testlog"
+	"github.com/a2agate/gateway/store"
 )
 
 // contextFiler is a 1.0 backend that puts every task it answers for in
@@ -298,4 +301,42 @@ func TestBackendMovesTaskToAnotherContext(t *testing.T) {
 		}
 	}
 	mustResult(t, g.call("7", "ListTasks", `{}`))
+}
+
+// contextOwnerReads counts the index's reads of a context's owner.
+type contextOwnerReads struct {
+	store.Store
+	reads atomic.Int32
+}
+
+func (s *contextOwnerReads) ContextOwner(ctx context.Context, agent, contextID string) (string, error) {
+	s.reads.Add(1)
+	return s.Store.ContextOwner(ctx, agent, contextID)
+}
+
+// TestMessageInAnotherContextWithoutAuth: without auth every caller is
+// the same owner, so a message the backend answers in a context the index
+// holds (another task's) is relayed, in a send and a stream, as it was;
+// and the index is not read for the context's owner, which cannot be
+// another caller.
+func TestMessageInAnotherContextWithoutAuth(t *testing.T) {
+	back := &contextFiler{}
+	tasks := &contextOwnerReads{Store: store.NewMemory(store.MemoryConfig{})}
+	g := newGatewayOpts(t, back, dialect.Version10, Options{Tasks: tasks})
+	c10 := callers[1]
+	back.fileIn("c-held")
+	mustResult(t, g.call("1", c10.method(dialect.SendMessage), c10.send("first", c10.text("hi"), "")))
+	back.answerMessages(true)
+	for i, c := range callers {
+		n := strconv.Itoa(i)
+		if r := mustResult(t, g.call("2", c.method(dialect.SendMessage), c.send("send-"+n, c.text("hi"), ""))); !strings.Contains(r.Raw, "c-held") {
+			t.Errorf("%s: a send's message in c-held: %s", c.d, r.Raw)
+		}
+		if r := mustResult(t, streamLast(t, g.stream("3", c.method(dialect.SendStreamingMessage), c.send("stream-"+n, c.text("hi"), "")))); !strings.Contains(r.Raw, "c-held") {
+			t.Errorf("%s: a stream's message in c-held: %s", c.d, r.Raw)
+		}
+	}
+	if n := tasks.reads.Load(); n != 0 {
+		t.Errorf("the index was read %d times for a context's owner, without auth", n)
+	}
 }

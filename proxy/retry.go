@@ -76,6 +76,8 @@ func (rs *retries) setWaitHook(f func()) { rs.waitHook.Store(&f) }
 
 // flight is a first send running on this replica.
 type flight struct {
+	// done is closed once the flight settles; made by its first waiter,
+	// under the retries' lock (most sends have none).
 	done chan struct{}
 	rec  store.SendRecord // the outcome, once done is closed
 	// mu orders the claim's renewals before its outcome: a renewal written
@@ -113,8 +115,10 @@ type sendRetry struct {
 	rec     store.SendRecord // the claim, when claimed
 	claimed bool
 	prior   store.SendRecord
-	// flight is a claimed send's, while it runs on this replica.
+	// flight is a claimed send's, while it runs on this replica: own,
+	// in the send's retry rather than an allocation of its own.
 	flight *flight
+	own    flight
 }
 
 // newSendRetry is the claim a send (unary or streaming) with a key would
@@ -261,7 +265,8 @@ func (a *Agent) claimedSend(c *call) *flight {
 	if rt.prior.State == store.SendNotAccepted {
 		a.metrics.retry(a.cfg.Name, retryResentNotAccepted)
 	}
-	fl := &flight{done: make(chan struct{}), claim: rt.rec}
+	fl := &rt.own
+	fl.claim = rt.rec
 	rt.flight = fl
 	rs.mu.Lock()
 	rs.flights[rt.key] = fl
@@ -302,8 +307,11 @@ func (a *Agent) settleBy(rt *sendRetry, rec store.SendRecord, write func() bool)
 	rs := a.retries
 	rs.mu.Lock()
 	delete(rs.flights, rt.key)
+	done := fl.done
 	rs.mu.Unlock()
-	close(fl.done)
+	if done != nil {
+		close(done)
+	}
 	return true
 }
 
@@ -346,8 +354,9 @@ func keyName(r *http.Request) string {
 // stream as a method it does not serve.
 func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, method string, params []byte) {
 	a.claimedSend(c)
-	ctx, end := outlivingCaller(r.Context())
-	defer end.stop()
+	var ctx context.Context
+	ctx, c.first = outlivingCaller(r.Context())
+	defer c.first.stop()
 	var result []byte
 	var e *normalize.Error
 	plain := !a.viaStream(c)
@@ -359,7 +368,9 @@ func (a *Agent) firstSend(w http.ResponseWriter, r *http.Request, c *call, metho
 	if plain {
 		result, e = a.unary(ctx, r, c, dialect.SendMessage, method, params)
 	}
-	a.settle(ctx, c.retry, a.sendOutcome(c, c.retry, result, e))
+	// Not in ctx, which response_timeout or the shutdown may have ended:
+	// the outcome is for the retry such a send's caller will make.
+	a.settle(c.first.values, c.retry, a.sendOutcome(c, c.retry, result, e))
 	a.answerUnary(w, r, c, result, e)
 }
 
@@ -403,29 +414,60 @@ func (a *Agent) streamAnswered(c *call, info normalize.EventInfo, out []byte) {
 // outlivingCaller is the context of a first send: not ended by its caller
 // going away, but by the gateway's shutdown (ErrShuttingDown, the cause the
 // server ends calls with), so that a held send cannot keep the gateway up.
-// The backend timeouts bound it otherwise, and the store's own timeouts the
-// write of the outcome.
+// The backend timeouts bound it otherwise: a plain send's reply deadline
+// ends this same context (outliving.bound), where a context derived for the
+// backend request would be a second one, with a timer and children of its
+// own, on every send. The store's own timeouts bound the write of the
+// outcome, in values.
 func outlivingCaller(parent context.Context) (context.Context, outliving) {
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
+	values := context.WithoutCancel(parent)
+	ctx, cancel := context.WithCancelCause(values)
 	stopAfter := context.AfterFunc(parent, func() {
 		if cause := context.Cause(parent); errors.Is(cause, ErrShuttingDown) {
 			cancel(cause)
 		}
 	})
-	return ctx, outliving{stopAfter: stopAfter, cancel: cancel}
+	return ctx, outliving{values: values, stopAfter: stopAfter, cancel: cancel}
 }
 
 // outliving ends a first send's context (outlivingCaller) once the send
-// is answered; a value, where a closure joining its two calls would be
-// one more allocation per send.
+// is answered; a value in the call, where a closure joining its calls
+// would be one more allocation per send.
 type outliving struct {
+	// values are the caller's context's values, never ended: the context
+	// of the writes that must land whatever ended the send.
+	values    context.Context
 	stopAfter func() bool
 	cancel    context.CancelCauseFunc
+	// timer is the reply deadline (bound), while it runs.
+	timer *time.Timer
 }
 
-func (o outliving) stop() {
+// bound ends the context with cause once d has passed, unless unbound
+// first: the deadline of a plain send's reply, head and body.
+func (o *outliving) bound(d time.Duration, cause error) {
+	o.unbound()
+	cancel := o.cancel
+	o.timer = time.AfterFunc(d, func() { cancel(cause) })
+}
+
+// unbound stops the reply deadline, once the reply is read: the index
+// writes after it are not the reply's. It reports false when the deadline
+// had passed already (and ended the context).
+func (o *outliving) unbound() bool {
+	t := o.timer
+	if t == nil {
+		return true
+	}
+	o.timer = nil
+	return t.Stop()
+}
+
+func (o *outliving) stop() {
+	o.unbound()
 	o.stopAfter()
 	o.cancel(nil)
+	*o = outliving{}
 }
 
 // renewClaims renews the claims of this replica's running sends until the
@@ -596,13 +638,20 @@ func (a *Agent) awaitFirst(ctx context.Context, rt *sendRetry, rec store.SendRec
 	rs := a.retries
 	rs.mu.Lock()
 	fl := rs.flights[rt.key]
+	var done chan struct{}
+	if fl != nil {
+		if fl.done == nil {
+			fl.done = make(chan struct{})
+		}
+		done = fl.done
+	}
 	rs.mu.Unlock()
 	if fl != nil {
 		if hook := rs.waitHook.Load(); hook != nil {
 			(*hook)()
 		}
 		select {
-		case <-fl.done:
+		case <-done:
 			return fl.rec, nil
 		case <-ctx.Done():
 			return rec, waitEnded(ctx)

@@ -233,13 +233,17 @@ var stateAttrs = func() map[string]telemetry.EventAttrs {
 }()
 
 // recording reports whether ctx's span records, so that spans under it are
-// worth starting.
-func recording(ctx context.Context) bool { return trace.SpanFromContext(ctx).IsRecording() }
+// worth starting. With export off the gateway records none, and it does
+// not look for one: a lookup walks the whole chain of the call's context,
+// several times per call.
+func (a *Agent) recording(ctx context.Context) bool {
+	return a.tracing.Enabled() && trace.SpanFromContext(ctx).IsRecording()
+}
 
 // startBackendCall starts the client span of one backend request. post
 // injects it into the request's headers.
 func (a *Agent) startBackendCall(ctx context.Context, c *call, method string) (context.Context, trace.Span) {
-	if !recording(ctx) {
+	if !a.recording(ctx) {
 		return ctx, noSpan
 	}
 	c.backendMethod = method
@@ -312,8 +316,9 @@ func endBackendStream(span trace.Span, c *call) {
 
 // injectTrace gives a backend request the gateway's span as its parent in
 // place of the caller's. Only a span the gateway started is injected: with
-// export off the caller's traceparent and tracestate, copied with its other
-// headers, reach the backend unchanged.
+// export off (b.traced false, and the request's context is not searched)
+// the caller's traceparent and tracestate, copied with its other headers,
+// reach the backend unchanged.
 func injectTrace(req *http.Request) {
 	ctx := req.Context()
 	if sc := trace.SpanContextFromContext(ctx); !sc.IsValid() || sc.IsRemote() {
@@ -337,7 +342,7 @@ const (
 // one task-index operation under the call's span; taskID, when not "", is
 // a string the span may keep (spanTaskID, or the index's copy).
 func (a *Agent) startIndexSpan(ctx context.Context, c *call, name, taskID string) (context.Context, trace.Span) {
-	if !recording(ctx) {
+	if !a.recording(ctx) {
 		return ctx, noSpan
 	}
 	if taskID == "" {

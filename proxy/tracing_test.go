@@ -356,6 +356,36 @@ func TestTraceContextReachesBackend(t *testing.T) {
 	}
 }
 
+// With export off the gateway injects no span, nor searches the call's
+// context for one: a span the server embedding the gateway put there (its
+// own tracing's, not the caller's trace context) does not reach the
+// backend in place of what the caller sent, here nothing. Before, it was
+// injected as the backend request's parent.
+func TestExportOffInjectsNoSpanOfTheContext(t *testing.T) {
+	for name, tr := range map[string]*telemetry.Tracing{"nil": nil, "export off": exportOff(t)} {
+		t.Run(name, func(t *testing.T) {
+			tap := &headerTap{next: backends[0].handler(t, nil)}
+			g := newGatewayOpts(t, tap, dialect.Version025, Options{Tracing: tr})
+			c := caller{dialect.V10}
+			tid, _ := trace.TraceIDFromHex(callerTraceID)
+			sid, _ := trace.SpanIDFromHex(callerSpanID)
+			embedder := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+				TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
+			req := httptest.NewRequestWithContext(embedder, http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":`+c.send("m1", c.text("hello"), "")+`}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("A2A-Version", "1.0")
+			rec := httptest.NewRecorder()
+			g.agent.ServeRPC(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("HTTP %d: %s", rec.Code, rec.Body)
+			}
+			if got := tap.last(t).Values("Traceparent"); len(got) != 0 {
+				t.Errorf("the backend got traceparent %q, want none: the caller sent none", got)
+			}
+		})
+	}
+}
+
 // A call whose caller's trace is not sampled starts no span that records:
 // the spans under the call are not started at all, and the backend still
 // gets the caller's trace, unsampled, so a traced agent stays in it.

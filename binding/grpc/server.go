@@ -123,7 +123,13 @@ func Refusing(code codes.Code, message string) *grpc.Server {
 // application/grpc+codec), which an HTTP listener hands to the gRPC server's
 // ServeHTTP. The gRPC server itself refuses one that is not over HTTP/2.
 func IsGRPC(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
+	// Every request on the listener asks this: the key is canonical
+	// already, as net/http parsed it, where Get would canonicalize it
+	// again each time.
+	var ct string
+	if vv := r.Header["Content-Type"]; len(vv) > 0 {
+		ct = vv[0]
+	}
 	if len(ct) < len("application/grpc") || !strings.EqualFold(ct[:len("application/grpc")], "application/grpc") {
 		return false
 	}

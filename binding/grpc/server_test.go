@@ -134,3 +134,35 @@ func TestMetadataBound(t *testing.T) {
 		}
 	}
 }
+
+// TestIsGRPC: a gRPC call is told by its Content-Type alone, whatever its
+// case, codec or parameters; gRPC-Web and other types are not.
+func TestIsGRPC(t *testing.T) {
+	for _, tc := range []struct {
+		types []string // the header's values; nil for none
+		want  bool
+	}{
+		{[]string{"application/grpc"}, true},
+		{[]string{"application/grpc+proto"}, true},
+		{[]string{"application/grpc+json"}, true},
+		{[]string{"application/grpc;charset=utf-8"}, true},
+		{[]string{"Application/GRPC+Proto"}, true},
+		{[]string{"application/grpc", "application/json"}, true}, // the first counts
+		{[]string{"application/json", "application/grpc"}, false},
+		{[]string{"application/grpc-web"}, false},
+		{[]string{"application/grpc-web+proto"}, false},
+		{[]string{"application/grpcx"}, false},
+		{[]string{"application/grp"}, false},
+		{[]string{"application/json"}, false},
+		{[]string{""}, false},
+		{nil, false},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", nil)
+		for _, v := range tc.types {
+			r.Header.Add("content-type", v) // canonicalized, as net/http reads a request
+		}
+		if got := IsGRPC(r); got != tc.want {
+			t.Errorf("Content-Type %q: IsGRPC = %v, want %v", tc.types, got, tc.want)
+		}
+	}
+}
