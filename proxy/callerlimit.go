@@ -66,7 +66,18 @@ func (l *callerCalls) callerKey(r *http.Request, c *call) string {
 	if addr.Is6() {
 		return netip.PrefixFrom(addr, 64).Masked().String()
 	}
+	// The peer's own address is already text in RemoteAddr: no copy.
+	if i := strings.LastIndexByte(r.RemoteAddr, ':'); i > 0 {
+		if host := r.RemoteAddr[:i]; parsesAs(host, addr) {
+			return host
+		}
+	}
 	return addr.String()
+}
+
+func parsesAs(s string, addr netip.Addr) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a == addr
 }
 
 // callerAddress is the peer's address or, when the peer is a trusted proxy
