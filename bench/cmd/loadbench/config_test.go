@@ -62,6 +62,9 @@ func TestGatewayConfigIsValid(t *testing.T) {
 		if err := a.Validate(); err != nil {
 			t.Fatalf("%+v: %v\n%s", s, err, raw)
 		}
+		if a.MaxCallsPerCaller != proxy.MaxMaxCallsPerCaller {
+			t.Fatalf("%+v: max_calls_per_caller %d: the load generator, one caller, would be refused past it", s, a.MaxCallsPerCaller)
+		}
 		if a.Backend.URL != "http://127.0.0.1:9090"+backendPath(s.backend) || string(a.Backend.Dialect) != string(s.backend) {
 			t.Fatalf("%+v: backend %+v", s, a.Backend)
 		}
