@@ -143,23 +143,40 @@ func (h *countingHook) count(cmd redis.Cmder) {
 	}
 }
 
-func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *countingHook) trip(pipeline bool) {
+	h.trips.Add(1)
+	if pipeline {
+		h.pipelines.Add(1)
+	}
+}
 
-func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+// sentHook is a redis.Hook that shows cmd each command a client sends, alone
+// or in a pipeline, and trip (when set) each round trip.
+type sentHook struct {
+	cmd  func(redis.Cmder)
+	trip func(pipeline bool)
+}
+
+func (h sentHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h sentHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.count(cmd)
-		h.trips.Add(1)
+		h.cmd(cmd)
+		if h.trip != nil {
+			h.trip(false)
+		}
 		return next(ctx, cmd)
 	}
 }
 
-func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (h sentHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		for _, cmd := range cmds {
-			h.count(cmd)
+			h.cmd(cmd)
 		}
-		h.trips.Add(1)
-		h.pipelines.Add(1)
+		if h.trip != nil {
+			h.trip(true)
+		}
 		return next(ctx, cmds)
 	}
 }
@@ -173,7 +190,7 @@ func BenchmarkRedisCalls(b *testing.B) {
 	var cpuBefore, clientBefore float64
 	benchCalls(b, func(b *testing.B) Store {
 		s := openBenchRedis(b, node.Addr)
-		s.client.AddHook(hook)
+		s.client.AddHook(sentHook{cmd: hook.count, trip: hook.trip})
 		hook.commands.Store(0)
 		hook.scripts.Store(0)
 		hook.trips.Store(0)

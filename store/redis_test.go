@@ -277,7 +277,7 @@ func TestRedisSendScriptsPipelined(t *testing.T) {
 	}
 	mustPut(t, s, Task{ID: "warm", Agent: "a", Owner: "o"})
 	hook := &countingHook{}
-	s.client.AddHook(hook)
+	s.client.AddHook(sentHook{cmd: hook.count, trip: hook.trip})
 
 	if _, _, claimed, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, rec, time.Now()); !claimed || !errors.Is(err, ErrNotFound) {
 		t.Fatalf("lone ClaimSend = %v, %v; want claimed", claimed, err)
