@@ -183,8 +183,7 @@ func (h sentHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 
 func BenchmarkRedisCalls(b *testing.B) {
 	node := redistopo.StartPlain(b)
-	admin := redis.NewClient(&redis.Options{Addr: node.Addr})
-	b.Cleanup(func() { admin.Close() })
+	admin := clientOf(b, node.Addr)
 	hook := &countingHook{}
 	var redisBefore int64
 	var cpuBefore, clientBefore float64
@@ -340,8 +339,7 @@ func BenchmarkRedisSendCost(b *testing.B) {
 	} else {
 		addr = redistopo.StartPlain(b).Addr
 	}
-	admin := redis.NewClient(&redis.Options{Addr: addr})
-	b.Cleanup(func() { admin.Close() })
+	admin := clientOf(b, addr)
 	for _, c := range sendCostCases {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := RedisConfig{Address: addr, KeyPrefix: freshPrefix(), MaxTasksPerOwner: sendCostShare}

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/a2agate/gateway/internal/redistopo"
 )
 
@@ -97,8 +95,7 @@ func TestCountedConnSocketHandle(t *testing.T) {
 func TestRedisIdleConnClosedByNode(t *testing.T) {
 	t.Parallel()
 	node := redistopo.StartPlain(t)
-	admin := redis.NewClient(&redis.Options{Addr: node.Addr})
-	t.Cleanup(func() { admin.Close() })
+	admin := clientOf(t, node.Addr)
 	s := openRedisStore(t, RedisConfig{Address: node.Addr, KeyPrefix: freshPrefix()})
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t", Owner: "o", Agent: "a", State: working})

@@ -36,8 +36,7 @@ func (h *evalHook) count(cmd redis.Cmder) {
 func TestRedisSendAfterScriptFlush(t *testing.T) {
 	t.Parallel()
 	node := redistopo.StartPlain(t)
-	admin := redis.NewClient(&redis.Options{Addr: node.Addr})
-	t.Cleanup(func() { admin.Close() })
+	admin := clientOf(t, node.Addr)
 	s := openRedisStore(t, RedisConfig{Address: node.Addr, KeyPrefix: freshPrefix()})
 	hook := &evalHook{}
 	s.client.AddHook(sentHook{cmd: hook.count})

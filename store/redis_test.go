@@ -39,9 +39,12 @@ func testPrefix(t *testing.T) string {
 }
 
 // adminClient is a plain client for inspecting Redis behind a store's back.
-func adminClient(t *testing.T) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: testredis.Addr(t)})
-	t.Cleanup(func() { c.Close() })
+func adminClient(t *testing.T) *redis.Client { return clientOf(t, testredis.Addr(t)) }
+
+// clientOf is a client of the Redis at addr, closed when tb ends.
+func clientOf(tb testing.TB, addr string) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	tb.Cleanup(func() { c.Close() })
 	return c
 }
 
