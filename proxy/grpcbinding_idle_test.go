@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/grpctest"
 )
 
 // idleHelperEnv makes the test binary the idle-stream benchmark's other
@@ -318,13 +318,8 @@ func holdGRPCStream(ctx context.Context, conn *grpc.ClientConn, i int, dials cha
 		return err
 	}
 	go func() {
-		for {
-			if _, err := s.Recv(); err != nil {
-				if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-					fmt.Fprintln(os.Stderr, "held stream:", err)
-				}
-				return
-			}
+		if err := grpctest.Drain(s); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(os.Stderr, "held stream:", err)
 		}
 	}()
 	return nil

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/grpctest"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -98,14 +98,7 @@ func TestGRPCAnotherCallersTaskIsNoOracle(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				for {
-					if _, err := s.Recv(); err != nil {
-						if err == io.EOF {
-							return nil
-						}
-						return err
-					}
-				}
+				return grpctest.Drain(s)
 			},
 			"push get": func(x string) error {
 				_, err := bob.raw.GetTaskPushNotificationConfig(ctx, &a2apb.GetTaskPushNotificationConfigRequest{TaskId: x, Id: "c1"})
