@@ -130,6 +130,31 @@ func (g *testGateway) postCtx(ctx context.Context, body string, header ...string
 	return res, b, err
 }
 
+// request sends body to path under the gateway with method and header's
+// name and value pairs, leaving out a pair whose value is empty, and reads
+// the whole answer; a transport error fails t.
+func (g *testGateway) request(t *testing.T, method, path, body string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] != "" {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	return roundTrip(t, req)
+}
+
+// bearerOf is the Authorization value that presents tok, none for none.
+func bearerOf(tok string) string {
+	if tok == "" {
+		return ""
+	}
+	return "Bearer " + tok
+}
+
 // roundTrip sends req and reads the whole answer; a transport error
 // fails t.
 func roundTrip(t *testing.T, req *http.Request) (*http.Response, []byte) {

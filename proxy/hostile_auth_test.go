@@ -24,17 +24,11 @@ import (
 // and the body as sent, for byte-for-byte comparisons.
 func restRaw(t *testing.T, g *testGateway, method, path, body, tok string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	contentType := ""
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		contentType = "application/json"
 	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	res, b := roundTrip(t, req)
+	res, b := g.request(t, method, path, body, "Content-Type", contentType, "Authorization", bearerOf(tok))
 	return res.StatusCode, string(b)
 }
 
@@ -325,17 +319,7 @@ func TestRESTAuthenticatesBeforeValidating(t *testing.T) {
 		{"0.3 body not JSON", "POST", "/v1/message:send", "application/json", "{not json", "/v1/message:send"},
 	}
 	do := func(method, path, contentType, body, authorization string) (*http.Response, string) {
-		req, err := http.NewRequest(method, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
-		if authorization != "" {
-			req.Header.Set("Authorization", authorization)
-		}
-		res, b := roundTrip(t, req)
+		res, b := g.request(t, method, path, body, "Content-Type", contentType, "Authorization", authorization)
 		return res, string(b)
 	}
 	for _, tc := range cases {

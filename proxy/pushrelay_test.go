@@ -131,12 +131,7 @@ func backendRelay(t *testing.T, g *testGateway, v dialect.Version, taskID string
 // deliver posts a delivery to the gateway's relay as a backend does.
 func deliver(t *testing.T, g *testGateway, path, header, token, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if header != "" {
-		req.Header.Set(header, token)
-	}
-	res, b := roundTrip(t, req)
+	res, b := g.request(t, http.MethodPost, path, body, "Content-Type", "application/json", header, token)
 	return res.StatusCode, string(b)
 }
 

@@ -489,14 +489,7 @@ func TestTraceRESTBinding(t *testing.T) {
 	sink, tr := newSpanSink(t)
 	g := newGatewayOpts(t, backends[1].handler(t, nil), dialect.Version10, Options{Tracing: tr})
 	c := caller{dialect.V10}
-	req, err := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+"/message:send", strings.NewReader(c.send("m1", c.text("hello"), "")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("A2A-Version", "1.0")
-	req.Header.Set("traceparent", callerParent)
-	if res, _ := roundTrip(t, req); res.StatusCode != http.StatusOK {
+	if res, _ := g.request(t, http.MethodPost, "/message:send", c.send("m1", c.text("hello"), ""), "Content-Type", "application/json", "A2A-Version", "1.0", "traceparent", callerParent); res.StatusCode != http.StatusOK {
 		t.Fatalf("HTTP %d", res.StatusCode)
 	}
 	server, _ := sink.call(t)
