@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,6 +29,7 @@ import (
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/grpctest"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // idleHelperEnv makes the test binary the idle-stream benchmark's other
@@ -133,10 +133,7 @@ func measureIdleStreams(b *testing.B, kind string, n, perConn int, noTimeout boo
 	var addr string
 	switch kind {
 	case "grpc_listen":
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
+		ln := testnet.Listen(b)
 		s := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), cfg, 0)
 		go func() { _ = s.Serve(ln) }()
 		defer s.Stop()

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -452,10 +453,7 @@ func startCallgrindRedis(b *testing.B) *callgrindCounter {
 			b.Skipf("%s not installed: %v", bin, err)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	ln := testnet.Listen(b)
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	dir := b.TempDir()

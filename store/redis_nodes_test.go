@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // A node that refuses connections, or breaks them, is counted by its
@@ -44,11 +45,7 @@ func TestRedisNodeErrorsNameTheNode(t *testing.T) {
 // at it before each command from the pool, as one handle made when the
 // connection was: a handle made per check would be an allocation each.
 func TestCountedConnSocketHandle(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln := testnet.Listen(t)
 	go func() {
 		if c, err := ln.Accept(); err == nil {
 			defer c.Close()
