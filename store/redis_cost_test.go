@@ -127,8 +127,7 @@ func benchCalls(b *testing.B, open func(b *testing.B) Store, after func(b *testi
 
 func BenchmarkMemoryCalls(b *testing.B) {
 	benchCalls(b, func(b *testing.B) Store {
-		s := NewMemory(MemoryConfig{})
-		b.Cleanup(func() { s.Close() })
+		s := newMemory(b, MemoryConfig{})
 		return s
 	}, nil)
 }
