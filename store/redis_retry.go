@@ -270,11 +270,8 @@ func (r *Redis) PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord
 // LoadSend implements Retries.
 func (r *Redis) LoadSend(ctx context.Context, key SendKey, now time.Time) (SendRecord, error) {
 	v, err := r.client.Get(ctx, r.keys.sendKey(key)).Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return SendRecord{}, ErrNotFound
-	case err != nil:
-		return SendRecord{}, unavailable("load send", err)
+	if err != nil {
+		return SendRecord{}, readErr("load send", err)
 	}
 	rec, expires, err := decodeSend(v)
 	if err != nil {
