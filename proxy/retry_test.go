@@ -57,17 +57,12 @@ type retryCase struct {
 }
 
 func forEachRetryPair(t *testing.T, f func(t *testing.T, rc *retryCase)) {
-	for _, b := range backends {
-		for _, c := range callers {
-			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
-				t.Parallel()
-				hold := make(chan struct{})
-				rc := &retryCase{c: c, b: b, hold: hold, backend: newSendCounter(b.handler(t, hold))}
-				t.Cleanup(rc.release)
-				f(t, rc)
-			})
-		}
-	}
+	forEachCallerOf(t, backends, func(t *testing.T, c caller, b backendKind) {
+		hold := make(chan struct{})
+		rc := &retryCase{c: c, b: b, hold: hold, backend: newSendCounter(b.handler(t, hold))}
+		t.Cleanup(rc.release)
+		f(t, rc)
+	})
 }
 
 var releaseMu sync.Mutex

@@ -150,16 +150,11 @@ func only(t *testing.T, under map[string][]sdktrace.ReadOnlySpan, name string) s
 // forEachTracedPair runs f for every caller dialect against every backend,
 // through a gateway tracing into a sink, with the backend's requests tapped.
 func forEachTracedPair(t *testing.T, f func(t *testing.T, c caller, b backendKind, g *testGateway, sink *spanSink, tap *headerTap)) {
-	for _, b := range backends {
-		for _, c := range callers {
-			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
-				t.Parallel()
-				sink, tr := newSpanSink(t)
-				tap := &headerTap{next: b.handler(t, nil)}
-				f(t, c, b, newGatewayOpts(t, tap, b.version, Options{Tracing: tr}), sink, tap)
-			})
-		}
-	}
+	forEachCallerOf(t, backends, func(t *testing.T, c caller, b backendKind) {
+		sink, tr := newSpanSink(t)
+		tap := &headerTap{next: b.handler(t, nil)}
+		f(t, c, b, newGatewayOpts(t, tap, b.version, Options{Tracing: tr}), sink, tap)
+	})
 }
 
 // A unary call is one trace under the caller's: the server span named by
