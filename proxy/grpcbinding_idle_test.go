@@ -113,18 +113,13 @@ func measureIdleStreams(b *testing.B, kind string, n, perConn int, noTimeout boo
 
 	cfg := AgentConfig{Name: "idle", Path: "/", PublicURL: "http://gateway.bench/",
 		Backend: BackendConfig{URL: backendURL, Dialect: dialect.Version10, MaxIdleConns: n}}
+	// The gRPC server below reads cfg's defaults, as the agent does.
 	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		b.Fatal(err)
-	}
 	writeTimeout := 60 * time.Second // the production default
 	if noTimeout {
 		writeTimeout = 0
 	}
-	a, err := NewAgent(context.Background(), cfg, Options{Logger: slog.New(slog.DiscardHandler), StreamWriteTimeout: writeTimeout})
-	if err != nil {
-		b.Fatal(err)
-	}
+	a := newValidAgent(b, cfg, Options{Logger: slog.New(slog.DiscardHandler), StreamWriteTimeout: writeTimeout})
 	gw, err := NewGateway([]*Agent{a})
 	if err != nil {
 		b.Fatal(err)

@@ -75,22 +75,10 @@ func newGatewayOpts(t *testing.T, backend http.Handler, version dialect.Version,
 		e(&cfg)
 	}
 	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
 	if cfg.Auth != nil {
-		v, err := auth.New(context.Background(), *cfg.Auth, cfg.PublicURL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(v.Close)
-		opts.Verifier = v
+		opts.Verifier = verifierOf(t, cfg)
 	}
-	a, err := NewAgent(context.Background(), cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
+	a := newValidAgent(t, cfg, opts)
 	_ = a.RefreshCard(context.Background()) // a scripted backend may have no card
 	gs := httptest.NewServer(soleGateway(t, a))
 	t.Cleanup(gs.Close)
@@ -299,6 +287,17 @@ func newValidAgent(tb testing.TB, cfg AgentConfig, opts Options) *Agent {
 	return a
 }
 
+// verifierOf is the verifier of cfg's auth, closed when tb ends.
+func verifierOf(tb testing.TB, cfg AgentConfig) *auth.Verifier {
+	tb.Helper()
+	v, err := auth.New(context.Background(), *cfg.Auth, cfg.PublicURL, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(v.Close)
+	return v
+}
+
 // soleGateway is the gateway of a alone, closed when tb ends.
 func soleGateway(tb testing.TB, a *Agent) *Gateway {
 	tb.Helper()
@@ -315,11 +314,5 @@ func soleGateway(tb testing.TB, a *Agent) *Gateway {
 func idleAgent(t *testing.T, name, path string) *Agent {
 	t.Helper()
 	cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path, Backend: BackendConfig{URL: "http://127.0.0.1:1/", Dialect: dialect.Version10}}
-	cfg.SetDefaults()
-	a, err := NewAgent(context.Background(), cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	return a
+	return newValidAgent(t, cfg, Options{})
 }

@@ -14,7 +14,6 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/grpctest"
 	"github.com/a2agate/gateway/store"
@@ -231,12 +230,7 @@ func TestTokenForAnotherAgent(t *testing.T) {
 		cfg := AgentConfig{Name: name, Path: "/" + name, PublicURL: "http://gateway.test/" + name,
 			Backend: BackendConfig{URL: backend + "/", Dialect: dialect.Version10}, Skills: SkillsConfig{Default: "work"}}
 		authOn(&cfg)
-		v, err := auth.New(context.Background(), *cfg.Auth, cfg.PublicURL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(v.Close)
-		a := newValidAgent(t, cfg, Options{Tasks: tasks, Verifier: v})
+		a := newValidAgent(t, cfg, Options{Tasks: tasks, Verifier: verifierOf(t, cfg)})
 		_ = a.RefreshCard(context.Background())
 		agents = append(agents, a)
 	}
