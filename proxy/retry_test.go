@@ -315,11 +315,7 @@ func TestNotAcceptedKinds(t *testing.T) {
 func replicas(t *testing.T, rc *retryCase) (g1, g2, alice1, alice2 *testGateway) {
 	prefix := fmt.Sprintf("a2agw-retry-%d:", time.Now().UnixNano())
 	open := func() *testGateway {
-		s, err := store.NewRedis(store.RedisConfig{Address: testredis.Addr(t), KeyPrefix: prefix, TTL: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
+		s := redisIndex(t, store.RedisConfig{Address: testredis.Addr(t), KeyPrefix: prefix, TTL: time.Hour})
 		return newGatewayOpts(t, rc.backend, rc.b.version, Options{Tasks: s}, withAuth(t))
 	}
 	g1, g2 = open(), open()
