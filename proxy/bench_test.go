@@ -141,25 +141,16 @@ func newBenchHarness(tb testing.TB, bc benchCase) *benchHarness {
 		header.Set("Authorization", "Bearer "+canned.HS256Token([]byte(benchHMACSecret), canned.BenchClaims("https://issuer.bench", "bench")))
 	}
 	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		tb.Fatal(err)
-	}
 	ctx := context.Background()
 	if bc.auth {
-		v, err := auth.New(ctx, *cfg.Auth, cfg.PublicURL, nil)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		opts.Verifier = v
+		opts.Verifier = verifierOf(tb, cfg)
 	}
-	a, err := NewAgent(ctx, cfg, opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	a := newValidAgent(tb, cfg, opts)
 	if err := a.RefreshCard(ctx); err != nil {
 		tb.Fatal(err)
 	}
 	h := &benchHarness{bc: bc, gw: soleGateway(tb, a), w: &benchWriter{h: http.Header{}}}
+	var err error
 	h.req, err = http.NewRequest(http.MethodPost, "http://gateway.bench/", nil)
 	if err != nil {
 		tb.Fatal(err)

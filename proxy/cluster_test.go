@@ -22,15 +22,11 @@ import (
 // ends.
 func openClusterStore(t *testing.T, c *redistopo.Cluster, prefix string) store.Store {
 	t.Helper()
-	s, err := store.NewRedis(store.RedisConfig{
+	s := redisIndex(t, store.RedisConfig{
 		Mode: store.RedisCluster, Addresses: c.Addrs(), KeyPrefix: prefix, TTL: time.Hour,
 		TLS:         store.RedisTLSConfig{Enabled: true, CAFile: c.TLS.CA, CertFile: c.TLS.ClientCert, KeyFile: c.TLS.ClientKey},
 		DialTimeout: 500 * time.Millisecond, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := s.Ping(ctx); err != nil {

@@ -92,11 +92,19 @@ func forEachPair(t *testing.T, f func(t *testing.T, c caller, g *testGateway)) {
 // forEachPairOf runs f for every caller dialect against each of kinds, in
 // parallel, each with a gateway of its own.
 func forEachPairOf(t *testing.T, kinds []backendKind, f func(t *testing.T, c caller, g *testGateway)) {
+	forEachCallerOf(t, kinds, func(t *testing.T, c caller, b backendKind) {
+		f(t, c, newGateway(t, b.handler(t, nil), b.version))
+	})
+}
+
+// forEachCallerOf runs f for every caller dialect against each of kinds, in
+// parallel, leaving the gateway to f.
+func forEachCallerOf(t *testing.T, kinds []backendKind, f func(t *testing.T, c caller, b backendKind)) {
 	for _, b := range kinds {
 		for _, c := range callers {
 			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
 				t.Parallel()
-				f(t, c, newGateway(t, b.handler(t, nil), b.version))
+				f(t, c, b)
 			})
 		}
 	}

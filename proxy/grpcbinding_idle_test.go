@@ -6,11 +6,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,6 +28,8 @@ import (
 
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/grpctest"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // idleHelperEnv makes the test binary the idle-stream benchmark's other
@@ -113,18 +113,13 @@ func measureIdleStreams(b *testing.B, kind string, n, perConn int, noTimeout boo
 
 	cfg := AgentConfig{Name: "idle", Path: "/", PublicURL: "http://gateway.bench/",
 		Backend: BackendConfig{URL: backendURL, Dialect: dialect.Version10, MaxIdleConns: n}}
+	// The gRPC server below reads cfg's defaults, as the agent does.
 	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		b.Fatal(err)
-	}
 	writeTimeout := 60 * time.Second // the production default
 	if noTimeout {
 		writeTimeout = 0
 	}
-	a, err := NewAgent(context.Background(), cfg, Options{Logger: slog.New(slog.DiscardHandler), StreamWriteTimeout: writeTimeout})
-	if err != nil {
-		b.Fatal(err)
-	}
+	a := newValidAgent(b, cfg, Options{Logger: slog.New(slog.DiscardHandler), StreamWriteTimeout: writeTimeout})
 	gw, err := NewGateway([]*Agent{a})
 	if err != nil {
 		b.Fatal(err)
@@ -133,10 +128,7 @@ func measureIdleStreams(b *testing.B, kind string, n, perConn int, noTimeout boo
 	var addr string
 	switch kind {
 	case "grpc_listen":
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
+		ln := testnet.Listen(b)
 		s := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), cfg, 0)
 		go func() { _ = s.Serve(ln) }()
 		defer s.Stop()
@@ -318,13 +310,8 @@ func holdGRPCStream(ctx context.Context, conn *grpc.ClientConn, i int, dials cha
 		return err
 	}
 	go func() {
-		for {
-			if _, err := s.Recv(); err != nil {
-				if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-					fmt.Fprintln(os.Stderr, "held stream:", err)
-				}
-				return
-			}
+		if err := grpctest.Drain(s); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(os.Stderr, "held stream:", err)
 		}
 	}()
 	return nil

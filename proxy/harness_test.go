@@ -75,22 +75,10 @@ func newGatewayOpts(t *testing.T, backend http.Handler, version dialect.Version,
 		e(&cfg)
 	}
 	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
 	if cfg.Auth != nil {
-		v, err := auth.New(context.Background(), *cfg.Auth, cfg.PublicURL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(v.Close)
-		opts.Verifier = v
+		opts.Verifier = verifierOf(t, cfg)
 	}
-	a, err := NewAgent(context.Background(), cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
+	a := newValidAgent(t, cfg, opts)
 	_ = a.RefreshCard(context.Background()) // a scripted backend may have no card
 	gs := httptest.NewServer(soleGateway(t, a))
 	t.Cleanup(gs.Close)
@@ -128,6 +116,31 @@ func (g *testGateway) postCtx(ctx context.Context, body string, header ...string
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	return res, b, err
+}
+
+// request sends body to path under the gateway with method and header's
+// name and value pairs, leaving out a pair whose value is empty, and reads
+// the whole answer; a transport error fails t.
+func (g *testGateway) request(t *testing.T, method, path, body string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] != "" {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	return roundTrip(t, req)
+}
+
+// bearerOf is the Authorization value that presents tok, none for none.
+func bearerOf(tok string) string {
+	if tok == "" {
+		return ""
+	}
+	return "Bearer " + tok
 }
 
 // roundTrip sends req and reads the whole answer; a transport error
@@ -274,6 +287,17 @@ func newValidAgent(tb testing.TB, cfg AgentConfig, opts Options) *Agent {
 	return a
 }
 
+// verifierOf is the verifier of cfg's auth, closed when tb ends.
+func verifierOf(tb testing.TB, cfg AgentConfig) *auth.Verifier {
+	tb.Helper()
+	v, err := auth.New(context.Background(), *cfg.Auth, cfg.PublicURL, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(v.Close)
+	return v
+}
+
 // soleGateway is the gateway of a alone, closed when tb ends.
 func soleGateway(tb testing.TB, a *Agent) *Gateway {
 	tb.Helper()
@@ -290,11 +314,5 @@ func soleGateway(tb testing.TB, a *Agent) *Gateway {
 func idleAgent(t *testing.T, name, path string) *Agent {
 	t.Helper()
 	cfg := AgentConfig{Name: name, Path: path, PublicURL: "http://gateway.test" + path, Backend: BackendConfig{URL: "http://127.0.0.1:1/", Dialect: dialect.Version10}}
-	cfg.SetDefaults()
-	a, err := NewAgent(context.Background(), cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	return a
+	return newValidAgent(t, cfg, Options{})
 }

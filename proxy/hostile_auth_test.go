@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,8 +14,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/grpctest"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -24,17 +23,11 @@ import (
 // and the body as sent, for byte-for-byte comparisons.
 func restRaw(t *testing.T, g *testGateway, method, path, body, tok string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	contentType := ""
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		contentType = "application/json"
 	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	res, b := roundTrip(t, req)
+	res, b := g.request(t, method, path, body, "Content-Type", contentType, "Authorization", bearerOf(tok))
 	return res.StatusCode, string(b)
 }
 
@@ -98,14 +91,7 @@ func TestGRPCAnotherCallersTaskIsNoOracle(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				for {
-					if _, err := s.Recv(); err != nil {
-						if err == io.EOF {
-							return nil
-						}
-						return err
-					}
-				}
+				return grpctest.Drain(s)
 			},
 			"push get": func(x string) error {
 				_, err := bob.raw.GetTaskPushNotificationConfig(ctx, &a2apb.GetTaskPushNotificationConfigRequest{TaskId: x, Id: "c1"})
@@ -244,12 +230,7 @@ func TestTokenForAnotherAgent(t *testing.T) {
 		cfg := AgentConfig{Name: name, Path: "/" + name, PublicURL: "http://gateway.test/" + name,
 			Backend: BackendConfig{URL: backend + "/", Dialect: dialect.Version10}, Skills: SkillsConfig{Default: "work"}}
 		authOn(&cfg)
-		v, err := auth.New(context.Background(), *cfg.Auth, cfg.PublicURL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(v.Close)
-		a := newValidAgent(t, cfg, Options{Tasks: tasks, Verifier: v})
+		a := newValidAgent(t, cfg, Options{Tasks: tasks, Verifier: verifierOf(t, cfg)})
 		_ = a.RefreshCard(context.Background())
 		agents = append(agents, a)
 	}
@@ -332,17 +313,7 @@ func TestRESTAuthenticatesBeforeValidating(t *testing.T) {
 		{"0.3 body not JSON", "POST", "/v1/message:send", "application/json", "{not json", "/v1/message:send"},
 	}
 	do := func(method, path, contentType, body, authorization string) (*http.Response, string) {
-		req, err := http.NewRequest(method, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
-		if authorization != "" {
-			req.Header.Set("Authorization", authorization)
-		}
-		res, b := roundTrip(t, req)
+		res, b := g.request(t, method, path, body, "Content-Type", contentType, "Authorization", authorization)
 		return res, string(b)
 	}
 	for _, tc := range cases {

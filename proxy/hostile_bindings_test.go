@@ -34,16 +34,7 @@ func aliceBehind(t *testing.T, b backendKind) (back *sendCounter, tg, alice *tes
 // value pairs, and returns the status and the answer.
 func restSend(t *testing.T, g *testGateway, body, tok string, header ...string) (int, gjson.Result) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+"/message:send", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+tok)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, b := roundTrip(t, req)
+	res, b := g.request(t, http.MethodPost, "/message:send", body, append([]string{"Content-Type", "application/json", "Authorization", bearerOf(tok)}, header...)...)
 	return res.StatusCode, gjson.ParseBytes(b)
 }
 

@@ -151,15 +151,7 @@ func TestCardDribbledIsCutAtFetchTimeout(t *testing.T) {
 	backend := dribblingCard(t, cut)
 	cfg := AgentConfig{Name: "test", PublicURL: "http://gateway.test/", Backend: BackendConfig{URL: backend.URL + "/", Dialect: dialect.Version025},
 		Card: CardConfig{FetchTimeout: 300 * time.Millisecond}}
-	cfg.SetDefaults()
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	a, err := NewAgent(context.Background(), cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
+	a := newValidAgent(t, cfg, Options{})
 	done := make(chan error, 1)
 	go func() { done <- a.RefreshCard(context.Background()) }()
 	select {

@@ -90,14 +90,8 @@ func (f *contextFiler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // alice got bob's contextId and the index a second owner of the context.
 func TestBackendFilesTaskInAnothersContext(t *testing.T) {
 	const says = "put this task in a context that belongs to another caller"
-	back, reg, logs, g := contextFilerGateway(t)
-	alice, bob := g.as(token(t, "alice")), g.as(token(t, "bob"))
+	back, alice, bob, faultsCounted := twoContexts(t)
 	c10 := callers[1]
-
-	back.fileIn("c-bob")
-	mustResult(t, bob.call("1", "SendMessage", c10.send("bob-1", c10.text("hi"), "")))
-	back.fileIn("c-alice")
-	mustResult(t, alice.call("2", "SendMessage", c10.send("alice-own", c10.text("hi"), "")))
 
 	back.fileIn("c-bob")
 	faults := 0
@@ -139,13 +133,7 @@ func TestBackendFilesTaskInAnothersContext(t *testing.T) {
 	}
 	// Bob's context is still his alone: alice may not name it.
 	wantError(t, alice.call("11", "SendMessage", strings.Replace(c10.send("alice-named", c10.text("hi"), ""), `"messageId"`, `"contextId":"c-bob","messageId"`, 1)), dialect.V10, -32602)
-
-	if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "test", "kind": "invalid_reply"}); int(got) != faults {
-		t.Errorf("backend_errors_total{kind=invalid_reply} = %v, want %d", got, faults)
-	}
-	if n := strings.Count(logs.String(), "a context the index holds for another caller"); n != faults {
-		t.Errorf("%d warnings logged, want %d:\n%s", n, faults, logs.String())
-	}
+	faultsCounted(faults)
 }
 
 // TestBackendAnswersMessageInAnothersContext: a backend that answers
@@ -157,14 +145,7 @@ func TestBackendFilesTaskInAnothersContext(t *testing.T) {
 // contextId, and could then list his context's tasks by it at the backend.
 func TestBackendAnswersMessageInAnothersContext(t *testing.T) {
 	const says = "answered with a message in a context that belongs to another caller"
-	back, reg, logs, g := contextFilerGateway(t)
-	aliceTok := token(t, "alice")
-	alice, bob := g.as(aliceTok), g.as(token(t, "bob"))
-	c10 := callers[1]
-	back.fileIn("c-bob")
-	mustResult(t, bob.call("1", "SendMessage", c10.send("bob-1", c10.text("hi"), "")))
-	back.fileIn("c-alice")
-	mustResult(t, alice.call("2", "SendMessage", c10.send("alice-own", c10.text("hi"), "")))
+	back, alice, _, faultsCounted := twoContexts(t)
 
 	back.answerMessages(true)
 	for _, ok := range []string{"c-alice", "c-nobody"} {
@@ -194,17 +175,11 @@ func TestBackendAnswersMessageInAnothersContext(t *testing.T) {
 	}
 	// The REST binding answers the same refusal in its own shape.
 	faults++
-	status, body := restRaw(t, g, "POST", "/message:send", `{"message":{"messageId":"alice-rest","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, aliceTok)
+	status, body := restRaw(t, alice, "POST", "/message:send", `{"message":{"messageId":"alice-rest","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, alice.token)
 	if status != http.StatusInternalServerError || !strings.Contains(body, says) || strings.Contains(body, "bob") {
 		t.Errorf("REST: HTTP %d %s", status, body)
 	}
-
-	if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "test", "kind": "invalid_reply"}); int(got) != faults {
-		t.Errorf("backend_errors_total{kind=invalid_reply} = %v, want %d", got, faults)
-	}
-	if n := strings.Count(logs.String(), "a context the index holds for another caller"); n != faults {
-		t.Errorf("%d warnings logged, want %d:\n%s", n, faults, logs.String())
-	}
+	faultsCounted(faults)
 }
 
 // streamLast reads a stream to its end and returns its last event.
@@ -256,15 +231,33 @@ func TestPushDeliveryInAnotherContext(t *testing.T) {
 	rcv.none(t, g)
 }
 
-// contextFilerGateway is a 1.0 gateway with auth in front of a contextFiler,
-// its metrics and log kept for the test to read.
-func contextFilerGateway(t *testing.T) (*contextFiler, *prometheus.Registry, *testlog.Buffer, *testGateway) {
-	back := &contextFiler{}
+// twoContexts is a 1.0 gateway with auth in front of a contextFiler, as
+// alice and as bob, each with a task in a context of their own: bob's in
+// c-bob, alice's t-alice-own in c-alice. faultsCounted checks that the
+// gateway counted and logged, faults times, a backend's reply that put
+// alice in another caller's context.
+func twoContexts(t *testing.T) (back *contextFiler, alice, bob *testGateway, faultsCounted func(faults int)) {
+	t.Helper()
+	back = &contextFiler{}
 	reg := prometheus.NewRegistry()
 	logs := &testlog.Buffer{}
 	g := newGatewayOpts(t, back, dialect.Version10,
 		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(logs, nil))}, withAuth(t))
-	return back, reg, logs, g
+	alice, bob = g.as(token(t, "alice")), g.as(token(t, "bob"))
+	c10 := callers[1]
+	back.fileIn("c-bob")
+	mustResult(t, bob.call("1", "SendMessage", c10.send("bob-1", c10.text("hi"), "")))
+	back.fileIn("c-alice")
+	mustResult(t, alice.call("2", "SendMessage", c10.send("alice-own", c10.text("hi"), "")))
+	return back, alice, bob, func(faults int) {
+		t.Helper()
+		if got := counterValue(t, reg, "a2a_gateway_backend_errors_total", map[string]string{"agent": "test", "kind": "invalid_reply"}); int(got) != faults {
+			t.Errorf("backend_errors_total{kind=invalid_reply} = %v, want %d", got, faults)
+		}
+		if n := strings.Count(logs.String(), "a context the index holds for another caller"); n != faults {
+			t.Errorf("%d warnings logged, want %d:\n%s", n, faults, logs.String())
+		}
+	}
 }
 
 // TestBackendMovesTaskToAnotherContext: a backend that answers a get, a

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/testnet"
+	"github.com/a2agate/gateway/internal/testredis"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -70,31 +70,34 @@ func TestOwnerShareRefusedBeforeForwarding(t *testing.T) {
 	})
 }
 
-// indexRedisAddr is the Redis the index tests use, or skips the test.
-func indexRedisAddr(t *testing.T) string {
-	if os.Getenv("A2AGW_SKIP_REDIS") != "" {
-		t.Skip("A2AGW_SKIP_REDIS is set")
+// redisIndex opens the Redis task index of cfg, closed when t ends.
+func redisIndex(t *testing.T, cfg store.RedisConfig) *store.Redis {
+	t.Helper()
+	s, err := store.NewRedis(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if a := os.Getenv("A2AGW_REDIS_ADDR"); a != "" {
-		return a
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// relayedIndex opens a Redis index under prefix reached through relay,
+// with timeouts short enough that a cut relay fails calls quickly.
+func relayedIndex(t *testing.T, relay *testnet.Relay, prefix string) store.Store {
+	t.Helper()
+	s := redisIndex(t, store.RedisConfig{Address: relay.Addr, KeyPrefix: prefix, TTL: time.Hour,
+		DialTimeout: time.Second, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
+	if err := s.Ping(context.Background()); err != nil {
+		t.Fatalf("Redis through the relay: %v", err)
 	}
-	return "127.0.0.1:6379"
+	return s
 }
 
 // relayedRedis opens a Redis index reached through a relay the test can
 // cut.
 func relayedRedis(t *testing.T) (store.Store, *testnet.Relay) {
-	relay := testnet.NewRelay(t, indexRedisAddr(t))
-	s, err := store.NewRedis(store.RedisConfig{Address: relay.Addr, KeyPrefix: fmt.Sprintf("a2agw-test-%d:", time.Now().UnixNano()), TTL: time.Hour,
-		DialTimeout: time.Second, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Ping(context.Background()); err != nil {
-		t.Fatalf("Redis on %s is needed (scripts/ensure-redis.sh, or A2AGW_SKIP_REDIS=1): %v", indexRedisAddr(t), err)
-	}
-	return s, relay
+	relay := testnet.NewRelay(t, testredis.Addr(t))
+	return relayedIndex(t, relay, fmt.Sprintf("a2agw-test-%d:", time.Now().UnixNano())), relay
 }
 
 // TestSendRefusedWhileIndexDown: with the index out of reach, a send and a

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -394,20 +393,9 @@ func TestSkillRouting(t *testing.T) {
 func TestRedisSharedIndex(t *testing.T) {
 	relay := testnet.NewRelay(t, testredis.Addr(t))
 	prefix := fmt.Sprintf("a2agw-test-%d:", time.Now().UnixNano())
-	open := func() store.Store {
-		s, err := store.NewRedis(store.RedisConfig{Address: relay.Addr, KeyPrefix: prefix, TTL: time.Hour, DialTimeout: time.Second, ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		if err := s.Ping(context.Background()); err != nil {
-			t.Fatalf("Redis through the relay: %v", err)
-		}
-		return s
-	}
 	agent := backends[0].handler(t, nil)
-	g1 := newGatewayWithStore(t, agent, open(), withAuth(t))
-	g2 := newGatewayWithStore(t, agent, open(), withAuth(t))
+	g1 := newGatewayWithStore(t, agent, relayedIndex(t, relay, prefix), withAuth(t))
+	g2 := newGatewayWithStore(t, agent, relayedIndex(t, relay, prefix), withAuth(t))
 	c := callers[0]
 	alice1, alice2, bob2 := g1.as(token(t, "alice")), g2.as(token(t, "alice")), g2.as(token(t, "bob"))
 	task := c.task(t, mustResult(t, alice1.call("1", "message/send", c.send("m1", c.text("input please"), ""))))

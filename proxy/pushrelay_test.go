@@ -131,12 +131,7 @@ func backendRelay(t *testing.T, g *testGateway, v dialect.Version, taskID string
 // deliver posts a delivery to the gateway's relay as a backend does.
 func deliver(t *testing.T, g *testGateway, path, header, token, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if header != "" {
-		req.Header.Set(header, token)
-	}
-	res, b := roundTrip(t, req)
+	res, b := g.request(t, http.MethodPost, path, body, "Content-Type", "application/json", header, token)
 	return res.StatusCode, string(b)
 }
 
@@ -482,15 +477,7 @@ func TestPushRelayRetriesThenDelivers(t *testing.T) {
 // not register the config still reaches the caller.
 func TestPushRelaySharedRedis(t *testing.T) {
 	addr := testredis.Addr(t)
-	open := func() store.Store {
-		s, err := store.NewRedis(store.RedisConfig{Address: addr, KeyPrefix: "pushrelay-test-" + randomID() + ":"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	shared := open()
+	shared := redisIndex(t, store.RedisConfig{Address: addr, KeyPrefix: "pushrelay-test-" + randomID() + ":"})
 	backend := backends[0].handler(t, nil)
 	first := newGatewayWithStore(t, backend, shared, allowLoopback)
 	second := newGatewayWithStore(t, backend, shared, allowLoopback)
@@ -677,11 +664,7 @@ func TestPushRelayListPages(t *testing.T) {
 // TestPushRelayStoreDown: a delivery the store cannot look up is answered
 // 503, so that the backend keeps it.
 func TestPushRelayStoreDown(t *testing.T) {
-	down, err := store.NewRedis(store.RedisConfig{Address: "127.0.0.1:1", DialTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { down.Close() })
+	down := redisIndex(t, store.RedisConfig{Address: "127.0.0.1:1", DialTimeout: 100 * time.Millisecond})
 	g := newGatewayWithStore(t, backends[0].handler(t, nil), down)
 	if status, _ := deliver(t, g, "/push/"+randomID(), "X-A2A-Notification-Token", "x", `{}`); status != http.StatusServiceUnavailable {
 		t.Fatalf("with the store down a delivery answered %d, want 503", status)

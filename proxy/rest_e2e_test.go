@@ -272,17 +272,7 @@ func TestRESTExtendedCard(t *testing.T) {
 // restDo sends one raw REST request and returns status, headers and body.
 func restDo(t *testing.T, g *testGateway, method, path, contentType, body, tok string) (int, http.Header, gjson.Result) {
 	t.Helper()
-	req, err := http.NewRequest(method, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	res, b := roundTrip(t, req)
+	res, b := g.request(t, method, path, body, "Content-Type", contentType, "Authorization", bearerOf(tok))
 	if ct := res.Header.Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("%s %s: Content-Type %q: %s", method, path, ct, b)
 	}

@@ -57,17 +57,12 @@ type retryCase struct {
 }
 
 func forEachRetryPair(t *testing.T, f func(t *testing.T, rc *retryCase)) {
-	for _, b := range backends {
-		for _, c := range callers {
-			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
-				t.Parallel()
-				hold := make(chan struct{})
-				rc := &retryCase{c: c, b: b, hold: hold, backend: newSendCounter(b.handler(t, hold))}
-				t.Cleanup(rc.release)
-				f(t, rc)
-			})
-		}
-	}
+	forEachCallerOf(t, backends, func(t *testing.T, c caller, b backendKind) {
+		hold := make(chan struct{})
+		rc := &retryCase{c: c, b: b, hold: hold, backend: newSendCounter(b.handler(t, hold))}
+		t.Cleanup(rc.release)
+		f(t, rc)
+	})
 }
 
 var releaseMu sync.Mutex
@@ -320,11 +315,7 @@ func TestNotAcceptedKinds(t *testing.T) {
 func replicas(t *testing.T, rc *retryCase) (g1, g2, alice1, alice2 *testGateway) {
 	prefix := fmt.Sprintf("a2agw-retry-%d:", time.Now().UnixNano())
 	open := func() *testGateway {
-		s, err := store.NewRedis(store.RedisConfig{Address: testredis.Addr(t), KeyPrefix: prefix, TTL: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
+		s := redisIndex(t, store.RedisConfig{Address: testredis.Addr(t), KeyPrefix: prefix, TTL: time.Hour})
 		return newGatewayOpts(t, rc.backend, rc.b.version, Options{Tasks: s}, withAuth(t))
 	}
 	g1, g2 = open(), open()

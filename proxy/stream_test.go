@@ -177,40 +177,35 @@ func TestStreamedDirectMessage(t *testing.T) {
 // the backend sends its first events and then blocks until the test has
 // read them through the gateway.
 func TestStreamNotBuffered(t *testing.T) {
-	for _, b := range backends {
-		for _, c := range callers {
-			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
-				t.Parallel()
-				hold := make(chan struct{})
-				g := newGateway(t, b.handler(t, hold), b.version)
-				s := g.stream("1", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("wait for it"), ""))
-				got := make(chan gjson.Result, 1)
-				go func() {
-					// The working event arrives while the backend is held.
-					for {
-						r, ok := s.next()
-						if !ok || stateOf(c.d, r.Get("result")) == c.state("working") {
-							got <- r
-							return
-						}
-					}
-				}()
-				select {
-				case r := <-got:
-					if !r.Exists() {
-						t.Fatal("stream ended before the working event")
-					}
-				case <-time.After(10 * time.Second):
-					t.Fatal("gateway is buffering: the first events did not arrive while the backend was still working")
+	forEachCallerOf(t, backends, func(t *testing.T, c caller, b backendKind) {
+		hold := make(chan struct{})
+		g := newGateway(t, b.handler(t, hold), b.version)
+		s := g.stream("1", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("wait for it"), ""))
+		got := make(chan gjson.Result, 1)
+		go func() {
+			// The working event arrives while the backend is held.
+			for {
+				r, ok := s.next()
+				if !ok || stateOf(c.d, r.Get("result")) == c.state("working") {
+					got <- r
+					return
 				}
-				close(hold)
-				events := s.all()
-				if len(events) == 0 || stateOf(c.d, events[len(events)-1].Get("result")) != c.state("completed") {
-					t.Fatalf("after release the stream must end completed: %v", events)
-				}
-			})
+			}
+		}()
+		select {
+		case r := <-got:
+			if !r.Exists() {
+				t.Fatal("stream ended before the working event")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("gateway is buffering: the first events did not arrive while the backend was still working")
 		}
-	}
+		close(hold)
+		events := s.all()
+		if len(events) == 0 || stateOf(c.d, events[len(events)-1].Get("result")) != c.state("completed") {
+			t.Fatalf("after release the stream must end completed: %v", events)
+		}
+	})
 }
 
 // TestStreamEventsSentTogetherArriveTogether: events the backend sent in

@@ -39,13 +39,7 @@ func pushTraced(t *testing.T, g *testGateway, rcv *receiver) (path, token, heade
 // postTraced posts a delivery to the relay with the agent's trace headers.
 func postTraced(t *testing.T, g *testGateway, path, header, token, body string, trace ...string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(header, token)
-	for i := 0; i+1 < len(trace); i += 2 {
-		req.Header.Set(trace[i], trace[i+1])
-	}
-	if res, b := roundTrip(t, req); res.StatusCode != http.StatusOK {
+	if res, b := g.request(t, http.MethodPost, path, body, append([]string{"Content-Type", "application/json", header, token}, trace...)...); res.StatusCode != http.StatusOK {
 		t.Fatalf("the relay answered %d: %s", res.StatusCode, b)
 	}
 }

@@ -150,16 +150,11 @@ func only(t *testing.T, under map[string][]sdktrace.ReadOnlySpan, name string) s
 // forEachTracedPair runs f for every caller dialect against every backend,
 // through a gateway tracing into a sink, with the backend's requests tapped.
 func forEachTracedPair(t *testing.T, f func(t *testing.T, c caller, b backendKind, g *testGateway, sink *spanSink, tap *headerTap)) {
-	for _, b := range backends {
-		for _, c := range callers {
-			t.Run(c.d.String()+"-to-"+b.name, func(t *testing.T) {
-				t.Parallel()
-				sink, tr := newSpanSink(t)
-				tap := &headerTap{next: b.handler(t, nil)}
-				f(t, c, b, newGatewayOpts(t, tap, b.version, Options{Tracing: tr}), sink, tap)
-			})
-		}
-	}
+	forEachCallerOf(t, backends, func(t *testing.T, c caller, b backendKind) {
+		sink, tr := newSpanSink(t)
+		tap := &headerTap{next: b.handler(t, nil)}
+		f(t, c, b, newGatewayOpts(t, tap, b.version, Options{Tracing: tr}), sink, tap)
+	})
 }
 
 // A unary call is one trace under the caller's: the server span named by
@@ -489,14 +484,7 @@ func TestTraceRESTBinding(t *testing.T) {
 	sink, tr := newSpanSink(t)
 	g := newGatewayOpts(t, backends[1].handler(t, nil), dialect.Version10, Options{Tracing: tr})
 	c := caller{dialect.V10}
-	req, err := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.url, "/")+"/message:send", strings.NewReader(c.send("m1", c.text("hello"), "")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("A2A-Version", "1.0")
-	req.Header.Set("traceparent", callerParent)
-	if res, _ := roundTrip(t, req); res.StatusCode != http.StatusOK {
+	if res, _ := g.request(t, http.MethodPost, "/message:send", c.send("m1", c.text("hello"), ""), "Content-Type", "application/json", "A2A-Version", "1.0", "traceparent", callerParent); res.StatusCode != http.StatusOK {
 		t.Fatalf("HTTP %d", res.StatusCode)
 	}
 	server, _ := sink.call(t)

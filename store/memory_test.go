@@ -11,12 +11,18 @@ import (
 	"time"
 )
 
+// newMemory is a memory store closed when tb ends.
+func newMemory(tb testing.TB, cfg MemoryConfig) *Memory {
+	m := NewMemory(cfg)
+	tb.Cleanup(func() { m.Close() })
+	return m
+}
+
 func openMemory(cfg MemoryConfig) opener {
 	return func(t *testing.T, clock *fakeClock) Store {
 		cfg := cfg // each parallel case its own copy
 		cfg.now = clock.Now
-		m := NewMemory(cfg)
-		t.Cleanup(func() { m.Close() })
+		m := newMemory(t, cfg)
 		return m
 	}
 }
@@ -117,8 +123,7 @@ func TestMemoryEvictsLeastRecentlyUpdatedFinal(t *testing.T) {
 func TestMemoryEvictionKeepsIndexesConsistent(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	m := NewMemory(MemoryConfig{MaxTasks: 50, now: clock.Now})
-	t.Cleanup(func() { m.Close() })
+	m := newMemory(t, MemoryConfig{MaxTasks: 50, now: clock.Now})
 	for i := range 500 {
 		clock.Advance(time.Millisecond)
 		err := m.Put(context.Background(), Task{ID: fmt.Sprintf("t%d", i%120), ContextID: fmt.Sprintf("o%d-c%d", i%3, i%7),
@@ -252,8 +257,7 @@ func TestNewMemoryPanicsOnInvalidConfig(t *testing.T) {
 func TestMemoryLargeBucket(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	m := NewMemory(MemoryConfig{MaxTasks: 4000, now: clock.Now})
-	t.Cleanup(func() { m.Close() })
+	m := newMemory(t, MemoryConfig{MaxTasks: 4000, now: clock.Now})
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(7, 11))
 	for i := range 12000 {
@@ -341,8 +345,7 @@ func TestMemoryStaysConsistent(t *testing.T) {
 	clock := newFakeClock()
 	// Shares smaller than the index, so that owners evict their own; owner
 	// "" (authentication off) has none.
-	m := NewMemory(MemoryConfig{MaxTasks: 64, MaxTasksPerOwner: 24, TTL: time.Hour, now: clock.Now})
-	t.Cleanup(func() { m.Close() })
+	m := newMemory(t, MemoryConfig{MaxTasks: 64, MaxTasksPerOwner: 24, TTL: time.Hour, now: clock.Now})
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(3, 5))
 	owners := []string{"o0", "o1", "o2", ""}
@@ -410,8 +413,7 @@ func (m *Memory) tasksWithoutContext() int {
 // instant whether or not nanoseconds since the Unix epoch can hold its end.
 func TestMemorySendExpiresBeyondNanos(t *testing.T) {
 	t.Parallel()
-	m := NewMemory(MemoryConfig{})
-	t.Cleanup(func() { m.Close() })
+	m := newMemory(t, MemoryConfig{})
 	ctx := context.Background()
 	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
@@ -451,8 +453,7 @@ func TestMemorySendExpiresBeyondNanos(t *testing.T) {
 // under other principals and agents, each have a record of their own.
 func TestMemorySendKeysStayApart(t *testing.T) {
 	t.Parallel()
-	m := NewMemory(MemoryConfig{})
-	t.Cleanup(func() { m.Close() })
+	m := newMemory(t, MemoryConfig{})
 	ctx := context.Background()
 	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
 	long := strings.Repeat("k", 4096)
@@ -485,8 +486,7 @@ func TestMemorySendKeysStayApart(t *testing.T) {
 // its own new one keeps the new one.
 func TestMemorySendsBoundedByIndex(t *testing.T) {
 	t.Parallel()
-	m := NewMemory(MemoryConfig{MaxTasks: 3})
-	t.Cleanup(func() { m.Close() })
+	m := newMemory(t, MemoryConfig{MaxTasks: 3})
 	ctx := context.Background()
 	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
 	save := func(owner, key string) {

@@ -458,17 +458,23 @@ func decodeTask(agent, id string, fields map[string]string) (t Task, expires int
 	}, expires, nil
 }
 
+// readErr is the error of a read of one key that failed: ErrNotFound where
+// the key is missing, else ErrUnavailable.
+func readErr(op string, err error) error {
+	if errors.Is(err, redis.Nil) {
+		return ErrNotFound
+	}
+	return unavailable(op, err)
+}
+
 // ContextOwner implements Store.
 func (r *Redis) ContextOwner(ctx context.Context, agent, contextID string) (string, error) {
 	if contextID == "" {
 		return "", ErrNotFound
 	}
 	v, err := r.client.Get(ctx, r.keys.context(agent, contextID)).Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return "", ErrNotFound
-	case err != nil:
-		return "", unavailable("get context owner", err)
+	if err != nil {
+		return "", readErr("get context owner", err)
 	}
 	exp, owner, ok := strings.Cut(v, "|")
 	expires, err := strconv.ParseInt(exp, 10, 64)

@@ -169,6 +169,20 @@ func (k redisKeys) appendSends(b []byte, agent, owner string) []byte {
 	return append(b, owner...)
 }
 
+// sendKeys is the key of a send's record and that of its owner's index of
+// them, the keys a claim and a save of the record are sent with.
+func (k redisKeys) sendKeys(key SendKey) [2]string {
+	var buf [256]byte
+	var ends keyEnds
+	b := k.appendSendKey(buf[:0], key)
+	ends.end(b)
+	b = k.appendSends(b, key.Agent, key.Owner)
+	ends.end(b)
+	var keys [2]string
+	ends.split(b, keys[:])
+	return keys
+}
+
 // keyEnds marks where each key written into a buffer ends.
 type keyEnds struct {
 	ends [6]int

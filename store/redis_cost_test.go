@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -126,8 +127,7 @@ func benchCalls(b *testing.B, open func(b *testing.B) Store, after func(b *testi
 
 func BenchmarkMemoryCalls(b *testing.B) {
 	benchCalls(b, func(b *testing.B) Store {
-		s := NewMemory(MemoryConfig{})
-		b.Cleanup(func() { s.Close() })
+		s := newMemory(b, MemoryConfig{})
 		return s
 	}, nil)
 }
@@ -143,37 +143,53 @@ func (h *countingHook) count(cmd redis.Cmder) {
 	}
 }
 
-func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *countingHook) trip(pipeline bool) {
+	h.trips.Add(1)
+	if pipeline {
+		h.pipelines.Add(1)
+	}
+}
 
-func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+// sentHook is a redis.Hook that shows cmd each command a client sends, alone
+// or in a pipeline, and trip (when set) each round trip.
+type sentHook struct {
+	cmd  func(redis.Cmder)
+	trip func(pipeline bool)
+}
+
+func (h sentHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h sentHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.count(cmd)
-		h.trips.Add(1)
+		h.cmd(cmd)
+		if h.trip != nil {
+			h.trip(false)
+		}
 		return next(ctx, cmd)
 	}
 }
 
-func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (h sentHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		for _, cmd := range cmds {
-			h.count(cmd)
+			h.cmd(cmd)
 		}
-		h.trips.Add(1)
-		h.pipelines.Add(1)
+		if h.trip != nil {
+			h.trip(true)
+		}
 		return next(ctx, cmds)
 	}
 }
 
 func BenchmarkRedisCalls(b *testing.B) {
 	node := redistopo.StartPlain(b)
-	admin := redis.NewClient(&redis.Options{Addr: node.Addr})
-	b.Cleanup(func() { admin.Close() })
+	admin := clientOf(b, node.Addr)
 	hook := &countingHook{}
 	var redisBefore int64
 	var cpuBefore, clientBefore float64
 	benchCalls(b, func(b *testing.B) Store {
 		s := openBenchRedis(b, node.Addr)
-		s.client.AddHook(hook)
+		s.client.AddHook(sentHook{cmd: hook.count, trip: hook.trip})
 		hook.commands.Store(0)
 		hook.scripts.Store(0)
 		hook.trips.Store(0)
@@ -323,8 +339,7 @@ func BenchmarkRedisSendCost(b *testing.B) {
 	} else {
 		addr = redistopo.StartPlain(b).Addr
 	}
-	admin := redis.NewClient(&redis.Options{Addr: addr})
-	b.Cleanup(func() { admin.Close() })
+	admin := clientOf(b, addr)
 	for _, c := range sendCostCases {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := RedisConfig{Address: addr, KeyPrefix: freshPrefix(), MaxTasksPerOwner: sendCostShare}
@@ -437,10 +452,7 @@ func startCallgrindRedis(b *testing.B) *callgrindCounter {
 			b.Skipf("%s not installed: %v", bin, err)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	ln := testnet.Listen(b)
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	dir := b.TempDir()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2agate/gateway/internal/testnet"
 	"github.com/a2agate/gateway/internal/testredis"
 )
 
@@ -51,10 +52,7 @@ func openBehindFaultProxy(t *testing.T, cfg RedisConfig) (*Redis, *faultProxy, *
 }
 
 func startFaultProxy(t *testing.T, target string) *faultProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testnet.Listen(t)
 	p := &faultProxy{t: t, addr: ln.Addr().String(), target: target, conns: map[net.Conn]struct{}{}}
 	p.serve(ln)
 	t.Cleanup(func() {

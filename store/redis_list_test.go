@@ -145,8 +145,7 @@ func TestRedisListStateBound(t *testing.T) {
 //	go test -run '^$' -bench RedisListFiltered -benchtime 200x ./store
 func BenchmarkRedisListFiltered(b *testing.B) {
 	node := redistopo.StartPlain(b)
-	admin := redis.NewClient(&redis.Options{Addr: node.Addr})
-	b.Cleanup(func() { admin.Close() })
+	admin := clientOf(b, node.Addr)
 	s := openBenchRedis(b, node.Addr)
 	const tasks, contexts = 10000, 1000
 	ctx := context.Background()

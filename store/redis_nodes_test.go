@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/a2agate/gateway/internal/redistopo"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // A node that refuses connections, or breaks them, is counted by its
@@ -46,11 +45,7 @@ func TestRedisNodeErrorsNameTheNode(t *testing.T) {
 // at it before each command from the pool, as one handle made when the
 // connection was: a handle made per check would be an allocation each.
 func TestCountedConnSocketHandle(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln := testnet.Listen(t)
 	go func() {
 		if c, err := ln.Accept(); err == nil {
 			defer c.Close()
@@ -97,8 +92,7 @@ func TestCountedConnSocketHandle(t *testing.T) {
 func TestRedisIdleConnClosedByNode(t *testing.T) {
 	t.Parallel()
 	node := redistopo.StartPlain(t)
-	admin := redis.NewClient(&redis.Options{Addr: node.Addr})
-	t.Cleanup(func() { admin.Close() })
+	admin := clientOf(t, node.Addr)
 	s := openRedisStore(t, RedisConfig{Address: node.Addr, KeyPrefix: freshPrefix()})
 	ctx := context.Background()
 	mustPut(t, s, Task{ID: "t", Owner: "o", Agent: "a", State: working})

@@ -151,11 +151,8 @@ func (r *Redis) DeleteRelay(ctx context.Context, relayID string) error {
 
 func (r *Redis) PushRelay(ctx context.Context, relayID string) (PushRelay, error) {
 	v, err := r.client.Get(ctx, r.keys.pushRelay(relayID)).Bytes()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return PushRelay{}, ErrNotFound
-	case err != nil:
-		return PushRelay{}, unavailable("get push relay", err)
+	if err != nil {
+		return PushRelay{}, readErr("get push relay", err)
 	}
 	var relay PushRelay
 	if err := json.Unmarshal(v, &relay); err != nil {
@@ -180,11 +177,8 @@ func (r *Redis) PutPushSnapshot(ctx context.Context, agent, taskID string, task 
 
 func (r *Redis) PushSnapshot(ctx context.Context, agent, taskID string) ([]byte, error) {
 	v, err := r.client.HGet(ctx, r.keys.pushTask(agent, taskID), pushFieldSnap).Bytes()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return nil, ErrNotFound
-	case err != nil:
-		return nil, unavailable("get push snapshot", err)
+	if err != nil {
+		return nil, readErr("get push snapshot", err)
 	}
 	return v, nil
 }

@@ -202,13 +202,7 @@ func (r *Redis) claimWith(ctx context.Context, key SendKey, rec SendRecord, now 
 	if c.rec, err = c.wire.encode(rec); err != nil {
 		return SendRecord{}, false, err
 	}
-	var buf [256]byte
-	var ends keyEnds
-	b := r.keys.appendSendKey(buf[:0], key)
-	ends.end(b)
-	b = r.keys.appendSends(b, key.Agent, key.Owner)
-	ends.end(b)
-	ends.split(b, c.keys[:])
+	c.keys = r.keys.sendKeys(key)
 	var share any = 0
 	if r.sendShare(key) != 0 {
 		share = r.shareArg
@@ -255,14 +249,7 @@ func (r *Redis) SaveSend(ctx context.Context, key SendKey, rec SendRecord) error
 	if q.val, err = q.wire.encode(rec); err != nil {
 		return err
 	}
-	var buf [256]byte
-	var ends keyEnds
-	b := r.keys.appendSendKey(buf[:0], key)
-	ends.end(b)
-	b = r.keys.appendSends(b, key.Agent, key.Owner)
-	ends.end(b)
-	var keys [2]string
-	ends.split(b, keys[:])
+	keys := r.keys.sendKeys(key)
 	q.key, q.index = keys[0], keys[1]
 	q.args()
 	if err := r.saves.save(ctx, q); err != nil {
@@ -283,11 +270,8 @@ func (r *Redis) PutSend(ctx context.Context, t Task, key SendKey, rec SendRecord
 // LoadSend implements Retries.
 func (r *Redis) LoadSend(ctx context.Context, key SendKey, now time.Time) (SendRecord, error) {
 	v, err := r.client.Get(ctx, r.keys.sendKey(key)).Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return SendRecord{}, ErrNotFound
-	case err != nil:
-		return SendRecord{}, unavailable("load send", err)
+	if err != nil {
+		return SendRecord{}, readErr("load send", err)
 	}
 	rec, expires, err := decodeSend(v)
 	if err != nil {

@@ -47,7 +47,7 @@ func TestRedisSaveSendGroupCommit(t *testing.T) {
 	open, clock := sharedIndex(t)
 	s, other := open(), open()
 	hook := &countingHook{}
-	s.client.AddHook(hook)
+	s.client.AddHook(sentHook{cmd: hook.count, trip: hook.trip})
 	const savers = 64
 	var wg sync.WaitGroup
 	errs := make(chan error, savers)

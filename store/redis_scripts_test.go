@@ -27,24 +27,6 @@ func (h *evalHook) count(cmd redis.Cmder) {
 	}
 }
 
-func (h *evalHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (h *evalHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.count(cmd)
-		return next(ctx, cmd)
-	}
-}
-
-func (h *evalHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		for _, cmd := range cmds {
-			h.count(cmd)
-		}
-		return next(ctx, cmds)
-	}
-}
-
 // TestRedisSendAfterScriptFlush: a Redis that lost the scripts (SCRIPT
 // FLUSH, as after a restart or a failover to a node that never ran them)
 // still serves the next send, whichever way its scripts go (alone, through
@@ -54,11 +36,10 @@ func (h *evalHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 func TestRedisSendAfterScriptFlush(t *testing.T) {
 	t.Parallel()
 	node := redistopo.StartPlain(t)
-	admin := redis.NewClient(&redis.Options{Addr: node.Addr})
-	t.Cleanup(func() { admin.Close() })
+	admin := clientOf(t, node.Addr)
 	s := openRedisStore(t, RedisConfig{Address: node.Addr, KeyPrefix: freshPrefix()})
 	hook := &evalHook{}
-	s.client.AddHook(hook)
+	s.client.AddHook(sentHook{cmd: hook.count})
 	ctx := context.Background()
 	send := func(n string) {
 		t.Helper()
@@ -147,24 +128,6 @@ func (h *scriptKeysHook) take() [][]string {
 	return k
 }
 
-func (h *scriptKeysHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (h *scriptKeysHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.record(cmd)
-		return next(ctx, cmd)
-	}
-}
-
-func (h *scriptKeysHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		for _, cmd := range cmds {
-			h.record(cmd)
-		}
-		return next(ctx, cmds)
-	}
-}
-
 // TestRedisCallKeys: the keys a send's scripts are sent with, written into
 // one buffer per call, are those redisKeys names (which the other calls,
 // the scripts and the layout's readers use), for names of any length and
@@ -174,7 +137,7 @@ func TestRedisCallKeys(t *testing.T) {
 	prefix := testPrefix(t)
 	s := openRedisStore(t, RedisConfig{Address: testredis.Addr(t), KeyPrefix: prefix})
 	hook := &scriptKeysHook{}
-	s.client.AddHook(hook)
+	s.client.AddHook(sentHook{cmd: hook.record})
 	ctx := context.Background()
 	k := redisKeys{prefix: prefix}
 	agent, owner, id, contextID := "agent:with}colons{0123456789", "https://issuer.example|a:b", "task:1", "ctx:1"

@@ -39,9 +39,12 @@ func testPrefix(t *testing.T) string {
 }
 
 // adminClient is a plain client for inspecting Redis behind a store's back.
-func adminClient(t *testing.T) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: testredis.Addr(t)})
-	t.Cleanup(func() { c.Close() })
+func adminClient(t *testing.T) *redis.Client { return clientOf(t, testredis.Addr(t)) }
+
+// clientOf is a client of the Redis at addr, closed when tb ends.
+func clientOf(tb testing.TB, addr string) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	tb.Cleanup(func() { c.Close() })
 	return c
 }
 
@@ -277,7 +280,7 @@ func TestRedisSendScriptsPipelined(t *testing.T) {
 	}
 	mustPut(t, s, Task{ID: "warm", Agent: "a", Owner: "o"})
 	hook := &countingHook{}
-	s.client.AddHook(hook)
+	s.client.AddHook(sentHook{cmd: hook.count, trip: hook.trip})
 
 	if _, _, claimed, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "o"}, key, rec, time.Now()); !claimed || !errors.Is(err, ErrNotFound) {
 		t.Fatalf("lone ClaimSend = %v, %v; want claimed", claimed, err)

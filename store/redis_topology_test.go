@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/a2agate/gateway/internal/redistopo"
 	"github.com/a2agate/gateway/internal/testlog"
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // The topology tests run the conformance suite against Redis started by the
@@ -113,12 +113,7 @@ func TestRedisLogsUnreachableNode(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	ctx := context.Background()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testnet.RefusedAddr(t)
 	refused := openRedisStore(t, RedisConfig{Address: closed, KeyPrefix: freshPrefix(), log: log})
 	wrongName := openRedisStore(t, RedisConfig{Address: n.Addr, TLS: RedisTLSConfig{Enabled: true, CAFile: e.TLS.CA,
 		CertFile: e.TLS.ClientCert, KeyFile: e.TLS.ClientKey, ServerName: "redis.example"}, KeyPrefix: freshPrefix(), log: log})

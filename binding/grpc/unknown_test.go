@@ -2,7 +2,6 @@ package grpcbind
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,6 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/a2agate/gateway/internal/grpctest"
 )
 
 // withUnknown appends field number 99, which no A2A message defines, to m.
@@ -67,14 +68,7 @@ func TestUnknownFieldsRefused(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			for {
-				if _, err := s.Recv(); err != nil {
-					if err == io.EOF {
-						return nil
-					}
-					return err
-				}
-			}
+			return grpctest.Drain(s)
 		}},
 		{"0.3 unary, in a part", "field number 99", func(u func(proto.Message)) error {
 			r := send03()

@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"internal/protojsontest": {"internal/jsontest"},
 	"internal/staticheader":  {},
 	"internal/redistopo":     {},
+	"internal/grpctest":      {},
 	"internal/importpolicy":  {},
 	"cmd/gateway":            {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent", "telemetry"},
 	"bench/canned":           {"internal/readall"},

@@ -2,10 +2,11 @@ package testredis
 
 import (
 	"fmt"
-	"net"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/testnet"
 )
 
 // recorder is a testing.TB that records whether it was skipped or failed,
@@ -43,7 +44,7 @@ func addr(t *testing.T, skip, address string) *recorder {
 
 // TestSkipWins: A2AGW_SKIP_REDIS=1 skips, whatever the address.
 func TestSkipWins(t *testing.T) {
-	r := addr(t, "1", closedAddr(t))
+	r := addr(t, "1", testnet.RefusedAddr(t))
 	if !r.skipped || r.failed {
 		t.Fatalf("skipped %v, failed %v; want skipped", r.skipped, r.failed)
 	}
@@ -52,7 +53,7 @@ func TestSkipWins(t *testing.T) {
 // TestUnreachableFails: without A2AGW_SKIP_REDIS a missing Redis fails the
 // test and says how to start or skip it.
 func TestUnreachableFails(t *testing.T) {
-	r := addr(t, "", closedAddr(t))
+	r := addr(t, "", testnet.RefusedAddr(t))
 	if !r.failed || r.skipped {
 		t.Fatalf("skipped %v, failed %v; want failed", r.skipped, r.failed)
 	}
@@ -65,11 +66,7 @@ func TestUnreachableFails(t *testing.T) {
 
 // TestNotRedisFails: a listener that does not answer PING is not Redis.
 func TestNotRedisFails(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln := testnet.Listen(t)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -83,15 +80,4 @@ func TestNotRedisFails(t *testing.T) {
 	if err := Ping(ln.Addr().String()); err == nil {
 		t.Fatal("an HTTP server passed for Redis")
 	}
-}
-
-// closedAddr is an address nothing listens on.
-func closedAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
