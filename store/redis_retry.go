@@ -69,14 +69,11 @@ func (r *Redis) sendShare(key SendKey) int {
 // is part of its call's allocation (admitCall, putCall, claimCall), with
 // the buffer of its stored form.
 type sendWire struct {
-	Digest        string   `json:"d"`
-	State         string   `json:"s"`
-	TaskID        string   `json:"t,omitempty"`
-	Answer        []byte   `json:"a,omitempty"`
-	AnswerDialect string   `json:"ad,omitempty"`
-	Holder        string   `json:"h,omitempty"`
-	Lease         wireTime `json:"l,omitempty"`
-	Expires       wireTime `json:"e"`
+	// SendRecord's own fields, but for its times: json takes the fields
+	// of the same names below, which are shallower.
+	SendRecord
+	Lease   wireTime `json:"l,omitempty"`
+	Expires wireTime `json:"e"`
 
 	times [2 * len(`"2006-01-02T15:04:05.999999999-07:00"`)]byte
 	val   [256]byte
@@ -86,8 +83,7 @@ type sendWire struct {
 // encode returns rec's stored form, "<expires µs>|<JSON>", in w's buffer
 // when it fits.
 func (w *sendWire) encode(rec SendRecord) ([]byte, error) {
-	*w = sendWire{Digest: rec.Digest, State: rec.State, TaskID: rec.TaskID, Answer: rec.Answer,
-		AnswerDialect: rec.AnswerDialect, Holder: rec.Holder}
+	*w = sendWire{SendRecord: rec}
 	times, err := rec.Expires.AppendText(w.times[:0])
 	if err != nil {
 		return nil, fmt.Errorf("encode send record: %w", err)
