@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/testrace"
 )
 
 // TestAllocationBudgets locks in the fast paths. Same-dialect traffic
@@ -12,7 +13,7 @@ import (
 // measured plus a margin of one, so a change that adds allocations per
 // member or per part fails here long before a benchmark is read.
 func TestAllocationBudgets(t *testing.T) {
-	if raceEnabled {
+	if testrace.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	if testing.Short() {

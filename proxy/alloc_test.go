@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/a2agate/gateway/internal/testrace"
 )
 
 // allocBudgets hold the allocations per request through the whole handler,
@@ -53,7 +55,7 @@ var allocBudgets = map[string]float64{
 // under the race detector, which allocates, and in -short runs.
 func skipAllocBudgets(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
+	if testrace.Enabled {
 		t.Skip("the race detector allocates: budgets hold without it")
 	}
 	if testing.Short() {
@@ -88,7 +90,7 @@ func TestReadSized(t *testing.T) {
 			t.Fatalf("declared %d: %d bytes, %v", declared, len(got), err)
 		}
 	}
-	if raceEnabled {
+	if testrace.Enabled {
 		return
 	}
 	rd := bytes.NewReader(body)

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/a2agate/gateway/internal/testrace"
 )
 
 // gatewayBin is the gateway binary under test, built once by TestMain;
@@ -38,7 +40,7 @@ func TestMain(m *testing.M) {
 // buildGateway builds cmd/gateway into out, with the race detector when this
 // test binary has it (or as RELIABILITY_GATEWAY_RACE says).
 func buildGateway(out string) error {
-	race := raceEnabled
+	race := testrace.Enabled
 	switch os.Getenv("RELIABILITY_GATEWAY_RACE") {
 	case "0":
 		race = false

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2agate/gateway/internal/testrace"
 	"github.com/a2agate/gateway/internal/testredis"
 )
 
@@ -22,7 +23,7 @@ const redisSendAllocs = 14
 // go-redis's for its two scripts, to a budget, so that a regression fails.
 // It runs without t.Parallel: AllocsPerRun counts the whole process's.
 func TestRedisSendAllocs(t *testing.T) {
-	if raceEnabled {
+	if testrace.Enabled {
 		t.Skip("the race detector allocates: budgets hold without it")
 	}
 	if testing.Short() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2agate/gateway/internal/redistopo"
 	"github.com/a2agate/gateway/internal/testnet"
+	"github.com/a2agate/gateway/internal/testrace"
 )
 
 // A node that refuses connections, or breaks them, is counted by its
@@ -78,7 +79,7 @@ func TestCountedConnSocketHandle(t *testing.T) {
 	if got, want := fdOf(sc), fdOf(conn.(*countedConn).Conn.(*net.TCPConn)); got != want {
 		t.Fatalf("the handle is of socket %d, want the connection's, %d", got, want)
 	}
-	if raceEnabled {
+	if testrace.Enabled {
 		return
 	}
 	if n := testing.AllocsPerRun(100, func() { sc.SyscallConn() }); n != 0 {

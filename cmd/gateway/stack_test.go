@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2agate/gateway/bench/canned"
 	"github.com/a2agate/gateway/internal/testnet"
+	"github.com/a2agate/gateway/internal/testrace"
 )
 
 // TestConnectionStack logs the goroutine stack a keep-alive connection
@@ -20,7 +21,7 @@ import (
 // 4 MiB of stack, and as much again of heap, since the collector's goal
 // counts stacks. A figure to watch, not a budget.
 func TestConnectionStack(t *testing.T) {
-	if raceEnabled {
+	if testrace.Enabled {
 		t.Skip("the race detector deepens every frame: the figure means nothing under it")
 	}
 	backend := httptest.NewServer(canned.New())

@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"internal/staticheader":  {},
 	"internal/redistopo":     {},
 	"internal/grpctest":      {},
+	"internal/testrace":      {},
 	"internal/importpolicy":  {},
 	"cmd/gateway":            {"proxy", "normalize", "dialect", "auth", "store", "configs", "legacyagent", "telemetry"},
 	"bench/canned":           {"internal/readall"},
