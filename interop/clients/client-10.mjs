@@ -192,7 +192,10 @@ const adapter = {
     ),
   getPush: async (taskId, id) => pushFrom10(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id })),
   listPush: async (taskId) => {
-    const response = await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: undefined, pageToken: '' });
+    // pageSize is a plain int32 in the SDK's types: 0 leaves it unset (the
+    // JSON encoders omit it; undefined was "pageSize": null over JSON-RPC
+    // and fails the gRPC encoder).
+    const response = await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' });
     return response.configs.map(pushFrom10);
   },
   deletePush: (taskId, id) => client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id }),
