@@ -15,8 +15,9 @@
 # v2.3.1 (1.0) (versions pinned in package-lock.json, goclient/go.sum and
 # go10/go.sum), over JSON-RPC; a client label ending in -rest or -grpc is
 # the same SDK configured to prefer its HTTP+JSON or gRPC transport
-# (js-1.0-rest, js-0.3-rest, go-2.3.1-rest, go-2.3.1-grpc, go-0.3.3-grpc;
-# @a2a-js/sdk 0.2.5 and a2a-go v0.3.3 have no REST client), picked from the card as
+# (js-1.0-rest, js-0.3-rest, go-2.3.1-rest, js-1.0-grpc, js-0.3-grpc,
+# go-2.3.1-grpc, go-0.3.3-grpc; @a2a-js/sdk 0.2.5 and a2a-go v0.3.3 have no
+# REST client, @a2a-js/sdk 0.2.5 no gRPC one), picked from the card as
 # an application picks it. Those run through the gateway only (the
 # backends speak JSON-RPC alone), and the gRPC ones only against the
 # per-backend gateways: a gRPC call names no agent path, so the shared
@@ -302,7 +303,7 @@ mark_known_gap() {
   echo "$line"
 }
 
-clients=(${INTEROP_CLIENTS:-js-0.2.5 js-0.3 js-1.0 go-0.3.3 go-2.3.1 js-1.0-rest js-0.3-rest go-2.3.1-rest go-2.3.1-grpc go-0.3.3-grpc})
+clients=(${INTEROP_CLIENTS:-js-0.2.5 js-0.3 js-1.0 go-0.3.3 go-2.3.1 js-1.0-rest js-0.3-rest go-2.3.1-rest js-1.0-grpc js-0.3-grpc go-2.3.1-grpc go-0.3.3-grpc})
 backends=(${INTEROP_BACKENDS:-js-0.2.5 js-0.3 js-1.0 go-2.3.1})
 declare -A backend_script=([js-0.2.5]=backend-025.mjs [js-0.3]=backend-03.mjs [js-1.0]=backend-10.mjs [go-2.3.1]=go10-agent)
 declare -A go_client_bin=([go-0.3.3]=goclient [go-2.3.1]=go10-client)
@@ -318,9 +319,10 @@ serves() {
   return 0
 }
 
-# The wire shape checks guard every scenario; prove they still reject the
-# leaks they exist for before trusting a green matrix.
-if node --test clients/wirecheck.test.mjs >"$work/selftest.txt" 2>&1; then
+# The wire shape checks guard every scenario, and the gRPC clients' error
+# reading every gRPC error scenario; prove they still reject the leaks and
+# wrong status codes they exist for before trusting a green matrix.
+if node --test clients/wirecheck.test.mjs clients/grpc.test.mjs >"$work/selftest.txt" 2>&1; then
   echo "PASS client=harness backend=none scenario=wirecheck-selftest" | tee -a "$results"
 else
   echo "FAIL client=harness backend=none scenario=wirecheck-selftest $(grep -m3 'not ok' "$work/selftest.txt" | tr '\n' ' ')" | tee -a "$results"

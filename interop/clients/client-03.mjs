@@ -1,10 +1,11 @@
 // Client driver for @a2a-js/sdk 0.3.x (ClientFactory, 0.3 dialect; JSON-RPC
-// transport, or REST with --transport rest).
+// transport, or REST or gRPC with --transport rest or grpc).
 // Usage: node client-03.mjs --url URL --client NAME --backend NAME --backend-dialect D
 
 import { ClientFactory, ClientFactoryOptions, RestTransport } from 'sdk03/client';
 import { clientArgs, codeFromMessage, factoryOptions, FetchRecorder, Harness, PROTOCOL_OF, restCodeOf, skipFor } from './harness.mjs';
 import { cardFrom0x, pushFrom0x, pushTo0x, rawPost, resultFrom0x, sendParams0x, streamFrom0x, taskFrom0x } from './neutral0x.mjs';
+import { grpcCodeOf, grpcTarget } from './grpc.mjs';
 import { registerScenarios } from './scenarios.mjs';
 
 const args = clientArgs();
@@ -12,11 +13,20 @@ const recorder = new FetchRecorder();
 recorder.install();
 
 // Resolves /.well-known/agent-card.json under the base URL and picks the
-// JSON-RPC interface from url + preferredTransport.
-const client = await new ClientFactory(factoryOptions(ClientFactoryOptions, args.transport)).createFromUrl(args.url);
+// JSON-RPC interface from url + preferredTransport (the others from
+// additionalInterfaces). The gRPC factory is an export of its own
+// (sdk03/client/grpc, on the optional peers @grpc/grpc-js and
+// @bufbuild/protobuf), registered as an application registers it.
+const grpc = args.transport === 'grpc' ? await import('sdk03/client/grpc') : undefined;
+const added = grpc ? [new grpc.GrpcTransportFactory()] : [];
+const client = await new ClientFactory(factoryOptions(ClientFactoryOptions, args.transport, added)).createFromUrl(args.url);
 
 // The 0.3.x transports have no protocol name (only their factories do).
-const transportBinding = () => (client.transport instanceof RestTransport ? 'HTTP+JSON' : 'JSONRPC');
+const transportBinding = () => {
+  if (client.transport instanceof RestTransport) return 'HTTP+JSON';
+  return grpc && client.transport instanceof grpc.GrpcTransport ? 'GRPC' : 'JSONRPC';
+};
+const endpoint = () => (grpc ? grpcTarget(client.transport) : client.transport.endpoint);
 
 // The JSON-RPC transport keeps the JSON-RPC error response on the thrown
 // error (errorResponse), or on its cause for errors inside an SSE stream;
@@ -31,7 +41,7 @@ const adapter = {
   baseUrl: args.url,
   cardProtocolPrefix: '0.',
   unknownMethod: 'tasks/doesNotExist',
-  discover: async () => ({ ...cardFrom0x(await client.getAgentCard(), client.transport.endpoint), transportBinding: transportBinding() }),
+  discover: async () => ({ ...cardFrom0x(await client.getAgentCard(), endpoint()), transportBinding: transportBinding() }),
   send: async (message, options) => resultFrom0x(await client.sendMessage(sendParams0x(message, options))),
   stream: (message) => streamFrom0x(client.sendMessageStream(sendParams0x(message))),
   get: async (id, historyLength) => taskFrom0x(await client.getTask(historyLength === undefined ? { id } : { id, historyLength })),
@@ -47,7 +57,7 @@ const adapter = {
   },
   deletePush: (taskId, configId) => client.deleteTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: configId }),
   listTasks: undefined,
-  codeOf: args.transport === 'rest' ? restCodeOf : codeOf,
+  codeOf: { jsonrpc: codeOf, rest: restCodeOf, grpc: grpcCodeOf }[args.transport],
   rawRpc: (body) => rawPost(client.transport.endpoint, body),
 };
 

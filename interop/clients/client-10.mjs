@@ -1,19 +1,25 @@
 // Client driver for @a2a-js/sdk 1.x (ClientFactory + JSON-RPC transport,
 // plain 1.0 dialect: legacyCompat stays disabled, so the client only
-// accepts a 1.0 card and sends PascalCase methods with "A2A-Version: 1.0").
+// accepts a 1.0 card and sends PascalCase methods with "A2A-Version: 1.0";
+// REST or gRPC with --transport rest or grpc).
 // Usage: node client-10.mjs --url URL --client NAME --backend NAME --backend-dialect D
 
 import { randomUUID } from 'node:crypto';
 import { ClientFactory, ClientFactoryOptions } from 'sdk10/client';
 import { assert, clientArgs, codeFromMessage, factoryOptions, FetchRecorder, Harness, PROTOCOL_OF, restCodeOf, skipFor } from './harness.mjs';
 import { rawPost } from './neutral0x.mjs';
+import { grpcCodeOf, grpcTarget, STATUS_10 } from './grpc.mjs';
 import { registerScenarios } from './scenarios.mjs';
 
 const args = clientArgs();
 const recorder = new FetchRecorder();
 recorder.install();
 
-const client = await new ClientFactory(factoryOptions(ClientFactoryOptions, args.transport)).createFromUrl(args.url);
+// The gRPC factory is an export of its own (sdk10/client/grpc, on the
+// optional peers @grpc/grpc-js and @bufbuild/protobuf), registered as an
+// application registers it.
+const added = args.transport === 'grpc' ? [new (await import('sdk10/client/grpc')).GrpcTransportFactory()] : [];
+const client = await new ClientFactory(factoryOptions(ClientFactoryOptions, args.transport, added)).createFromUrl(args.url);
 
 // lf.a2a.v1 enum numbers (a2a.proto v1.0.1), as the SDK's ts-proto types use them.
 const STATE_NAMES = ['unspecified', 'submitted', 'working', 'completed', 'failed', 'canceled', 'input-required', 'rejected', 'auth-required'];
@@ -153,7 +159,8 @@ const restCodeOf10 = (err) => {
   return reasons.includes('METHOD_NOT_FOUND') ? -32601 : undefined;
 };
 
-const endpoint = () => client.transport.endpoint ?? client.transport.base?.endpoint;
+const endpoint = () => (args.transport === 'grpc' ? grpcTarget(client.transport) : client.transport.endpoint ?? client.transport.base?.endpoint);
+const codeOfTransport = { jsonrpc: codeOf, rest: restCodeOf10, grpc: (err) => grpcCodeOf(err, STATUS_10) };
 
 const adapter = {
   dialect: '1.0',
@@ -192,7 +199,10 @@ const adapter = {
     ),
   getPush: async (taskId, id) => pushFrom10(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id })),
   listPush: async (taskId) => {
-    const response = await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: undefined, pageToken: '' });
+    // pageSize is a plain int32 in the SDK's types: 0 leaves it unset (the
+    // JSON encoders omit it; undefined was "pageSize": null over JSON-RPC
+    // and fails the gRPC encoder).
+    const response = await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' });
     return response.configs.map(pushFrom10);
   },
   deletePush: (taskId, id) => client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id }),
@@ -203,7 +213,7 @@ const adapter = {
     });
     return { ...response, tasks: response.tasks.map(taskFrom10) };
   },
-  codeOf: args.transport === 'rest' ? restCodeOf10 : codeOf,
+  codeOf: codeOfTransport[args.transport],
   rawRpc: (body) => rawPost(endpoint(), body, { 'A2A-Version': '1.0' }),
 };
 

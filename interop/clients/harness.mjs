@@ -22,8 +22,9 @@ export function skipFor(transport, dialect) {
     if (JSONRPC_ONLY.has(name)) return `skipped over ${PROTOCOL_OF[transport]}: the scenario posts a hand-made JSON-RPC envelope`;
     // The 0.3 proto's FilePart has no name (a2a-v0.3.0.proto FilePart:
     // file_with_uri, file_with_bytes, mime_type), and @a2a-js/sdk 0.3.14's
-    // REST client drops the file names before sending.
-    if (dialect === '0.3' && name === 'data-and-file-parts') return 'skipped over 0.3 HTTP+JSON: the 0.3 proto FilePart has no name field';
+    // REST and gRPC clients drop the file names before sending (both
+    // convert through ToProto.part, dist/chunk-5ONEQMOQ.js line 1927).
+    if (dialect === '0.3' && name === 'data-and-file-parts') return `skipped over 0.3 ${PROTOCOL_OF[transport]}: the 0.3 proto FilePart has no name field`;
     return '';
   };
 }
@@ -59,26 +60,29 @@ export function clientArgs() {
 }
 
 // PROTOCOL_OF is the card's protocol name of each --transport.
-export const PROTOCOL_OF = { jsonrpc: 'JSONRPC', rest: 'HTTP+JSON' };
+export const PROTOCOL_OF = { jsonrpc: 'JSONRPC', rest: 'HTTP+JSON', grpc: 'GRPC' };
 
 // factoryOptions makes the SDK's ClientFactory prefer the transport, the
 // way an application configures it: the default transports (JSON-RPC and
-// REST in @a2a-js/sdk 0.3.x and 1.x) stay registered and
+// REST in @a2a-js/sdk 0.3.x and 1.x) stay registered, with the optional
+// ones (the gRPC factory of ./client/grpc) added to them, and
 // preferredTransports decides which of the card's interfaces is used.
-export function factoryOptions(ClientFactoryOptions, transport) {
+export function factoryOptions(ClientFactoryOptions, transport, added = []) {
   const protocol = PROTOCOL_OF[transport];
-  if (!protocol) throw new Error(`unknown --transport ${transport} (jsonrpc or rest)`);
+  if (!protocol) throw new Error(`unknown --transport ${transport} (jsonrpc, rest or grpc)`);
   // JSON-RPC keeps the SDK's default client: the card's order must make it
   // pick JSON-RPC unasked, as in front of a native agent.
   if (transport === 'jsonrpc') return ClientFactoryOptions.default;
-  return ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [protocol] });
+  return ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: added, preferredTransports: [protocol] });
 }
 
-// REST_CODES maps the SDKs' typed errors of the REST transport back to
-// the A2A codes the scenarios assert: the REST errors carry no JSON-RPC
-// code, only their class (@a2a-js/sdk 1.x fromRestErrorBody picks it from
-// the ErrorInfo reason, 0.3.x RestTransport.mapToError from the body's code).
-const REST_CODES = {
+// SDK_CODES maps the SDKs' typed errors of the REST and gRPC transports
+// back to the A2A codes the scenarios assert: those errors carry no
+// JSON-RPC code, only their class (@a2a-js/sdk 1.x fromRestErrorBody and
+// fromGrpcError pick it from the ErrorInfo reason, 0.3.x
+// RestTransport.mapToError from the body's code, GrpcTransport.mapToError
+// from the status code).
+const SDK_CODES = {
   TaskNotFoundError: -32001,
   TaskNotCancelableError: -32002,
   PushNotificationNotSupportedError: -32003,
@@ -88,14 +92,21 @@ const REST_CODES = {
   InvalidParamsError: -32602,
   MethodNotFoundError: -32601,
   InternalError: -32603,
+  // @a2a-js/sdk 1.x's class for the INVALID_PARAMS reason.
+  RequestMalformedError: -32602,
 };
 
-export function restCodeOf(err) {
+// sdkErrorCode is the code of the SDK's typed error err (or its cause).
+export function sdkErrorCode(err) {
   for (const e of [err, err?.cause]) {
-    const name = e?.name && REST_CODES[e.name] ? e.name : e?.constructor?.name?.replace(/^Rest/, '');
-    if (REST_CODES[name] !== undefined) return REST_CODES[name];
+    const name = e?.name && SDK_CODES[e.name] ? e.name : e?.constructor?.name?.replace(/^(Rest|Grpc)/, '');
+    if (SDK_CODES[name] !== undefined) return SDK_CODES[name];
   }
-  return codeFromMessage(err?.message);
+  return undefined;
+}
+
+export function restCodeOf(err) {
+  return sdkErrorCode(err) ?? codeFromMessage(err?.message);
 }
 
 // RpcError is what adapters throw for a JSON-RPC error the SDK surfaced.

@@ -87,8 +87,10 @@ export function registerScenarios(h, a, { backendDialect, backend, tag }) {
     // The card's endpoint is the URL the client was given, up to a
     // trailing slash (clients need one on the base URL to resolve
     // .well-known/ under a path; the endpoint itself may lack it).
+    // A gRPC client dials the card's target instead, host:port.
     const bare = (u) => new URL(u).href.replace(/\/$/, '');
-    assert.equal(bare(card.endpoint), bare(a.baseUrl), 'JSON-RPC endpoint the client resolved from the card');
+    if (a.transport === 'GRPC') assert.equal(card.endpoint, new URL(a.baseUrl).host, 'gRPC target the client resolved from the card');
+    else assert.equal(bare(card.endpoint), bare(a.baseUrl), 'JSON-RPC endpoint the client resolved from the card');
     assert.equal(card.binding, 'JSONRPC', 'transport binding');
     // The client configured for another binding picked that interface.
     if (a.transport) assert.equal(card.transportBinding, a.transport, 'binding of the transport the client picked');
