@@ -94,11 +94,18 @@ func (l *callerCalls) callerAddress(r *http.Request) (netip.Addr, bool) {
 	if !l.trusts(addr) {
 		return addr, true
 	}
+	// Walked from its end in place: the header is the caller's, as long
+	// as the header limit allows, and only its last entries are read.
 	forwarded := r.Header.Values("X-Forwarded-For")
 	for i := len(forwarded) - 1; i >= 0; i-- {
-		entries := strings.Split(forwarded[i], ",")
-		for j := len(entries) - 1; j >= 0; j-- {
-			next, err := netip.ParseAddr(strings.TrimSpace(entries[j]))
+		for rest, more := forwarded[i], true; more; {
+			var entry string
+			if comma := strings.LastIndexByte(rest, ','); comma >= 0 {
+				rest, entry = rest[:comma], rest[comma+1:]
+			} else {
+				entry, more = rest, false
+			}
+			next, err := netip.ParseAddr(strings.TrimSpace(entry))
 			if err != nil {
 				return addr, true
 			}

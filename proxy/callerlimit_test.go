@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/a2agate/gateway/dialect"
@@ -27,6 +28,8 @@ func TestCallerKey(t *testing.T) {
 		{name: "over header lines", trusted: trusted, peer: "127.0.0.1:5", forwarded: []string{"203.0.113.6", "198.51.100.4"}, want: "198.51.100.4"},
 		{name: "garbage before the vouched entry", trusted: trusted, peer: "127.0.0.1:5", forwarded: []string{"not-an-ip, 198.51.100.4"}, want: "198.51.100.4"},
 		{name: "garbage stops at the proxy", trusted: trusted, peer: "127.0.0.1:5", forwarded: []string{"198.51.100.4, not-an-ip"}, want: "127.0.0.1"},
+		{name: "an empty entry stops the walk", trusted: trusted, peer: "127.0.0.1:5", forwarded: []string{"198.51.100.4,, 10.1.2.3"}, want: "10.1.2.3"},
+		{name: "a trailing comma stops at the proxy", trusted: trusted, peer: "127.0.0.1:5", forwarded: []string{"198.51.100.4,"}, want: "127.0.0.1"},
 		{name: "trusted proxy without the header", trusted: trusted, peer: "127.0.0.1:5", want: "127.0.0.1"},
 		{name: "all trusted", trusted: trusted, peer: "127.0.0.1:5", forwarded: []string{"10.0.0.1"}, want: "10.0.0.1"},
 		{name: "IPv6 by its /64", peer: "[2001:db8::1]:5", want: "2001:db8::/64"},
@@ -119,5 +122,23 @@ func TestCallsPerCallerBehindTrustedProxy(t *testing.T) {
 			}
 			<-done
 		})
+	}
+}
+
+// TestCallerAddressReadsForwardedInPlace: behind a trusted proxy, the
+// caller's X-Forwarded-For (as long as the header limit allows) is walked
+// from its end without a copy: a long list costs no allocation, where
+// splitting it made a slice of every entry on each call.
+func TestCallerAddressReadsForwardedInPlace(t *testing.T) {
+	l := newCallerCalls(1, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")})
+	long := strings.Repeat("203.0.113.6, ", 20000) + "198.51.100.4, 10.1.2.3,10.4.5.6"
+	r := &http.Request{RemoteAddr: "10.0.0.1:5", Header: http.Header{"X-Forwarded-For": {long, "10.7.7.7"}}}
+	var got netip.Addr
+	allocs := testing.AllocsPerRun(100, func() { got, _ = l.callerAddress(r) })
+	if want := netip.MustParseAddr("198.51.100.4"); got != want {
+		t.Errorf("counted against %v, want %v", got, want)
+	}
+	if allocs != 0 {
+		t.Errorf("%v allocations a call, want none", allocs)
 	}
 }
