@@ -89,6 +89,12 @@ func TaskTimestamp(task []byte) time.Time {
 	return t
 }
 
+// TaskState is the 1.0 state name of a canonical task's status; "" when it
+// has none.
+func TaskState(task []byte) string {
+	return jsonscan.Member(jsonscan.Member(jsonscan.Parse(task), "status"), "state").Str
+}
+
 // TaskPage is one page of a ListTasks answer, its tasks canonical (1.0).
 type TaskPage struct {
 	Tasks         [][]byte

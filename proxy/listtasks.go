@@ -78,6 +78,13 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 			a.fail(w, c, errs[i])
 			return
 		}
+		if q.State != "" && normalize.TaskState(t) != q.State {
+			// The index picked it by the state it last saw; the backend
+			// has moved it on since, and the filter is about the state
+			// the caller is shown.
+			listed.TotalSize = max(listed.TotalSize-1, 0)
+			continue
+		}
 		listed.Tasks = append(listed.Tasks, t)
 	}
 	out := normalize.AppendListTasksResponse(nil, c.env.ID, listed)
