@@ -72,8 +72,9 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	for _, i := range order {
 		t := tasks[i]
 		if errs[i] != nil {
-			if errs[i].Kind == dialect.ErrTaskNotFound {
-				continue // gone from its backend since it was indexed
+			if goneFromBackend(errs[i]) {
+				listed.TotalSize = max(listed.TotalSize-1, 0)
+				continue
 			}
 			a.fail(w, c, errs[i])
 			return
@@ -90,6 +91,15 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	out := normalize.AppendListTasksResponse(nil, c.env.ID, listed)
 	c.bytes += len(out)
 	writeJSON(w, http.StatusOK, out)
+}
+
+// goneFromBackend reports whether a listed task could not be read because
+// its backend no longer has it (restarted, expired) since it was indexed:
+// the backend's own "task not found" too, which reaches the listing as the
+// backend's error object, not as a kind of the gateway's.
+func goneFromBackend(e *normalize.Error) bool {
+	var ae *normalize.AgentError
+	return e.Kind == dialect.ErrTaskNotFound || (errors.As(e, &ae) && ae.Code == dialect.ErrTaskNotFound.Error().Code)
 }
 
 // currentTask reads one indexed task from its backend, in 1.0 form, shaped

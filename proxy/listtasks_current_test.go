@@ -3,6 +3,8 @@ package proxy
 import (
 	"io"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -41,5 +43,41 @@ func TestListTasksStatusFilterReadsTheCurrentState(t *testing.T) {
 	completed := mustResult(t, alice.call("3", "ListTasks", `{"status":"TASK_STATE_COMPLETED"}`))
 	if completed.Get("tasks.0.id").Str != "t1" || completed.Get("totalSize").Int() != 1 {
 		t.Errorf("status TASK_STATE_COMPLETED: %s", completed.Raw)
+	}
+}
+
+// TestListTasksLeavesOutATaskItsBackendForgot: a listed task its backend
+// no longer has (restarted, expired) answers the backend's "task not
+// found" when read: the listing leaves it out, as one the gateway finds
+// gone itself, rather than fail as a whole with that task's error.
+func TestListTasksLeavesOutATaskItsBackendForgot(t *testing.T) {
+	var sends atomic.Int32
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		task := func(id string) string {
+			return `{"id":"` + id + `","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-02T03:04:05Z"}}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		var answer string
+		switch id := req.Get("params.id").Str; {
+		case req.Get("method").Str == "SendMessage":
+			answer = `"result":{"task":` + task("t"+strconv.Itoa(int(sends.Add(1)))) + `}`
+		case id == "t1":
+			answer = `"error":{"code":-32001,"message":"Task not found: ` + id + `"}`
+		default:
+			answer = `"result":` + task(id)
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,`+answer+`}`)
+	})
+	tg := newGateway(t, back, dialect.Version10, withAuth(t))
+	alice := tg.as(token(t, "alice"))
+	c := callers[1]
+	for _, m := range []string{"m1", "m2"} {
+		mustResult(t, alice.call("1", "SendMessage", c.send(m, c.text("hi"), "")))
+	}
+	r := mustResult(t, alice.call("2", "ListTasks", `{}`))
+	if r.Get("tasks.#").Int() != 1 || r.Get("tasks.0.id").Str != "t2" || r.Get("totalSize").Int() != 1 {
+		t.Errorf("ListTasks: %s", r.Raw)
 	}
 }
