@@ -113,7 +113,7 @@ func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.
 	if q.HasHistoryLength {
 		history = q.HistoryLength
 	}
-	params, err := normalize.TaskParams(dialect.GetTask, b.dialect, t.ID, history)
+	params, err := normalize.TaskParams(dialect.GetTask, b.dialect, q.Tenant, t.ID, history)
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}

@@ -81,3 +81,46 @@ func TestListTasksLeavesOutATaskItsBackendForgot(t *testing.T) {
 		t.Errorf("ListTasks: %s", r.Raw)
 	}
 }
+
+// TestListTasksCarriesTheTenant: a listing below a tenant (REST
+// /{tenant}/tasks, or params.tenant) reads each task from a 1.0 backend
+// under that tenant, as the caller's own GetTask would: the backend, which
+// keeps tasks per tenant, answers the tenant's task and refuses the
+// other's, which the listing leaves out (totalSize too). Without the
+// tenant the backend found neither, and the caller's own task went
+// missing.
+func TestListTasksCarriesTheTenant(t *testing.T) {
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		tenant := req.Get("params.tenant").Str
+		task := func(tenant string) string {
+			return `{"id":"t-` + tenant + `","contextId":"c-` + tenant + `","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-02T03:04:05Z"}}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		answer := `"result":` + task(tenant)
+		switch {
+		case req.Get("method").Str == "SendMessage":
+			answer = `"result":{"task":` + task(tenant) + `}`
+		case tenant == "" || req.Get("params.id").Str != "t-"+tenant:
+			answer = `"error":{"code":-32001,"message":"Task not found"}`
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,`+answer+`}`)
+	})
+	tg := newGateway(t, back, dialect.Version10, withAuth(t))
+	alice := token(t, "alice")
+	for _, tenant := range []string{"A", "B"} {
+		st, _, r := restDo(t, tg, "POST", "/"+tenant+"/message:send", "application/json", `{"message":{"messageId":"n-`+tenant+`","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, alice)
+		if st != http.StatusOK || r.Get("task.id").Str != "t-"+tenant {
+			t.Fatalf("send below tenant %s: HTTP %d %s", tenant, st, r.Raw)
+		}
+	}
+	st, _, list := restDo(t, tg, "GET", "/A/tasks", "", "", alice)
+	if st != http.StatusOK || list.Get("tasks.#").Int() != 1 || list.Get("tasks.0.id").Str != "t-A" || list.Get("totalSize").Int() != 1 {
+		t.Errorf("GET /A/tasks: HTTP %d %s", st, list.Raw)
+	}
+	r := mustResult(t, tg.as(alice).call("1", "ListTasks", `{"tenant":"B"}`))
+	if r.Get("tasks.#").Int() != 1 || r.Get("tasks.0.id").Str != "t-B" || r.Get("totalSize").Int() != 1 {
+		t.Errorf(`ListTasks {"tenant":"B"}: %s`, r.Raw)
+	}
+}
