@@ -31,6 +31,9 @@ type RequestInfo struct {
 	// PushConfigID is the config id of a push config get or delete; "" when
 	// a 0.x caller left it out.
 	PushConfigID string
+	// ReferenceTaskIDs is message.referenceTaskIds of a send, the other
+	// tasks the message names as its context; nil when it names none.
+	ReferenceTaskIDs []string
 }
 
 // Params translates the params of op, sent in dialect from, into dialect
@@ -192,6 +195,18 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		if len(id.v) > maxNamedIDBytes {
 			return at(at(fail("is longer than %d bytes", maxNamedIDBytes), id.name), "message")
 		}
+	}
+	var refErr error
+	jsonscan.Each(mm.vals[mReferenceTaskIDs], func(i, id gjson.Result) bool {
+		if len(id.Str) > maxNamedIDBytes {
+			refErr = at(atIndex(fail("is longer than %d bytes", maxNamedIDBytes), int(i.Int())), "referenceTaskIds")
+			return false
+		}
+		info.ReferenceTaskIDs = append(info.ReferenceTaskIDs, id.Str)
+		return true
+	})
+	if refErr != nil {
+		return at(refErr, "message")
 	}
 	info.SkillID = jsonscan.Member(mm.vals[mMetadata], "skillId").Str
 	if err := wantObject(v[spMetadata], "metadata"); err != nil {
