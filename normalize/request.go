@@ -320,6 +320,11 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 		if err := readPushConfig(push, &p, false, true); err != nil {
 			return at(at(err, "pushNotificationConfig"), "configuration")
 		}
+		if t := p.get(cTaskID); t.Exists() && t.Str != "" && t.Str != info.TaskID {
+			// A backend may take it as the task the config is for: another
+			// caller's, one this send does not address.
+			return at(at(at(fail("must be the task the message is for (message.taskId), or be left out"), "taskId"), "pushNotificationConfig"), "configuration")
+		}
 		if to == dialect.V10 {
 			w.key("taskPushNotificationConfig")
 		} else {

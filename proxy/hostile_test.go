@@ -88,6 +88,7 @@ var hostileRequests = []struct {
 	{"case-colliding taskId", rpc("SendMessage", `{"message":{"messageId":"a","role":"ROLE_USER","taskId":"mine","TaskId":"theirs","parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
 	{"a referenced task id too long", rpc("SendMessage", `{"message":{"messageId":"a","role":"ROLE_USER","referenceTaskIds":["`+strings.Repeat("r", 1025)+`"],"parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
 	{"more referenced tasks than checked", rpc("SendMessage", `{"message":{"messageId":"a","role":"ROLE_USER","referenceTaskIds":["r`+strings.Repeat(`","r`, 64)+`"],"parts":[{"text":"hi"}]}}`), dialect.V10, -32602, nil},
+	{"an inline push config for another task", rpc("SendMessage", `{"message":`+msg10+`,"configuration":{"taskPushNotificationConfig":{"taskId":"theirs","url":"https://hooks.example/a2a"}}}`), dialect.V10, -32602, nil},
 	{"case-colliding params key", rpc("message/send", `{"message":`+msg03+`,"Message":`+msg03+`}`), dialect.V03, -32602, nil},
 	{"blocking not bool", rpc("message/send", `{"message":`+msg03+`,"configuration":{"blocking":"yes"}}`), dialect.V03, -32602, nil},
 	{"blocking and returnImmediately", rpc("SendMessage", `{"message":`+msg10+`,"configuration":{"blocking":true,"returnImmediately":true}}`), dialect.V10, -32602, nil},
