@@ -124,7 +124,12 @@ func v03SendToCanonical(in object) (object, error) {
 		// writers omit false (@a2a-js/sdk 0.3's REST client sends a
 		// non-blocking send as "configuration":{}), as the 0.3 gRPC front
 		// end reads it too. Without a configuration the send blocks.
-		if b, ok := field(c, "blocking"); !ok || b == false {
+		b, ok := field(c, "blocking")
+		if _, isBool := b.(bool); ok && !isBool {
+			// Read as absent, it would decide the send's mode unasked.
+			return nil, errors.New("configuration.blocking must be true or false")
+		}
+		if !ok || b == false {
 			cfg["returnImmediately"] = true
 		}
 		if p := objField(c, "pushNotification", "push_notification"); p != nil {
