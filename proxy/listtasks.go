@@ -1,10 +1,12 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
@@ -47,16 +49,33 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	tasks := make([][]byte, len(page.Tasks))
 	errs := make([]*normalize.Error, len(page.Tasks))
+	// The first read that fails the page ends the reads still to come: a
+	// stalled backend costs the listing one wait, not one per round of
+	// listFetchers reads, and the caller is told of that read, not of the
+	// others it canceled.
+	ctx, stop := context.WithCancel(r.Context())
+	defer stop()
+	var failed atomic.Pointer[normalize.Error]
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, listFetchers)
 	for i, t := range page.Tasks {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			tasks[i], errs[i] = a.currentTask(r, c, t, q)
+			if ctx.Err() != nil {
+				return
+			}
+			tasks[i], errs[i] = a.currentTask(ctx, r, c, t, q)
+			if e := errs[i]; e != nil && !goneFromBackend(e) && failed.CompareAndSwap(nil, e) {
+				stop()
+			}
 		})
 	}
 	wg.Wait()
+	if e := failed.Load(); e != nil {
+		a.fail(w, c, e)
+		return
+	}
 	// The backends may have moved tasks on since they were indexed: keep
 	// the page newest first by the states just read.
 	order := make([]int, len(tasks))
@@ -72,12 +91,9 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	for _, i := range order {
 		t := tasks[i]
 		if errs[i] != nil {
-			if goneFromBackend(errs[i]) {
-				listed.TotalSize = max(listed.TotalSize-1, 0)
-				continue
-			}
-			a.fail(w, c, errs[i])
-			return
+			// Every other error failed the page above.
+			listed.TotalSize = max(listed.TotalSize-1, 0)
+			continue
 		}
 		if q.State != "" && normalize.TaskState(t) != q.State {
 			// The index picked it by the state it last saw; the backend
@@ -104,7 +120,7 @@ func goneFromBackend(e *normalize.Error) bool {
 
 // currentTask reads one indexed task from its backend, in 1.0 form, shaped
 // as the listing asked.
-func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.ListQuery) ([]byte, *normalize.Error) {
+func (a *Agent) currentTask(ctx context.Context, r *http.Request, c *call, t store.Task, q normalize.ListQuery) ([]byte, *normalize.Error) {
 	b := a.byName[t.Backend]
 	if b == nil {
 		b = a.backend
@@ -123,7 +139,7 @@ func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.
 	// caller's own get.
 	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner, info: normalize.RequestInfo{TaskID: t.ID}, contextID: t.ContextID}
 	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
-	task, e := a.unary(r.Context(), r, sub, dialect.GetTask, method, params)
+	task, e := a.unary(ctx, r, sub, dialect.GetTask, method, params)
 	if e != nil {
 		return nil, e
 	}

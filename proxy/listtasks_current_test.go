@@ -4,8 +4,10 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -122,5 +124,40 @@ func TestListTasksCarriesTheTenant(t *testing.T) {
 	r := mustResult(t, tg.as(alice).call("1", "ListTasks", `{"tenant":"B"}`))
 	if r.Get("tasks.#").Int() != 1 || r.Get("tasks.0.id").Str != "t-B" || r.Get("totalSize").Int() != 1 {
 		t.Errorf(`ListTasks {"tenant":"B"}: %s`, r.Raw)
+	}
+}
+
+// TestListTasksStopsAtTheFirstFailedRead: a listing whose backend stalls
+// fails at the first read that fails, within response_header_timeout,
+// naming it: the reads still waiting are not made, so that a page of 17
+// tasks against a stalled backend waits one timeout, not one per round of
+// listFetchers reads.
+func TestListTasksStopsAtTheFirstFailedRead(t *testing.T) {
+	var sends, gets atomic.Int32
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		if req.Get("method").Str == "GetTask" {
+			gets.Add(1)
+			<-r.Context().Done() // stalled until the gateway gives up
+			return
+		}
+		id := "t" + strconv.Itoa(int(sends.Add(1)))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"task":{"id":"`+id+`","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-02T03:04:05Z"}}}}`)
+	})
+	tg := newGateway(t, back, dialect.Version10, withAuth(t), func(a *AgentConfig) { a.Backend.ResponseHeaderTimeout = 100 * time.Millisecond })
+	alice := tg.as(token(t, "alice"))
+	c := callers[1]
+	const tasks = 2*listFetchers + 1
+	for i := range tasks {
+		mustResult(t, alice.call("1", "SendMessage", c.send("m"+strconv.Itoa(i), c.text("hi"), "")))
+	}
+	e := alice.call("2", "ListTasks", `{}`).Get("error")
+	if !strings.Contains(e.Get("message").Str, "response_header_timeout") {
+		t.Errorf("ListTasks against a stalled backend: %s", e.Raw)
+	}
+	if n := gets.Load(); n > listFetchers {
+		t.Errorf("the listing read %d tasks from a backend that had stalled on the first %d", n, listFetchers)
 	}
 }
