@@ -31,6 +31,10 @@ type RequestInfo struct {
 	// PushConfigID is the config id of a push config get or delete; "" when
 	// a 0.x caller left it out.
 	PushConfigID string
+	// Tenant is the tenant of a send or a push config create, get, list
+	// or delete ("" for none), which the relay's own calls for the task
+	// carry.
+	Tenant string
 	// ReferenceTaskIDs is message.referenceTaskIds of a send, the other
 	// tasks the message names as its context; nil when it names none.
 	ReferenceTaskIDs []string
@@ -93,6 +97,7 @@ func (c *conv) params(op dialect.Op, root gjson.Result, to dialect.ID, info *Req
 		return c.taskIDParams(op, root, to, info)
 	case dialect.CreatePushConfig:
 		info.TaskID = firstOf(root, "taskId", "task_id").Str
+		info.Tenant = firstOf(root, "tenant").Str
 		return c.taskPushConfig(root, to, true)
 	case dialect.GetPushConfig, dialect.ListPushConfigs, dialect.DeletePushConfig:
 		return c.pushConfigParams(op, root, to, info)
@@ -216,6 +221,9 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		info.SkillID = s.Str
 	}
 	w.open('{')
+	if t := v[spTenant]; t.Type == gjson.String {
+		info.Tenant = t.Str
+	}
 	w.tenant(v[spTenant], to)
 	w.key("message")
 	if err := c.writeMessage(msg, &mm, to); err != nil {
@@ -576,6 +584,12 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 		}
 	}
 	info.PushConfigID = cfg.Str
+	if t := v[ppTenant]; t.Exists() {
+		if err := wantString(t, "tenant"); err != nil {
+			return err
+		}
+		info.Tenant = t.Str
+	}
 	if op != dialect.ListPushConfigs && (v[ppPageSize].Exists() || v[ppPageToken].Exists()) {
 		return fail("pageSize and pageToken are only for listing configs")
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -159,5 +160,54 @@ func TestListTasksStopsAtTheFirstFailedRead(t *testing.T) {
 	}
 	if n := gets.Load(); n > listFetchers {
 		t.Errorf("the listing read %d tasks from a backend that had stalled on the first %d", n, listFetchers)
+	}
+}
+
+// TestPushRelayCarriesTheTenant: a push config set below a tenant has the
+// relay's config registered with a 1.0 backend under that tenant (and
+// deleted under it with the caller's last config), as the caller's own
+// call would be: a backend that keeps tasks per tenant found no task for
+// a registration without it, and the caller's own task answered 404.
+func TestPushRelayCarriesTheTenant(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		method, tenant := req.Get("method").Str, req.Get("params.tenant").Str
+		mu.Lock()
+		calls = append(calls, method+"@"+tenant)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		answer := `"error":{"code":-32001,"message":"Task not found"}`
+		switch {
+		case method == "SendMessage":
+			answer = `"result":{"task":{"id":"t-` + tenant + `","contextId":"c-` + tenant + `","status":{"state":"TASK_STATE_WORKING"}}}`
+		case tenant != "A" || req.Get("params.taskId").Str != "t-A":
+		case method == "CreateTaskPushNotificationConfig":
+			answer = `"result":` + req.Get("params").Raw
+		case method == "DeleteTaskPushNotificationConfig":
+			answer = `"result":{}`
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,`+answer+`}`)
+	})
+	tg := newGateway(t, back, dialect.Version10, withAuth(t))
+	alice := token(t, "alice")
+	st, _, r := restDo(t, tg, "POST", "/A/message:send", "application/json", `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, alice)
+	if st != http.StatusOK || r.Get("task.id").Str != "t-A" {
+		t.Fatalf("send below tenant A: HTTP %d %s", st, r.Raw)
+	}
+	st, _, r = restDo(t, tg, "POST", "/A/tasks/t-A/pushNotificationConfigs", "application/json", `{"url":"https://hooks.example/a2a"}`, alice)
+	if st != http.StatusOK || r.Get("url").Str != "https://hooks.example/a2a" {
+		t.Fatalf("push config below tenant A: HTTP %d %s", st, r.Raw)
+	}
+	st, _, r = restDo(t, tg, "DELETE", "/A/tasks/t-A/pushNotificationConfigs/"+r.Get("id").Str, "", "", alice)
+	if st != http.StatusOK {
+		t.Fatalf("push config delete below tenant A: HTTP %d %s", st, r.Raw)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(calls, " "); !strings.Contains(got, "CreateTaskPushNotificationConfig@A") || !strings.Contains(got, "DeleteTaskPushNotificationConfig@A") {
+		t.Errorf("the backend got %s", got)
 	}
 }
