@@ -173,3 +173,28 @@ func TestRESTv03Card(t *testing.T) {
 		}
 	})
 }
+
+// TestRESTv03PushConfigListPaged: the 0.3 binding's list takes the 0.3
+// proto's page_size and page_token (ListTaskPushNotificationConfigRequest)
+// as query parameters, as its GET annotation makes them, and pages as the
+// 1.0 list does: a 0.3 client that asks for pages is not refused.
+func TestRESTv03PushConfigListPaged(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version)
+	_, _, res := restDo(t, g, "POST", "/v1/message:send", "application/json", v03Send("input please", true), "")
+	id := res.Get("task.id").Str
+	for _, cfg := range []string{"cfg1", "cfg2"} {
+		if status, _, r := restDo(t, g, "POST", "/v1/tasks/"+id+"/pushNotificationConfigs", "application/json",
+			`{"pushNotificationConfig":{"id":"`+cfg+`","url":"https://hooks.example/a2a"}}`, ""); status != 200 {
+			t.Fatalf("create %s: HTTP %d %s", cfg, status, r.Raw)
+		}
+	}
+	status, _, first := restDo(t, g, "GET", "/v1/tasks/"+id+"/pushNotificationConfigs?pageSize=1", "", "", "")
+	next := first.Get("nextPageToken").Str
+	if status != 200 || len(first.Get("configs").Array()) != 1 || next == "" {
+		t.Fatalf("first page: HTTP %d %s", status, first.Raw)
+	}
+	status, _, second := restDo(t, g, "GET", "/v1/tasks/"+id+"/pushNotificationConfigs?page_size=1&page_token="+next, "", "", "")
+	if status != 200 || len(second.Get("configs").Array()) != 1 || second.Get("configs.0.name").Str == first.Get("configs.0.name").Str {
+		t.Fatalf("second page: HTTP %d %s after %s", status, second.Raw, first.Raw)
+	}
+}
