@@ -1,6 +1,7 @@
 package grpcbind
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -133,20 +134,24 @@ func (b *boundedRequest) readFirst() ([]byte, error) {
 			b.endDeadline()
 			return prefix[:], nil
 		}
-		msg := make([]byte, 5+size)
-		copy(msg, prefix[:])
-		var m int
-		m, err = io.ReadFull(b.body, msg[5:])
+		// Grown as the message arrives, not sized by its prefix: a caller
+		// that declares a large one and sends nothing holds no more.
+		msg := bytes.NewBuffer(append(make([]byte, 0, 512), prefix[:]...))
+		var m int64
+		m, err = io.CopyN(msg, b.body, size)
 		if err == nil {
 			b.endDeadline()
-			return msg, nil
+			return msg.Bytes(), nil
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			b.lr.late.Store(true)
 			return emptyMessage, io.EOF
 		}
 		b.endDeadline()
-		return msg[:n+m], err
+		if err == io.EOF && m < size {
+			err = io.ErrUnexpectedEOF
+		}
+		return msg.Bytes(), err
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		b.lr.late.Store(true)
