@@ -31,9 +31,9 @@ type RequestInfo struct {
 	// PushConfigID is the config id of a push config get or delete; "" when
 	// a 0.x caller left it out.
 	PushConfigID string
-	// Tenant is the tenant of a send or a push config create, get, list
-	// or delete ("" for none), which the relay's own calls for the task
-	// carry.
+	// Tenant is the tenant of a send, a get, cancel or subscribe, or a
+	// push config call ("" for none), which the gateway's own calls about
+	// the task (the relay's, its reads of the task) carry.
 	Tenant string
 	// ReferenceTaskIDs is message.referenceTaskIds of a send, the other
 	// tasks the message names as its context; nil when it names none.
@@ -498,6 +498,9 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 		return err
 	}
 	info.TaskID = v[tpID].Str
+	if t := v[tpTenant]; t.Type == gjson.String {
+		info.Tenant = t.Str
+	}
 	if op != dialect.GetTask && v[tpHistoryLength].Exists() {
 		return at(fail("is only for tasks/get and GetTask"), "historyLength")
 	}

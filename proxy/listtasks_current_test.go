@@ -211,3 +211,42 @@ func TestPushRelayCarriesTheTenant(t *testing.T) {
 		t.Errorf("the backend got %s", got)
 	}
 }
+
+// TestFinalTaskReadCarriesTheTenant: a message below a tenant to a task its
+// 1.0 backend finished unseen is refused by the backend in its own words;
+// the gateway reads the task, under that tenant, to learn that it is final
+// and give the caller its spec's answer (UnsupportedOperation). Read
+// without the tenant, a backend keeping tasks per tenant found no task,
+// and the backend's words stood.
+func TestFinalTaskReadCarriesTheTenant(t *testing.T) {
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		tenant := req.Get("params.tenant").Str
+		task := func(state string) string {
+			return `{"id":"t-A","contextId":"c-A","status":{"state":"` + state + `","timestamp":"2026-01-02T03:04:05Z"}}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		answer := `"error":{"code":-32001,"message":"Task not found"}`
+		switch {
+		case tenant != "A":
+		case req.Get("method").Str == "SendMessage" && req.Get("params.message.taskId").Str == "":
+			answer = `"result":{"task":` + task("TASK_STATE_WORKING") + `}`
+		case req.Get("method").Str == "SendMessage":
+			// a2a-go v2's refusal of a message to a finished task
+			answer = `"error":{"code":-32602,"message":"task t-A is in a terminal state"}`
+		case req.Get("method").Str == "GetTask" && req.Get("params.id").Str == "t-A":
+			answer = `"result":` + task("TASK_STATE_COMPLETED")
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,`+answer+`}`)
+	})
+	tg := newGateway(t, back, dialect.Version10, withAuth(t))
+	alice := token(t, "alice")
+	if st, _, r := restDo(t, tg, "POST", "/A/message:send", "application/json", `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`, alice); st != http.StatusOK {
+		t.Fatalf("send below tenant A: HTTP %d %s", st, r.Raw)
+	}
+	st, _, r := restDo(t, tg, "POST", "/A/message:send", "application/json", `{"message":{"messageId":"m2","taskId":"t-A","role":"ROLE_USER","parts":[{"text":"more"}]}}`, alice)
+	if r.Get("error.details.0.reason").Str != "UNSUPPORTED_OPERATION" {
+		t.Errorf("a message to a task finished unseen: HTTP %d %s", st, r.Raw)
+	}
+}
