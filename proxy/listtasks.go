@@ -56,6 +56,9 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	ctx, stop := context.WithCancel(r.Context())
 	defer stop()
 	var failed atomic.Pointer[normalize.Error]
+	// Each read is bounded by max_reply_bytes, and so is the page: a
+	// hundred reads of that size would hold a hundred replies' worth.
+	var held atomic.Int64
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, listFetchers)
 	for i, t := range page.Tasks {
@@ -67,6 +70,11 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 			}
 			tasks[i], errs[i] = a.currentTask(ctx, r, c, t, q)
 			if e := errs[i]; e != nil && !goneFromBackend(e) && failed.CompareAndSwap(nil, e) {
+				stop()
+			}
+			if held.Add(int64(len(tasks[i]))) > a.cfg.MaxReplyBytes && failed.CompareAndSwap(nil, normalize.Errorf(dialect.ErrInvalidParams,
+				"invalid params: the %d tasks of this page are more than max_reply_bytes (%d bytes) together: ask for a smaller params.pageSize, a params.historyLength, or leave out params.includeArtifacts",
+				len(page.Tasks), a.cfg.MaxReplyBytes)) {
 				stop()
 			}
 		})

@@ -118,3 +118,36 @@ func TestListTasksStopsAtTheFirstFailedRead(t *testing.T) {
 		t.Errorf("the listing read %d tasks from a backend that had stalled on the first %d", n, listFetchers)
 	}
 }
+
+// TestListTasksPageBounded: a page whose tasks are more than
+// max_reply_bytes together (each read is bounded by it, a page of 100
+// reads was not) is refused, saying how to ask for less, and one within it
+// is answered: the listing holds no more than a reply's worth of tasks.
+func TestListTasksPageBounded(t *testing.T) {
+	big := strings.Repeat("x", 64<<10)
+	var sends atomic.Int32
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		id := req.Get("params.id").Str
+		if req.Get("method").Str == "SendMessage" {
+			id = "t" + strconv.Itoa(int(sends.Add(1)))
+		}
+		task := `{"id":"` + id + `","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-02T03:04:05Z"},"artifacts":[{"artifactId":"a","parts":[{"text":"` + big + `"}]}]}`
+		if req.Get("method").Str == "SendMessage" {
+			task = `{"task":` + task + `}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":`+task+`}`)
+	})
+	tg := newGateway(t, back, dialect.Version10, withAuth(t), func(a *AgentConfig) { a.MaxReplyBytes = 200 << 10 })
+	alice := tg.as(token(t, "alice"))
+	c := callers[1]
+	for i := range 5 {
+		mustResult(t, alice.call("1", "SendMessage", c.send("m"+strconv.Itoa(i), c.text("hi"), "")))
+	}
+	wantErrorSaying(t, alice.call("2", "ListTasks", `{"includeArtifacts":true}`), dialect.V10, -32602, "max_reply_bytes")
+	if r := mustResult(t, alice.call("3", "ListTasks", `{"includeArtifacts":true,"pageSize":2}`)); len(r.Get("tasks").Array()) != 2 {
+		t.Errorf("a page within the bound: %.200s", r.Raw)
+	}
+}
