@@ -15,7 +15,8 @@ import (
 // TestGRPCRequestThatNeverArrives: a gRPC caller that opens a call and
 // never sends its request message (nor ends its side) is answered
 // DEADLINE_EXCEEDED within server.read_timeout, as an HTTP caller whose
-// body never arrives is, in either way the gateway serves gRPC: the call
+// body never arrives is, on both services, in either way the gateway
+// serves gRPC: the call
 // is no wait without end. Beside HTTP/1.1 the answer names the setting; on
 // a grpc_listen, grpc-go's transport reads the message, and its answer is
 // the context's ("context deadline exceeded"). The caller sends no
@@ -25,7 +26,7 @@ func TestGRPCRequestThatNeverArrives(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			tg := newGatewayOpts(t, backends[1].handler(t, nil), backends[1].version, Options{ReadTimeout: 100 * time.Millisecond})
 			g := tr.serve(t, tg)
-			for _, method := range []string{"/lf.a2a.v1.A2AService/GetTask", "/lf.a2a.v1.A2AService/SendStreamingMessage"} {
+			for _, method := range []string{"/lf.a2a.v1.A2AService/GetTask", "/lf.a2a.v1.A2AService/SendStreamingMessage", "/a2a.v1.A2AService/GetTask", "/a2a.v1.A2AService/SendStreamingMessage"} {
 				ctx, cancel := context.WithCancel(context.Background())
 				guard := time.AfterFunc(10*time.Second, cancel) // against a hang, far past the limit
 				s, err := g.conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, method)
