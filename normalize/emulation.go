@@ -17,18 +17,22 @@ import (
 // not, and answers it assembles from what the backend did say.
 
 // TaskParams returns the params of op (GetTask or ListPushConfigs) for
-// the task taskID in dialect to. historyLength is the history the caller
-// wants back from a GetTask; negative means all of it.
-func TaskParams(op dialect.Op, to dialect.ID, taskID string, historyLength int) ([]byte, error) {
-	var canon []byte
+// the task taskID of tenant ("" for none; 0.x has no tenants) in dialect
+// to. historyLength is the history the caller wants back from a GetTask;
+// negative means all of it.
+func TaskParams(op dialect.Op, to dialect.ID, tenant, taskID string, historyLength int) ([]byte, error) {
+	canon := []byte{'{'}
+	if tenant != "" {
+		canon = append(gjson.AppendJSONString(append(canon, `"tenant":`...), tenant), ',')
+	}
 	switch op {
 	case dialect.GetTask:
-		canon = gjson.AppendJSONString([]byte(`{"id":`), taskID)
+		canon = gjson.AppendJSONString(append(canon, `"id":`...), taskID)
 		if historyLength >= 0 {
 			canon = strconv.AppendInt(append(canon, `,"historyLength":`...), int64(historyLength), 10)
 		}
 	case dialect.ListPushConfigs:
-		canon = gjson.AppendJSONString([]byte(`{"taskId":`), taskID)
+		canon = gjson.AppendJSONString(append(canon, `"taskId":`...), taskID)
 	default:
 		return nil, Errorf(dialect.ErrInternal, "the gateway writes no %s params of its own", op)
 	}
@@ -87,6 +91,12 @@ func WithoutArtifacts(task []byte) ([]byte, error) {
 func TaskTimestamp(task []byte) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, jsonscan.Member(jsonscan.Member(jsonscan.Parse(task), "status"), "timestamp").Str)
 	return t
+}
+
+// TaskState is the 1.0 state name of a canonical task's status; "" when it
+// has none.
+func TaskState(task []byte) string {
+	return jsonscan.Member(jsonscan.Member(jsonscan.Parse(task), "status"), "state").Str
 }
 
 // TaskPage is one page of a ListTasks answer, its tasks canonical (1.0).

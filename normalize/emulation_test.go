@@ -24,13 +24,19 @@ func TestTaskParams(t *testing.T) {
 		{dialect.ListPushConfigs, dialect.V10, -1, `{"taskId":"t\"1"}`},
 		{dialect.ListPushConfigs, dialect.V03, -1, `{"id":"t\"1"}`},
 	} {
-		got, err := TaskParams(tt.op, tt.to, `t"1`, tt.history)
+		got, err := TaskParams(tt.op, tt.to, "", `t"1`, tt.history)
 		if err != nil || string(got) != tt.want {
 			t.Errorf("TaskParams(%s, %s, %d) = %s, %v; want %s", tt.op, tt.to, tt.history, got, err, tt.want)
 		}
 	}
-	if _, err := TaskParams(dialect.SendMessage, dialect.V10, "t", -1); err == nil {
+	if _, err := TaskParams(dialect.SendMessage, dialect.V10, "", "t", -1); err == nil {
 		t.Error("TaskParams writes params for a send")
+	}
+	// The tenant goes to a 1.0 backend; 0.x has none.
+	for to, want := range map[dialect.ID]string{dialect.V10: `{"tenant":"a\"b","id":"t"}`, dialect.V03: `{"id":"t","historyLength":2147483647}`} {
+		if got, err := TaskParams(dialect.GetTask, to, `a"b`, "t", -1); err != nil || string(got) != want {
+			t.Errorf("TaskParams with a tenant to %s = %s, %v; want %s", to, got, err, want)
+		}
 	}
 }
 

@@ -33,6 +33,9 @@ var listTasksKeys = [...]keySpec{
 
 // ListQuery is a validated 1.0 ListTasks request.
 type ListQuery struct {
+	// Tenant is the tenant the caller lists below ("" for none): each
+	// listed task is read from its backend under it.
+	Tenant           string
 	ContextID        string
 	State            string // 1.0 state name, "" for any
 	PageSize         int    // 1..100
@@ -69,6 +72,12 @@ func readListTasks(root gjson.Result, q *ListQuery) error {
 		return err
 	}
 	v := &m.vals
+	if x := v[ltTenant]; x.Exists() {
+		if err := wantString(x, "tenant"); err != nil {
+			return err
+		}
+		q.Tenant = x.Str
+	}
 	if x := v[ltContextID]; x.Exists() {
 		if err := wantString(x, "contextId"); err != nil {
 			return err

@@ -97,15 +97,17 @@ func RelayPushConfig(id, url, token string) []byte {
 }
 
 // CreatePushConfigParams writes the set/Create params that give a backend
-// of dialect to config (RelayPushConfig's) for the task taskID.
-func CreatePushConfigParams(to dialect.ID, taskID string, config []byte) []byte {
+// of dialect to config (RelayPushConfig's) for the task taskID of tenant
+// ("" for none; 0.x has no tenants).
+func CreatePushConfigParams(to dialect.ID, tenant, taskID string, config []byte) []byte {
 	if to == dialect.V03 {
 		out := gjson.AppendJSONString([]byte(`{"taskId":`), taskID)
 		out = append(append(out, `,"pushNotificationConfig":`...), config...)
 		return append(out, '}')
 	}
 	obj := jsonscan.Parse(config)
-	out := gjson.AppendJSONString([]byte(`{"taskId":`), taskID)
+	out := appendTenant([]byte{'{'}, tenant)
+	out = gjson.AppendJSONString(append(out, `"taskId":`...), taskID)
 	jsonscan.Each(obj, func(k, v gjson.Result) bool {
 		out = append(append(append(append(out, ','), k.Raw...), ':'), v.Raw...)
 		return true
@@ -114,18 +116,29 @@ func CreatePushConfigParams(to dialect.ID, taskID string, config []byte) []byte 
 }
 
 // DeletePushConfigParams writes the delete params, in dialect to, of the
-// config configID of the task taskID. The dialects swap the names: 0.x
-// names the task "id", 1.0 names the config so.
-func DeletePushConfigParams(to dialect.ID, taskID, configID string) []byte {
+// config configID of the task taskID of tenant ("" for none; 0.x has no
+// tenants). The dialects swap the names: 0.x names the task "id", 1.0
+// names the config so.
+func DeletePushConfigParams(to dialect.ID, tenant, taskID, configID string) []byte {
 	var out []byte
 	if to == dialect.V03 {
 		out = gjson.AppendJSONString([]byte(`{"id":`), taskID)
 		out = gjson.AppendJSONString(append(out, `,"pushNotificationConfigId":`...), configID)
 	} else {
-		out = gjson.AppendJSONString([]byte(`{"taskId":`), taskID)
+		out = appendTenant([]byte{'{'}, tenant)
+		out = gjson.AppendJSONString(append(out, `"taskId":`...), taskID)
 		out = gjson.AppendJSONString(append(out, `,"id":`...), configID)
 	}
 	return append(out, '}')
+}
+
+// appendTenant appends a 1.0 request's "tenant" member and its comma, or
+// nothing for none.
+func appendTenant(dst []byte, tenant string) []byte {
+	if tenant == "" {
+		return dst
+	}
+	return append(gjson.AppendJSONString(append(dst, `"tenant":`...), tenant), ',')
 }
 
 // WithInlinePushConfig replaces the push config given inline in send params

@@ -72,13 +72,17 @@ func TestRelayPushConfigParams(t *testing.T) {
 		got  []byte
 		want string
 	}{
-		{dialect.CreatePushConfig, dialect.V03, CreatePushConfigParams(dialect.V03, `t"1`, cfg),
+		{dialect.CreatePushConfig, dialect.V03, CreatePushConfigParams(dialect.V03, "acme", `t"1`, cfg),
 			`{"taskId":"t\"1","pushNotificationConfig":{"id":"a2a-gateway-relay","url":"https://gw.example/a/push/r\"1","token":"tok"}}`},
-		{dialect.CreatePushConfig, dialect.V10, CreatePushConfigParams(dialect.V10, `t"1`, cfg),
+		{dialect.CreatePushConfig, dialect.V10, CreatePushConfigParams(dialect.V10, "", `t"1`, cfg),
 			`{"taskId":"t\"1","id":"a2a-gateway-relay","url":"https://gw.example/a/push/r\"1","token":"tok"}`},
-		{dialect.DeletePushConfig, dialect.V03, DeletePushConfigParams(dialect.V03, `t"1`, "a2a-gateway-relay"),
+		{dialect.CreatePushConfig, dialect.V10, CreatePushConfigParams(dialect.V10, `a"b`, `t"1`, cfg),
+			`{"tenant":"a\"b","taskId":"t\"1","id":"a2a-gateway-relay","url":"https://gw.example/a/push/r\"1","token":"tok"}`},
+		{dialect.DeletePushConfig, dialect.V10, DeletePushConfigParams(dialect.V10, `a"b`, `t"1`, "a2a-gateway-relay"),
+			`{"tenant":"a\"b","taskId":"t\"1","id":"a2a-gateway-relay"}`},
+		{dialect.DeletePushConfig, dialect.V03, DeletePushConfigParams(dialect.V03, "acme", `t"1`, "a2a-gateway-relay"),
 			`{"id":"t\"1","pushNotificationConfigId":"a2a-gateway-relay"}`},
-		{dialect.DeletePushConfig, dialect.V10, DeletePushConfigParams(dialect.V10, `t"1`, "a2a-gateway-relay"),
+		{dialect.DeletePushConfig, dialect.V10, DeletePushConfigParams(dialect.V10, "", `t"1`, "a2a-gateway-relay"),
 			`{"taskId":"t\"1","id":"a2a-gateway-relay"}`},
 	} {
 		if string(tt.got) != tt.want {

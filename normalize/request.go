@@ -31,6 +31,13 @@ type RequestInfo struct {
 	// PushConfigID is the config id of a push config get or delete; "" when
 	// a 0.x caller left it out.
 	PushConfigID string
+	// Tenant is the tenant of a send, a get, cancel or subscribe, or a
+	// push config call ("" for none), which the gateway's own calls about
+	// the task (the relay's, its reads of the task) carry.
+	Tenant string
+	// ReferenceTaskIDs is message.referenceTaskIds of a send, the other
+	// tasks the message names as its context; nil when it names none.
+	ReferenceTaskIDs []string
 }
 
 // Params translates the params of op, sent in dialect from, into dialect
@@ -90,6 +97,7 @@ func (c *conv) params(op dialect.Op, root gjson.Result, to dialect.ID, info *Req
 		return c.taskIDParams(op, root, to, info)
 	case dialect.CreatePushConfig:
 		info.TaskID = firstOf(root, "taskId", "task_id").Str
+		info.Tenant = firstOf(root, "tenant").Str
 		return c.taskPushConfig(root, to, true)
 	case dialect.GetPushConfig, dialect.ListPushConfigs, dialect.DeletePushConfig:
 		return c.pushConfigParams(op, root, to, info)
@@ -193,6 +201,18 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 			return at(at(fail("is longer than %d bytes", maxNamedIDBytes), id.name), "message")
 		}
 	}
+	var refErr error
+	jsonscan.Each(mm.vals[mReferenceTaskIDs], func(i, id gjson.Result) bool {
+		if len(id.Str) > maxNamedIDBytes {
+			refErr = at(atIndex(fail("is longer than %d bytes", maxNamedIDBytes), int(i.Int())), "referenceTaskIds")
+			return false
+		}
+		info.ReferenceTaskIDs = append(info.ReferenceTaskIDs, id.Str)
+		return true
+	})
+	if refErr != nil {
+		return at(refErr, "message")
+	}
 	info.SkillID = jsonscan.Member(mm.vals[mMetadata], "skillId").Str
 	if err := wantObject(v[spMetadata], "metadata"); err != nil {
 		return err
@@ -201,6 +221,9 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		info.SkillID = s.Str
 	}
 	w.open('{')
+	if t := v[spTenant]; t.Type == gjson.String {
+		info.Tenant = t.Str
+	}
 	w.tenant(v[spTenant], to)
 	w.key("message")
 	if err := c.writeMessage(msg, &mm, to); err != nil {
@@ -304,6 +327,11 @@ func (c *conv) sendConfiguration(cfg, outerRI gjson.Result, to dialect.ID, info 
 		var p pushConfig
 		if err := readPushConfig(push, &p, false, true); err != nil {
 			return at(at(err, "pushNotificationConfig"), "configuration")
+		}
+		if t := p.get(cTaskID); t.Exists() && t.Str != "" && t.Str != info.TaskID {
+			// A backend may take it as the task the config is for: another
+			// caller's, one this send does not address.
+			return at(at(at(fail("must be the task the message is for (message.taskId), or be left out"), "taskId"), "pushNotificationConfig"), "configuration")
 		}
 		if to == dialect.V10 {
 			w.key("taskPushNotificationConfig")
@@ -470,6 +498,9 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 		return err
 	}
 	info.TaskID = v[tpID].Str
+	if t := v[tpTenant]; t.Type == gjson.String {
+		info.Tenant = t.Str
+	}
 	if op != dialect.GetTask && v[tpHistoryLength].Exists() {
 		return at(fail("is only for tasks/get and GetTask"), "historyLength")
 	}
@@ -556,6 +587,12 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 		}
 	}
 	info.PushConfigID = cfg.Str
+	if t := v[ppTenant]; t.Exists() {
+		if err := wantString(t, "tenant"); err != nil {
+			return err
+		}
+		info.Tenant = t.Str
+	}
 	if op != dialect.ListPushConfigs && (v[ppPageSize].Exists() || v[ppPageToken].Exists()) {
 		return fail("pageSize and pageToken are only for listing configs")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,8 @@ func TestParamsRequestInfo(t *testing.T) {
 		params string
 		want   RequestInfo
 	}{
+		{"send 1.0 with references", dialect.SendMessage, dialect.V10, `{"message":{"messageId":"m1","role":"ROLE_USER","referenceTaskIds":["r1","r\"2"],"parts":[{"text":"hi"}]}}`,
+			RequestInfo{MessageID: "m1", Blocking: true, ReferenceTaskIDs: []string{"r1", `r"2`}}},
 		{"send 0.x defaults", dialect.SendMessage, dialect.V03, `{` + msg03 + `}`,
 			RequestInfo{MessageID: "m1", TaskID: "t1", ContextID: "c1", SkillID: "from-message", Blocking: true}},
 		{"send 0.x blocking false", dialect.SendMessage, dialect.V03, `{` + msg03 + `,"configuration":{"blocking":false,"historyLength":4}}`,
@@ -173,7 +176,7 @@ func TestParamsRequestInfo(t *testing.T) {
 				if err != nil {
 					t.Fatalf("to %s: %v", to, err)
 				}
-				if got != tt.want {
+				if !reflect.DeepEqual(got, tt.want) {
 					t.Errorf("to %s: RequestInfo mismatch\nwant %+v\n got %+v", to, tt.want, got)
 				}
 			}

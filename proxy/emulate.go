@@ -50,7 +50,7 @@ import (
 // task ("the server returns one of the configs"): 1.0 requires a config id,
 // so the gateway lists the task's configs and answers the first.
 func (a *Agent) firstPushConfig(w http.ResponseWriter, r *http.Request, c *call) {
-	params, err := normalize.TaskParams(dialect.ListPushConfigs, c.backend.dialect, c.info.TaskID, -1)
+	params, err := normalize.TaskParams(dialect.ListPushConfigs, c.backend.dialect, "", c.info.TaskID, -1)
 	if err != nil {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInternal))
 		return
@@ -75,7 +75,7 @@ func (a *Agent) firstPushConfig(w http.ResponseWriter, r *http.Request, c *call)
 // backend, whose resubscribe need not start with the task: a 1.0 stream
 // must (1.0 §3.1.6), and a finished task cannot be subscribed to.
 func (a *Agent) subscribeSnapshot(r *http.Request, c *call) ([]byte, *normalize.Error) {
-	params, err := normalize.TaskParams(dialect.GetTask, c.backend.dialect, c.info.TaskID, -1)
+	params, err := normalize.TaskParams(dialect.GetTask, c.backend.dialect, c.info.Tenant, c.info.TaskID, -1)
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}
@@ -140,7 +140,7 @@ func (a *Agent) holdsForFinal(c *call, info normalize.EventInfo) bool {
 // final state: nil when it is not, or cannot be read (the backend's own
 // answer then stands).
 func (a *Agent) finalTask(r *http.Request, c *call) ([]byte, string) {
-	params, err := normalize.TaskParams(dialect.GetTask, c.backend.dialect, c.info.TaskID, -1)
+	params, err := normalize.TaskParams(dialect.GetTask, c.backend.dialect, c.info.Tenant, c.info.TaskID, -1)
 	if err != nil {
 		return nil, ""
 	}

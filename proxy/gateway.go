@@ -20,6 +20,8 @@ type Gateway struct {
 	mux    *http.ServeMux
 	agents []*Agent
 	grpc   *grpc.Server // the gRPC binding, served over HTTP/2 next to the rest
+	// grpcBound bounds the request message of a gRPC call served there.
+	grpcBound grpcbind.RequestBound
 }
 
 // NewGateway mounts agents: each one's JSON-RPC endpoint at its path, its
@@ -92,7 +94,7 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 	if _, ok := seen[""]; !ok {
 		g.mux.Handle("/", rest.NoAgent())
 	}
-	if g.grpc, err = grpcServer(agents); err != nil {
+	if g.grpc, g.grpcBound, err = grpcServer(agents); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -119,7 +121,7 @@ func onRoutesOf(agents []*Agent, p string) bool {
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if grpcbind.IsGRPC(r) {
-		grpcbind.ServeHTTP(g.grpc, w, r)
+		grpcbind.ServeHTTP(g.grpc, g.grpcBound, w, r)
 		return
 	}
 	if p := r.URL.EscapedPath(); cleanPath(p) != p {

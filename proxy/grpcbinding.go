@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -22,12 +23,13 @@ import (
 // gRPC call is refused, saying so, as it is when that agent's bindings leave
 // gRPC out or it has a grpc_listen of its own. The agent served, and each
 // one with a grpc_listen, gets its cards to list the binding where it is.
-func grpcServer(agents []*Agent) (*grpc.Server, error) {
+func grpcServer(agents []*Agent) (*grpc.Server, grpcbind.RequestBound, error) {
+	var none grpcbind.RequestBound
 	var pick *Agent
 	for _, a := range agents {
 		if a.cfg.GRPCListen != "" {
 			if err := a.publishGRPC(GRPCPublicAddress(a.cfg, "")); err != nil {
-				return nil, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", a.cfg.Name, err)
+				return nil, none, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", a.cfg.Name, err)
 			}
 		}
 		if strings.TrimSuffix(a.cfg.Path, "/") == "" {
@@ -40,33 +42,34 @@ func grpcServer(agents []*Agent) (*grpc.Server, error) {
 	switch {
 	case pick == nil:
 		return grpcbind.Refusing(codes.Unimplemented, "this gateway publishes "+strconv.Itoa(len(agents))+
-			" agents and none at \"/\": a gRPC call names no agent path, so the gRPC binding serves the agent at \"/\" or a gateway's only agent"), nil
+			" agents and none at \"/\": a gRPC call names no agent path, so the gRPC binding serves the agent at \"/\" or a gateway's only agent"), none, nil
 	case !pick.cfg.Serves(dialect.GRPC):
 		return grpcbind.Refusing(codes.Unimplemented, "agent "+strconv.Quote(pick.cfg.Name)+
-			" does not publish the gRPC binding: its bindings setting leaves grpc out"), nil
+			" does not publish the gRPC binding: its bindings setting leaves grpc out"), none, nil
 	case pick.cfg.GRPCListen != "":
 		return grpcbind.Refusing(codes.Unimplemented, "agent "+strconv.Quote(pick.cfg.Name)+
-			" serves its gRPC binding on its own listener, "+GRPCPublicAddress(pick.cfg, "")+" (its card lists it)"), nil
+			" serves its gRPC binding on its own listener, "+GRPCPublicAddress(pick.cfg, "")+" (its card lists it)"), none, nil
 	}
 	if err := pick.publishGRPC(grpcTarget(pick.cfg.PublicURL)); err != nil {
-		return nil, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", pick.cfg.Name, err)
+		return nil, none, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", pick.cfg.Name, err)
 	}
 	opts := grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes}
 	if pick.verifier != nil {
 		opts.Authenticate = http.HandlerFunc(pick.RefuseUnauthenticated)
 	}
-	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), opts), nil
+	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), opts), grpcbind.RequestBound{Timeout: pick.readTimeout, MaxMessageBytes: pick.cfg.MaxBodyBytes}, nil
 }
 
 // NewGRPCListenerServer is the gRPC server of an agent's grpc_listen, which
 // serves it with Serve on that listener: rpc is the agent's JSON-RPC
 // endpoint and refuse its check of the caller of a call the binding
 // refuses itself (Agent.RefuseUnauthenticated), maxStreams the calls a
-// connection may have open at once (0: DefaultMaxConcurrentStreams), opts
-// its credentials.
-func NewGRPCListenerServer(rpc, refuse http.Handler, cfg AgentConfig, maxStreams uint32, opts ...grpc.ServerOption) *grpc.Server {
+// connection may have open at once (0: DefaultMaxConcurrentStreams),
+// readTimeout the bound on a call's request message arriving
+// (server.read_timeout, 0: none), opts its credentials.
+func NewGRPCListenerServer(rpc, refuse http.Handler, cfg AgentConfig, maxStreams uint32, readTimeout time.Duration, opts ...grpc.ServerOption) *grpc.Server {
 	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxConcurrentStreams: maxStreams,
-		ServerOptions: opts, Authenticate: refuse})
+		ReadTimeout: readTimeout, ServerOptions: opts, Authenticate: refuse})
 }
 
 // GRPCPublicAddress is the host:port the cards list for an agent's

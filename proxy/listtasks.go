@@ -1,10 +1,12 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
@@ -47,16 +49,41 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	tasks := make([][]byte, len(page.Tasks))
 	errs := make([]*normalize.Error, len(page.Tasks))
+	// The first read that fails the page ends the reads still to come: a
+	// stalled backend costs the listing one wait, not one per round of
+	// listFetchers reads, and the caller is told of that read, not of the
+	// others it canceled.
+	ctx, stop := context.WithCancel(r.Context())
+	defer stop()
+	var failed atomic.Pointer[normalize.Error]
+	// Each read is bounded by max_reply_bytes, and so is the page: a
+	// hundred reads of that size would hold a hundred replies' worth.
+	var held atomic.Int64
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, listFetchers)
 	for i, t := range page.Tasks {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			tasks[i], errs[i] = a.currentTask(r, c, t, q)
+			if ctx.Err() != nil {
+				return
+			}
+			tasks[i], errs[i] = a.currentTask(ctx, r, c, t, q)
+			if e := errs[i]; e != nil && !goneFromBackend(e) && failed.CompareAndSwap(nil, e) {
+				stop()
+			}
+			if held.Add(int64(len(tasks[i]))) > a.cfg.MaxReplyBytes && failed.CompareAndSwap(nil, normalize.Errorf(dialect.ErrInvalidParams,
+				"invalid params: the %d tasks of this page are more than max_reply_bytes (%d bytes) together: ask for a smaller params.pageSize, a params.historyLength, or leave out params.includeArtifacts",
+				len(page.Tasks), a.cfg.MaxReplyBytes)) {
+				stop()
+			}
 		})
 	}
 	wg.Wait()
+	if e := failed.Load(); e != nil {
+		a.fail(w, c, e)
+		return
+	}
 	// The backends may have moved tasks on since they were indexed: keep
 	// the page newest first by the states just read.
 	order := make([]int, len(tasks))
@@ -72,11 +99,16 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	for _, i := range order {
 		t := tasks[i]
 		if errs[i] != nil {
-			if errs[i].Kind == dialect.ErrTaskNotFound {
-				continue // gone from its backend since it was indexed
-			}
-			a.fail(w, c, errs[i])
-			return
+			// Every other error failed the page above.
+			listed.TotalSize = max(listed.TotalSize-1, 0)
+			continue
+		}
+		if q.State != "" && normalize.TaskState(t) != q.State {
+			// The index picked it by the state it last saw; the backend
+			// has moved it on since, and the filter is about the state
+			// the caller is shown.
+			listed.TotalSize = max(listed.TotalSize-1, 0)
+			continue
 		}
 		listed.Tasks = append(listed.Tasks, t)
 	}
@@ -85,9 +117,18 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// goneFromBackend reports whether a listed task could not be read because
+// its backend no longer has it (restarted, expired) since it was indexed:
+// the backend's own "task not found" too, which reaches the listing as the
+// backend's error object, not as a kind of the gateway's.
+func goneFromBackend(e *normalize.Error) bool {
+	var ae *normalize.AgentError
+	return e.Kind == dialect.ErrTaskNotFound || (errors.As(e, &ae) && ae.Code == dialect.ErrTaskNotFound.Error().Code)
+}
+
 // currentTask reads one indexed task from its backend, in 1.0 form, shaped
 // as the listing asked.
-func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.ListQuery) ([]byte, *normalize.Error) {
+func (a *Agent) currentTask(ctx context.Context, r *http.Request, c *call, t store.Task, q normalize.ListQuery) ([]byte, *normalize.Error) {
 	b := a.byName[t.Backend]
 	if b == nil {
 		b = a.backend
@@ -96,7 +137,7 @@ func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.
 	if q.HasHistoryLength {
 		history = q.HistoryLength
 	}
-	params, err := normalize.TaskParams(dialect.GetTask, b.dialect, t.ID, history)
+	params, err := normalize.TaskParams(dialect.GetTask, b.dialect, q.Tenant, t.ID, history)
 	if err != nil {
 		return nil, normalize.AsError(err, dialect.ErrInternal)
 	}
@@ -106,7 +147,7 @@ func (a *Agent) currentTask(r *http.Request, c *call, t store.Task, q normalize.
 	// caller's own get.
 	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner, info: normalize.RequestInfo{TaskID: t.ID}, contextID: t.ContextID}
 	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
-	task, e := a.unary(r.Context(), r, sub, dialect.GetTask, method, params)
+	task, e := a.unary(ctx, r, sub, dialect.GetTask, method, params)
 	if e != nil {
 		return nil, e
 	}

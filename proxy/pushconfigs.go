@@ -139,7 +139,7 @@ func roomForConfig(configs []store.PushConfig, id string) *normalize.Error {
 // register gives the backend the task's relay config.
 func (p *pushRelay) register(r *http.Request, c *call, taskID string, relay store.PushRelay) *normalize.Error {
 	b := c.backend
-	params := normalize.CreatePushConfigParams(b.dialect, taskID, p.relayConfig(relay))
+	params := normalize.CreatePushConfigParams(b.dialect, c.info.Tenant, taskID, p.relayConfig(relay))
 	method, _ := dialect.MethodName(b.dialect, dialect.CreatePushConfig)
 	_, e := p.a.unary(r.Context(), r, c, dialect.CreatePushConfig, method, params)
 	return e
@@ -150,7 +150,7 @@ func (p *pushRelay) register(r *http.Request, c *call, taskID string, relay stor
 // keeps it, but the gateway forgot the relay: its deliveries are refused.
 func (p *pushRelay) unregister(r *http.Request, c *call, taskID string) {
 	b := c.backend
-	params := normalize.DeletePushConfigParams(b.dialect, taskID, relayConfigID)
+	params := normalize.DeletePushConfigParams(b.dialect, c.info.Tenant, taskID, relayConfigID)
 	method, _ := dialect.MethodName(b.dialect, dialect.DeletePushConfig)
 	if _, e := p.a.unary(r.Context(), r, c, dialect.DeletePushConfig, method, params); e != nil {
 		p.a.log.Info("the backend did not delete the task's relay push config; the gateway refuses its deliveries from now on",

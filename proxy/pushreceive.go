@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/readall"
 	"github.com/a2agate/gateway/normalize"
 	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
@@ -85,11 +86,18 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	if r.ContentLength > p.cfg.MaxBodyBytes {
 		return p.tooLarge(w)
 	}
+	// As for a caller's call: the server bounds only the headers, and a
+	// sender that never finishes its body would hold the delivery open.
+	deadline := readall.StartBodyDeadline(w, p.a.readTimeout)
 	body, err := readSized(make([]byte, 0, min(max(r.ContentLength, 0), maxPresize)+1), http.MaxBytesReader(w, r.Body, p.cfg.MaxBodyBytes), r.ContentLength)
+	deadline.End(err)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return p.tooLarge(w)
+	case readall.Expired(err):
+		http.Error(w, "the delivery's body did not arrive within server.read_timeout ("+p.a.readTimeout.String()+")", http.StatusRequestTimeout)
+		return receivedInvalid
 	case err != nil:
 		http.Error(w, "reading the delivery failed", http.StatusBadRequest)
 		return receivedInvalid

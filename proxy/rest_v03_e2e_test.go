@@ -2,14 +2,18 @@ package proxy
 
 import (
 	"bufio"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	pb03 "github.com/a2aproject/a2a-go/a2apb"
 	"github.com/tidwall/gjson"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/a2agate/gateway/dialect"
 )
 
 // The 0.3 HTTP+JSON binding has no Go SDK client (a2a-go v0.3 speaks
@@ -172,4 +176,63 @@ func TestRESTv03Card(t *testing.T) {
 			t.Fatalf("without a token: HTTP %d %s", status, res.Raw)
 		}
 	})
+}
+
+// TestRESTv03PushConfigListPaged: the 0.3 binding's list takes the 0.3
+// proto's page_size and page_token (ListTaskPushNotificationConfigRequest)
+// as query parameters, as its GET annotation makes them, and pages as the
+// 1.0 list does: a 0.3 client that asks for pages is not refused.
+func TestRESTv03PushConfigListPaged(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version)
+	_, _, res := restDo(t, g, "POST", "/v1/message:send", "application/json", v03Send("input please", true), "")
+	id := res.Get("task.id").Str
+	for _, cfg := range []string{"cfg1", "cfg2"} {
+		if status, _, r := restDo(t, g, "POST", "/v1/tasks/"+id+"/pushNotificationConfigs", "application/json",
+			`{"pushNotificationConfig":{"id":"`+cfg+`","url":"https://hooks.example/a2a"}}`, ""); status != 200 {
+			t.Fatalf("create %s: HTTP %d %s", cfg, status, r.Raw)
+		}
+	}
+	status, _, first := restDo(t, g, "GET", "/v1/tasks/"+id+"/pushNotificationConfigs?pageSize=1", "", "", "")
+	next := first.Get("nextPageToken").Str
+	if status != 200 || len(first.Get("configs").Array()) != 1 || next == "" {
+		t.Fatalf("first page: HTTP %d %s", status, first.Raw)
+	}
+	status, _, second := restDo(t, g, "GET", "/v1/tasks/"+id+"/pushNotificationConfigs?page_size=1&page_token="+next, "", "", "")
+	if status != 200 || len(second.Get("configs").Array()) != 1 || second.Get("configs.0.name").Str == first.Get("configs.0.name").Str {
+		t.Fatalf("second page: HTTP %d %s after %s", status, second.Raw, first.Raw)
+	}
+}
+
+// TestRESTv03MembersItDoesNotKnowAreCarried: members of a 0.3 REST send
+// that the 0.3 proto has no field for (a newer client's, an SDK's own) reach
+// the backend as the same members sent over JSON-RPC do (to be taken, or
+// refused as a strict 1.0 server refuses them), rather than being dropped
+// by the translation from the 0.3 proto's shape.
+func TestRESTv03MembersItDoesNotKnowAreCarried(t *testing.T) {
+	var mu sync.Mutex
+	var sent string
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if gjson.GetBytes(body, "method").Str == "SendMessage" {
+			mu.Lock()
+			sent = string(body)
+			mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+gjson.GetBytes(body, "id").Raw+`,"result":{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}}}`)
+	})
+	g := newGateway(t, back, dialect.Version10)
+	status, _, res := restDo(t, g, "POST", "/v1/message:send", "application/json",
+		`{"message":{"messageId":"m1","role":"ROLE_USER","content":[{"text":"hi","xPart":1}],"xMessage":2},"configuration":{"blocking":true,"xConfig":3},"xParams":4}`, "")
+	if status != 200 {
+		t.Fatalf("send: HTTP %d %s", status, res.Raw)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	p := gjson.Parse(sent).Get("params")
+	for path, want := range map[string]int64{"message.parts.0.xPart": 1, "message.xMessage": 2, "configuration.xConfig": 3, "xParams": 4} {
+		if p.Get(path).Int() != want {
+			t.Errorf("%s did not reach the backend: %s", path, p.Raw)
+		}
+	}
 }

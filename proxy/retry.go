@@ -686,12 +686,18 @@ func waitEnded(ctx context.Context) *normalize.Error {
 // serves GetTask (not all stream), one path serves both dialects, and the
 // cost is at most retryPollMax of latency on a task that runs on anyway.
 func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *normalize.Error) {
-	ctx := r.Context()
 	b := c.backend
-	if t, err := a.tasks.Get(ctx, a.cfg.Name, taskID); err == nil && t.Owner == c.owner {
+	if t, err := a.tasks.Get(r.Context(), a.cfg.Name, taskID); err == nil && t.Owner == c.owner {
 		if tb := a.byName[t.Backend]; tb != nil {
 			b = tb
 		}
+	}
+	// Waiting for the task as a blocking send waits for its backend: up to
+	// response_timeout, not for as long as the task runs.
+	ctx, cancel := context.WithTimeout(r.Context(), b.cfg.ResponseTimeout)
+	defer cancel()
+	runsOn := func() *normalize.Error {
+		return normalize.Errorf(dialect.ErrInternal, "this retry ended before the task of the first send finished: it waited agents[].backend.response_timeout (%s); send it again to keep waiting, or get the task", b.cfg.ResponseTimeout)
 	}
 	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
 	params := normalize.GetTaskParams(taskID)
@@ -715,10 +721,16 @@ func (a *Agent) retryTask(r *http.Request, c *call, taskID string) ([]byte, *nor
 			}
 		}
 		pc.giveBack()
+		if e != nil && ctx.Err() != nil && r.Context().Err() == nil {
+			return nil, runsOn()
+		}
 		if e != nil || done {
 			return result, e
 		}
 		if !pollPause(ctx, &wait) {
+			if r.Context().Err() == nil {
+				return nil, runsOn()
+			}
 			return nil, &normalize.Error{Kind: dialect.ErrInternal, Err: endOf(ctx), Message: "this retry ended before the task of the first send finished: send it again to keep waiting, or get the task"}
 		}
 	}

@@ -131,6 +131,11 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		}
 		target = b
 	}
+	if send && len(info.ReferenceTaskIDs) > 0 {
+		if e := a.ownedReferences(ctx, c); e != nil {
+			return nil, e
+		}
+	}
 	c.backend = target
 	if target.dialect != to {
 		if params, _, err = normalize.AppendParams(nil, env, target.dialect); err != nil {
@@ -185,6 +190,48 @@ func (a *Agent) ownedTask(ctx context.Context, c *call, rt *sendRetry) (*store.T
 		return nil, errTaskNotFound()
 	}
 	return &t, nil
+}
+
+// maxReferenceTaskIDs bounds the tasks one message may reference: each is
+// an index read before the send is forwarded.
+const maxReferenceTaskIDs = 64
+
+// ownedReferences refuses a send whose message references a task that is
+// not the caller's: an agent may read a referenced task as the message's
+// context and answer from it, which would hand another caller's task to
+// this one. A task that does not exist gets the same answer, so that the
+// two cannot be told apart; with tasks.allow_unknown, one no agent of this
+// gateway recorded is passed on unchecked, as a taskId is.
+func (a *Agent) ownedReferences(ctx context.Context, c *call) *normalize.Error {
+	refs := c.info.ReferenceTaskIDs
+	if len(refs) > maxReferenceTaskIDs {
+		return normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.message.referenceTaskIds holds %d task ids, more than the %d the gateway checks for one message: reference fewer", len(refs), maxReferenceTaskIDs)
+	}
+	for i, id := range refs {
+		ictx, span := a.startIndexSpan(ctx, c, indexGet, id)
+		t, err := a.tasks.Get(ictx, a.cfg.Name, id)
+		endIndexSpan(span, err)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			if a.cfg.Tasks.AllowUnknown {
+				ictx, span := a.startIndexSpan(ctx, c, indexKnown, id)
+				known, err := a.tasks.Known(ictx, id)
+				endIndexSpan(span, err)
+				if err != nil {
+					return a.indexUnavailable("read", err)
+				}
+				if !known {
+					continue
+				}
+			}
+		case err != nil:
+			return a.indexUnavailable("read", err)
+		case t.Owner == c.owner:
+			continue
+		}
+		return normalize.Errorf(dialect.ErrTaskNotFound, "Task not found: params.message.referenceTaskIds[%d] names no task of yours", i)
+	}
+	return nil
 }
 
 // skillBackend picks the backend for new work by the skill the message

@@ -173,8 +173,10 @@ func (bs *boundedStream) waitSend(wait time.Duration) error {
 // (h2c or TLS) that serves gRPC beside other bindings. A stream call's
 // messages go out through net/http's writes to w, which wait for the
 // caller's flow-control window with no deadline: the call's context
-// carries what cuts the stream when the caller stops reading.
-func ServeHTTP(s *grpc.Server, w http.ResponseWriter, r *http.Request) {
+// carries what cuts the stream when the caller stops reading. bound
+// bounds the arrival of the call's request message (see RequestBound).
+func ServeHTTP(s *grpc.Server, bound RequestBound, w http.ResponseWriter, r *http.Request) {
+	r = withRequestBound(w, r, bound)
 	if !streamMethods[r.URL.Path] {
 		s.ServeHTTP(w, r)
 		return

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
@@ -37,6 +38,11 @@ type Options struct {
 	// DefaultMaxConcurrentStreams. Through ServeHTTP, net/http's HTTP/2
 	// server sets the bound.
 	MaxConcurrentStreams uint32
+	// ReadTimeout bounds the arrival of a call's request message, from
+	// the end of its headers (server.read_timeout), on a listener of the
+	// server's own; 0 means no bound. Through ServeHTTP, RequestBound
+	// bounds it.
+	ReadTimeout time.Duration
 	// ServerOptions are added to the server's own (its credentials, on a
 	// listener of its own).
 	ServerOptions []grpc.ServerOption
@@ -94,6 +100,9 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	// writes, the call runs where grpc-go's serveStreams puts it. Stop
 	// ends the workers.
 	so = append(so, grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
+	if opts.ReadTimeout > 0 {
+		so = append(so, grpc.InTapHandle(tapRequestBound(opts.ReadTimeout)))
+	}
 	s := grpc.NewServer(append(so, opts.ServerOptions...)...)
 	a2apb.RegisterA2AServiceServer(s, svc)
 	registerV03(s, svc)

@@ -24,6 +24,9 @@ import (
 
 // refuseUnknownUnary refuses a unary RPC whose request has unknown fields.
 func refuseUnknownUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := lateRefusal(ctx); err != nil {
+		return nil, err
+	}
 	if err := unknownFields(info.FullMethod, req); err != nil {
 		return nil, err
 	}
@@ -43,6 +46,12 @@ type knownFieldsStream struct {
 
 func (s knownFieldsStream) RecvMsg(m any) error {
 	if err := s.ServerStream.RecvMsg(m); err != nil {
+		if late := lateRefusal(s.Context()); late != nil {
+			return late // the read failed as its bound ended the call
+		}
+		return err
+	}
+	if err := lateRefusal(s.Context()); err != nil {
 		return err
 	}
 	return unknownFields(s.method, m)

@@ -51,7 +51,7 @@ var v03Twins = map[*operation]*operation{
 	opCancel:     {method: "CancelTask", body: true, idField: "id", v03: true},
 	opSubscribe:  {method: "SubscribeToTask", stream: true, idField: "id", v03: true},
 	opCreatePush: {method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId", query: []queryField{qConfigIDV03}, v03: true},
-	opListPush:   {method: "ListTaskPushNotificationConfigs", idField: "taskId", v03: true},
+	opListPush:   {method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}, v03: true},
 	opGetPush:    {method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
 	opDeletePush: {method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
 	opCard:       {method: "GetExtendedAgentCard", v03: true},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -98,6 +99,18 @@ func copyFields(dst, src object, pairs ...[2]string) {
 
 // --- 0.3 proto → canonical 1.0 (requests) ---
 
+// carryUnknown copies the members of src that known does not name into
+// dst: what the 0.3 proto has no field for (a newer client's member, an
+// SDK's own) reaches the core as it came, where the core carries or
+// refuses it as it does a JSON-RPC caller's, rather than being lost here.
+func carryUnknown(dst, src object, known ...string) {
+	for k, v := range src {
+		if _, taken := dst[k]; !taken && !slices.Contains(known, k) {
+			dst[k] = v
+		}
+	}
+}
+
 // v03SendToCanonical translates a 0.3 SendMessageRequest.
 func v03SendToCanonical(in object) (object, error) {
 	out := object{}
@@ -113,6 +126,7 @@ func v03SendToCanonical(in object) (object, error) {
 	if md, ok := field(in, "metadata"); ok {
 		out["metadata"] = md
 	}
+	carryUnknown(out, in, "message", "request", "metadata", "configuration")
 	if c := objField(in, "configuration"); c != nil {
 		cfg := object{}
 		copyFields(cfg, c, [2]string{"accepted_output_modes", "acceptedOutputModes"})
@@ -124,12 +138,19 @@ func v03SendToCanonical(in object) (object, error) {
 		// writers omit false (@a2a-js/sdk 0.3's REST client sends a
 		// non-blocking send as "configuration":{}), as the 0.3 gRPC front
 		// end reads it too. Without a configuration the send blocks.
-		if b, ok := field(c, "blocking"); !ok || b == false {
+		b, ok := field(c, "blocking")
+		if _, isBool := b.(bool); ok && !isBool {
+			// Read as absent, it would decide the send's mode unasked.
+			return nil, errors.New("configuration.blocking must be true or false")
+		}
+		if !ok || b == false {
 			cfg["returnImmediately"] = true
 		}
 		if p := objField(c, "pushNotification", "push_notification"); p != nil {
 			cfg["taskPushNotificationConfig"] = v03PushToCanonical(p, "")
 		}
+		carryUnknown(cfg, c, "accepted_output_modes", "acceptedOutputModes", "historyLength", "history_length",
+			"blocking", "pushNotification", "push_notification")
 		if len(cfg) > 0 {
 			out["configuration"] = cfg
 		}
@@ -157,10 +178,21 @@ func v03MessageToCanonical(m object) (object, error) {
 	if parts != nil {
 		out["parts"] = parts
 	}
+	carryUnknown(out, m, "message_id", "messageId", "context_id", "contextId", "task_id", "taskId", "role",
+		"metadata", "extensions", "content", "parts")
 	return out, nil
 }
 
 func v03PartToCanonical(p object) (object, error) {
+	out, err := v03PartContent(p)
+	if err == nil {
+		carryUnknown(out, p, "text", "file", "data")
+	}
+	return out, err
+}
+
+// v03PartContent is the 1.0 part of a 0.3 part's content.
+func v03PartContent(p object) (object, error) {
 	switch {
 	case p["text"] != nil:
 		return object{"text": p["text"]}, nil

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -37,7 +38,9 @@ type grpcListener struct {
 	creds []grpc.ServerOption
 	// streams is server.max_concurrent_streams.
 	streams uint32
-	server  *grpc.Server
+	// readTimeout is server.read_timeout.
+	readTimeout time.Duration
+	server      *grpc.Server
 }
 
 type grpcSettings struct {
@@ -86,7 +89,7 @@ func openGRPCListeners(cfg *Config, creds map[string]*tls.Config) (_ []*grpcList
 		if err != nil {
 			return nil, fmt.Errorf("agent %q grpc_listen: %w", a.Name, err)
 		}
-		l := &grpcListener{agent: a.Name, ln: ln, cfg: a, streams: uint32(cfg.Server.MaxConcurrentStreams)}
+		l := &grpcListener{agent: a.Name, ln: ln, cfg: a, streams: uint32(cfg.Server.MaxConcurrentStreams), readTimeout: cfg.Server.ReadTimeout}
 		if c := creds[a.Name]; c != nil {
 			l.creds = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(c))}
 		}
@@ -110,7 +113,7 @@ func grpcAddrs(ls []*grpcListener) map[string]string {
 func (rt *runtime) startGRPC(ls []*grpcListener, calls context.Context) {
 	for _, l := range ls {
 		l.server = proxy.NewGRPCListenerServer(rt.agentHandler(l.agent, calls, (*proxy.Agent).ServeRPC),
-			rt.agentHandler(l.agent, calls, (*proxy.Agent).RefuseUnauthenticated), l.cfg, l.streams, l.creds...)
+			rt.agentHandler(l.agent, calls, (*proxy.Agent).RefuseUnauthenticated), l.cfg, l.streams, l.readTimeout, l.creds...)
 		go func() { _ = l.server.Serve(l.ln) }()
 		rt.log.Info("gRPC listening", "agent", l.agent, "addr", l.ln.Addr().String())
 	}
