@@ -136,9 +136,17 @@ func TestRedisCallKeys(t *testing.T) {
 	t.Parallel()
 	prefix := testPrefix(t)
 	s := openRedisStore(t, RedisConfig{Address: testredis.Addr(t), KeyPrefix: prefix})
+	ctx := context.Background()
+	// A Redis that never ran a script answers its EVALSHA with NOSCRIPT,
+	// and the script is sent again in full: loaded first, each call is one
+	// send, whichever tests ran on the shared Redis before.
+	for _, script := range []*luaScript{admitScript, putScript, claimSendScript} {
+		if err := s.client.ScriptLoad(ctx, script.src).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	hook := &scriptKeysHook{}
 	s.client.AddHook(sentHook{cmd: hook.record})
-	ctx := context.Background()
 	k := redisKeys{prefix: prefix}
 	agent, owner, id, contextID := "agent:with}colons{0123456789", "https://issuer.example|a:b", "task:1", "ctx:1"
 	ak := k.agent(agent)
