@@ -33,9 +33,14 @@ type backend struct {
 	// proxy answers instead.
 	target    *url.URL
 	transport http.RoundTripper
-	// client is for card fetches, which may follow redirects.
+	// client is for public card fetches, which may follow redirects
+	// within the backend's host (ownHostOnly).
 	client *http.Client
-	static http.Header
+	// answersRedirects is for get: its requests carry the backend's
+	// credentials and what they fetch is published, so a redirect is
+	// the backend's answer, never followed to wherever it points.
+	answersRedirects *http.Client
+	static           http.Header
 	// timeoutCause ends a unary call past cfg.ResponseTimeout; made once,
 	// not per call.
 	timeoutCause error
@@ -72,9 +77,10 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		target:    target,
 		transport: rt,
 		// Cards may redirect: the client follows, over the same pool.
-		client:       &http.Client{Transport: rt},
-		static:       static,
-		timeoutCause: &responseTimeoutError{limit: cfg.ResponseTimeout},
+		client:           &http.Client{Transport: rt},
+		answersRedirects: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		static:           static,
+		timeoutCause:     &responseTimeoutError{limit: cfg.ResponseTimeout},
 	}, nil
 }
 
@@ -292,7 +298,8 @@ func firstValue(h http.Header, key string) string {
 	return ""
 }
 
-// get fetches a plain HTTP resource of the backend (cards).
+// get fetches a plain HTTP resource of the backend (the 0.2.5 extended
+// card) with the call's headers; a redirect is returned as the response.
 func (b *backend) get(ctx context.Context, in *http.Request, target string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
@@ -300,7 +307,7 @@ func (b *backend) get(ctx context.Context, in *http.Request, target string) (*ht
 	}
 	b.setHeaders(req, in)
 	req.Header.Set("Accept", "application/json")
-	return b.client.Do(req)
+	return b.answersRedirects.Do(req)
 }
 
 // setHeaders copies the caller's end-to-end headers and adds the backend

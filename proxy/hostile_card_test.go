@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -194,5 +195,49 @@ func TestAutoDialectFromADribblingCardFailsInTime(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("an auto dialect was read from a dribbled card past 5s with card.fetch_timeout 300ms")
+	}
+}
+
+// TestExtendedCardRedirectIsNotFollowed: a 0.2.5 backend answering its
+// extended card's GET with a redirect to another host is refused with the
+// status it sent, in every caller dialect and the 0.2.5 GET: the request
+// carries the backend's own credentials (backend.headers) and, with
+// forward_authorization, the caller's token, and what the other host
+// answers would be published as the agent's extended card. The other host
+// is never asked. Before, the GET followed the redirect like a browser.
+func TestExtendedCardRedirectIsNotFollowed(t *testing.T) {
+	var asked atomic.Int32
+	var leaked atomic.Value
+	other := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		leaked.Store(r.Header.Get("X-Backend-Key"))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"name":"internal","description":"what the other host holds","url":"http://other/","version":"1","capabilities":{},"defaultInputModes":["text"],"defaultOutputModes":["text"],"skills":[]}`)
+	}))
+	other = strings.Replace(other, "127.0.0.1", "localhost", 1)
+	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			back := hostileExtendedCard(t, func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other+"/card.json", status)
+			})
+			t.Setenv("TEST_BACKEND_KEY", "backend-secret")
+			g := newGateway(t, back, dialect.Version025, func(a *AgentConfig) {
+				a.Backend.Headers = []HeaderConfig{{Name: "X-Backend-Key", ValueEnv: "TEST_BACKEND_KEY"}}
+			})
+			for _, c := range callers {
+				method, _ := dialect.MethodName(c.d, dialect.GetExtendedCard)
+				e := wantErrorSaying(t, g.call("1", method, `{}`), c.d, -32603, "HTTP "+strconv.Itoa(status))
+				if strings.Contains(e.Raw, "internal") || strings.Contains(e.Raw, "localhost") {
+					t.Fatalf("%s: %s", c.d, e.Raw)
+				}
+			}
+			res, body := g.request(t, http.MethodGet, "/agent/authenticatedExtendedCard", "")
+			if res.StatusCode != http.StatusBadGateway || strings.Contains(string(body), "internal") {
+				t.Fatalf("0.2.5 GET: HTTP %d: %s", res.StatusCode, body)
+			}
+			if n := asked.Load(); n != 0 {
+				t.Fatalf("the redirect was followed %d times, sending X-Backend-Key %q", n, leaked.Load())
+			}
+		})
 	}
 }
