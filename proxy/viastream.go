@@ -138,6 +138,15 @@ func (a *Agent) foldStream(ctx context.Context, c *call, body io.ReadCloser) ([]
 		if e := answersTask(b, c, info); e != nil {
 			return nil, e
 		}
+		if c.taskID != "" && info.TaskID != "" && (info.TaskID != c.taskID || (info.ContextID != "" && info.ContextID != c.contextID)) {
+			// After the task is recorded the stream may say no more about
+			// another task or context: folded, such an event (another
+			// caller's task, say) would be the answer. record refuses both,
+			// as it does for a relayed stream.
+			if e := a.record(ctx, c, info); e != nil {
+				return nil, e
+			}
+		}
 		if int64(fold.Size()+len(canon)) > a.cfg.MaxReplyBytes {
 			return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q streamed a task larger than %d bytes (max_reply_bytes)", b.name, a.cfg.MaxReplyBytes)
 		}

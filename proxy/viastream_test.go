@@ -335,3 +335,52 @@ func newViaStreamBench(tb testing.TB, v dialect.Version, c caller, on bool) *ben
 	}
 	return h
 }
+
+// TestViaStreamAnswersAboutOneTask: a blocking send served from the
+// backend's stream is answered with the caller's own task, never with
+// another caller's: a stream that, after alice's task, goes on about bob's
+// task (its snapshot, an artifact of it, or alice's task moved into bob's
+// context) ends alice's send with an error, as the relayed stream does,
+// whatever the stream's last state. Before, the fold took bob's task as
+// the answer when its state was the one recorded for alice's, and alice
+// got bob's artifacts.
+func TestViaStreamAnswersAboutOneTask(t *testing.T) {
+	const secret = "bob's secret"
+	bobs := `{"task":{"id":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_WORKING"},"artifacts":[{"artifactId":"a","parts":[{"text":"` + secret + `"}]}]}}`
+	for _, tc := range []struct {
+		name   string
+		events []string
+	}{
+		{"bob's task", []string{bobs}},
+		{"bob's artifact", []string{`{"artifactUpdate":{"taskId":"t-bob","contextId":"c-bob","artifact":{"artifactId":"a","parts":[{"text":"` + secret + `"}]}}}`}},
+		{"bob's task, then completed", []string{bobs, `{"statusUpdate":{"taskId":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_COMPLETED"}}}`}},
+		{"alice's task in bob's context", []string{`{"artifactUpdate":{"taskId":"t-alice","contextId":"c-bob","artifact":{"artifactId":"a","parts":[{"text":"` + secret + `"}]}}}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sends atomic.Int32
+			back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				if sends.Add(1) == 1 {
+					sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+bobs+"}\n\n")
+					return
+				}
+				sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"id":"t-alice","contextId":"c-alice","status":{"state":"TASK_STATE_WORKING"}}}}`+"\n\n")
+				for _, ev := range tc.events {
+					sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+ev+"}\n\n")
+				}
+			})
+			tg := newGateway(t, back, dialect.Version10, withAuth(t), viaStreamOn)
+			bob, alice := tg.as(token(t, "bob")), tg.as(token(t, "alice"))
+			c10 := callers[1]
+			if got := mustResult(t, sendResult(t, bob, c10, c10.send("b1", c10.text("hi"), ""))).Get("task.id").Str; got != "t-bob" {
+				t.Fatalf("bob's send made %q", got)
+			}
+			for i, c := range callers {
+				r := sendResult(t, alice, c, c.send("a"+strconv.Itoa(i), c.text("hi"), ""))
+				if strings.Contains(r.Raw, secret) || strings.Contains(r.Raw, "c-bob") || !r.Get("error").Exists() {
+					t.Errorf("%s: alice got %s", c.d, r.Raw)
+				}
+			}
+		})
+	}
+}
