@@ -219,6 +219,20 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 // body, two writes per request where one does.
 func requestBody(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
 
+// undecoded refuses a reply whose body is still encoded: net/http asks
+// for gzip on a unary call and decodes it (the header is then gone), and a
+// stream is asked for as identity, so any other Content-Encoding is bytes
+// the gateway cannot read, which would be reported as a reply that is not
+// JSON, or a stream cut inside an event.
+func (b *backend) undecoded(res *http.Response) *normalize.Error {
+	ce := res.Header["Content-Encoding"]
+	if len(ce) == 0 || (len(ce) == 1 && equalFoldASCII(ce[0], "identity")) {
+		return nil
+	}
+	return normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered with Content-Encoding %s, which the gateway did not ask for and does not decode (it asks for gzip on a unary call, identity on a stream)",
+		b.name, truncateHeader(strings.Join(ce, ", ")))
+}
+
 // responseTimeoutError is the cause of a unary call's end when its reply
 // took longer than response_timeout.
 type responseTimeoutError struct{ limit time.Duration }

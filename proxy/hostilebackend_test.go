@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -383,6 +385,78 @@ func TestStreamEndingInsideAnEvent(t *testing.T) {
 				sseWrite(w, working(id), `data: {"jsonrpc":"2.0","id":`+id+`,"res`)
 			}), dialect.Version03, viaStreamOn)
 			wantErrorSaying(t, sendResult(t, g, c, c.send("m", c.text("x"), "")), c.d, -32006, "ended its stream inside an event")
+		})
+	}
+}
+
+// TestReplyInAnEncodingNotAskedFor: a backend that compresses its answer
+// in an encoding the gateway did not ask for (br or deflate on a unary
+// call, where net/http asks for gzip and decodes it; anything but identity
+// on a stream, which is asked for uncompressed) is refused as an invalid
+// answer naming the encoding, in a unary call, a stream, the plain reply
+// to a stream request, and a blocking send served from the stream. Before,
+// the bytes were read as they were, and the caller was told the reply was
+// not JSON, or that the stream ended inside an event.
+func TestReplyInAnEncodingNotAskedFor(t *testing.T) {
+	compressed := func(encoding, contentType string) func(w http.ResponseWriter, r *http.Request, id string) {
+		return func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", contentType)
+			w.Header().Set("Content-Encoding", encoding)
+			_, _ = w.Write([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff\n\n\x03\x00"))
+		}
+	}
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			for _, enc := range []string{"br", "deflate"} {
+				g := newGateway(t, scripted(compressed(enc, "application/json")), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+				wantErrorSaying(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32006, "Content-Encoding "+enc)
+			}
+			for _, ct := range []string{"text/event-stream", "application/json"} {
+				g := newGateway(t, scripted(compressed("gzip", ct)), dialect.Version03)
+				r := streamError(t, g.stream("2", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")))
+				wantErrorSaying(t, r, c.d, -32006, "Content-Encoding gzip")
+			}
+			g := newGateway(t, scripted(compressed("gzip", "text/event-stream")), dialect.Version03, viaStreamOn)
+			wantErrorSaying(t, sendResult(t, g, c, c.send("m", c.text("x"), "")), c.d, -32006, "Content-Encoding gzip")
+		})
+	}
+}
+
+// TestGzipReplyBoundedAsDecoded: a unary reply in gzip (which net/http
+// asks for and decodes) is bounded by max_reply_bytes as decoded, so a
+// small body that inflates past it (a gzip bomb) is refused as too large
+// once that much was read, and a gzip reply within it is served.
+func TestGzipReplyBoundedAsDecoded(t *testing.T) {
+	const limit = 64 << 10
+	gzipped := func(reply string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = io.WriteString(zw, reply)
+		_ = zw.Close()
+		return b.Bytes()
+	}
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			var sent atomic.Int64
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				if r.Header.Get("Accept-Encoding") != "gzip" {
+					t.Errorf("Accept-Encoding %q", r.Header.Get("Accept-Encoding"))
+				}
+				meta := strings.Repeat("a", int(sent.Add(1))*limit) // the first within the limit, the second 8 times past it
+				if sent.Load() == 1 {
+					meta = "small"
+				}
+				body := gzipped(`{"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"task","id":"t1","contextId":"c1","status":{"state":"working"},"metadata":{"m":"` + meta + `"}}}`)
+				if len(body) > limit/4 {
+					t.Errorf("the gzip body is %d bytes", len(body))
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Content-Encoding", "gzip")
+				_, _ = w.Write(body)
+			}), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true; a.MaxReplyBytes = limit })
+			mustResult(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`))
+			sent.Store(7)
+			wantErrorSaying(t, g.call("2", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32006, "answered more than 65536 bytes")
 		})
 	}
 }

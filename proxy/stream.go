@@ -74,6 +74,10 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		}
 		return
 	}
+	if e := b.undecoded(res); e != nil {
+		a.streamFail(s, e)
+		return
+	}
 	a.relay(s, r, res.Body, snapshot)
 }
 

@@ -77,6 +77,10 @@ func (a *Agent) sendViaStream(ctx context.Context, r *http.Request, c *call, par
 		}
 		return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered a stream request without an event stream", b.name), false
 	}
+	if e := b.undecoded(res); e != nil {
+		endBackendCall(span, c, e, nil)
+		return nil, e, false
+	}
 	result, e = a.foldStream(ctx, c, res.Body)
 	endBackendCall(span, c, e, nil)
 	return result, e, false
