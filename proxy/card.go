@@ -45,6 +45,9 @@ type cards struct {
 	// pushCapable is what canon says of push notifications, read once per
 	// card rather than on every send the push relay looks at.
 	pushCapable bool
+	// dialectWarned is the dialect of the card last warned of as not the
+	// one the backend is spoken to in ("" when the card agrees).
+	dialectWarned atomic.Value
 }
 
 // CardPaths are where a backend's public card is looked for, newest first.
@@ -146,6 +149,27 @@ func ResolveDialect(ctx context.Context, cfg BackendConfig) (dialect.Version, st
 	return v, fmt.Sprintf("%s (card at %s)", reason, where), nil
 }
 
+// warnDialectChanged says, once per change, that the backend's card names
+// another dialect than the one "auto" chose from it at start: the gateway
+// goes on speaking the one it chose (a backend upgraded in place may then
+// fail every call), until a reload or restart reads the card again.
+func (a *Agent) warnDialectChanged(raw []byte, where string) {
+	b := a.backend
+	if b.cfg.Dialect != dialect.VersionAuto {
+		return
+	}
+	v, _, err := agentcard.Dialect(raw)
+	if err != nil || v == b.version {
+		a.cards.dialectWarned.Store(dialect.Version(""))
+		return
+	}
+	if a.cards.dialectWarned.Swap(v) == v {
+		return
+	}
+	a.log.Warn("the backend's card now names another dialect than the one chosen from it at start; the gateway goes on speaking the one it chose: reload the config (SIGHUP) or restart to follow the card",
+		"card", where, "speaking", string(b.version), "card_dialect", string(v))
+}
+
 func (a *Agent) cardPublish() agentcard.PublishOptions {
 	cc := a.cfg.Card
 	a.cards.mu.RLock()
@@ -215,6 +239,9 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 	if err == nil {
 		err = a.cards.set(raw, p)
 		a.warnNoStreaming()
+		if err == nil {
+			a.warnDialectChanged(raw, where)
+		}
 		if err == nil && agentcard.HasSignatures(raw) {
 			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
 		}
