@@ -111,15 +111,20 @@ func getCard(ctx context.Context, client *http.Client, target string) ([]byte, e
 	return body, nil
 }
 
-// ownHostOnly is client following redirects within host alone. A card
-// redirected to another host would publish what that host answers (an
-// internal service's JSON, say) as the agent's card.
+// ownHostOnly is client following redirects within host alone, and from
+// https to https only. A card redirected to another host would publish
+// what that host answers (an internal service's JSON, say) as the agent's
+// card.
 func ownHostOnly(client *http.Client, host string) *http.Client {
 	c := *client
 	next := client.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if req.URL.Hostname() != host {
 			return fmt.Errorf("the card redirects to another host, %s: the gateway reads a backend's card from the backend's own host only", req.URL.Redacted())
+		}
+		if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+			// Anyone on the path could rewrite the card from there on.
+			return fmt.Errorf("the card redirects from https to plain http, %s: the gateway does not follow it", req.URL.Redacted())
 		}
 		if next != nil {
 			return next(req, via)

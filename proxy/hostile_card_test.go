@@ -241,3 +241,29 @@ func TestExtendedCardRedirectIsNotFollowed(t *testing.T) {
 		})
 	}
 }
+
+// TestCardRedirectToPlainHTTPIsRefused: a card read over https is never
+// followed by a redirect to plain http, even on the backend's own host: the
+// card (which "auto" takes the backend's dialect from, and whose skills and
+// capabilities are published) would cross the network where anyone on the
+// path can rewrite it. The JWKS fetch has the same rule. The plain server
+// is never asked.
+func TestCardRedirectToPlainHTTPIsRefused(t *testing.T) {
+	var asked atomic.Int32
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		_, _ = io.WriteString(w, `{"name":"rewritten on the way"}`)
+	}))
+	t.Cleanup(plain.Close)
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+"/card.json", http.StatusFound)
+	}))
+	t.Cleanup(secure.Close)
+	_, _, err := FetchCard(context.Background(), secure.Client(), secure.URL+"/")
+	if err == nil || !strings.Contains(err.Error(), "plain http") {
+		t.Fatalf("an https card redirected to http: %v", err)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the plain http server was asked %d times", n)
+	}
+}
