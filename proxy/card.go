@@ -460,6 +460,11 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agent
 		if reply.Error != nil {
 			return nil, a.backendError(c, reply.Error)
 		}
+		// Bounded as every card is, not by the larger max_reply_bytes: it
+		// is parsed and rendered on every call that asks for it.
+		if len(reply.Result) > maxCardBytes {
+			return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent an extended card larger than %d bytes", b.name, maxCardBytes)
+		}
 		raw = reply.Result
 	}
 	canon, err := agentcard.ToCanonical(raw)

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/agent10"
 	"github.com/a2agate/gateway/legacyagent"
 )
 
@@ -265,5 +269,38 @@ func TestCardRedirectToPlainHTTPIsRefused(t *testing.T) {
 	}
 	if n := asked.Load(); n != 0 {
 		t.Errorf("the plain http server was asked %d times", n)
+	}
+}
+
+// TestExtendedCardTooLargeOverJSONRPC: a 0.3 or 1.0 backend's extended
+// card (its JSON-RPC answer) is bounded as every card is, by maxCardBytes,
+// not by the larger max_reply_bytes: before, a card of 2 MiB was parsed and
+// rendered on every call that asked for it, where the 0.2.5 GET and the
+// public card refuse it.
+func TestExtendedCardTooLargeOverJSONRPC(t *testing.T) {
+	modern := agent10.New(agent10.Options{})
+	t.Cleanup(modern.Close)
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			modern.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		if req.Get("method").Str != "GetExtendedAgentCard" {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			modern.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"name":"big","description":"`+strings.Repeat("x", 2*maxCardBytes)+`","version":"1","supportedInterfaces":[{"url":"http://b/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{},"defaultInputModes":["text"],"defaultOutputModes":["text"],"skills":[]}}`)
+	})
+	g := newGateway(t, back, dialect.Version10)
+	for _, c := range callers {
+		method, _ := dialect.MethodName(c.d, dialect.GetExtendedCard)
+		r := g.call("1", method, `{}`)
+		if e := r.Get("error"); e.Get("code").Int() != -32006 || !strings.Contains(e.Get("message").Str, "larger than") {
+			t.Fatalf("%s: an extended card of %d bytes: %.300s", c.d, 2*maxCardBytes, r.Raw)
+		}
 	}
 }
