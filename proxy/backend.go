@@ -233,6 +233,19 @@ func (b *backend) undecoded(res *http.Response) *normalize.Error {
 		b.name, truncateHeader(strings.Join(ce, ", ")))
 }
 
+// failedStream refuses an event stream that came with a status other than
+// 200: the backend said it failed, and its events are not relayed as
+// though it had not (the SDK clients refuse such an answer too). Its kind
+// is invalid_reply, not http_status: the events may show that the backend
+// took the work, so a retry is not told the send never reached it.
+func (b *backend) failedStream(res *http.Response) *normalize.Error {
+	if res.StatusCode == http.StatusOK {
+		return nil
+	}
+	return backendFault(backendInvalidReply, "backend %q answered HTTP %d %s with an event stream, which comes with 200 alone: its events are not relayed",
+		b.name, res.StatusCode, http.StatusText(res.StatusCode))
+}
+
 // responseTimeoutError is the cause of a unary call's end when its reply
 // took longer than response_timeout.
 type responseTimeoutError struct{ limit time.Duration }

@@ -460,3 +460,31 @@ func TestGzipReplyBoundedAsDecoded(t *testing.T) {
 		})
 	}
 }
+
+// TestEventStreamWithAFailureStatus: a backend answering a stream request
+// with an error status (500, 404, 302) and an event stream has not
+// streamed: the caller gets the status as the error (-32603 naming it), as
+// for a plain reply with that status, not the events as though the
+// backend had succeeded; the SDK clients refuse such an answer from an
+// agent directly. So does a blocking send served from the stream.
+func TestEventStreamWithAFailureStatus(t *testing.T) {
+	for _, status := range []int{http.StatusInternalServerError, http.StatusNotFound, http.StatusFound} {
+		back := func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(status)
+			sseWrite(w, working(id), `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"completed"},"final":true}}`+"\n\n")
+		}
+		for _, c := range callers {
+			t.Run(strconv.Itoa(status)+"/"+c.d.String(), func(t *testing.T) {
+				g := newGateway(t, scripted(back), dialect.Version03)
+				events := g.stream("1", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
+				if len(events) != 1 {
+					t.Fatalf("want the error alone, got %d events: %v", len(events), events)
+				}
+				wantErrorSaying(t, events[0], c.d, -32603, "HTTP "+strconv.Itoa(status))
+				g = newGateway(t, scripted(back), dialect.Version03, viaStreamOn)
+				wantErrorSaying(t, sendResult(t, g, c, c.send("m", c.text("x"), "")), c.d, -32603, "HTTP "+strconv.Itoa(status))
+			})
+		}
+	}
+}

@@ -78,6 +78,10 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		a.streamFail(s, e)
 		return
 	}
+	if e := b.failedStream(res); e != nil {
+		a.streamFail(s, e)
+		return
+	}
 	a.relay(s, r, res.Body, snapshot)
 }
 

@@ -81,6 +81,10 @@ func (a *Agent) sendViaStream(ctx context.Context, r *http.Request, c *call, par
 		endBackendCall(span, c, e, nil)
 		return nil, e, false
 	}
+	if e := b.failedStream(res); e != nil {
+		endBackendCall(span, c, e, nil)
+		return nil, e, false
+	}
 	result, e = a.foldStream(ctx, c, res.Body)
 	endBackendCall(span, c, e, nil)
 	return result, e, false
