@@ -122,7 +122,7 @@ func ownHostOnly(client *http.Client, host string) *http.Client {
 		if req.URL.Hostname() != host {
 			return fmt.Errorf("the card redirects to another host, %s: the gateway reads a backend's card from the backend's own host only", req.URL.Redacted())
 		}
-		if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		if via[len(via)-1].URL.Scheme == "https" && req.URL.Scheme != "https" {
 			// Anyone on the path could rewrite the card from there on.
 			return fmt.Errorf("the card redirects from https to plain http, %s: the gateway does not follow it", req.URL.Redacted())
 		}
