@@ -73,7 +73,19 @@ func (a *Agent) sendViaStream(ctx context.Context, r *http.Request, c *call, par
 			return nil, e, false
 		case reply.Error != nil:
 			e = a.backendError(c, reply.Error)
-			return nil, e, streamUnserved(e)
+			if !streamUnserved(e) {
+				return nil, e, false
+			}
+			// UnsupportedOperation is also how @a2a-js/sdk 1.x refuses a
+			// message to a task in a final state: that is no refusal to
+			// stream, and sent again as a plain send it is only refused
+			// again.
+			if c.info.TaskID != "" {
+				if task, state := a.finalTask(r, c); task != nil {
+					return nil, finalMessageRefusal(c, state), false
+				}
+			}
+			return nil, e, true
 		}
 		return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered a stream request without an event stream", b.name), false
 	}

@@ -384,3 +384,62 @@ func TestViaStreamAnswersAboutOneTask(t *testing.T) {
 		})
 	}
 }
+
+// TestViaStreamFinalTaskIsNoStreamingRefusal: a backend that refuses a
+// streaming message to a task in a final state with UnsupportedOperation
+// (-32004, as @a2a-js/sdk 1.x does) has not refused to stream: the caller
+// gets the final-task answer, the message is not sent again as a plain
+// send, and the backend's blocking sends go on being served from its
+// stream. Before, that one refusal (of a task finished out of the
+// gateway's sight) was read as "this backend does not stream": the
+// message was sent a second time, and blocking_via_stream was off for
+// every caller until a restart.
+func TestViaStreamFinalTaskIsNoStreamingRefusal(t *testing.T) {
+	var plain, streamed atomic.Int32
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		id := req.Get("id").Raw
+		reply := func(result string) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+result+`}`)
+		}
+		switch method := req.Get("method").Str; {
+		case method == "GetTask":
+			reply(`{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}`)
+		case method == "SendMessage":
+			plain.Add(1)
+			if req.Get("params.message.taskId").Str == "t1" {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32004,"message":"Task t1 is in a terminal state"}}`)
+				return
+			}
+			reply(`{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`)
+		case req.Get("params.message.taskId").Str == "t1":
+			streamed.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32004,"message":"Task t1 is in a terminal state"}}`)
+		default:
+			streamed.Add(1)
+			w.Header().Set("Content-Type", "text/event-stream")
+			n := strconv.Itoa(int(streamed.Load()))
+			sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"id":"t-new`+n+`","contextId":"c-new`+n+`","status":{"state":"TASK_STATE_COMPLETED"}}}}`+"\n\n")
+		}
+	})
+	g := newGateway(t, back, dialect.Version10, viaStreamOn)
+	c := callers[1]
+	mustResult(t, sendResult(t, g, c, c.send("m1", c.text("start"), c.nonBlocking())))
+	more := strings.Replace(c.send("m2", c.text("more"), ""), `"messageId"`, `"taskId":"t1","messageId"`, 1)
+	wantError(t, sendResult(t, g, c, more), c.d, -32004)
+	if n := plain.Load(); n != 1 {
+		t.Fatalf("the backend got %d plain sends, want 1 (the first): the message to the final task was sent again", n)
+	}
+	wantTaskState(t, c, mustResult(t, sendResult(t, g, c, c.send("m3", c.text("new work"), ""))), "completed")
+	if n := plain.Load(); n != 1 {
+		t.Fatalf("a new blocking send went plain: blocking_via_stream was turned off by the final task's refusal")
+	}
+}
