@@ -111,8 +111,8 @@ func getCard(ctx context.Context, client *http.Client, target string) ([]byte, e
 	return body, nil
 }
 
-// ownHostOnly is client following redirects within host alone, and from
-// https to https only. A card redirected to another host would publish
+// ownHostOnly is client following redirects within host alone, on its
+// port (or up to https on 443), and from https to https only. A card redirected to another host would publish
 // what that host answers (an internal service's JSON, say) as the agent's
 // card.
 func ownHostOnly(client *http.Client, host string) *http.Client {
@@ -122,9 +122,15 @@ func ownHostOnly(client *http.Client, host string) *http.Client {
 		if req.URL.Hostname() != host {
 			return fmt.Errorf("the card redirects to another host, %s: the gateway reads a backend's card from the backend's own host only", req.URL.Redacted())
 		}
-		if via[len(via)-1].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		prev := via[len(via)-1].URL
+		if prev.Scheme == "https" && req.URL.Scheme != "https" {
 			// Anyone on the path could rewrite the card from there on.
 			return fmt.Errorf("the card redirects from https to plain http, %s: the gateway does not follow it", req.URL.Redacted())
+		}
+		if port := portOf(req.URL); port != portOf(prev) && !(req.URL.Scheme == "https" && port == "443") {
+			// Another port of the host is another service (on a sidecar's
+			// loopback, any local one); an upgrade to https is not.
+			return fmt.Errorf("the card redirects to another port of the host, %s: the gateway reads a backend's card from the backend's own origin only", req.URL.Redacted())
 		}
 		if next != nil {
 			return next(req, via)
@@ -135,6 +141,17 @@ func ownHostOnly(client *http.Client, host string) *http.Client {
 		return nil
 	}
 	return &c
+}
+
+// portOf is u's port, the scheme's default when it names none.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
 
 // ResolveDialect reads a backend's card to tell its dialect, for

@@ -304,3 +304,28 @@ func TestExtendedCardTooLargeOverJSONRPC(t *testing.T) {
 		}
 	}
 }
+
+// TestCardRedirectToAnotherPortIsRefused: a card is read from the
+// backend's own origin: a redirect to another port of the same host (on a
+// sidecar's loopback, any other local service) fails the fetch, and that
+// port is never asked. (An upgrade to https on its default port is no
+// other service and is still followed; a test would need port 443.)
+func TestCardRedirectToAnotherPortIsRefused(t *testing.T) {
+	var asked atomic.Int32
+	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		_, _ = io.WriteString(w, `{"name":"a local service's JSON"}`)
+	}))
+	t.Cleanup(local.Close)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, local.URL+"/card.json", http.StatusFound)
+	}))
+	t.Cleanup(backend.Close)
+	_, _, err := FetchCard(context.Background(), &http.Client{}, backend.URL+"/")
+	if err == nil || !strings.Contains(err.Error(), "another port") {
+		t.Fatalf("a card redirected to another port of the host: %v", err)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the other port was asked %d times", n)
+	}
+}
