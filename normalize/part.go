@@ -107,6 +107,11 @@ func readPart(sp *jsonscan.Spans, obj gjson.Result, p *part) error {
 		if err := requireString(p.value, partKeys[p.content].camel); err != nil {
 			return err
 		}
+		if p.content == pRaw {
+			if err := wantBase64(p.value.Str, "raw"); err != nil {
+				return err
+			}
+		}
 	case pFile:
 		if err := readFile(sp, p); err != nil {
 			return at(err, "file")
@@ -140,6 +145,9 @@ func readFile(sp *jsonscan.Spans, p *part) error {
 	case b.Exists():
 		p.content, p.value = pRaw, b
 		if err := requireString(b, "bytes"); err != nil {
+			return err
+		}
+		if err := wantBase64(b.Str, "bytes"); err != nil {
 			return err
 		}
 	case u.Exists():

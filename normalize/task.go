@@ -211,19 +211,25 @@ func stateV10(v gjson.Result) string {
 // (spec §5.6.1), spelled as ProtoJSON writes a google.protobuf.Timestamp:
 // 0, 3, 6 or 9 fractional digits. 0.x peers write local offsets ("+00:00")
 // or none at all. 0.x accepts any ISO 8601 form, so the 1.0 form passes
-// there unchanged.
+// there unchanged; a 1.0 peer's is checked first all the same, as it is
+// toward 1.0, since it must be RFC 3339 and a 0.x client that decodes it as
+// a date-time rejects the whole answer otherwise.
 func (c *conv) timestamp(v gjson.Result, to dialect.ID) error {
 	if v.Type != gjson.String {
 		return fail("must be a string, got %s", typeName(v))
 	}
 	s := v.Str
-	if to == dialect.V03 {
+	if to == dialect.V03 && c.from != dialect.V10 {
 		c.w.raw(v.Raw)
 		return nil
 	}
 	t, err := parseISO8601(s)
 	if err != nil {
 		return fail("%q is not an RFC 3339 / ISO 8601 date-time", s)
+	}
+	if to == dialect.V03 {
+		c.w.raw(v.Raw)
+		return nil
 	}
 	start := len(c.w.buf)
 	c.w.buf = append(c.w.buf, '"')

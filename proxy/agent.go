@@ -674,6 +674,9 @@ func (a *Agent) trimmedHistory(c *call, info normalize.EventInfo, result []byte)
 // readReply reads a backend's unary JSON-RPC reply, whatever its status:
 // an A2A server may answer an error with 4xx/5xx and a JSON-RPC body.
 func (a *Agent) readReply(res *http.Response, b *backend, c *call) (normalize.Reply, *normalize.Error) {
+	if e := b.undecoded(res); e != nil {
+		return normalize.Reply{}, e
+	}
 	buf := c.buffer(int(min(max(res.ContentLength, 0), maxPresize)) + 1)
 	c.replyLimit = io.LimitedReader{R: res.Body, N: a.cfg.MaxReplyBytes + 1}
 	body, err := readSized(*buf, &c.replyLimit, res.ContentLength)

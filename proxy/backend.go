@@ -33,9 +33,14 @@ type backend struct {
 	// proxy answers instead.
 	target    *url.URL
 	transport http.RoundTripper
-	// client is for card fetches, which may follow redirects.
+	// client is for public card fetches, which may follow redirects
+	// within the backend's host (ownHostOnly).
 	client *http.Client
-	static http.Header
+	// answersRedirects is for get: its requests carry the backend's
+	// credentials and what they fetch is published, so a redirect is
+	// the backend's answer, never followed to wherever it points.
+	answersRedirects *http.Client
+	static           http.Header
 	// timeoutCause ends a unary call past cfg.ResponseTimeout; made once,
 	// not per call.
 	timeoutCause error
@@ -72,9 +77,10 @@ func newBackend(name string, cfg BackendConfig, version dialect.Version, rt http
 		target:    target,
 		transport: rt,
 		// Cards may redirect: the client follows, over the same pool.
-		client:       &http.Client{Transport: rt},
-		static:       static,
-		timeoutCause: &responseTimeoutError{limit: cfg.ResponseTimeout},
+		client:           &http.Client{Transport: rt},
+		answersRedirects: &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		static:           static,
+		timeoutCause:     &responseTimeoutError{limit: cfg.ResponseTimeout},
 	}, nil
 }
 
@@ -213,6 +219,33 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 // body, two writes per request where one does.
 func requestBody(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
 
+// undecoded refuses a reply whose body is still encoded: net/http asks
+// for gzip on a unary call and decodes it (the header is then gone), and a
+// stream is asked for as identity, so any other Content-Encoding is bytes
+// the gateway cannot read, which would be reported as a reply that is not
+// JSON, or a stream cut inside an event.
+func (b *backend) undecoded(res *http.Response) *normalize.Error {
+	ce := res.Header["Content-Encoding"]
+	if len(ce) == 0 || (len(ce) == 1 && equalFoldASCII(ce[0], "identity")) {
+		return nil
+	}
+	return normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered with Content-Encoding %s, which the gateway did not ask for and does not decode (it asks for gzip on a unary call, identity on a stream)",
+		b.name, truncateHeader(strings.Join(ce, ", ")))
+}
+
+// failedStream refuses an event stream that came with a status other than
+// 200: the backend said it failed, and its events are not relayed as
+// though it had not (the SDK clients refuse such an answer too). Its kind
+// is invalid_reply, not http_status: the events may show that the backend
+// took the work, so a retry is not told the send never reached it.
+func (b *backend) failedStream(res *http.Response) *normalize.Error {
+	if res.StatusCode == http.StatusOK {
+		return nil
+	}
+	return backendFault(backendInvalidReply, "backend %q answered HTTP %d %s with an event stream, which comes with 200 alone: its events are not relayed",
+		b.name, res.StatusCode, http.StatusText(res.StatusCode))
+}
+
 // responseTimeoutError is the cause of a unary call's end when its reply
 // took longer than response_timeout.
 type responseTimeoutError struct{ limit time.Duration }
@@ -292,7 +325,8 @@ func firstValue(h http.Header, key string) string {
 	return ""
 }
 
-// get fetches a plain HTTP resource of the backend (cards).
+// get fetches a plain HTTP resource of the backend (the 0.2.5 extended
+// card) with the call's headers; a redirect is returned as the response.
 func (b *backend) get(ctx context.Context, in *http.Request, target string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
@@ -300,7 +334,7 @@ func (b *backend) get(ctx context.Context, in *http.Request, target string) (*ht
 	}
 	b.setHeaders(req, in)
 	req.Header.Set("Accept", "application/json")
-	return b.client.Do(req)
+	return b.answersRedirects.Do(req)
 }
 
 // setHeaders copies the caller's end-to-end headers and adds the backend

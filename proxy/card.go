@@ -45,6 +45,9 @@ type cards struct {
 	// pushCapable is what canon says of push notifications, read once per
 	// card rather than on every send the push relay looks at.
 	pushCapable bool
+	// dialectWarned is the dialect of the card last warned of as not the
+	// one the backend is spoken to in ("" when the card agrees).
+	dialectWarned atomic.Value
 }
 
 // CardPaths are where a backend's public card is looked for, newest first.
@@ -108,15 +111,26 @@ func getCard(ctx context.Context, client *http.Client, target string) ([]byte, e
 	return body, nil
 }
 
-// ownHostOnly is client following redirects within host alone. A card
-// redirected to another host would publish what that host answers (an
-// internal service's JSON, say) as the agent's card.
+// ownHostOnly is client following redirects within host alone, on its
+// port (or up to https on 443), and from https to https only. A card redirected to another host would publish
+// what that host answers (an internal service's JSON, say) as the agent's
+// card.
 func ownHostOnly(client *http.Client, host string) *http.Client {
 	c := *client
 	next := client.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if req.URL.Hostname() != host {
 			return fmt.Errorf("the card redirects to another host, %s: the gateway reads a backend's card from the backend's own host only", req.URL.Redacted())
+		}
+		prev := via[len(via)-1].URL
+		if prev.Scheme == "https" && req.URL.Scheme != "https" {
+			// Anyone on the path could rewrite the card from there on.
+			return fmt.Errorf("the card redirects from https to plain http, %s: the gateway does not follow it", req.URL.Redacted())
+		}
+		if port := portOf(req.URL); port != portOf(prev) && !(req.URL.Scheme == "https" && port == "443") {
+			// Another port of the host is another service (on a sidecar's
+			// loopback, any local one); an upgrade to https is not.
+			return fmt.Errorf("the card redirects to another port of the host, %s: the gateway reads a backend's card from the backend's own origin only", req.URL.Redacted())
 		}
 		if next != nil {
 			return next(req, via)
@@ -127,6 +141,17 @@ func ownHostOnly(client *http.Client, host string) *http.Client {
 		return nil
 	}
 	return &c
+}
+
+// portOf is u's port, the scheme's default when it names none.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
 
 // ResolveDialect reads a backend's card to tell its dialect, for
@@ -144,6 +169,27 @@ func ResolveDialect(ctx context.Context, cfg BackendConfig) (dialect.Version, st
 		return "", "", fmt.Errorf("dialect auto: the card at %s: %w", where, err)
 	}
 	return v, fmt.Sprintf("%s (card at %s)", reason, where), nil
+}
+
+// warnDialectChanged says, once per change, that the backend's card names
+// another dialect than the one "auto" chose from it at start: the gateway
+// goes on speaking the one it chose (a backend upgraded in place may then
+// fail every call), until a reload or restart reads the card again.
+func (a *Agent) warnDialectChanged(raw []byte, where string) {
+	b := a.backend
+	if b.cfg.Dialect != dialect.VersionAuto {
+		return
+	}
+	v, _, err := agentcard.Dialect(raw)
+	if err != nil || v == b.version {
+		a.cards.dialectWarned.Store(dialect.Version(""))
+		return
+	}
+	if a.cards.dialectWarned.Swap(v) == v {
+		return
+	}
+	a.log.Warn("the backend's card now names another dialect than the one chosen from it at start; the gateway goes on speaking the one it chose: reload the config (SIGHUP) or restart to follow the card",
+		"card", where, "speaking", string(b.version), "card_dialect", string(v))
 }
 
 func (a *Agent) cardPublish() agentcard.PublishOptions {
@@ -215,6 +261,9 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 	if err == nil {
 		err = a.cards.set(raw, p)
 		a.warnNoStreaming()
+		if err == nil {
+			a.warnDialectChanged(raw, where)
+		}
 		if err == nil && agentcard.HasSignatures(raw) {
 			a.log.Warn("the backend's card is signed; the published card is rewritten with the gateway's URLs and carries no signatures", "card", where)
 		}
@@ -427,6 +476,11 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agent
 		}
 		if reply.Error != nil {
 			return nil, a.backendError(c, reply.Error)
+		}
+		// Bounded as every card is, not by the larger max_reply_bytes: it
+		// is parsed and rendered on every call that asks for it.
+		if len(reply.Result) > maxCardBytes {
+			return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent an extended card larger than %d bytes", b.name, maxCardBytes)
 		}
 		raw = reply.Result
 	}

@@ -1,17 +1,22 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/agent10"
 	"github.com/a2agate/gateway/legacyagent"
 )
 
@@ -194,5 +199,133 @@ func TestAutoDialectFromADribblingCardFailsInTime(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("an auto dialect was read from a dribbled card past 5s with card.fetch_timeout 300ms")
+	}
+}
+
+// TestExtendedCardRedirectIsNotFollowed: a 0.2.5 backend answering its
+// extended card's GET with a redirect to another host is refused with the
+// status it sent, in every caller dialect and the 0.2.5 GET: the request
+// carries the backend's own credentials (backend.headers) and, with
+// forward_authorization, the caller's token, and what the other host
+// answers would be published as the agent's extended card. The other host
+// is never asked. Before, the GET followed the redirect like a browser.
+func TestExtendedCardRedirectIsNotFollowed(t *testing.T) {
+	var asked atomic.Int32
+	var leaked atomic.Value
+	other := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		leaked.Store(r.Header.Get("X-Backend-Key"))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"name":"internal","description":"what the other host holds","url":"http://other/","version":"1","capabilities":{},"defaultInputModes":["text"],"defaultOutputModes":["text"],"skills":[]}`)
+	}))
+	other = strings.Replace(other, "127.0.0.1", "localhost", 1)
+	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			back := hostileExtendedCard(t, func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other+"/card.json", status)
+			})
+			t.Setenv("TEST_BACKEND_KEY", "backend-secret")
+			g := newGateway(t, back, dialect.Version025, func(a *AgentConfig) {
+				a.Backend.Headers = []HeaderConfig{{Name: "X-Backend-Key", ValueEnv: "TEST_BACKEND_KEY"}}
+			})
+			for _, c := range callers {
+				method, _ := dialect.MethodName(c.d, dialect.GetExtendedCard)
+				e := wantErrorSaying(t, g.call("1", method, `{}`), c.d, -32603, "HTTP "+strconv.Itoa(status))
+				if strings.Contains(e.Raw, "internal") || strings.Contains(e.Raw, "localhost") {
+					t.Fatalf("%s: %s", c.d, e.Raw)
+				}
+			}
+			res, body := g.request(t, http.MethodGet, "/agent/authenticatedExtendedCard", "")
+			if res.StatusCode != http.StatusBadGateway || strings.Contains(string(body), "internal") {
+				t.Fatalf("0.2.5 GET: HTTP %d: %s", res.StatusCode, body)
+			}
+			if n := asked.Load(); n != 0 {
+				t.Fatalf("the redirect was followed %d times, sending X-Backend-Key %q", n, leaked.Load())
+			}
+		})
+	}
+}
+
+// TestCardRedirectToPlainHTTPIsRefused: a card read over https is never
+// followed by a redirect to plain http, even on the backend's own host: the
+// card (which "auto" takes the backend's dialect from, and whose skills and
+// capabilities are published) would cross the network where anyone on the
+// path can rewrite it. The JWKS fetch has the same rule. The plain server
+// is never asked.
+func TestCardRedirectToPlainHTTPIsRefused(t *testing.T) {
+	var asked atomic.Int32
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		_, _ = io.WriteString(w, `{"name":"rewritten on the way"}`)
+	}))
+	t.Cleanup(plain.Close)
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+"/card.json", http.StatusFound)
+	}))
+	t.Cleanup(secure.Close)
+	_, _, err := FetchCard(context.Background(), secure.Client(), secure.URL+"/")
+	if err == nil || !strings.Contains(err.Error(), "plain http") {
+		t.Fatalf("an https card redirected to http: %v", err)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the plain http server was asked %d times", n)
+	}
+}
+
+// TestExtendedCardTooLargeOverJSONRPC: a 0.3 or 1.0 backend's extended
+// card (its JSON-RPC answer) is bounded as every card is, by maxCardBytes,
+// not by the larger max_reply_bytes: before, a card of 2 MiB was parsed and
+// rendered on every call that asked for it, where the 0.2.5 GET and the
+// public card refuse it.
+func TestExtendedCardTooLargeOverJSONRPC(t *testing.T) {
+	modern := agent10.New(agent10.Options{})
+	t.Cleanup(modern.Close)
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			modern.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		if req.Get("method").Str != "GetExtendedAgentCard" {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			modern.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"name":"big","description":"`+strings.Repeat("x", 2*maxCardBytes)+`","version":"1","supportedInterfaces":[{"url":"http://b/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{},"defaultInputModes":["text"],"defaultOutputModes":["text"],"skills":[]}}`)
+	})
+	g := newGateway(t, back, dialect.Version10)
+	for _, c := range callers {
+		method, _ := dialect.MethodName(c.d, dialect.GetExtendedCard)
+		r := g.call("1", method, `{}`)
+		if e := r.Get("error"); e.Get("code").Int() != -32006 || !strings.Contains(e.Get("message").Str, "larger than") {
+			t.Fatalf("%s: an extended card of %d bytes: %.300s", c.d, 2*maxCardBytes, r.Raw)
+		}
+	}
+}
+
+// TestCardRedirectToAnotherPortIsRefused: a card is read from the
+// backend's own origin: a redirect to another port of the same host (on a
+// sidecar's loopback, any other local service) fails the fetch, and that
+// port is never asked. (An upgrade to https on its default port is no
+// other service and is still followed; a test would need port 443.)
+func TestCardRedirectToAnotherPortIsRefused(t *testing.T) {
+	var asked atomic.Int32
+	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		_, _ = io.WriteString(w, `{"name":"a local service's JSON"}`)
+	}))
+	t.Cleanup(local.Close)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, local.URL+"/card.json", http.StatusFound)
+	}))
+	t.Cleanup(backend.Close)
+	_, _, err := FetchCard(context.Background(), &http.Client{}, backend.URL+"/")
+	if err == nil || !strings.Contains(err.Error(), "another port") {
+		t.Fatalf("a card redirected to another port of the host: %v", err)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the other port was asked %d times", n)
 	}
 }

@@ -2,7 +2,10 @@ package proxy
 
 import (
 	"context"
+	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,4 +84,73 @@ func TestStreamOfOneTaskToItsEnd(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestHeldEventIsNotLostToTheStreamsEnd: toward a 0.x caller, a 1.0
+// backend's input-required update waits for the backend's next move to
+// learn whether it is final. When that move ends the stream in a fault (an
+// error event, an event that is not a JSON-RPC response or answers another
+// request, one past max_event_bytes, a connection that breaks), the update
+// still reaches the caller, not final, before the error: it happened, and
+// it is what the caller must act on. Before, only a stream cut inside an
+// event sent it; every other fault dropped it unsaid.
+func TestHeldEventIsNotLostToTheStreamsEnd(t *testing.T) {
+	event := func(id, result string) string {
+		return `data: {"jsonrpc":"2.0","id":` + id + `,"result":` + result + "}\n\n"
+	}
+	head := func(id string) string {
+		return event(id, `{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`) +
+			event(id, `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}`)
+	}
+	cases := []struct {
+		name, says string
+		code       int
+		tail       func(id string) string
+	}{
+		{"an error event", "the backend's own words", -32603, func(id string) string {
+			return `data: {"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"the backend's own words"}}` + "\n\n"
+		}},
+		{"not JSON-RPC", "not a JSON-RPC response", -32006, func(string) string { return "data: <html>\n\n" }},
+		{"another request's event", "answered another request", -32603, func(string) string {
+			return event("999999999", `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`)
+		}},
+		{"an event too large", "larger than", -32006, func(id string) string {
+			return "data: " + strings.Repeat("x", 8<<10) + "\n\n"
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				sseWrite(w, head(id)+tc.tail(id)) // one write: the relay reads on without a wait
+			}), dialect.Version10, func(a *AgentConfig) { a.MaxEventBytes = 4 << 10 })
+			checkHeldThenError(t, g, tc.code, tc.says)
+		})
+	}
+	t.Run("a connection that breaks", func(t *testing.T) {
+		g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+			body := head(id)
+			rawReply(w, func(conn net.Conn) {
+				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
+					strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\nzz\r\n")
+			})
+		}), dialect.Version10)
+		checkHeldThenError(t, g, -32603, "dropped the stream")
+	})
+}
+
+// checkHeldThenError streams a send through g as a 0.x caller and wants the
+// working task, the input-required update not final, then an error saying
+// says, with code.
+func checkHeldThenError(t *testing.T, g *testGateway, code int, says string) {
+	t.Helper()
+	c := callers[0]
+	events := g.stream("1", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
+	if len(events) != 3 {
+		t.Fatalf("got %d events, want the task, the input-required update and the error: %v", len(events), events)
+	}
+	if res := mustResult(t, events[1]); res.Get("status.state").Str != "input-required" || res.Get("final").Bool() {
+		t.Fatalf("second event: %s", events[1].Raw)
+	}
+	wantErrorSaying(t, events[2], c.d, code, says)
 }

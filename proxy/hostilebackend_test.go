@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -384,5 +386,110 @@ func TestStreamEndingInsideAnEvent(t *testing.T) {
 			}), dialect.Version03, viaStreamOn)
 			wantErrorSaying(t, sendResult(t, g, c, c.send("m", c.text("x"), "")), c.d, -32006, "ended its stream inside an event")
 		})
+	}
+}
+
+// TestReplyInAnEncodingNotAskedFor: a backend that compresses its answer
+// in an encoding the gateway did not ask for (br or deflate on a unary
+// call, where net/http asks for gzip and decodes it; anything but identity
+// on a stream, which is asked for uncompressed) is refused as an invalid
+// answer naming the encoding, in a unary call, a stream, the plain reply
+// to a stream request, and a blocking send served from the stream. Before,
+// the bytes were read as they were, and the caller was told the reply was
+// not JSON, or that the stream ended inside an event.
+func TestReplyInAnEncodingNotAskedFor(t *testing.T) {
+	compressed := func(encoding, contentType string) func(w http.ResponseWriter, r *http.Request, id string) {
+		return func(w http.ResponseWriter, r *http.Request, id string) {
+			// A stream is asked for uncompressed: a compressor buffers
+			// events until its block fills.
+			if stream := r.Header.Get("Accept") == "text/event-stream"; stream && r.Header.Get("Accept-Encoding") != "identity" {
+				t.Errorf("a stream request with Accept-Encoding %q", r.Header.Get("Accept-Encoding"))
+			}
+			w.Header().Set("Content-Type", contentType)
+			w.Header().Set("Content-Encoding", encoding)
+			_, _ = w.Write([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff\n\n\x03\x00"))
+		}
+	}
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			for _, enc := range []string{"br", "deflate"} {
+				g := newGateway(t, scripted(compressed(enc, "application/json")), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+				wantErrorSaying(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32006, "Content-Encoding "+enc)
+			}
+			for _, ct := range []string{"text/event-stream", "application/json"} {
+				g := newGateway(t, scripted(compressed("gzip", ct)), dialect.Version03)
+				r := streamError(t, g.stream("2", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")))
+				wantErrorSaying(t, r, c.d, -32006, "Content-Encoding gzip")
+			}
+			g := newGateway(t, scripted(compressed("gzip", "text/event-stream")), dialect.Version03, viaStreamOn)
+			wantErrorSaying(t, sendResult(t, g, c, c.send("m", c.text("x"), "")), c.d, -32006, "Content-Encoding gzip")
+		})
+	}
+}
+
+// TestGzipReplyBoundedAsDecoded: a unary reply in gzip (which net/http
+// asks for and decodes) is bounded by max_reply_bytes as decoded, so a
+// small body that inflates past it (a gzip bomb) is refused as too large
+// once that much was read, and a gzip reply within it is served.
+func TestGzipReplyBoundedAsDecoded(t *testing.T) {
+	const limit = 64 << 10
+	gzipped := func(reply string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = io.WriteString(zw, reply)
+		_ = zw.Close()
+		return b.Bytes()
+	}
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			var sent atomic.Int64
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				if r.Header.Get("Accept-Encoding") != "gzip" {
+					t.Errorf("Accept-Encoding %q", r.Header.Get("Accept-Encoding"))
+				}
+				meta := strings.Repeat("a", int(sent.Add(1))*limit) // the first within the limit, the second 8 times past it
+				if sent.Load() == 1 {
+					meta = "small"
+				}
+				body := gzipped(`{"jsonrpc":"2.0","id":` + id + `,"result":{"kind":"task","id":"t1","contextId":"c1","status":{"state":"working"},"metadata":{"m":"` + meta + `"}}}`)
+				if len(body) > limit/4 {
+					t.Errorf("the gzip body is %d bytes", len(body))
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Content-Encoding", "gzip")
+				_, _ = w.Write(body)
+			}), dialect.Version03, func(a *AgentConfig) { a.Tasks.AllowUnknown = true; a.MaxReplyBytes = limit })
+			mustResult(t, g.call("1", c.method(dialect.GetTask), `{"id":"t1"}`))
+			sent.Store(7)
+			wantErrorSaying(t, g.call("2", c.method(dialect.GetTask), `{"id":"t1"}`), c.d, -32006, "answered more than 65536 bytes")
+		})
+	}
+}
+
+// TestEventStreamWithAFailureStatus: a backend answering a stream request
+// with an error status (500, 404, 302) and an event stream has not
+// streamed: the caller gets the status as the error (-32603 naming it), as
+// for a plain reply with that status, not the events as though the
+// backend had succeeded; the SDK clients refuse such an answer from an
+// agent directly. So does a blocking send served from the stream.
+func TestEventStreamWithAFailureStatus(t *testing.T) {
+	for _, status := range []int{http.StatusInternalServerError, http.StatusNotFound, http.StatusFound} {
+		back := func(w http.ResponseWriter, r *http.Request, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(status)
+			sseWrite(w, working(id), `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"kind":"status-update","taskId":"t1","contextId":"c1","status":{"state":"completed"},"final":true}}`+"\n\n")
+		}
+		for _, c := range callers {
+			t.Run(strconv.Itoa(status)+"/"+c.d.String(), func(t *testing.T) {
+				g := newGateway(t, scripted(back), dialect.Version03)
+				events := g.stream("1", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")).all()
+				if len(events) != 1 {
+					t.Fatalf("want the error alone, got %d events: %v", len(events), events)
+				}
+				wantErrorSaying(t, events[0], c.d, -32603, "HTTP "+strconv.Itoa(status))
+				g = newGateway(t, scripted(back), dialect.Version03, viaStreamOn)
+				wantErrorSaying(t, sendResult(t, g, c, c.send("m", c.text("x"), "")), c.d, -32603, "HTTP "+strconv.Itoa(status))
+			})
+		}
 	}
 }

@@ -65,7 +65,11 @@ func (p *pushRelay) tooLarge(w http.ResponseWriter) string {
 }
 
 func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
-	if !p.on() {
+	// Not p.on(): a card that stops advertising push turns the relay off
+	// for new configs, but the relays made before are where the backend
+	// still posts those tasks' events, and their callers' webhooks would
+	// lose them. With push.enabled false there is no relay (p is nil).
+	if p == nil {
 		return notFound(w)
 	}
 	ctx := r.Context()

@@ -525,8 +525,8 @@ func (a *Agent) sendOutcome(c *call, rt *sendRetry, result []byte, e *normalize.
 
 // notAccepted reports whether a failed send never reached the backend's
 // work: it could not connect, or the backend answered with an error
-// (JSON-RPC, or an HTTP status without a reply). A timeout or a cut reply
-// may come after the backend took the work.
+// (JSON-RPC, or an HTTP status without a reply). A timeout, a cut reply or
+// one the gateway could not read may come after the backend took the work.
 func notAccepted(e *normalize.Error) bool {
 	var ae *normalize.AgentError
 	if errors.As(e, &ae) {
@@ -534,7 +534,9 @@ func notAccepted(e *normalize.Error) bool {
 	}
 	var bf backendFailure
 	if !errors.As(e, &bf) {
-		return e.Kind != dialect.ErrInternal // refused by the gateway before forwarding
+		// Refused by the gateway before forwarding; an invalid answer is
+		// the backend's, after it had the message.
+		return e.Kind != dialect.ErrInternal && e.Kind != dialect.ErrInvalidAgentResponse
 	}
 	if bf.kind == backendHTTPStatus {
 		return true

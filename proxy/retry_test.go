@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -530,4 +531,32 @@ func TestOutcomeAfterARenewalInDoubt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRetryOfAnUnreadableAnswerIsNotResent: a send whose backend did the
+// work but answered what the gateway cannot read (not JSON, not valid A2A,
+// too large, compressed unasked) may have made a task: its retry is told
+// the gateway cannot tell, and the message is not sent again. Before,
+// such an answer counted as a refusal before the work (the gateway's own
+// error kinds were taken for refusals before forwarding), and the retry
+// sent the message a second time: the work was done twice.
+func TestRetryOfAnUnreadableAnswerIsNotResent(t *testing.T) {
+	forEachRetryPair(t, func(t *testing.T, rc *retryCase) {
+		var answered atomic.Bool
+		garbleFirst := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || !answered.CompareAndSwap(false, true) {
+				rc.backend.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			rc.backend.ServeHTTP(rec, r) // the work is done
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(rec.Body.Bytes()[:rec.Body.Len()/2])
+		})
+		g := newGateway(t, garbleFirst, rc.b.version)
+		c := rc.c
+		wantError(t, sendResult(t, g, c, c.send("m1", c.text("hello"), "")), c.d, -32006)
+		wantErrorSaying(t, sendResult(t, g, c, c.send("m1", c.text("hello"), "")), c.d, -32603, "cannot tell whether the agent took the work")
+		wantSends(t, rc, 1)
+	})
 }

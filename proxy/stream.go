@@ -74,6 +74,14 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		}
 		return
 	}
+	if e := b.undecoded(res); e != nil {
+		a.streamFail(s, e)
+		return
+	}
+	if e := b.failedStream(res); e != nil {
+		a.streamFail(s, e)
+		return
+	}
 	a.relay(s, r, res.Body, snapshot)
 }
 
@@ -399,12 +407,12 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 	b := s.c.backend
 	switch {
 	case err != nil && rl.idleFired.Load():
-		a.streamFail(s, backendFault(backendStreamIdle, "backend %q sent nothing for %s: stream closed", b.name, b.cfg.StreamIdleTimeout))
+		rl.fail(backendFault(backendStreamIdle, "backend %q sent nothing for %s: stream closed", b.name, b.cfg.StreamIdleTimeout))
 		return false
 	case err != nil && rl.ctx.Err() != nil:
 		switch {
 		case errors.Is(context.Cause(rl.ctx), ErrShuttingDown):
-			a.streamFail(s, normalize.Errorf(dialect.ErrInternal, "the gateway is shutting down: subscribe to the task again to follow it"))
+			rl.fail(normalize.Errorf(dialect.ErrInternal, "the gateway is shutting down: subscribe to the task again to follow it"))
 		case callerGone(rl.ctx):
 			// The read ended with the call: nobody is left to tell.
 			s.c.outcome = outcomeCallerGone
@@ -421,11 +429,11 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 	sc := s.scratch()
 	reply, err := normalize.ParseReply(ev.Data)
 	if err != nil {
-		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
+		rl.fail(normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event that is not a JSON-RPC response", b.name))
 		return false
 	}
 	if e := answersCall(b, s.c, reply); e != nil {
-		a.streamFail(s, e)
+		rl.fail(e)
 		return false
 	}
 	if reply.Error != nil {
@@ -433,7 +441,7 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		if rl.opening {
 			a.refusedStream(s, rl.r, e)
 		} else {
-			a.streamFail(s, e)
+			rl.fail(e)
 		}
 		return false
 	}
@@ -552,9 +560,18 @@ func (rl *relay) end(err error) {
 			a.streamFail(s, truncatedStream(b))
 		}
 	case errors.Is(err, sseframe.ErrEventTooLarge):
-		a.streamFail(s, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event larger than %d bytes", b.name, a.cfg.MaxEventBytes))
+		rl.fail(normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q sent a stream event larger than %d bytes", b.name, a.cfg.MaxEventBytes))
 	default:
-		a.streamFail(s, backendFault(backendStreamDropped, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))
+		rl.fail(backendFault(backendStreamDropped, "backend %q dropped the stream: %s", b.name, describeTransportError(err, b.cfg)))
+	}
+}
+
+// fail ends the stream with e, after the event held for its final flag, if
+// any: that event happened, and the fault that follows it does not make it
+// final (the backend was saying more when it failed).
+func (rl *relay) fail(e *normalize.Error) {
+	if rl.release(false) {
+		rl.a.streamFail(rl.s, e)
 	}
 }
 

@@ -73,9 +73,29 @@ func (a *Agent) sendViaStream(ctx context.Context, r *http.Request, c *call, par
 			return nil, e, false
 		case reply.Error != nil:
 			e = a.backendError(c, reply.Error)
-			return nil, e, streamUnserved(e)
+			if !streamUnserved(e) {
+				return nil, e, false
+			}
+			// UnsupportedOperation is also how @a2a-js/sdk 1.x refuses a
+			// message to a task in a final state: that is no refusal to
+			// stream, and sent again as a plain send it is only refused
+			// again.
+			if c.info.TaskID != "" {
+				if task, state := a.finalTask(r, c); task != nil {
+					return nil, finalMessageRefusal(c, state), false
+				}
+			}
+			return nil, e, true
 		}
 		return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered a stream request without an event stream", b.name), false
+	}
+	if e := b.undecoded(res); e != nil {
+		endBackendCall(span, c, e, nil)
+		return nil, e, false
+	}
+	if e := b.failedStream(res); e != nil {
+		endBackendCall(span, c, e, nil)
+		return nil, e, false
 	}
 	result, e = a.foldStream(ctx, c, res.Body)
 	endBackendCall(span, c, e, nil)
@@ -137,6 +157,15 @@ func (a *Agent) foldStream(ctx context.Context, c *call, body io.ReadCloser) ([]
 		keep(buf, canon, reply.Result)
 		if e := answersTask(b, c, info); e != nil {
 			return nil, e
+		}
+		if c.taskID != "" && info.TaskID != "" && (info.TaskID != c.taskID || (info.ContextID != "" && info.ContextID != c.contextID)) {
+			// After the task is recorded the stream may say no more about
+			// another task or context: folded, such an event (another
+			// caller's task, say) would be the answer. record refuses both,
+			// as it does for a relayed stream.
+			if e := a.record(ctx, c, info); e != nil {
+				return nil, e
+			}
 		}
 		if int64(fold.Size()+len(canon)) > a.cfg.MaxReplyBytes {
 			return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q streamed a task larger than %d bytes (max_reply_bytes)", b.name, a.cfg.MaxReplyBytes)

@@ -335,3 +335,111 @@ func newViaStreamBench(tb testing.TB, v dialect.Version, c caller, on bool) *ben
 	}
 	return h
 }
+
+// TestViaStreamAnswersAboutOneTask: a blocking send served from the
+// backend's stream is answered with the caller's own task, never with
+// another caller's: a stream that, after alice's task, goes on about bob's
+// task (its snapshot, an artifact of it, or alice's task moved into bob's
+// context) ends alice's send with an error, as the relayed stream does,
+// whatever the stream's last state. Before, the fold took bob's task as
+// the answer when its state was the one recorded for alice's, and alice
+// got bob's artifacts.
+func TestViaStreamAnswersAboutOneTask(t *testing.T) {
+	const secret = "bob's secret"
+	bobs := `{"task":{"id":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_WORKING"},"artifacts":[{"artifactId":"a","parts":[{"text":"` + secret + `"}]}]}}`
+	for _, tc := range []struct {
+		name   string
+		events []string
+	}{
+		{"bob's task", []string{bobs}},
+		{"bob's artifact", []string{`{"artifactUpdate":{"taskId":"t-bob","contextId":"c-bob","artifact":{"artifactId":"a","parts":[{"text":"` + secret + `"}]}}}`}},
+		{"bob's task, then completed", []string{bobs, `{"statusUpdate":{"taskId":"t-bob","contextId":"c-bob","status":{"state":"TASK_STATE_COMPLETED"}}}`}},
+		{"alice's task in bob's context", []string{`{"artifactUpdate":{"taskId":"t-alice","contextId":"c-bob","artifact":{"artifactId":"a","parts":[{"text":"` + secret + `"}]}}}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sends atomic.Int32
+			back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				if sends.Add(1) == 1 {
+					sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+bobs+"}\n\n")
+					return
+				}
+				sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"id":"t-alice","contextId":"c-alice","status":{"state":"TASK_STATE_WORKING"}}}}`+"\n\n")
+				for _, ev := range tc.events {
+					sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+ev+"}\n\n")
+				}
+			})
+			tg := newGateway(t, back, dialect.Version10, withAuth(t), viaStreamOn)
+			bob, alice := tg.as(token(t, "bob")), tg.as(token(t, "alice"))
+			c10 := callers[1]
+			if got := mustResult(t, sendResult(t, bob, c10, c10.send("b1", c10.text("hi"), ""))).Get("task.id").Str; got != "t-bob" {
+				t.Fatalf("bob's send made %q", got)
+			}
+			for i, c := range callers {
+				r := sendResult(t, alice, c, c.send("a"+strconv.Itoa(i), c.text("hi"), ""))
+				if strings.Contains(r.Raw, secret) || strings.Contains(r.Raw, "c-bob") || !r.Get("error").Exists() {
+					t.Errorf("%s: alice got %s", c.d, r.Raw)
+				}
+			}
+		})
+	}
+}
+
+// TestViaStreamFinalTaskIsNoStreamingRefusal: a backend that refuses a
+// streaming message to a task in a final state with UnsupportedOperation
+// (-32004, as @a2a-js/sdk 1.x does) has not refused to stream: the caller
+// gets the final-task answer, the message is not sent again as a plain
+// send, and the backend's blocking sends go on being served from its
+// stream. Before, that one refusal (of a task finished out of the
+// gateway's sight) was read as "this backend does not stream": the
+// message was sent a second time, and blocking_via_stream was off for
+// every caller until a restart.
+func TestViaStreamFinalTaskIsNoStreamingRefusal(t *testing.T) {
+	var plain, streamed atomic.Int32
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		id := req.Get("id").Raw
+		reply := func(result string) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+result+`}`)
+		}
+		switch method := req.Get("method").Str; {
+		case method == "GetTask":
+			reply(`{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}`)
+		case method == "SendMessage":
+			plain.Add(1)
+			if req.Get("params.message.taskId").Str == "t1" {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32004,"message":"Task t1 is in a terminal state"}}`)
+				return
+			}
+			reply(`{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`)
+		case req.Get("params.message.taskId").Str == "t1":
+			streamed.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32004,"message":"Task t1 is in a terminal state"}}`)
+		default:
+			streamed.Add(1)
+			w.Header().Set("Content-Type", "text/event-stream")
+			n := strconv.Itoa(int(streamed.Load()))
+			sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"id":"t-new`+n+`","contextId":"c-new`+n+`","status":{"state":"TASK_STATE_COMPLETED"}}}}`+"\n\n")
+		}
+	})
+	g := newGateway(t, back, dialect.Version10, viaStreamOn)
+	c := callers[1]
+	mustResult(t, sendResult(t, g, c, c.send("m1", c.text("start"), c.nonBlocking())))
+	more := strings.Replace(c.send("m2", c.text("more"), ""), `"messageId"`, `"taskId":"t1","messageId"`, 1)
+	wantError(t, sendResult(t, g, c, more), c.d, -32004)
+	if n := plain.Load(); n != 1 {
+		t.Fatalf("the backend got %d plain sends, want 1 (the first): the message to the final task was sent again", n)
+	}
+	wantTaskState(t, c, mustResult(t, sendResult(t, g, c, c.send("m3", c.text("new work"), ""))), "completed")
+	if n := plain.Load(); n != 1 {
+		t.Fatalf("a new blocking send went plain: blocking_via_stream was turned off by the final task's refusal")
+	}
+}
