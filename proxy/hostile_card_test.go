@@ -246,29 +246,49 @@ func TestExtendedCardRedirectIsNotFollowed(t *testing.T) {
 	}
 }
 
-// TestCardRedirectToPlainHTTPIsRefused: a card read over https is never
-// followed by a redirect to plain http, even on the backend's own host: the
-// card (which "auto" takes the backend's dialect from, and whose skills and
-// capabilities are published) would cross the network where anyone on the
-// path can rewrite it. The JWKS fetch has the same rule. The plain server
-// is never asked.
-func TestCardRedirectToPlainHTTPIsRefused(t *testing.T) {
-	var asked atomic.Int32
-	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		asked.Add(1)
-		_, _ = io.WriteString(w, `{"name":"rewritten on the way"}`)
-	}))
-	t.Cleanup(plain.Close)
-	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, plain.URL+"/card.json", http.StatusFound)
-	}))
-	t.Cleanup(secure.Close)
-	_, _, err := FetchCard(context.Background(), secure.Client(), secure.URL+"/")
-	if err == nil || !strings.Contains(err.Error(), "plain http") {
-		t.Fatalf("an https card redirected to http: %v", err)
-	}
-	if n := asked.Load(); n != 0 {
-		t.Errorf("the plain http server was asked %d times", n)
+// TestCardRedirectsThatAreRefused: a card is read from the backend's own
+// origin and never over plain http once asked over https: a redirect from
+// https to http (even on the backend's host: the card, which "auto" takes
+// the backend's dialect from and whose skills and capabilities are
+// published, would cross the network where anyone on the path can rewrite
+// it; the JWKS fetch has the same rule), or to another port of the host (on
+// a sidecar's loopback, any other local service), fails the fetch, and the
+// place redirected to is never asked. (An upgrade to https on its default
+// port is no other service and is still followed; a test would need port
+// 443.)
+func TestCardRedirectsThatAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tls  bool
+		want string
+	}{
+		{"from https to plain http", true, "plain http"},
+		{"to another port of the host", false, "another port"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked atomic.Int32
+			target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				asked.Add(1)
+				_, _ = io.WriteString(w, `{"name":"not the backend's card"}`)
+			}))
+			t.Cleanup(target.Close)
+			origin := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, target.URL+"/card.json", http.StatusFound)
+			}))
+			if tc.tls {
+				origin.StartTLS()
+			} else {
+				origin.Start()
+			}
+			t.Cleanup(origin.Close)
+			_, _, err := FetchCard(context.Background(), origin.Client(), origin.URL+"/")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("a card redirected %s: %v", tc.name, err)
+			}
+			if n := asked.Load(); n != 0 {
+				t.Errorf("the place redirected to was asked %d times", n)
+			}
+		})
 	}
 }
 
@@ -302,30 +322,5 @@ func TestExtendedCardTooLargeOverJSONRPC(t *testing.T) {
 		if e := r.Get("error"); e.Get("code").Int() != -32006 || !strings.Contains(e.Get("message").Str, "larger than") {
 			t.Fatalf("%s: an extended card of %d bytes: %.300s", c.d, 2*maxCardBytes, r.Raw)
 		}
-	}
-}
-
-// TestCardRedirectToAnotherPortIsRefused: a card is read from the
-// backend's own origin: a redirect to another port of the same host (on a
-// sidecar's loopback, any other local service) fails the fetch, and that
-// port is never asked. (An upgrade to https on its default port is no
-// other service and is still followed; a test would need port 443.)
-func TestCardRedirectToAnotherPortIsRefused(t *testing.T) {
-	var asked atomic.Int32
-	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		asked.Add(1)
-		_, _ = io.WriteString(w, `{"name":"a local service's JSON"}`)
-	}))
-	t.Cleanup(local.Close)
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, local.URL+"/card.json", http.StatusFound)
-	}))
-	t.Cleanup(backend.Close)
-	_, _, err := FetchCard(context.Background(), &http.Client{}, backend.URL+"/")
-	if err == nil || !strings.Contains(err.Error(), "another port") {
-		t.Fatalf("a card redirected to another port of the host: %v", err)
-	}
-	if n := asked.Load(); n != 0 {
-		t.Errorf("the other port was asked %d times", n)
 	}
 }
