@@ -112,9 +112,9 @@ func getCard(ctx context.Context, client *http.Client, target string) ([]byte, e
 }
 
 // ownHostOnly is client following redirects within host alone, on its
-// port (or up to https on 443), and from https to https only. A card redirected to another host would publish
-// what that host answers (an internal service's JSON, say) as the agent's
-// card.
+// port (or up to https on 443), and from https to https only. A card
+// redirected to another host would publish what that host answers (an
+// internal service's JSON, say) as the agent's card.
 func ownHostOnly(client *http.Client, host string) *http.Client {
 	c := *client
 	next := client.CheckRedirect
