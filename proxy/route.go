@@ -232,7 +232,12 @@ func (a *Agent) ownedReferences(ctx context.Context, c *call) *normalize.Error {
 		return normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.message.referenceTaskIds holds %d task ids, more than the %d the gateway checks for one message: reference fewer", len(refs), maxReferenceTaskIDs)
 	}
 	for i, id := range refs {
-		spanID := id
+		// The id is a view into the request's body, whose buffer the next
+		// request reuses; a span outlives the call.
+		spanID := ""
+		if a.recording(ctx) {
+			spanID = strings.Clone(id)
+		}
 		ictx, span := a.startIndexSpan(ctx, c, indexGet, spanID)
 		t, err := a.tasks.Get(ictx, a.cfg.Name, id)
 		endIndexSpan(span, err)
