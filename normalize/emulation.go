@@ -21,10 +21,7 @@ import (
 // to. historyLength is the history the caller wants back from a GetTask;
 // negative means all of it.
 func TaskParams(op dialect.Op, to dialect.ID, tenant, taskID string, historyLength int) ([]byte, error) {
-	canon := []byte{'{'}
-	if tenant != "" {
-		canon = append(gjson.AppendJSONString(append(canon, `"tenant":`...), tenant), ',')
-	}
+	canon := appendTenant([]byte{'{'}, tenant)
 	switch op {
 	case dialect.GetTask:
 		canon = gjson.AppendJSONString(append(canon, `"id":`...), taskID)

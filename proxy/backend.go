@@ -233,14 +233,15 @@ func (b *backend) undecoded(res *http.Response) *normalize.Error {
 		b.name, truncateHeader(strings.Join(ce, ", ")))
 }
 
-// failedStream refuses an event stream that came with a status other than
-// 200: the backend said it failed, and its events are not relayed as
-// though it had not (the SDK clients refuse such an answer too). Its kind
-// is invalid_reply, not http_status: the events may show that the backend
-// took the work, so a retry is not told the send never reached it.
-func (b *backend) failedStream(res *http.Response) *normalize.Error {
-	if res.StatusCode == http.StatusOK {
-		return nil
+// unrelayableStream refuses an event stream still encoded (undecoded), or
+// that came with a status other than 200: the backend said it failed, and
+// its events are not relayed as though it had not (the SDK clients refuse
+// such an answer too). The status's kind is invalid_reply, not
+// http_status: the events may show that the backend took the work, so a
+// retry is not told the send never reached it.
+func (b *backend) unrelayableStream(res *http.Response) *normalize.Error {
+	if e := b.undecoded(res); e != nil || res.StatusCode == http.StatusOK {
+		return e
 	}
 	return backendFault(backendInvalidReply, "backend %q answered HTTP %d %s with an event stream, which comes with 200 alone: its events are not relayed",
 		b.name, res.StatusCode, http.StatusText(res.StatusCode))

@@ -50,7 +50,7 @@ import (
 // task ("the server returns one of the configs"): 1.0 requires a config id,
 // so the gateway lists the task's configs and answers the first.
 func (a *Agent) firstPushConfig(w http.ResponseWriter, r *http.Request, c *call) {
-	params, err := normalize.TaskParams(dialect.ListPushConfigs, c.backend.dialect, "", c.info.TaskID, -1)
+	params, err := normalize.TaskParams(dialect.ListPushConfigs, c.backend.dialect, c.info.Tenant, c.info.TaskID, -1)
 	if err != nil {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInternal))
 		return

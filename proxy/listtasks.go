@@ -98,15 +98,11 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	listed := normalize.TaskPage{Tasks: make([][]byte, 0, len(order)), NextPageToken: page.NextPageToken, PageSize: q.PageSize, TotalSize: page.TotalSize}
 	for _, i := range order {
 		t := tasks[i]
-		if errs[i] != nil {
-			// Every other error failed the page above.
-			listed.TotalSize = max(listed.TotalSize-1, 0)
-			continue
-		}
-		if q.State != "" && normalize.TaskState(t) != q.State {
-			// The index picked it by the state it last saw; the backend
-			// has moved it on since, and the filter is about the state
-			// the caller is shown.
+		// Left out: a task gone from its backend (every other error
+		// failed the page above), and one the index picked by the state
+		// it last saw that the backend has moved on since (the filter is
+		// about the state the caller is shown).
+		if errs[i] != nil || (q.State != "" && normalize.TaskState(t) != q.State) {
 			listed.TotalSize = max(listed.TotalSize-1, 0)
 			continue
 		}

@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc/codes"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/telemetry"
 )
 
 // referencesSeen records the referenceTaskIds of every send its backend
@@ -86,4 +88,40 @@ func TestMessageReferencingAnotherCallersTask(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestReferenceSpanKeepsItsTaskID: the index spans of a message's
+// referenceTaskIds carry a copy of each id. The id is read from the
+// request's body, whose buffer the next request reuses; a span, exported
+// after the call, would otherwise show what a later caller sent there.
+func TestReferenceSpanKeepsItsTaskID(t *testing.T) {
+	sink, tr := newSpanSink(t)
+	b := backends[0]
+	g := newGatewayOpts(t, b.handler(t, nil), b.version, Options{Tracing: tr})
+	c := callers[0]
+	mine := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), "")))).Get("id").Str
+	sink.call(t)
+	send := func(id, ref string) string {
+		return strings.Replace(c.send(id, c.text("what did it say?"), ""), `"messageId"`, `"referenceTaskIds":["`+ref+`"],"messageId"`, 1)
+	}
+	mustResult(t, g.call("2", c.method(dialect.SendMessage), send("m2", mine)))
+	_, under := sink.call(t)
+	var refSpan sdktrace.ReadOnlySpan
+	for _, sp := range under[indexGet] {
+		if spanAttrs(sp)[string(telemetry.AttrTaskID)] != "" {
+			refSpan = sp
+		}
+	}
+	if refSpan == nil {
+		t.Fatalf("no %q span with a task id under the send", indexGet)
+	}
+	// Requests of the same size, another id at the same place.
+	other := strings.Repeat("z", len(mine))
+	for i := range 8 {
+		wantError(t, g.call("3", c.method(dialect.SendMessage), send("m"+string(rune('3'+i)), other)), c.d, -32001)
+		sink.call(t)
+	}
+	if got := spanAttrs(refSpan)[string(telemetry.AttrTaskID)]; got != mine {
+		t.Errorf("the reference's span says task %q, want %q", got, mine)
+	}
 }

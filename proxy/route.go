@@ -165,31 +165,55 @@ func (a *Agent) ownedTask(ctx context.Context, c *call, rt *sendRetry) (*store.T
 	ictx, span := a.startIndexSpan(ctx, c, indexGet, c.spanTaskID())
 	t, err := a.getTask(ictx, c, rt)
 	endIndexSpan(span, err)
+	switch v, e := a.ownership(ctx, c, c.info.TaskID, c.spanTaskID(), t, err); {
+	case e != nil:
+		return nil, e
+	case v == notTheCallers:
+		return nil, errTaskNotFound()
+	case v == unrecorded:
+		c.unchecked = true
+		return nil, nil
+	}
+	return &t, nil
+}
+
+// ownershipVerdict is what the index says of a task a call names.
+type ownershipVerdict int
+
+const (
+	callersOwn    ownershipVerdict = iota
+	notTheCallers                  // another caller's, or unknown where unknown ids are refused
+	unrecorded                     // no agent of this gateway recorded it, and the agent allows those
+)
+
+// ownership judges the index's answer (t, err) for the task id a call
+// names; spanID is the id as its spans carry it (a copy: the id may be a
+// view into the request's body).
+func (a *Agent) ownership(ctx context.Context, c *call, id, spanID string, t store.Task, err error) (ownershipVerdict, *normalize.Error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if !a.cfg.Tasks.AllowUnknown {
-			return nil, errTaskNotFound()
+			return notTheCallers, nil
 		}
 		// Only an id no agent of this gateway recorded is served unchecked:
 		// agents may share a backend, and a task made through one is still
 		// its owner's through another.
-		ictx, span := a.startIndexSpan(ctx, c, indexKnown, c.spanTaskID())
-		known, err := a.tasks.Known(ictx, c.info.TaskID)
+		ictx, span := a.startIndexSpan(ctx, c, indexKnown, spanID)
+		known, err := a.tasks.Known(ictx, id)
 		endIndexSpan(span, err)
 		switch {
 		case err != nil:
-			return nil, a.indexUnavailable("read", err)
+			return 0, a.indexUnavailable("read", err)
 		case known:
-			return nil, errTaskNotFound()
+			return notTheCallers, nil
 		}
-		c.unchecked = true
-		return nil, nil
+		return unrecorded, nil
 	case err != nil:
-		return nil, a.indexUnavailable("read", err)
+		return 0, a.indexUnavailable("read", err)
 	case t.Owner != c.owner:
-		return nil, errTaskNotFound()
+		return notTheCallers, nil
 	}
-	return &t, nil
+	return callersOwn, nil
 }
 
 // maxReferenceTaskIDs bounds the tasks one message may reference: each is
@@ -208,28 +232,21 @@ func (a *Agent) ownedReferences(ctx context.Context, c *call) *normalize.Error {
 		return normalize.Errorf(dialect.ErrInvalidParams, "invalid params: params.message.referenceTaskIds holds %d task ids, more than the %d the gateway checks for one message: reference fewer", len(refs), maxReferenceTaskIDs)
 	}
 	for i, id := range refs {
-		ictx, span := a.startIndexSpan(ctx, c, indexGet, id)
+		// The id is a view into the request's body, whose buffer the next
+		// request reuses; a span outlives the call.
+		spanID := ""
+		if a.recording(ctx) {
+			spanID = strings.Clone(id)
+		}
+		ictx, span := a.startIndexSpan(ctx, c, indexGet, spanID)
 		t, err := a.tasks.Get(ictx, a.cfg.Name, id)
 		endIndexSpan(span, err)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			if a.cfg.Tasks.AllowUnknown {
-				ictx, span := a.startIndexSpan(ctx, c, indexKnown, id)
-				known, err := a.tasks.Known(ictx, id)
-				endIndexSpan(span, err)
-				if err != nil {
-					return a.indexUnavailable("read", err)
-				}
-				if !known {
-					continue
-				}
-			}
-		case err != nil:
-			return a.indexUnavailable("read", err)
-		case t.Owner == c.owner:
-			continue
+		switch v, e := a.ownership(ctx, c, id, spanID, t, err); {
+		case e != nil:
+			return e
+		case v == notTheCallers:
+			return normalize.Errorf(dialect.ErrTaskNotFound, "Task not found: params.message.referenceTaskIds[%d] names no task of yours", i)
 		}
-		return normalize.Errorf(dialect.ErrTaskNotFound, "Task not found: params.message.referenceTaskIds[%d] names no task of yours", i)
 	}
 	return nil
 }

@@ -74,11 +74,7 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 		}
 		return
 	}
-	if e := b.undecoded(res); e != nil {
-		a.streamFail(s, e)
-		return
-	}
-	if e := b.failedStream(res); e != nil {
+	if e := b.unrelayableStream(res); e != nil {
 		a.streamFail(s, e)
 		return
 	}

@@ -89,11 +89,7 @@ func (a *Agent) sendViaStream(ctx context.Context, r *http.Request, c *call, par
 		}
 		return nil, normalize.Errorf(dialect.ErrInvalidAgentResponse, "backend %q answered a stream request without an event stream", b.name), false
 	}
-	if e := b.undecoded(res); e != nil {
-		endBackendCall(span, c, e, nil)
-		return nil, e, false
-	}
-	if e := b.failedStream(res); e != nil {
+	if e := b.unrelayableStream(res); e != nil {
 		endBackendCall(span, c, e, nil)
 		return nil, e, false
 	}
