@@ -35,7 +35,7 @@ func buildPath(r route) string {
 		return p + "/tasks/" + esc(r.id)
 	case opCancel:
 		return p + "/tasks/" + esc(r.id) + ":cancel"
-	case opSubscribe:
+	case opSubscribe, opSubscribePost:
 		return p + "/tasks/" + esc(r.id) + ":subscribe"
 	case opCreatePush, opListPush:
 		return p + "/tasks/" + esc(r.id) + "/pushNotificationConfigs"

@@ -118,6 +118,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(apiErr)
 			return
 		}
+	} else if r.Body != nil && r.Body != http.NoBody {
+		// The operation's fields come from the path and query: a body's
+		// would be dropped unread. One that says nothing (a2a-go sends
+		// "null" on every GET) is let through.
+		b, apiErr := h.readBody(w, r)
+		if apiErr == nil && !emptyBody(b) {
+			apiErr = newError(http.StatusBadRequest, dialect.ErrInvalidRequest,
+				r.Method+" "+truncate(rel, 64)+" takes no request body: send its fields in the path and the query")
+		}
+		if apiErr != nil {
+			fail(apiErr)
+			return
+		}
 	}
 	query, version, apiErr := cutVersion(r.URL.RawQuery)
 	if apiErr != nil {

@@ -69,6 +69,16 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 	return params, nil
 }
 
+// emptyBody reports whether a body carries no field: empty, null or {}.
+func emptyBody(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || string(b) == "null" {
+		return true
+	}
+	v := gjson.ParseBytes(b)
+	return gjson.ValidBytes(b) && v.IsObject() && len(v.Map()) == 0
+}
+
 // envelope wraps params into the JSON-RPC request of method.
 func envelope(method string, params []byte) []byte {
 	b := make([]byte, 0, len(params)+64+len(method))
@@ -107,7 +117,10 @@ func v03Request(method string, body []byte) ([]byte, *apiError) {
 	case "CreateTaskPushNotificationConfig":
 		out = v03CreatePushToCanonical(in, "", "")
 	default:
-		out = object{} // CancelTaskRequest: its only field is the path's name
+		// CancelTaskRequest and TaskSubscriptionRequest: their one field
+		// is the path's name. What else came is carried, as a send's is.
+		out = object{}
+		carryUnknown(out, in, "name")
 	}
 	return encode(out), nil
 }

@@ -28,33 +28,36 @@ type operation struct {
 }
 
 var (
-	opSend       = &operation{method: "SendMessage", body: true}
-	opStream     = &operation{method: "SendStreamingMessage", body: true, stream: true}
-	opGetTask    = &operation{method: "GetTask", idField: "id", query: []queryField{qHistoryLength}}
-	opListTasks  = &operation{method: "ListTasks", query: listTasksQuery}
-	opCancel     = &operation{method: "CancelTask", body: true, idField: "id"}
-	opSubscribe  = &operation{method: "SubscribeToTask", stream: true, idField: "id"}
-	opCreatePush = &operation{method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId"}
-	opListPush   = &operation{method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}}
-	opGetPush    = &operation{method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id"}
-	opDeletePush = &operation{method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id"}
-	opCard       = &operation{method: "GetExtendedAgentCard"}
+	opSend      = &operation{method: "SendMessage", body: true}
+	opStream    = &operation{method: "SendStreamingMessage", body: true, stream: true}
+	opGetTask   = &operation{method: "GetTask", idField: "id", query: []queryField{qHistoryLength}}
+	opListTasks = &operation{method: "ListTasks", query: listTasksQuery}
+	opCancel    = &operation{method: "CancelTask", body: true, idField: "id"}
+	opSubscribe = &operation{method: "SubscribeToTask", stream: true, idField: "id"}
+	// The spec prose's POST subscribe has a body: the SubscribeToTaskRequest.
+	opSubscribePost = &operation{method: "SubscribeToTask", body: true, stream: true, idField: "id"}
+	opCreatePush    = &operation{method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId"}
+	opListPush      = &operation{method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}}
+	opGetPush       = &operation{method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id"}
+	opDeletePush    = &operation{method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id"}
+	opCard          = &operation{method: "GetExtendedAgentCard"}
 )
 
 // v03Twins are the operations of the 0.3 binding (/v1/…, a2a-v0.3.0.proto):
 // the 1.0 ones without tenant and ListTasks. The extended card is GET
 // /v1/card (the 0.3 SDKs' REST clients and servers read it so).
 var v03Twins = map[*operation]*operation{
-	opSend:       {method: "SendMessage", body: true, v03: true},
-	opStream:     {method: "SendStreamingMessage", body: true, stream: true, v03: true},
-	opGetTask:    {method: "GetTask", idField: "id", query: []queryField{qHistoryLengthV03}, v03: true},
-	opCancel:     {method: "CancelTask", body: true, idField: "id", v03: true},
-	opSubscribe:  {method: "SubscribeToTask", stream: true, idField: "id", v03: true},
-	opCreatePush: {method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId", query: []queryField{qConfigIDV03}, v03: true},
-	opListPush:   {method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}, v03: true},
-	opGetPush:    {method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
-	opDeletePush: {method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
-	opCard:       {method: "GetExtendedAgentCard", v03: true},
+	opSend:          {method: "SendMessage", body: true, v03: true},
+	opStream:        {method: "SendStreamingMessage", body: true, stream: true, v03: true},
+	opGetTask:       {method: "GetTask", idField: "id", query: []queryField{qHistoryLengthV03}, v03: true},
+	opCancel:        {method: "CancelTask", body: true, idField: "id", v03: true},
+	opSubscribe:     {method: "SubscribeToTask", stream: true, idField: "id", v03: true},
+	opSubscribePost: {method: "SubscribeToTask", body: true, stream: true, idField: "id", v03: true},
+	opCreatePush:    {method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId", query: []queryField{qConfigIDV03}, v03: true},
+	opListPush:      {method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}, v03: true},
+	opGetPush:       {method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+	opDeletePush:    {method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+	opCard:          {method: "GetExtendedAgentCard", v03: true},
 }
 
 // routes are the routes without a tenant as ServeMux patterns, relative to
@@ -90,7 +93,7 @@ var (
 	verbsListTasks   = verbs{"GET": opListTasks}
 	verbsGetTask     = verbs{"GET": opGetTask}
 	verbsCancel      = verbs{"POST": opCancel}
-	verbsSubscribe   = verbs{"GET": opSubscribe, "POST": opSubscribe} // the proto says GET, the spec prose POST (A2A#1574): both
+	verbsSubscribe   = verbs{"GET": opSubscribe, "POST": opSubscribePost} // the proto says GET, the spec prose POST (A2A#1574): both
 	verbsPushConfigs = verbs{"POST": opCreatePush, "GET": opListPush}
 	verbsPushConfig  = verbs{"GET": opGetPush, "DELETE": opDeletePush}
 )
