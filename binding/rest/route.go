@@ -30,17 +30,17 @@ type operation struct {
 var (
 	opSend      = &operation{method: "SendMessage", body: true}
 	opStream    = &operation{method: "SendStreamingMessage", body: true, stream: true}
-	opGetTask   = &operation{method: "GetTask", idField: "id", query: []queryField{qHistoryLength}}
+	opGetTask   = &operation{method: "GetTask", idField: "id", query: []queryField{qHistoryLength, qTenant}}
 	opListTasks = &operation{method: "ListTasks", query: listTasksQuery}
 	opCancel    = &operation{method: "CancelTask", body: true, idField: "id"}
-	opSubscribe = &operation{method: "SubscribeToTask", stream: true, idField: "id"}
+	opSubscribe = &operation{method: "SubscribeToTask", stream: true, idField: "id", query: []queryField{qTenant}}
 	// The spec prose's POST subscribe has a body: the SubscribeToTaskRequest.
 	opSubscribePost = &operation{method: "SubscribeToTask", body: true, stream: true, idField: "id"}
 	opCreatePush    = &operation{method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId"}
-	opListPush      = &operation{method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}}
-	opGetPush       = &operation{method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id"}
-	opDeletePush    = &operation{method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id"}
-	opCard          = &operation{method: "GetExtendedAgentCard"}
+	opListPush      = &operation{method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken, qTenant}}
+	opGetPush       = &operation{method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", query: []queryField{qTenant}}
+	opDeletePush    = &operation{method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", query: []queryField{qTenant}}
+	opCard          = &operation{method: "GetExtendedAgentCard", query: []queryField{qTenant}}
 )
 
 // v03Twins are the operations of the 0.3 binding (/v1/…, a2a-v0.3.0.proto):
