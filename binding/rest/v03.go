@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -19,7 +20,8 @@ import (
 // on decoded JSON: the 0.3 binding is rare enough that clarity wins over the
 // byte-level speed of normalize. What the 0.3 proto has no field for (a
 // part's filename and metadata, a message's referenceTaskIds) cannot reach a
-// 0.3 caller.
+// 0.3 caller; a file part's name, which 0.3's JSON FilePart has, is read
+// from one.
 
 type object = map[string]any
 
@@ -212,6 +214,16 @@ func v03PartContent(p object) (object, error) {
 		if mt := strField(f, "mimeType", "mime_type"); mt != "" {
 			out["mediaType"] = mt
 		}
+		// The 0.3 proto's FilePart has no name, but 0.3's JSON FilePart
+		// does, as 1.0's Part has filename: a client that sends it is read.
+		if n, ok := field(f, "name"); ok {
+			out["filename"] = n
+		}
+		for _, k := range slices.Sorted(maps.Keys(f)) {
+			if !slices.Contains(v03FileMembers, k) {
+				return nil, fmt.Errorf("a file part's member %q is none of %s", k, strings.Join(v03FileMembers, ", "))
+			}
+		}
 		return out, nil
 	case p["data"] != nil:
 		d, ok := p["data"].(object)
@@ -222,6 +234,9 @@ func v03PartContent(p object) (object, error) {
 	}
 	return nil, errors.New("a part has none of text, file, data")
 }
+
+// v03FileMembers are the members of a 0.3 file part's file the binding reads.
+var v03FileMembers = []string{"fileWithUri", "file_with_uri", "fileWithBytes", "file_with_bytes", "mimeType", "mime_type", "name"}
 
 // v03PushToCanonical translates a 0.3 PushNotificationConfig into the flat
 // 1.0 TaskPushNotificationConfig (without its taskId unless given).
