@@ -247,11 +247,16 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	refused := a.checkAuth(r, w.Header(), c)
 	over := false
 	if refused == nil {
-		// Counted from before its body is read: a caller whose bodies
-		// arrive slowly holds as much as one whose backend is slow.
-		key := a.calls.callerKey(r, c)
-		if over = !a.calls.acquire(key); !over {
-			defer a.calls.release(key)
+		switch earlyOf(r) {
+		case notCounted:
+			// Counted from before its body is read: a caller whose bodies
+			// arrive slowly holds as much as one whose backend is slow.
+			key := a.calls.callerKey(r, c)
+			if over = !a.calls.acquire(key); !over {
+				defer a.calls.release(key)
+			}
+		case overEarly:
+			over = true
 		}
 	}
 	body, err := a.readBody(w, r, c)

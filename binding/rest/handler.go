@@ -34,6 +34,13 @@ type Options struct {
 	// callers learn what is wrong with their requests. A request the front
 	// end passes on is authenticated by the core, not here.
 	Authenticate func(*http.Request) *Refusal
+	// Admit, when set, counts the call against its caller's bound before
+	// its body is read, which the core cannot do for a body the front end
+	// reads first: it returns the request to hand on, marked so that the
+	// core does not count the call again, and the release of the count.
+	// over says the caller has too many calls in flight: its body is not
+	// read, and the core, told so by the mark, refuses the call.
+	Admit func(*http.Request) (_ *http.Request, release func(), over bool)
 }
 
 // Refusal is a caller refused by Options.Authenticate: the HTTP status
@@ -55,13 +62,14 @@ type handler struct {
 	// readTimeout is Options.ReadTimeout.
 	readTimeout  time.Duration
 	authenticate func(*http.Request) *Refusal
+	admit        func(*http.Request) (*http.Request, func(), bool)
 }
 
 // NewHandler returns the HTTP+JSON binding of the agent whose JSON-RPC
 // endpoint rpc serves. Every answer, errors included, is in the REST wire
 // shape: an unknown route or verb too gets a google.rpc.Status body.
 func NewHandler(rpc http.Handler, opts Options) http.Handler {
-	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout, authenticate: opts.Authenticate}
+	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout, authenticate: opts.Authenticate, admit: opts.Admit}
 	h.rpcPath = h.prefix
 	if h.rpcPath == "" {
 		h.rpcPath = "/"
@@ -102,8 +110,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.v03 = v03
 		e.write(w)
 	}
+	over := false
+	if h.admit != nil {
+		var release func()
+		r, release, over = h.admit(r)
+		defer release()
+	}
 	var body []byte
-	if rt.op.body {
+	switch {
+	case over:
+		// The core refuses the call for its caller's calls in flight:
+		// nothing of the request is read or judged.
+		rt.op = &operation{method: rt.op.method, stream: rt.op.stream, v03: rt.op.v03}
+	case rt.op.body:
 		if !jsonContentType(r.Header) {
 			fail(newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
 				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json, in UTF-8"))
@@ -118,7 +137,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(apiErr)
 			return
 		}
-	} else if r.Body != nil && r.Body != http.NoBody {
+	case r.Body != nil && r.Body != http.NoBody:
 		// The operation's fields come from the path and query: a body's
 		// would be dropped unread. One that says nothing (a2a-go sends
 		// "null" on every GET) is let through.
@@ -132,7 +151,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	query, version, apiErr := cutVersion(r.URL.RawQuery)
+	rawQuery := r.URL.RawQuery
+	if over {
+		rawQuery = ""
+	}
+	query, version, apiErr := cutVersion(rawQuery)
 	if apiErr != nil {
 		fail(apiErr)
 		return
