@@ -2,12 +2,22 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	pb03 "github.com/a2aproject/a2a-go/a2apb"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/a2agate/gateway/auth"
 
 	"github.com/a2agate/gateway/dialect"
 )
@@ -55,5 +65,69 @@ func TestRESTSlowBodyCountsTowardCallerBound(t *testing.T) {
 	// A caller without a valid token is not counted: it is refused.
 	if status, _, body := restDo(t, g, "GET", "/tasks/x", "", "", "not-a-token"); status != http.StatusUnauthorized {
 		t.Errorf("no valid token: HTTP %d %s", status, body.Raw)
+	}
+}
+
+// inFlight reports how many calls key has in flight on a.
+func inFlight(a *Agent, key string) int {
+	a.calls.mu.Lock()
+	defer a.calls.mu.Unlock()
+	return a.calls.n[key]
+}
+
+// TestGRPCCallWaitingForItsMessageCounts: a gRPC call beside HTTP/1.1
+// whose request message has not arrived is one of its caller's calls in
+// flight. With max_calls_per_caller 1, alice's next calls, on either
+// service, unary or streaming, get RESOURCE_EXHAUSTED naming the setting
+// at once; bob is served. Before, grpc-go read the message before the
+// core counted the call, so a caller could hold any number of calls
+// waiting uncounted, each until server.read_timeout. (On a grpc_listen,
+// grpc-go's transport reads the message, and its one hook before that,
+// the tap, runs under the connection's lock: no token is checked there.)
+func TestGRPCCallWaitingForItsMessageCounts(t *testing.T) {
+	tg := newGatewayOpts(t, backends[1].handler(t, nil), backends[1].version, Options{ReadTimeout: time.Minute}, withAuth(t),
+		func(a *AgentConfig) { a.MaxCallsPerCaller = 1 })
+	g := newGRPCGateway(t, tg.as(token(t, "alice")))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	held, err := g.conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, "/lf.a2a.v1.A2AService/GetTask")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = held
+	key := auth.Principal{Issuer: testIssuer, Subject: "alice"}.String()
+	for inFlight(tg.agent, key) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the call waiting for its message was never counted")
+		}
+		runtime.Gosched()
+	}
+	calls := map[string]func() error{
+		"1.0 GetTask": func() error { _, err := g.raw.GetTask(ctx, &a2apb.GetTaskRequest{Id: "x"}); return err },
+		"1.0 SendStreamingMessage": func() error {
+			s, err := g.raw.SendStreamingMessage(ctx, pbText("s1", "hi"))
+			if err == nil {
+				_, err = s.Recv()
+			}
+			return err
+		},
+		"0.3 GetTask": func() error {
+			_, err := pb03.NewA2AServiceClient(g.conn).GetTask(ctx, &pb03.GetTaskRequest{Name: "tasks/x"})
+			return err
+		},
+		"0.3 SendMessage": func() error {
+			_, err := pb03.NewA2AServiceClient(g.conn).SendMessage(ctx, &pb03.SendMessageRequest{Request: &pb03.Message{
+				MessageId: "m1", Role: pb03.Role_ROLE_USER, Parts: []*pb03.Part{{Part: &pb03.Part_Text{Text: "hi"}}}}})
+			return err
+		},
+	}
+	for name, call := range calls {
+		if st := status.Convert(call()); st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "max_calls_per_caller") {
+			t.Errorf("%s: %v, want RESOURCE_EXHAUSTED naming max_calls_per_caller", name, st.Err())
+		}
+	}
+	bob := newGRPCGateway(t, tg.as(token(t, "bob")))
+	if _, err := bob.raw.GetTask(ctx, &a2apb.GetTaskRequest{Id: "x"}); status.Code(err) != codes.NotFound {
+		t.Errorf("bob: %v, want NOT_FOUND", err)
 	}
 }

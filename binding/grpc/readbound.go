@@ -67,6 +67,14 @@ type RequestBound struct {
 	// MaxMessageBytes is the front end's Options.MaxMessageBytes: a
 	// message declared longer is not read here, grpc-go refuses it.
 	MaxMessageBytes int64
+	// Admit, when set, counts the call against its caller's bound before
+	// its message is read, which the core cannot do for a message read
+	// before the core sees the call: it returns the request to serve,
+	// marked so that the core does not count the call again, and the
+	// release of the count. over says the caller has too many calls in
+	// flight: its message is not read, and the core, told so by the mark,
+	// refuses the call.
+	Admit func(*http.Request) (_ *http.Request, release func(), over bool)
 }
 
 // withRequestBound returns r with a body that must yield its first gRPC
