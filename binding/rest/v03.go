@@ -230,7 +230,21 @@ func v03PartContent(p object) (object, error) {
 		if !ok {
 			return nil, errors.New("a data part's data is not an object")
 		}
-		return object{"data": d["data"]}, nil
+		// The DataPart message holds its Struct under data: any other
+		// member (the JSON-RPC form's object sent bare) would be lost.
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			if k != "data" {
+				return nil, fmt.Errorf("a data part's member %q is not data: send {\"data\":{\"data\":{…}}}", k)
+			}
+		}
+		switch d["data"].(type) {
+		case nil:
+			// ProtoJSON leaves an empty Struct out.
+			return object{"data": object{}}, nil
+		case object:
+			return object{"data": d["data"]}, nil
+		}
+		return nil, errors.New("a data part's data.data is not an object")
 	}
 	return nil, errors.New("a part has none of text, file, data")
 }
