@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -129,5 +130,44 @@ func TestGRPCCallWaitingForItsMessageCounts(t *testing.T) {
 	bob := newGRPCGateway(t, tg.as(token(t, "bob")))
 	if _, err := bob.raw.GetTask(ctx, &a2apb.GetTaskRequest{Id: "x"}); status.Code(err) != codes.NotFound {
 		t.Errorf("bob: %v, want NOT_FOUND", err)
+	}
+}
+
+// TestGRPCOversizeMessageAuthenticatedFirst: beside HTTP/1.1, a gRPC
+// request message over max_body_bytes from a caller without a valid token
+// gets UNAUTHENTICATED, as anything else wrong with its request does; from
+// alice, RESOURCE_EXHAUSTED naming the limit and the setting. Unary and
+// streaming, on both services. Before, grpc-go refused the message from
+// its length before any interceptor checked the caller.
+func TestGRPCOversizeMessageAuthenticatedFirst(t *testing.T) {
+	tg := newGateway(t, backends[1].handler(t, nil), backends[1].version, withAuth(t), func(a *AgentConfig) { a.MaxBodyBytes = 4096 })
+	raw := bytes.Repeat([]byte{1}, 8000)
+	big := &a2apb.SendMessageRequest{Message: &a2apb.Message{MessageId: "m1", Role: a2apb.Role_ROLE_USER, Parts: []*a2apb.Part{{Content: &a2apb.Part_Raw{Raw: raw}}}}}
+	big03 := &pb03.SendMessageRequest{Request: &pb03.Message{MessageId: "m1", Role: pb03.Role_ROLE_USER,
+		Parts: []*pb03.Part{{Part: &pb03.Part_File{File: &pb03.FilePart{File: &pb03.FilePart_FileWithBytes{FileWithBytes: raw}}}}}}}
+	for _, who := range []struct {
+		name string
+		tok  string
+		code codes.Code
+		says string
+	}{{"no token", "", codes.Unauthenticated, "authentication required"}, {"alice", token(t, "alice"), codes.ResourceExhausted, "over this agent's limit of 4096 bytes (max_body_bytes)"}} {
+		g := newGRPCGateway(t, tg.as(who.tok))
+		ctx := context.Background()
+		calls := map[string]func() error{
+			"1.0 unary": func() error { _, err := g.raw.SendMessage(ctx, big); return err },
+			"1.0 stream": func() error {
+				s, err := g.raw.SendStreamingMessage(ctx, big)
+				if err == nil {
+					_, err = s.Recv()
+				}
+				return err
+			},
+			"0.3 unary": func() error { _, err := pb03.NewA2AServiceClient(g.conn).SendMessage(ctx, big03); return err },
+		}
+		for name, call := range calls {
+			if st := status.Convert(call()); st.Code() != who.code || !strings.Contains(st.Message(), who.says) {
+				t.Errorf("%s, %s: %v, want %v saying %q", who.name, name, st.Err(), who.code, who.says)
+			}
+		}
 	}
 }
