@@ -115,7 +115,9 @@ func v03Request(method string, body []byte) ([]byte, *apiError) {
 			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the 0.3 SendMessageRequest is invalid: "+err.Error())
 		}
 	case "CreateTaskPushNotificationConfig":
-		out = v03CreatePushToCanonical(in, "", "")
+		if out, err = v03CreatePushToCanonical(in, "", ""); err != nil {
+			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the 0.3 TaskPushNotificationConfig is invalid: "+err.Error())
+		}
 	default:
 		// CancelTaskRequest and TaskSubscriptionRequest: their one field
 		// is the path's name. What else came is carried, as a send's is.
