@@ -80,6 +80,9 @@ func Routes() []string { return slices.Clone(routes) }
 type route struct {
 	op                   *operation
 	tenant, id, configID string
+	// colonID: the id holds a ':' that names no verb this binding has,
+	// which only GET /tasks/{id} can take.
+	colonID bool
 }
 
 // verbs maps the HTTP methods one path accepts to their operations.
@@ -132,7 +135,7 @@ func parseRoute(verb, escapedPath string) (route, *apiError) {
 	if err != nil {
 		return route{}, err
 	}
-	if vs == nil {
+	if vs == nil || (r.colonID && verb != "GET") {
 		return route{}, unknownRoute(escapedPath)
 	}
 	return pickVerb(r, vs, verb)
@@ -159,7 +162,7 @@ func parseV03Route(verb, escapedPath string, segs []string) (route, *apiError) {
 			twins[v] = t
 		}
 	}
-	if len(twins) == 0 {
+	if len(twins) == 0 || (r.colonID && verb != "GET") {
 		return route{}, unknownRoute(escapedPath)
 	}
 	return pickVerb(r, twins, verb)
@@ -214,6 +217,11 @@ func matchSegments(segs []string) (route, verbs, *apiError) {
 	if len(segs) == 2 {
 		if i := strings.LastIndexByte(raw, ':'); i >= 0 {
 			raw, custom, hasCustom = raw[:i], raw[i+1:], true
+		}
+		if hasCustom && custom != "cancel" && custom != "subscribe" {
+			// No verb of the binding: the ':' is the id's, as clients
+			// that do not escape it (a2a-go) send GET /tasks/a:b.
+			raw, custom, hasCustom, r.colonID = segs[1], "", false, true
 		}
 	}
 	if r.id, err = decodeSegment(raw, "task id"); err != nil {
