@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -309,6 +310,10 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
 		return
 	}
+	if msg := versionConflict(r); msg != "" {
+		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidRequest, "%s", msg))
+		return
+	}
 	if v := requestVersion(r); !dialect.SupportedVersionHeader(v) {
 		a.fail(w, c, normalize.Errorf(dialect.ErrVersionNotSupported, "A2A-Version %q is not supported: this gateway speaks 0.2, 0.3 and 1.0", truncateHeader(v)))
 		return
@@ -382,6 +387,32 @@ const oversizedPrefixBytes = 4 << 10
 
 // requestVersion is the A2A version the caller asks for: the A2A-Version
 // header, or, as the spec allows in its place, the query parameter.
+// versionConflict describes a request that names two versions (two
+// A2A-Version headers, or the header and the query parameter, that
+// differ), "" for one that names at most one: the one requestVersion
+// takes would drop the other unread.
+func versionConflict(r *http.Request) string {
+	vs := r.Header[keyVersion]
+	for _, v := range vs[min(1, len(vs)):] {
+		if v != vs[0] {
+			return "A2A-Version is given twice, " + strconv.Quote(truncateHeader(vs[0])) + " and " + strconv.Quote(truncateHeader(v)) + ": name one version"
+		}
+	}
+	if r.URL.RawQuery == "" || !strings.Contains(r.URL.RawQuery, dialect.HeaderVersion) {
+		return ""
+	}
+	qs := r.URL.Query()[dialect.HeaderVersion]
+	if len(vs) > 0 {
+		qs = append(qs, vs[0])
+	}
+	for _, v := range qs[min(1, len(qs)):] {
+		if v != qs[0] {
+			return "A2A-Version is given twice, " + strconv.Quote(truncateHeader(qs[0])) + " and " + strconv.Quote(truncateHeader(v)) + " (header and query): name one version"
+		}
+	}
+	return ""
+}
+
 func requestVersion(r *http.Request) string {
 	if v := firstValue(r.Header, keyVersion); v != "" || r.URL.RawQuery == "" {
 		return v

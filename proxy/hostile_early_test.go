@@ -14,8 +14,10 @@ import (
 
 	pb03 "github.com/a2aproject/a2a-go/a2apb"
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"github.com/tidwall/gjson"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/auth"
@@ -169,5 +171,47 @@ func TestGRPCOversizeMessageAuthenticatedFirst(t *testing.T) {
 				t.Errorf("%s, %s: %v, want %v saying %q", who.name, name, st.Err(), who.code, who.says)
 			}
 		}
+	}
+}
+
+// TestTwoVersionsRefused: a request naming two A2A versions (two
+// A2A-Version headers, or the header and the query parameter, that differ)
+// is refused naming both, over JSON-RPC, REST and gRPC; the same version
+// twice is served. Before, the first was taken and the other dropped
+// unread.
+func TestTwoVersionsRefused(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version)
+	get := `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`
+	for _, tc := range []struct {
+		name, query string
+		header      []string
+		says        string
+	}{
+		{"two headers", "", []string{"1.0", "0.3"}, `"1.0" and "0.3"`},
+		{"header and query", "?A2A-Version=0.3", []string{"1.0"}, `"0.3" and "1.0" (header and query)`},
+		{"the same twice", "?A2A-Version=1.0", []string{"1.0", "1.0"}, ""},
+	} {
+		req, err := http.NewRequest("POST", strings.TrimSuffix(g.url, "/")+"/"+tc.query, strings.NewReader(get))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header["A2A-Version"] = tc.header
+		_, b := roundTrip(t, req)
+		r := gjson.ParseBytes(b)
+		if tc.says == "" {
+			wantError(t, r, dialect.V10, -32001)
+			continue
+		}
+		wantErrorSaying(t, r, dialect.V10, -32600, tc.says)
+	}
+	res, b := g.request(t, "GET", "/tasks/x?A2A-Version=0.3", "", "A2A-Version", "1.0")
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(gjson.GetBytes(b, "error.message").Str, "name one version") {
+		t.Errorf("REST: HTTP %d %s", res.StatusCode, b)
+	}
+	gg := newGRPCGateway(t, g)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "a2a-version", "1.0", "a2a-version", "0.3")
+	if _, err := gg.raw.GetTask(ctx, &a2apb.GetTaskRequest{Id: "x"}); status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "name one version") {
+		t.Errorf("gRPC: %v", err)
 	}
 }

@@ -156,6 +156,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rawQuery = ""
 	}
 	query, version, apiErr := cutVersion(rawQuery)
+	if hv := r.Header[versionKey]; apiErr == nil && version != "" && len(hv) > 0 && hv[0] != "" && hv[0] != version {
+		// The header's would be taken, the query's dropped unread.
+		apiErr = newError(http.StatusBadRequest, dialect.ErrInvalidRequest, "A2A-Version is "+strconv.Quote(truncate(hv[0], 32))+
+			" in the header and "+strconv.Quote(truncate(version, 32))+" in the query: name one version")
+	}
 	if apiErr != nil {
 		fail(apiErr)
 		return
