@@ -194,9 +194,9 @@ func notCancelable(c *call, state string) *normalize.Error {
 }
 
 // crossCancel reports whether a cancel needs the notCancelable emulation:
-// a 0.x caller, a 1.0 backend.
+// a 0.x caller (of the 0.3 REST or gRPC binding too), a 1.0 backend.
 func crossCancel(c *call) bool {
-	return c.env.Op == dialect.CancelTask && c.env.Dialect == dialect.V03 && c.backend.dialect == dialect.V10
+	return c.env.Op == dialect.CancelTask && c.callerDialect() == dialect.V03 && c.backend.dialect == dialect.V10
 }
 
 // finalStateAnswer is the caller's own spec's answer to a call about a

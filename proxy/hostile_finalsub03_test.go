@@ -49,3 +49,21 @@ func TestV03BindingsSubscribeToFinalTask(t *testing.T) {
 		}
 	})
 }
+
+// TestV03BindingsCancelFinalTask: a caller of the 0.3 gRPC or REST binding
+// that cancels a task already final gets TaskNotCancelable, as a 0.x
+// JSON-RPC caller does, from an a2a-go v2 backend too, which answers the
+// task instead. Before, the 0.3 bindings' callers got the task, as a 1.0
+// caller does.
+func TestV03BindingsCancelFinalTask(t *testing.T) {
+	b := sdkBackends[3] // a2a-go v2: a cancel of a final task answers the task
+	tg := newGateway(t, b.handler(t, nil), b.version)
+	id := mustResult(t, tg.call("1", "SendMessage", `{"message":{"messageId":"s1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`)).Get("task.id").Str
+	g := newGRPCGateway(t, tg)
+	_, err := pb03.NewA2AServiceClient(g.conn).CancelTask(context.Background(), &pb03.CancelTaskRequest{Name: "tasks/" + id})
+	wantStatus(t, err, codes.FailedPrecondition, "TASK_NOT_CANCELABLE")
+	res, body := tg.request(t, http.MethodPost, "/v1/tasks/"+id+":cancel", "")
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "-32002") {
+		t.Fatalf("0.3 REST: HTTP %d %s", res.StatusCode, body)
+	}
+}
