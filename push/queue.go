@@ -8,8 +8,8 @@ import (
 )
 
 var (
-	// ErrQueueFull is returned by Enqueue when QueueSize deliveries are
-	// waiting or in flight.
+	// ErrQueueFull is returned by Enqueue when QueueSize deliveries, or
+	// QueueBytes of their bodies, are waiting or in flight.
 	ErrQueueFull = errors.New("push delivery queue is full")
 	// ErrClosed is returned by Enqueue once Close has begun.
 	ErrClosed = errors.New("push delivery queue is closed")
@@ -21,12 +21,14 @@ type Queue struct {
 	sender   *Sender
 	observer Observer
 	size     int
+	maxBytes int64
 
 	mu        sync.Mutex
 	cond      *sync.Cond
 	lanes     map[laneKey]*lane
 	ready     []*lane // lanes with a delivery to start, oldest first
 	depth     int     // deliveries waiting or in flight
+	bytes     int64   // their bodies
 	closing   bool
 	abandoned int
 
@@ -52,7 +54,7 @@ type queued struct {
 
 // NewQueue starts c.Workers delivering goroutines; Close stops them.
 func NewQueue(c *Config, s *Sender, o Observer) *Queue {
-	q := &Queue{sender: s, observer: o, size: c.QueueSize, lanes: map[laneKey]*lane{}}
+	q := &Queue{sender: s, observer: o, size: c.QueueSize, maxBytes: c.QueueBytes, lanes: map[laneKey]*lane{}}
 	q.cond = sync.NewCond(&q.mu)
 	q.run, q.cancel = context.WithCancel(context.Background())
 	for range c.Workers {
@@ -72,18 +74,22 @@ func (q *Queue) Enqueue(d Delivery) error {
 // EnqueueAll queues every one of ds, or none: a notification fanned out to
 // several webhooks is refused whole when the queue lacks room for all of
 // them, so that the backend's retry of it reaches none twice. A fan-out
-// larger than the whole queue is taken when the queue is empty, so that it
-// is not refused forever. Refused, each of ds is observed, as by Enqueue.
+// larger than the whole queue, in count or bytes, is taken when the queue
+// is empty, so that it is not refused forever. Refused, each of ds is observed, as by Enqueue.
 func (q *Queue) EnqueueAll(ds []Delivery) error {
 	if len(ds) == 0 {
 		return nil
+	}
+	var n int64
+	for i := range ds {
+		n += int64(len(ds[i].Body))
 	}
 	q.mu.Lock()
 	var err error
 	switch {
 	case q.closing:
 		err = ErrClosed
-	case q.depth > 0 && q.depth+len(ds) > q.size:
+	case q.depth > 0 && (q.depth+len(ds) > q.size || q.bytes+n > q.maxBytes):
 		err = ErrQueueFull
 	default:
 		now := time.Now()
@@ -110,6 +116,7 @@ func (q *Queue) EnqueueAll(ds []Delivery) error {
 // add queues d in its lane. The caller holds q.mu.
 func (q *Queue) add(d Delivery, enqueued time.Time) {
 	q.depth++
+	q.bytes += int64(len(d.Body))
 	key := laneKey{d.TaskID, d.URL}
 	l := q.lanes[key]
 	if l == nil {
@@ -164,6 +171,9 @@ func (q *Queue) Close(ctx context.Context) (abandoned int, err error) {
 	}
 	q.lanes, q.ready = map[laneKey]*lane{}, nil
 	q.depth -= len(left)
+	for _, it := range left {
+		q.bytes -= int64(len(it.d.Body))
+	}
 	q.abandoned += len(left)
 	abandoned = q.abandoned
 	q.mu.Unlock()
@@ -193,8 +203,10 @@ func (q *Queue) work() {
 		r.Latency = time.Since(it.enqueued)
 
 		q.mu.Lock()
+		l.items[0] = queued{} // the body is not kept by the lane's array
 		l.items = l.items[1:]
 		q.depth--
+		q.bytes -= int64(len(it.d.Body))
 		if len(l.items) > 0 {
 			q.ready = append(q.ready, l)
 			q.cond.Signal()

@@ -275,6 +275,41 @@ func TestQueueFull(t *testing.T) {
 	}
 }
 
+// TestQueueFullByBytes: the queue is bounded by its bodies' bytes as well
+// as by their count, so that a backend's large deliveries cannot hold
+// queue_size times max_body_bytes; a body the bound refused fits once the
+// bytes ahead of it went out.
+func TestQueueFullByBytes(t *testing.T) {
+	g, hook := serveGate(t)
+	q, rec := testQueue(t, func(c *Config) { c.Workers = 1; c.QueueSize = 100; c.QueueBytes = 10; c.MaxBodyBytes = 10 })
+	body := func(n int) []byte { return make([]byte, n) }
+	if err := q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: body(6)}); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, g.arrived) // in flight, its bytes still held
+	if err := q.Enqueue(Delivery{TaskID: "b", URL: hook, Body: body(4)}); err != nil {
+		t.Fatalf("Enqueue to exactly queue_bytes: %v", err)
+	}
+	if err := q.Enqueue(Delivery{TaskID: "c", URL: hook, Body: body(1)}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("Enqueue past queue_bytes: %v, want ErrQueueFull", err)
+	}
+	if q.Len() != 2 || rec.count(DroppedQueueFull) != 1 {
+		t.Fatalf("Len %d, dropped %d; want 2, 1", q.Len(), rec.count(DroppedQueueFull))
+	}
+	g.release <- struct{}{}
+	wait(t, g.arrived) // a went out; b in flight
+	if err := q.Enqueue(Delivery{TaskID: "c", URL: hook, Body: body(6)}); err != nil {
+		t.Fatalf("Enqueue once the bytes ahead went out: %v", err)
+	}
+	close(g.release)
+	if n, err := q.Close(context.Background()); n != 0 || err != nil {
+		t.Fatalf("Close: %d, %v", n, err)
+	}
+	if rec.count(Delivered) != 3 {
+		t.Errorf("delivered %d, want 3", rec.count(Delivered))
+	}
+}
+
 func TestQueueCloseDrains(t *testing.T) {
 	g, hook := serveGate(t)
 	q, rec := testQueue(t, func(c *Config) { c.Workers = 2 })
