@@ -29,7 +29,7 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	ictx, span := a.startIndexSpan(r.Context(), c, indexList, "")
 	page, err := a.tasks.List(ictx, store.Query{
-		Agent: a.cfg.Name, Owner: c.owner, ContextID: q.ContextID, State: q.State,
+		Agent: a.cfg.Name, Owner: c.owner, ContextID: q.ContextID, State: q.State, OrUnfinished: q.State != "",
 		UpdatedAfter: q.UpdatedAfter, PageSize: q.PageSize, PageToken: q.PageToken,
 	})
 	endIndexSpan(span, err)

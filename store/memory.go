@@ -533,7 +533,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 		oldest = afterMicros(q.UpdatedAfter)
 	}
 	matches := func(mt *memTask) bool {
-		return (q.ContextID == "" || mt.contextID() == q.ContextID) && (q.State == "" || mt.state() == q.State)
+		return (q.ContextID == "" || mt.contextID() == q.ContextID) && (q.State == "" || mt.state() == q.State || (q.OrUnfinished && !mt.final()))
 	}
 	if q.ContextID == "" && q.State == "" && q.UpdatedAfter.IsZero() {
 		page.TotalSize = b.list.Len()

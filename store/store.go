@@ -92,6 +92,11 @@ type Query struct {
 	ContextID string
 	// State keeps only the tasks in this state (1.0 spelling) when non-empty.
 	State string
+	// OrUnfinished widens State to the tasks last seen in a state that is
+	// not final: their backend may have moved them to State since, which
+	// the caller, reading each, finds out. A task in a final state never
+	// leaves it, so those in another final state stay out.
+	OrUnfinished bool
 	// UpdatedAfter keeps only the tasks with Updated >= UpdatedAfter when
 	// non-zero.
 	UpdatedAfter time.Time
