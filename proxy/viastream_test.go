@@ -443,3 +443,32 @@ func TestViaStreamFinalTaskIsNoStreamingRefusal(t *testing.T) {
 		t.Fatalf("a new blocking send went plain: blocking_via_stream was turned off by the final task's refusal")
 	}
 }
+
+// TestBlockingViaStreamBoundedByResponseTimeout: a blocking send served
+// from a stream whose backend sends the task's first event and then
+// nothing is answered once response_timeout passes, naming it, as a plain
+// blocking send is, though stream_idle_timeout is far longer; and the task
+// the first event named stays recorded for the caller.
+func TestBlockingViaStreamBoundedByResponseTimeout(t *testing.T) {
+	g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"id":"t-slow","contextId":"c-slow","status":{"state":"TASK_STATE_WORKING"}}}}`+"\n\n")
+		<-r.Context().Done()
+	}), dialect.Version10, viaStreamOn, func(a *AgentConfig) {
+		a.Backend.ResponseTimeout = 300 * time.Millisecond
+		a.Backend.ResponseHeaderTimeout = 300 * time.Millisecond
+		a.Backend.StreamIdleTimeout = time.Minute
+	})
+	c := callers[1]
+	start := time.Now()
+	e := g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("slow"), "")).Get("error")
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("the send took %s", took)
+	}
+	if !strings.Contains(e.Get("message").Str, "response_timeout") {
+		t.Fatalf("a stalled stream behind a blocking send: %s, want an error naming response_timeout", e.Raw)
+	}
+	if task, err := g.agent.tasks.Get(context.Background(), g.agent.cfg.Name, "t-slow"); err != nil || task.ContextID != "c-slow" {
+		t.Fatalf("the task the first event named: %+v, %v", task, err)
+	}
+}
