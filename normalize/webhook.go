@@ -121,13 +121,24 @@ func foldArtifact(task []byte, update gjson.Result) ([]byte, error) {
 	case index < 0:
 		return sjson.SetRawBytes(task, "artifacts.-1", []byte(art.Raw))
 	case jsonscan.Member(update, "append").Bool():
+		// The parts join the artifact's in one write of the task: one
+		// write each would copy the whole task once per part, and an
+		// update of a few bytes per part would cost the gateway the
+		// square of its size.
 		path := "artifacts." + strconv.Itoa(index) + ".parts"
-		var err error
-		jsonscan.Member(art, "parts").ForEach(func(_, p gjson.Result) bool {
-			task, err = sjson.SetRawBytes(task, path+".-1", []byte(p.Raw))
-			return err == nil
-		})
-		return task, err
+		added := jsonscan.Member(art, "parts")
+		if !added.IsArray() || isEmptyArray(added) {
+			return task, nil
+		}
+		had := gjson.GetBytes(task, path)
+		if !had.IsArray() || isEmptyArray(had) {
+			return sjson.SetRawBytes(task, path, []byte(added.Raw))
+		}
+		joined := make([]byte, 0, len(had.Raw)+len(added.Raw))
+		joined = append(joined, strings.TrimRight(had.Raw, " \t\r\n")...)
+		joined[len(joined)-1] = ','
+		joined = append(joined, strings.TrimLeft(added.Raw, " \t\r\n")[1:]...)
+		return sjson.SetRawBytes(task, path, joined)
 	default:
 		return sjson.SetRawBytes(task, "artifacts."+strconv.Itoa(index), []byte(art.Raw))
 	}
