@@ -472,3 +472,29 @@ func TestBlockingViaStreamBoundedByResponseTimeout(t *testing.T) {
 		t.Fatalf("the task the first event named: %+v, %v", task, err)
 	}
 }
+
+// TestBlockingViaStreamOneTaskBeforeAnyState: a blocking send served from
+// a stream whose backend sends an artifact of one task, then events of a
+// second, before any state, is refused naming the second task, and the
+// second is not recorded. Before, the fold started over at the second
+// task's first event: the caller was answered with that task alone, the
+// first task's artifact dropped unsaid.
+func TestBlockingViaStreamOneTaskBeforeAnyState(t *testing.T) {
+	events := []string{
+		`{"artifactUpdate":{"taskId":"t-a","contextId":"c","artifact":{"artifactId":"x","parts":[{"text":"y"}]}}}`,
+		`{"artifactUpdate":{"taskId":"t-z","contextId":"c","artifact":{"artifactId":"x","parts":[{"text":"z"}]}}}`,
+		`{"statusUpdate":{"taskId":"t-z","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`,
+	}
+	g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range events {
+			sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+e+"}\n\n")
+		}
+	}), dialect.Version10, viaStreamOn)
+	for _, c := range callers {
+		wantErrorSaying(t, g.call("1", c.method(dialect.SendMessage), c.send("m-"+c.d.String(), c.text("hi"), "")), c.d, -32603, "second task")
+	}
+	if _, err := g.agent.tasks.Get(context.Background(), g.agent.cfg.Name, "t-z"); err == nil {
+		t.Error("the second task was recorded as the caller's")
+	}
+}
