@@ -338,10 +338,21 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 }
 
 // bindPending stores the config a send gave inline under the task the
-// backend created for it.
-func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
+// backend created for it. It refuses an answer naming another task than
+// a delivery to the config's relay named before the answer came: that
+// delivery recorded its task for the caller and bound the config to it
+// (pushRelay.claim), and the caller's webhook was sent it, so the caller
+// is told of that task, and an answer of a second one, which the gateway
+// would record too and move the config to, is withheld.
+func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) *normalize.Error {
 	relay := c.pushPending
 	c.pushPending = nil
+	if bound, err := a.push.configs.PushRelay(ctx, relay.ID); err == nil && bound.TaskID != "" && bound.TaskID != taskID {
+		a.log.Warn("a send's answer names another task than the push deliveries of its config did before it; the answer is withheld",
+			"task_id", taskID, "delivered_task_id", bound.TaskID)
+		return backendFault(backendInvalidReply, "backend %q answered the send with task %q after its push deliveries for this send named task %q, which the gateway recorded as yours and your webhook was sent: follow task %q",
+			c.backend.name, truncateHeader(taskID), truncateHeader(bound.TaskID), truncateHeader(bound.TaskID))
+	}
 	cfg := *relay.Pending
 	// A backend naming another caller's task would otherwise have that
 	// task's updates posted to this caller's webhook.
@@ -350,7 +361,7 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
 			a.metrics.storeError("read")
 		}
 		a.log.Warn("a push config given in a send is not bound to the task the backend answered with", "task_id", taskID, "error", err)
-		return
+		return nil
 	}
 	cfg.TaskID = strings.Clone(taskID) // a view into the backend's reply
 	if cfg.ID == "" {
@@ -360,4 +371,5 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
 		a.metrics.storeError("write")
 		a.log.Error("recording a push config given in a send failed; its deliveries are refused", "task_id", taskID, "error", err)
 	}
+	return nil
 }

@@ -284,7 +284,9 @@ func (a *Agent) skillBackend(c *call) (*backend, *normalize.Error) {
 // the rare index that failed in between.
 func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *normalize.Error {
 	if c.pushPending != nil && info.TaskID != "" {
-		a.bindPending(ctx, c, info.TaskID)
+		if e := a.bindPending(ctx, c, info.TaskID); e != nil {
+			return e
+		}
 	}
 	if c.unchecked {
 		return nil
