@@ -22,6 +22,13 @@ type Queue struct {
 	observer Observer
 	size     int
 	maxBytes int64
+	// laneSize and laneBytes bound one lane (one task's deliveries to one
+	// URL): its deliveries go out one at a time, so a slow receiver drains
+	// it at one attempt's pace, and a lane that could hold the whole queue
+	// would have every other task's deliveries refused meanwhile. The
+	// queue is shared by at least as many lanes as there are workers.
+	laneSize  int
+	laneBytes int64
 
 	mu        sync.Mutex
 	cond      *sync.Cond
@@ -45,6 +52,7 @@ type laneKey struct{ task, url string }
 type lane struct {
 	key   laneKey
 	items []queued
+	bytes int64 // their bodies
 }
 
 type queued struct {
@@ -54,7 +62,9 @@ type queued struct {
 
 // NewQueue starts c.Workers delivering goroutines; Close stops them.
 func NewQueue(c *Config, s *Sender, o Observer) *Queue {
-	q := &Queue{sender: s, observer: o, size: c.QueueSize, maxBytes: c.QueueBytes, lanes: map[laneKey]*lane{}}
+	workers := max(c.Workers, 1)
+	q := &Queue{sender: s, observer: o, size: c.QueueSize, maxBytes: c.QueueBytes, lanes: map[laneKey]*lane{},
+		laneSize: max(c.QueueSize/workers, 1), laneBytes: max(c.QueueBytes/int64(workers), c.MaxBodyBytes)}
 	q.cond = sync.NewCond(&q.mu)
 	q.run, q.cancel = context.WithCancel(context.Background())
 	for range c.Workers {
@@ -91,6 +101,8 @@ func (q *Queue) EnqueueAll(ds []Delivery) error {
 		err = ErrClosed
 	case q.depth > 0 && (q.depth+len(ds) > q.size || q.bytes+n > q.maxBytes):
 		err = ErrQueueFull
+	case q.laneFull(ds):
+		err = ErrQueueFull
 	default:
 		now := time.Now()
 		for _, d := range ds {
@@ -113,6 +125,22 @@ func (q *Queue) EnqueueAll(ds []Delivery) error {
 	return err
 }
 
+// laneFull reports whether one of ds would take its lane past laneSize
+// or laneBytes. An empty lane takes one delivery whatever its size, as an
+// empty queue does. The caller holds q.mu.
+func (q *Queue) laneFull(ds []Delivery) bool {
+	for i := range ds {
+		l := q.lanes[laneKey{ds[i].TaskID, ds[i].URL}]
+		if l == nil {
+			continue
+		}
+		if len(l.items)+1 > q.laneSize || l.bytes+int64(len(ds[i].Body)) > q.laneBytes {
+			return true
+		}
+	}
+	return false
+}
+
 // add queues d in its lane. The caller holds q.mu.
 func (q *Queue) add(d Delivery, enqueued time.Time) {
 	q.depth++
@@ -124,6 +152,7 @@ func (q *Queue) add(d Delivery, enqueued time.Time) {
 		q.lanes[key] = l
 	}
 	l.items = append(l.items, queued{d: d, enqueued: enqueued})
+	l.bytes += int64(len(d.Body))
 	if len(l.items) == 1 {
 		q.ready = append(q.ready, l)
 		q.cond.Signal()
@@ -207,6 +236,7 @@ func (q *Queue) work() {
 		l.items = l.items[1:]
 		q.depth--
 		q.bytes -= int64(len(it.d.Body))
+		l.bytes -= int64(len(it.d.Body))
 		if len(l.items) > 0 {
 			q.ready = append(q.ready, l)
 			q.cond.Signal()

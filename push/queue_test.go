@@ -377,3 +377,51 @@ func TestQueueObservesPolicyRefusal(t *testing.T) {
 		t.Errorf("outcomes %+v", rec.outcomes)
 	}
 }
+
+// TestQueueBoundsOneTask: one task's deliveries to one URL take at most
+// queue_size/workers places (and queue_bytes/workers bytes, at least a
+// delivery's max_body_bytes): past that the task's next delivery is
+// refused while another task's is taken. They go out one at a time, so a
+// slow receiver drains them slowly; before, one task could fill the whole
+// queue and have every other task's deliveries refused meanwhile.
+func TestQueueBoundsOneTask(t *testing.T) {
+	g, hook := serveGate(t)
+	q, rec := testQueue(t, func(c *Config) { c.Workers = 2; c.QueueSize = 6; c.QueueBytes = 100; c.MaxBodyBytes = 20 })
+	for i := range 3 {
+		if err := q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: []byte(strconv.Itoa(i))}); err != nil {
+			t.Fatalf("task a's delivery %d: %v", i, err)
+		}
+	}
+	wait(t, g.arrived) // a's first in flight
+	if err := q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: []byte("3")}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("task a's fourth delivery into a queue of 6 with 2 workers: %v, want ErrQueueFull", err)
+	}
+	if err := q.Enqueue(Delivery{TaskID: "b", URL: hook, Body: []byte("b")}); err != nil {
+		t.Fatalf("task b's delivery beside a's three: %v", err)
+	}
+	close(g.release)
+	if n, err := q.Close(context.Background()); n != 0 || err != nil {
+		t.Fatalf("Close: %d, %v", n, err)
+	}
+	if rec.count(Delivered) != 4 || rec.count(DroppedQueueFull) != 1 {
+		t.Errorf("delivered %d, dropped %d; want 4, 1", rec.count(Delivered), rec.count(DroppedQueueFull))
+	}
+
+	g, hook = serveGate(t)
+	q, _ = testQueue(t, func(c *Config) { c.Workers = 2; c.QueueSize = 100; c.QueueBytes = 100; c.MaxBodyBytes = 20 })
+	for range 2 {
+		if err := q.Enqueue(Delivery{TaskID: "c", URL: hook, Body: make([]byte, 20)}); err != nil {
+			t.Fatalf("task c's 40 bytes, within queue_bytes/workers (50): %v", err)
+		}
+	}
+	if err := q.Enqueue(Delivery{TaskID: "c", URL: hook, Body: make([]byte, 11)}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("task c past queue_bytes/workers: %v, want ErrQueueFull", err)
+	}
+	if err := q.Enqueue(Delivery{TaskID: "d", URL: hook, Body: make([]byte, 11)}); err != nil {
+		t.Fatalf("task d beside c: %v", err)
+	}
+	close(g.release)
+	if n, err := q.Close(context.Background()); n != 0 || err != nil {
+		t.Fatalf("Close: %d, %v", n, err)
+	}
+}
