@@ -350,7 +350,11 @@ func (m *Memory) update(mt *memTask, t Task, expires time.Duration) {
 	if updated := t.Updated.UnixMicro(); updated >= mt.updated {
 		b := mt.bucket
 		b.list.Delete(mt)
-		mt.meta, mt.updated = unique.Make(memMeta{backend: mt.meta.Value().backend, state: t.State}), updated
+		state := t.State
+		if mt.final() {
+			state = mt.state() // a final state is never left
+		}
+		mt.meta, mt.updated = unique.Make(memMeta{backend: mt.meta.Value().backend, state: state}), updated
 		b.list.ReplaceOrInsert(mt)
 	}
 	mt.expires = expires

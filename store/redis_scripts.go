@@ -227,6 +227,8 @@ if live then
   if tonumber(upd) < tonumber(oldUpd) then
     state, upd = oldState, oldUpd
   end
+  -- A final state is never left (A2A: a finished task is not restarted).
+  if wasFinal then state = oldState end
   renew = ctx ~= '' and (oldCtx == '' or not (cur[6] and tonumber(cur[6]) >= nowN - 1000 * windowMs))
   if renew then
     redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp, 'ren', now)
