@@ -216,7 +216,18 @@ func errorDetailsV10(w *writer, code int, data gjson.Result, isDetails bool) {
 	}
 	w.raw(`,"metadata":{`)
 	if data.IsObject() {
+		// ErrorInfo.metadata is a map: a key the data object repeats is
+		// written once, its first value (the one the gateway reads), not
+		// as a map a ProtoJSON parser refuses or another reads otherwise.
+		var seen map[string]bool
 		data.ForEach(func(k, v gjson.Result) bool {
+			if seen[k.Str] {
+				return true
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[k.Str] = true
 			w.rawKey(k)
 			stringValue(w, v)
 			return true

@@ -501,6 +501,19 @@ func TestErrorObjectUnknownCodeGetsErrorInfo(t *testing.T) {
 	}
 }
 
+// TestErrorObjectMetadataKeysOnce: a 0.x error's data object that repeats
+// a key becomes ErrorInfo metadata (a map) with the key once, its first
+// value. Before, the key went out twice: a map ProtoJSON parsers refuse,
+// and that others read with the last value.
+func TestErrorObjectMetadataKeysOnce(t *testing.T) {
+	t.Parallel()
+	got, err := errorObject(dialect.V03, dialect.V10, []byte(`{"code":-32001,"message":"x","data":{"taskId":"a","n":2,"taskId":"b"}}`))
+	want := `{"code":-32001,"message":"x","data":[{"@type":"` + dialect.ErrorInfoType + `","reason":"TASK_NOT_FOUND","domain":"` + dialect.Domain + `","metadata":{"taskId":"a","n":"2"}}]}`
+	if err != nil || string(got) != want {
+		t.Fatalf("got %s, %v\nwant %s", got, err, want)
+	}
+}
+
 func TestParseReply(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
