@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/internal/sse"
 )
@@ -753,4 +755,30 @@ func stdTranslateEvent(from, to dialect.ID, id, body []byte) ([]byte, error) {
 		result = e
 	}
 	return json.Marshal(rpcReply[any]{"2.0", id, result})
+}
+
+// BenchmarkListedTaskStatus is what the ListTasks page reads of each task
+// it lists (its state for the filter, its timestamp for the order), from a
+// task whose status comes after ten history messages and two artifacts.
+//
+//	go test -run='^$' -bench=ListedTaskStatus -benchmem ./normalize
+func BenchmarkListedTaskStatus(b *testing.B) {
+	reply, err := ParseReply(benchTaskV10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got := gjson.ParseBytes(reply.Result)
+	if got.Get("task").Exists() {
+		got = got.Get("task")
+	}
+	// The status last: a member scan walks the whole task to reach it.
+	task := []byte(`{"id":"t","history":` + got.Get("history").Raw + `,"artifacts":` + got.Get("artifacts").Raw + `,"status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-02T03:04:05Z"}}`)
+	b.SetBytes(int64(len(task)))
+	b.ReportAllocs()
+	for b.Loop() {
+		state, at := TaskStatus(task)
+		if state != "TASK_STATE_COMPLETED" || at.IsZero() {
+			b.Fatal(state, at)
+		}
+	}
 }

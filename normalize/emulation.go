@@ -83,17 +83,13 @@ func WithoutArtifacts(task []byte) ([]byte, error) {
 	return out, nil
 }
 
-// TaskTimestamp is the time of a canonical task's status; zero when it has
-// none or it does not parse.
-func TaskTimestamp(task []byte) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, jsonscan.Member(jsonscan.Member(jsonscan.Parse(task), "status"), "timestamp").Str)
-	return t
-}
-
-// TaskState is the 1.0 state name of a canonical task's status; "" when it
-// has none.
-func TaskState(task []byte) string {
-	return jsonscan.Member(jsonscan.Member(jsonscan.Parse(task), "status"), "state").Str
+// TaskStatus is a canonical task's status: its 1.0 state name ("" when it
+// has none) and its time (zero when it has none or it does not parse),
+// read in one scan of the task.
+func TaskStatus(task []byte) (state string, at time.Time) {
+	status := jsonscan.Member(jsonscan.Parse(task), "status")
+	at, _ = time.Parse(time.RFC3339Nano, jsonscan.Member(status, "timestamp").Str)
+	return jsonscan.Member(status, "state").Str, at
 }
 
 // TaskPage is one page of a ListTasks answer, its tasks canonical (1.0).

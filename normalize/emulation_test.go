@@ -123,11 +123,11 @@ func TestSetContextIDAndWithoutArtifacts(t *testing.T) {
 	if same, _ := WithoutArtifacts(got); &same[0] != &got[0] {
 		t.Error("WithoutArtifacts copies a task that has none")
 	}
-	if ts := TaskTimestamp(task); !ts.Equal(time.Date(2026, 1, 2, 3, 4, 5, 5e8, time.UTC)) {
-		t.Errorf("TaskTimestamp = %v", ts)
+	if state, ts := TaskStatus(task); state != "TASK_STATE_WORKING" || !ts.Equal(time.Date(2026, 1, 2, 3, 4, 5, 5e8, time.UTC)) {
+		t.Errorf("TaskStatus = %q, %v", state, ts)
 	}
-	if ts := TaskTimestamp([]byte(`{"id":"t"}`)); !ts.IsZero() {
-		t.Errorf("TaskTimestamp of a task without status = %v", ts)
+	if state, ts := TaskStatus([]byte(`{"id":"t"}`)); state != "" || !ts.IsZero() {
+		t.Errorf("TaskStatus of a task without status = %q, %v", state, ts)
 	}
 }
 

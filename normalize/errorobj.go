@@ -101,7 +101,13 @@ func errorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 	// 0.x data may be any JSON value, so between 0.x peers it passes as it is
 	// even when it looks like 1.0 details.
 	sameV03 := from == dialect.V03 && to == dialect.V03
-	if exact && msg.Type == gjson.String && (!data.Exists() || sameV03 || dataIsDetails == (to == dialect.V10)) {
+	// A 1.0 caller reads an error's kind from its ErrorInfo, or else from
+	// its code: one of a code no dialect defines, without data, would
+	// leave it neither, so it gets an ErrorInfo saying the reason is
+	// unknown.
+	_, known := dialect.ErrorByCode(n)
+	noInfo := to == dialect.V10 && !data.Exists() && !known
+	if exact && msg.Type == gjson.String && !noInfo && (!data.Exists() || sameV03 || dataIsDetails == (to == dialect.V10)) {
 		return obj, nil
 	}
 	w := getWriter()
@@ -117,7 +123,7 @@ func errorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 	} else {
 		w.string("Error")
 	}
-	if data.Exists() {
+	if data.Exists() || noInfo {
 		switch {
 		case to == dialect.V10:
 			errorDetailsV10(w, n, data, dataIsDetails)
@@ -203,9 +209,25 @@ func errorDetailsV10(w *writer, code int, data gjson.Result, isDetails bool) {
 	}
 	w.raw(`[{"@type":"` + dialect.ErrorInfoType + `","reason":"`)
 	w.raw(reason)
-	w.raw(`","domain":"` + dialect.Domain + `","metadata":{`)
+	w.raw(`","domain":"` + dialect.Domain + `"`)
+	if !data.Exists() {
+		w.raw("}]")
+		return
+	}
+	w.raw(`,"metadata":{`)
 	if data.IsObject() {
+		// ErrorInfo.metadata is a map: a key the data object repeats is
+		// written once, its first value (the one the gateway reads), not
+		// as a map a ProtoJSON parser refuses or another reads otherwise.
+		var seen map[string]bool
 		data.ForEach(func(k, v gjson.Result) bool {
+			if seen[k.Str] {
+				return true
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[k.Str] = true
 			w.rawKey(k)
 			stringValue(w, v)
 			return true

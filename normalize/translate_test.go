@@ -477,6 +477,43 @@ func TestErrorObjectRoundTrip(t *testing.T) {
 	}
 }
 
+// TestErrorObjectUnknownCodeGetsErrorInfo: a backend's error of a code no
+// dialect defines, without data, reaches a 1.0 caller with an ErrorInfo
+// (reason UNKNOWN), as one with data does, from either dialect; its code
+// and message are kept. A 0.x caller's passes as it is, and so does a
+// known code's, whose code names its kind.
+func TestErrorObjectUnknownCodeGetsErrorInfo(t *testing.T) {
+	t.Parallel()
+	const unknown = `{"code":-32099,"message":"quota exceeded"}`
+	want := `{"code":-32099,"message":"quota exceeded","data":[{"@type":"` + dialect.ErrorInfoType + `","reason":"UNKNOWN","domain":"` + dialect.Domain + `"}]}`
+	for _, from := range []dialect.ID{dialect.V03, dialect.V10} {
+		got, err := errorObject(from, dialect.V10, []byte(unknown))
+		if err != nil || !jsonEqual(got, []byte(want)) {
+			t.Errorf("%s to 1.0: %s, %v; want %s", from, got, err, want)
+		}
+		if got, _ := errorObject(from, dialect.V03, []byte(unknown)); string(got) != unknown {
+			t.Errorf("%s to 0.x: %s, want it as it is", from, got)
+		}
+	}
+	known := `{"code":-32001,"message":"Task not found"}`
+	if got, _ := errorObject(dialect.V03, dialect.V10, []byte(known)); string(got) != known {
+		t.Errorf("a known code without data: %s, want it as it is", got)
+	}
+}
+
+// TestErrorObjectMetadataKeysOnce: a 0.x error's data object that repeats
+// a key becomes ErrorInfo metadata (a map) with the key once, its first
+// value. Before, the key went out twice: a map ProtoJSON parsers refuse,
+// and that others read with the last value.
+func TestErrorObjectMetadataKeysOnce(t *testing.T) {
+	t.Parallel()
+	got, err := errorObject(dialect.V03, dialect.V10, []byte(`{"code":-32001,"message":"x","data":{"taskId":"a","n":2,"taskId":"b"}}`))
+	want := `{"code":-32001,"message":"x","data":[{"@type":"` + dialect.ErrorInfoType + `","reason":"TASK_NOT_FOUND","domain":"` + dialect.Domain + `","metadata":{"taskId":"a","n":"2"}}]}`
+	if err != nil || string(got) != want {
+		t.Fatalf("got %s, %v\nwant %s", got, err, want)
+	}
+}
+
 func TestParseReply(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -211,6 +211,10 @@ type call struct {
 	backendMethod     string
 	taskID, contextID string
 	taskIDCopy        string
+	// namedTask is the task an event without a state named while no task
+	// was recorded yet (a copy): a stream is about one task, from its
+	// first event on.
+	namedTask string
 	// lent are the pooled buffers the call reads and writes in: a unary
 	// call's request, params, backend request, reply, result and answer.
 	lent       []*[]byte

@@ -319,3 +319,15 @@ func TestBindingsConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestGRPCEventBytesCoversTheAgentsLimits: the gRPC binding's bound on an
+// event of the core's stream grows with the agent's max_event_bytes and
+// max_reply_bytes, translated (twice as long, and more), so that an event
+// the agent relays is not refused by the binding.
+func TestGRPCEventBytesCoversTheAgentsLimits(t *testing.T) {
+	for _, c := range []AgentConfig{{MaxEventBytes: 24 << 20, MaxReplyBytes: 1 << 20}, {MaxEventBytes: 1 << 20, MaxReplyBytes: 64 << 20}} {
+		if got, need := grpcEventBytes(c), 2*max(int64(c.MaxEventBytes), c.MaxReplyBytes); got <= need {
+			t.Errorf("max_event_bytes %d, max_reply_bytes %d: the binding holds events up to %d bytes, want more than %d", c.MaxEventBytes, c.MaxReplyBytes, got, need)
+		}
+	}
+}

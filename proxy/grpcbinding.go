@@ -53,7 +53,7 @@ func grpcServer(agents []*Agent) (*grpc.Server, grpcbind.RequestBound, error) {
 	if err := pick.publishGRPC(grpcTarget(pick.cfg.PublicURL)); err != nil {
 		return nil, none, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", pick.cfg.Name, err)
 	}
-	opts := grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes}
+	opts := grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes, MaxEventBytes: grpcEventBytes(pick.cfg)}
 	if pick.verifier != nil {
 		opts.Authenticate = http.HandlerFunc(pick.RefuseUnauthenticated)
 	}
@@ -68,8 +68,19 @@ func grpcServer(agents []*Agent) (*grpc.Server, grpcbind.RequestBound, error) {
 // readTimeout the bound on a call's request message arriving
 // (server.read_timeout, 0: none), opts its credentials.
 func NewGRPCListenerServer(rpc, refuse http.Handler, cfg AgentConfig, maxStreams uint32, readTimeout time.Duration, opts ...grpc.ServerOption) *grpc.Server {
-	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxConcurrentStreams: maxStreams,
+	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxEventBytes: grpcEventBytes(cfg), MaxConcurrentStreams: maxStreams,
 		ReadTimeout: readTimeout, ServerOptions: opts, Authenticate: refuse})
+}
+
+// grpcEventBytes bounds an event of the agent's stream as the gRPC
+// binding reads it from the core: the largest the core relays (a
+// backend's event, max_event_bytes, or a task it read, max_reply_bytes)
+// as translated for the caller, which may be more than twice as long (a
+// 1.0 part of a few bytes gains a 0.x kind member), with room for the
+// envelope. A fixed bound refused the events an agent's larger limits
+// let through.
+func grpcEventBytes(cfg AgentConfig) int64 {
+	return 4*max(int64(cfg.MaxEventBytes), cfg.MaxReplyBytes) + 64<<10
 }
 
 // GRPCPublicAddress is the host:port the cards list for an agent's

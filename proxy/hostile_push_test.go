@@ -174,6 +174,8 @@ func TestPushConfigsPerTaskBounded(t *testing.T) {
 type earlyClaimBackend struct {
 	gatewayURL string
 	during     func(first, other int)
+	// answer, when set, is the task the send is answered with instead.
+	answer string
 }
 
 const earlyClaimTask = `{"id":"t-early","contextId":"c-early","status":{"state":"TASK_STATE_SUBMITTED"},"artifacts":[{"artifactId":"a","parts":[{"text":"alice's secret"}]}]}`
@@ -203,7 +205,51 @@ func (s *earlyClaimBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		other := post(`{"task":{"id":"t-phantom","contextId":"c-early","status":{"state":"TASK_STATE_WORKING"}}}`)
 		s.during(first, other)
 	}
-	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"task":`+strings.Replace(earlyClaimTask, "SUBMITTED", "WORKING", 1)+`}}`)
+	answer := strings.Replace(earlyClaimTask, "SUBMITTED", "WORKING", 1)
+	if s.answer != "" {
+		answer = s.answer
+	}
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"task":`+answer+`}}`)
+}
+
+// TestEarlyDeliveryThenAnAnswerOfAnotherTask: a backend posts a delivery
+// for task t-early to the relay of a send's push config, then answers the
+// send with task t-other. The early delivery recorded t-early for the
+// caller and its webhook was sent it; the answer is withheld, naming
+// t-early, and t-other is not recorded, nor is the config moved to it:
+// t-early's later deliveries still reach the caller's webhook. Before,
+// t-other was recorded too and took the relay, so t-early stayed the
+// caller's with a config whose deliveries were refused.
+func TestEarlyDeliveryThenAnAnswerOfAnotherTask(t *testing.T) {
+	back := &earlyClaimBackend{during: func(int, int) {}, answer: `{"id":"t-other","contextId":"c-early","status":{"state":"TASK_STATE_WORKING"}}`}
+	tg := newGateway(t, back, dialect.Version10, withAuth(t), allowLoopback)
+	back.gatewayURL = tg.url
+	alice := tg.as(token(t, "alice"))
+	c := callers[1]
+	rcv := newReceiver(t, 0)
+	inline := `"returnImmediately":true,"taskPushNotificationConfig":{"url":"` + rcv.url + `","token":"alice-token"}`
+	wantErrorSaying(t, sendResult(t, alice, c, c.send("a1", c.text("hi"), inline)), c.d, -32603, `follow task "t-early"`)
+	ctx := context.Background()
+	if _, err := tg.agent.tasks.Get(ctx, "test", "t-other"); err == nil {
+		t.Error("the answer's task, withheld, was recorded")
+	}
+	if _, err := tg.agent.tasks.Get(ctx, "test", "t-early"); err != nil {
+		t.Errorf("the early delivery's task is not recorded: %v", err)
+	}
+	if d := rcv.next(t); d.body.Get("task.id").Str != "t-early" {
+		t.Fatalf("alice's webhook got %s", d.body.Raw)
+	}
+	configs, relay, err := tg.agent.push.configs.PushConfigs(ctx, "test", "t-other")
+	if err != nil || len(configs) != 0 || relay.ID != "" {
+		t.Fatalf("t-other holds %d configs, relay %q (%v); want none", len(configs), relay.ID, err)
+	}
+	_, relay, err = tg.agent.push.configs.PushConfigs(ctx, "test", "t-early")
+	if err != nil || relay.ID == "" {
+		t.Fatalf("t-early lost its relay: %v", err)
+	}
+	if bound, err := tg.agent.push.configs.PushRelay(ctx, relay.ID); err != nil || bound.TaskID != "t-early" {
+		t.Fatalf("the relay is bound to %q (%v), want t-early", bound.TaskID, err)
+	}
 }
 
 // TestEarlyDeliveryClaimsItsTask: a delivery that reaches the relay of a

@@ -43,6 +43,12 @@ func TestStreamOfOneTaskToItsEnd(t *testing.T) {
 		{"a second task", []string{working,
 			`{"task":{"id":"t-z","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`,
 			`{"statusUpdate":{"taskId":"t-z","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`}, 1, "answered about a second task", "TASK_STATE_WORKING"},
+		// Before any state, with nothing recorded yet: the stream still
+		// tells one task's story from its first event.
+		{"a second task before any state", []string{
+			`{"artifactUpdate":{"taskId":"t-a","contextId":"c","artifact":{"artifactId":"x","parts":[{"text":"y"}]}}}`,
+			`{"artifactUpdate":{"taskId":"t-z","contextId":"c","artifact":{"artifactId":"x","parts":[{"text":"z"}]}}}`,
+			`{"statusUpdate":{"taskId":"t-z","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`}, 1, "answered about a second task", ""},
 		{"another context", []string{working,
 			`{"artifactUpdate":{"taskId":"t-a","contextId":"c-other","artifact":{"artifactId":"x","parts":[{"text":"y"}]}}}`, completed}, 1, "with another contextId", "TASK_STATE_WORKING"},
 	} {

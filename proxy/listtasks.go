@@ -29,7 +29,7 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	ictx, span := a.startIndexSpan(r.Context(), c, indexList, "")
 	page, err := a.tasks.List(ictx, store.Query{
-		Agent: a.cfg.Name, Owner: c.owner, ContextID: q.ContextID, State: q.State,
+		Agent: a.cfg.Name, Owner: c.owner, ContextID: q.ContextID, State: q.State, OrUnfinished: q.State != "",
 		UpdatedAfter: q.UpdatedAfter, PageSize: q.PageSize, PageToken: q.PageToken,
 	})
 	endIndexSpan(span, err)
@@ -91,8 +91,9 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 		order[i] = i
 	}
 	stamps := make([]time.Time, len(tasks))
+	states := make([]string, len(tasks))
 	for i, t := range tasks {
-		stamps[i] = normalize.TaskTimestamp(t)
+		states[i], stamps[i] = normalize.TaskStatus(t)
 	}
 	slices.SortStableFunc(order, func(x, y int) int { return stamps[y].Compare(stamps[x]) })
 	listed := normalize.TaskPage{Tasks: make([][]byte, 0, len(order)), NextPageToken: page.NextPageToken, PageSize: q.PageSize, TotalSize: page.TotalSize}
@@ -102,7 +103,7 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 		// failed the page above), and one the index picked by the state
 		// it last saw that the backend has moved on since (the filter is
 		// about the state the caller is shown).
-		if errs[i] != nil || (q.State != "" && normalize.TaskState(t) != q.State) {
+		if errs[i] != nil || (q.State != "" && states[i] != q.State) {
 			listed.TotalSize = max(listed.TotalSize-1, 0)
 			continue
 		}

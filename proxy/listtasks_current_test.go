@@ -3,8 +3,10 @@ package proxy
 import (
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,6 +47,64 @@ func TestListTasksStatusFilterReadsTheCurrentState(t *testing.T) {
 	completed := mustResult(t, alice.call("3", "ListTasks", `{"status":"TASK_STATE_COMPLETED"}`))
 	if completed.Get("tasks.0.id").Str != "t1" || completed.Get("totalSize").Int() != 1 {
 		t.Errorf("status TASK_STATE_COMPLETED: %s", completed.Raw)
+	}
+}
+
+// TestListTasksStatusFilterFindsATaskFinishedUnseen: a task the index
+// last saw working, which its backend completed while nobody read it, is
+// listed under TASK_STATE_COMPLETED by the first listing that asks; one
+// the index saw completed is never read for TASK_STATE_WORKING (a final
+// state is not left), and one it saw failed is not listed as completed.
+// Before, the index picked by the state it last saw, so the completed
+// task was missing until some other read brought the index up to date.
+func TestListTasksStatusFilterFindsATaskFinishedUnseen(t *testing.T) {
+	var sends atomic.Int32
+	var reads sync.Map
+	task := func(id, state string) string {
+		return `{"id":"` + id + `","contextId":"c1","status":{"state":"` + state + `","timestamp":"2026-01-02T03:04:05Z"}}`
+	}
+	sent := map[string]string{"t1": "TASK_STATE_WORKING", "t2": "TASK_STATE_COMPLETED", "t3": "TASK_STATE_FAILED"}
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		w.Header().Set("Content-Type", "application/json")
+		var result string
+		if req.Get("method").Str == "SendMessage" {
+			id := "t" + strconv.Itoa(int(sends.Add(1)))
+			result = `{"task":` + task(id, sent[id]) + `}`
+		} else {
+			id := req.Get("params.id").Str
+			reads.Store(id, true)
+			state := sent[id]
+			if id == "t1" {
+				state = "TASK_STATE_COMPLETED" // finished since, unseen
+			}
+			result = task(id, state)
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":`+result+`}`)
+	})
+	tg := newGateway(t, back, dialect.Version10, withAuth(t))
+	alice := tg.as(token(t, "alice"))
+	c := callers[1]
+	for _, m := range []string{"m1", "m2", "m3"} {
+		mustResult(t, alice.call("1", "SendMessage", c.send(m, c.text("go"), c.nonBlocking())))
+	}
+	completed := mustResult(t, alice.call("2", "ListTasks", `{"status":"TASK_STATE_COMPLETED"}`))
+	var ids []string
+	for _, t := range completed.Get("tasks").Array() {
+		ids = append(ids, t.Get("id").Str)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"t1", "t2"}) {
+		t.Fatalf("status TASK_STATE_COMPLETED listed %v, want t1 (completed unseen) and t2: %s", ids, completed.Raw)
+	}
+	if _, read := reads.Load("t3"); read {
+		t.Errorf("a task the index saw failed was read for a completed listing")
+	}
+	reads.Clear()
+	mustResult(t, alice.call("3", "ListTasks", `{"status":"TASK_STATE_WORKING"}`))
+	if _, read := reads.Load("t2"); read {
+		t.Errorf("a task the index saw completed was read for a working listing")
 	}
 }
 

@@ -58,3 +58,46 @@ func TestPushRelayOutlivesACardWithoutPush(t *testing.T) {
 		t.Fatalf("a forged token: HTTP %d, want 404", status)
 	}
 }
+
+// TestPushConfigsOfARelayThatOutlivedTheCard: after a refresh reads a card
+// without push, the push config calls of a task whose relay outlived it are
+// still the relay's: a get and a list show the caller's own webhook, not
+// the relay's URL and token the backend holds, and a delete removes the
+// caller's config, not the backend's relay under the gateway's record.
+// Before, each passed to the backend, which answered with the relay's.
+func TestPushConfigsOfARelayThatOutlivedTheCard(t *testing.T) {
+	var noPush atomic.Bool
+	agent := legacyagent.New(legacyagent.Options{})
+	t.Cleanup(agent.Close)
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !noPush.Load() || !strings.Contains(r.URL.Path, "/.well-known/") {
+			agent.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		agent.ServeHTTP(rec, r)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rec.Code)
+		_, _ = io.WriteString(w, strings.Replace(rec.Body.String(), `"pushNotifications":true`, `"pushNotifications":false`, 1))
+	})
+	g := newGateway(t, back, dialect.Version025, allowLoopback)
+	rcv := newReceiver(t, 0)
+	c := callers[0]
+	id, _, token := pushedTask(t, g, c, dialect.Version025, rcv.url)
+	noPush.Store(true)
+	if err := g.agent.RefreshCard(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := mustResult(t, g.call("3", c.method(dialect.GetPushConfig), `{"id":"`+id+`","pushNotificationConfigId":"cfg1"}`))
+	if u := got.Get("pushNotificationConfig.url").Str; u != rcv.url || strings.Contains(got.Raw, token) {
+		t.Fatalf("get after the card dropped push shows %s, want the caller's webhook %s", got.Raw, rcv.url)
+	}
+	l := mustResult(t, g.call("4", c.method(dialect.ListPushConfigs), `{"id":"`+id+`"}`))
+	if u := l.Get("0.pushNotificationConfig.url").Str; u != rcv.url || strings.Contains(l.Raw, token) {
+		t.Fatalf("list after the card dropped push shows %s, want the caller's webhook", l.Raw)
+	}
+	mustResult(t, g.call("5", c.method(dialect.DeletePushConfig), `{"id":"`+id+`","pushNotificationConfigId":"cfg1"}`))
+	if configs, _, err := g.agent.push.configs.PushConfigs(context.Background(), g.agent.cfg.Name, id); err != nil || len(configs) != 0 {
+		t.Fatalf("after the delete the gateway holds %d configs of the task (%v), want none", len(configs), err)
+	}
+}

@@ -25,6 +25,26 @@ func callerConfig(d dialect.ID, w normalize.WebhookConfig, owner, agent string) 
 		Authentication: w.Authentication, AuthCredentials: w.Credentials, AuthSchemes: w.Schemes, Created: time.Now().UTC()}
 }
 
+// relays reports whether the relay takes the push config calls of task
+// taskID: while it is on, and, left to the card, for a task whose relay
+// was made while the card advertised push. That relay outlives the card
+// (deliveries to it are still relayed), so its calls must not pass to the
+// backend, which would show the caller the relay's URL and token, delete
+// the relay under the gateway's record, or take a caller's webhook without
+// the target policy.
+func (p *pushRelay) relays(ctx context.Context, taskID string) bool {
+	if p.on() {
+		return true
+	}
+	if p == nil || p.cfg.Enabled != nil || taskID == "" {
+		return false
+	}
+	_, relay, err := p.configs.PushConfigs(ctx, p.a.cfg.Name, taskID)
+	// A failed read is answered by the relay, which names it, rather
+	// than passed on unseen.
+	return err != nil || relay.ID != ""
+}
+
 // checkTarget applies the webhook target policy to a caller's URL, and
 // refuses a config with members the gateway, which keeps it, would drop.
 func (p *pushRelay) checkTarget(path, rawURL string, w normalize.WebhookConfig) *normalize.Error {
@@ -50,7 +70,7 @@ func (a *Agent) servePushConfig(w http.ResponseWriter, r *http.Request, c *call)
 	}
 	// A task the gateway never saw (tasks.allow_unknown) is the backend's
 	// to answer for: the gateway holds no configs of it.
-	if !p.on() || c.unchecked {
+	if c.unchecked || !p.relays(r.Context(), c.info.TaskID) {
 		return false
 	}
 	var result []byte
@@ -272,11 +292,11 @@ func (p *pushRelay) delete(r *http.Request, c *call) ([]byte, *normalize.Error) 
 // task (bindPending, from record).
 func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *normalize.Error) {
 	p := a.push
-	if (c.env.Op != dialect.SendMessage && c.env.Op != dialect.SendStreamingMessage) || !p.on() || c.unchecked {
+	if (c.env.Op != dialect.SendMessage && c.env.Op != dialect.SendStreamingMessage) || c.unchecked || p == nil {
 		return params, nil
 	}
 	w, path, ok := normalize.InlinePushConfig(c.env.Params)
-	if !ok {
+	if !ok || !p.relays(r.Context(), c.info.TaskID) {
 		return params, nil
 	}
 	cfg := callerConfig(c.env.Dialect, w, c.owner, a.cfg.Name)
@@ -322,10 +342,21 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 }
 
 // bindPending stores the config a send gave inline under the task the
-// backend created for it.
-func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
+// backend created for it. It refuses an answer naming another task than
+// a delivery to the config's relay named before the answer came: that
+// delivery recorded its task for the caller and bound the config to it
+// (pushRelay.claim), and the caller's webhook was sent it, so the caller
+// is told of that task, and an answer of a second one, which the gateway
+// would record too and move the config to, is withheld.
+func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) *normalize.Error {
 	relay := c.pushPending
 	c.pushPending = nil
+	if bound, err := a.push.configs.PushRelay(ctx, relay.ID); err == nil && bound.TaskID != "" && bound.TaskID != taskID {
+		a.log.Warn("a send's answer names another task than the push deliveries of its config did before it; the answer is withheld",
+			"task_id", taskID, "delivered_task_id", bound.TaskID)
+		return backendFault(backendInvalidReply, "backend %q answered the send with task %q after its push deliveries for this send named task %q, which the gateway recorded as yours and your webhook was sent: follow task %q",
+			c.backend.name, truncateHeader(taskID), truncateHeader(bound.TaskID), truncateHeader(bound.TaskID))
+	}
 	cfg := *relay.Pending
 	// A backend naming another caller's task would otherwise have that
 	// task's updates posted to this caller's webhook.
@@ -334,7 +365,7 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
 			a.metrics.storeError("read")
 		}
 		a.log.Warn("a push config given in a send is not bound to the task the backend answered with", "task_id", taskID, "error", err)
-		return
+		return nil
 	}
 	cfg.TaskID = strings.Clone(taskID) // a view into the backend's reply
 	if cfg.ID == "" {
@@ -344,4 +375,5 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) {
 		a.metrics.storeError("write")
 		a.log.Error("recording a push config given in a send failed; its deliveries are refused", "task_id", taskID, "error", err)
 	}
+	return nil
 }

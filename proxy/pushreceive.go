@@ -185,7 +185,7 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 	// reach twice the webhooks that were queued before the queue filled.
 	if err := p.queue.EnqueueAll(deliveries); err != nil {
 		p.a.log.Warn("push delivery refused: the queue is full or closing, the backend is answered 503 and still holds it",
-			"task_id", info.TaskID, "webhooks", len(deliveries), "queue_size", p.cfg.QueueSize, "error", err)
+			"task_id", info.TaskID, "webhooks", len(deliveries), "queue_size", p.cfg.QueueSize, "queue_bytes", p.cfg.QueueBytes, "error", err)
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "the gateway's push queue is full: retry later", http.StatusServiceUnavailable)
 		return receivedQueueFull

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -283,7 +284,9 @@ func (a *Agent) skillBackend(c *call) (*backend, *normalize.Error) {
 // the rare index that failed in between.
 func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *normalize.Error {
 	if c.pushPending != nil && info.TaskID != "" {
-		a.bindPending(ctx, c, info.TaskID)
+		if e := a.bindPending(ctx, c, info.TaskID); e != nil {
+			return e
+		}
 	}
 	if c.unchecked {
 		return nil
@@ -293,12 +296,13 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 		// would hand the caller that context's id.
 		return a.inOwnContext(ctx, c, info.ContextID)
 	}
-	switch {
-	case c.taskID != "" && info.TaskID != c.taskID:
+	switch first := cmp.Or(c.taskID, c.namedTask); {
+	case first != "" && info.TaskID != first:
 		// A stream is about one task: a second one would be recorded as
-		// the caller's, or shown to the caller if another's.
+		// the caller's, or shown to the caller if another's (or, before
+		// either was recorded, shown as though one task).
 		return backendFault(backendInvalidReply, "backend %q answered about a second task after task %q, which the gateway withholds: one call's answer is about one task",
-			c.backend.name, truncateHeader(c.taskID))
+			c.backend.name, truncateHeader(first))
 	case info.ContextID != "" && c.contextID != "" && info.ContextID != c.contextID:
 		// Named for what it is when the context is another caller's, and
 		// never named: it may be.
@@ -322,6 +326,9 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 			return a.withheldAsAnothers(c)
 		case err != nil:
 			return a.indexUnavailable("read", err)
+		}
+		if c.namedTask == "" {
+			c.namedTask = strings.Clone(info.TaskID)
 		}
 		return nil
 	}

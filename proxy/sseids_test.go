@@ -116,3 +116,61 @@ func mustRead(t *testing.T, r io.Reader) []byte {
 	}
 	return b
 }
+
+// TestStreamBoundsTheBackendsRetry: a backend's retry field reaches the
+// caller within 1s and 60s: an hour, a value past uint64 and zero are
+// brought within, on a data event and on a block without data alike, and
+// a value within passes as it is. Before, each passed unchanged, so a
+// backend set every caller's reconnection time to an hour, or to none.
+func TestStreamBoundsTheBackendsRetry(t *testing.T) {
+	doc, err := os.ReadFile("testdata/stream/task_lifecycle.v10.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := sseframe.NewReader(bytes.NewReader(doc), 1<<20)
+	var in []byte
+	retries := []string{"3600000", "0", "99999999999999999999999", "2500"}
+	for i := 0; ; i++ {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < len(retries) {
+			ev.Retry = retries[i]
+		}
+		in = sseframe.AppendEvent(in, ev)
+		if i == 0 {
+			in = sseframe.AppendEvent(in, sseframe.Event{Retry: "7200000"})
+		}
+	}
+	g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, string(withRequestID(in, id)))
+	}), dialect.Version10)
+	c := callers[1]
+	res, err := http.DefaultClient.Do(g.streamRequest(t.Context(), "1", c.method(dialect.SendStreamingMessage), c.send("m1", c.text("run"), "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var got []string
+	out := sseframe.NewReader(bytes.NewReader(mustRead(t, res.Body)), 1<<20)
+	for {
+		ev, err := out.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Retry != "" {
+			got = append(got, ev.Retry)
+		}
+	}
+	if want := []string{"60000", "60000", "1000", "60000", "2500"}; !slices.Equal(got, want) {
+		t.Fatalf("the caller's retry fields: %q, want %q", got, want)
+	}
+}

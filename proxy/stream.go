@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -258,7 +259,7 @@ func (s *sse) data(payload []byte) error {
 // comment, or an id or retry field of its own.
 func (s *sse) passFields(ev sseframe.Event) error {
 	s.start()
-	out := sseframe.AppendEvent(nil, sseframe.Event{ID: ev.ID, HasID: ev.HasID, Retry: ev.Retry, Comment: ev.Comment})
+	out := sseframe.AppendEvent(nil, sseframe.Event{ID: ev.ID, HasID: ev.HasID, Retry: boundedRetry(ev.Retry), Comment: ev.Comment})
 	s.writeDeadline()
 	if _, err := s.w.Write(out); err != nil {
 		return s.wrote(err)
@@ -522,10 +523,37 @@ func (rl *relay) passHeld() {
 	rl.s.pass, rl.heldPass = rl.heldPass, sseframe.Event{}
 }
 
-// idAndRetry is what of a backend's event passes to the caller unchanged.
-// The reader's strings are its own, not views of its buffer.
+// idAndRetry is what of a backend's event passes to the caller: its id
+// unchanged, its retry bounded (boundedRetry). The reader's strings are
+// its own, not views of its buffer.
 func idAndRetry(ev sseframe.Event) sseframe.Event {
-	return sseframe.Event{ID: ev.ID, HasID: ev.HasID, Retry: ev.Retry}
+	return sseframe.Event{ID: ev.ID, HasID: ev.HasID, Retry: boundedRetry(ev.Retry)}
+}
+
+// The reconnection times a backend's retry field may set for the caller,
+// in milliseconds: the backend's word is not taken for an hour-long wait,
+// which leaves a caller that lost its stream without its updates for that
+// long, nor for none at all, which has every caller that lost one
+// reconnect to the gateway at once, in a loop.
+const (
+	minSSERetry = 1000
+	maxSSERetry = 60000
+)
+
+// boundedRetry is a backend's retry value (ASCII digits, or "" for none)
+// within minSSERetry and maxSSERetry.
+func boundedRetry(v string) string {
+	if v == "" {
+		return ""
+	}
+	ms, err := strconv.ParseUint(v, 10, 64)
+	switch {
+	case err != nil || ms > maxSSERetry: // err: digits past uint64
+		return strconv.Itoa(maxSSERetry)
+	case ms < minSSERetry:
+		return strconv.Itoa(minSSERetry)
+	}
+	return v
 }
 
 // endsExchange reports whether a stream may end cleanly after this event.

@@ -154,7 +154,12 @@ func (a *Agent) foldStream(ctx context.Context, c *call, body io.ReadCloser) ([]
 		if e := answersTask(b, c, info); e != nil {
 			return nil, e
 		}
-		if c.taskID != "" && info.TaskID != "" && (info.TaskID != c.taskID || (info.ContextID != "" && info.ContextID != c.contextID)) {
+		stray := c.taskID != "" && info.TaskID != "" && (info.TaskID != c.taskID || (info.ContextID != "" && info.ContextID != c.contextID))
+		// Before the task is recorded, an event without a state (an
+		// artifact update) names it too: the fold would start over at a
+		// second task's event and answer with that task alone.
+		early := c.taskID == "" && info.TaskID != "" && info.State == ""
+		if stray || early {
 			// After the task is recorded the stream may say no more about
 			// another task or context: folded, such an event (another
 			// caller's task, say) would be the answer. record refuses both,

@@ -443,3 +443,58 @@ func TestViaStreamFinalTaskIsNoStreamingRefusal(t *testing.T) {
 		t.Fatalf("a new blocking send went plain: blocking_via_stream was turned off by the final task's refusal")
 	}
 }
+
+// TestBlockingViaStreamBoundedByResponseTimeout: a blocking send served
+// from a stream whose backend sends the task's first event and then
+// nothing is answered once response_timeout passes, naming it, as a plain
+// blocking send is, though stream_idle_timeout is far longer; and the task
+// the first event named stays recorded for the caller.
+func TestBlockingViaStreamBoundedByResponseTimeout(t *testing.T) {
+	g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"id":"t-slow","contextId":"c-slow","status":{"state":"TASK_STATE_WORKING"}}}}`+"\n\n")
+		<-r.Context().Done()
+	}), dialect.Version10, viaStreamOn, func(a *AgentConfig) {
+		a.Backend.ResponseTimeout = 300 * time.Millisecond
+		a.Backend.ResponseHeaderTimeout = 300 * time.Millisecond
+		a.Backend.StreamIdleTimeout = time.Minute
+	})
+	c := callers[1]
+	start := time.Now()
+	e := g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("slow"), "")).Get("error")
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("the send took %s", took)
+	}
+	if !strings.Contains(e.Get("message").Str, "response_timeout") {
+		t.Fatalf("a stalled stream behind a blocking send: %s, want an error naming response_timeout", e.Raw)
+	}
+	if task, err := g.agent.tasks.Get(context.Background(), g.agent.cfg.Name, "t-slow"); err != nil || task.ContextID != "c-slow" {
+		t.Fatalf("the task the first event named: %+v, %v", task, err)
+	}
+}
+
+// TestBlockingViaStreamOneTaskBeforeAnyState: a blocking send served from
+// a stream whose backend sends an artifact of one task, then events of a
+// second, before any state, is refused naming the second task, and the
+// second is not recorded. Before, the fold started over at the second
+// task's first event: the caller was answered with that task alone, the
+// first task's artifact dropped unsaid.
+func TestBlockingViaStreamOneTaskBeforeAnyState(t *testing.T) {
+	events := []string{
+		`{"artifactUpdate":{"taskId":"t-a","contextId":"c","artifact":{"artifactId":"x","parts":[{"text":"y"}]}}}`,
+		`{"artifactUpdate":{"taskId":"t-z","contextId":"c","artifact":{"artifactId":"x","parts":[{"text":"z"}]}}}`,
+		`{"statusUpdate":{"taskId":"t-z","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`,
+	}
+	g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range events {
+			sseWrite(w, `data: {"jsonrpc":"2.0","id":`+id+`,"result":`+e+"}\n\n")
+		}
+	}), dialect.Version10, viaStreamOn)
+	for _, c := range callers {
+		wantErrorSaying(t, g.call("1", c.method(dialect.SendMessage), c.send("m-"+c.d.String(), c.text("hi"), "")), c.d, -32603, "second task")
+	}
+	if _, err := g.agent.tasks.Get(context.Background(), g.agent.cfg.Name, "t-z"); err == nil {
+		t.Error("the second task was recorded as the caller's")
+	}
+}

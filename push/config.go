@@ -16,6 +16,7 @@ const (
 	DefaultQueueSize    = 1000
 	DefaultWorkers      = 8
 	DefaultMaxBodyBytes = 4 << 20
+	DefaultQueueBytes   = 64 << 20
 	DefaultBackoffBase  = 500 * time.Millisecond
 	DefaultBackoffMax   = 30 * time.Second
 )
@@ -37,6 +38,9 @@ const (
 	// MaxQueueSize bounds queue_size: a queued delivery holds its body,
 	// so a larger queue can hold more memory than the gateway is given.
 	MaxQueueSize = 100000
+	// MaxQueueBytes bounds queue_bytes: past it the bound no longer keeps
+	// the queue within the memory a gateway is given.
+	MaxQueueBytes = 16 << 30
 	// MaxWorkers bounds workers: each is a goroutine started with the
 	// agent, and an outbound connection while it delivers.
 	MaxWorkers = 1000
@@ -59,8 +63,14 @@ type Config struct {
 	// QueueSize bounds the deliveries waiting or in flight for the agent;
 	// beyond it the receiver answers the backend 503 (a notification for
 	// several webhooks is taken whole or not at all, and whole into an
-	// empty queue whatever its size). Defaults to 1000.
+	// empty queue whatever its size). One task's deliveries to one URL
+	// hold at most QueueSize/Workers places. Defaults to 1000.
 	QueueSize int `yaml:"queue_size"`
+	// QueueBytes bounds the bodies of the deliveries waiting or in flight
+	// for the agent, as QueueSize bounds their count: QueueSize deliveries
+	// of MaxBodyBytes each would hold gigabytes. Defaults to 64 MiB, or
+	// MaxBodyBytes when that is larger.
+	QueueBytes int64 `yaml:"queue_bytes"`
 	// Workers bounds the deliveries in flight at once (each to a different
 	// task). Defaults to 8.
 	Workers int `yaml:"workers"`
@@ -93,6 +103,7 @@ func (c *Config) SetDefaults() {
 	c.QueueSize = cmp.Or(c.QueueSize, DefaultQueueSize)
 	c.Workers = cmp.Or(c.Workers, DefaultWorkers)
 	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, DefaultMaxBodyBytes)
+	c.QueueBytes = cmp.Or(c.QueueBytes, max(DefaultQueueBytes, c.MaxBodyBytes))
 	c.BackoffBase = cmp.Or(c.BackoffBase, DefaultBackoffBase)
 	c.BackoffMax = cmp.Or(c.BackoffMax, DefaultBackoffMax)
 }
@@ -117,6 +128,7 @@ func (c *Config) Validate() error {
 	positive("max_attempts", int64(c.MaxAttempts), c.MaxAttempts)
 	positive("timeout", int64(c.Timeout), c.Timeout)
 	positive("queue_size", int64(c.QueueSize), c.QueueSize)
+	positive("queue_bytes", c.QueueBytes, c.QueueBytes)
 	positive("workers", int64(c.Workers), c.Workers)
 	positive("max_body_bytes", c.MaxBodyBytes, c.MaxBodyBytes)
 	positive("backoff_base", int64(c.BackoffBase), c.BackoffBase)
@@ -129,6 +141,7 @@ func (c *Config) Validate() error {
 	atMost("max_attempts", int64(c.MaxAttempts), MaxMaxAttempts, c.MaxAttempts, MaxMaxAttempts, "each attempt holds the delivery's queue slot for another backoff")
 	atMost("timeout", int64(c.Timeout), int64(MaxTimeout), c.Timeout, MaxTimeout, "an attempt holds a worker as long")
 	atMost("queue_size", int64(c.QueueSize), MaxQueueSize, c.QueueSize, MaxQueueSize, "each queued delivery holds its body in memory")
+	atMost("queue_bytes", c.QueueBytes, MaxQueueBytes, c.QueueBytes, "17179869184 (16 GiB)", "each queued delivery holds its body in memory")
 	atMost("workers", int64(c.Workers), MaxWorkers, c.Workers, MaxWorkers, "each is a goroutine started with the agent")
 	atMost("max_body_bytes", c.MaxBodyBytes, MaxBodyBytes, c.MaxBodyBytes, "1073741824 (1 GiB)", "a delivery is held in memory whole")
 	for _, d := range []struct {
@@ -136,6 +149,9 @@ func (c *Config) Validate() error {
 		v    time.Duration
 	}{{"backoff_base", c.BackoffBase}, {"backoff_max", c.BackoffMax}} {
 		atMost(d.name, int64(d.v), int64(MaxBackoff), d.v, MaxBackoff, "a longer wait holds the delivery's queue slot past any caller's interest in it")
+	}
+	if c.QueueBytes > 0 && c.MaxBodyBytes > 0 && c.QueueBytes < c.MaxBodyBytes {
+		problems = append(problems, fmt.Errorf("queue_bytes: must be at least max_body_bytes (%d), got %d: a delivery the receiver takes must fit in the queue", c.MaxBodyBytes, c.QueueBytes))
 	}
 	if c.BackoffBase > 0 && c.BackoffMax > 0 && c.BackoffMax < c.BackoffBase {
 		problems = append(problems, fmt.Errorf("backoff_max: must be at least backoff_base (%s), got %s", c.BackoffBase, c.BackoffMax))

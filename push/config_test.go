@@ -16,7 +16,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatalf("defaults do not validate: %v", err)
 	}
 	if c.MaxAttempts != 5 || c.Timeout != DefaultTimeout || c.QueueSize != 1000 || c.Workers != 8 ||
-		c.MaxBodyBytes != 4<<20 || c.BackoffBase != DefaultBackoffBase || c.BackoffMax != DefaultBackoffMax {
+		c.MaxBodyBytes != 4<<20 || c.QueueBytes != 64<<20 || c.BackoffBase != DefaultBackoffBase || c.BackoffMax != DefaultBackoffMax {
 		t.Errorf("defaults: %+v", c)
 	}
 	if c.AllowPrivateNetworks {
@@ -72,14 +72,29 @@ allowed_cidrs: [10.1.0.0/16, 192.168.7.9, "fd00:1::/32"]
 }
 
 func TestConfigValidateReportsEveryProblem(t *testing.T) {
-	c := Config{MaxAttempts: -1, Timeout: -1, QueueSize: -2, Workers: -1, MaxBodyBytes: -1,
+	c := Config{MaxAttempts: -1, Timeout: -1, QueueSize: -2, QueueBytes: -1, Workers: -1, MaxBodyBytes: -1,
 		BackoffBase: 2e9, BackoffMax: 1e9,
 		AllowedHosts: []string{"http://x/", "metadata.google.internal"},
 		AllowedCIDRs: []string{"10.0.0.0/33", "nope"}}
 	c.SetDefaults()
-	wantProblems(t, c.Validate(), "max_attempts:", "timeout:", "queue_size:", "workers:", "max_body_bytes:",
+	wantProblems(t, c.Validate(), "max_attempts:", "timeout:", "queue_size:", "workers:",
+		"queue_bytes: must be positive", "max_body_bytes:",
 		"backoff_max: must be at least backoff_base", "allowed_hosts[0]:", "allowed_hosts[1]: metadata.google.internal is a cloud metadata endpoint",
 		"allowed_cidrs[0]:", "allowed_cidrs[1]:")
+}
+
+// TestConfigQueueBytesHoldsADelivery: a queue_bytes below max_body_bytes
+// would refuse a delivery the receiver took, so it is refused; left unset,
+// it grows with max_body_bytes.
+func TestConfigQueueBytesHoldsADelivery(t *testing.T) {
+	c := Config{QueueBytes: 1024, MaxBodyBytes: 2048}
+	c.SetDefaults()
+	wantProblems(t, c.Validate(), "queue_bytes: must be at least max_body_bytes (2048), got 1024")
+	c = Config{MaxBodyBytes: 128 << 20}
+	c.SetDefaults()
+	if err := c.Validate(); err != nil || c.QueueBytes != 128<<20 {
+		t.Errorf("max_body_bytes 128 MiB, queue_bytes unset: %d, %v; want 128 MiB", c.QueueBytes, err)
+	}
 }
 
 // wantProblems fails unless err reports each of problems.
@@ -99,17 +114,18 @@ func wantProblems(t *testing.T, err error, problems ...string) {
 // which would turn its bound off, is refused naming the knob; the bound
 // itself is accepted.
 func TestConfigValidateRefusesAbsurdBounds(t *testing.T) {
-	atBounds := Config{MaxAttempts: MaxMaxAttempts, Timeout: MaxTimeout, QueueSize: MaxQueueSize, Workers: MaxWorkers,
+	atBounds := Config{MaxAttempts: MaxMaxAttempts, Timeout: MaxTimeout, QueueSize: MaxQueueSize, QueueBytes: MaxQueueBytes, Workers: MaxWorkers,
 		MaxBodyBytes: MaxBodyBytes, BackoffBase: MaxBackoff, BackoffMax: MaxBackoff}
 	if err := atBounds.Validate(); err != nil {
 		t.Fatalf("the bounds themselves: %v", err)
 	}
-	c := Config{MaxAttempts: 1000000, Timeout: 8760 * time.Hour, QueueSize: 1 << 30, Workers: 1000000,
+	c := Config{MaxAttempts: 1000000, Timeout: 8760 * time.Hour, QueueSize: 1 << 30, QueueBytes: 1 << 40, Workers: 1000000,
 		MaxBodyBytes: 1 << 40, BackoffBase: 8760 * time.Hour, BackoffMax: 8760 * time.Hour}
 	wantProblems(t, c.Validate(),
 		"max_attempts: must be at most 100, got 1000000",
 		"timeout: must be at most 5m0s, got 8760h0m0s",
 		"queue_size: must be at most 100000, got 1073741824",
+		"queue_bytes: must be at most 17179869184 (16 GiB), got 1099511627776",
 		"workers: must be at most 1000, got 1000000",
 		"max_body_bytes: must be at most 1073741824 (1 GiB), got 1099511627776",
 		"backoff_base: must be at most 1h0m0s, got 8760h0m0s",

@@ -8,8 +8,8 @@ import (
 )
 
 var (
-	// ErrQueueFull is returned by Enqueue when QueueSize deliveries are
-	// waiting or in flight.
+	// ErrQueueFull is returned by Enqueue when QueueSize deliveries, or
+	// QueueBytes of their bodies, are waiting or in flight.
 	ErrQueueFull = errors.New("push delivery queue is full")
 	// ErrClosed is returned by Enqueue once Close has begun.
 	ErrClosed = errors.New("push delivery queue is closed")
@@ -21,12 +21,21 @@ type Queue struct {
 	sender   *Sender
 	observer Observer
 	size     int
+	maxBytes int64
+	// laneSize and laneBytes bound one lane (one task's deliveries to one
+	// URL): its deliveries go out one at a time, so a slow receiver drains
+	// it at one attempt's pace, and a lane that could hold the whole queue
+	// would have every other task's deliveries refused meanwhile. The
+	// queue is shared by at least as many lanes as there are workers.
+	laneSize  int
+	laneBytes int64
 
 	mu        sync.Mutex
 	cond      *sync.Cond
 	lanes     map[laneKey]*lane
 	ready     []*lane // lanes with a delivery to start, oldest first
 	depth     int     // deliveries waiting or in flight
+	bytes     int64   // their bodies
 	closing   bool
 	abandoned int
 
@@ -43,6 +52,7 @@ type laneKey struct{ task, url string }
 type lane struct {
 	key   laneKey
 	items []queued
+	bytes int64 // their bodies
 }
 
 type queued struct {
@@ -52,7 +62,9 @@ type queued struct {
 
 // NewQueue starts c.Workers delivering goroutines; Close stops them.
 func NewQueue(c *Config, s *Sender, o Observer) *Queue {
-	q := &Queue{sender: s, observer: o, size: c.QueueSize, lanes: map[laneKey]*lane{}}
+	workers := max(c.Workers, 1)
+	q := &Queue{sender: s, observer: o, size: c.QueueSize, maxBytes: c.QueueBytes, lanes: map[laneKey]*lane{},
+		laneSize: max(c.QueueSize/workers, 1), laneBytes: max(c.QueueBytes/int64(workers), c.MaxBodyBytes)}
 	q.cond = sync.NewCond(&q.mu)
 	q.run, q.cancel = context.WithCancel(context.Background())
 	for range c.Workers {
@@ -72,18 +84,24 @@ func (q *Queue) Enqueue(d Delivery) error {
 // EnqueueAll queues every one of ds, or none: a notification fanned out to
 // several webhooks is refused whole when the queue lacks room for all of
 // them, so that the backend's retry of it reaches none twice. A fan-out
-// larger than the whole queue is taken when the queue is empty, so that it
-// is not refused forever. Refused, each of ds is observed, as by Enqueue.
+// larger than the whole queue, in count or bytes, is taken when the queue
+// is empty, so that it is not refused forever. Refused, each of ds is observed, as by Enqueue.
 func (q *Queue) EnqueueAll(ds []Delivery) error {
 	if len(ds) == 0 {
 		return nil
+	}
+	var n int64
+	for i := range ds {
+		n += int64(len(ds[i].Body))
 	}
 	q.mu.Lock()
 	var err error
 	switch {
 	case q.closing:
 		err = ErrClosed
-	case q.depth > 0 && q.depth+len(ds) > q.size:
+	case q.depth > 0 && (q.depth+len(ds) > q.size || q.bytes+n > q.maxBytes):
+		err = ErrQueueFull
+	case q.laneFull(ds):
 		err = ErrQueueFull
 	default:
 		now := time.Now()
@@ -107,9 +125,26 @@ func (q *Queue) EnqueueAll(ds []Delivery) error {
 	return err
 }
 
+// laneFull reports whether one of ds would take its lane past laneSize
+// or laneBytes. An empty lane takes one delivery whatever its size, as an
+// empty queue does. The caller holds q.mu.
+func (q *Queue) laneFull(ds []Delivery) bool {
+	for i := range ds {
+		l := q.lanes[laneKey{ds[i].TaskID, ds[i].URL}]
+		if l == nil {
+			continue
+		}
+		if len(l.items)+1 > q.laneSize || l.bytes+int64(len(ds[i].Body)) > q.laneBytes {
+			return true
+		}
+	}
+	return false
+}
+
 // add queues d in its lane. The caller holds q.mu.
 func (q *Queue) add(d Delivery, enqueued time.Time) {
 	q.depth++
+	q.bytes += int64(len(d.Body))
 	key := laneKey{d.TaskID, d.URL}
 	l := q.lanes[key]
 	if l == nil {
@@ -117,6 +152,7 @@ func (q *Queue) add(d Delivery, enqueued time.Time) {
 		q.lanes[key] = l
 	}
 	l.items = append(l.items, queued{d: d, enqueued: enqueued})
+	l.bytes += int64(len(d.Body))
 	if len(l.items) == 1 {
 		q.ready = append(q.ready, l)
 		q.cond.Signal()
@@ -164,6 +200,9 @@ func (q *Queue) Close(ctx context.Context) (abandoned int, err error) {
 	}
 	q.lanes, q.ready = map[laneKey]*lane{}, nil
 	q.depth -= len(left)
+	for _, it := range left {
+		q.bytes -= int64(len(it.d.Body))
+	}
 	q.abandoned += len(left)
 	abandoned = q.abandoned
 	q.mu.Unlock()
@@ -193,8 +232,11 @@ func (q *Queue) work() {
 		r.Latency = time.Since(it.enqueued)
 
 		q.mu.Lock()
+		l.items[0] = queued{} // the body is not kept by the lane's array
 		l.items = l.items[1:]
 		q.depth--
+		q.bytes -= int64(len(it.d.Body))
+		l.bytes -= int64(len(it.d.Body))
 		if len(l.items) > 0 {
 			q.ready = append(q.ready, l)
 			q.cond.Signal()

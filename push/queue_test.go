@@ -275,6 +275,41 @@ func TestQueueFull(t *testing.T) {
 	}
 }
 
+// TestQueueFullByBytes: the queue is bounded by its bodies' bytes as well
+// as by their count, so that a backend's large deliveries cannot hold
+// queue_size times max_body_bytes; a body the bound refused fits once the
+// bytes ahead of it went out.
+func TestQueueFullByBytes(t *testing.T) {
+	g, hook := serveGate(t)
+	q, rec := testQueue(t, func(c *Config) { c.Workers = 1; c.QueueSize = 100; c.QueueBytes = 10; c.MaxBodyBytes = 10 })
+	body := func(n int) []byte { return make([]byte, n) }
+	if err := q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: body(6)}); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, g.arrived) // in flight, its bytes still held
+	if err := q.Enqueue(Delivery{TaskID: "b", URL: hook, Body: body(4)}); err != nil {
+		t.Fatalf("Enqueue to exactly queue_bytes: %v", err)
+	}
+	if err := q.Enqueue(Delivery{TaskID: "c", URL: hook, Body: body(1)}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("Enqueue past queue_bytes: %v, want ErrQueueFull", err)
+	}
+	if q.Len() != 2 || rec.count(DroppedQueueFull) != 1 {
+		t.Fatalf("Len %d, dropped %d; want 2, 1", q.Len(), rec.count(DroppedQueueFull))
+	}
+	g.release <- struct{}{}
+	wait(t, g.arrived) // a went out; b in flight
+	if err := q.Enqueue(Delivery{TaskID: "c", URL: hook, Body: body(6)}); err != nil {
+		t.Fatalf("Enqueue once the bytes ahead went out: %v", err)
+	}
+	close(g.release)
+	if n, err := q.Close(context.Background()); n != 0 || err != nil {
+		t.Fatalf("Close: %d, %v", n, err)
+	}
+	if rec.count(Delivered) != 3 {
+		t.Errorf("delivered %d, want 3", rec.count(Delivered))
+	}
+}
+
 func TestQueueCloseDrains(t *testing.T) {
 	g, hook := serveGate(t)
 	q, rec := testQueue(t, func(c *Config) { c.Workers = 2 })
@@ -340,5 +375,53 @@ func TestQueueObservesPolicyRefusal(t *testing.T) {
 	}
 	if rec.count(RefusedPolicy) != 1 {
 		t.Errorf("outcomes %+v", rec.outcomes)
+	}
+}
+
+// TestQueueBoundsOneTask: one task's deliveries to one URL take at most
+// queue_size/workers places (and queue_bytes/workers bytes, at least a
+// delivery's max_body_bytes): past that the task's next delivery is
+// refused while another task's is taken. They go out one at a time, so a
+// slow receiver drains them slowly; before, one task could fill the whole
+// queue and have every other task's deliveries refused meanwhile.
+func TestQueueBoundsOneTask(t *testing.T) {
+	g, hook := serveGate(t)
+	q, rec := testQueue(t, func(c *Config) { c.Workers = 2; c.QueueSize = 6; c.QueueBytes = 100; c.MaxBodyBytes = 20 })
+	for i := range 3 {
+		if err := q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: []byte(strconv.Itoa(i))}); err != nil {
+			t.Fatalf("task a's delivery %d: %v", i, err)
+		}
+	}
+	wait(t, g.arrived) // a's first in flight
+	if err := q.Enqueue(Delivery{TaskID: "a", URL: hook, Body: []byte("3")}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("task a's fourth delivery into a queue of 6 with 2 workers: %v, want ErrQueueFull", err)
+	}
+	if err := q.Enqueue(Delivery{TaskID: "b", URL: hook, Body: []byte("b")}); err != nil {
+		t.Fatalf("task b's delivery beside a's three: %v", err)
+	}
+	close(g.release)
+	if n, err := q.Close(context.Background()); n != 0 || err != nil {
+		t.Fatalf("Close: %d, %v", n, err)
+	}
+	if rec.count(Delivered) != 4 || rec.count(DroppedQueueFull) != 1 {
+		t.Errorf("delivered %d, dropped %d; want 4, 1", rec.count(Delivered), rec.count(DroppedQueueFull))
+	}
+
+	g, hook = serveGate(t)
+	q, _ = testQueue(t, func(c *Config) { c.Workers = 2; c.QueueSize = 100; c.QueueBytes = 100; c.MaxBodyBytes = 20 })
+	for range 2 {
+		if err := q.Enqueue(Delivery{TaskID: "c", URL: hook, Body: make([]byte, 20)}); err != nil {
+			t.Fatalf("task c's 40 bytes, within queue_bytes/workers (50): %v", err)
+		}
+	}
+	if err := q.Enqueue(Delivery{TaskID: "c", URL: hook, Body: make([]byte, 11)}); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("task c past queue_bytes/workers: %v, want ErrQueueFull", err)
+	}
+	if err := q.Enqueue(Delivery{TaskID: "d", URL: hook, Body: make([]byte, 11)}); err != nil {
+		t.Fatalf("task d beside c: %v", err)
+	}
+	close(g.release)
+	if n, err := q.Close(context.Background()); n != 0 || err != nil {
+		t.Fatalf("Close: %d, %v", n, err)
 	}
 }

@@ -54,6 +54,9 @@ func testListFilters(t *testing.T, open opener) {
 		{"another agent", Query{Agent: "other", Owner: "alice"}, []string{"x1"}},
 		{"unknown state", Query{Agent: "a", Owner: "alice", State: "TASK_STATE_FAILED"}, nil},
 		{"unknown context", Query{Agent: "a", Owner: "alice", ContextID: "c3"}, nil},
+		{"state or unfinished", Query{Agent: "a", Owner: "alice", State: completed, OrUnfinished: true}, []string{"t5", "t3", "t4", "t2", "t1"}},
+		{"another final state or unfinished", Query{Agent: "a", Owner: "alice", State: "TASK_STATE_FAILED", OrUnfinished: true}, []string{"t5", "t3", "t4", "t1"}},
+		{"context and state or unfinished", Query{Agent: "a", Owner: "alice", ContextID: "c1", State: working, OrUnfinished: true}, []string{"t1"}},
 		{"nothing after", Query{Agent: "a", Owner: "alice", UpdatedAfter: at(time.Hour)}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

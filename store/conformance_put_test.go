@@ -111,6 +111,18 @@ func testUpdateRules(t *testing.T, open opener) {
 			put:  Task{ID: "t1", Owner: "alice", Agent: "a", Backend: "b1", State: "TASK_STATE_COMPLETED", Updated: t0.Add(3 * time.Minute)},
 			want: Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", Backend: "b1", State: "TASK_STATE_COMPLETED", Updated: t0.Add(3 * time.Minute)},
 		},
+		{
+			// A backend that says so would keep the task out of its
+			// owner's evictable ones for good.
+			name: "a final state is never left",
+			put:  Task{ID: "t1", Owner: "alice", Agent: "a", Backend: "b1", State: "TASK_STATE_WORKING", Updated: t0.Add(4 * time.Minute)},
+			want: Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", Backend: "b1", State: "TASK_STATE_COMPLETED", Updated: t0.Add(4 * time.Minute)},
+		},
+		{
+			name: "nor changed for another final state",
+			put:  Task{ID: "t1", Owner: "alice", Agent: "a", Backend: "b1", State: "TASK_STATE_FAILED", Updated: t0.Add(5 * time.Minute)},
+			want: Task{ID: "t1", ContextID: "c1", Owner: "alice", Agent: "a", Backend: "b1", State: "TASK_STATE_COMPLETED", Updated: t0.Add(5 * time.Minute)},
+		},
 	}
 	for _, step := range steps {
 		mustPut(t, s, step.put)

@@ -39,6 +39,9 @@ func filterDigest(q Query) string {
 		binary.BigEndian.PutUint64(after[:], uint64(afterMicros(q.UpdatedAfter)))
 	}
 	h.Write(after[:])
+	if q.OrUnfinished {
+		h.Write([]byte{1})
+	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 

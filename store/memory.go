@@ -350,7 +350,11 @@ func (m *Memory) update(mt *memTask, t Task, expires time.Duration) {
 	if updated := t.Updated.UnixMicro(); updated >= mt.updated {
 		b := mt.bucket
 		b.list.Delete(mt)
-		mt.meta, mt.updated = unique.Make(memMeta{backend: mt.meta.Value().backend, state: t.State}), updated
+		state := t.State
+		if mt.final() {
+			state = mt.state() // a final state is never left
+		}
+		mt.meta, mt.updated = unique.Make(memMeta{backend: mt.meta.Value().backend, state: state}), updated
 		b.list.ReplaceOrInsert(mt)
 	}
 	mt.expires = expires
@@ -533,7 +537,7 @@ func (m *Memory) List(_ context.Context, q Query) (Page, error) {
 		oldest = afterMicros(q.UpdatedAfter)
 	}
 	matches := func(mt *memTask) bool {
-		return (q.ContextID == "" || mt.contextID() == q.ContextID) && (q.State == "" || mt.state() == q.State)
+		return (q.ContextID == "" || mt.contextID() == q.ContextID) && (q.State == "" || mt.state() == q.State || (q.OrUnfinished && !mt.final()))
 	}
 	if q.ContextID == "" && q.State == "" && q.UpdatedAfter.IsZero() {
 		page.TotalSize = b.list.Len()

@@ -504,7 +504,7 @@ func (r *Redis) List(ctx context.Context, q Query) (Page, error) {
 	ak := r.keys.agent(q.Agent)
 	reply, err := listScript.Run(ctx, r.client, []string{ak.bucket(q.Owner)},
 		ak.taskPrefix(), q.Owner, micros(r.now()), q.ContextID, q.State,
-		maxScore, cursorScore, cursorID, q.PageSize, r.maxPerOwner,
+		maxScore, cursorScore, cursorID, q.PageSize, r.maxPerOwner, q.OrUnfinished,
 	).Slice()
 	if err != nil {
 		return Page{}, unavailable("list tasks", err)

@@ -227,6 +227,8 @@ if live then
   if tonumber(upd) < tonumber(oldUpd) then
     state, upd = oldState, oldUpd
   end
+  -- A final state is never left (A2A: a finished task is not restarted).
+  if wasFinal then state = oldState end
   renew = ctx ~= '' and (oldCtx == '' or not (cur[6] and tonumber(cur[6]) >= nowN - 1000 * windowMs))
   if renew then
     redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp, 'ren', now)
@@ -310,7 +312,8 @@ return 1
 //
 //	KEYS: bucket
 //	ARGV: taskPrefix, owner, now, context filter, state filter, max score,
-//	      cursor score ("" on the first page), cursor id, page size, bound
+//	      cursor score ("" on the first page), cursor id, page size, bound,
+//	      "1" when the state filter also keeps the tasks not in a final state
 //
 // A context filter reads the context's index alone; a state filter is
 // checked on each task's hash, of the context's tasks or else the owner's,
@@ -321,6 +324,7 @@ var listScript = redis.NewScript(luaCommon + `
 local bucket = KEYS[1]
 local taskPrefix, owner, now, ctxFilter, stateFilter, maxScore = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local cursorScore, cursorID, size, bound = ARGV[7], ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10])
+local orUnfinished = ARGV[11] == '1'
 
 purge(bucket, taskPrefix, owner, now)
 
@@ -343,7 +347,7 @@ local function keep(id)
     end
     return false
   end
-  return stateFilter == '' or h[3] == stateFilter
+  return stateFilter == '' or h[3] == stateFilter or (orUnfinished and not finalState(h[3]))
 end
 
 local total = n

@@ -40,7 +40,10 @@ type Store interface {
 	// changes nothing, so that a context has one owner. A different Backend is
 	// ignored. The first non-empty ContextID is kept. An update whose Updated
 	// is older than the stored one keeps the stored State and Updated (status
-	// events can arrive out of order) but still renews the task's lifetime. A
+	// events can arrive out of order) but still renews the task's lifetime;
+	// a stored final State is kept whatever the update says (a finished
+	// task is not restarted, and one a backend claims is would never be
+	// evicted again, in its owner's share). A
 	// zero Updated means now. Put renews the task's time to live.
 	Put(ctx context.Context, t Task) error
 	// Get returns the task id of agent, or ErrNotFound.
@@ -92,6 +95,11 @@ type Query struct {
 	ContextID string
 	// State keeps only the tasks in this state (1.0 spelling) when non-empty.
 	State string
+	// OrUnfinished widens State to the tasks last seen in a state that is
+	// not final: their backend may have moved them to State since, which
+	// the caller, reading each, finds out. A task in a final state never
+	// leaves it, so those in another final state stay out.
+	OrUnfinished bool
 	// UpdatedAfter keeps only the tasks with Updated >= UpdatedAfter when
 	// non-zero.
 	UpdatedAfter time.Time

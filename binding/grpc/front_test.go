@@ -1,9 +1,11 @@
 package grpcbind
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -268,4 +270,35 @@ func clearUnknown(m proto.Message) proto.Message {
 	}
 	walk(m.ProtoReflect())
 	return m
+}
+
+// TestStreamAnswerEventBound: an event the core writes in pieces is held
+// up to the agent's bound (Options.MaxEventBytes), not a fixed 16 MiB:
+// within it the event is kept for its end and sent whole, past it the
+// stream ends INTERNAL naming the bound.
+func TestStreamAnswerEventBound(t *testing.T) {
+	text := strings.Repeat("x", 20<<20)
+	head := `data: {"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t1","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"` + text[:18<<20]
+	tail := text[18<<20:] + `"}]}}}}` + "\n\n"
+	for _, c := range []struct {
+		limit int64
+		fails bool
+	}{{0, true}, {24 << 20, false}, {1 << 20, true}} {
+		var got []*a2apb.StreamResponse
+		a := &streamAnswer{send: func(ev *a2apb.StreamResponse) error { got = append(got, ev); return nil }, ctx: context.Background(), header: http.Header{}, maxEvent: c.limit}
+		a.Header().Set("Content-Type", "text/event-stream")
+		a.WriteHeader(http.StatusOK)
+		_, err1 := a.Write([]byte(head))
+		_, err2 := a.Write([]byte(tail))
+		if c.fails {
+			st, _ := status.FromError(a.finish())
+			if err1 == nil && err2 == nil || st.Code() != codes.Internal || !strings.Contains(st.Message(), strconv.FormatInt(cmp.Or(c.limit, DefaultMaxEventBytes), 10)) {
+				t.Errorf("limit %d: writes %v, %v, end %v; want the event refused naming the bound", c.limit, err1, err2, st)
+			}
+			continue
+		}
+		if err1 != nil || err2 != nil || len(got) != 1 || len(got[0].GetArtifactUpdate().GetArtifact().GetParts()[0].GetText()) != len(text) {
+			t.Errorf("limit %d: writes %v, %v, %d events; want the event sent whole", c.limit, err1, err2, len(got))
+		}
+	}
 }

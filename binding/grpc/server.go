@@ -33,6 +33,12 @@ type Options struct {
 	// MaxMessageBytes bounds a request message; 0 means
 	// DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// MaxEventBytes bounds one event of the core's answer to a streaming
+	// call, in the JSON form the core writes it; 0 means
+	// DefaultMaxEventBytes. It should be at least what the core may write
+	// (the agent's max_event_bytes and max_reply_bytes, translated), or
+	// an event the core relays is refused here.
+	MaxEventBytes int64
 	// MaxConcurrentStreams bounds the calls one connection may have open
 	// at once, on a listener of the server's own; 0 means
 	// DefaultMaxConcurrentStreams. Through ServeHTTP, net/http's HTTP/2
@@ -76,7 +82,7 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	svc := &service{rpc: rpc, path: path, limit: limit, authenticate: opts.Authenticate}
+	svc := &service{rpc: rpc, path: path, limit: limit, maxEvent: opts.MaxEventBytes, authenticate: opts.Authenticate}
 	unary := []grpc.UnaryServerInterceptor{svc.refuseOverUnary, refuseUnknownUnary}
 	streaming := []grpc.StreamServerInterceptor{svc.refuseOverStream, refuseUnknownStream, boundSends, v03FinalFlag}
 	if svc.authenticate != nil {

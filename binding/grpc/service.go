@@ -20,6 +20,8 @@ type service struct {
 	// a message may pass while the message itself is within it (0: none
 	// of the binding's own).
 	limit int64
+	// maxEvent is Options.MaxEventBytes.
+	maxEvent int64
 	// authenticate is Options.Authenticate.
 	authenticate http.Handler
 }

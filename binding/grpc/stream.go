@@ -2,6 +2,7 @@ package grpcbind
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -21,9 +22,9 @@ import (
 	"github.com/a2agate/gateway/dialect"
 )
 
-// maxEventBytes bounds one event of the core's stream while it is read: the
-// core bounds the events it relays well below this.
-const maxEventBytes = 16 << 20
+// DefaultMaxEventBytes bounds one event of the core's stream while it is
+// read, when Options leaves it unset.
+const DefaultMaxEventBytes = 16 << 20
 
 // errStreamEnded tells the core that the caller's stream is over (an error
 // ended it, or the caller went away), so it stops writing.
@@ -45,7 +46,7 @@ func (s *service) streamTo(ctx context.Context, method string, req proto.Message
 	if err != nil {
 		return err
 	}
-	a := &streamAnswer{send: send, ctx: ctx, header: http.Header{}, bound: boundedOf(ctx)}
+	a := &streamAnswer{send: send, ctx: ctx, header: http.Header{}, bound: boundedOf(ctx), maxEvent: s.maxEvent}
 	reachedCore(ctx)
 	s.rpc.ServeHTTP(a, r)
 	if md := answerHeader(a.header); md != nil {
@@ -67,6 +68,8 @@ type streamAnswer struct {
 	// bound is the call's stream, whose sends take the deadline the core
 	// sets; nil outside a call (tests of the answer alone).
 	bound *boundedStream
+	// maxEvent bounds an event not yet complete (0: DefaultMaxEventBytes).
+	maxEvent int64
 
 	mu     sync.Mutex
 	status int
@@ -111,8 +114,8 @@ func (a *streamAnswer) Write(p []byte) (int, error) {
 		a.event(block)
 		a.buf = rest
 	}
-	if a.err == nil && len(a.buf) > maxEventBytes {
-		a.err = failure(codes.Internal, dialect.ErrInternal, "the gateway's event stream held an event larger than "+strconv.Itoa(maxEventBytes)+" bytes")
+	if limit := cmp.Or(a.maxEvent, DefaultMaxEventBytes); a.err == nil && int64(len(a.buf)) > limit {
+		a.err = failure(codes.Internal, dialect.ErrInternal, "the gateway's event stream held an event larger than "+strconv.FormatInt(limit, 10)+" bytes")
 	}
 	if len(a.buf) == 0 {
 		a.buf = a.buf[:0:0] // let a large event's memory go
