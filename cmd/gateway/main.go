@@ -5,6 +5,7 @@
 //	gateway --listen ADDR --backend URL   serve one agent at / (sidecar mode)
 //	gateway validate -config FILE         check a config file
 //	gateway demo                          serve the bundled legacy agent
+//	gateway version                       print the build's version
 package main
 
 import (
@@ -16,6 +17,8 @@ import (
 	"os"
 	"os/signal"
 	goruntime "runtime"
+	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/a2agate/gateway/dialect"
@@ -27,8 +30,43 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "gateway:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// usageError is a command line the gateway cannot make sense of: exit
+// status 2, as Go's flag package and most tools use, apart from 1 for a
+// config or a start that failed, so that a script can tell a wrong
+// invocation from a bad config.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+func exitCode(err error) int {
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	return 1
+}
+
+// parseFlags parses args into fs: help asked for is no failure (the caller
+// ends with status 0), and an argument that is no flag is refused rather
+// than ignored (`validate -config a.yaml b.yaml` would check a alone).
+func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return false, usagef("%s: unexpected argument %q: every setting is a flag (-config FILE)", fs.Name(), fs.Arg(0))
+	}
+	return false, nil
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -38,20 +76,51 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return validate(args[1:], stdout, stderr)
 		case "demo":
 			return demo(ctx, args[1:], stdout, stderr)
+		case "version", "-version", "--version":
+			if len(args) > 1 {
+				return usagef("version: unexpected argument %q", args[1])
+			}
+			fmt.Fprintln(stdout, version())
+			return nil
 		}
 	}
 	return serveCommand(ctx, args, stderr)
+}
+
+// version is the build's module version, VCS revision and Go version, as
+// the Go toolchain recorded them in the binary.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "gateway (no build information) " + goruntime.Version()
+	}
+	parts := []string{"gateway", bi.Main.Version}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		parts = append(parts, rev+modified)
+	}
+	return strings.Join(append(parts, bi.GoVersion), " ")
 }
 
 func validate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "the config file to check")
-	if err := fs.Parse(args); err != nil {
+	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	if *path == "" {
-		return errors.New("validate: -config FILE is required")
+		return usagef("validate: -config FILE is required")
 	}
 	if err := validateFile(*path); err != nil {
 		return err
@@ -65,6 +134,18 @@ func validate(args []string, stdout, stderr io.Writer) error {
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage:
+  gateway -config FILE                  serve the agents of a config file (reloaded on SIGHUP and when it changes)
+  gateway --listen ADDR --backend URL   serve one agent at / (sidecar mode)
+  gateway validate -config FILE         check a config file and the secrets it names; exit 1 if it is invalid
+  gateway demo [--listen ADDR]          serve the bundled A2A 0.2.5 agent behind the gateway
+  gateway version                       print the build's version
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
 	path := fs.String("config", "", "config file (YAML); see configs/")
 	listen := fs.String("listen", "", "sidecar mode: traffic address, e.g. :8080")
 	backendURL := fs.String("backend", "", "sidecar mode: the backend agent's JSON-RPC URL")
@@ -72,13 +153,13 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	publicURL := fs.String("public-url", "", "sidecar mode: the URL callers reach the gateway at (default: derived from the listen address)")
 	defaultSkill := fs.String("default-skill", "", "sidecar mode: the skill for messages that name none, when the backend's card lists several")
 	adminListen := fs.String("admin-listen", "", "admin address for /healthz, /readyz and /metrics (default: off, or the config's)")
-	if err := fs.Parse(args); err != nil {
+	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	var cfg *Config
 	switch {
 	case *path != "" && *backendURL != "":
-		return errors.New("use either -config or --backend, not both")
+		return usagef("use either -config or --backend, not both")
 	case *path != "":
 		var err error
 		if cfg, err = loadConfig(*path); err != nil {
@@ -108,7 +189,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	default:
 		fs.Usage()
-		return errors.New("give -config FILE, or --backend URL for one agent (or run `gateway demo`)")
+		return usagef("give -config FILE, or --backend URL for one agent (or run `gateway demo`)")
 	}
 	if *adminListen != "" {
 		cfg.Admin.Listen = *adminListen
