@@ -249,10 +249,26 @@ func parseConfig(raw []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c Config
+	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	// A second document would be ignored by the decoder, and with it every
+	// setting written there: a config is one document.
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil && !emptyDocument(&next) {
+		return nil, fmt.Errorf("a second YAML document starts at line %d (after ---): a config is one document, so its settings would be ignored; merge them into the first or remove the ---", next.Line)
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err := checkFields(&doc); err != nil {
+		return nil, err
+	}
+	var c Config
+	strict := yaml.NewDecoder(bytes.NewReader(b))
+	strict.KnownFields(true)
+	if err := strict.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	c.setDefaults()
@@ -262,8 +278,41 @@ func parseConfig(raw []byte) (*Config, error) {
 	return &c, nil
 }
 
+// emptyDocument reports whether n is a document with nothing in it (a
+// trailing --- makes one).
+func emptyDocument(n *yaml.Node) bool {
+	return len(n.Content) == 0 || (n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Tag == "!!null")
+}
+
+// maxConfigBytes bounds a config file: it is read whole at start, at
+// every reload and by the watcher every configPollInterval, so a file
+// that grew by mistake (a log written to it, a volume mounted over it)
+// would cost that memory and its parsing each time. A config of many
+// agents is some KiB each.
+const maxConfigBytes = 1 << 20
+
+// readConfigFile reads the config file at path, refusing one past
+// maxConfigBytes without reading it all; with that refusal it returns
+// what it read, maxConfigBytes+1 bytes, for the watcher to tell a change
+// by.
+func readConfigFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxConfigBytes {
+		return raw, fmt.Errorf("%s is larger than %d bytes (1 MiB): is it the config file?", path, maxConfigBytes)
+	}
+	return raw, nil
+}
+
 func loadConfig(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readConfigFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -145,3 +145,16 @@ func TestBrokenConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFileTooLarge: a file past maxConfigBytes is refused without
+// being parsed, naming the bound, by validate as at start.
+func TestConfigFileTooLarge(t *testing.T) {
+	raw := "listen: \":8080\"\n# " + strings.Repeat("x", maxConfigBytes) + "\n"
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(path, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := validateFile(path); err == nil || !strings.Contains(err.Error(), path+" is larger than 1048576 bytes (1 MiB)") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -149,3 +149,20 @@ func TestMaxCallsPerCallerValidated(t *testing.T) {
 	bad := strings.Replace(configText(t, g), "  - name: helpdesk\n", "  - name: helpdesk\n    max_calls_per_caller: 1000001\n", 1)
 	refuseReload(t, g, 1, bad, "max_calls_per_caller (1000001) is not between 1 and 1000000")
 }
+
+// TestReloadRefusesWhatDecodingWouldLose: a second YAML document, a
+// duration without its unit and a file too large to be a config are each
+// refused on reload as at load, counted, naming what is wrong, with the old
+// config serving on.
+func TestReloadRefusesWhatDecodingWouldLose(t *testing.T) {
+	g := startReloadingGateway(t)
+	raw := configText(t, g)
+	huge := raw + "# " + strings.Repeat("x", maxConfigBytes) + "\n"
+	for i, c := range []struct{ edit, want string }{
+		{strings.Replace(raw, "name: First", "name: Second", 1) + "---\nlog:\n  level: debug\n", "a second YAML document starts at line"},
+		{strings.Replace(raw, "name: First", "name: Second", 1) + "server:\n  idle_timeout: 30\n", "server.idle_timeout (line"},
+		{strings.Replace(huge, "name: First", "name: Second", 1), "is larger than 1048576 bytes"},
+	} {
+		refuseReload(t, g, i+1, c.edit, c.want)
+	}
+}

@@ -313,11 +313,14 @@ func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-ch
 		case <-ctx.Done():
 			return
 		case <-hup:
-			last, _ = os.ReadFile(path)
+			last, _ = readConfigFile(path)
 			rt.reload(ctx, path)
 		case <-tick.C:
-			now, err := os.ReadFile(path)
-			if err != nil || string(now) == string(last) {
+			// A file too large to be a config is a change too, refused
+			// and counted by the reload; one that cannot be read at all
+			// (being replaced) is looked at again at the next tick.
+			now, err := readConfigFile(path)
+			if (err != nil && now == nil) || string(now) == string(last) {
 				continue
 			}
 			last = now
