@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +56,28 @@ func TestCommandLine(t *testing.T) {
 				t.Errorf("stderr and error %q lack %q", errOut.String(), tc.inErr)
 			}
 		})
+	}
+}
+
+// TestListenFlagsChecked: --listen and --admin-listen are checked as the
+// config file's addresses are, in both modes: one port for both, or an
+// address without a port, is refused before anything listens.
+func TestListenFlagsChecked(t *testing.T) {
+	good := filepath.Join("testdata", "cli", "good.yaml")
+	for _, args := range [][]string{
+		{"-config", good, "--listen", "127.0.0.1:9090", "--admin-listen", ":9090"},
+		{"--backend", "http://127.0.0.1:9999/", "--backend-dialect", "1.0", "--listen", ":9090", "--admin-listen", "127.0.0.1:9090"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := run(ctx, args, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "takes the port of listen") {
+			t.Errorf("%q: got %v", args, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := run(ctx, []string{"-config", good, "--admin-listen", "9090"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), `admin.listen "9090" is not host:port`) {
+		t.Errorf("an admin address without a port: %v", err)
 	}
 }

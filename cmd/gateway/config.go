@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"regexp"
 	"strings"
@@ -135,6 +136,25 @@ func (c *Config) validate() error {
 	if c.Listen == "" {
 		errs = append(errs, errors.New("listen is required"))
 	}
+	// Every listener is checked here, so that a config validate passes
+	// does not fail at start with "address already in use" for a port it
+	// gave twice.
+	var listeners []listenField
+	for _, l := range []listenField{{"listen", c.Listen}, {"admin.listen", c.Admin.Listen}} {
+		if l.addr == "" {
+			continue
+		}
+		if err := checkListen(l.field, l.addr); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, other := range listeners {
+			if listenOverlap(l.addr, other.addr) {
+				errs = append(errs, fmt.Errorf("%s %q takes the port of %s (%s): give each listener a port of its own", l.field, l.addr, other.field, other.addr))
+			}
+		}
+		listeners = append(listeners, l)
+	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -177,7 +197,7 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("tls: %w", err))
 		}
 	}
-	names, paths, grpcListens := map[string]bool{}, map[string]*proxy.AgentConfig{}, map[string]string{}
+	names, paths := map[string]bool{}, map[string]*proxy.AgentConfig{}
 	for i := range c.Agents {
 		a := &c.Agents[i]
 		if err := a.Validate(); err != nil {
@@ -208,18 +228,50 @@ func (c *Config) validate() error {
 				}
 			}
 		}
-		// Port 0 (any free port) is a different port each time.
-		if l := a.GRPCListen; l != "" && !strings.HasSuffix(l, ":0") {
-			if other, ok := grpcListens[l]; ok {
-				errs = append(errs, fmt.Errorf("agents[%d] (%s): grpc_listen %q is agent %q's too: a gRPC listener serves one agent", i, a.Name, l, other))
+		if l := a.GRPCListen; l != "" {
+			field := fmt.Sprintf("agents[%d] (%s): grpc_listen", i, a.Name)
+			if err := checkListen(field, l); err != nil {
+				errs = append(errs, err)
+				continue
 			}
-			if l == c.Listen || l == c.Admin.Listen {
-				errs = append(errs, fmt.Errorf("agents[%d] (%s): grpc_listen %q is the traffic or admin listener's address", i, a.Name, l))
+			for _, other := range listeners {
+				if listenOverlap(l, other.addr) {
+					errs = append(errs, fmt.Errorf("%s %q takes the port of %s (%s): a listener serves one agent's gRPC, or the traffic, or the admin endpoints", field, l, other.field, other.addr))
+				}
 			}
-			grpcListens[l] = a.Name
+			listeners = append(listeners, listenField{fmt.Sprintf("agent %q's grpc_listen", a.Name), l})
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// listenField is a listener's address and the field that sets it.
+type listenField struct{ field, addr string }
+
+// checkListen refuses an address net.Listen would refuse at start for its
+// form (no port: "8080" for ":8080").
+func checkListen(field, addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%s %q is not host:port (e.g. :8080 for every interface, 127.0.0.1:8080 for loopback): %w", field, addr, err)
+	}
+	return nil
+}
+
+// listenOverlap reports whether listeners on a and b would take one port:
+// the same port on the same host, or on any host when either listens on
+// every interface (":8080", "0.0.0.0:8080", "[::]:8080"). Port 0 is a
+// free port of the system's choosing, a different one each time.
+func listenOverlap(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil || pa != pb || pa == "0" {
+		return false
+	}
+	every := func(h string) bool {
+		ip := net.ParseIP(h)
+		return h == "" || (ip != nil && ip.IsUnspecified())
+	}
+	return ha == hb || every(ha) || every(hb)
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)

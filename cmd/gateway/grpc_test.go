@@ -188,7 +188,7 @@ func TestGRPCListenConfig(t *testing.T) {
 		{"    grpc_listen: 127.0.0.1:9555\n    grpc_tls: {cert_file: a.pem}\n", "grpc_tls: cert_file and key_file are both required"},
 		{"    grpc_listen: 127.0.0.1:9555\n    grpc_public_address: nohost\n", `grpc_public_address "nohost" is not host:port`},
 		{"    grpc_listen: 127.0.0.1:0\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:0\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", ""},
-		{"    grpc_listen: 127.0.0.1:9555\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:9555\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", `grpc_listen "127.0.0.1:9555" is agent "helpdesk"'s too`},
+		{"    grpc_listen: 127.0.0.1:9555\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:9555\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", `grpc_listen "127.0.0.1:9555" takes the port of agent "helpdesk"'s grpc_listen (127.0.0.1:9555)`},
 	} {
 		_, err := parseConfig([]byte(with(c.extra)))
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {

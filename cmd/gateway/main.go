@@ -9,6 +9,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -165,14 +166,20 @@ flags:
 		if cfg, err = loadConfig(*path); err != nil {
 			return err
 		}
-		if *listen != "" {
-			cfg.Listen = *listen
+		if *listen != "" || *adminListen != "" {
+			cfg.Listen = cmp.Or(*listen, cfg.Listen)
+			cfg.Admin.Listen = cmp.Or(*adminListen, cfg.Admin.Listen)
+			// The flags are checked as the file's values are (a port
+			// taken twice, an address without a port).
+			if err := cfg.validate(); err != nil {
+				return fmt.Errorf("%s with the flags: %w", *path, err)
+			}
 		}
 	case *backendURL != "":
 		if *listen == "" {
 			*listen = ":8080"
 		}
-		cfg = &Config{Listen: *listen, Agents: []proxy.AgentConfig{{
+		cfg = &Config{Listen: *listen, Admin: AdminConfig{Listen: *adminListen}, Agents: []proxy.AgentConfig{{
 			Name: "agent", Path: "/", PublicURL: *publicURL,
 			Backend: proxy.BackendConfig{URL: *backendURL, Dialect: dialect.Version(*backendDialect)},
 			Skills:  proxy.SkillsConfig{Default: *defaultSkill},
@@ -190,9 +197,6 @@ flags:
 	default:
 		fs.Usage()
 		return usagef("give -config FILE, or --backend URL for one agent (or run `gateway demo`)")
-	}
-	if *adminListen != "" {
-		cfg.Admin.Listen = *adminListen
 	}
 	if !cfg.Admin.Pprof {
 		// Nobody can read a heap profile: do not sample one. Its stack
