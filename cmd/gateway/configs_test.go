@@ -158,3 +158,17 @@ func TestConfigFileTooLarge(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestURLCredentialsNotEchoed: the refusal of a URL with a password never
+// quotes the password (the error is logged, and printed by validate).
+func TestURLCredentialsNotEchoed(t *testing.T) {
+	err := validateWithEnv(t, filepath.Join("testdata", "config", "url_credentials.yaml"), nil)
+	if err == nil {
+		t.Fatal("validated")
+	}
+	for _, secret := range []string{"hunter2", "s3cret", "t0ken"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error quotes %q: %v", secret, err)
+		}
+	}
+}
