@@ -166,3 +166,21 @@ func TestReloadRefusesWhatDecodingWouldLose(t *testing.T) {
 		refuseReload(t, g, i+1, c.edit, c.want)
 	}
 }
+
+// TestReloadChangesLogLevel: log.level is applied on reload (it was read
+// once at start, so a reload to debug or info "succeeded" and changed
+// nothing), and the change is logged at a level shown under either.
+func TestReloadChangesLogLevel(t *testing.T) {
+	pollConfigEvery(t, 20*time.Millisecond)
+	backend := startLegacyBackend(t)
+	g := startGateway(t, "log:\n  level: warn\n"+gatewayConfig(backend.URL+"/", "First"))
+	if strings.Contains(g.log.String(), `"level":"INFO"`) {
+		t.Fatalf("an info line at level warn:\n%s", g.log.String())
+	}
+	rewriteConfig(t, g.path, []byte("log:\n  level: info\n"+gatewayConfig(backend.URL+"/", "Second")))
+	eventually(t, "the reload", func() bool { return cardName(t, g) == "Second" })
+	eventually(t, "the reload's log line", func() bool { return strings.Contains(g.log.String(), `"msg":"config reloaded"`) })
+	if log := g.log.String(); !strings.Contains(log, `"msg":"log level changed","from":"warn","to":"info"`) {
+		t.Fatalf("the change of level is not logged:\n%s", log)
+	}
+}

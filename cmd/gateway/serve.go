@@ -37,16 +37,25 @@ var configPollInterval = 2 * time.Second
 
 // newLogger writes JSON lines to w, each in one write as it is logged, so
 // that no line waits in the process to be lost at exit or on a crash.
-func newLogger(w io.Writer, level string) *slog.Logger {
+// Its level is level's, which a reload changes.
+func newLogger(w io.Writer, level *slog.LevelVar) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// setLevel sets v to a config's log.level, validated with the config.
+func setLevel(v *slog.LevelVar, level string) {
 	var l slog.Level
-	_ = l.UnmarshalText([]byte(level)) // validated with the config
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	_ = l.UnmarshalText([]byte(level))
+	v.Set(l)
 }
 
 // runtime is what lives for the whole process: listeners, the task index
 // and the metrics. Agents live in generations, replaced on reload.
 type runtime struct {
-	log      *slog.Logger
+	log *slog.Logger
+	// level is log.level, the one setting of the process a reload
+	// changes.
+	level    *slog.LevelVar
 	addr     string
 	tasks    store.Store
 	metrics  *proxy.Metrics
@@ -290,6 +299,12 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 			return err
 		}
 		rt.swap(g)
+		if cfg.Log.Level != old.Log.Level {
+			was := rt.level.Level()
+			setLevel(rt.level, cfg.Log.Level)
+			// At the higher of the two levels: shown whichever is set.
+			rt.log.Log(ctx, max(was, rt.level.Level()), "log level changed", "from", old.Log.Level, "to", cfg.Log.Level)
+		}
 		return nil
 	}()
 	if err != nil {
@@ -334,7 +349,9 @@ func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-ch
 // returns. path, when set, is the config file to watch for reloads. ready,
 // when set, is told the traffic and admin addresses once they accept.
 func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, ready func(addr, admin string)) error {
-	log := slog.New(telemetry.LogHandler(newLogger(logOut, cfg.Log.Level).Handler()))
+	level := new(slog.LevelVar)
+	setLevel(level, cfg.Log.Level)
+	log := slog.New(telemetry.LogHandler(newLogger(logOut, level).Handler()))
 	redis.SetLogger(redisLogger{log})
 	tracing, err := telemetry.Setup(ctx, cfg.Tracing, log)
 	if err != nil {
@@ -371,7 +388,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	defer tasks.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &runtime{log: log, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks), pprof: cfg.Admin.Pprof,
+	rt := &runtime{log: log, level: level, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks), pprof: cfg.Admin.Pprof,
 		scheme: "http", grpcAddrs: grpcAddrs(grpcListeners)}
 	if trafficTLS != nil {
 		rt.scheme = "https"
