@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,6 +69,11 @@ type runtime struct {
 	// grpcAddrs are the agents' grpc_listen addresses, bound.
 	scheme    string
 	grpcAddrs map[string]string
+
+	// draining is set at SIGTERM: /readyz answers 503 from then on, while
+	// the admin listener still serves, so that a load balancer that
+	// probes it stops sending calls the traffic listener no longer takes.
+	draining atomic.Bool
 
 	mu  sync.RWMutex
 	cur *generation
@@ -486,6 +492,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		return err
 	case <-ctx.Done():
 	}
+	rt.draining.Store(true)
 	log.Info("shutting down: finishing in-flight calls", "timeout", cfg.Server.ShutdownTimeout.String())
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Server.ShutdownTimeout)
 	defer scancel()
@@ -566,6 +573,10 @@ func (rt *runtime) adminHandler() http.Handler {
 		_, _ = io.WriteString(w, "ok\n")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if rt.draining.Load() {
+			http.Error(w, "shutting down: finishing in-flight calls, taking no new ones", http.StatusServiceUnavailable)
+			return
+		}
 		var problems []string
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()

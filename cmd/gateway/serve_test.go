@@ -299,3 +299,38 @@ func TestServeSamplesNoHeapProfileWithoutPprof(t *testing.T) {
 		t.Fatalf("MemProfileRate = %d after serving without pprof, want 0", goruntime.MemProfileRate)
 	}
 }
+
+// TestReadinessWhileDraining: from SIGTERM on, while in-flight calls
+// finish, /readyz answers 503 saying so (the traffic listener takes no new
+// calls) and /healthz and /metrics still answer.
+func TestReadinessWhileDraining(t *testing.T) {
+	hold := make(chan struct{})
+	agent := legacyagent.New(legacyagent.Options{Hold: hold})
+	defer agent.Close()
+	backend := httptest.NewServer(agent)
+	defer backend.Close()
+	defer close(hold)
+	g := startGateway(t, gatewayConfig(backend.URL+"/", "Draining"))
+	eventually(t, "ready", func() bool { code, _ := httpGet(t, g.admin+"/readyz"); return code == http.StatusOK })
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
+	res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if _, err := io.ReadFull(res.Body, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+
+	g.stop()
+	eventually(t, "the shutdown", func() bool { return strings.Contains(g.log.String(), "shutting down") })
+	if code, b := httpGet(t, g.admin+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(b, "shutting down") {
+		t.Errorf("/readyz while draining: %d %q, want 503 saying it is shutting down", code, b)
+	}
+	if code, _ := httpGet(t, g.admin+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz while draining: %d, want 200: the process is alive", code)
+	}
+	if code, _ := httpGet(t, g.admin+"/metrics"); code != http.StatusOK {
+		t.Errorf("/metrics while draining: %d", code)
+	}
+}
