@@ -27,8 +27,19 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	// The first signal starts the drain; a second one then meets the
+	// default action and ends the process at once, so that an operator's
+	// second Ctrl-C does not wait out server.shutdown_timeout. The handler
+	// is reset before the drain starts, so no second signal is swallowed.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		signal.Stop(sigs)
+		cancel()
+	}()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "gateway:", err)
 		os.Exit(exitCode(err))
