@@ -1162,7 +1162,7 @@ func TestAlertRules(t *testing.T) {
 			t.Errorf("alert %s: the summary and the description must say what happened and what to do", r.Alert)
 		}
 	}
-	for _, want := range []string{"A2AGatewayBackendFailureRatioHigh", "A2AGatewayAuthFailureSpike", "A2AGatewayTaskIndexUnreachable", "A2AGatewayConfigReloadFailed", "A2AGatewayLatencyP99High"} {
+	for _, want := range []string{"A2AGatewayBackendFailureRatioHigh", "A2AGatewayAuthFailureSpike", "A2AGatewayTaskIndexUnreachable", "A2AGatewayConfigReloadFailed", "A2AGatewayLatencyP99High", "A2AGatewayPushDeliveriesFailing", "A2AGatewayPushQueueFull"} {
 		if !names[want] {
 			t.Errorf("no alert %s", want)
 		}
