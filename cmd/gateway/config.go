@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -276,33 +277,46 @@ func listenOverlap(a, b string) bool {
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-// expandEnv replaces ${VAR} with the variable's value. An unset variable is
-// an error, not an empty string: a missing secret must not pass silently.
-func expandEnv(b []byte) ([]byte, error) {
+// expandEnv replaces ${VAR} in every key and value of doc with the
+// variable's value; comments are not read, so a line commented out does
+// not need its variables. An unset variable is an error, not an empty
+// string: a missing secret must not pass silently. A value is one scalar
+// whatever the variable holds (a newline or a ": " cannot add settings),
+// and a plain one is read as if the value were written there: ${SIZE}
+// expanding to 4096 is a number.
+func expandEnv(doc *yaml.Node) error {
 	var missing []string
-	out := envRef.ReplaceAllFunc(b, func(m []byte) []byte {
-		name := string(m[2 : len(m)-1])
-		v, ok := os.LookupEnv(name)
-		if !ok {
-			missing = append(missing, name)
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
+			n.Value = envRef.ReplaceAllStringFunc(n.Value, func(m string) string {
+				name := m[2 : len(m)-1]
+				v, ok := os.LookupEnv(name)
+				if !ok && !slices.Contains(missing, name) {
+					missing = append(missing, name)
+				}
+				return v
+			})
+			if n.Style&yaml.TaggedStyle == 0 {
+				n.Tag = "" // resolved again from the value, as written
+			}
 		}
-		return []byte(v)
-	})
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("environment variables not set: %v", missing)
+		for _, c := range n.Content {
+			walk(c)
+		}
 	}
-	return out, nil
+	walk(doc)
+	if len(missing) > 0 {
+		return fmt.Errorf("environment variables not set: %v", missing)
+	}
+	return nil
 }
 
 // parseConfig decodes a config strictly (unknown keys are errors), applies
 // defaults and validates it.
 func parseConfig(raw []byte) (*Config, error) {
-	b, err := expandEnv(raw)
-	if err != nil {
-		return nil, err
-	}
 	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
@@ -314,14 +328,19 @@ func parseConfig(raw []byte) (*Config, error) {
 	} else if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
+	if err := expandEnv(&doc); err != nil {
+		return nil, err
+	}
+	// checkFields refuses every key Config does not know, which makes the
+	// node's own decoding (which does not) strict.
 	if err := checkFields(&doc); err != nil {
 		return nil, err
 	}
 	var c Config
-	strict := yaml.NewDecoder(bytes.NewReader(b))
-	strict.KnownFields(true)
-	if err := strict.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+	if doc.Kind != 0 {
+		if err := doc.Decode(&c); err != nil {
+			return nil, err
+		}
 	}
 	c.setDefaults()
 	if err := c.validate(); err != nil {

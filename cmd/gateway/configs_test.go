@@ -172,3 +172,31 @@ func TestURLCredentialsNotEchoed(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvExpansion: ${VAR} is expanded in values, not comments (a line
+// commented out does not need its variable), a plain value is read as what
+// it expands to (a number stays a number), and a value is one scalar
+// whatever the variable holds (quotes in it do not break the document).
+func TestEnvExpansion(t *testing.T) {
+	t.Setenv("A2AGW_TEST_SIZE", "4096")
+	t.Setenv("A2AGW_TEST_CARD_NAME", `Helpdesk "beta": ask # anything`)
+	os.Unsetenv("A2AGW_TEST_COMMENTED_OUT")
+	c, err := parseConfig([]byte(`listen: ":8080"
+agents:
+  - name: helpdesk
+    public_url: https://helpdesk.example.com/
+    # public_url: ${A2AGW_TEST_COMMENTED_OUT}
+    max_body_bytes: ${A2AGW_TEST_SIZE}
+    card:
+      name: "${A2AGW_TEST_CARD_NAME}"
+    backend:
+      url: http://127.0.0.1:9999/ # ${A2AGW_TEST_COMMENTED_OUT}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Agents[0]
+	if a.MaxBodyBytes != 4096 || a.Card.Name != `Helpdesk "beta": ask # anything` || a.Backend.URL != "http://127.0.0.1:9999/" {
+		t.Errorf("max_body_bytes %d, card.name %q, backend.url %q", a.MaxBodyBytes, a.Card.Name, a.Backend.URL)
+	}
+}
