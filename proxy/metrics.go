@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
@@ -161,6 +162,35 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 			[]string{"node"}, nil)})
 	}
 	return m
+}
+
+// backendKinds lists the kind label's values.
+var backendKinds = []string{backendUnreachable, backendTimeout, backendHTTPStatus, backendInvalidReply, backendStreamDropped, backendStreamIdle, backendStreamCut}
+
+// retryOutcomes lists the retries counter's outcome label values.
+var retryOutcomes = []string{retryDeduplicated, retryJoinedInFlight, retryResentNotAccepted, retryRefusedKeyReuse}
+
+// agentSeries makes agent's failure, retry and stream series at zero: a
+// series born at its first failure holds 1 at its first sample, which
+// rate() and increase() cannot tell from a count that was always there,
+// so the alert on it would miss that failure, and a panel shows no data
+// rather than none failed. authOn adds the auth failure reasons.
+func (m *Metrics) agentSeries(agent string, authOn bool) {
+	if m == nil {
+		return
+	}
+	for _, k := range backendKinds {
+		m.backendErrors.WithLabelValues(agent, k)
+	}
+	for _, o := range retryOutcomes {
+		m.retries.WithLabelValues(agent, o)
+	}
+	if authOn {
+		for _, r := range auth.Reasons() {
+			m.authFailures.WithLabelValues(agent, string(r))
+		}
+	}
+	m.streamsActive.WithLabelValues(agent)
 }
 
 // nodeErrors reports the task index's failures by node when scraped.

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
@@ -373,5 +374,28 @@ func TestPushQueueDepthFollowsLiveAgents(t *testing.T) {
 	removed.Close()
 	if got, ok := queueDepthSeries(t, reg)["billing"]; ok {
 		t.Errorf("a closed agent is still reported: push_queue_depth{agent=billing} %v", got)
+	}
+}
+
+// TestAgentSeriesAtZero: an agent's backend error, retry, auth failure and
+// open stream series exist at zero from its start, so that rate() and
+// increase() see its first failure (a series born at 1 hides it) and
+// panels show 0 rather than no data.
+func TestAgentSeriesAtZero(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg, nil)
+	newGatewayOpts(t, http.NotFoundHandler(), dialect.Version10, Options{Metrics: m}, withAuth(t))
+	for name, want := range map[string]int{
+		"a2a_gateway_backend_errors_total": len(backendKinds),
+		"a2a_gateway_retries_total":        len(retryOutcomes),
+		"a2a_gateway_auth_failures_total":  len(auth.Reasons()),
+		"a2a_gateway_streams_active":       1,
+	} {
+		if n := testutil.CollectAndCount(reg, name); n != want {
+			t.Errorf("%s: %d series at start, want %d", name, n, want)
+		}
+	}
+	if v := testutil.ToFloat64(m.authFailures.WithLabelValues("test", "expired")); v != 0 {
+		t.Errorf("auth_failures_total{reason=expired} %v at start", v)
 	}
 }
