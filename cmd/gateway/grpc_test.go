@@ -271,3 +271,52 @@ func TestGRPCAuthenticatesBeforeDecoding(t *testing.T) {
 		}
 	}
 }
+
+// TestTLSCertificateRenewedInPlace: a certificate renewed in its files (as
+// cert-manager does, well before the old one expires) is served to new
+// connections without a restart; files that do not hold a valid pair
+// leave the previous certificate served, logged.
+func TestTLSCertificateRenewedInPlace(t *testing.T) {
+	pollConfigEvery(t, 20*time.Millisecond)
+	backend := startLegacyBackend(t)
+	files, clientTLS := testCerts(t)
+	renewed, renewedTLS := testCerts(t) // another CA's certificate
+	clientTLS.RootCAs.AppendCertsFromPEM(must(os.ReadFile(renewed.CA)))
+	g := startGateway(t, strings.Replace(gatewayConfig(backend.URL+"/", "x"), "agents:",
+		"tls: {cert_file: "+files.ServerCert+", key_file: "+files.ServerKey+"}\nagents:", 1))
+	addr := strings.TrimPrefix(g.url, "http://")
+	served := func() string {
+		t.Helper()
+		c, err := tls.Dial("tcp", addr, clientTLS.Clone())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return string(c.ConnectionState().PeerCertificates[0].Raw)
+	}
+	first := served()
+
+	// A key without its certificate: the previous pair is served on.
+	rewriteConfig(t, files.ServerKey, must(os.ReadFile(renewed.ServerKey)))
+	eventually(t, "the failed renewal logged", func() bool {
+		return strings.Contains(g.log.String(), "a TLS certificate's files changed but do not load")
+	})
+	if got := served(); got != first {
+		t.Fatal("a half-renewed pair replaced the certificate")
+	}
+	rewriteConfig(t, files.ServerCert, must(os.ReadFile(renewed.ServerCert)))
+	eventually(t, "the renewed certificate served", func() bool { return served() != first })
+	if _, err := tls.Dial("tcp", addr, renewedTLS.Clone()); err != nil {
+		t.Fatalf("a client trusting only the renewed certificate's CA: %v", err)
+	}
+	if !strings.Contains(g.log.String(), "TLS certificate renewed from its files") {
+		t.Error("the renewal is not logged")
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -65,6 +65,8 @@ type runtime struct {
 	pprof    bool
 	// tracing is process-wide, like the task index.
 	tracing *telemetry.Tracing
+	// certs are the listeners' certificates, read again by the watcher.
+	certs []*certFiles
 	// scheme is the traffic listener's, for the public URLs it defaults;
 	// grpcAddrs are the agents' grpc_listen addresses, bound.
 	scheme    string
@@ -336,7 +338,9 @@ func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-ch
 		case <-hup:
 			last, _ = readConfigFile(path)
 			rt.reload(ctx, path)
+			rt.renewCerts()
 		case <-tick.C:
+			rt.renewCerts()
 			// A file too large to be a config is a change too, refused
 			// and counted by the reload; one that cannot be read at all
 			// (being replaced) is looked at again at the next tick.
@@ -346,6 +350,19 @@ func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-ch
 			}
 			last = now
 			rt.reload(ctx, path)
+		}
+	}
+}
+
+// renewCerts serves the listeners' certificates anew where their files
+// changed (new connections get them; open ones keep theirs).
+func (rt *runtime) renewCerts() {
+	for _, f := range rt.certs {
+		switch changed, err := f.reload(); {
+		case err != nil:
+			rt.log.Error("a TLS certificate's files changed but do not load; the previous certificate is served", "error", err)
+		case changed:
+			rt.log.Info("TLS certificate renewed from its files", "cert_file", f.cert, "key_file", f.key)
 		}
 	}
 }
@@ -395,7 +412,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rt := &runtime{log: log, level: level, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks), pprof: cfg.Admin.Pprof,
-		scheme: "http", grpcAddrs: grpcAddrs(grpcListeners)}
+		scheme: "http", grpcAddrs: grpcAddrs(grpcListeners), certs: listenerCreds.files}
 	if trafficTLS != nil {
 		rt.scheme = "https"
 	}
