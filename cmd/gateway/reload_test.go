@@ -2,13 +2,19 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/a2agate/gateway/internal/testfiles"
+	"github.com/a2agate/gateway/legacyagent"
 )
 
 // reloadMetric reads the config reload counter of one result.
@@ -182,5 +188,52 @@ func TestReloadChangesLogLevel(t *testing.T) {
 	eventually(t, "the reload's log line", func() bool { return strings.Contains(g.log.String(), `"msg":"config reloaded"`) })
 	if log := g.log.String(); !strings.Contains(log, `"msg":"log level changed","from":"warn","to":"info"`) {
 		t.Fatalf("the change of level is not logged:\n%s", log)
+	}
+}
+
+// TestSecretFileRotationReloads: a backend header's value_file rewritten
+// (a rotated Secret; the config file unchanged) is taken up as a reload is:
+// the backend gets the new value, and the reload is counted.
+func TestSecretFileRotationReloads(t *testing.T) {
+	pollConfigEvery(t, 20*time.Millisecond)
+	agent := legacyagent.New(legacyagent.Options{})
+	defer agent.Close()
+	var mu sync.Mutex
+	var seen string
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			mu.Lock()
+			seen = r.Header.Get("X-Api-Key")
+			mu.Unlock()
+		}
+		agent.ServeHTTP(w, r)
+	}))
+	defer backend.Close()
+	keyFile := testfiles.Write(t, "api-key", []byte("first-key\n"))
+	config := strings.Replace(gatewayConfig(backend.URL+"/", "Keyed"), `      dialect: "0.2.5"`,
+		"      dialect: \"0.2.5\"\n      headers:\n        - {name: X-Api-Key, value_file: "+keyFile+"}", 1)
+	g := startGateway(t, config)
+	sent := 0
+	keySeen := func() string {
+		t.Helper()
+		sent++ // a message id of its own: a repeated one is a retry, answered without the backend
+		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m` + strconv.Itoa(sent) + `","role":"user","parts":[{"kind":"text","text":"what is A2A?"}]}}}`
+		res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		return seen
+	}
+	if got := keySeen(); got != "first-key" {
+		t.Fatalf("the backend got X-Api-Key %q", got)
+	}
+	rewriteConfig(t, keyFile, []byte("second-key\n"))
+	eventually(t, "the rotated key at the backend", func() bool { return keySeen() == "second-key" })
+
+	if got := reloadMetric(t, g, "success"); got != "1" {
+		t.Errorf("reloads counted as success: %q, want 1", got)
 	}
 }

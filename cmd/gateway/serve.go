@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -325,12 +327,17 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 }
 
 // watch reloads on SIGHUP and when the config file changes (Kubernetes
-// swaps a ConfigMap's files by symlink, which changes what the path reads).
-// last is the content the running config was read from: a change made
-// after that read, even before watch runs, is a change.
+// swaps a ConfigMap's files by symlink, which changes what the path reads),
+// or one of the secret files an agent is built with (secretFiles): a
+// rotated Secret is taken up as an edited config is. last is the content
+// the running config was read from: a change made after that read, even
+// before watch runs, is a change.
 func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-chan os.Signal) {
 	tick := time.NewTicker(configPollInterval)
 	defer tick.Stop()
+	rt.mu.RLock()
+	secrets := readSecretFiles(rt.cur.cfg)
+	rt.mu.RUnlock()
 	for {
 		select {
 		case <-ctx.Done():
@@ -345,13 +352,65 @@ func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-ch
 			// and counted by the reload; one that cannot be read at all
 			// (being replaced) is looked at again at the next tick.
 			now, err := readConfigFile(path)
-			if (err != nil && now == nil) || string(now) == string(last) {
+			if err != nil && now == nil {
 				continue
 			}
-			last = now
+			rt.mu.RLock()
+			nowSecrets := readSecretFiles(rt.cur.cfg)
+			rt.mu.RUnlock()
+			if string(now) == string(last) && maps.Equal(nowSecrets, secrets) {
+				continue
+			}
+			last, secrets = now, nowSecrets
 			rt.reload(ctx, path)
 		}
 	}
+}
+
+// secretFiles are the files the agents of cfg read secrets from when they
+// are built: backend headers (their own and their skill routes') and
+// JWT keys. Listener certificates are renewed apart (renewCerts), the
+// Redis password is read at each connection, and tracing's headers change
+// only with a restart.
+func secretFiles(cfg *Config) []string {
+	var files []string
+	headers := func(hs []proxy.HeaderConfig) {
+		for _, h := range hs {
+			if h.ValueFile != "" {
+				files = append(files, h.ValueFile)
+			}
+		}
+	}
+	for _, a := range cfg.Agents {
+		headers(a.Backend.Headers)
+		for _, r := range a.Skills.Routes {
+			headers(r.Backend.Headers)
+		}
+		if a.Auth != nil {
+			if a.Auth.HMACSecretFile != "" {
+				files = append(files, a.Auth.HMACSecretFile)
+			}
+			files = append(files, a.Auth.PublicKeyFiles...)
+		}
+	}
+	return files
+}
+
+// readSecretFiles is a digest of each secret file of cfg, by path (the
+// watcher keeps no copy of a secret); a file that cannot be read maps to
+// its error's text, so that its going and coming back are changes too.
+func readSecretFiles(cfg *Config) map[string]string {
+	m := map[string]string{}
+	for _, f := range secretFiles(cfg) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			m[f] = "error: " + err.Error()
+			continue
+		}
+		sum := sha256.Sum256(b)
+		m[f] = string(sum[:])
+	}
+	return m
 }
 
 // renewCerts serves the listeners' certificates anew where their files
