@@ -439,11 +439,21 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	if err != nil {
 		return err
 	}
+	// exitBy, once ctx has ended, is when the process is to be gone: the
+	// shutdown timeout and the grace of the calls it ends. The spans'
+	// last export keeps to it (what the drain left of it), so that a slow
+	// collector cannot hold the exit past the bound an orchestrator's
+	// grace period is sized from.
+	var exitBy time.Time
 	defer func() {
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Server.ShutdownTimeout)
+		if !exitBy.IsZero() {
+			cancel()
+			tctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), exitBy)
+		}
 		defer cancel()
 		if err := tracing.Shutdown(tctx); err != nil {
-			log.Warn("tracing shutdown", "error", err)
+			log.Warn("tracing shutdown: spans not exported before the exit", "error", err)
 		}
 	}()
 	listenerCreds, err := loadListenerTLS(cfg)
@@ -568,6 +578,7 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		return err
 	case <-ctx.Done():
 	}
+	exitBy = time.Now().Add(cfg.Server.ShutdownTimeout + endCallsGrace)
 	rt.draining.Store(true)
 	log.Info("shutting down: finishing in-flight calls", "timeout", cfg.Server.ShutdownTimeout.String())
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Server.ShutdownTimeout)
