@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -235,5 +236,74 @@ func TestSecretFileRotationReloads(t *testing.T) {
 
 	if got := reloadMetric(t, g, "success"); got != "1" {
 		t.Errorf("reloads counted as success: %q, want 1", got)
+	}
+}
+
+// TestReloadedGenerationDrainedAtExit: push deliveries a generation a
+// reload replaced still holds when the gateway stops are drained within
+// the shutdown's bound and what is left is abandoned, logged, before the
+// gateway returns, not lost with the process unseen.
+func TestReloadedGenerationDrainedAtExit(t *testing.T) {
+	pollConfigEvery(t, 20*time.Millisecond)
+	arrived, hung := make(chan struct{}, 8), make(chan struct{})
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-hung:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hook.Close()
+	defer close(hung)
+	backend := startLegacyBackend(t)
+	config := func(name string) string {
+		return strings.Replace(gatewayConfig(backend.URL+"/", name), "agents:", "server:\n  shutdown_timeout: 1s\nagents:", 1) +
+			"    push:\n      allowed_cidrs: [127.0.0.0/8]\n"
+	}
+	g := startGateway(t, config("First"))
+	call := func(body string) gjson.Result {
+		t.Helper()
+		res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if !gjson.GetBytes(b, "result").Exists() {
+			t.Fatalf("%s: %s", body, b)
+		}
+		return gjson.GetBytes(b, "result")
+	}
+	task := call(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","contextId":"c","role":"user","parts":[{"kind":"text","text":"input please"}]}}}`)
+	id := task.Get("id").Str
+	call(`{"jsonrpc":"2.0","id":2,"method":"tasks/pushNotificationConfig/set","params":{"taskId":"` + id + `","pushNotificationConfig":{"url":"` + hook.URL + `/hook","token":"t"}}}`)
+	// The relay the gateway gave the backend, read from the backend.
+	res, err := http.Post(backend.URL+"/", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tasks/pushNotificationConfig/get","params":{"id":"`+id+`","pushNotificationConfigId":"a2a-gateway-relay"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	relay := gjson.GetBytes(b, "result.pushNotificationConfig")
+	path := relay.Get("url").Str[strings.Index(relay.Get("url").Str, "/push/"):]
+	req, _ := http.NewRequest(http.MethodPost, g.url+path, strings.NewReader(`{"kind":"task","id":"`+id+`","contextId":"c","status":{"state":"working"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-A2A-Notification-Token", relay.Get("token").Str)
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("the delivery: %v %v", res, err)
+	}
+	<-arrived // in flight at the webhook, which does not answer
+
+	rewriteConfig(t, g.path, []byte(config("Second")))
+	eventually(t, "the reload", func() bool { return cardName(t, g) == "Second" })
+	start := time.Now()
+	g.stop()
+	err = <-g.done
+	g.done <- err
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the gateway took %s to stop", took)
+	}
+	if !strings.Contains(g.log.String(), `"msg":"push deliveries abandoned at shutdown","agent":"helpdesk","abandoned":1`) {
+		t.Errorf("the replaced generation's delivery is not accounted for in the gateway's log:\n%s", g.log.String())
 	}
 }

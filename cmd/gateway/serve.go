@@ -79,6 +79,13 @@ type runtime struct {
 	// probes it stops sending calls the traffic listener no longer takes.
 	draining atomic.Bool
 
+	// retiring counts the generations a reload replaced that are still
+	// finishing their calls and draining their push queues; drains ends
+	// their drains at the process's exit, which waits for them.
+	retiring  sync.WaitGroup
+	drains    context.Context
+	endDrains context.CancelFunc
+
 	mu  sync.RWMutex
 	cur *generation
 }
@@ -119,16 +126,19 @@ func (rt *runtime) swap(next *generation) {
 	rt.cur = next
 	rt.mu.Unlock()
 	if prev != nil {
-		go prev.retire()
+		rt.retiring.Go(func() { prev.retire(rt.drains, rt.log) })
 	}
 }
 
-func (g *generation) retire() {
+// retire ends g once its calls have: its push queues are drained within
+// the shutdown timeout, or until drains ends (the process's exit), what
+// is left abandoned and logged to log.
+func (g *generation) retire(drains context.Context, log *slog.Logger) {
 	g.inflight.Wait()
 	g.stop()
 	g.refresh.Wait()
-	dctx, dcancel := context.WithTimeout(context.Background(), g.cfg.Server.ShutdownTimeout)
-	drainPush(dctx, g.agents, slog.Default())
+	dctx, dcancel := context.WithTimeout(drains, g.cfg.Server.ShutdownTimeout)
+	drainPush(dctx, g.agents, log)
 	dcancel()
 	for _, c := range g.closers {
 		c()
@@ -495,6 +505,8 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	rt.tracing = tracing
 	reg.MustRegister(tracing.Collector())
 
+	rt.drains, rt.endDrains = context.WithCancel(context.WithoutCancel(ctx))
+	defer rt.endDrains()
 	g, err := rt.build(ctx, cfg)
 	if err != nil {
 		return err
@@ -505,7 +517,12 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		rt.mu.RLock()
 		cur := rt.cur
 		rt.mu.RUnlock()
-		cur.retire()
+		cur.retire(rt.drains, log)
+		by := exitBy
+		if by.IsZero() { // serving failed: no drain had begun
+			by = time.Now().Add(cfg.Server.ShutdownTimeout)
+		}
+		rt.awaitRetiring(by)
 		// Logged after the card refreshers and push queues have ended, so that
 		// it is the last line an orderly stop writes.
 		if stopped {
@@ -619,6 +636,27 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	}
 	stopped = true
 	return err
+}
+
+// awaitRetiring waits for the generations reloads replaced to finish,
+// until deadline: their queued push deliveries are then abandoned, logged
+// and counted rather than lost unseen with the process.
+func (rt *runtime) awaitRetiring(deadline time.Time) {
+	done := make(chan struct{})
+	go func() { rt.retiring.Wait(); close(done) }()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	rt.endDrains()
+	select {
+	case <-done:
+	case <-time.After(endCallsGrace):
+		rt.log.Warn("generations replaced by a reload did not finish before the exit")
+	}
 }
 
 // drainPush sends the push deliveries the agents have queued, until ctx
