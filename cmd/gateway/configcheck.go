@@ -105,8 +105,14 @@ func (w *fieldWalker) walk(n *yaml.Node, t reflect.Type, path string) {
 // the mappings it names as if written here.
 func (w *fieldWalker) mapping(n *yaml.Node, t reflect.Type, path string) {
 	fields := yamlFields(t)
+	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if first, ok := seen[k.Value]; ok && k.Tag != "!!merge" {
+			w.fail(join(path, k.Value), k, "set twice (first at line %d): remove one", first.Line)
+			continue
+		}
+		seen[k.Value] = k
 		if k.Tag == "!!merge" {
 			if v.Kind == yaml.SequenceNode {
 				for _, m := range v.Content {
