@@ -505,6 +505,24 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	rt.tracing = tracing
 	reg.MustRegister(tracing.Collector())
 
+	// The admin listener comes first: while the first config is built (its
+	// backends' cards read, up to card.fetch_timeout) /healthz says the
+	// process is alive and /readyz that it is starting, so that a liveness
+	// probe does not kill a gateway waiting for a slow backend.
+	var admin *http.Server
+	adminAddr := ""
+	if cfg.Admin.Listen != "" {
+		aln, err := net.Listen("tcp", cfg.Admin.Listen)
+		if err != nil {
+			return fmt.Errorf("admin listener: %w", err)
+		}
+		admin = &http.Server{Handler: rt.adminHandler(), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
+		go func() { _ = admin.Serve(aln) }()
+		defer admin.Close() // when serving fails; an orderly stop shuts it down first
+		adminAddr = aln.Addr().String()
+		log.Info("admin listening", "addr", adminAddr)
+	}
+
 	rt.drains, rt.endDrains = context.WithCancel(context.WithoutCancel(ctx))
 	defer rt.endDrains()
 	g, err := rt.build(ctx, cfg)
@@ -566,18 +584,6 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	}
 	rt.startGRPC(grpcListeners, calls)
 	defer stopGRPCNow(grpcListeners) // after a graceful stop, or when serving fails
-	var admin *http.Server
-	adminAddr := ""
-	if cfg.Admin.Listen != "" {
-		aln, err := net.Listen("tcp", cfg.Admin.Listen)
-		if err != nil {
-			return fmt.Errorf("admin listener: %w", err)
-		}
-		admin = &http.Server{Handler: rt.adminHandler(), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
-		go func() { _ = admin.Serve(aln) }()
-		adminAddr = aln.Addr().String()
-		log.Info("admin listening", "addr", adminAddr)
-	}
 	serveErr := make(chan error, 1)
 	go func() {
 		if trafficTLS != nil {
@@ -709,15 +715,19 @@ func (rt *runtime) adminHandler() http.Handler {
 			problems = append(problems, fmt.Sprintf("task index unreachable: %v", err))
 		}
 		rt.mu.RLock()
-		agents := rt.cur.agents
+		cur := rt.cur
 		rt.mu.RUnlock()
-		for _, a := range agents {
-			ready, err := a.CardStatus()
-			switch {
-			case !ready:
-				problems = append(problems, fmt.Sprintf("agent %s: no card from the backend yet: %v", a.Config().Name, err))
-			case err != nil:
-				problems = append(problems, fmt.Sprintf("agent %s: backend unreachable, serving its last good card: %v", a.Config().Name, err))
+		if cur == nil {
+			problems = append(problems, "starting: the backends' cards are being read (within card.fetch_timeout)")
+		} else {
+			for _, a := range cur.agents {
+				ready, err := a.CardStatus()
+				switch {
+				case !ready:
+					problems = append(problems, fmt.Sprintf("agent %s: no card from the backend yet: %v", a.Config().Name, err))
+				case err != nil:
+					problems = append(problems, fmt.Sprintf("agent %s: backend unreachable, serving its last good card: %v", a.Config().Name, err))
+				}
 			}
 		}
 		if len(problems) > 0 {
