@@ -81,3 +81,14 @@ func TestListenFlagsChecked(t *testing.T) {
 		t.Errorf("an admin address without a port: %v", err)
 	}
 }
+
+// TestVersionFromBuildArgument: a build without VCS information (the
+// image's) prints the version it was given.
+func TestVersionFromBuildArgument(t *testing.T) {
+	old := buildVersion
+	buildVersion = "v9.8.7-test"
+	t.Cleanup(func() { buildVersion = old })
+	if v := version(); !strings.HasPrefix(v, "gateway v9.8.7-test ") {
+		t.Errorf("version %q", v)
+	}
+}

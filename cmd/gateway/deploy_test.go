@@ -576,6 +576,11 @@ func TestDockerfile(t *testing.T) {
 		case "RUN":
 			if m := regexp.MustCompile(`go build .*-o (\S+) (\./\S+)$`).FindStringSubmatch(ins); m != nil {
 				builtTo, builtPkg = m[1], m[2]
+				// The context has no .git: without it, `gateway version`
+				// in the image says (devel).
+				if !strings.Contains(ins, "-X main.buildVersion=${VERSION}") {
+					t.Errorf("Dockerfile: the go build does not set main.buildVersion from the VERSION build argument: %s", ins)
+				}
 			}
 		case "ENTRYPOINT", "CMD":
 			var argv []string

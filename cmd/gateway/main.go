@@ -99,14 +99,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return serveCommand(ctx, args, stderr)
 }
 
+// buildVersion is set by a build that has no VCS information to stamp,
+// as the image's (its context leaves .git out): -ldflags "-X
+// main.buildVersion=v1.2.3" (the Dockerfile's VERSION build argument).
+var buildVersion string
+
 // version is the build's module version, VCS revision and Go version, as
-// the Go toolchain recorded them in the binary.
+// the Go toolchain recorded them in the binary, or buildVersion.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "gateway (no build information) " + goruntime.Version()
+		return "gateway " + cmp.Or(buildVersion, "(no build information)") + " " + goruntime.Version()
 	}
-	parts := []string{"gateway", bi.Main.Version}
+	parts := []string{"gateway", cmp.Or(buildVersion, bi.Main.Version)}
 	var rev, modified string
 	for _, s := range bi.Settings {
 		switch s.Key {
