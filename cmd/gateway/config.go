@@ -123,7 +123,9 @@ func (c *Config) setDefaults() {
 	c.Store.Memory.SetDefaults()
 	c.Store.Redis.SetDefaults()
 	for i := range c.Agents {
-		if r := &c.Agents[i].Retries; r.Window == 0 {
+		// A TTL the store refuses (negative) is its own error, not also
+		// every agent's retries.window.
+		if r := &c.Agents[i].Retries; r.Window == 0 && c.taskTTL() > 0 {
 			r.Window = min(proxy.DefaultRetryWindow, c.taskTTL())
 		}
 		c.Agents[i].SetDefaults()
@@ -204,7 +206,7 @@ func (c *Config) validate() error {
 		if err := a.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err))
 		}
-		if ttl := c.taskTTL(); a.Retries.Window > ttl {
+		if ttl := c.taskTTL(); ttl > 0 && a.Retries.Window > ttl {
 			errs = append(errs, fmt.Errorf("agents[%d] (%s): retries.window (%s) is longer than the task index's ttl (%s): a retry could outlive its task", i, a.Name, a.Retries.Window, ttl))
 		}
 		if names[a.Name] {

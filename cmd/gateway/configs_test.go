@@ -200,3 +200,15 @@ agents:
 		t.Errorf("max_body_bytes %d, card.name %q, backend.url %q", a.MaxBodyBytes, a.Card.Name, a.Backend.URL)
 	}
 }
+
+// TestBadTTLNamedOnce: a task index ttl the store refuses is reported as
+// that, not also as every agent's retries.window, which the operator did
+// not set (it defaults to the ttl).
+func TestBadTTLNamedOnce(t *testing.T) {
+	for _, store := range []string{"store: {memory: {ttl: -1s}}", "store: {type: redis, redis: {ttl: -1s}}"} {
+		_, err := parseConfig([]byte(store + "\nlisten: \":8080\"\nagents:\n  - name: a\n    public_url: http://x/\n    backend: {url: \"http://127.0.0.1:9/\", dialect: \"1.0\"}\n"))
+		if err == nil || !strings.Contains(err.Error(), "ttl: must be at least 1s, got -1s") || strings.Contains(err.Error(), "retries") {
+			t.Errorf("%s: %v", store, err)
+		}
+	}
+}
