@@ -262,19 +262,27 @@ func checkListen(field, addr string) error {
 
 // listenOverlap reports whether listeners on a and b would take one port:
 // the same port on the same host, or on any host when either listens on
-// every interface (":8080", "0.0.0.0:8080", "[::]:8080"). Port 0 is a
-// free port of the system's choosing, a different one each time.
+// every interface (":8080" and "[::]:8080", which Go opens dual-stack, or
+// "0.0.0.0:8080" for every IPv4 one, which leaves an IPv6 address's port
+// free). Port 0 is a free port of the system's choosing, a different one
+// each time.
 func listenOverlap(a, b string) bool {
 	ha, pa, errA := net.SplitHostPort(a)
 	hb, pb, errB := net.SplitHostPort(b)
 	if errA != nil || errB != nil || pa != pb || pa == "0" {
 		return false
 	}
-	every := func(h string) bool {
-		ip := net.ParseIP(h)
-		return h == "" || (ip != nil && ip.IsUnspecified())
+	every := func(h, other string) bool {
+		switch ip := net.ParseIP(h); {
+		case h == "" || (ip != nil && ip.Equal(net.IPv6unspecified)):
+			return true
+		case ip != nil && ip.Equal(net.IPv4zero):
+			o := net.ParseIP(other)
+			return o == nil || o.To4() != nil
+		}
+		return false
 	}
-	return ha == hb || every(ha) || every(hb)
+	return ha == hb || every(ha, hb) || every(hb, ha)
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)

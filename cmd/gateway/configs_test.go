@@ -212,3 +212,27 @@ func TestBadTTLNamedOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestListenOverlap(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{":8080", "127.0.0.1:8080", true},
+		{"[::]:8080", "127.0.0.1:8080", true},
+		{"0.0.0.0:8080", "127.0.0.1:8080", true},
+		{"0.0.0.0:8080", "[::]:8080", true},
+		{"0.0.0.0:8080", "localhost:8080", true},
+		{"0.0.0.0:8080", "[::1]:8080", false}, // IPv4's every interface leaves IPv6's port free
+		{"127.0.0.1:8080", "127.0.0.2:8080", false},
+		{"127.0.0.1:8080", "127.0.0.1:8081", false},
+		{":0", "127.0.0.1:0", false},
+	} {
+		if got := listenOverlap(c.a, c.b); got != c.want {
+			t.Errorf("listenOverlap(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+		if got := listenOverlap(c.b, c.a); got != c.want {
+			t.Errorf("listenOverlap(%q, %q) = %v, want %v", c.b, c.a, got, c.want)
+		}
+	}
+}
