@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -311,6 +312,18 @@ func TestTLSCertificateRenewedInPlace(t *testing.T) {
 	}
 	if !strings.Contains(g.log.String(), "TLS certificate renewed from its files") {
 		t.Error("the renewal is not logged")
+	}
+	// When the certificate served expires, for an alert on a renewal that
+	// did not happen.
+	c, err := tls.Dial("tcp", addr, clientTLS.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notAfter := c.ConnectionState().PeerCertificates[0].NotAfter.Unix()
+	c.Close()
+	got := metricLine(t, g.admin, `a2a_gateway_tls_certificate_expiry_timestamp_seconds{cert_file="`+files.ServerCert+`"}`)
+	if v, err := strconv.ParseFloat(got, 64); err != nil || int64(v) != notAfter {
+		t.Errorf("a2a_gateway_tls_certificate_expiry_timestamp_seconds %q, want the served certificate's NotAfter %d", got, notAfter)
 	}
 }
 

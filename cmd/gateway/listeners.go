@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
@@ -44,6 +45,33 @@ type certFiles struct {
 }
 
 func (f *certFiles) get(*tls.ClientHelloInfo) (*tls.Certificate, error) { return f.current.Load(), nil }
+
+// certExpiry reports when each served certificate expires, so that a
+// renewal that did not happen (or whose files do not load) can be alerted
+// on before callers see it.
+type certExpiry struct {
+	desc  *prometheus.Desc
+	files []*certFiles
+}
+
+func newCertExpiry(files []*certFiles) *certExpiry {
+	return &certExpiry{files: files, desc: prometheus.NewDesc("a2a_gateway_tls_certificate_expiry_timestamp_seconds",
+		"When each listener's certificate being served expires (its NotAfter), by cert_file as configured.", []string{"cert_file"}, nil)}
+}
+
+func (c *certExpiry) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *certExpiry) Collect(ch chan<- prometheus.Metric) {
+	seen := map[string]bool{}
+	for _, f := range c.files {
+		cert := f.current.Load()
+		if cert == nil || cert.Leaf == nil || seen[f.cert] {
+			continue
+		}
+		seen[f.cert] = true
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(cert.Leaf.NotAfter.Unix()), f.cert)
+	}
+}
 
 // reload reads the files again and, when they changed and hold a valid
 // pair, serves it to new connections; a pair that does not load (a key

@@ -504,6 +504,9 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	reg.MustRegister(rt.reloads)
 	rt.tracing = tracing
 	reg.MustRegister(tracing.Collector())
+	if len(rt.certs) > 0 {
+		reg.MustRegister(newCertExpiry(rt.certs))
+	}
 
 	// The admin listener comes first: while the first config is built (its
 	// backends' cards read, up to card.fetch_timeout) /healthz says the
