@@ -295,7 +295,7 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // and a plain one is read as if the value were written there: ${SIZE}
 // expanding to 4096 is a number.
 func expandEnv(doc *yaml.Node) error {
-	var missing []string
+	var missing, where []string
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
 		if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
@@ -304,6 +304,7 @@ func expandEnv(doc *yaml.Node) error {
 				v, ok := os.LookupEnv(name)
 				if !ok && !slices.Contains(missing, name) {
 					missing = append(missing, name)
+					where = append(where, fmt.Sprintf("%s at line %d", name, n.Line))
 				}
 				return v
 			})
@@ -317,7 +318,7 @@ func expandEnv(doc *yaml.Node) error {
 	}
 	walk(doc)
 	if len(missing) > 0 {
-		return fmt.Errorf("environment variables not set: %v", missing)
+		return fmt.Errorf("environment variables not set: %v (%s)", missing, strings.Join(where, ", "))
 	}
 	return nil
 }
