@@ -822,7 +822,10 @@ func gatewayMetrics(t *testing.T) map[string]metricFamily {
 	}
 
 	backend := startLegacyBackend(t)
-	g := startGateway(t, gatewayConfig(backend.URL+"/", "Metrics"))
+	// With tls, so that the certificate's metric is among those scraped.
+	files, _ := testCerts(t)
+	g := startGateway(t, strings.Replace(gatewayConfig(backend.URL+"/", "Metrics"), "agents:",
+		"tls: {cert_file: "+files.ServerCert+", key_file: "+files.ServerKey+"}\nagents:", 1))
 	status, body := httpGet(t, g.admin+"/metrics")
 	if status != http.StatusOK {
 		t.Fatalf("GET /metrics: %d", status)
@@ -1167,7 +1170,7 @@ func TestAlertRules(t *testing.T) {
 			t.Errorf("alert %s: the summary and the description must say what happened and what to do", r.Alert)
 		}
 	}
-	for _, want := range []string{"A2AGatewayBackendFailureRatioHigh", "A2AGatewayAuthFailureSpike", "A2AGatewayTaskIndexUnreachable", "A2AGatewayConfigReloadFailed", "A2AGatewayLatencyP99High", "A2AGatewayPushDeliveriesFailing", "A2AGatewayPushQueueFull"} {
+	for _, want := range []string{"A2AGatewayBackendFailureRatioHigh", "A2AGatewayAuthFailureSpike", "A2AGatewayTaskIndexUnreachable", "A2AGatewayConfigReloadFailed", "A2AGatewayLatencyP99High", "A2AGatewayPushDeliveriesFailing", "A2AGatewayPushQueueFull", "A2AGatewayTLSCertificateExpiresSoon"} {
 		if !names[want] {
 			t.Errorf("no alert %s", want)
 		}
