@@ -2,7 +2,7 @@
 
 # The A2A gateway image: a static binary on distroless, running as nonroot.
 #
-#   docker build -t a2a-gateway .
+#   docker build -t a2a-gateway --build-arg VERSION=$(git describe --always --dirty) .
 #   docker run --rm -p 8080:8080 a2a-gateway demo --listen :8080
 #
 # The default config (configs/sidecar.yaml) fronts an agent on
@@ -22,10 +22,13 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 
 COPY . .
 ARG TARGETOS TARGETARCH
+# What `gateway version` prints: the context has no .git for Go to stamp a
+# revision from, so pass one, e.g. --build-arg VERSION=$(git describe --always --dirty).
+ARG VERSION=unknown
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -ldflags="-s -w" -o /out/gateway ./cmd/gateway
+    go build -trimpath -ldflags="-s -w -X main.buildVersion=${VERSION}" -o /out/gateway ./cmd/gateway
 
 # static-debian12 has CA certificates and tzdata, and no shell or libc: the
 # binary is static (CGO_ENABLED=0).

@@ -149,6 +149,7 @@ func NewAgent(ctx context.Context, cfg AgentConfig, opts Options) (*Agent, error
 	if a.push, err = newPushRelay(a); err != nil {
 		return nil, err
 	}
+	a.metrics.agentSeries(cfg.Name, cfg.Auth != nil)
 	return a, nil
 }
 

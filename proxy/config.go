@@ -547,6 +547,12 @@ func checkURL(s string) error {
 	if err != nil {
 		return err
 	}
+	// A password in the URL is a secret written inline: it would be in
+	// every log line that names the URL and, in public_url, in every
+	// published card. The errors below therefore never quote it.
+	if u.User != nil {
+		return fmt.Errorf("%q carries credentials (user:password@), which would be logged and published: give a backend's in backend.headers[] (value_file or value_env)", u.Redacted())
+	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("%q must be an http or https URL", s)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
@@ -163,6 +164,35 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	return m
 }
 
+// backendKinds lists the kind label's values.
+var backendKinds = []string{backendUnreachable, backendTimeout, backendHTTPStatus, backendInvalidReply, backendStreamDropped, backendStreamIdle, backendStreamCut}
+
+// retryOutcomes lists the retries counter's outcome label values.
+var retryOutcomes = []string{retryDeduplicated, retryJoinedInFlight, retryResentNotAccepted, retryRefusedKeyReuse}
+
+// agentSeries makes agent's failure, retry and stream series at zero: a
+// series born at its first failure holds 1 at its first sample, which
+// rate() and increase() cannot tell from a count that was always there,
+// so the alert on it would miss that failure, and a panel shows no data
+// rather than none failed. authOn adds the auth failure reasons.
+func (m *Metrics) agentSeries(agent string, authOn bool) {
+	if m == nil {
+		return
+	}
+	for _, k := range backendKinds {
+		m.backendErrors.WithLabelValues(agent, k)
+	}
+	for _, o := range retryOutcomes {
+		m.retries.WithLabelValues(agent, o)
+	}
+	if authOn {
+		for _, r := range auth.Reasons() {
+			m.authFailures.WithLabelValues(agent, string(r))
+		}
+	}
+	m.streamsActive.WithLabelValues(agent)
+}
+
 // nodeErrors reports the task index's failures by node when scraped.
 type nodeErrors struct {
 	desc  *prometheus.Desc
@@ -293,28 +323,44 @@ func (m *Metrics) streamOpened(agent string) func() {
 	return g.Dec
 }
 
-// queueDepths reports each agent's push queue depth when scraped.
+// queueDepths reports each agent's push queue depth when scraped: the sum
+// of the queues of that name, since one config's agent and its successor
+// after a reload both hold deliveries while the old one drains.
 type queueDepths struct {
 	desc   *prometheus.Desc
-	queues sync.Map // agent name → func() int
+	queues sync.Map // *queueDepth → struct{}
+}
+
+// queueDepth is one agent's queue, registered until the queue is closed.
+type queueDepth struct {
+	agent string
+	depth func() int
 }
 
 func (q *queueDepths) Describe(ch chan<- *prometheus.Desc) { ch <- q.desc }
 
 func (q *queueDepths) Collect(ch chan<- prometheus.Metric) {
-	q.queues.Range(func(agent, depth any) bool {
-		ch <- prometheus.MustNewConstMetric(q.desc, prometheus.GaugeValue, float64(depth.(func() int)()), agent.(string))
+	sums := map[string]int{}
+	q.queues.Range(func(k, _ any) bool {
+		d := k.(*queueDepth)
+		sums[d.agent] += d.depth()
 		return true
 	})
+	for agent, n := range sums {
+		ch <- prometheus.MustNewConstMetric(q.desc, prometheus.GaugeValue, float64(n), agent)
+	}
 }
 
 // pushQueue registers agent's push queue depth, and the agent's push series
-// at zero.
-func (m *Metrics) pushQueue(agent string, depth func() int) {
+// at zero, until the returned func is called once the queue is closed: an
+// agent a refused reload built, or one a reload removed, then leaves the
+// metric and its queue to the garbage collector.
+func (m *Metrics) pushQueue(agent string, depth func() int) (unregister func()) {
 	if m == nil {
-		return
+		return func() {}
 	}
-	m.pushQueues.queues.Store(agent, depth)
+	d := &queueDepth{agent: agent, depth: depth}
+	m.pushQueues.queues.Store(d, struct{}{})
 	for _, o := range receivedOutcomes {
 		m.pushReceivedTotal.WithLabelValues(agent, o)
 	}
@@ -323,6 +369,7 @@ func (m *Metrics) pushQueue(agent string, depth func() int) {
 	}
 	m.pushAttempts.WithLabelValues(agent)
 	m.pushDuration.WithLabelValues(agent)
+	return func() { m.pushQueues.queues.Delete(d) }
 }
 
 func (m *Metrics) pushReceived(agent, outcome string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"sort"
 	"strings"
@@ -14,7 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
 )
 
@@ -309,5 +312,90 @@ a2a_gateway_task_index_node_errors_total{node="10.0.0.2:6379"} 0
 	}
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Fatalf("promlint: %v %v", err, problems)
+	}
+}
+
+// queueDepthSeries is the push_queue_depth series of reg, by agent.
+func queueDepthSeries(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "a2a_gateway_push_queue_depth" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			out[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
+// TestPushQueueDepthFollowsLiveAgents: an agent of the same name built by a
+// reload, refused or not, does not take the running agent's queue out of
+// push_queue_depth (both count while the old one drains), and an agent
+// whose queue is closed leaves the metric.
+func TestPushQueueDepthFollowsLiveAgents(t *testing.T) {
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+	}))
+	defer hook.Close()
+	defer close(release)
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg, nil)
+	cfg := AgentConfig{Name: "helpdesk", PublicURL: "http://gateway.test/", Backend: BackendConfig{URL: "http://127.0.0.1:9/", Dialect: dialect.Version10}}
+	allowLoopback(&cfg)
+	running := newValidAgent(t, cfg, Options{Metrics: m})
+	for _, id := range []string{"t1", "t2"} {
+		if err := running.push.queue.Enqueue(push.Delivery{TaskID: id, URL: hook.URL + "/hook", Body: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-arrived
+	if got := queueDepthSeries(t, reg); got["helpdesk"] != 2 {
+		t.Fatalf("push_queue_depth %v, want helpdesk 2", got)
+	}
+
+	refused := newValidAgent(t, cfg, Options{Metrics: m})
+	refused.Close()
+	if got := queueDepthSeries(t, reg); got["helpdesk"] != 2 {
+		t.Errorf("after an agent of the same name was built and closed, push_queue_depth %v, want helpdesk 2: the running agent's queue", got)
+	}
+
+	removed := newValidAgent(t, AgentConfig{Name: "billing", PublicURL: "http://gateway.test/", Backend: cfg.Backend}, Options{Metrics: m})
+	if _, ok := queueDepthSeries(t, reg)["billing"]; !ok {
+		t.Fatal("no push_queue_depth for a new agent")
+	}
+	removed.Close()
+	if got, ok := queueDepthSeries(t, reg)["billing"]; ok {
+		t.Errorf("a closed agent is still reported: push_queue_depth{agent=billing} %v", got)
+	}
+}
+
+// TestAgentSeriesAtZero: an agent's backend error, retry, auth failure and
+// open stream series exist at zero from its start, so that rate() and
+// increase() see its first failure (a series born at 1 hides it) and
+// panels show 0 rather than no data.
+func TestAgentSeriesAtZero(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg, nil)
+	newGatewayOpts(t, http.NotFoundHandler(), dialect.Version10, Options{Metrics: m}, withAuth(t))
+	for name, want := range map[string]int{
+		"a2a_gateway_backend_errors_total": len(backendKinds),
+		"a2a_gateway_retries_total":        len(retryOutcomes),
+		"a2a_gateway_auth_failures_total":  len(auth.Reasons()),
+		"a2a_gateway_streams_active":       1,
+	} {
+		if n := testutil.CollectAndCount(reg, name); n != want {
+			t.Errorf("%s: %d series at start, want %d", name, n, want)
+		}
+	}
+	if v := testutil.ToFloat64(m.authFailures.WithLabelValues("test", "expired")); v != 0 {
+		t.Errorf("auth_failures_total{reason=expired} %v at start", v)
 	}
 }

@@ -32,6 +32,8 @@ type pushRelay struct {
 	configs store.PushStore
 	queue   *push.Queue
 	closed  sync.Once
+	// untrack takes the queue's depth out of the metrics once closed.
+	untrack func()
 }
 
 // newPushRelay builds the relay of a, or returns nil when it is off.
@@ -51,7 +53,7 @@ func newPushRelay(a *Agent) (*pushRelay, error) {
 	}
 	p := &pushRelay{a: a, cfg: cfg, policy: policy, configs: ps}
 	p.queue = push.NewQueue(&cfg, push.NewSender(&cfg, policy), push.Observer{OnOutcome: p.delivered, StartAttempt: p.startPushAttempt})
-	a.metrics.pushQueue(a.cfg.Name, p.queue.Len)
+	p.untrack = a.metrics.pushQueue(a.cfg.Name, p.queue.Len)
 	return p, nil
 }
 
@@ -76,7 +78,10 @@ func (p *pushRelay) close(ctx context.Context) (abandoned int, err error) {
 	if p == nil {
 		return 0, nil
 	}
-	p.closed.Do(func() { abandoned, err = p.queue.Close(ctx) })
+	p.closed.Do(func() {
+		abandoned, err = p.queue.Close(ctx)
+		p.untrack()
+	})
 	return abandoned, err
 }
 

@@ -52,11 +52,23 @@ func newRedisClient(cfg *RedisConfig, nodes *nodeErrors) (redis.UniversalClient,
 	// but a send's script queued in the autopipeliner (Redis.runHot), which
 	// the read and write timeouts bound.
 	maint := &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	// A password from a file is read again for every new connection: a
+	// rotated Secret (the file rewritten, the old password revoked) is
+	// then used from the next reconnect on, where the password read at
+	// start would fail every reconnect until a restart.
+	var creds func(context.Context) (string, string, error)
+	if cfg.PasswordFile != "" {
+		creds = func(context.Context) (string, string, error) {
+			p, err := secret(cfg.PasswordFile, "", "password")
+			return cfg.Username, p, err
+		}
+	}
 	switch cfg.Mode {
 	case RedisCluster:
 		return redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: cfg.Addresses, Dialer: dialer, Username: cfg.Username, Password: password,
-			DialTimeout: cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
+			CredentialsProviderContext: creds,
+			DialTimeout:                cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
 			ContextTimeoutEnabled: true, MaxRetries: 1, DialerRetries: 1,
 			// A moved slot costs one redirect; a failover may cost a few
 			// while the cluster agrees on the new primary.
@@ -68,13 +80,15 @@ func newRedisClient(cfg *RedisConfig, nodes *nodeErrors) (redis.UniversalClient,
 			MasterName: cfg.MasterName, SentinelAddrs: cfg.Addresses, Dialer: dialer,
 			SentinelUsername: cfg.SentinelUsername, SentinelPassword: sentinelPassword,
 			Username: cfg.Username, Password: password, DB: cfg.DB,
-			DialTimeout: cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
+			CredentialsProviderContext: creds,
+			DialTimeout:                cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
 			ContextTimeoutEnabled: true, MaxRetries: 1, DialerRetries: 1,
 		}), nil
 	}
 	return redis.NewClient(&redis.Options{
 		Addr: cfg.addresses()[0], Dialer: dialer, Username: cfg.Username, Password: password, DB: cfg.DB,
-		DialTimeout: cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
+		CredentialsProviderContext: creds,
+		DialTimeout:                cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
 		ContextTimeoutEnabled: true, MaxRetries: 1, DialerRetries: 1,
 		MaintNotificationsConfig: maint,
 	}), nil

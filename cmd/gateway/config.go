@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,7 +123,9 @@ func (c *Config) setDefaults() {
 	c.Store.Memory.SetDefaults()
 	c.Store.Redis.SetDefaults()
 	for i := range c.Agents {
-		if r := &c.Agents[i].Retries; r.Window == 0 {
+		// A TTL the store refuses (negative) is its own error, not also
+		// every agent's retries.window.
+		if r := &c.Agents[i].Retries; r.Window == 0 && c.taskTTL() > 0 {
 			r.Window = min(proxy.DefaultRetryWindow, c.taskTTL())
 		}
 		c.Agents[i].SetDefaults()
@@ -134,6 +138,25 @@ func (c *Config) validate() error {
 	var errs []error
 	if c.Listen == "" {
 		errs = append(errs, errors.New("listen is required"))
+	}
+	// Every listener is checked here, so that a config validate passes
+	// does not fail at start with "address already in use" for a port it
+	// gave twice.
+	var listeners []listenField
+	for _, l := range []listenField{{"listen", c.Listen}, {"admin.listen", c.Admin.Listen}} {
+		if l.addr == "" {
+			continue
+		}
+		if err := checkListen(l.field, l.addr); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, other := range listeners {
+			if listenOverlap(l.addr, other.addr) {
+				errs = append(errs, fmt.Errorf("%s %q takes the port of %s (%s): give each listener a port of its own", l.field, l.addr, other.field, other.addr))
+			}
+		}
+		listeners = append(listeners, l)
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
@@ -177,13 +200,13 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("tls: %w", err))
 		}
 	}
-	names, paths, grpcListens := map[string]bool{}, map[string]*proxy.AgentConfig{}, map[string]string{}
+	names, paths := map[string]bool{}, map[string]*proxy.AgentConfig{}
 	for i := range c.Agents {
 		a := &c.Agents[i]
 		if err := a.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err))
 		}
-		if ttl := c.taskTTL(); a.Retries.Window > ttl {
+		if ttl := c.taskTTL(); ttl > 0 && a.Retries.Window > ttl {
 			errs = append(errs, fmt.Errorf("agents[%d] (%s): retries.window (%s) is longer than the task index's ttl (%s): a retry could outlive its task", i, a.Name, a.Retries.Window, ttl))
 		}
 		if names[a.Name] {
@@ -208,52 +231,127 @@ func (c *Config) validate() error {
 				}
 			}
 		}
-		// Port 0 (any free port) is a different port each time.
-		if l := a.GRPCListen; l != "" && !strings.HasSuffix(l, ":0") {
-			if other, ok := grpcListens[l]; ok {
-				errs = append(errs, fmt.Errorf("agents[%d] (%s): grpc_listen %q is agent %q's too: a gRPC listener serves one agent", i, a.Name, l, other))
+		if l := a.GRPCListen; l != "" {
+			field := fmt.Sprintf("agents[%d] (%s): grpc_listen", i, a.Name)
+			if err := checkListen(field, l); err != nil {
+				errs = append(errs, err)
+				continue
 			}
-			if l == c.Listen || l == c.Admin.Listen {
-				errs = append(errs, fmt.Errorf("agents[%d] (%s): grpc_listen %q is the traffic or admin listener's address", i, a.Name, l))
+			for _, other := range listeners {
+				if listenOverlap(l, other.addr) {
+					errs = append(errs, fmt.Errorf("%s %q takes the port of %s (%s): a listener serves one agent's gRPC, or the traffic, or the admin endpoints", field, l, other.field, other.addr))
+				}
 			}
-			grpcListens[l] = a.Name
+			listeners = append(listeners, listenField{fmt.Sprintf("agent %q's grpc_listen", a.Name), l})
 		}
 	}
 	return errors.Join(errs...)
 }
 
+// listenField is a listener's address and the field that sets it.
+type listenField struct{ field, addr string }
+
+// checkListen refuses an address net.Listen would refuse at start for its
+// form (no port: "8080" for ":8080").
+func checkListen(field, addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%s %q is not host:port (e.g. :8080 for every interface, 127.0.0.1:8080 for loopback): %w", field, addr, err)
+	}
+	return nil
+}
+
+// listenOverlap reports whether listeners on a and b would take one port:
+// the same port on the same host, or on any host when either listens on
+// every interface (":8080" and "[::]:8080", which Go opens dual-stack, or
+// "0.0.0.0:8080" for every IPv4 one, which leaves an IPv6 address's port
+// free). Port 0 is a free port of the system's choosing, a different one
+// each time.
+func listenOverlap(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil || pa != pb || pa == "0" {
+		return false
+	}
+	every := func(h, other string) bool {
+		switch ip := net.ParseIP(h); {
+		case h == "" || (ip != nil && ip.Equal(net.IPv6unspecified)):
+			return true
+		case ip != nil && ip.Equal(net.IPv4zero):
+			o := net.ParseIP(other)
+			return o == nil || o.To4() != nil
+		}
+		return false
+	}
+	return ha == hb || every(ha, hb) || every(hb, ha)
+}
+
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-// expandEnv replaces ${VAR} with the variable's value. An unset variable is
-// an error, not an empty string: a missing secret must not pass silently.
-func expandEnv(b []byte) ([]byte, error) {
-	var missing []string
-	out := envRef.ReplaceAllFunc(b, func(m []byte) []byte {
-		name := string(m[2 : len(m)-1])
-		v, ok := os.LookupEnv(name)
-		if !ok {
-			missing = append(missing, name)
+// expandEnv replaces ${VAR} in every key and value of doc with the
+// variable's value; comments are not read, so a line commented out does
+// not need its variables. An unset variable is an error, not an empty
+// string: a missing secret must not pass silently. A value is one scalar
+// whatever the variable holds (a newline or a ": " cannot add settings),
+// and a plain one is read as if the value were written there: ${SIZE}
+// expanding to 4096 is a number.
+func expandEnv(doc *yaml.Node) error {
+	var missing, where []string
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
+			n.Value = envRef.ReplaceAllStringFunc(n.Value, func(m string) string {
+				name := m[2 : len(m)-1]
+				v, ok := os.LookupEnv(name)
+				if !ok && !slices.Contains(missing, name) {
+					missing = append(missing, name)
+					where = append(where, fmt.Sprintf("%s at line %d", name, n.Line))
+				}
+				return v
+			})
+			if n.Style&yaml.TaggedStyle == 0 {
+				n.Tag = "" // resolved again from the value, as written
+			}
 		}
-		return []byte(v)
-	})
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("environment variables not set: %v", missing)
+		for _, c := range n.Content {
+			walk(c)
+		}
 	}
-	return out, nil
+	walk(doc)
+	if len(missing) > 0 {
+		return fmt.Errorf("environment variables not set: %v (%s)", missing, strings.Join(where, ", "))
+	}
+	return nil
 }
 
 // parseConfig decodes a config strictly (unknown keys are errors), applies
 // defaults and validates it.
 func parseConfig(raw []byte) (*Config, error) {
-	b, err := expandEnv(raw)
-	if err != nil {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	// A second document would be ignored by the decoder, and with it every
+	// setting written there: a config is one document.
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil && !emptyDocument(&next) {
+		return nil, fmt.Errorf("a second YAML document starts at line %d (after ---): a config is one document, so its settings would be ignored; merge them into the first or remove the ---", next.Line)
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err := expandEnv(&doc); err != nil {
+		return nil, err
+	}
+	// checkFields refuses every key Config does not know, which makes the
+	// node's own decoding (which does not) strict.
+	if err := checkFields(&doc); err != nil {
 		return nil, err
 	}
 	var c Config
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+	if doc.Kind != 0 {
+		if err := doc.Decode(&c); err != nil {
+			return nil, err
+		}
 	}
 	c.setDefaults()
 	if err := c.validate(); err != nil {
@@ -262,8 +360,41 @@ func parseConfig(raw []byte) (*Config, error) {
 	return &c, nil
 }
 
+// emptyDocument reports whether n is a document with nothing in it (a
+// trailing --- makes one).
+func emptyDocument(n *yaml.Node) bool {
+	return len(n.Content) == 0 || (n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Tag == "!!null")
+}
+
+// maxConfigBytes bounds a config file: it is read whole at start, at
+// every reload and by the watcher every configPollInterval, so a file
+// that grew by mistake (a log written to it, a volume mounted over it)
+// would cost that memory and its parsing each time. A config of many
+// agents is some KiB each.
+const maxConfigBytes = 1 << 20
+
+// readConfigFile reads the config file at path, refusing one past
+// maxConfigBytes without reading it all; with that refusal it returns
+// what it read, maxConfigBytes+1 bytes, for the watcher to tell a change
+// by.
+func readConfigFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxConfigBytes {
+		return raw, fmt.Errorf("%s is larger than %d bytes (1 MiB): is it the config file?", path, maxConfigBytes)
+	}
+	return raw, nil
+}
+
 func loadConfig(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readConfigFile(path)
 	if err != nil {
 		return nil, err
 	}

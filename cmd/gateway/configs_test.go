@@ -145,3 +145,94 @@ func TestBrokenConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFileTooLarge: a file past maxConfigBytes is refused without
+// being parsed, naming the bound, by validate as at start.
+func TestConfigFileTooLarge(t *testing.T) {
+	raw := "listen: \":8080\"\n# " + strings.Repeat("x", maxConfigBytes) + "\n"
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(path, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := validateFile(path); err == nil || !strings.Contains(err.Error(), path+" is larger than 1048576 bytes (1 MiB)") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestURLCredentialsNotEchoed: the refusal of a URL with a password never
+// quotes the password (the error is logged, and printed by validate).
+func TestURLCredentialsNotEchoed(t *testing.T) {
+	err := validateWithEnv(t, filepath.Join("testdata", "config", "url_credentials.yaml"), nil)
+	if err == nil {
+		t.Fatal("validated")
+	}
+	for _, secret := range []string{"hunter2", "s3cret", "t0ken"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error quotes %q: %v", secret, err)
+		}
+	}
+}
+
+// TestEnvExpansion: ${VAR} is expanded in values, not comments (a line
+// commented out does not need its variable), a plain value is read as what
+// it expands to (a number stays a number), and a value is one scalar
+// whatever the variable holds (quotes in it do not break the document).
+func TestEnvExpansion(t *testing.T) {
+	t.Setenv("A2AGW_TEST_SIZE", "4096")
+	t.Setenv("A2AGW_TEST_CARD_NAME", `Helpdesk "beta": ask # anything`)
+	os.Unsetenv("A2AGW_TEST_COMMENTED_OUT")
+	c, err := parseConfig([]byte(`listen: ":8080"
+agents:
+  - name: helpdesk
+    public_url: https://helpdesk.example.com/
+    # public_url: ${A2AGW_TEST_COMMENTED_OUT}
+    max_body_bytes: ${A2AGW_TEST_SIZE}
+    card:
+      name: "${A2AGW_TEST_CARD_NAME}"
+    backend:
+      url: http://127.0.0.1:9999/ # ${A2AGW_TEST_COMMENTED_OUT}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Agents[0]
+	if a.MaxBodyBytes != 4096 || a.Card.Name != `Helpdesk "beta": ask # anything` || a.Backend.URL != "http://127.0.0.1:9999/" {
+		t.Errorf("max_body_bytes %d, card.name %q, backend.url %q", a.MaxBodyBytes, a.Card.Name, a.Backend.URL)
+	}
+}
+
+// TestBadTTLNamedOnce: a task index ttl the store refuses is reported as
+// that, not also as every agent's retries.window, which the operator did
+// not set (it defaults to the ttl).
+func TestBadTTLNamedOnce(t *testing.T) {
+	for _, store := range []string{"store: {memory: {ttl: -1s}}", "store: {type: redis, redis: {ttl: -1s}}"} {
+		_, err := parseConfig([]byte(store + "\nlisten: \":8080\"\nagents:\n  - name: a\n    public_url: http://x/\n    backend: {url: \"http://127.0.0.1:9/\", dialect: \"1.0\"}\n"))
+		if err == nil || !strings.Contains(err.Error(), "ttl: must be at least 1s, got -1s") || strings.Contains(err.Error(), "retries") {
+			t.Errorf("%s: %v", store, err)
+		}
+	}
+}
+
+func TestListenOverlap(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{":8080", "127.0.0.1:8080", true},
+		{"[::]:8080", "127.0.0.1:8080", true},
+		{"0.0.0.0:8080", "127.0.0.1:8080", true},
+		{"0.0.0.0:8080", "[::]:8080", true},
+		{"0.0.0.0:8080", "localhost:8080", true},
+		{"0.0.0.0:8080", "[::1]:8080", false}, // IPv4's every interface leaves IPv6's port free
+		{"127.0.0.1:8080", "127.0.0.2:8080", false},
+		{"127.0.0.1:8080", "127.0.0.1:8081", false},
+		{":0", "127.0.0.1:0", false},
+	} {
+		if got := listenOverlap(c.a, c.b); got != c.want {
+			t.Errorf("listenOverlap(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+		if got := listenOverlap(c.b, c.a); got != c.want {
+			t.Errorf("listenOverlap(%q, %q) = %v, want %v", c.b, c.a, got, c.want)
+		}
+	}
+}

@@ -576,6 +576,11 @@ func TestDockerfile(t *testing.T) {
 		case "RUN":
 			if m := regexp.MustCompile(`go build .*-o (\S+) (\./\S+)$`).FindStringSubmatch(ins); m != nil {
 				builtTo, builtPkg = m[1], m[2]
+				// The context has no .git: without it, `gateway version`
+				// in the image says (devel).
+				if !strings.Contains(ins, "-X main.buildVersion=${VERSION}") {
+					t.Errorf("Dockerfile: the go build does not set main.buildVersion from the VERSION build argument: %s", ins)
+				}
 			}
 		case "ENTRYPOINT", "CMD":
 			var argv []string
@@ -817,7 +822,10 @@ func gatewayMetrics(t *testing.T) map[string]metricFamily {
 	}
 
 	backend := startLegacyBackend(t)
-	g := startGateway(t, gatewayConfig(backend.URL+"/", "Metrics"))
+	// With tls, so that the certificate's metric is among those scraped.
+	files, _ := testCerts(t)
+	g := startGateway(t, strings.Replace(gatewayConfig(backend.URL+"/", "Metrics"), "agents:",
+		"tls: {cert_file: "+files.ServerCert+", key_file: "+files.ServerKey+"}\nagents:", 1))
 	status, body := httpGet(t, g.admin+"/metrics")
 	if status != http.StatusOK {
 		t.Fatalf("GET /metrics: %d", status)
@@ -1162,7 +1170,7 @@ func TestAlertRules(t *testing.T) {
 			t.Errorf("alert %s: the summary and the description must say what happened and what to do", r.Alert)
 		}
 	}
-	for _, want := range []string{"A2AGatewayBackendFailureRatioHigh", "A2AGatewayAuthFailureSpike", "A2AGatewayTaskIndexUnreachable", "A2AGatewayConfigReloadFailed", "A2AGatewayLatencyP99High"} {
+	for _, want := range []string{"A2AGatewayBackendFailureRatioHigh", "A2AGatewayAuthFailureSpike", "A2AGatewayTaskIndexUnreachable", "A2AGatewayConfigReloadFailed", "A2AGatewayLatencyP99High", "A2AGatewayPushDeliveriesFailing", "A2AGatewayPushQueueFull", "A2AGatewayTLSCertificateExpiresSoon"} {
 		if !names[want] {
 			t.Errorf("no alert %s", want)
 		}

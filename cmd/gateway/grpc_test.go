@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -188,7 +189,7 @@ func TestGRPCListenConfig(t *testing.T) {
 		{"    grpc_listen: 127.0.0.1:9555\n    grpc_tls: {cert_file: a.pem}\n", "grpc_tls: cert_file and key_file are both required"},
 		{"    grpc_listen: 127.0.0.1:9555\n    grpc_public_address: nohost\n", `grpc_public_address "nohost" is not host:port`},
 		{"    grpc_listen: 127.0.0.1:0\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:0\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", ""},
-		{"    grpc_listen: 127.0.0.1:9555\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:9555\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", `grpc_listen "127.0.0.1:9555" is agent "helpdesk"'s too`},
+		{"    grpc_listen: 127.0.0.1:9555\n  - name: two\n    path: /two\n    public_url: http://gateway.test/two\n    grpc_listen: 127.0.0.1:9555\n    backend: {url: \"http://127.0.0.1:1/\", dialect: \"1.0\"}\n", `grpc_listen "127.0.0.1:9555" takes the port of agent "helpdesk"'s grpc_listen (127.0.0.1:9555)`},
 	} {
 		_, err := parseConfig([]byte(with(c.extra)))
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
@@ -270,4 +271,65 @@ func TestGRPCAuthenticatesBeforeDecoding(t *testing.T) {
 			t.Errorf("%s: a malformed GetTask without a token: %v\nwant the well-formed one's %v", name, got.Proto(), want.Proto())
 		}
 	}
+}
+
+// TestTLSCertificateRenewedInPlace: a certificate renewed in its files (as
+// cert-manager does, well before the old one expires) is served to new
+// connections without a restart; files that do not hold a valid pair
+// leave the previous certificate served, logged.
+func TestTLSCertificateRenewedInPlace(t *testing.T) {
+	pollConfigEvery(t, 20*time.Millisecond)
+	backend := startLegacyBackend(t)
+	files, clientTLS := testCerts(t)
+	renewed, renewedTLS := testCerts(t) // another CA's certificate
+	clientTLS.RootCAs.AppendCertsFromPEM(must(os.ReadFile(renewed.CA)))
+	g := startGateway(t, strings.Replace(gatewayConfig(backend.URL+"/", "x"), "agents:",
+		"tls: {cert_file: "+files.ServerCert+", key_file: "+files.ServerKey+"}\nagents:", 1))
+	addr := strings.TrimPrefix(g.url, "http://")
+	served := func() string {
+		t.Helper()
+		c, err := tls.Dial("tcp", addr, clientTLS.Clone())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return string(c.ConnectionState().PeerCertificates[0].Raw)
+	}
+	first := served()
+
+	// A key without its certificate: the previous pair is served on.
+	rewriteConfig(t, files.ServerKey, must(os.ReadFile(renewed.ServerKey)))
+	eventually(t, "the failed renewal logged", func() bool {
+		return strings.Contains(g.log.String(), "a TLS certificate's files changed but do not load")
+	})
+	if got := served(); got != first {
+		t.Fatal("a half-renewed pair replaced the certificate")
+	}
+	rewriteConfig(t, files.ServerCert, must(os.ReadFile(renewed.ServerCert)))
+	eventually(t, "the renewed certificate served", func() bool { return served() != first })
+	if _, err := tls.Dial("tcp", addr, renewedTLS.Clone()); err != nil {
+		t.Fatalf("a client trusting only the renewed certificate's CA: %v", err)
+	}
+	if !strings.Contains(g.log.String(), "TLS certificate renewed from its files") {
+		t.Error("the renewal is not logged")
+	}
+	// When the certificate served expires, for an alert on a renewal that
+	// did not happen.
+	c, err := tls.Dial("tcp", addr, clientTLS.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notAfter := c.ConnectionState().PeerCertificates[0].NotAfter.Unix()
+	c.Close()
+	got := metricLine(t, g.admin, `a2a_gateway_tls_certificate_expiry_timestamp_seconds{cert_file="`+files.ServerCert+`"}`)
+	if v, err := strconv.ParseFloat(got, 64); err != nil || int64(v) != notAfter {
+		t.Errorf("a2a_gateway_tls_certificate_expiry_timestamp_seconds %q, want the served certificate's NotAfter %d", got, notAfter)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
@@ -18,13 +22,82 @@ import (
 )
 
 // serverTLS is the tls.Config of a listener with certificate c: TLS 1.2 or
-// later, the protocols (h2, http/1.1) added by the server that serves it.
-func serverTLS(c *proxy.ListenerTLS) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("loading the certificate %s and key %s: %w", c.CertFile, c.KeyFile, err)
+// later, the protocols (h2, http/1.1) added by the server that serves it,
+// and the certificate of files, which reload renews.
+func serverTLS(c *proxy.ListenerTLS) (*tls.Config, *certFiles, error) {
+	f := &certFiles{cert: c.CertFile, key: c.KeyFile}
+	if _, err := f.reload(); err != nil {
+		return nil, nil, err
 	}
-	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
+	return &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: f.get}, f, nil
+}
+
+// certFiles is a listener's certificate, read again when its files
+// change: cert-manager and the like renew a certificate in place, well
+// before it expires, and one read only at start would be served until
+// it has expired.
+type certFiles struct {
+	cert, key string
+	current   atomic.Pointer[tls.Certificate]
+	// read is the content current was made from; failed the last content
+	// that did not make a certificate, logged once.
+	read, failed []byte
+}
+
+func (f *certFiles) get(*tls.ClientHelloInfo) (*tls.Certificate, error) { return f.current.Load(), nil }
+
+// certExpiry reports when each served certificate expires, so that a
+// renewal that did not happen (or whose files do not load) can be alerted
+// on before callers see it.
+type certExpiry struct {
+	desc  *prometheus.Desc
+	files []*certFiles
+}
+
+func newCertExpiry(files []*certFiles) *certExpiry {
+	return &certExpiry{files: files, desc: prometheus.NewDesc("a2a_gateway_tls_certificate_expiry_timestamp_seconds",
+		"When each listener's certificate being served expires (its NotAfter), by cert_file as configured.", []string{"cert_file"}, nil)}
+}
+
+func (c *certExpiry) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *certExpiry) Collect(ch chan<- prometheus.Metric) {
+	seen := map[string]bool{}
+	for _, f := range c.files {
+		cert := f.current.Load()
+		if cert == nil || cert.Leaf == nil || seen[f.cert] {
+			continue
+		}
+		seen[f.cert] = true
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(cert.Leaf.NotAfter.Unix()), f.cert)
+	}
+}
+
+// reload reads the files again and, when they changed and hold a valid
+// pair, serves it to new connections; a pair that does not load (a key
+// renewed before its certificate) leaves the previous one served. changed
+// reports a new certificate; err a new content that does not load.
+func (f *certFiles) reload() (changed bool, err error) {
+	certPEM, err := os.ReadFile(f.cert)
+	if err != nil {
+		return false, fmt.Errorf("loading the certificate %s and key %s: %w", f.cert, f.key, err)
+	}
+	keyPEM, err := os.ReadFile(f.key)
+	if err != nil {
+		return false, fmt.Errorf("loading the certificate %s and key %s: %w", f.cert, f.key, err)
+	}
+	content := append(certPEM, keyPEM...)
+	if bytes.Equal(content, f.read) || bytes.Equal(content, f.failed) {
+		return false, nil
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		f.failed = content
+		return false, fmt.Errorf("loading the certificate %s and key %s: %w", f.cert, f.key, err)
+	}
+	f.read, f.failed = content, nil
+	f.current.Store(&cert)
+	return true, nil
 }
 
 // grpcListener is an agent's grpc_listen: grpc-go's own server on a
@@ -164,6 +237,8 @@ func stopGRPCNow(ls []*grpcListener) {
 type listenerTLS struct {
 	traffic *tls.Config
 	grpc    map[string]*tls.Config
+	// files are the certificates of them all, for the watcher to renew.
+	files []*certFiles
 }
 
 // loadListenerTLS reads the certificates and keys of the traffic listener
@@ -173,9 +248,11 @@ func loadListenerTLS(cfg *Config) (listenerTLS, error) {
 	var errs []error
 	l := listenerTLS{grpc: map[string]*tls.Config{}}
 	if cfg.TLS != nil {
-		c, err := serverTLS(cfg.TLS)
+		c, f, err := serverTLS(cfg.TLS)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tls: %w", err))
+		} else {
+			l.files = append(l.files, f)
 		}
 		l.traffic = c
 	}
@@ -183,9 +260,11 @@ func loadListenerTLS(cfg *Config) (listenerTLS, error) {
 		switch {
 		case a.GRPCListen == "":
 		case a.GRPCTLS != nil:
-			c, err := serverTLS(a.GRPCTLS)
+			c, f, err := serverTLS(a.GRPCTLS)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("agent %q grpc_tls: %w", a.Name, err))
+			} else {
+				l.files = append(l.files, f)
 			}
 			l.grpc[a.Name] = c
 		default:

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -15,6 +17,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,16 +40,25 @@ var configPollInterval = 2 * time.Second
 
 // newLogger writes JSON lines to w, each in one write as it is logged, so
 // that no line waits in the process to be lost at exit or on a crash.
-func newLogger(w io.Writer, level string) *slog.Logger {
+// Its level is level's, which a reload changes.
+func newLogger(w io.Writer, level *slog.LevelVar) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// setLevel sets v to a config's log.level, validated with the config.
+func setLevel(v *slog.LevelVar, level string) {
 	var l slog.Level
-	_ = l.UnmarshalText([]byte(level)) // validated with the config
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	_ = l.UnmarshalText([]byte(level))
+	v.Set(l)
 }
 
 // runtime is what lives for the whole process: listeners, the task index
 // and the metrics. Agents live in generations, replaced on reload.
 type runtime struct {
-	log      *slog.Logger
+	log *slog.Logger
+	// level is log.level, the one setting of the process a reload
+	// changes.
+	level    *slog.LevelVar
 	addr     string
 	tasks    store.Store
 	metrics  *proxy.Metrics
@@ -55,10 +67,24 @@ type runtime struct {
 	pprof    bool
 	// tracing is process-wide, like the task index.
 	tracing *telemetry.Tracing
+	// certs are the listeners' certificates, read again by the watcher.
+	certs []*certFiles
 	// scheme is the traffic listener's, for the public URLs it defaults;
 	// grpcAddrs are the agents' grpc_listen addresses, bound.
 	scheme    string
 	grpcAddrs map[string]string
+
+	// draining is set at SIGTERM: /readyz answers 503 from then on, while
+	// the admin listener still serves, so that a load balancer that
+	// probes it stops sending calls the traffic listener no longer takes.
+	draining atomic.Bool
+
+	// retiring counts the generations a reload replaced that are still
+	// finishing their calls and draining their push queues; drains ends
+	// their drains at the process's exit, which waits for them.
+	retiring  sync.WaitGroup
+	drains    context.Context
+	endDrains context.CancelFunc
 
 	mu  sync.RWMutex
 	cur *generation
@@ -100,16 +126,19 @@ func (rt *runtime) swap(next *generation) {
 	rt.cur = next
 	rt.mu.Unlock()
 	if prev != nil {
-		go prev.retire()
+		rt.retiring.Go(func() { prev.retire(rt.drains, rt.log) })
 	}
 }
 
-func (g *generation) retire() {
+// retire ends g once its calls have: its push queues are drained within
+// the shutdown timeout, or until drains ends (the process's exit), what
+// is left abandoned and logged to log.
+func (g *generation) retire(drains context.Context, log *slog.Logger) {
 	g.inflight.Wait()
 	g.stop()
 	g.refresh.Wait()
-	dctx, dcancel := context.WithTimeout(context.Background(), g.cfg.Server.ShutdownTimeout)
-	drainPush(dctx, g.agents, slog.Default())
+	dctx, dcancel := context.WithTimeout(drains, g.cfg.Server.ShutdownTimeout)
+	drainPush(dctx, g.agents, log)
 	dcancel()
 	for _, c := range g.closers {
 		c()
@@ -290,6 +319,12 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 			return err
 		}
 		rt.swap(g)
+		if cfg.Log.Level != old.Log.Level {
+			was := rt.level.Level()
+			setLevel(rt.level, cfg.Log.Level)
+			// At the higher of the two levels: shown whichever is set.
+			rt.log.Log(ctx, max(was, rt.level.Level()), "log level changed", "from", old.Log.Level, "to", cfg.Log.Level)
+		}
 		return nil
 	}()
 	if err != nil {
@@ -302,26 +337,101 @@ func (rt *runtime) reload(ctx context.Context, path string) {
 }
 
 // watch reloads on SIGHUP and when the config file changes (Kubernetes
-// swaps a ConfigMap's files by symlink, which changes what the path reads).
-// last is the content the running config was read from: a change made
-// after that read, even before watch runs, is a change.
+// swaps a ConfigMap's files by symlink, which changes what the path reads),
+// or one of the secret files an agent is built with (secretFiles): a
+// rotated Secret is taken up as an edited config is. last is the content
+// the running config was read from: a change made after that read, even
+// before watch runs, is a change.
 func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-chan os.Signal) {
 	tick := time.NewTicker(configPollInterval)
 	defer tick.Stop()
+	rt.mu.RLock()
+	secrets := readSecretFiles(rt.cur.cfg)
+	rt.mu.RUnlock()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			last, _ = os.ReadFile(path)
+			last, _ = readConfigFile(path)
 			rt.reload(ctx, path)
+			rt.renewCerts()
 		case <-tick.C:
-			now, err := os.ReadFile(path)
-			if err != nil || string(now) == string(last) {
+			rt.renewCerts()
+			// A file too large to be a config is a change too, refused
+			// and counted by the reload; one that cannot be read at all
+			// (being replaced) is looked at again at the next tick.
+			now, err := readConfigFile(path)
+			if err != nil && now == nil {
 				continue
 			}
-			last = now
+			rt.mu.RLock()
+			nowSecrets := readSecretFiles(rt.cur.cfg)
+			rt.mu.RUnlock()
+			if string(now) == string(last) && maps.Equal(nowSecrets, secrets) {
+				continue
+			}
+			last, secrets = now, nowSecrets
 			rt.reload(ctx, path)
+		}
+	}
+}
+
+// secretFiles are the files the agents of cfg read secrets from when they
+// are built: backend headers (their own and their skill routes') and
+// JWT keys. Listener certificates are renewed apart (renewCerts), the
+// Redis password is read at each connection, and tracing's headers change
+// only with a restart.
+func secretFiles(cfg *Config) []string {
+	var files []string
+	headers := func(hs []proxy.HeaderConfig) {
+		for _, h := range hs {
+			if h.ValueFile != "" {
+				files = append(files, h.ValueFile)
+			}
+		}
+	}
+	for _, a := range cfg.Agents {
+		headers(a.Backend.Headers)
+		for _, r := range a.Skills.Routes {
+			headers(r.Backend.Headers)
+		}
+		if a.Auth != nil {
+			if a.Auth.HMACSecretFile != "" {
+				files = append(files, a.Auth.HMACSecretFile)
+			}
+			files = append(files, a.Auth.PublicKeyFiles...)
+		}
+	}
+	return files
+}
+
+// readSecretFiles is a digest of each secret file of cfg, by path (the
+// watcher keeps no copy of a secret); a file that cannot be read maps to
+// its error's text, so that its going and coming back are changes too.
+func readSecretFiles(cfg *Config) map[string]string {
+	m := map[string]string{}
+	for _, f := range secretFiles(cfg) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			m[f] = "error: " + err.Error()
+			continue
+		}
+		sum := sha256.Sum256(b)
+		m[f] = string(sum[:])
+	}
+	return m
+}
+
+// renewCerts serves the listeners' certificates anew where their files
+// changed (new connections get them; open ones keep theirs).
+func (rt *runtime) renewCerts() {
+	for _, f := range rt.certs {
+		switch changed, err := f.reload(); {
+		case err != nil:
+			rt.log.Error("a TLS certificate's files changed but do not load; the previous certificate is served", "error", err)
+		case changed:
+			rt.log.Info("TLS certificate renewed from its files", "cert_file", f.cert, "key_file", f.key)
 		}
 	}
 }
@@ -331,17 +441,29 @@ func (rt *runtime) watch(ctx context.Context, path string, last []byte, hup <-ch
 // returns. path, when set, is the config file to watch for reloads. ready,
 // when set, is told the traffic and admin addresses once they accept.
 func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, ready func(addr, admin string)) error {
-	log := slog.New(telemetry.LogHandler(newLogger(logOut, cfg.Log.Level).Handler()))
+	level := new(slog.LevelVar)
+	setLevel(level, cfg.Log.Level)
+	log := slog.New(telemetry.LogHandler(newLogger(logOut, level).Handler()))
 	redis.SetLogger(redisLogger{log})
 	tracing, err := telemetry.Setup(ctx, cfg.Tracing, log)
 	if err != nil {
 		return err
 	}
+	// exitBy, once ctx has ended, is when the process is to be gone: the
+	// shutdown timeout and the grace of the calls it ends. The spans'
+	// last export keeps to it (what the drain left of it), so that a slow
+	// collector cannot hold the exit past the bound an orchestrator's
+	// grace period is sized from.
+	var exitBy time.Time
 	defer func() {
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Server.ShutdownTimeout)
+		if !exitBy.IsZero() {
+			cancel()
+			tctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), exitBy)
+		}
 		defer cancel()
 		if err := tracing.Shutdown(tctx); err != nil {
-			log.Warn("tracing shutdown", "error", err)
+			log.Warn("tracing shutdown: spans not exported before the exit", "error", err)
 		}
 	}()
 	listenerCreds, err := loadListenerTLS(cfg)
@@ -368,8 +490,8 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	defer tasks.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt := &runtime{log: log, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks), pprof: cfg.Admin.Pprof,
-		scheme: "http", grpcAddrs: grpcAddrs(grpcListeners)}
+	rt := &runtime{log: log, level: level, addr: ln.Addr().String(), tasks: tasks, registry: reg, metrics: proxy.NewMetrics(reg, tasks), pprof: cfg.Admin.Pprof,
+		scheme: "http", grpcAddrs: grpcAddrs(grpcListeners), certs: listenerCreds.files}
 	if trafficTLS != nil {
 		rt.scheme = "https"
 	}
@@ -382,7 +504,30 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	reg.MustRegister(rt.reloads)
 	rt.tracing = tracing
 	reg.MustRegister(tracing.Collector())
+	if len(rt.certs) > 0 {
+		reg.MustRegister(newCertExpiry(rt.certs))
+	}
 
+	// The admin listener comes first: while the first config is built (its
+	// backends' cards read, up to card.fetch_timeout) /healthz says the
+	// process is alive and /readyz that it is starting, so that a liveness
+	// probe does not kill a gateway waiting for a slow backend.
+	var admin *http.Server
+	adminAddr := ""
+	if cfg.Admin.Listen != "" {
+		aln, err := net.Listen("tcp", cfg.Admin.Listen)
+		if err != nil {
+			return fmt.Errorf("admin listener: %w", err)
+		}
+		admin = &http.Server{Handler: rt.adminHandler(), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
+		go func() { _ = admin.Serve(aln) }()
+		defer admin.Close() // when serving fails; an orderly stop shuts it down first
+		adminAddr = aln.Addr().String()
+		log.Info("admin listening", "addr", adminAddr)
+	}
+
+	rt.drains, rt.endDrains = context.WithCancel(context.WithoutCancel(ctx))
+	defer rt.endDrains()
 	g, err := rt.build(ctx, cfg)
 	if err != nil {
 		return err
@@ -393,7 +538,12 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		rt.mu.RLock()
 		cur := rt.cur
 		rt.mu.RUnlock()
-		cur.retire()
+		cur.retire(rt.drains, log)
+		by := exitBy
+		if by.IsZero() { // serving failed: no drain had begun
+			by = time.Now().Add(cfg.Server.ShutdownTimeout)
+		}
+		rt.awaitRetiring(by)
 		// Logged after the card refreshers and push queues have ended, so that
 		// it is the last line an orderly stop writes.
 		if stopped {
@@ -437,18 +587,6 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	}
 	rt.startGRPC(grpcListeners, calls)
 	defer stopGRPCNow(grpcListeners) // after a graceful stop, or when serving fails
-	var admin *http.Server
-	adminAddr := ""
-	if cfg.Admin.Listen != "" {
-		aln, err := net.Listen("tcp", cfg.Admin.Listen)
-		if err != nil {
-			return fmt.Errorf("admin listener: %w", err)
-		}
-		admin = &http.Server{Handler: rt.adminHandler(), ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout}
-		go func() { _ = admin.Serve(aln) }()
-		adminAddr = aln.Addr().String()
-		log.Info("admin listening", "addr", adminAddr)
-	}
 	serveErr := make(chan error, 1)
 	go func() {
 		if trafficTLS != nil {
@@ -466,6 +604,8 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 		return err
 	case <-ctx.Done():
 	}
+	exitBy = time.Now().Add(cfg.Server.ShutdownTimeout + endCallsGrace)
+	rt.draining.Store(true)
 	log.Info("shutting down: finishing in-flight calls", "timeout", cfg.Server.ShutdownTimeout.String())
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Server.ShutdownTimeout)
 	defer scancel()
@@ -507,6 +647,27 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	return err
 }
 
+// awaitRetiring waits for the generations reloads replaced to finish,
+// until deadline: their queued push deliveries are then abandoned, logged
+// and counted rather than lost unseen with the process.
+func (rt *runtime) awaitRetiring(deadline time.Time) {
+	done := make(chan struct{})
+	go func() { rt.retiring.Wait(); close(done) }()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	rt.endDrains()
+	select {
+	case <-done:
+	case <-time.After(endCallsGrace):
+		rt.log.Warn("generations replaced by a reload did not finish before the exit")
+	}
+}
+
 // drainPush sends the push deliveries the agents have queued, until ctx
 // ends; the rest are abandoned, and counted in the log.
 func drainPush(ctx context.Context, agents []*proxy.Agent, log *slog.Logger) {
@@ -546,6 +707,10 @@ func (rt *runtime) adminHandler() http.Handler {
 		_, _ = io.WriteString(w, "ok\n")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if rt.draining.Load() {
+			http.Error(w, "shutting down: finishing in-flight calls, taking no new ones", http.StatusServiceUnavailable)
+			return
+		}
 		var problems []string
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
@@ -553,15 +718,19 @@ func (rt *runtime) adminHandler() http.Handler {
 			problems = append(problems, fmt.Sprintf("task index unreachable: %v", err))
 		}
 		rt.mu.RLock()
-		agents := rt.cur.agents
+		cur := rt.cur
 		rt.mu.RUnlock()
-		for _, a := range agents {
-			ready, err := a.CardStatus()
-			switch {
-			case !ready:
-				problems = append(problems, fmt.Sprintf("agent %s: no card from the backend yet: %v", a.Config().Name, err))
-			case err != nil:
-				problems = append(problems, fmt.Sprintf("agent %s: backend unreachable, serving its last good card: %v", a.Config().Name, err))
+		if cur == nil {
+			problems = append(problems, "starting: the backends' cards are being read (within card.fetch_timeout)")
+		} else {
+			for _, a := range cur.agents {
+				ready, err := a.CardStatus()
+				switch {
+				case !ready:
+					problems = append(problems, fmt.Sprintf("agent %s: no card from the backend yet: %v", a.Config().Name, err))
+				case err != nil:
+					problems = append(problems, fmt.Sprintf("agent %s: backend unreachable, serving its last good card: %v", a.Config().Name, err))
+				}
 			}
 		}
 		if len(problems) > 0 {

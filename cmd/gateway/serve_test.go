@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/internal/testfiles"
 	"github.com/a2agate/gateway/internal/testlog"
 	"github.com/a2agate/gateway/internal/testnet"
@@ -298,4 +300,95 @@ func TestServeSamplesNoHeapProfileWithoutPprof(t *testing.T) {
 	if goruntime.MemProfileRate != 0 {
 		t.Fatalf("MemProfileRate = %d after serving without pprof, want 0", goruntime.MemProfileRate)
 	}
+}
+
+// TestReadinessWhileDraining: from SIGTERM on, while in-flight calls
+// finish, /readyz answers 503 saying so (the traffic listener takes no new
+// calls) and /healthz and /metrics still answer.
+func TestReadinessWhileDraining(t *testing.T) {
+	hold := make(chan struct{})
+	agent := legacyagent.New(legacyagent.Options{Hold: hold})
+	defer agent.Close()
+	backend := httptest.NewServer(agent)
+	defer backend.Close()
+	defer close(hold)
+	g := startGateway(t, gatewayConfig(backend.URL+"/", "Draining"))
+	eventually(t, "ready", func() bool { code, _ := httpGet(t, g.admin+"/readyz"); return code == http.StatusOK })
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
+	res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if _, err := io.ReadFull(res.Body, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+
+	g.stop()
+	eventually(t, "the shutdown", func() bool { return strings.Contains(g.log.String(), "shutting down") })
+	if code, b := httpGet(t, g.admin+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(b, "shutting down") {
+		t.Errorf("/readyz while draining: %d %q, want 503 saying it is shutting down", code, b)
+	}
+	if code, _ := httpGet(t, g.admin+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz while draining: %d, want 200: the process is alive", code)
+	}
+	if code, _ := httpGet(t, g.admin+"/metrics"); code != http.StatusOK {
+		t.Errorf("/metrics while draining: %d", code)
+	}
+}
+
+// TestAdminServesWhileStarting: while the first config is built (a
+// backend's card slow to come, up to card.fetch_timeout), the admin
+// listener already answers: /healthz 200, so that a liveness probe does
+// not kill a gateway waiting for its backend, and /readyz 503 saying it is
+// starting.
+func TestAdminServesWhileStarting(t *testing.T) {
+	agent := legacyagent.New(legacyagent.Options{})
+	defer agent.Close()
+	release := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			select { // the card comes once the test has looked
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		agent.ServeHTTP(w, r)
+	}))
+	defer backend.Close()
+	config := strings.Replace(gatewayConfig(backend.URL+"/", "Slow"), "      refresh_interval: 100ms\n", "      refresh_interval: 100ms\n      fetch_timeout: 1m\n", 1)
+	cfg, err := parseConfig([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	log := &testlog.Buffer{}
+	done := make(chan error, 1)
+	ready := make(chan struct{})
+	go func() { done <- serve(ctx, cfg, "", log, func(string, string) { close(ready) }) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	var admin string
+	eventually(t, "the admin listener", func() bool {
+		for _, l := range strings.Split(log.String(), "\n") {
+			if j := gjson.Parse(l); j.Get("msg").Str == "admin listening" {
+				admin = "http://" + j.Get("addr").Str
+			}
+		}
+		return admin != ""
+	})
+	if code, _ := httpGet(t, admin+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz while starting: %d, want 200", code)
+	}
+	if code, body := httpGet(t, admin+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "starting") {
+		t.Errorf("/readyz while starting: %d %q, want 503 saying it is starting", code, body)
+	}
+	close(release)
+	<-ready
+	eventually(t, "ready", func() bool { code, _ := httpGet(t, admin+"/readyz"); return code == http.StatusOK })
 }

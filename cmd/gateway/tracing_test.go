@@ -1,10 +1,14 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/a2agate/gateway/legacyagent"
 )
 
 // metricLine returns the value of the admin listener's metric line that
@@ -41,5 +45,54 @@ func TestTracingSection(t *testing.T) {
 	})
 	if !strings.Contains(g.log.String(), "tracing settings change only with a restart") {
 		t.Errorf("the refusal does not name tracing:\n%s", g.log.String())
+	}
+}
+
+// TestExitBoundedWithSlowCollector: at shutdown the spans' last export
+// keeps to the shutdown's bound (server.shutdown_timeout and the second
+// the ended calls get): a stream held past the timeout, then a collector
+// that never answers, do not hold the exit for another shutdown_timeout.
+func TestExitBoundedWithSlowCollector(t *testing.T) {
+	const shutdownTimeout = 3 * time.Second
+	hung := make(chan struct{})
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hung:
+		case <-r.Context().Done():
+		}
+	}))
+	defer collector.Close()
+	defer close(hung)
+	hold := make(chan struct{})
+	agent := legacyagent.New(legacyagent.Options{Hold: hold})
+	defer agent.Close()
+	backend := httptest.NewServer(agent)
+	defer backend.Close()
+	defer close(hold)
+	config := strings.Replace(gatewayConfig(backend.URL+"/", "Traced"), "agents:", "server:\n  shutdown_timeout: "+shutdownTimeout.String()+"\nagents:", 1) +
+		"tracing:\n  enabled: true\n  otlp:\n    endpoint: " + collector.URL + "\n"
+	g := startGateway(t, config)
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
+	res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if _, err := io.ReadFull(res.Body, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	g.stop()
+	select {
+	case err := <-g.done:
+		g.done <- err // for the cleanup's check
+		took := time.Since(start)
+		t.Logf("exited %s after the stop", took.Round(time.Millisecond))
+		if took > shutdownTimeout+endCallsGrace+time.Second {
+			t.Errorf("the gateway took %s to exit with shutdown_timeout %s, a held stream and a hung collector", took, shutdownTimeout)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the gateway did not exit")
 	}
 }
