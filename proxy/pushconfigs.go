@@ -45,6 +45,26 @@ func (p *pushRelay) relays(ctx context.Context, taskID string) bool {
 	return err != nil || relay.ID != ""
 }
 
+// configsAtBackend reports whether the backend, not the gateway, holds the
+// configs of the call's task: the gateway holds no relay of it, and the
+// backend lists configs other than a relay's. Those are configs a caller set
+// while the relay was off, left to a card without push or turned off, until a
+// card refresh or a reload turned it on: only the backend can show or delete
+// them. A backend that cannot list them leaves the call to the gateway.
+func (a *Agent) configsAtBackend(r *http.Request, c *call) bool {
+	p := a.push
+	if _, relay, err := p.configs.PushConfigs(r.Context(), a.cfg.Name, c.info.TaskID); err != nil || relay.ID != "" {
+		return false
+	}
+	params, err := normalize.TaskParams(dialect.ListPushConfigs, c.backend.dialect, c.info.Tenant, c.info.TaskID, -1)
+	if err != nil {
+		return false
+	}
+	method, _ := dialect.MethodName(c.backend.dialect, dialect.ListPushConfigs)
+	list, e := a.unary(r.Context(), r, c, dialect.ListPushConfigs, method, params)
+	return e == nil && normalize.HoldsPushConfigBut(c.env.Dialect, list, relayConfigID)
+}
+
 // checkTarget applies the webhook target policy to a caller's URL.
 func (p *pushRelay) checkTarget(path, rawURL string) *normalize.Error {
 	if err := p.policy.CheckURL(rawURL); err != nil {
@@ -67,6 +87,9 @@ func (a *Agent) servePushConfig(w http.ResponseWriter, r *http.Request, c *call)
 	// A task the gateway never saw (tasks.allow_unknown) is the backend's
 	// to answer for: the gateway holds no configs of it.
 	if c.unchecked || !p.relays(r.Context(), c.info.TaskID) {
+		return false
+	}
+	if c.env.Op != dialect.CreatePushConfig && a.configsAtBackend(r, c) {
 		return false
 	}
 	var result []byte
