@@ -370,11 +370,14 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) *normalize.Error {
 	relay := c.pushPending
 	c.pushPending = nil
-	if bound, err := a.push.configs.PushRelay(ctx, relay.ID); err == nil && bound.TaskID != "" && bound.TaskID != taskID {
+	withhold := func(bound string) *normalize.Error {
 		a.log.Warn("a send's answer names another task than the push deliveries of its config did before it; the answer is withheld",
-			"task_id", taskID, "delivered_task_id", bound.TaskID)
+			"task_id", taskID, "delivered_task_id", bound)
 		return backendFault(backendInvalidReply, "backend %q answered the send with task %q after its push deliveries for this send named task %q, which the gateway recorded as yours and your webhook was sent: follow task %q",
-			c.backend.name, truncateHeader(taskID), truncateHeader(bound.TaskID), truncateHeader(bound.TaskID))
+			c.backend.name, truncateHeader(taskID), truncateHeader(bound), truncateHeader(bound))
+	}
+	if bound, err := a.push.configs.PushRelay(ctx, relay.ID); err == nil && bound.TaskID != "" && bound.TaskID != taskID {
+		return withhold(bound.TaskID)
 	}
 	cfg := *relay.Pending
 	// A backend naming another caller's task would otherwise have that
@@ -390,7 +393,13 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) *normal
 	if cfg.ID == "" {
 		cfg.ID = taskID
 	}
-	if _, err := a.push.configs.PutPushConfig(ctx, cfg, *relay); err != nil {
+	_, err := a.push.configs.PutPushConfig(ctx, cfg, *relay)
+	if errors.Is(err, store.ErrRelayBound) {
+		// A delivery bound the relay since the read above.
+		bound, _ := a.push.configs.PushRelay(ctx, relay.ID)
+		return withhold(bound.TaskID)
+	}
+	if err != nil {
 		a.metrics.storeError("write")
 		a.log.Error("recording a push config given in a send failed; its deliveries are refused", "task_id", taskID, "error", err)
 	}
