@@ -93,3 +93,27 @@ func TestWebhookStructWithRepeatedKeyRefused(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestErrorInfoMetadataRepeatedKeyOnce: a 1.0 backend's ErrorInfo whose
+// metadata names a key twice reaches a caller of either dialect with the
+// key once, its first value, as a 0.x error's data object does (an error
+// is rebuilt, not refused: the caller must still learn of it). Before, a
+// 0.x caller got the data object and a 1.0 caller the ErrorInfo with the
+// key twice, which ProtoJSON parsers refuse and others read as the last.
+func TestErrorInfoMetadataRepeatedKeyOnce(t *testing.T) {
+	t.Parallel()
+	obj := `{"code":-32001,"message":"no such task","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":{"taskId":"mine","taskId":"theirs","x":"1"}},{"@type":"type.googleapis.com/google.rpc.DebugInfo","detail":"d"}]}`
+	for _, to := range []dialect.ID{dialect.V03, dialect.V10} {
+		e, err := ParseAgentError(dialect.V10, to, []byte(obj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(e.Object)
+		if strings.Count(got, `"taskId"`) != 1 || !strings.Contains(got, `"taskId":"mine"`) || strings.Contains(got, "theirs") || !strings.Contains(got, `"x":"1"`) {
+			t.Errorf("to %s: %s", to, got)
+		}
+		if to == dialect.V10 && !strings.Contains(got, `"detail":"d"`) {
+			t.Errorf("to 1.0, the other detail is gone: %s", got)
+		}
+	}
+}
