@@ -27,6 +27,27 @@ type WebhookConfig struct {
 	Authentication []byte
 	Schemes        []string
 	Credentials    string
+	// Unknown names the members of the config the relay has no field for
+	// (quoted, with where they are), "" for none: the gateway keeps the
+	// config, not the backend, so it would drop them.
+	Unknown string
+}
+
+// The members of a push config the relay keeps: a bare config's, a
+// TaskPushNotificationConfig's, and the 0.x set params around the former.
+var (
+	webhookKeys     = [...]keySpec{{"id", ""}, {"url", ""}, {"token", ""}, {"authentication", ""}}
+	taskWebhookKeys = [...]keySpec{{"id", ""}, {"url", ""}, {"token", ""}, {"authentication", ""}, {"taskId", "task_id"}, {"tenant", ""}}
+	setParamsKeys   = [...]keySpec{{"taskId", "task_id"}, {"pushNotificationConfig", ""}, {"tenant", ""}}
+)
+
+// unknownIn names where obj is and the members of it specs does not know,
+// "" for none.
+func unknownIn(obj gjson.Result, specs []keySpec, where string) string {
+	if names := unknownNames(obj, specs); names != "" {
+		return where + " has " + names
+	}
+	return ""
 }
 
 // CreatedPushConfig reads the config of set/Create params in dialect d
@@ -37,9 +58,17 @@ type WebhookConfig struct {
 func CreatedPushConfig(d dialect.ID, params []byte) (cfg WebhookConfig, urlPath string) {
 	obj := jsonscan.Parse(params)
 	if d == dialect.V03 {
-		return readWebhookConfig(jsonscan.Member(obj, "pushNotificationConfig")), "params.pushNotificationConfig.url"
+		inner := jsonscan.Member(obj, "pushNotificationConfig")
+		cfg = readWebhookConfig(inner)
+		cfg.Unknown = unknownIn(obj, setParamsKeys[:], "params")
+		if cfg.Unknown == "" {
+			cfg.Unknown = unknownIn(inner, webhookKeys[:], "params.pushNotificationConfig")
+		}
+		return cfg, "params.pushNotificationConfig.url"
 	}
-	return readWebhookConfig(obj), "params.url"
+	cfg = readWebhookConfig(obj)
+	cfg.Unknown = unknownIn(obj, taskWebhookKeys[:], "params")
+	return cfg, "params.url"
 }
 
 // InlinePushConfig reads the config send params give inline, already
@@ -53,10 +82,14 @@ func InlinePushConfig(params []byte) (cfg WebhookConfig, urlPath string, ok bool
 		return WebhookConfig{}, "", false
 	}
 	if obj := m.vals[scPushConfig]; obj.Exists() {
-		return readWebhookConfig(obj), "params.configuration.pushNotificationConfig.url", true
+		cfg = readWebhookConfig(obj)
+		cfg.Unknown = unknownIn(obj, webhookKeys[:], "params.configuration.pushNotificationConfig")
+		return cfg, "params.configuration.pushNotificationConfig.url", true
 	}
 	if obj := m.vals[scTaskPushConfig]; obj.Exists() {
-		return readWebhookConfig(obj), "params.configuration.taskPushNotificationConfig.url", true
+		cfg = readWebhookConfig(obj)
+		cfg.Unknown = unknownIn(obj, taskWebhookKeys[:], "params.configuration.taskPushNotificationConfig")
+		return cfg, "params.configuration.taskPushNotificationConfig.url", true
 	}
 	return WebhookConfig{}, "", false
 }

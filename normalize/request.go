@@ -113,11 +113,14 @@ func extendedCardParams(to dialect.ID, params []byte) ([]byte, RequestInfo, erro
 	if len(params) > 0 && !root.IsObject() && root.Type != gjson.Null {
 		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: must be an object or absent")
 	}
+	tenant := root.Get("tenant")
+	if tenant.Exists() && tenant.Type != gjson.String && tenant.Type != gjson.Null {
+		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: params.tenant: must be a string, got %s", typeName(tenant))
+	}
 	if to == dialect.V03 {
 		return nil, info, nil
 	}
 	// The Go 1.0 server unmarshals params unconditionally: always send an object.
-	tenant := root.Get("tenant")
 	if !tenant.Exists() {
 		if len(params) > 0 && root.IsObject() && isEmptyObject(root) {
 			return params, info, nil // already canonical: pass through uncopied
@@ -221,7 +224,13 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		info.SkillID = s.Str
 	}
 	w.open('{')
-	if t := v[spTenant]; t.Type == gjson.String {
+	if t := v[spTenant]; t.Exists() && t.Type != gjson.Null {
+		// A tenant that is no string would be dropped toward 0.x and
+		// read as none by the gateway's own reads of the task (null is
+		// ProtoJSON's none).
+		if err := wantString(t, "tenant"); err != nil {
+			return err
+		}
 		info.Tenant = t.Str
 	}
 	w.tenant(v[spTenant], to)
@@ -498,7 +507,13 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 		return err
 	}
 	info.TaskID = v[tpID].Str
-	if t := v[tpTenant]; t.Type == gjson.String {
+	if t := v[tpTenant]; t.Exists() && t.Type != gjson.Null {
+		// A tenant that is no string would be dropped toward 0.x and
+		// read as none by the gateway's own reads of the task (null is
+		// ProtoJSON's none).
+		if err := wantString(t, "tenant"); err != nil {
+			return err
+		}
 		info.Tenant = t.Str
 	}
 	if op != dialect.GetTask && v[tpHistoryLength].Exists() {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -251,11 +252,16 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	refused := a.checkAuth(r, w.Header(), c)
 	over := false
 	if refused == nil {
-		// Counted from before its body is read: a caller whose bodies
-		// arrive slowly holds as much as one whose backend is slow.
-		key := a.calls.callerKey(r, c)
-		if over = !a.calls.acquire(key); !over {
-			defer a.calls.release(key)
+		switch earlyOf(r) {
+		case notCounted:
+			// Counted from before its body is read: a caller whose bodies
+			// arrive slowly holds as much as one whose backend is slow.
+			key := a.calls.callerKey(r, c)
+			if over = !a.calls.acquire(key); !over {
+				defer a.calls.release(key)
+			}
+		case overEarly:
+			over = true
 		}
 	}
 	body, err := a.readBody(w, r, c)
@@ -306,6 +312,10 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 			c.env.Dialect = guessDialect(body, r)
 		}
 		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidRequest))
+		return
+	}
+	if msg := versionConflict(r); msg != "" {
+		a.fail(w, c, normalize.Errorf(dialect.ErrInvalidRequest, "%s", msg))
 		return
 	}
 	if v := requestVersion(r); !dialect.SupportedVersionHeader(v) {
@@ -381,6 +391,32 @@ const oversizedPrefixBytes = 4 << 10
 
 // requestVersion is the A2A version the caller asks for: the A2A-Version
 // header, or, as the spec allows in its place, the query parameter.
+// versionConflict describes a request that names two versions (two
+// A2A-Version headers, or the header and the query parameter, that
+// differ), "" for one that names at most one: the one requestVersion
+// takes would drop the other unread.
+func versionConflict(r *http.Request) string {
+	vs := r.Header[keyVersion]
+	for _, v := range vs[min(1, len(vs)):] {
+		if v != vs[0] {
+			return "A2A-Version is given twice, " + strconv.Quote(truncateHeader(vs[0])) + " and " + strconv.Quote(truncateHeader(v)) + ": name one version"
+		}
+	}
+	if r.URL.RawQuery == "" || !strings.Contains(r.URL.RawQuery, dialect.HeaderVersion) {
+		return ""
+	}
+	qs := r.URL.Query()[dialect.HeaderVersion]
+	if len(vs) > 0 {
+		qs = append(qs, vs[0])
+	}
+	for _, v := range qs[min(1, len(qs)):] {
+		if v != qs[0] {
+			return "A2A-Version is given twice, " + strconv.Quote(truncateHeader(qs[0])) + " and " + strconv.Quote(truncateHeader(v)) + " (header and query): name one version"
+		}
+	}
+	return ""
+}
+
 func requestVersion(r *http.Request) string {
 	if v := firstValue(r.Header, keyVersion); v != "" || r.URL.RawQuery == "" {
 		return v

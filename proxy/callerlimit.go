@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"context"
 	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
 
+	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/normalize"
 )
@@ -56,8 +58,14 @@ func (l *callerCalls) release(key string) {
 // caller is counted by its /64, the least a host is given: it could
 // otherwise take a new address for every call.
 func (l *callerCalls) callerKey(r *http.Request, c *call) string {
-	if c.owner != "" {
-		return c.owner
+	return l.callerKeyOf(r, c.owner)
+}
+
+// callerKeyOf is callerKey of a caller whose principal is owner ("" for
+// none).
+func (l *callerCalls) callerKeyOf(r *http.Request, owner string) string {
+	if owner != "" {
+		return owner
 	}
 	addr, ok := l.callerAddress(r)
 	if !ok {
@@ -130,4 +138,53 @@ func (l *callerCalls) trusts(addr netip.Addr) bool {
 func (a *Agent) tooManyCalls() *normalize.Error {
 	return normalize.Errorf(dialect.ErrInternal, "this caller already has %d calls in flight on this agent, the most one caller may have at once "+
 		"(agents[].max_calls_per_caller): wait for some to finish (or close streams it no longer reads), then retry", a.calls.limit)
+}
+
+// earlyKey marks, in a request's context, a call a front end counted
+// before it read the request (admitEarly): ServeRPC does not count it
+// again, and refuses it when it was over its caller's bound.
+type earlyKey struct{}
+
+// early is what admitEarly found of a call.
+type early uint8
+
+const (
+	notCounted early = iota
+	countedEarly
+	overEarly
+)
+
+// earlyOf is what admitEarly found of r's call.
+func earlyOf(r *http.Request) early {
+	e, _ := r.Context().Value(earlyKey{}).(early)
+	return e
+}
+
+// admitEarly counts r's call against its caller before a front end reads
+// the request the core is given (a REST body): a caller whose bodies
+// arrive slowly holds what one with a slow backend does, and the core,
+// which counts its own calls before reading their bodies, sees the call
+// only once the front end has read it. A caller without a valid token is
+// not counted, as the core counts none (it refuses it, logged there): the
+// check here is silent. It returns r marked with what it found and the
+// release; over says the caller already has its limit in flight, which
+// the core, seeing the mark, refuses.
+func (a *Agent) admitEarly(r *http.Request) (_ *http.Request, release func(), over bool) {
+	owner := ""
+	if a.verifier != nil {
+		header, err := auth.Credential(r.Header["Authorization"])
+		if err != nil {
+			return r, func() {}, false
+		}
+		p, err := a.verifier.Verify(r.Context(), header)
+		if err != nil {
+			return r, func() {}, false
+		}
+		owner = p.String()
+	}
+	key := a.calls.callerKeyOf(r, owner)
+	if !a.calls.acquire(key) {
+		return r.WithContext(context.WithValue(r.Context(), earlyKey{}, overEarly)), func() {}, true
+	}
+	return r.WithContext(context.WithValue(r.Context(), earlyKey{}, countedEarly)), func() { a.calls.release(key) }, false
 }

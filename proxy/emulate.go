@@ -74,21 +74,26 @@ func (a *Agent) firstPushConfig(w http.ResponseWriter, r *http.Request, c *call)
 // subscribeSnapshot fetches the task a 1.0 caller subscribes to from a 0.x
 // backend, whose resubscribe need not start with the task: a 1.0 stream
 // must (1.0 §3.1.6), and a finished task cannot be subscribed to.
-func (a *Agent) subscribeSnapshot(r *http.Request, c *call) ([]byte, *normalize.Error) {
+func (a *Agent) subscribeSnapshot(r *http.Request, c *call) (_ []byte, final bool, _ *normalize.Error) {
 	params, err := normalize.TaskParams(dialect.GetTask, c.backend.dialect, c.info.Tenant, c.info.TaskID, -1)
 	if err != nil {
-		return nil, normalize.AsError(err, dialect.ErrInternal)
+		return nil, false, normalize.AsError(err, dialect.ErrInternal)
 	}
 	method, _ := dialect.MethodName(c.backend.dialect, dialect.GetTask)
 	task, e := a.unary(r.Context(), r, c, dialect.GetTask, method, params)
 	if e != nil {
-		return nil, e
+		return nil, false, e
 	}
 	// unary has checked the task's shape.
 	if state := normalize.InspectTask(task).State; dialect.TerminalState(state) {
-		return nil, normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is already in a final state (%s): there is nothing to subscribe to", c.info.TaskID, state)
+		if c.callerDialect() == dialect.V03 {
+			// A 0.3 REST or gRPC caller: the task alone is the stream
+			// (finalSubscription).
+			return normalize.TaskEvent(task), true, nil
+		}
+		return nil, false, normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is already in a final state (%s): there is nothing to subscribe to", c.info.TaskID, state)
 	}
-	return normalize.TaskEvent(task), nil
+	return normalize.TaskEvent(task), false, nil
 }
 
 // graceOver sends the held event when the backend kept the stream open
@@ -189,9 +194,9 @@ func notCancelable(c *call, state string) *normalize.Error {
 }
 
 // crossCancel reports whether a cancel needs the notCancelable emulation:
-// a 0.x caller, a 1.0 backend.
+// a 0.x caller (of the 0.3 REST or gRPC binding too), a 1.0 backend.
 func crossCancel(c *call) bool {
-	return c.env.Op == dialect.CancelTask && c.env.Dialect == dialect.V03 && c.backend.dialect == dialect.V10
+	return c.env.Op == dialect.CancelTask && c.callerDialect() == dialect.V03 && c.backend.dialect == dialect.V10
 }
 
 // finalStateAnswer is the caller's own spec's answer to a call about a
@@ -204,7 +209,7 @@ func (a *Agent) finalStateAnswer(c *call) *normalize.Error {
 	switch op := c.env.Op; {
 	case op == dialect.SendMessage || op == dialect.SendStreamingMessage:
 		return finalMessageRefusal(c, c.taskState)
-	case op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10:
+	case op == dialect.SubscribeToTask && c.callerDialect() == dialect.V10:
 		return finalSubscribeRefusal(c, c.taskState)
 	case crossCancel(c):
 		return notCancelable(c, c.taskState)
@@ -232,7 +237,7 @@ func (a *Agent) finishedBeforeCancel(r *http.Request, c *call) *normalize.Error 
 func (a *Agent) refusedByFinal(r *http.Request, c *call) *normalize.Error {
 	op := c.env.Op
 	send := (op == dialect.SendMessage || op == dialect.SendStreamingMessage) && c.info.TaskID != ""
-	if !send && !(op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10) {
+	if !send && !(op == dialect.SubscribeToTask && c.callerDialect() == dialect.V10) {
 		return nil
 	}
 	task, state := a.finalTask(r, c)
@@ -248,16 +253,27 @@ func (a *Agent) refusedByFinal(r *http.Request, c *call) *normalize.Error {
 // finalSubscription answers a 0.x caller's resubscribe to a task in a
 // final state as the 0.3 spec says (TaskSubscription: "the stream will
 // return the completed task (like GetTask) and close"), where a 1.0
-// backend refuses it. It reports false when the task is not final.
+// backend refuses it; a caller of the 0.3 REST or gRPC binding, whose call
+// reaches the core as 1.0, is a 0.x caller too. It reports false when the
+// task is not final.
 func (a *Agent) finalSubscription(r *http.Request, s *sse) bool {
 	c := s.c
-	if c.env.Op != dialect.SubscribeToTask || c.env.Dialect != dialect.V03 {
+	if c.env.Op != dialect.SubscribeToTask || c.callerDialect() != dialect.V03 {
 		return false
 	}
 	task, _ := a.finalTask(r, c)
 	if task == nil {
 		return false
 	}
-	_ = s.event(task)
+	_ = s.event(finalTaskEvent(c, task))
 	return true
+}
+
+// finalTaskEvent is the stream event of task, read in the call's dialect:
+// a 1.0 stream's events are StreamResponses.
+func finalTaskEvent(c *call, task []byte) []byte {
+	if c.env.Dialect == dialect.V10 {
+		return normalize.TaskEvent(task)
+	}
+	return task
 }

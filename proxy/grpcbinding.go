@@ -57,7 +57,7 @@ func grpcServer(agents []*Agent) (*grpc.Server, grpcbind.RequestBound, error) {
 	if pick.verifier != nil {
 		opts.Authenticate = http.HandlerFunc(pick.RefuseUnauthenticated)
 	}
-	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), opts), grpcbind.RequestBound{Timeout: pick.readTimeout, MaxMessageBytes: pick.cfg.MaxBodyBytes}, nil
+	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), opts), grpcbind.RequestBound{Timeout: pick.readTimeout, MaxMessageBytes: pick.cfg.MaxBodyBytes, Admit: pick.admitEarly}, nil
 }
 
 // NewGRPCListenerServer is the gRPC server of an agent's grpc_listen, which

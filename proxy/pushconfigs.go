@@ -65,8 +65,12 @@ func (a *Agent) configsAtBackend(r *http.Request, c *call) bool {
 	return e == nil && normalize.HoldsPushConfigBut(c.env.Dialect, list, relayConfigID)
 }
 
-// checkTarget applies the webhook target policy to a caller's URL.
-func (p *pushRelay) checkTarget(path, rawURL string) *normalize.Error {
+// checkTarget applies the webhook target policy to a caller's URL, and
+// refuses a config with members the gateway, which keeps it, would drop.
+func (p *pushRelay) checkTarget(path, rawURL string, w normalize.WebhookConfig) *normalize.Error {
+	if w.Unknown != "" {
+		return normalize.Errorf(dialect.ErrInvalidParams, "invalid params: %s, which a push notification config has no field for: the gateway keeps the config, and would drop it", w.Unknown)
+	}
 	if err := p.policy.CheckURL(rawURL); err != nil {
 		return normalize.Errorf(dialect.ErrInvalidParams, "invalid params: %s: %v", path, err)
 	}
@@ -118,7 +122,7 @@ func (p *pushRelay) set(r *http.Request, c *call) ([]byte, *normalize.Error) {
 	w, path := normalize.CreatedPushConfig(c.env.Dialect, c.env.Params)
 	cfg := callerConfig(c.env.Dialect, w, c.owner, p.a.cfg.Name)
 	cfg.TaskID = strings.Clone(c.info.TaskID) // a view into the request
-	if e := p.checkTarget(path, cfg.URL); e != nil {
+	if e := p.checkTarget(path, cfg.URL, w); e != nil {
 		return nil, e
 	}
 	if cfg.ID == "" {
@@ -319,7 +323,7 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 		return params, nil
 	}
 	cfg := callerConfig(c.env.Dialect, w, c.owner, a.cfg.Name)
-	if e := p.checkTarget(path, cfg.URL); e != nil {
+	if e := p.checkTarget(path, cfg.URL, w); e != nil {
 		return nil, e
 	}
 	if cfg.ID == "" && c.env.Dialect == dialect.V10 {

@@ -40,12 +40,12 @@ func (a *Agent) stream(w http.ResponseWriter, r *http.Request, c *call, method s
 	}
 	var snapshot []byte
 	if c.env.Op == dialect.SubscribeToTask && c.env.Dialect == dialect.V10 && b.dialect == dialect.V03 {
-		first, e := a.subscribeSnapshot(r, c)
+		first, final, e := a.subscribeSnapshot(r, c)
 		if e != nil {
 			a.streamFail(s, e)
 			return
 		}
-		if err := s.event(first); err != nil {
+		if err := s.event(first); err != nil || final {
 			return
 		}
 		snapshot = first

@@ -76,6 +76,11 @@ var refusedRanges = []refusedRange{
 	// nodes, carrier-grade NAT customers), so it is private for this purpose.
 	{netip.MustParsePrefix("100.64.0.0/10"), "in the shared (carrier-grade NAT) address range", private},
 	{netip.MustParsePrefix("169.254.0.0/16"), "a link-local address", private},
+	// Neither is on the internet: protocol assignments (DS-Lite's
+	// 192.0.0.0/29, NAT64 discovery) and benchmarking addresses, which
+	// some networks number their internal hosts from.
+	{netip.MustParsePrefix("192.0.0.0/24"), "in the IETF protocol assignments range", private},
+	{netip.MustParsePrefix("198.18.0.0/15"), "in the benchmarking range", private},
 	{netip.MustParsePrefix("224.0.0.0/4"), "a multicast address", unusable},
 	{netip.MustParsePrefix("255.255.255.255/32"), "the broadcast address", unusable},
 	{netip.MustParsePrefix("240.0.0.0/4"), "in the reserved range", unusable},
@@ -83,6 +88,11 @@ var refusedRanges = []refusedRange{
 	{netip.MustParsePrefix("::1/128"), "a loopback address", private},
 	{netip.MustParsePrefix("fe80::/10"), "a link-local address", private},
 	{netip.MustParsePrefix("fc00::/7"), "in a unique-local (private) range", private},
+	// Deprecated site-local addresses, which stacks still route as unicast
+	// inside a site; and the local-use NAT64 prefix (RFC 8215), whose
+	// translator is the site's own, in front of its own network.
+	{netip.MustParsePrefix("fec0::/10"), "a site-local address (deprecated)", private},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "in the local-use NAT64 range", private},
 	{netip.MustParsePrefix("ff00::/8"), "a multicast address", unusable},
 	// Deprecated IPv4-compatible addresses (::a.b.c.d): nothing legitimate
 	// uses them and some stacks route them to the embedded IPv4 address.
@@ -172,17 +182,17 @@ func (p *Policy) CheckURL(rawURL string) error {
 	if host == "" {
 		return refuse("the URL has no host", "")
 	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return refuse(fmt.Sprintf("port %s is not a TCP port (1-65535)", port), "")
+		}
+	}
 	if addr, err := netip.ParseAddr(strings.TrimSuffix(host, ".")); err == nil {
 		if perr := p.checkAddr(addr, false); perr != nil {
 			perr.URL = shown
 			return perr
 		}
 		return nil
-	}
-	if port := u.Port(); port != "" {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return refuse(fmt.Sprintf("port %s is not a TCP port (1-65535)", port), "")
-		}
 	}
 	name := normalizeHost(host)
 	if looksNumeric(name) {

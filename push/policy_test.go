@@ -42,6 +42,10 @@ func TestPolicyRefusesByDefault(t *testing.T) {
 		{"169.254.169.254", "cloud metadata address"},
 		{"fd00:ec2::254", "cloud metadata address"},
 		{"100.100.100.200", "cloud metadata address (Alibaba Cloud)"},
+		{"192.0.0.8", "IETF protocol assignments range (192.0.0.0/24)"},
+		{"198.19.0.1", "benchmarking range (198.18.0.0/15)"},
+		{"fec0::1", "site-local address (deprecated) (fec0::/10)"},
+		{"64:ff9b:1::a00:1", "local-use NAT64 range (64:ff9b:1::/48)"},
 	}
 	var p Policy
 	for _, c := range cases {
@@ -118,6 +122,8 @@ func TestPolicyRefusesURLForms(t *testing.T) {
 		{"http://017700000001/", "neither a host name"},
 		{"http://example.com:0/", "port 0 is not a TCP port"},
 		{"http://example.com:70000/", "port 70000 is not a TCP port"},
+		{"http://93.184.215.14:70000/", "port 70000 is not a TCP port"},
+		{"http://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:0/", "port 0 is not a TCP port"},
 	} {
 		err := p.CheckURL(c.url)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -74,17 +74,52 @@ type contextStream struct {
 
 func (s contextStream) Context() context.Context { return s.ctx }
 
+// overKey is the context key of a call RequestBound.Admit found over its
+// caller's bound: it is refused before its handler reads (or converts) its
+// empty stand-in request.
+type overKey struct{}
+
+func isOver(ctx context.Context) bool { return ctx.Value(overKey{}) != nil }
+
+// refuseOverUnary answers a call over its caller's bound with the core's
+// refusal of it.
+func (s *service) refuseOverUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if !isOver(ctx) {
+		return handler(ctx, req)
+	}
+	reachedCore(ctx)
+	return nil, s.answerOf(ctx, s.rpc, func(md metadata.MD) { _ = grpc.SetHeader(ctx, md) })
+}
+
+// refuseOverStream is refuseOverUnary for a streaming call.
+func (s *service) refuseOverStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if !isOver(ss.Context()) {
+		return handler(srv, ss)
+	}
+	reachedCore(ss.Context())
+	return s.answerOf(ss.Context(), s.rpc, func(md metadata.MD) { _ = ss.SetHeader(md) })
+}
+
 // refusal is the status of the core's refusal of the call's caller, whose
 // headers (WWW-Authenticate, Retry-After) it gives setHeader, or nil when
 // Authenticate passes the caller. The answer is decoded as the core's
 // answer to the call would be, so the two are the same status.
 func (s *service) refusal(ctx context.Context, setHeader func(metadata.MD)) error {
+	return s.answerOf(ctx, s.authenticate, setHeader)
+}
+
+// answerOf is the status h answers a request of the call without a body
+// with, whose headers it gives setHeader, or nil when h writes nothing.
+func (s *service) answerOf(ctx context.Context, h http.Handler, setHeader func(metadata.MD)) error {
 	r, err := s.coreRequest(ctx, http.NoBody)
 	if err != nil {
 		return err
 	}
+	if v := r.Header[versionKey]; len(v) == 0 || v[0] == "" {
+		r.Header[versionKey] = headerVersion10
+	}
 	a := &unaryAnswer{out: new(emptypb.Empty)}
-	s.authenticate.ServeHTTP(a, r)
+	h.ServeHTTP(a, r)
 	if a.status == 0 {
 		return nil
 	}

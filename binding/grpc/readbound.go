@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,11 @@ type lateKey struct{}
 type lateRequest struct {
 	late    atomic.Bool
 	timeout time.Duration
+	// oversize is the length a request message declared over limit, which
+	// is not read: refused by the interceptors, after they check the
+	// caller, rather than by grpc-go before any interceptor runs.
+	oversize atomic.Int64
+	limit    int64
 	// timer, on a listener of the server's own, marks the call late and
 	// ends its context when the message has not arrived by the bound.
 	timer *time.Timer
@@ -51,6 +57,10 @@ func lateRefusal(ctx context.Context) error {
 	if lr.timer != nil {
 		lr.timer.Stop()
 	}
+	if n := lr.oversize.Load(); n > 0 {
+		return failure(codes.ResourceExhausted, dialect.ErrInvalidRequest, "the request message is "+strconv.FormatInt(n, 10)+
+			" bytes, over this agent's limit of "+strconv.FormatInt(lr.limit, 10)+" bytes (max_body_bytes): send less, or large files by URL")
+	}
 	if !lr.late.Load() {
 		return nil
 	}
@@ -65,8 +75,17 @@ type RequestBound struct {
 	// (server.read_timeout); 0 means no bound.
 	Timeout time.Duration
 	// MaxMessageBytes is the front end's Options.MaxMessageBytes: a
-	// message declared longer is not read here, grpc-go refuses it.
+	// message declared longer is not read, and refused once the caller is
+	// checked.
 	MaxMessageBytes int64
+	// Admit, when set, counts the call against its caller's bound before
+	// its message is read, which the core cannot do for a message read
+	// before the core sees the call: it returns the request to serve,
+	// marked so that the core does not count the call again, and the
+	// release of the count. over says the caller has too many calls in
+	// flight: its message is not read, and the core, told so by the mark,
+	// refuses the call.
+	Admit func(*http.Request) (_ *http.Request, release func(), over bool)
 }
 
 // withRequestBound returns r with a body that must yield its first gRPC
@@ -74,13 +93,14 @@ type RequestBound struct {
 func withRequestBound(w http.ResponseWriter, r *http.Request, bound RequestBound) *http.Request {
 	rc := http.NewResponseController(w)
 	if bound.Timeout <= 0 || rc.SetReadDeadline(time.Now().Add(bound.Timeout)) != nil {
-		return r
+		// The message is still read first, for its length to be judged.
+		rc = nil
 	}
 	limit := bound.MaxMessageBytes
 	if limit <= 0 {
 		limit = DefaultMaxMessageBytes
 	}
-	lr := &lateRequest{timeout: bound.Timeout}
+	lr := &lateRequest{timeout: bound.Timeout, limit: limit}
 	r = r.WithContext(context.WithValue(r.Context(), lateKey{}, lr))
 	r.Body = &boundedRequest{body: r.Body, rc: rc, lr: lr, limit: limit}
 	return r
@@ -93,7 +113,8 @@ var emptyMessage = []byte{0, 0, 0, 0, 0}
 // under the read deadline, before any of it is handed on: a message cut
 // by the deadline is replaced by emptyMessage, with the call marked late.
 // The deadline ends with the first message (or the body, or a message
-// over the limit, which grpc-go refuses from its prefix).
+// over the limit, which is not read: an empty one marked oversize stands
+// for it).
 type boundedRequest struct {
 	body  io.ReadCloser
 	rc    *http.ResponseController
@@ -132,7 +153,8 @@ func (b *boundedRequest) readFirst() ([]byte, error) {
 		size := int64(binary.BigEndian.Uint32(prefix[1:]))
 		if size > b.limit {
 			b.endDeadline()
-			return prefix[:], nil
+			b.lr.oversize.Store(size)
+			return emptyMessage, io.EOF
 		}
 		// Grown as the message arrives, not sized by its prefix: a caller
 		// that declares a large one and sends nothing holds no more.
@@ -162,7 +184,11 @@ func (b *boundedRequest) readFirst() ([]byte, error) {
 	return prefix[:n], err
 }
 
-func (b *boundedRequest) endDeadline() { _ = b.rc.SetReadDeadline(time.Time{}) }
+func (b *boundedRequest) endDeadline() {
+	if b.rc != nil {
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+}
 
 // tapRequestBound is the bound on a listener of the server's own, where
 // grpc-go's transport reads the message: the call's context ends when the

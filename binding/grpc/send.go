@@ -1,8 +1,10 @@
 package grpcbind
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"sync"
@@ -176,7 +178,20 @@ func (bs *boundedStream) waitSend(wait time.Duration) error {
 // carries what cuts the stream when the caller stops reading. bound
 // bounds the arrival of the call's request message (see RequestBound).
 func ServeHTTP(s *grpc.Server, bound RequestBound, w http.ResponseWriter, r *http.Request) {
-	r = withRequestBound(w, r, bound)
+	over := false
+	if bound.Admit != nil {
+		var release func()
+		r, release, over = bound.Admit(r)
+		defer release()
+	}
+	if over {
+		// The call is refused at once (refuseOver): an empty request
+		// stands for the caller's, which is not waited for.
+		r = r.WithContext(context.WithValue(r.Context(), overKey{}, true))
+		r.Body = io.NopCloser(bytes.NewReader(emptyMessage))
+	} else {
+		r = withRequestBound(w, r, bound)
+	}
 	if !streamMethods[r.URL.Path] {
 		s.ServeHTTP(w, r)
 		return

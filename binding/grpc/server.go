@@ -83,8 +83,8 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 		path = "/"
 	}
 	svc := &service{rpc: rpc, path: path, limit: limit, maxEvent: opts.MaxEventBytes, authenticate: opts.Authenticate}
-	unary := []grpc.UnaryServerInterceptor{refuseUnknownUnary}
-	streaming := []grpc.StreamServerInterceptor{refuseUnknownStream, boundSends, v03FinalFlag}
+	unary := []grpc.UnaryServerInterceptor{svc.refuseOverUnary, refuseUnknownUnary}
+	streaming := []grpc.StreamServerInterceptor{svc.refuseOverStream, refuseUnknownStream, boundSends, v03FinalFlag}
 	if svc.authenticate != nil {
 		// Outermost: it sees the refusals of the others, and of the
 		// handlers, before the core was called.

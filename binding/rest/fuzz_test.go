@@ -35,7 +35,7 @@ func buildPath(r route) string {
 		return p + "/tasks/" + esc(r.id)
 	case opCancel:
 		return p + "/tasks/" + esc(r.id) + ":cancel"
-	case opSubscribe:
+	case opSubscribe, opSubscribePost:
 		return p + "/tasks/" + esc(r.id) + ":subscribe"
 	case opCreatePush, opListPush:
 		return p + "/tasks/" + esc(r.id) + "/pushNotificationConfigs"
@@ -56,6 +56,7 @@ func FuzzParseRoute(f *testing.F) {
 		{"GET", "/t/tasks/x:subscribe", ""},
 		{"DELETE", "/tasks/x/pushNotificationConfigs/c%20d", ""},
 		{"GET", "/tasks/%2F", ""},
+		{"GET", "/tasks/a:b", ""},
 		{"PUT", "/tasks/tasks/tasks", "a=1&a=2"},
 	} {
 		f.Add(s[0], s[1], s[2])
@@ -85,6 +86,7 @@ func FuzzParseRoute(f *testing.F) {
 			return // "/tasks/tasks" is GetTask "tasks" as well as tenant "tasks" ListTasks: the proto's own ambiguity
 		}
 		back, err := parseRoute(verb, buildPath(r))
+		back.colonID = r.colonID // how the id was spelt, which buildPath escapes
 		if err != nil || back != r {
 			t.Fatalf("%s %q: %+v, rebuilt %q: %+v, %v", verb, path, r, buildPath(r), back, err)
 		}

@@ -34,6 +34,13 @@ type Options struct {
 	// callers learn what is wrong with their requests. A request the front
 	// end passes on is authenticated by the core, not here.
 	Authenticate func(*http.Request) *Refusal
+	// Admit, when set, counts the call against its caller's bound before
+	// its body is read, which the core cannot do for a body the front end
+	// reads first: it returns the request to hand on, marked so that the
+	// core does not count the call again, and the release of the count.
+	// over says the caller has too many calls in flight: its body is not
+	// read, and the core, told so by the mark, refuses the call.
+	Admit func(*http.Request) (_ *http.Request, release func(), over bool)
 }
 
 // Refusal is a caller refused by Options.Authenticate: the HTTP status
@@ -55,13 +62,14 @@ type handler struct {
 	// readTimeout is Options.ReadTimeout.
 	readTimeout  time.Duration
 	authenticate func(*http.Request) *Refusal
+	admit        func(*http.Request) (*http.Request, func(), bool)
 }
 
 // NewHandler returns the HTTP+JSON binding of the agent whose JSON-RPC
 // endpoint rpc serves. Every answer, errors included, is in the REST wire
 // shape: an unknown route or verb too gets a google.rpc.Status body.
 func NewHandler(rpc http.Handler, opts Options) http.Handler {
-	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout, authenticate: opts.Authenticate}
+	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout, authenticate: opts.Authenticate, admit: opts.Admit}
 	h.rpcPath = h.prefix
 	if h.rpcPath == "" {
 		h.rpcPath = "/"
@@ -102,8 +110,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.v03 = v03
 		e.write(w)
 	}
+	over := false
+	if h.admit != nil {
+		var release func()
+		r, release, over = h.admit(r)
+		defer release()
+	}
 	var body []byte
-	if rt.op.body {
+	switch {
+	case over:
+		// The core refuses the call for its caller's calls in flight:
+		// nothing of the request is read or judged.
+		rt.op = &operation{method: rt.op.method, stream: rt.op.stream, v03: rt.op.v03}
+	case rt.op.body:
 		if !jsonContentType(r.Header) {
 			fail(newError(http.StatusUnsupportedMediaType, dialect.ErrInvalidRequest,
 				"Content-Type "+strconv.Quote(truncate(r.Header.Get("Content-Type"), 64))+" is not accepted: send application/json or application/a2a+json, in UTF-8"))
@@ -118,8 +137,30 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(apiErr)
 			return
 		}
+	case r.Body != nil && r.Body != http.NoBody:
+		// The operation's fields come from the path and query: a body's
+		// would be dropped unread. One that says nothing (a2a-go sends
+		// "null" on every GET) is let through.
+		b, apiErr := h.readBody(w, r)
+		if apiErr == nil && !emptyBody(b) {
+			apiErr = newError(http.StatusBadRequest, dialect.ErrInvalidRequest,
+				r.Method+" "+truncate(rel, 64)+" takes no request body: send its fields in the path and the query")
+		}
+		if apiErr != nil {
+			fail(apiErr)
+			return
+		}
 	}
-	query, version, apiErr := cutVersion(r.URL.RawQuery)
+	rawQuery := r.URL.RawQuery
+	if over {
+		rawQuery = ""
+	}
+	query, version, apiErr := cutVersion(rawQuery)
+	if hv := r.Header[versionKey]; apiErr == nil && version != "" && len(hv) > 0 && hv[0] != "" && hv[0] != version {
+		// The header's would be taken, the query's dropped unread.
+		apiErr = newError(http.StatusBadRequest, dialect.ErrInvalidRequest, "A2A-Version is "+strconv.Quote(truncate(hv[0], 32))+
+			" in the header and "+strconv.Quote(truncate(version, 32))+" in the query: name one version")
+	}
 	if apiErr != nil {
 		fail(apiErr)
 		return

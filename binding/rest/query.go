@@ -37,12 +37,18 @@ type queryField struct {
 	zeroAbsent bool
 	// ifAbsent: the body's own value wins.
 	ifAbsent bool
+	// agree: a value the path already set must be the same.
+	agree bool
 }
 
 var (
 	qHistoryLength = queryField{names: []string{"historyLength", "history_length"}, kind: qInt32}
 	qPageSize      = queryField{names: []string{"pageSize", "page_size"}, kind: qInt32}
 	qPageToken     = queryField{names: []string{"pageToken", "page_token"}, kind: qString}
+	// A bodiless request's fields the path does not bind are query
+	// parameters (google.api.http), tenant among them; /{tenant}/… is the
+	// other spelling, and the two may not disagree.
+	qTenant = queryField{names: []string{"tenant"}, kind: qString, agree: true}
 	// 0.3's GetTaskRequest.history_length is no optional: 0 is "no limit".
 	qHistoryLengthV03 = queryField{names: []string{"historyLength", "history_length"}, kind: qInt32, zeroAbsent: true}
 	// 0.3's create takes the config id beside the body (body: "config").
@@ -52,7 +58,7 @@ var (
 	listTasksQuery = []queryField{
 		{names: []string{"contextId", "context_id"}, kind: qString},
 		{names: []string{"status"}, kind: qTaskState},
-		qPageSize, qPageToken, qHistoryLength,
+		qPageSize, qPageToken, qHistoryLength, qTenant,
 		{names: []string{"statusTimestampAfter", "status_timestamp_after", "lastUpdatedAfter"}, kind: qTimestamp},
 		{names: []string{"includeArtifacts", "include_artifacts"}, kind: qBool},
 	}
@@ -133,6 +139,9 @@ func setQueryField(params []byte, f queryField, name, v string) ([]byte, *apiErr
 	}
 	if f.ifAbsent && gjson.GetBytes(params, key).Exists() {
 		return params, nil
+	}
+	if prev := gjson.GetBytes(params, key); f.agree && prev.Exists() && prev.Str != v {
+		return nil, badParam("query parameter " + name + " names " + strconv.Quote(truncate(v, 64)) + ", the path " + strconv.Quote(truncate(prev.Str, 64)) + ": give it once")
 	}
 	var err error
 	switch f.kind {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -19,8 +20,7 @@ const rpcID = "1"
 
 // buildParams makes the 1.0 JSON-RPC params of a matched route: the body
 // (for operations with one), with the path's and query's fields set into
-// it. A path field overrides the same field in the body: the URL is what
-// the caller addressed.
+// it. A path field the body gives too must agree with it.
 func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 	params := []byte("{}")
 	if r.op.body {
@@ -44,16 +44,27 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 		}
 	}
 	var err error
+	var conflict *apiError
 	set := func(key, v string) {
-		if err == nil && key != "" {
-			params, err = sjson.SetBytes(params, key, v)
+		if err != nil || conflict != nil || key == "" {
+			return
 		}
+		// The same field in the body must say what the path does: one of
+		// the two would be dropped.
+		if prev := gjson.GetBytes(params, key); prev.Exists() && (prev.Type != gjson.String || prev.Str != v) {
+			conflict = badParam("the body's " + key + " " + truncate(prev.Raw, 64) + " is not the path's " + strconv.Quote(truncate(v, 64)) + ": leave it out of the body")
+			return
+		}
+		params, err = sjson.SetBytes(params, key, v)
 	}
 	if r.tenant != "" {
 		set("tenant", r.tenant)
 	}
 	set(r.op.idField, r.id)
 	set(r.op.configField, r.configID)
+	if conflict != nil {
+		return nil, conflict
+	}
 	if err != nil {
 		return nil, newError(http.StatusInternalServerError, dialect.ErrInternal, "building the request failed")
 	}
@@ -67,6 +78,16 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 		}
 	}
 	return params, nil
+}
+
+// emptyBody reports whether a body carries no field: empty, null or {}.
+func emptyBody(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || string(b) == "null" {
+		return true
+	}
+	v := gjson.ParseBytes(b)
+	return gjson.ValidBytes(b) && v.IsObject() && len(v.Map()) == 0
 }
 
 // envelope wraps params into the JSON-RPC request of method.
@@ -105,9 +126,14 @@ func v03Request(method string, body []byte) ([]byte, *apiError) {
 			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the 0.3 SendMessageRequest is invalid: "+err.Error())
 		}
 	case "CreateTaskPushNotificationConfig":
-		out = v03CreatePushToCanonical(in, "", "")
+		if out, err = v03CreatePushToCanonical(in, "", ""); err != nil {
+			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the 0.3 TaskPushNotificationConfig is invalid: "+err.Error())
+		}
 	default:
-		out = object{} // CancelTaskRequest: its only field is the path's name
+		// CancelTaskRequest and TaskSubscriptionRequest: their one field
+		// is the path's name. What else came is carried, as a send's is.
+		out = object{}
+		carryUnknown(out, in, "name")
 	}
 	return encode(out), nil
 }

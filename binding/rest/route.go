@@ -28,33 +28,36 @@ type operation struct {
 }
 
 var (
-	opSend       = &operation{method: "SendMessage", body: true}
-	opStream     = &operation{method: "SendStreamingMessage", body: true, stream: true}
-	opGetTask    = &operation{method: "GetTask", idField: "id", query: []queryField{qHistoryLength}}
-	opListTasks  = &operation{method: "ListTasks", query: listTasksQuery}
-	opCancel     = &operation{method: "CancelTask", body: true, idField: "id"}
-	opSubscribe  = &operation{method: "SubscribeToTask", stream: true, idField: "id"}
-	opCreatePush = &operation{method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId"}
-	opListPush   = &operation{method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}}
-	opGetPush    = &operation{method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id"}
-	opDeletePush = &operation{method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id"}
-	opCard       = &operation{method: "GetExtendedAgentCard"}
+	opSend      = &operation{method: "SendMessage", body: true}
+	opStream    = &operation{method: "SendStreamingMessage", body: true, stream: true}
+	opGetTask   = &operation{method: "GetTask", idField: "id", query: []queryField{qHistoryLength, qTenant}}
+	opListTasks = &operation{method: "ListTasks", query: listTasksQuery}
+	opCancel    = &operation{method: "CancelTask", body: true, idField: "id"}
+	opSubscribe = &operation{method: "SubscribeToTask", stream: true, idField: "id", query: []queryField{qTenant}}
+	// The spec prose's POST subscribe has a body: the SubscribeToTaskRequest.
+	opSubscribePost = &operation{method: "SubscribeToTask", body: true, stream: true, idField: "id"}
+	opCreatePush    = &operation{method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId"}
+	opListPush      = &operation{method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken, qTenant}}
+	opGetPush       = &operation{method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", query: []queryField{qTenant}}
+	opDeletePush    = &operation{method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", query: []queryField{qTenant}}
+	opCard          = &operation{method: "GetExtendedAgentCard", query: []queryField{qTenant}}
 )
 
 // v03Twins are the operations of the 0.3 binding (/v1/…, a2a-v0.3.0.proto):
 // the 1.0 ones without tenant and ListTasks. The extended card is GET
 // /v1/card (the 0.3 SDKs' REST clients and servers read it so).
 var v03Twins = map[*operation]*operation{
-	opSend:       {method: "SendMessage", body: true, v03: true},
-	opStream:     {method: "SendStreamingMessage", body: true, stream: true, v03: true},
-	opGetTask:    {method: "GetTask", idField: "id", query: []queryField{qHistoryLengthV03}, v03: true},
-	opCancel:     {method: "CancelTask", body: true, idField: "id", v03: true},
-	opSubscribe:  {method: "SubscribeToTask", stream: true, idField: "id", v03: true},
-	opCreatePush: {method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId", query: []queryField{qConfigIDV03}, v03: true},
-	opListPush:   {method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}, v03: true},
-	opGetPush:    {method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
-	opDeletePush: {method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
-	opCard:       {method: "GetExtendedAgentCard", v03: true},
+	opSend:          {method: "SendMessage", body: true, v03: true},
+	opStream:        {method: "SendStreamingMessage", body: true, stream: true, v03: true},
+	opGetTask:       {method: "GetTask", idField: "id", query: []queryField{qHistoryLengthV03}, v03: true},
+	opCancel:        {method: "CancelTask", body: true, idField: "id", v03: true},
+	opSubscribe:     {method: "SubscribeToTask", stream: true, idField: "id", v03: true},
+	opSubscribePost: {method: "SubscribeToTask", body: true, stream: true, idField: "id", v03: true},
+	opCreatePush:    {method: "CreateTaskPushNotificationConfig", body: true, idField: "taskId", query: []queryField{qConfigIDV03}, v03: true},
+	opListPush:      {method: "ListTaskPushNotificationConfigs", idField: "taskId", query: []queryField{qPageSize, qPageToken}, v03: true},
+	opGetPush:       {method: "GetTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+	opDeletePush:    {method: "DeleteTaskPushNotificationConfig", idField: "taskId", configField: "id", v03: true},
+	opCard:          {method: "GetExtendedAgentCard", v03: true},
 }
 
 // routes are the routes without a tenant as ServeMux patterns, relative to
@@ -77,6 +80,9 @@ func Routes() []string { return slices.Clone(routes) }
 type route struct {
 	op                   *operation
 	tenant, id, configID string
+	// colonID: the id holds a ':' that names no verb this binding has,
+	// which only GET /tasks/{id} can take.
+	colonID bool
 }
 
 // verbs maps the HTTP methods one path accepts to their operations.
@@ -90,7 +96,7 @@ var (
 	verbsListTasks   = verbs{"GET": opListTasks}
 	verbsGetTask     = verbs{"GET": opGetTask}
 	verbsCancel      = verbs{"POST": opCancel}
-	verbsSubscribe   = verbs{"GET": opSubscribe, "POST": opSubscribe} // the proto says GET, the spec prose POST (A2A#1574): both
+	verbsSubscribe   = verbs{"GET": opSubscribe, "POST": opSubscribePost} // the proto says GET, the spec prose POST (A2A#1574): both
 	verbsPushConfigs = verbs{"POST": opCreatePush, "GET": opListPush}
 	verbsPushConfig  = verbs{"GET": opGetPush, "DELETE": opDeletePush}
 )
@@ -129,7 +135,7 @@ func parseRoute(verb, escapedPath string) (route, *apiError) {
 	if err != nil {
 		return route{}, err
 	}
-	if vs == nil {
+	if vs == nil || (r.colonID && verb != "GET") {
 		return route{}, unknownRoute(escapedPath)
 	}
 	return pickVerb(r, vs, verb)
@@ -156,7 +162,7 @@ func parseV03Route(verb, escapedPath string, segs []string) (route, *apiError) {
 			twins[v] = t
 		}
 	}
-	if len(twins) == 0 {
+	if len(twins) == 0 || (r.colonID && verb != "GET") {
 		return route{}, unknownRoute(escapedPath)
 	}
 	return pickVerb(r, twins, verb)
@@ -211,6 +217,11 @@ func matchSegments(segs []string) (route, verbs, *apiError) {
 	if len(segs) == 2 {
 		if i := strings.LastIndexByte(raw, ':'); i >= 0 {
 			raw, custom, hasCustom = raw[:i], raw[i+1:], true
+		}
+		if hasCustom && custom != "cancel" && custom != "subscribe" {
+			// No verb of the binding: the ':' is the id's, as clients
+			// that do not escape it (a2a-go) send GET /tasks/a:b.
+			raw, custom, hasCustom, r.colonID = segs[1], "", false, true
 		}
 	}
 	if r.id, err = decodeSegment(raw, "task id"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -19,7 +20,8 @@ import (
 // on decoded JSON: the 0.3 binding is rare enough that clarity wins over the
 // byte-level speed of normalize. What the 0.3 proto has no field for (a
 // part's filename and metadata, a message's referenceTaskIds) cannot reach a
-// 0.3 caller.
+// 0.3 caller; a file part's name, which 0.3's JSON FilePart has, is read
+// from one.
 
 type object = map[string]any
 
@@ -147,7 +149,11 @@ func v03SendToCanonical(in object) (object, error) {
 			cfg["returnImmediately"] = true
 		}
 		if p := objField(c, "pushNotification", "push_notification"); p != nil {
-			cfg["taskPushNotificationConfig"] = v03PushToCanonical(p, "")
+			tp, err := v03PushToCanonical(p, "")
+			if err != nil {
+				return nil, fmt.Errorf("configuration.pushNotification: %w", err)
+			}
+			cfg["taskPushNotificationConfig"] = tp
 		}
 		carryUnknown(cfg, c, "accepted_output_modes", "acceptedOutputModes", "historyLength", "history_length",
 			"blocking", "pushNotification", "push_notification")
@@ -212,20 +218,48 @@ func v03PartContent(p object) (object, error) {
 		if mt := strField(f, "mimeType", "mime_type"); mt != "" {
 			out["mediaType"] = mt
 		}
+		// The 0.3 proto's FilePart has no name, but 0.3's JSON FilePart
+		// does, as 1.0's Part has filename: a client that sends it is read.
+		if n, ok := field(f, "name"); ok {
+			out["filename"] = n
+		}
+		for _, k := range slices.Sorted(maps.Keys(f)) {
+			if !slices.Contains(v03FileMembers, k) {
+				return nil, fmt.Errorf("a file part's member %q is none of %s", k, strings.Join(v03FileMembers, ", "))
+			}
+		}
 		return out, nil
 	case p["data"] != nil:
 		d, ok := p["data"].(object)
 		if !ok {
 			return nil, errors.New("a data part's data is not an object")
 		}
-		return object{"data": d["data"]}, nil
+		// The DataPart message holds its Struct under data: any other
+		// member (the JSON-RPC form's object sent bare) would be lost.
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			if k != "data" {
+				return nil, fmt.Errorf("a data part's member %q is not data: send {\"data\":{\"data\":{…}}}", k)
+			}
+		}
+		switch d["data"].(type) {
+		case nil:
+			// ProtoJSON leaves an empty Struct out.
+			return object{"data": object{}}, nil
+		case object:
+			return object{"data": d["data"]}, nil
+		}
+		return nil, errors.New("a data part's data.data is not an object")
 	}
 	return nil, errors.New("a part has none of text, file, data")
 }
 
+// v03FileMembers are the members of a 0.3 file part's file the binding reads.
+var v03FileMembers = []string{"fileWithUri", "file_with_uri", "fileWithBytes", "file_with_bytes", "mimeType", "mime_type", "name"}
+
 // v03PushToCanonical translates a 0.3 PushNotificationConfig into the flat
-// 1.0 TaskPushNotificationConfig (without its taskId unless given).
-func v03PushToCanonical(p object, taskID string) object {
+// 1.0 TaskPushNotificationConfig (without its taskId unless given). What
+// else it holds is carried, for the core to judge.
+func v03PushToCanonical(p object, taskID string) (object, error) {
 	out := object{}
 	if taskID != "" {
 		out["taskId"] = taskID
@@ -233,13 +267,20 @@ func v03PushToCanonical(p object, taskID string) object {
 	copyFields(out, p, [2]string{"id", "id"}, [2]string{"url", "url"}, [2]string{"token", "token"})
 	if a := objField(p, "authentication"); a != nil {
 		auth := object{}
-		if s := listField(a, "schemes"); len(s) > 0 {
+		switch s := listField(a, "schemes"); {
+		case len(s) == 1:
 			auth["scheme"] = s[0]
+		case len(s) > 1:
+			// 1.0's AuthenticationInfo, which the binding hands the core,
+			// has one scheme: the others would be lost.
+			return nil, fmt.Errorf("authentication.schemes lists %d schemes: send one", len(s))
 		}
 		copyFields(auth, a, [2]string{"credentials", "credentials"})
+		carryUnknown(auth, a, "schemes", "credentials")
 		out["authentication"] = auth
 	}
-	return out
+	carryUnknown(out, p, "id", "url", "token", "authentication")
+	return out, nil
 }
 
 // --- canonical 1.0 → 0.3 proto (results) ---
@@ -398,17 +439,30 @@ func v03PushConfig(c object) object {
 
 // v03CreatePushToCanonical reads a 0.3 create body: the
 // TaskPushNotificationConfig (body: "config"), whose config id may also come
-// as the config_id query parameter.
-func v03CreatePushToCanonical(in object, taskID, configID string) object {
+// as its name's last segment or the config_id query parameter.
+func v03CreatePushToCanonical(in object, taskID, configID string) (object, error) {
 	p := objField(in, "pushNotificationConfig", "push_notification_config")
 	if p == nil {
 		p = object{}
 	}
-	out := v03PushToCanonical(p, taskID)
+	out, err := v03PushToCanonical(p, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("pushNotificationConfig.%w", err)
+	}
+	if name := strField(in, "name"); name != "" {
+		task, rest, _ := strings.Cut(strings.TrimPrefix(name, "tasks/"), "/pushNotificationConfigs/")
+		if !strings.HasPrefix(name, "tasks/") || task == "" || rest == "" || strings.Contains(rest, "/") {
+			return nil, fmt.Errorf("name %q is not tasks/{id}/pushNotificationConfigs/{configId}", truncate(name, 64))
+		}
+		if configID == "" {
+			configID = rest
+		}
+	}
 	if _, ok := out["id"]; !ok && configID != "" {
 		out["id"] = configID
 	}
-	return out
+	carryUnknown(out, in, "name", "pushNotificationConfig", "push_notification_config")
+	return out, nil
 }
 
 // v03Name parses a 0.3 resource name segment pair: "tasks/{id}".
