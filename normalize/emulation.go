@@ -55,6 +55,25 @@ func FirstPushConfig(d dialect.ID, list []byte) ([]byte, bool) {
 	return []byte(first.Raw), true
 }
 
+// HoldsPushConfigBut reports whether a ListPushConfigs result in dialect d,
+// as AppendResult wrote it, holds a config of another id than id.
+func HoldsPushConfigBut(d dialect.ID, list []byte, id string) bool {
+	root := jsonscan.Parse(list)
+	path := "pushNotificationConfig"
+	if d == dialect.V10 {
+		root, path = jsonscan.Member(root, "configs"), ""
+	}
+	other := false
+	jsonscan.Each(root, func(_, v gjson.Result) bool {
+		if path != "" {
+			v = jsonscan.Member(v, path)
+		}
+		other = jsonscan.Member(v, "id").Str != id
+		return !other
+	})
+	return other
+}
+
 // TaskEvent wraps a canonical (1.0) task as the StreamResponse that opens
 // a 1.0 subscription.
 func TaskEvent(task []byte) []byte {

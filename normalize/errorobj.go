@@ -98,6 +98,9 @@ func errorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 		return nil, err
 	}
 	dataIsDetails := data.IsArray() && detailsOnly(data)
+	if dataIsDetails && infoRepeatsKey(data) {
+		exact = false
+	}
 	// 0.x data may be any JSON value, so between 0.x peers it passes as it is
 	// even when it looks like 1.0 details.
 	sameV03 := from == dialect.V03 && to == dialect.V03
@@ -187,6 +190,41 @@ func ParseAgentError(from, to dialect.ID, obj []byte) (*AgentError, error) {
 	return &AgentError{Code: int(jsonscan.Member(root, "code").Int()), Message: jsonscan.Member(root, "message").Str, Object: out}, nil
 }
 
+// infoRepeatsKey reports whether an ErrorInfo among details names a
+// metadata key twice.
+func infoRepeatsKey(details gjson.Result) bool {
+	repeats := false
+	jsonscan.Each(details, func(_, d gjson.Result) bool {
+		if jsonscan.Member(d, "@type").Str == dialect.ErrorInfoType {
+			if md := jsonscan.Member(d, "metadata"); md.IsObject() && uniqueKeys(md) != nil {
+				repeats = true
+			}
+		}
+		return !repeats
+	})
+	return repeats
+}
+
+// membersOnce writes the object obj with each of its keys once, its first
+// value (the one the gateway reads): an ErrorInfo's metadata is a map, which
+// ProtoJSON parsers refuse with a key twice and others read as the last.
+// An error is rebuilt rather than refused: the caller must still learn of it.
+func membersOnce(w *writer, obj gjson.Result) {
+	var seen map[string]bool
+	w.open('{')
+	jsonscan.Each(obj, func(k, v gjson.Result) bool {
+		if !seen[k.Str] {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[k.Str] = true
+			w.member(k, v)
+		}
+		return true
+	})
+	w.close('}')
+}
+
 // detailsOnly reports whether every element of arr is a ProtoJSON Any.
 func detailsOnly(arr gjson.Result) bool {
 	ok := true
@@ -200,7 +238,31 @@ func detailsOnly(arr gjson.Result) bool {
 func errorDetailsV10(w *writer, code int, data gjson.Result, isDetails bool) {
 	w.key("data")
 	if isDetails {
-		w.raw(data.Raw)
+		if !infoRepeatsKey(data) {
+			w.raw(data.Raw)
+			return
+		}
+		w.open('[')
+		jsonscan.Each(data, func(_, d gjson.Result) bool {
+			w.elem()
+			if jsonscan.Member(d, "@type").Str != dialect.ErrorInfoType {
+				w.raw(d.Raw)
+				return true
+			}
+			w.open('{')
+			jsonscan.Each(d, func(k, v gjson.Result) bool {
+				if k.Str == "metadata" && v.IsObject() {
+					w.rawKey(k)
+					membersOnce(w, v)
+				} else {
+					w.member(k, v)
+				}
+				return true
+			})
+			w.close('}')
+			return true
+		})
+		w.close(']')
 		return
 	}
 	reason := "UNKNOWN"
@@ -271,7 +333,11 @@ func errorDataV03(w *writer, data gjson.Result, isDetails bool) {
 	switch {
 	case meta.IsObject() && !isEmptyObject(meta):
 		w.key("data")
-		w.raw(meta.Raw)
+		if uniqueKeys(meta) == nil {
+			w.raw(meta.Raw)
+		} else {
+			membersOnce(w, meta)
+		}
 	case others:
 		w.key("data")
 		w.raw(data.Raw)

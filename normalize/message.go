@@ -116,7 +116,7 @@ func readMessage(sp *jsonscan.Spans, obj gjson.Result, m *members, from dialect.
 	if err := wantStringArray(m.vals[mExtensions], "extensions"); err != nil {
 		return err
 	}
-	return wantObject(m.vals[mMetadata], "metadata")
+	return wantStruct(m.vals[mMetadata], "metadata")
 }
 
 // protoDefault reports whether v is the default value of a proto3 field

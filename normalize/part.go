@@ -102,7 +102,9 @@ func readPart(sp *jsonscan.Spans, obj gjson.Result, p *part) error {
 	p.mediaType, p.filename = v[pMediaType], v[pFilename]
 	switch p.content {
 	case pText:
-		return wantString(p.value, "text")
+		if err := wantString(p.value, "text"); err != nil {
+			return err
+		}
 	case pRaw, pURL:
 		if err := requireString(p.value, partKeys[p.content].camel); err != nil {
 			return err
@@ -116,8 +118,13 @@ func readPart(sp *jsonscan.Spans, obj gjson.Result, p *part) error {
 		if err := readFile(sp, p); err != nil {
 			return at(err, "file")
 		}
+	case pData:
+		// A google.protobuf.Value (1.0) or Struct (0.3 proto).
+		if err := uniqueKeys(p.value); err != nil {
+			return at(err, "data")
+		}
 	}
-	if err := wantObject(v[pMetadata], "metadata"); err != nil {
+	if err := wantStruct(v[pMetadata], "metadata"); err != nil {
 		return err
 	}
 	if p.mediaType.Exists() {

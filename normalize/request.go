@@ -217,7 +217,7 @@ func (c *conv) sendParams(root gjson.Result, to dialect.ID, info *RequestInfo) e
 		return at(refErr, "message")
 	}
 	info.SkillID = jsonscan.Member(mm.vals[mMetadata], "skillId").Str
-	if err := wantObject(v[spMetadata], "metadata"); err != nil {
+	if err := wantStruct(v[spMetadata], "metadata"); err != nil {
 		return err
 	}
 	if s := jsonscan.Member(v[spMetadata], "skillId"); s.Exists() && info.SkillID == "" {
@@ -522,7 +522,7 @@ func (c *conv) taskIDParams(op dialect.Op, root gjson.Result, to dialect.ID, inf
 	if err := c.readHistoryLength(v[tpHistoryLength], info); err != nil {
 		return err
 	}
-	if err := wantObject(v[tpMetadata], "metadata"); err != nil {
+	if err := wantStruct(v[tpMetadata], "metadata"); err != nil {
 		return err
 	}
 	w := c.w
@@ -611,7 +611,7 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 	if op != dialect.ListPushConfigs && (v[ppPageSize].Exists() || v[ppPageToken].Exists()) {
 		return fail("pageSize and pageToken are only for listing configs")
 	}
-	if err := wantObject(v[ppMetadata], "metadata"); err != nil {
+	if err := wantStruct(v[ppMetadata], "metadata"); err != nil {
 		return err
 	}
 	w := c.w

@@ -36,7 +36,7 @@ func checkContextAndMetadata(ctx, md gjson.Result) error {
 			return err
 		}
 	}
-	return wantObject(md, "metadata")
+	return wantStruct(md, "metadata")
 }
 
 // openWithIDs opens a task or an update: its 0.x kind, its id under
@@ -312,6 +312,9 @@ func (c *conv) artifact(obj gjson.Result, to dialect.ID) error {
 	}
 	if !v[aParts].Exists() {
 		return at(fail("is required"), "parts")
+	}
+	if err := wantStruct(v[aMetadata], "metadata"); err != nil {
+		return err
 	}
 	w := c.w
 	w.changed = w.changed || m.renamed

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -432,5 +433,125 @@ func TestPushDeliveryAfterTheFinalState(t *testing.T) {
 			}
 			rcv.none(t, g)
 		})
+	}
+}
+
+// staleRelayStore answers the next PushRelay of a relay, once armed, with
+// the relay unbound: what a send's answer reads when a delivery binds the
+// relay between that read and the answer's own write.
+type staleRelayStore struct {
+	store.PushStore
+	stale atomic.Pointer[string] // the id of the relay to read unbound
+}
+
+func (s *staleRelayStore) PushRelay(ctx context.Context, id string) (store.PushRelay, error) {
+	if p := s.stale.Load(); p != nil && *p == id && s.stale.CompareAndSwap(p, nil) {
+		return store.PushRelay{ID: id}, nil
+	}
+	return s.PushStore.PushRelay(ctx, id)
+}
+
+// TestEarlyDeliveryBindsBetweenTheAnswersReadAndWrite: as in
+// TestEarlyDeliveryThenAnAnswerOfAnotherTask, but the early delivery binds
+// the relay to t-early after the send's answer read it unbound: the
+// answer's write of the config under t-other is refused by the store, and
+// the answer is withheld naming t-early. Before, the write bound the relay
+// to t-other too: both tasks were the caller's, each with the config, the
+// relay following the last.
+func TestEarlyDeliveryBindsBetweenTheAnswersReadAndWrite(t *testing.T) {
+	back := &earlyClaimBackend{answer: `{"id":"t-other","contextId":"c-early","status":{"state":"TASK_STATE_WORKING"}}`}
+	tg := newGateway(t, back, dialect.Version10, withAuth(t), allowLoopback)
+	back.gatewayURL = tg.url
+	stale := &staleRelayStore{PushStore: tg.agent.push.configs}
+	tg.agent.push.configs = stale
+	ctx := context.Background()
+	back.during = func(first, _ int) {
+		_, relay, err := stale.PushStore.PushConfigs(ctx, "test", "t-early")
+		if first != http.StatusOK || err != nil || relay.ID == "" {
+			t.Errorf("the early delivery: HTTP %d, relay %q (%v)", first, relay.ID, err)
+			return
+		}
+		stale.stale.Store(&relay.ID)
+	}
+	alice := tg.as(token(t, "alice"))
+	c := callers[1]
+	rcv := newReceiver(t, 0)
+	inline := `"returnImmediately":true,"taskPushNotificationConfig":{"url":"` + rcv.url + `","token":"alice-token"}`
+	wantErrorSaying(t, sendResult(t, alice, c, c.send("a1", c.text("hi"), inline)), c.d, -32603, `follow task "t-early"`)
+	if stale.stale.Load() != nil {
+		t.Fatal("the answer did not read the relay")
+	}
+	if _, err := tg.agent.tasks.Get(ctx, "test", "t-other"); err == nil {
+		t.Error("the answer's task, withheld, was recorded")
+	}
+	configs, relay, err := stale.PushStore.PushConfigs(ctx, "test", "t-other")
+	if err != nil || len(configs) != 0 || relay.ID != "" {
+		t.Fatalf("t-other holds %d configs, relay %q (%v); want none", len(configs), relay.ID, err)
+	}
+	_, relay, err = stale.PushStore.PushConfigs(ctx, "test", "t-early")
+	if err != nil || relay.ID == "" {
+		t.Fatalf("t-early lost its relay: %v", err)
+	}
+	if bound, err := stale.PushStore.PushRelay(ctx, relay.ID); err != nil || bound.TaskID != "t-early" {
+		t.Fatalf("the relay is bound to %q (%v), want t-early", bound.TaskID, err)
+	}
+}
+
+// pendingRelayStore keeps the pending relay a send recorded and, once
+// armed, answers the next PushRelay of it with that: what a delivery reads
+// when the send's answer binds the relay between that read and the
+// delivery's own write.
+type pendingRelayStore struct {
+	store.PushStore
+	mu      sync.Mutex
+	pending store.PushRelay
+	armed   bool
+}
+
+func (s *pendingRelayStore) PutPendingRelay(ctx context.Context, relay store.PushRelay) error {
+	s.mu.Lock()
+	s.pending = relay
+	s.mu.Unlock()
+	return s.PushStore.PutPendingRelay(ctx, relay)
+}
+
+func (s *pendingRelayStore) PushRelay(ctx context.Context, id string) (store.PushRelay, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.armed && s.pending.ID == id {
+		s.armed = false
+		return s.pending, nil
+	}
+	return s.PushStore.PushRelay(ctx, id)
+}
+
+// TestAnswerBindsBetweenAnEarlyDeliverysReadAndWrite: a delivery for
+// another task than the send's answer named, which read the send's relay
+// while it was pending, finds it bound to the answer's task when it writes:
+// it is refused (400), and the relay stays the answer's task's. Before, the
+// delivery's write bound the relay to its task too, and the answer's task
+// lost its deliveries.
+func TestAnswerBindsBetweenAnEarlyDeliverysReadAndWrite(t *testing.T) {
+	g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback)
+	ps := &pendingRelayStore{PushStore: g.agent.push.configs}
+	g.agent.push.configs = ps
+	c := caller{dialect.V10}
+	rcv := newReceiver(t, 0)
+	_, inline := callerPush(c, "", rcv.url)
+	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), inline)))).Get("id").Str
+	path, token := backendRelay(t, g, backends[1].version, id)
+	ps.mu.Lock()
+	ps.armed = true
+	ps.mu.Unlock()
+	body := `{"task":{"id":"t-late","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`
+	if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, body); status != http.StatusBadRequest {
+		t.Fatalf("a delivery of another task, the relay bound since it was read: HTTP %d %s, want 400", status, answer)
+	}
+	ctx := context.Background()
+	if bound, err := ps.PushStore.PushRelay(ctx, strings.TrimPrefix(path, "/push/")); err != nil || bound.TaskID != id {
+		t.Fatalf("the relay is bound to %q (%v), want the answer's task %q", bound.TaskID, err, id)
+	}
+	if configs, _, err := ps.PushStore.PushConfigs(ctx, "test", "t-late"); err != nil || len(configs) != 0 {
+		t.Fatalf("t-late holds %d configs (%v), want none", len(configs), err)
 	}
 }

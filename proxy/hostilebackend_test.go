@@ -495,3 +495,35 @@ func TestEventStreamWithAFailureStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskMetadataWithRepeatedKey: a backend's task whose metadata names a
+// key twice is refused the same way in every binding, naming the key: a gRPC
+// caller used to get INTERNAL "duplicate map key" (protojson refuses such a
+// map) where JSON-RPC and REST callers got the map, whose value they read
+// otherwise than the gateway did.
+func TestTaskMetadataWithRepeatedKey(t *testing.T) {
+	const want = `metadata: repeats key "owner"`
+	for _, v := range []dialect.Version{dialect.Version03, dialect.Version10} {
+		t.Run(string(v), func(t *testing.T) {
+			task := `{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"},"metadata":{"owner":"a","owner":"b"}}`
+			if v == dialect.Version03 {
+				task = `{"kind":"task","id":"t","contextId":"c","status":{"state":"working"},"metadata":{"owner":"a","owner":"b"}}`
+			}
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+task+`}`)
+			}), v, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
+			for _, c := range callers {
+				wantErrorSaying(t, g.call("1", c.method(dialect.GetTask), `{"id":"t"}`), c.d, -32006, want)
+			}
+			code, _, body := restDo(t, g, "GET", "/tasks/t", "", "", "")
+			if msg := body.Get("error.message").Str; code != http.StatusInternalServerError || !strings.Contains(msg, want) {
+				t.Errorf("REST: %d %s", code, body.Raw)
+			}
+			_, err := newGRPCGateway(t, g).raw.GetTask(context.Background(), &a2apb.GetTaskRequest{Id: "t"})
+			if st := status.Convert(err); !strings.Contains(st.Message(), want) {
+				t.Errorf("gRPC: %v %q", st.Code(), st.Message())
+			}
+		})
+	}
+}

@@ -101,3 +101,60 @@ func TestPushConfigsOfARelayThatOutlivedTheCard(t *testing.T) {
 		t.Fatalf("after the delete the gateway holds %d configs of the task (%v), want none", len(configs), err)
 	}
 }
+
+// TestPushConfigsSetBeforeTheCardTurnedPushOn: with push.enabled left to
+// the card, a config a caller set while the card advertised no push lives
+// at the backend (the relay was off); after a refresh reads a card with
+// push, a get and a list still show it and a delete removes it there.
+// Before, the gateway answered them from its own store, which holds no
+// config of the task: the caller could neither see nor delete its webhook,
+// which the backend kept posting to.
+func TestPushConfigsSetBeforeTheCardTurnedPushOn(t *testing.T) {
+	var noPush atomic.Bool
+	noPush.Store(true)
+	agent := legacyagent.New(legacyagent.Options{})
+	t.Cleanup(agent.Close)
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !noPush.Load() || !strings.Contains(r.URL.Path, "/.well-known/") {
+			agent.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		agent.ServeHTTP(rec, r)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rec.Code)
+		_, _ = io.WriteString(w, strings.Replace(rec.Body.String(), `"pushNotifications":true`, `"pushNotifications":false`, 1))
+	})
+	g := newGateway(t, back, dialect.Version03, allowLoopback)
+	if err := g.agent.RefreshCard(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if g.agent.push.on() {
+		t.Fatal("the relay is on in front of a card without push")
+	}
+	c := callers[0]
+	const hook = "https://hooks.example/mine"
+	id := c.task(t, mustResult(t, g.call("1", c.method(dialect.SendMessage), c.send("m1", c.text("input please"), "")))).Get("id").Str
+	set, _ := callerPush(c, id, hook)
+	mustResult(t, g.call("2", c.method(dialect.CreatePushConfig), set))
+	noPush.Store(false)
+	if err := g.agent.RefreshCard(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !g.agent.push.on() {
+		t.Fatal("the card with push did not turn the relay on")
+	}
+	got := mustResult(t, g.call("3", c.method(dialect.GetPushConfig), `{"id":"`+id+`","pushNotificationConfigId":"cfg1"}`))
+	if u := got.Get("pushNotificationConfig.url").Str; u != hook {
+		t.Fatalf("get after the card turned push on: %s, want the caller's webhook %s", got.Raw, hook)
+	}
+	l := mustResult(t, g.call("4", c.method(dialect.ListPushConfigs), `{"id":"`+id+`"}`))
+	if u := l.Get("0.pushNotificationConfig.url").Str; u != hook {
+		t.Fatalf("list after the card turned push on: %s, want the caller's webhook", l.Raw)
+	}
+	mustResult(t, g.call("5", c.method(dialect.DeletePushConfig), `{"id":"`+id+`","pushNotificationConfigId":"cfg1"}`))
+	l = mustResult(t, g.call("6", c.method(dialect.ListPushConfigs), `{"id":"`+id+`"}`))
+	if strings.Contains(l.Raw, hook) {
+		t.Fatalf("the backend still holds the webhook after the delete: %s", l.Raw)
+	}
+}

@@ -45,6 +45,26 @@ func (p *pushRelay) relays(ctx context.Context, taskID string) bool {
 	return err != nil || relay.ID != ""
 }
 
+// configsAtBackend reports whether the backend, not the gateway, holds the
+// configs of the call's task: the gateway holds no relay of it, and the
+// backend lists configs other than a relay's. Those are configs a caller set
+// while the relay was off, left to a card without push or turned off, until a
+// card refresh or a reload turned it on: only the backend can show or delete
+// them. A backend that cannot list them leaves the call to the gateway.
+func (a *Agent) configsAtBackend(r *http.Request, c *call) bool {
+	p := a.push
+	if _, relay, err := p.configs.PushConfigs(r.Context(), a.cfg.Name, c.info.TaskID); err != nil || relay.ID != "" {
+		return false
+	}
+	params, err := normalize.TaskParams(dialect.ListPushConfigs, c.backend.dialect, c.info.Tenant, c.info.TaskID, -1)
+	if err != nil {
+		return false
+	}
+	method, _ := dialect.MethodName(c.backend.dialect, dialect.ListPushConfigs)
+	list, e := a.unary(r.Context(), r, c, dialect.ListPushConfigs, method, params)
+	return e == nil && normalize.HoldsPushConfigBut(c.env.Dialect, list, relayConfigID)
+}
+
 // checkTarget applies the webhook target policy to a caller's URL, and
 // refuses a config with members the gateway, which keeps it, would drop.
 func (p *pushRelay) checkTarget(path, rawURL string, w normalize.WebhookConfig) *normalize.Error {
@@ -71,6 +91,9 @@ func (a *Agent) servePushConfig(w http.ResponseWriter, r *http.Request, c *call)
 	// A task the gateway never saw (tasks.allow_unknown) is the backend's
 	// to answer for: the gateway holds no configs of it.
 	if c.unchecked || !p.relays(r.Context(), c.info.TaskID) {
+		return false
+	}
+	if c.env.Op != dialect.CreatePushConfig && a.configsAtBackend(r, c) {
 		return false
 	}
 	var result []byte
@@ -351,11 +374,14 @@ func (a *Agent) inlineConfig(r *http.Request, c *call, params []byte) ([]byte, *
 func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) *normalize.Error {
 	relay := c.pushPending
 	c.pushPending = nil
-	if bound, err := a.push.configs.PushRelay(ctx, relay.ID); err == nil && bound.TaskID != "" && bound.TaskID != taskID {
+	withhold := func(bound string) *normalize.Error {
 		a.log.Warn("a send's answer names another task than the push deliveries of its config did before it; the answer is withheld",
-			"task_id", taskID, "delivered_task_id", bound.TaskID)
+			"task_id", taskID, "delivered_task_id", bound)
 		return backendFault(backendInvalidReply, "backend %q answered the send with task %q after its push deliveries for this send named task %q, which the gateway recorded as yours and your webhook was sent: follow task %q",
-			c.backend.name, truncateHeader(taskID), truncateHeader(bound.TaskID), truncateHeader(bound.TaskID))
+			c.backend.name, truncateHeader(taskID), truncateHeader(bound), truncateHeader(bound))
+	}
+	if bound, err := a.push.configs.PushRelay(ctx, relay.ID); err == nil && bound.TaskID != "" && bound.TaskID != taskID {
+		return withhold(bound.TaskID)
 	}
 	cfg := *relay.Pending
 	// A backend naming another caller's task would otherwise have that
@@ -371,7 +397,13 @@ func (a *Agent) bindPending(ctx context.Context, c *call, taskID string) *normal
 	if cfg.ID == "" {
 		cfg.ID = taskID
 	}
-	if _, err := a.push.configs.PutPushConfig(ctx, cfg, *relay); err != nil {
+	_, err := a.push.configs.PutPushConfig(ctx, cfg, *relay)
+	if errors.Is(err, store.ErrRelayBound) {
+		// A delivery bound the relay since the read above.
+		bound, _ := a.push.configs.PushRelay(ctx, relay.ID)
+		return withhold(bound.TaskID)
+	}
+	if err != nil {
 		a.metrics.storeError("write")
 		a.log.Error("recording a push config given in a send failed; its deliveries are refused", "task_id", taskID, "error", err)
 	}

@@ -161,7 +161,13 @@ func (p *pushRelay) receive(w http.ResponseWriter, r *http.Request) string {
 		if cfg.ID == "" {
 			cfg.ID = cfg.TaskID
 		}
-		if _, err := p.configs.PutPushConfig(ctx, cfg, relay); err != nil {
+		switch _, err := p.configs.PutPushConfig(ctx, cfg, relay); {
+		case errors.Is(err, store.ErrRelayBound):
+			// The send's answer, or an earlier delivery, bound the relay
+			// to another task since it was read.
+			http.Error(w, fmt.Sprintf("the delivery is for task %q, not the task this push config was given for", info.TaskID), http.StatusBadRequest)
+			return receivedInvalid
+		case err != nil:
 			return p.indexUnavailable(w, "write")
 		}
 		configs = []store.PushConfig{cfg}

@@ -64,7 +64,9 @@ type Config struct {
 	// beyond it the receiver answers the backend 503 (a notification for
 	// several webhooks is taken whole or not at all, and whole into an
 	// empty queue whatever its size). One task's deliveries to one URL
-	// hold at most QueueSize/Workers places. Defaults to 1000.
+	// hold at most QueueSize/Workers places, at least 2 (when QueueSize
+	// allows) so that a task's next delivery can wait behind the one in
+	// flight. Defaults to 1000.
 	QueueSize int `yaml:"queue_size"`
 	// QueueBytes bounds the bodies of the deliveries waiting or in flight
 	// for the agent, as QueueSize bounds their count: QueueSize deliveries

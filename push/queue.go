@@ -26,7 +26,10 @@ type Queue struct {
 	// URL): its deliveries go out one at a time, so a slow receiver drains
 	// it at one attempt's pace, and a lane that could hold the whole queue
 	// would have every other task's deliveries refused meanwhile. The
-	// queue is shared by at least as many lanes as there are workers.
+	// queue is shared by at least as many lanes as there are workers, or,
+	// when queue_size is under twice workers, by half as many lanes as it
+	// has places: a lane holds at least 2, so that a task's next delivery
+	// can wait behind the one in flight rather than be refused.
 	laneSize  int
 	laneBytes int64
 
@@ -64,7 +67,7 @@ type queued struct {
 func NewQueue(c *Config, s *Sender, o Observer) *Queue {
 	workers := max(c.Workers, 1)
 	q := &Queue{sender: s, observer: o, size: c.QueueSize, maxBytes: c.QueueBytes, lanes: map[laneKey]*lane{},
-		laneSize: max(c.QueueSize/workers, 1), laneBytes: max(c.QueueBytes/int64(workers), c.MaxBodyBytes)}
+		laneSize: max(c.QueueSize/workers, min(c.QueueSize, 2)), laneBytes: max(c.QueueBytes/int64(workers), c.MaxBodyBytes)}
 	q.cond = sync.NewCond(&q.mu)
 	q.run, q.cancel = context.WithCancel(context.Background())
 	for range c.Workers {

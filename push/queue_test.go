@@ -425,3 +425,31 @@ func TestQueueBoundsOneTask(t *testing.T) {
 		t.Fatalf("Close: %d, %v", n, err)
 	}
 }
+
+// TestQueueLaneHoldsTwoWhenQueueIsUnderTwiceWorkers: with queue_size under
+// twice workers, queue_size/workers is 1 (0 rounded up): a task's lane held
+// only the delivery in flight, so every next delivery of the task (a
+// status after a status) was refused while it was being sent, with room
+// in the queue. A lane holds at least 2, and no more than its bound.
+func TestQueueLaneHoldsTwoWhenQueueIsUnderTwiceWorkers(t *testing.T) {
+	g, hook := serveGate(t)
+	q, rec := testQueue(t, func(c *Config) { c.Workers = 8; c.QueueSize = 10 })
+	d := func(body string) Delivery { return Delivery{TaskID: "t", URL: hook, Body: []byte(body)} }
+	if err := q.Enqueue(d("working")); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, g.arrived) // in flight
+	if err := q.Enqueue(d("completed")); err != nil {
+		t.Fatalf("the task's next delivery, with the queue holding 1 of 10: %v", err)
+	}
+	if err := q.Enqueue(d("third")); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("a third delivery in the task's lane of 2: %v, want ErrQueueFull", err)
+	}
+	close(g.release)
+	if got := wait(t, g.arrived); got != "completed" {
+		t.Fatalf("then %q, want completed", got)
+	}
+	if n, err := q.Close(context.Background()); n != 0 || err != nil || rec.count(Delivered) != 2 {
+		t.Fatalf("Close: %d, %v; delivered %d, want 2", n, err, rec.count(Delivered))
+	}
+}

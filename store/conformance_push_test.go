@@ -33,6 +33,7 @@ func runPushConformance(t *testing.T, open opener) {
 		{"DeleteLeavesNothing", testPushDeleteLeavesNothing},
 		{"TasksDoNotCollide", testPushTasksDoNotCollide},
 		{"PendingRelay", testPushPendingRelay},
+		{"PendingRelayBindsOnce", testPushPendingRelayBindsOnce},
 		{"Snapshot", testPushSnapshot},
 	}
 	for _, c := range cases {
@@ -188,5 +189,38 @@ func TestMemoryPushExpiresWithTheIndex(t *testing.T) {
 	}
 	if _, err := s.PushRelay(context.Background(), "r1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("relay outlived the TTL: %v", err)
+	}
+}
+
+// testPushPendingRelayBindsOnce: a pending relay (given in a send) is
+// bound to the first task it is put with; binding it to another task
+// after that is refused with ErrRelayBound and writes nothing, while the
+// same task binds again. A delivery and the send's answer each bind it,
+// to the task each names: a check before the write let both bind it, one
+// task holding the config with a relay bound to the other.
+func testPushPendingRelayBindsOnce(t *testing.T, s PushStore) {
+	ctx := context.Background()
+	pending := pushConfig("a", "", "c1", 1)
+	relay := PushRelay{ID: "p2", Token: "ptok", Agent: "a", Pending: &pending}
+	if err := s.PutPendingRelay(ctx, relay); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutPushConfig(ctx, pushConfig("a", "t1", "c1", 1), relay); err != nil {
+		t.Fatalf("first binding: %v", err)
+	}
+	if _, err := s.PutPushConfig(ctx, pushConfig("a", "t2", "c1", 1), relay); !errors.Is(err, ErrRelayBound) {
+		t.Fatalf("binding to a second task: %v, want ErrRelayBound", err)
+	}
+	if configs, r, err := s.PushConfigs(ctx, "a", "t2"); err != nil || len(configs) != 0 || r.ID != "" {
+		t.Fatalf("the refused binding left %+v %+v %v", configs, r, err)
+	}
+	if got, err := s.PushRelay(ctx, "p2"); err != nil || got.TaskID != "t1" {
+		t.Fatalf("relay after the refused binding: %+v %v, want bound to t1", got, err)
+	}
+	if _, err := s.PutPushConfig(ctx, pushConfig("a", "t1", "c1", 1), relay); err != nil {
+		t.Fatalf("binding again to the same task: %v", err)
+	}
+	if configs, _, err := s.PushConfigs(ctx, "a", "t1"); err != nil || len(configs) != 1 {
+		t.Fatalf("t1 holds %d configs (%v), want 1", len(configs), err)
 	}
 }

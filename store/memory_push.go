@@ -65,6 +65,9 @@ func (m *Memory) PutPushConfig(_ context.Context, c PushConfig, relay PushRelay)
 		return PushRelay{}, err
 	}
 	defer p.mu.Unlock()
+	if r, ok := p.relays[relay.ID]; relay.Pending != nil && ok && now.Before(r.expires) && r.relay.TaskID != "" && r.relay.TaskID != c.TaskID {
+		return PushRelay{}, ErrRelayBound
+	}
 	// Kept as map keys: the caller's strings may be views into buffers it
 	// reuses.
 	c.Agent, c.TaskID, c.ID = strings.Clone(c.Agent), strings.Clone(c.TaskID), strings.Clone(c.ID)

@@ -57,6 +57,8 @@ type PushStore interface {
 	// PutPushConfig stores c under its task, replacing the config of the
 	// same ID, and returns the task's relay: relay when the task had none
 	// (it is then recorded, findable by PushRelay), else the one it has.
+	// A relay with Pending set is bound to c's task: when it is bound to
+	// another already, nothing is written and the error is ErrRelayBound.
 	PutPushConfig(ctx context.Context, c PushConfig, relay PushRelay) (PushRelay, error)
 	// PushConfigs returns a task's configs, oldest first, and its relay
 	// (zero when it has none).

@@ -42,6 +42,35 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return redis.call('HGET', KEYS[1], 'relay')
 `)
 
+// bindRelayScript writes the relay ARGV[1] bound to task ARGV[2], unless
+// the relay is bound to another task: it returns 1 when written, else 0.
+var bindRelayScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local ok, r = pcall(cjson.decode, cur)
+  if ok and type(r.taskId) == 'string' and r.taskId ~= '' and r.taskId ~= ARGV[2] then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+`)
+
+// unputPushConfigScript takes back a config written under a task whose
+// binding of the relay ARGV[2] was refused: the task's hash goes when that
+// leaves it no config and the relay is that one.
+var unputPushConfigScript = redis.NewScript(`
+redis.call('HDEL', KEYS[1], ARGV[1])
+for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(f, 1, 4) == 'cfg:' then return 0 end
+end
+local relay = redis.call('HGET', KEYS[1], 'relay')
+if relay then
+  local ok, r = pcall(cjson.decode, relay)
+  if not (ok and r.id == ARGV[2]) then return 0 end
+end
+redis.call('DEL', KEYS[1])
+return 1
+`)
+
 // deletePushConfigScript returns -1 for a config that is not there, 1 when
 // others remain, else the relay JSON (and the task's hash is gone).
 var deletePushConfigScript = redis.NewScript(`
@@ -58,6 +87,7 @@ func (r *Redis) PutPushConfig(ctx context.Context, c PushConfig, relay PushRelay
 	if err := validatePushConfig(c, relay); err != nil {
 		return PushRelay{}, err
 	}
+	binding := relay.Pending != nil
 	relay.Agent, relay.TaskID, relay.Pending = c.Agent, c.TaskID, nil
 	rj, _ := json.Marshal(relay)
 	cj, err := json.Marshal(c)
@@ -73,6 +103,23 @@ func (r *Redis) PutPushConfig(ctx context.Context, c PushConfig, relay PushRelay
 	var kept PushRelay
 	if err := json.Unmarshal([]byte(got), &kept); err != nil {
 		return PushRelay{}, unavailable("decode push relay", err)
+	}
+	if binding && kept.ID == relay.ID {
+		// The relay's key is in another slot than the task's hash: it is
+		// bound after the config is written, so that a delivery finding it
+		// bound finds the config too, and the config is taken back when
+		// another task has it.
+		bound, err := bindRelayScript.Run(ctx, r.client, []string{r.keys.pushRelay(kept.ID)}, got, c.TaskID, ttl).Int()
+		if err != nil {
+			return PushRelay{}, unavailable("bind push relay", err)
+		}
+		if bound == 0 {
+			if err := unputPushConfigScript.Run(ctx, r.client, []string{r.keys.pushTask(c.Agent, c.TaskID)}, pushFieldConfig+c.ID, kept.ID).Err(); err != nil {
+				return PushRelay{}, unavailable("take back push config", err)
+			}
+			return PushRelay{}, ErrRelayBound
+		}
+		return kept, nil
 	}
 	if err := r.client.Set(ctx, r.keys.pushRelay(kept.ID), got, r.physicalTTL).Err(); err != nil {
 		return PushRelay{}, unavailable("put push relay", err)

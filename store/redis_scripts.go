@@ -213,7 +213,6 @@ if ctx ~= '' then
     restoreCtx(ctxSet, ctxPrefix .. ctx, ctxHeld, ctxExp, expN, ttlN)
   end
 end
-local wasFinal = false
 -- The context's index (ctxIndex) outlives its tasks as the owner's other
 -- indexes do, renewed by each of its tasks at most once per window: the
 -- task's field ren is when it last renewed it (or, with no context yet,
@@ -222,13 +221,12 @@ local wasFinal = false
 local renew = ctx ~= ''
 if live then
   local oldCtx, oldState, oldUpd = cur[3], cur[4], cur[5]
-  wasFinal = finalState(oldState)
   if oldCtx ~= '' then ctx = oldCtx end
   if tonumber(upd) < tonumber(oldUpd) then
     state, upd = oldState, oldUpd
   end
   -- A final state is never left (A2A: a finished task is not restarted).
-  if wasFinal then state = oldState end
+  if finalState(oldState) then state = oldState end
   renew = ctx ~= '' and (oldCtx == '' or not (cur[6] and tonumber(cur[6]) >= nowN - 1000 * windowMs))
   if renew then
     redis.call('HSET', task, 'ctx', ctx, 'state', state, 'upd', upd, 'exp', exp, 'ren', now)
@@ -259,8 +257,6 @@ if ctx ~= '' then
 end
 if final then
   redis.call('ZADD', finIdx, now, id)
-elseif wasFinal then
-  redis.call('ZREM', finIdx, id)
 end
 -- The owner's indexes outlive the tasks in them: they hold the same ids
 -- (fin a part of them), are emptied together and renewed together, so

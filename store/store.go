@@ -141,6 +141,11 @@ var (
 	// ErrBadPageToken reports a page token that cannot be decoded or was
 	// issued for a query with other filters.
 	ErrBadPageToken = errors.New("invalid page token")
+	// ErrRelayBound refuses to bind a pending relay (one given in a send)
+	// to a task when it is bound to another already: a delivery and the
+	// send's answer each bind it, to the task they name, and only the first
+	// may.
+	ErrRelayBound = errors.New("the push relay is bound to another task")
 	// ErrUnavailable wraps every failure of the backing service (Redis down,
 	// timeouts, a closed store), so callers can fail closed with errors.Is.
 	ErrUnavailable = errors.New("task store unavailable")
