@@ -24,6 +24,14 @@ func wantStruct(v gjson.Result, name string) error {
 // refuses outright. It is refused where normalize reads the bytes, toward the
 // peer that sent them, so every binding gives the same answer, naming the key.
 func uniqueKeys(v gjson.Result) error {
+	if (!v.IsObject() && !v.IsArray()) || !jsonscan.MayRepeatKey(v.Raw) {
+		return nil
+	}
+	return repeatedKey(v)
+}
+
+// repeatedKey is uniqueKeys' exact walk, which names the key and its path.
+func repeatedKey(v gjson.Result) error {
 	if !v.IsObject() && !v.IsArray() {
 		return nil
 	}
@@ -53,7 +61,7 @@ func uniqueKeys(v gjson.Result) error {
 			n++
 		}
 		if e.IsObject() || e.IsArray() {
-			if err = uniqueKeys(e); err != nil {
+			if err = repeatedKey(e); err != nil {
 				if obj {
 					err = at(err, fmt.Sprintf("%.64s", k.Str)) // a copy: k is a view of the body
 				} else {

@@ -1,0 +1,119 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// repeatsKey is the oracle: encoding/json's tokens, a set of keys per open
+// object.
+func repeatsKey(t *testing.T, raw string) bool {
+	d := json.NewDecoder(strings.NewReader(raw))
+	type level struct {
+		keys   map[string]bool
+		object bool
+		key    bool // the next string is a key
+	}
+	var stack []*level
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return false
+		}
+		if err != nil {
+			t.Fatalf("oracle: %v", err)
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if k, isString := tok.(string); isString && top != nil && top.object && top.key {
+			if top.keys[k] {
+				return true
+			}
+			top.keys[k] = true
+			top.key = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &level{keys: map[string]bool{}, object: true, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &level{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].key = true
+		}
+	}
+}
+
+func TestMayRepeatKey(t *testing.T) {
+	many := make([]string, manyKeys+1)
+	for i := range many {
+		many[i] = strconv.Quote("k"+strconv.Itoa(i)) + ":1"
+	}
+	cases := []struct {
+		raw  string
+		want bool
+	}{
+		{`{}`, false},
+		{`{"a":1,"b":2}`, false},
+		{`{"a":1,"a":2}`, true},
+		{`{"a":{"b":1},"c":{"b":2}}`, false}, // one key in two objects
+		{`{"a":{"b":1,"b":2}}`, true},
+		{`[{"a":1},{"a":1}]`, false},
+		{`[{"a":1,"a":1}]`, true},
+		{`{"a":"a","b":["a","a"]}`, false}, // strings that are values
+		{`{"a":1,"\u0061":2}`, true},       // the same key, escaped
+		{`{"a:":1,"a":2}`, false},
+		{`{"x":{"a":1},"a":2}`, false},
+		{`{"a":[{"b":1}],"b":1}`, false},
+		{`"a"`, false},
+		{`{"` + strings.Repeat("a", 40) + `":1 , "` + strings.Repeat("a", 40) + `" : 2}`, true},
+		{"{" + strings.Join(many[:manyKeys], ",") + "}", false},
+		{"{" + strings.Join(many, ",") + "}", true}, // not decided: an exact check follows
+	}
+	for _, c := range cases {
+		if got := MayRepeatKey(c.raw); got != c.want {
+			t.Errorf("MayRepeatKey(%s) = %v, want %v", c.raw, got, c.want)
+		}
+	}
+}
+
+// FuzzMayRepeatKey holds MayRepeatKey to the oracle: never false where a key
+// repeats, and true only where one does or an object is too large to decide.
+func FuzzMayRepeatKey(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":[{"c":1,"d":{"c":2}}]},"b":1}`, `[1,"a",{"":0,"":1}]`, `{"\"":1,"\\"":2}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !Valid([]byte(raw)) || !DepthOK([]byte(raw)) {
+			return
+		}
+		got, want := MayRepeatKey(raw), repeatsKey(t, raw)
+		if want && !got {
+			t.Fatalf("MayRepeatKey(%q) = false, but a key repeats", raw)
+		}
+		if got && !want && strings.Count(raw, ":") <= manyKeys {
+			t.Fatalf("MayRepeatKey(%q) = true, but no key repeats", raw)
+		}
+	})
+}
+
+func BenchmarkMayRepeatKey(b *testing.B) {
+	raw := `{"format":"bullets","maxWords":200,"sections":["revenue","costs","outlook"],"meta":{"owner":"user-42","costCents":1375}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		if MayRepeatKey(raw) {
+			b.Fatal("repeats")
+		}
+	}
+}
