@@ -327,8 +327,15 @@ func v03StreamResponse(in object) object {
 		copyFields(out, u, [2]string{"taskId", "taskId"}, [2]string{"contextId", "contextId"}, [2]string{"metadata", "metadata"})
 		st := v03Status(objField(u, "status"))
 		out["status"] = st
-		// 1.0 has no final flag; the stream ends at a terminal or an
-		// interrupted state (a2a-dialects.md §5.4).
+		// A 0.x backend's flag the core passed on (normalize.WithFinalFlag);
+		// 1.0 has none: the stream ends at a terminal or an interrupted
+		// state (a2a-dialects.md §5.4).
+		if final, ok := u["final"].(bool); ok {
+			if final {
+				out["final"] = true
+			}
+			return object{"statusUpdate": out}
+		}
 		switch st["state"] {
 		case "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELLED", "TASK_STATE_REJECTED",
 			"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED":
