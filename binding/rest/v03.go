@@ -446,8 +446,9 @@ func v03PushConfig(c object) object {
 
 // v03CreatePushToCanonical reads a 0.3 create body: the
 // TaskPushNotificationConfig (body: "config"), whose config id may also come
-// as its name's last segment or the config_id query parameter.
-func v03CreatePushToCanonical(in object, taskID, configID string) (object, error) {
+// as its name's last segment or the config_id query parameter. A name must
+// name pathTask, the task of the path, which would otherwise override it.
+func v03CreatePushToCanonical(in object, taskID, configID, pathTask string) (object, error) {
 	p := objField(in, "pushNotificationConfig", "push_notification_config")
 	if p == nil {
 		p = object{}
@@ -460,6 +461,9 @@ func v03CreatePushToCanonical(in object, taskID, configID string) (object, error
 		task, rest, _ := strings.Cut(strings.TrimPrefix(name, "tasks/"), "/pushNotificationConfigs/")
 		if !strings.HasPrefix(name, "tasks/") || task == "" || rest == "" || strings.Contains(rest, "/") {
 			return nil, fmt.Errorf("name %q is not tasks/{id}/pushNotificationConfigs/{configId}", truncate(name, 64))
+		}
+		if pathTask != "" && task != pathTask {
+			return nil, fmt.Errorf("name %q names task %q, not the path's %q: name the path's task, or leave name out", truncate(name, 64), truncate(task, 64), truncate(pathTask, 64))
 		}
 		if configID == "" {
 			configID = rest
