@@ -80,6 +80,19 @@ func TaskEvent(task []byte) []byte {
 	return append(append([]byte(`{"task":`), task...), '}')
 }
 
+// WithFinalFlag sets the 0.x final flag in a canonical status update event,
+// for the 0.3 gRPC and HTTP+JSON front ends, which read the core's 1.0
+// events and write the 0.3 proto's: 1.0 has no flag, and one derived from
+// the state would end an input-required turn a 0.x backend said goes on.
+// Only those front ends are given it, never a 1.0 peer.
+func WithFinalFlag(event []byte, final bool) ([]byte, error) {
+	out, err := sjson.SetBytes(event, "statusUpdate.final", final)
+	if err != nil {
+		return nil, AsError(err, dialect.ErrInternal)
+	}
+	return out, nil
+}
+
 // SetContextID sets message.contextId of send params, in either dialect
 // (both spell it so).
 func SetContextID(params []byte, contextID string) ([]byte, error) {

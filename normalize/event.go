@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"time"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
@@ -79,6 +81,9 @@ type EventInfo struct {
 	TaskID    string
 	ContextID string
 	State     string // 1.0 task state name; "" for messages and artifact updates
+	// Timestamp is the status timestamp, zero when the status has none (it
+	// is optional in 0.x) or it is not a date-time.
+	Timestamp time.Time
 	// Final is the 0.x final flag when the event carried one.
 	Final, HasFinal bool
 	// History is the number of messages in a task's history member;
@@ -135,12 +140,28 @@ func inspect(kind Kind, obj gjson.Result) EventInfo {
 		return info
 	}
 	jsonscan.Each(status, func(k, v gjson.Result) bool {
-		if k.Str == "state" {
+		switch k.Str {
+		case "state":
 			info.State = stateV10(v)
+		case "timestamp":
+			info.Timestamp = statusTimestamp(v)
 		}
 		return true
 	})
 	return info
+}
+
+// statusTimestamp reads a status timestamp for EventInfo, zero when v is
+// not a date-time.
+func statusTimestamp(v gjson.Result) time.Time {
+	if v.Type != gjson.String {
+		return time.Time{}
+	}
+	t, err := parseISO8601(v.Str)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 func firstOf(obj gjson.Result, keys ...string) gjson.Result {

@@ -159,6 +159,9 @@ func (c *conv) status(obj gjson.Result, to dialect.ID, info *EventInfo) error {
 	if info != nil && v[sState].Exists() {
 		info.State = state.V10
 	}
+	if info != nil {
+		info.Timestamp = statusTimestamp(v[sTimestamp])
+	}
 	if msg := v[sMessage]; msg.Exists() {
 		w.key("message")
 		if err := c.message(msg, to); err != nil {

@@ -348,6 +348,12 @@ func TestInspect(t *testing.T) {
 			EventInfo{Kind: KindArtifactUpdate, TaskID: "t1", ContextID: "c1"}},
 		{"unknown state reads empty", `{"kind":"task","id":"t1","status":{"state":"paused"}}`,
 			EventInfo{Kind: KindTask, TaskID: "t1"}},
+		{"0.x timestamp with an offset", `{"kind":"task","id":"t1","status":{"state":"working","timestamp":"2025-03-01T12:00:00.5+02:00"}}`,
+			EventInfo{Kind: KindTask, TaskID: "t1", State: "TASK_STATE_WORKING", Timestamp: time.Date(2025, 3, 1, 10, 0, 0, 5e8, time.UTC)}},
+		{"1.0 status timestamp", `{"statusUpdate":{"taskId":"t1","status":{"state":"TASK_STATE_WORKING","timestamp":"2025-03-01T10:00:00Z"}}}`,
+			EventInfo{Kind: KindStatusUpdate, TaskID: "t1", State: "TASK_STATE_WORKING", Timestamp: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)}},
+		{"a timestamp that is no date-time reads zero", `{"kind":"task","id":"t1","status":{"state":"working","timestamp":"yesterday"}}`,
+			EventInfo{Kind: KindTask, TaskID: "t1", State: "TASK_STATE_WORKING"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -390,6 +396,10 @@ func TestAppendResultInfo(t *testing.T) {
 		{dialect.CancelTask, dialect.V03, dialect.V10, `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"canceled"},"history":[{"kind":"message","messageId":"a","role":"user","parts":[{"kind":"text","text":"x"}]}]}`,
 			EventInfo{Kind: KindTask, TaskID: "t1", ContextID: "c1", State: "TASK_STATE_CANCELED", History: 1, HasHistory: true}},
 		{dialect.GetPushConfig, dialect.V10, dialect.V10, `{"taskId":"t1","id":"p","url":"https://x.example/hook"}`, EventInfo{}},
+		{dialect.SendMessage, dialect.V03, dialect.V03, `{"kind":"task","id":"t1","status":{"state":"working","timestamp":"2025-03-01T10:00:00"}}`,
+			EventInfo{Kind: KindTask, TaskID: "t1", State: "TASK_STATE_WORKING", Timestamp: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)}},
+		{dialect.GetTask, dialect.V03, dialect.V10, `{"kind":"task","id":"t1","status":{"state":"working","timestamp":"2025-03-01T12:00:00+02:00"}}`,
+			EventInfo{Kind: KindTask, TaskID: "t1", State: "TASK_STATE_WORKING", Timestamp: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)}},
 	}
 	for _, tt := range tests {
 		out, got, err := appendResult(nil, tt.op, tt.from, tt.to, []byte(tt.in), nil)

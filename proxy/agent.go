@@ -184,11 +184,16 @@ type call struct {
 	// taskState is the state the index holds for the task the call names
 	// (a 1.0 state name; "" when it holds none).
 	taskState string
-	code      int // JSON-RPC error code answered; 0 on success
-	reason    string
-	outcome   string // one of the outcome constants; "" is ok
-	events    int
-	bytes     int
+	// indexedState and indexedAt are the state and status time the index
+	// holds for the call's task as far as the call knows: read before it
+	// was forwarded, then what each record wrote ("" and zero for none).
+	indexedState string
+	indexedAt    time.Time
+	code         int // JSON-RPC error code answered; 0 on success
+	reason       string
+	outcome      string // one of the outcome constants; "" is ok
+	events       int
+	bytes        int
 	// retry is the send's retry key and what the index knew of it; nil
 	// for calls without one. answer is what the last unary backend call
 	// answered (views into its reply).

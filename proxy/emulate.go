@@ -170,9 +170,11 @@ func (c *call) indexedFinal() bool { return dialect.TerminalState(c.taskState) }
 // (a2a-go v2 -32602, JS 1.x -32004, JS 0.x -32600, Python 0.3 -32602): 1.0
 // asks for UnsupportedOperationError (§3.1.1); the 0.x texts name no code,
 // and a 0.x caller gets what the JS 0.2.5 and 0.3 reference servers answer,
-// InvalidRequest.
+// InvalidRequest; so does a caller of the 0.3 REST or gRPC binding (gRPC
+// INVALID_ARGUMENT, as a2a-go v0.3's server answers), whose call reaches
+// the core as 1.0.
 func finalMessageRefusal(c *call, state string) *normalize.Error {
-	if c.env.Dialect == dialect.V10 {
+	if c.callerDialect() == dialect.V10 {
 		return normalize.Errorf(dialect.ErrUnsupportedOperation, "task %s is in a final state (%s) and accepts no further message: send the message as a new task", c.info.TaskID, state)
 	}
 	return normalize.Errorf(dialect.ErrInvalidRequest, "task %s is in a final state (%s) and cannot be modified: send the message as a new task", c.info.TaskID, state)

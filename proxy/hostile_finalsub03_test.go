@@ -67,3 +67,31 @@ func TestV03BindingsCancelFinalTask(t *testing.T) {
 		t.Fatalf("0.3 REST: HTTP %d %s", res.StatusCode, body)
 	}
 }
+
+// TestV03BindingsMessageToFinalTask: a caller of the 0.3 gRPC or REST
+// binding that sends a message to a task in a final state gets
+// InvalidRequest (-32600: gRPC INVALID_ARGUMENT, as a2a-go v0.3's server
+// answers it; REST HTTP 400 with the JSON-RPC error object, as
+// @a2a-js/sdk 0.3's REST server writes it), as a 0.x JSON-RPC caller does,
+// behind either backend; a 1.0 gRPC caller still gets
+// UNSUPPORTED_OPERATION. Before, the 0.3 bindings' callers got the 1.0
+// answer (-32004, FAILED_PRECONDITION), their calls reaching the core as
+// 1.0.
+func TestV03BindingsMessageToFinalTask(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backendKind) {
+		tg := newGateway(t, b.handler(t, nil), b.version)
+		id := mustResult(t, tg.call("1", "SendMessage", `{"message":{"messageId":"s1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`)).Get("task.id").Str
+		g := newGRPCGateway(t, tg)
+		_, err := pb03.NewA2AServiceClient(g.conn).SendMessage(context.Background(), &pb03.SendMessageRequest{Request: &pb03.Message{
+			MessageId: "s2", TaskId: id, Role: pb03.Role_ROLE_USER, Parts: []*pb03.Part{{Part: &pb03.Part_Text{Text: "more"}}}}})
+		wantStatus(t, err, codes.InvalidArgument, "INVALID_REQUEST")
+		res, body := tg.request(t, http.MethodPost, "/v1/message:send",
+			`{"message":{"messageId":"s3","taskId":"`+id+`","role":"ROLE_USER","content":[{"text":"more"}]}}`, "Content-Type", "application/json")
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"code":-32600`) || !strings.Contains(string(body), "final state") {
+			t.Fatalf("0.3 REST: HTTP %d %s", res.StatusCode, body)
+		}
+		_, err = g.raw.SendMessage(context.Background(), &a2apb.SendMessageRequest{Message: &a2apb.Message{
+			MessageId: "s4", TaskId: id, Role: a2apb.Role_ROLE_USER, Parts: []*a2apb.Part{{Content: &a2apb.Part_Text{Text: "more"}}}}})
+		wantStatus(t, err, codes.FailedPrecondition, "UNSUPPORTED_OPERATION")
+	})
+}

@@ -59,6 +59,9 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	// Each read is bounded by max_reply_bytes, and so is the page: a
 	// hundred reads of that size would hold a hundred replies' worth.
 	var held atomic.Int64
+	// stamps are the status times the index holds after the reads, which
+	// bound the backends' clocks: the page is in the order of the walk.
+	stamps := make([]time.Time, len(page.Tasks))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, listFetchers)
 	for i, t := range page.Tasks {
@@ -68,7 +71,7 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 			if ctx.Err() != nil {
 				return
 			}
-			tasks[i], errs[i] = a.currentTask(ctx, r, c, t, q)
+			tasks[i], stamps[i], errs[i] = a.currentTask(ctx, r, c, t, q)
 			if e := errs[i]; e != nil && !goneFromBackend(e) && failed.CompareAndSwap(nil, e) {
 				stop()
 			}
@@ -90,10 +93,9 @@ func (a *Agent) listTasks(w http.ResponseWriter, r *http.Request, c *call) {
 	for i := range order {
 		order[i] = i
 	}
-	stamps := make([]time.Time, len(tasks))
 	states := make([]string, len(tasks))
 	for i, t := range tasks {
-		states[i], stamps[i] = normalize.TaskStatus(t)
+		states[i], _ = normalize.TaskStatus(t)
 	}
 	slices.SortStableFunc(order, func(x, y int) int { return stamps[y].Compare(stamps[x]) })
 	listed := normalize.TaskPage{Tasks: make([][]byte, 0, len(order)), NextPageToken: page.NextPageToken, PageSize: q.PageSize, TotalSize: page.TotalSize}
@@ -124,8 +126,8 @@ func goneFromBackend(e *normalize.Error) bool {
 }
 
 // currentTask reads one indexed task from its backend, in 1.0 form, shaped
-// as the listing asked.
-func (a *Agent) currentTask(ctx context.Context, r *http.Request, c *call, t store.Task, q normalize.ListQuery) ([]byte, *normalize.Error) {
+// as the listing asked, with the status time the index holds for it now.
+func (a *Agent) currentTask(ctx context.Context, r *http.Request, c *call, t store.Task, q normalize.ListQuery) ([]byte, time.Time, *normalize.Error) {
 	b := a.byName[t.Backend]
 	if b == nil {
 		b = a.backend
@@ -136,27 +138,28 @@ func (a *Agent) currentTask(ctx context.Context, r *http.Request, c *call, t sto
 	}
 	params, err := normalize.TaskParams(dialect.GetTask, b.dialect, q.Tenant, t.ID, history)
 	if err != nil {
-		return nil, normalize.AsError(err, dialect.ErrInternal)
+		return nil, time.Time{}, normalize.AsError(err, dialect.ErrInternal)
 	}
 	// The sub-call's task id is the one asked for, so that an answer about
 	// another task is refused (answersTask), and its context the index's,
 	// so that one moving the task to another context is (record), as for a
 	// caller's own get.
-	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner, info: normalize.RequestInfo{TaskID: t.ID}, contextID: t.ContextID}
+	sub := &call{start: c.start, env: c.env, backend: b, owner: c.owner, info: normalize.RequestInfo{TaskID: t.ID}, contextID: t.ContextID,
+		indexedState: t.State, indexedAt: t.Updated}
 	method, _ := dialect.MethodName(b.dialect, dialect.GetTask)
 	task, e := a.unary(ctx, r, sub, dialect.GetTask, method, params)
 	if e != nil {
-		return nil, e
+		return nil, time.Time{}, e
 	}
 	if !q.IncludeArtifacts {
 		if task, err = normalize.WithoutArtifacts(task); err != nil {
-			return nil, normalize.AsError(err, dialect.ErrInternal)
+			return nil, time.Time{}, normalize.AsError(err, dialect.ErrInternal)
 		}
 	}
 	if q.HasHistoryLength {
 		if task, err = normalize.TrimHistory(dialect.GetTask, dialect.V10, task, q.HistoryLength); err != nil {
-			return nil, normalize.AsError(err, dialect.ErrInternal)
+			return nil, time.Time{}, normalize.AsError(err, dialect.ErrInternal)
 		}
 	}
-	return task, nil
+	return task, sub.indexedAt, nil
 }

@@ -335,7 +335,7 @@ func TestRESTErrors(t *testing.T) {
 				e.Get("details.0.reason").Str != tc.reason || e.Get("details.0.domain").Str != "a2a-protocol.org" || e.Get("message").Str == "" {
 				t.Errorf("%s: HTTP %d %s", tc.name, status, body.Raw)
 			}
-			if tc.status == 405 && h.Get("Allow") != "GET" {
+			if tc.status == 405 && h.Get("Allow") != "GET, HEAD" {
 				t.Errorf("%s: Allow %q", tc.name, h.Get("Allow"))
 			}
 		}
@@ -363,4 +363,36 @@ func TestRESTBelowAgentPath(t *testing.T) {
 			t.Fatalf("unknown route below the agent: HTTP %d %s", status, body.Raw)
 		}
 	})
+}
+
+// TestRESTHeadIsTheGetWithoutBody: a HEAD of a REST GET route is answered
+// as the GET is, status and headers, without the body (RFC 9110 §9.3.2),
+// on the 1.0 and the 0.3 routes; a HEAD of a subscription, which would hold
+// a stream open on the backend, is refused naming the verbs it takes.
+// Before, every HEAD answered 405.
+func TestRESTHeadIsTheGetWithoutBody(t *testing.T) {
+	b := sdkBackends[0]
+	g := newGateway(t, b.handler(t, nil), b.version)
+	id := mustResult(t, g.call("1", "SendMessage", `{"message":{"messageId":"h1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`)).Get("task.id").Str
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{
+		{"/tasks/" + id, http.StatusOK},
+		{"/v1/tasks/" + id, http.StatusOK},
+		{"/tasks", http.StatusOK},
+		{"/tasks/no-such-task", http.StatusNotFound},
+	} {
+		get, getBody := g.request(t, http.MethodGet, tc.path, "")
+		head, headBody := g.request(t, http.MethodHead, tc.path, "")
+		if get.StatusCode != tc.status || head.StatusCode != tc.status || len(headBody) != 0 ||
+			head.Header.Get("Content-Type") != get.Header.Get("Content-Type") || len(getBody) == 0 {
+			t.Errorf("HEAD %s: HTTP %d %q %q (GET: HTTP %d %q), want HTTP %d, the GET's headers, no body",
+				tc.path, head.StatusCode, head.Header.Get("Content-Type"), headBody, get.StatusCode, get.Header.Get("Content-Type"), tc.status)
+		}
+	}
+	res, _ := g.request(t, http.MethodHead, "/tasks/"+id+":subscribe", "")
+	if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "GET, POST" {
+		t.Errorf("HEAD of a subscription: HTTP %d, Allow %q", res.StatusCode, res.Header.Get("Allow"))
+	}
 }

@@ -615,6 +615,7 @@ func (a *Agent) resubscribe(w http.ResponseWriter, r *http.Request, c *call, tas
 			c.backend = b
 		}
 		c.taskState = t.State
+		c.indexedState, c.indexedAt = t.State, t.Updated
 	}
 	c.env.Op, c.info.TaskID = dialect.SubscribeToTask, taskID
 	if c.indexedFinal() {

@@ -104,6 +104,7 @@ func (a *Agent) route(r *http.Request, c *call) ([]byte, *normalize.Error) {
 		if t != nil {
 			known = t
 			c.taskState = t.State
+			c.indexedState, c.indexedAt = t.State, t.Updated
 			// The index is the truth for whose a task is, and so for its
 			// context: an answer giving the task another one is withheld
 			// (record), as a context shown is one the caller may continue.
@@ -341,9 +342,10 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 	ids.WriteString(info.ContextID)
 	t := store.Task{
 		ID: ids.String()[:len(info.TaskID)], ContextID: ids.String()[len(info.TaskID):], Owner: c.owner, Agent: a.cfg.Name,
-		Backend: c.backend.name, State: info.State, Updated: time.Now(),
+		Backend: c.backend.name, State: info.State, Updated: c.statusTime(info, time.Now()),
 	}
 	c.taskID, c.contextID = t.ID, t.ContextID
+	c.indexedState, c.indexedAt = t.State, t.Updated
 	ictx, span := a.startIndexSpan(ctx, c, indexPut, t.ID)
 	err := a.putTask(ictx, c, t)
 	endIndexSpan(span, err)
@@ -369,6 +371,37 @@ func (a *Agent) record(ctx context.Context, c *call, info normalize.EventInfo) *
 			"the caller gets its task, which the gateway will not know", "op", c.env.Op.String(), "task_id", t.ID, "error", err)
 	}
 	return nil
+}
+
+// statusTime is the Updated to record for the task info reports, which the
+// index lists by (newest first, statusTimestampAfter) and which decides
+// whether it takes the state (an older one keeps the stored state). It is
+// the backend's status timestamp, held to what the gateway can vouch for.
+// One ahead of the gateway's clock would pin the task at the head of the
+// list, so it counts as none. Without one (optional in 0.x), an unchanged
+// state keeps the stored time, so reading a task does not move it in the
+// list, and a changed one is now. It is no older than the status the index
+// holds, or a changed state would be dropped, nor for a task new to the
+// index than the call that made it, so a clock far behind hides nothing.
+func (c *call) statusTime(info normalize.EventInfo, now time.Time) time.Time {
+	at := info.Timestamp
+	if at.After(now) {
+		at = time.Time{}
+	}
+	if at.IsZero() && info.State != c.indexedState {
+		at = now
+	}
+	if c.indexedState == "" {
+		return later(at, c.start)
+	}
+	return later(at, c.indexedAt)
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // recordRetrySlots bounds the task writes retried at once, across agents:

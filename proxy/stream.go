@@ -505,6 +505,14 @@ func (rl *relay) step(ev sseframe.Event, err error) bool {
 		rl.grace = time.AfterFunc(a.interruptGrace, rl.graceOver)
 		return true
 	}
+	if info.Kind == normalize.KindStatusUpdate && info.HasFinal && s.c.env.Dialect == dialect.V10 && s.c.callerDialect() == dialect.V03 {
+		// A 0.3 gRPC or HTTP+JSON caller, served as 1.0: its front end
+		// writes the backend's flag, true too where the relay ends.
+		if out, err = normalize.WithFinalFlag(out, info.Final || finalEvent(info)); err != nil {
+			a.streamFail(s, normalize.AsError(err, dialect.ErrInternal))
+			return false
+		}
+	}
 	s.pass = idAndRetry(ev)
 	// After a final event the backend has nothing more to say: what it
 	// sends on (a task done, then working again) is not relayed, nor

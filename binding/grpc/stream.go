@@ -189,6 +189,10 @@ func (a *streamAnswer) event(block []byte) {
 			a.err = err
 			return
 		}
+		if fc := finalCarryOf(a.ctx); fc != nil {
+			f := env.Get("result.statusUpdate.final")
+			fc.has, fc.final = f.IsBool(), f.Bool()
+		}
 		if err := a.send(ev); err != nil {
 			a.err = err
 		}

@@ -41,19 +41,45 @@ const v03Service = "/a2a.v1.A2AService/"
 // take final as the end of the cycle. 1.0 has no flag: the stream ends at
 // a terminal or interrupted state (a2a-dialects.md §5.4), as the 0.3
 // HTTP+JSON binding writes it.
+// A 0.x backend's own flag, which the core passes on in the event
+// (normalize.WithFinalFlag), is written instead.
 func v03FinalFlag(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	if !strings.HasPrefix(info.FullMethod, v03Service) {
 		return handler(srv, ss)
 	}
-	return handler(srv, finalFlagStream{ss})
+	fc := new(finalCarry)
+	return handler(srv, finalFlagStream{ss, context.WithValue(ss.Context(), finalCarryKey{}, fc), fc})
 }
 
-type finalFlagStream struct{ grpc.ServerStream }
+// finalCarry takes a status update's final flag from the core's event to
+// its 0.3 message, past a2a-go's conversions, which have no field for it:
+// both run inside one call of the core's Write, under streamAnswer's mutex.
+type finalCarry struct{ has, final bool }
+
+type finalCarryKey struct{}
+
+func finalCarryOf(ctx context.Context) *finalCarry {
+	fc, _ := ctx.Value(finalCarryKey{}).(*finalCarry)
+	return fc
+}
+
+type finalFlagStream struct {
+	grpc.ServerStream
+	ctx   context.Context
+	carry *finalCarry
+}
+
+func (s finalFlagStream) Context() context.Context { return s.ctx }
 
 func (s finalFlagStream) SendMsg(m any) error {
+	has, final := s.carry.has, s.carry.final
+	s.carry.has = false
 	if r, ok := m.(*pb03.StreamResponse); ok {
-		if u := r.GetStatusUpdate(); u != nil && endsCycle03[u.GetStatus().GetState()] {
-			u.Final = true
+		if u := r.GetStatusUpdate(); u != nil {
+			u.Final = final
+			if !has {
+				u.Final = endsCycle03[u.GetStatus().GetState()]
+			}
 		}
 	}
 	return s.ServerStream.SendMsg(m)

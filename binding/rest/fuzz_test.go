@@ -104,7 +104,7 @@ func FuzzV03Translation(f *testing.F) {
 		"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs"}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, m := range methods {
-			if out, err := v03Request(m, []byte(body)); err == nil && !gjson.ValidBytes(out) {
+			if out, err := v03Request(m, []byte(body), ""); err == nil && !gjson.ValidBytes(out) {
 				t.Fatalf("%s: %q", m, out)
 			}
 			if in, err := decodeObject([]byte(body)); err == nil {

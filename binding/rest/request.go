@@ -38,7 +38,7 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 		}
 		if r.op.v03 {
 			var aerr *apiError
-			if params, aerr = v03Request(r.op.method, params); aerr != nil {
+			if params, aerr = v03Request(r.op.method, params, r.id); aerr != nil {
 				return nil, aerr
 			}
 		}
@@ -113,8 +113,9 @@ func jsonContentType(h http.Header) bool {
 	return err == nil && (strings.EqualFold(mt, "application/json") || strings.EqualFold(mt, "application/a2a+json")) && readall.UTF8Charset(params)
 }
 
-// v03Request translates a 0.3 proto request body into the 1.0 params.
-func v03Request(method string, body []byte) ([]byte, *apiError) {
+// v03Request translates a 0.3 proto request body into the 1.0 params;
+// pathTask is the task id of the request's path.
+func v03Request(method string, body []byte, pathTask string) ([]byte, *apiError) {
 	in, err := decodeObject(body)
 	if err != nil {
 		return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not a JSON object: "+err.Error())
@@ -126,7 +127,7 @@ func v03Request(method string, body []byte) ([]byte, *apiError) {
 			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the 0.3 SendMessageRequest is invalid: "+err.Error())
 		}
 	case "CreateTaskPushNotificationConfig":
-		if out, err = v03CreatePushToCanonical(in, "", ""); err != nil {
+		if out, err = v03CreatePushToCanonical(in, "", "", pathTask); err != nil {
 			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the 0.3 TaskPushNotificationConfig is invalid: "+err.Error())
 		}
 	default:

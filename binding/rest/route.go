@@ -106,6 +106,9 @@ func (v verbs) allow() string {
 	for k := range v {
 		m = append(m, k)
 	}
+	if v.head() != nil {
+		m = append(m, http.MethodHead)
+	}
 	slices.Sort(m)
 	return strings.Join(m, ", ")
 }
@@ -168,10 +171,28 @@ func parseV03Route(verb, escapedPath string, segs []string) (route, *apiError) {
 	return pickVerb(r, twins, verb)
 }
 
+// head is the operation a HEAD is served as: the GET, whose answer
+// net/http sends without its body (RFC 9110 §9.3.2). Not a stream's: a HEAD
+// would hold a subscription open on the backend with nothing to show for it.
+func (v verbs) head() *operation {
+	if op := v[http.MethodGet]; op != nil && !op.stream {
+		return op
+	}
+	return nil
+}
+
 func pickVerb(r route, vs verbs, verb string) (route, *apiError) {
 	op, ok := vs[verb]
+	if !ok && verb == http.MethodHead {
+		op = vs.head()
+		ok = op != nil
+	}
 	if !ok {
-		e := newError(http.StatusMethodNotAllowed, dialect.ErrMethodNotFound, "this route accepts "+vs.allow()+", not "+verb)
+		why := ""
+		if verb == http.MethodHead && vs[http.MethodGet] != nil {
+			why = ": a HEAD would open a subscription to show nothing of it"
+		}
+		e := newError(http.StatusMethodNotAllowed, dialect.ErrMethodNotFound, "this route accepts "+vs.allow()+", not "+verb+why)
 		e.status = "UNIMPLEMENTED"
 		e.allow = vs.allow()
 		return route{}, e

@@ -327,8 +327,15 @@ func v03StreamResponse(in object) object {
 		copyFields(out, u, [2]string{"taskId", "taskId"}, [2]string{"contextId", "contextId"}, [2]string{"metadata", "metadata"})
 		st := v03Status(objField(u, "status"))
 		out["status"] = st
-		// 1.0 has no final flag; the stream ends at a terminal or an
-		// interrupted state (a2a-dialects.md §5.4).
+		// A 0.x backend's flag the core passed on (normalize.WithFinalFlag);
+		// 1.0 has none: the stream ends at a terminal or an interrupted
+		// state (a2a-dialects.md §5.4).
+		if final, ok := u["final"].(bool); ok {
+			if final {
+				out["final"] = true
+			}
+			return object{"statusUpdate": out}
+		}
 		switch st["state"] {
 		case "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELLED", "TASK_STATE_REJECTED",
 			"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED":
@@ -439,8 +446,9 @@ func v03PushConfig(c object) object {
 
 // v03CreatePushToCanonical reads a 0.3 create body: the
 // TaskPushNotificationConfig (body: "config"), whose config id may also come
-// as its name's last segment or the config_id query parameter.
-func v03CreatePushToCanonical(in object, taskID, configID string) (object, error) {
+// as its name's last segment or the config_id query parameter. A name must
+// name pathTask, the task of the path, which would otherwise override it.
+func v03CreatePushToCanonical(in object, taskID, configID, pathTask string) (object, error) {
 	p := objField(in, "pushNotificationConfig", "push_notification_config")
 	if p == nil {
 		p = object{}
@@ -453,6 +461,9 @@ func v03CreatePushToCanonical(in object, taskID, configID string) (object, error
 		task, rest, _ := strings.Cut(strings.TrimPrefix(name, "tasks/"), "/pushNotificationConfigs/")
 		if !strings.HasPrefix(name, "tasks/") || task == "" || rest == "" || strings.Contains(rest, "/") {
 			return nil, fmt.Errorf("name %q is not tasks/{id}/pushNotificationConfigs/{configId}", truncate(name, 64))
+		}
+		if pathTask != "" && task != pathTask {
+			return nil, fmt.Errorf("name %q names task %q, not the path's %q: name the path's task, or leave name out", truncate(name, 64), truncate(task, 64), truncate(pathTask, 64))
 		}
 		if configID == "" {
 			configID = rest
