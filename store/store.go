@@ -42,9 +42,9 @@ type Store interface {
 	// is older than the stored one keeps the stored State and Updated (status
 	// events can arrive out of order) but still renews the task's lifetime;
 	// a stored final State is kept whatever the update says (a finished
-	// task is not restarted, and one a backend claims is would never be
-	// evicted again, in its owner's share). A
-	// zero Updated means now. Put renews the task's time to live.
+	// task is not restarted, and one a backend claimed unfinished again
+	// would never be evicted from its owner's share). A zero Updated means
+	// now. Put renews the task's time to live.
 	Put(ctx context.Context, t Task) error
 	// Get returns the task id of agent, or ErrNotFound.
 	Get(ctx context.Context, agent, id string) (Task, error)
