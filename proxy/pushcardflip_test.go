@@ -13,6 +13,25 @@ import (
 	"github.com/a2agate/gateway/legacyagent"
 )
 
+// cardFlipBackend is a 0.2.5 agent whose card says no push while noPush
+// is set, the rest of it served as it is.
+func cardFlipBackend(t *testing.T) (http.Handler, *atomic.Bool) {
+	var noPush atomic.Bool
+	agent := legacyagent.New(legacyagent.Options{})
+	t.Cleanup(agent.Close)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !noPush.Load() || !strings.Contains(r.URL.Path, "/.well-known/") {
+			agent.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		agent.ServeHTTP(rec, r)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rec.Code)
+		_, _ = io.WriteString(w, strings.Replace(rec.Body.String(), `"pushNotifications":true`, `"pushNotifications":false`, 1))
+	}), &noPush
+}
+
 // TestPushRelayOutlivesACardWithoutPush: with push.enabled left to the
 // card, a relay made while the backend's card advertised push keeps
 // delivering after a refresh reads a card that no longer does (a backend
@@ -21,21 +40,7 @@ import (
 // must not lose what it posts. Before, every such delivery was answered
 // 404, and the caller's webhook got nothing, silently.
 func TestPushRelayOutlivesACardWithoutPush(t *testing.T) {
-	var noPush atomic.Bool
-	agent := legacyagent.New(legacyagent.Options{})
-	t.Cleanup(agent.Close)
-	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !noPush.Load() || !strings.Contains(r.URL.Path, "/.well-known/") {
-			agent.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		agent.ServeHTTP(rec, r)
-		card := strings.Replace(rec.Body.String(), `"pushNotifications":true`, `"pushNotifications":false`, 1)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(rec.Code)
-		_, _ = io.WriteString(w, card)
-	})
+	back, noPush := cardFlipBackend(t)
 	g := newGateway(t, back, dialect.Version025, allowLoopback)
 	rcv := newReceiver(t, 0)
 	c := callers[0]
@@ -66,20 +71,7 @@ func TestPushRelayOutlivesACardWithoutPush(t *testing.T) {
 // caller's config, not the backend's relay under the gateway's record.
 // Before, each passed to the backend, which answered with the relay's.
 func TestPushConfigsOfARelayThatOutlivedTheCard(t *testing.T) {
-	var noPush atomic.Bool
-	agent := legacyagent.New(legacyagent.Options{})
-	t.Cleanup(agent.Close)
-	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !noPush.Load() || !strings.Contains(r.URL.Path, "/.well-known/") {
-			agent.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		agent.ServeHTTP(rec, r)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(rec.Code)
-		_, _ = io.WriteString(w, strings.Replace(rec.Body.String(), `"pushNotifications":true`, `"pushNotifications":false`, 1))
-	})
+	back, noPush := cardFlipBackend(t)
 	g := newGateway(t, back, dialect.Version025, allowLoopback)
 	rcv := newReceiver(t, 0)
 	c := callers[0]
@@ -110,21 +102,8 @@ func TestPushConfigsOfARelayThatOutlivedTheCard(t *testing.T) {
 // config of the task: the caller could neither see nor delete its webhook,
 // which the backend kept posting to.
 func TestPushConfigsSetBeforeTheCardTurnedPushOn(t *testing.T) {
-	var noPush atomic.Bool
+	back, noPush := cardFlipBackend(t)
 	noPush.Store(true)
-	agent := legacyagent.New(legacyagent.Options{})
-	t.Cleanup(agent.Close)
-	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !noPush.Load() || !strings.Contains(r.URL.Path, "/.well-known/") {
-			agent.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		agent.ServeHTTP(rec, r)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(rec.Code)
-		_, _ = io.WriteString(w, strings.Replace(rec.Body.String(), `"pushNotifications":true`, `"pushNotifications":false`, 1))
-	})
 	g := newGateway(t, back, dialect.Version03, allowLoopback)
 	if err := g.agent.RefreshCard(context.Background()); err != nil {
 		t.Fatal(err)
