@@ -149,6 +149,22 @@ func TestConfigChangedBeforeWatchIsReloaded(t *testing.T) {
 	eventually(t, "the config written before the watcher started", func() bool { return cardName(t, g) == "Second" })
 }
 
+// openHeldStream opens a message/stream through the gateway at url and
+// reads its first byte; the backend (legacyagent with Hold) holds the rest.
+func openHeldStream(t *testing.T, url string) *http.Response {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
+	res, err := http.Post(url+"/", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(res.Body, make([]byte, 1)); err != nil {
+		res.Body.Close()
+		t.Fatal(err)
+	}
+	return res
+}
+
 // TestReloadDuringOpenStream: a valid config takes over for new calls while
 // an open stream finishes on the old one; an invalid config is refused and
 // counted, and the running config keeps serving.
@@ -164,16 +180,8 @@ func TestReloadDuringOpenStream(t *testing.T) {
 		t.Fatalf("card name %q", name)
 	}
 	// An open stream, held by the backend.
-	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
-	res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := openHeldStream(t, g.url)
 	defer res.Body.Close()
-	first := make([]byte, 1)
-	if _, err := io.ReadFull(res.Body, first); err != nil {
-		t.Fatal(err)
-	}
 
 	rewriteConfig(t, g.path, []byte(gatewayConfig(backend.URL+"/", "Second")))
 	eventually(t, "the new card name", func() bool { return cardName(t, g) == "Second" })
@@ -314,15 +322,8 @@ func TestReadinessWhileDraining(t *testing.T) {
 	defer close(hold)
 	g := startGateway(t, gatewayConfig(backend.URL+"/", "Draining"))
 	eventually(t, "ready", func() bool { code, _ := httpGet(t, g.admin+"/readyz"); return code == http.StatusOK })
-	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
-	res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := openHeldStream(t, g.url)
 	defer res.Body.Close()
-	if _, err := io.ReadFull(res.Body, make([]byte, 1)); err != nil {
-		t.Fatal(err)
-	}
 
 	g.stop()
 	eventually(t, "the shutdown", func() bool { return strings.Contains(g.log.String(), "shutting down") })

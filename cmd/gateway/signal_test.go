@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -64,15 +62,8 @@ func TestSecondSignalEndsTheDrain(t *testing.T) {
 		}
 	}
 	addr := waitFor("listening").Get("addr").Str
-	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
-	res, err := http.Post("http://"+addr+"/", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := openHeldStream(t, "http://"+addr)
 	defer res.Body.Close()
-	if _, err := io.ReadFull(res.Body, make([]byte, 1)); err != nil {
-		t.Fatal(err)
-	}
 
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)

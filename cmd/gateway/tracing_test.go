@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,15 +71,8 @@ func TestExitBoundedWithSlowCollector(t *testing.T) {
 	config := strings.Replace(gatewayConfig(backend.URL+"/", "Traced"), "agents:", "server:\n  shutdown_timeout: "+shutdownTimeout.String()+"\nagents:", 1) +
 		"tracing:\n  enabled: true\n  otlp:\n    endpoint: " + collector.URL + "\n"
 	g := startGateway(t, config)
-	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"wait"}]}}}`
-	res, err := http.Post(g.url+"/", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := openHeldStream(t, g.url)
 	defer res.Body.Close()
-	if _, err := io.ReadFull(res.Body, make([]byte, 1)); err != nil {
-		t.Fatal(err)
-	}
 
 	start := time.Now()
 	g.stop()
