@@ -465,6 +465,9 @@ func v03CreatePushToCanonical(in object, taskID, configID, pathTask string) (obj
 		if pathTask != "" && task != pathTask {
 			return nil, fmt.Errorf("name %q names task %q, not the path's %q: name the path's task, or leave name out", truncate(name, 64), truncate(task, 64), truncate(pathTask, 64))
 		}
+		if id, ok := out["id"].(string); ok && id != "" && id != rest {
+			return nil, fmt.Errorf("name %q names config %q, not pushNotificationConfig.id %q: give the config id once, or the same in both", truncate(name, 64), truncate(rest, 64), truncate(id, 64))
+		}
 		if configID == "" {
 			configID = rest
 		}
