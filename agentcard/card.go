@@ -143,6 +143,9 @@ func ToCanonical(card []byte) ([]byte, error) {
 	}
 	ifaces, _ := interfacesOf(root)
 	caps := field(root, "capabilities")
+	if err := extensionParamsUnique(field(caps, "extensions")); err != nil {
+		return nil, err
+	}
 	extended := field(caps, "extendedAgentCard")
 	if !isBool(extended) {
 		extended = field(root, "supportsAuthenticatedExtendedCard")

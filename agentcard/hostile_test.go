@@ -58,3 +58,30 @@ func TestCardTooDeep(t *testing.T) {
 		t.Errorf("a card nested %d deep: %v", maxCardDepth, err)
 	}
 }
+
+// TestCardExtensionParamsRepeatedKey: an extension's params (a
+// google.protobuf.Struct) naming a member twice, at the top or deeper, is
+// refused as invalid, naming the extension and the key, rather than
+// published for clients that read different params (the first, the last)
+// or, with protojson, refuse the card. A key repeated across objects, or
+// in an array's objects, is no repeat.
+func TestCardExtensionParamsRepeatedKey(t *testing.T) {
+	for _, params := range []string{
+		`{"mode":"a","mode":"b"}`,
+		`{"outer":{"k":1,"other":2,"k":3}}`,
+		`{"list":[{"x":1},{"y":1,"y":2}]}`,
+		`{"esc":1,"\u0065sc":2}`,
+	} {
+		card := `{"name":"x","capabilities":{"extensions":[{"uri":"urn:ok","params":{"a":1}},{"uri":"urn:bad","params":` + params + `}]}}`
+		_, err := ToCanonical([]byte(card))
+		if !errors.Is(err, errInvalid) || !strings.Contains(err.Error(), `capabilities.extensions[1] ("urn:bad"): params repeats key`) {
+			t.Errorf("params %s: %v", params, err)
+		}
+	}
+	for _, params := range []string{`{"a":{"k":1},"b":{"k":2}}`, `{"list":[{"k":1},{"k":2}]}`, `{"k":[1,1]}`} {
+		card := `{"name":"x","capabilities":{"extensions":[{"uri":"u","params":` + params + `}]}}`
+		if _, err := ToCanonical([]byte(card)); err != nil {
+			t.Errorf("params %s: %v", params, err)
+		}
+	}
+}

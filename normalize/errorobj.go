@@ -98,7 +98,7 @@ func errorObject(from, to dialect.ID, obj []byte) ([]byte, error) {
 		return nil, err
 	}
 	dataIsDetails := data.IsArray() && detailsOnly(data)
-	if dataIsDetails && infoRepeatsKey(data) {
+	if dataIsDetails && infoNotStringMap(data) {
 		exact = false
 	}
 	// 0.x data may be any JSON value, so between 0.x peers it passes as it is
@@ -190,19 +190,45 @@ func ParseAgentError(from, to dialect.ID, obj []byte) (*AgentError, error) {
 	return &AgentError{Code: int(jsonscan.Member(root, "code").Int()), Message: jsonscan.Member(root, "message").Str, Object: out}, nil
 }
 
-// infoRepeatsKey reports whether an ErrorInfo among details names a
-// metadata key twice.
-func infoRepeatsKey(details gjson.Result) bool {
-	repeats := false
+// infoNotStringMap reports whether an ErrorInfo among details has
+// metadata that is no map<string,string>, as the proto declares it: a key
+// twice, or a value that is no string (an object, which may repeat keys
+// of its own, a number...). ProtoJSON parsers refuse either.
+func infoNotStringMap(details gjson.Result) bool {
+	bad := false
 	jsonscan.Each(details, func(_, d gjson.Result) bool {
 		if jsonscan.Member(d, "@type").Str == dialect.ErrorInfoType {
-			if md := jsonscan.Member(d, "metadata"); md.IsObject() && uniqueKeys(md) != nil {
-				repeats = true
+			if md := jsonscan.Member(d, "metadata"); md.IsObject() {
+				jsonscan.Each(md, func(_, v gjson.Result) bool {
+					bad = v.Type != gjson.String
+					return !bad
+				})
+				bad = bad || uniqueKeys(md) != nil
 			}
 		}
-		return !repeats
+		return !bad
 	})
-	return repeats
+	return bad
+}
+
+// stringsOnce writes the metadata object obj as a map<string,string>: each
+// key once, its first value (the one the gateway reads), and a value that
+// is no string as its JSON text, as the gRPC binding gives it.
+func stringsOnce(w *writer, obj gjson.Result) {
+	var seen map[string]bool
+	w.open('{')
+	jsonscan.Each(obj, func(k, v gjson.Result) bool {
+		if !seen[k.Str] {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[k.Str] = true
+			w.rawKey(k)
+			stringValue(w, v)
+		}
+		return true
+	})
+	w.close('}')
 }
 
 // membersOnce writes the object obj with each of its keys once, its first
@@ -238,7 +264,7 @@ func detailsOnly(arr gjson.Result) bool {
 func errorDetailsV10(w *writer, code int, data gjson.Result, isDetails bool) {
 	w.key("data")
 	if isDetails {
-		if !infoRepeatsKey(data) {
+		if !infoNotStringMap(data) {
 			w.raw(data.Raw)
 			return
 		}
@@ -253,7 +279,7 @@ func errorDetailsV10(w *writer, code int, data gjson.Result, isDetails bool) {
 			jsonscan.Each(d, func(k, v gjson.Result) bool {
 				if k.Str == "metadata" && v.IsObject() {
 					w.rawKey(k)
-					membersOnce(w, v)
+					stringsOnce(w, v)
 				} else {
 					w.member(k, v)
 				}

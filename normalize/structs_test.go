@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -114,6 +116,36 @@ func TestErrorInfoMetadataRepeatedKeyOnce(t *testing.T) {
 		}
 		if to == dialect.V10 && !strings.Contains(got, `"detail":"d"`) {
 			t.Errorf("to 1.0, the other detail is gone: %s", got)
+		}
+	}
+}
+
+// TestErrorInfoMetadataValuesStrings: ErrorInfo.metadata is
+// map<string,string>, so toward a 1.0 caller a value that is no string (an
+// object with a key twice inside, a number) is written as its JSON text, as
+// the gRPC binding gives it (rpcerror's stringMap): left as it was, a
+// ProtoJSON parser refuses the whole error, and the nested repeat stayed
+// for others to read each their own way.
+func TestErrorInfoMetadataValuesStrings(t *testing.T) {
+	t.Parallel()
+	info := `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":`
+	for _, md := range []string{`{"taskId":"t1","n":5,"o":{"a":1,"a":2}}`, `{"taskId":"t1","taskId":"t2","n":5,"o":{"a":1,"a":2}}`} {
+		obj := `{"code":-32001,"message":"no such task","data":[` + info + md + `}]}`
+		e, err := ParseAgentError(dialect.V10, dialect.V10, []byte(obj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parsed struct {
+			Data []struct {
+				Metadata map[string]string `json:"metadata"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(e.Object, &parsed); err != nil || len(parsed.Data) != 1 {
+			t.Fatalf("metadata %s: %s is not an ErrorInfo with string metadata: %v", md, e.Object, err)
+		}
+		want := map[string]string{"taskId": "t1", "n": "5", "o": `{"a":1,"a":2}`}
+		if got := parsed.Data[0].Metadata; !maps.Equal(got, want) {
+			t.Errorf("metadata %s: got %v, want %v", md, got, want)
 		}
 	}
 }

@@ -132,7 +132,10 @@ type RedisConfig struct {
 	PasswordEnv string `yaml:"password_env"`
 	// SentinelUsername, SentinelPasswordFile and SentinelPasswordEnv
 	// authenticate to the sentinels when they differ from the primary's
-	// (sentinel mode only). Default to no authentication.
+	// (sentinel mode only). Default to no authentication. The sentinel
+	// password is read at start only: go-redis v9 builds its sentinel
+	// clients from a fixed password (FailoverOptions.sentinelOptions), with
+	// no credentials provider as for the primary.
 	SentinelUsername     string `yaml:"sentinel_username"`
 	SentinelPasswordFile string `yaml:"sentinel_password_file"`
 	SentinelPasswordEnv  string `yaml:"sentinel_password_env"`

@@ -153,7 +153,7 @@ func (c *Config) validate() error {
 		}
 		for _, other := range listeners {
 			if listenOverlap(l.addr, other.addr) {
-				errs = append(errs, fmt.Errorf("%s %q takes the port of %s (%s): give each listener a port of its own", l.field, l.addr, other.field, other.addr))
+				errs = append(errs, fmt.Errorf("%s %q takes the port of %s (%s): give each listener a port of its own%s", l.field, l.addr, other.field, other.addr, nameNote(l.addr, other.addr)))
 			}
 		}
 		listeners = append(listeners, l)
@@ -239,7 +239,7 @@ func (c *Config) validate() error {
 			}
 			for _, other := range listeners {
 				if listenOverlap(l, other.addr) {
-					errs = append(errs, fmt.Errorf("%s %q takes the port of %s (%s): a listener serves one agent's gRPC, or the traffic, or the admin endpoints", field, l, other.field, other.addr))
+					errs = append(errs, fmt.Errorf("%s %q takes the port of %s (%s): a listener serves one agent's gRPC, or the traffic, or the admin endpoints%s", field, l, other.field, other.addr, nameNote(l, other.addr)))
 				}
 			}
 			listeners = append(listeners, listenField{fmt.Sprintf("agent %q's grpc_listen", a.Name), l})
@@ -265,7 +265,10 @@ func checkListen(field, addr string) error {
 // every interface (":8080" and "[::]:8080", which Go opens dual-stack, or
 // "0.0.0.0:8080" for every IPv4 one, which leaves an IPv6 address's port
 // free). Port 0 is a free port of the system's choosing, a different one
-// each time.
+// each time. A host name on the port of another listener counts as taking
+// it: net.Listen resolves it only at start ("localhost" is 127.0.0.1 or
+// ::1), and a validate that resolved it could answer otherwise than the
+// host that starts the gateway.
 func listenOverlap(a, b string) bool {
 	ha, pa, errA := net.SplitHostPort(a)
 	hb, pb, errB := net.SplitHostPort(b)
@@ -282,7 +285,22 @@ func listenOverlap(a, b string) bool {
 		}
 		return false
 	}
-	return ha == hb || every(ha, hb) || every(hb, ha)
+	return ha == hb || every(ha, hb) || every(hb, ha) || hostName(ha) || hostName(hb)
+}
+
+// hostName reports whether a listen address's host is a name, not an IP
+// address or empty (every interface).
+func hostName(h string) bool { return h != "" && net.ParseIP(h) == nil }
+
+// nameNote is what an overlap of a and b owes to a host name, for the
+// error: how to say which address is meant.
+func nameNote(a, b string) string {
+	for _, addr := range []string{a, b} {
+		if h, _, err := net.SplitHostPort(addr); err == nil && hostName(h) {
+			return fmt.Sprintf(" (%q is a host name, resolved only at start, which may stand for that address: to share the port, write the IP addresses meant, 127.0.0.1 for localhost)", h)
+		}
+	}
+	return ""
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)

@@ -227,6 +227,13 @@ func TestListenOverlap(t *testing.T) {
 		{"127.0.0.1:8080", "127.0.0.2:8080", false},
 		{"127.0.0.1:8080", "127.0.0.1:8081", false},
 		{":0", "127.0.0.1:0", false},
+		// A name is resolved only at start: on another listener's port
+		// it may be that listener's address.
+		{"localhost:8080", "127.0.0.1:8080", true},
+		{"localhost:8080", "[::1]:8080", true},
+		{"gw.internal:8080", "10.0.0.1:8080", true},
+		{"localhost:8080", "127.0.0.1:8081", false},
+		{"localhost:0", "127.0.0.1:0", false},
 	} {
 		if got := listenOverlap(c.a, c.b); got != c.want {
 			t.Errorf("listenOverlap(%q, %q) = %v, want %v", c.a, c.b, got, c.want)

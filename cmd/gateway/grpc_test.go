@@ -296,6 +296,13 @@ func TestTLSCertificateRenewedInPlace(t *testing.T) {
 		return string(c.ConnectionState().PeerCertificates[0].Raw)
 	}
 	first := served()
+	renewals := func(result string) string {
+		t.Helper()
+		return metricLine(t, g.admin, `a2a_gateway_tls_certificate_renewals_total{cert_file="`+files.ServerCert+`",result="`+result+`"}`)
+	}
+	if s, f := renewals("success"), renewals("failure"); s != "0" || f != "0" {
+		t.Errorf("before any renewal: renewals success %q, failure %q; want both series at 0", s, f)
+	}
 
 	// A key without its certificate: the previous pair is served on.
 	rewriteConfig(t, files.ServerKey, must(os.ReadFile(renewed.ServerKey)))
@@ -305,8 +312,13 @@ func TestTLSCertificateRenewedInPlace(t *testing.T) {
 	if got := served(); got != first {
 		t.Fatal("a half-renewed pair replaced the certificate")
 	}
+	if f := renewals("failure"); f != "1" {
+		t.Errorf("after the half-renewed pair: renewals failure %q, want 1 (counted once, however many polls see it)", f)
+	}
 	rewriteConfig(t, files.ServerCert, must(os.ReadFile(renewed.ServerCert)))
 	eventually(t, "the renewed certificate served", func() bool { return served() != first })
+	// The new pair is served a moment before it is counted.
+	eventually(t, "the renewal counted", func() bool { return renewals("success") == "1" })
 	if _, err := tls.Dial("tcp", addr, renewedTLS.Clone()); err != nil {
 		t.Fatalf("a client trusting only the renewed certificate's CA: %v", err)
 	}

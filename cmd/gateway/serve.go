@@ -67,8 +67,11 @@ type runtime struct {
 	pprof    bool
 	// tracing is process-wide, like the task index.
 	tracing *telemetry.Tracing
-	// certs are the listeners' certificates, read again by the watcher.
-	certs []*certFiles
+	// certs are the listeners' certificates, read again by the watcher;
+	// renewals counts the watcher's results by cert_file: a failed one
+	// leaves the expiry metric unchanged, which alerts only days later.
+	certs    []*certFiles
+	renewals *prometheus.CounterVec
 	// scheme is the traffic listener's, for the public URLs it defaults;
 	// grpcAddrs are the agents' grpc_listen addresses, bound.
 	scheme    string
@@ -429,8 +432,10 @@ func (rt *runtime) renewCerts() {
 	for _, f := range rt.certs {
 		switch changed, err := f.reload(); {
 		case err != nil:
+			rt.renewals.WithLabelValues(f.cert, "failure").Inc()
 			rt.log.Error("a TLS certificate's files changed but do not load; the previous certificate is served", "error", err)
 		case changed:
+			rt.renewals.WithLabelValues(f.cert, "success").Inc()
 			rt.log.Info("TLS certificate renewed from its files", "cert_file", f.cert, "key_file", f.key)
 		}
 	}
@@ -504,8 +509,16 @@ func serve(ctx context.Context, cfg *Config, path string, logOut io.Writer, read
 	reg.MustRegister(rt.reloads)
 	rt.tracing = tracing
 	reg.MustRegister(tracing.Collector())
+	rt.renewals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "a2a_gateway", Name: "tls_certificate_renewals_total",
+		Help: "Listener certificates read again after their files changed, by cert_file as configured and result (success, failure: the previous certificate is served on).",
+	}, []string{"cert_file", "result"})
+	for _, f := range rt.certs {
+		rt.renewals.WithLabelValues(f.cert, "success")
+		rt.renewals.WithLabelValues(f.cert, "failure")
+	}
 	if len(rt.certs) > 0 {
-		reg.MustRegister(newCertExpiry(rt.certs))
+		reg.MustRegister(newCertExpiry(rt.certs), rt.renewals)
 	}
 
 	// The admin listener comes first: while the first config is built (its

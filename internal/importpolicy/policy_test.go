@@ -17,7 +17,7 @@ var allowed = map[string][]string{
 	"auth":                   {},
 	"store":                  {},
 	"normalize":              {"dialect", "internal/jsonscan"},
-	"agentcard":              {"dialect"},
+	"agentcard":              {"dialect", "internal/jsonscan"},
 	"proxy":                  {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse", "internal/readall", "internal/staticheader", "telemetry", "binding/rest", "binding/grpc", "push"},
 	"binding/rest":           {"dialect", "internal/sse", "internal/rpcerror", "internal/readall"},
 	"binding/grpc":           {"dialect", "internal/rpcerror"},
