@@ -18,8 +18,8 @@ func extensionParamsUnique(exts gjson.Result) error {
 	var err error
 	i := 0
 	exts.ForEach(func(_, e gjson.Result) bool {
-		if params := field(e, "params"); params.IsObject() && jsonscan.MayRepeatKey(params.Raw) {
-			if key, ok := repeatedKey(params); ok {
+		if params := field(e, "params"); params.IsObject() {
+			if key, _, found := jsonscan.RepeatedKey(params); found {
 				err = fmt.Errorf("%w: capabilities.extensions[%d] (%.256q): params repeats key %.128q (a google.protobuf.Struct holds each key once)",
 					errInvalid, i, field(e, "uri").String(), key)
 				return false
@@ -29,29 +29,4 @@ func extensionParamsUnique(exts gjson.Result) error {
 		return true
 	})
 	return err
-}
-
-// repeatedKey returns a key that an object in v, v itself or one inside
-// it, names twice.
-func repeatedKey(v gjson.Result) (string, bool) {
-	var key string
-	found := false
-	var seen map[string]bool
-	if v.IsObject() {
-		seen = map[string]bool{}
-	}
-	jsonscan.Each(v, func(k, e gjson.Result) bool {
-		if seen != nil {
-			if seen[k.Str] {
-				key, found = k.Str, true
-				return false
-			}
-			seen[k.Str] = true
-		}
-		if e.IsObject() || e.IsArray() {
-			key, found = repeatedKey(e)
-		}
-		return !found
-	})
-	return key, found
 }

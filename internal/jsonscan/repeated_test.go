@@ -4,15 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // repeatsKey is the oracle: encoding/json's tokens, a set of keys per open
 // object.
 func repeatsKey(t *testing.T, raw string) bool {
 	d := json.NewDecoder(strings.NewReader(raw))
+	d.UseNumber() // a number past float64's range is still a value
 	type level struct {
 		keys   map[string]bool
 		object bool
@@ -82,15 +86,17 @@ func TestMayRepeatKey(t *testing.T) {
 		{"{" + strings.Join(many, ",") + "}", true}, // not decided: an exact check follows
 	}
 	for _, c := range cases {
-		if got := MayRepeatKey(c.raw); got != c.want {
-			t.Errorf("MayRepeatKey(%s) = %v, want %v", c.raw, got, c.want)
+		if got := mayRepeatKey(c.raw); got != c.want {
+			t.Errorf("mayRepeatKey(%s) = %v, want %v", c.raw, got, c.want)
 		}
 	}
 }
 
-// FuzzMayRepeatKey holds MayRepeatKey to the oracle: never false where a key
-// repeats, and true only where one does or an object is too large to decide.
-func FuzzMayRepeatKey(f *testing.F) {
+// FuzzRepeatedKey holds RepeatedKey, and its cheap pass mayRepeatKey, to the
+// oracle: RepeatedKey finds a key exactly where one repeats; mayRepeatKey
+// is never false where a key repeats, and true only where one does or an
+// object is too large to decide.
+func FuzzRepeatedKey(f *testing.F) {
 	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":[{"c":1,"d":{"c":2}}]},"b":1}`, `[1,"a",{"":0,"":1}]`, `{"\"":1,"\\"":2}`} {
 		f.Add(s)
 	}
@@ -98,21 +104,38 @@ func FuzzMayRepeatKey(f *testing.F) {
 		if !Valid([]byte(raw)) || !DepthOK([]byte(raw)) {
 			return
 		}
-		got, want := MayRepeatKey(raw), repeatsKey(t, raw)
+		got, want := mayRepeatKey(raw), repeatsKey(t, raw)
+		if _, _, found := RepeatedKey(gjson.Parse(raw)); found != want {
+			t.Fatalf("RepeatedKey(%q) found %v, the oracle %v", raw, found, want)
+		}
 		if want && !got {
-			t.Fatalf("MayRepeatKey(%q) = false, but a key repeats", raw)
+			t.Fatalf("mayRepeatKey(%q) = false, but a key repeats", raw)
 		}
 		if got && !want && strings.Count(raw, ":") <= manyKeys {
-			t.Fatalf("MayRepeatKey(%q) = true, but no key repeats", raw)
+			t.Fatalf("mayRepeatKey(%q) = true, but no key repeats", raw)
 		}
 	})
+}
+
+func TestRepeatedKeyPath(t *testing.T) {
+	key, path, found := RepeatedKey(gjson.Parse(`{"a":[1,{"b":{"c":1,"c":2}}],"d":{}}`))
+	if !found || key != "c" || !reflect.DeepEqual(path, []any{"a", 1, "b"}) {
+		t.Fatalf("RepeatedKey = %q %v %v, want \"c\" at [a 1 b]", key, path, found)
+	}
+	many := "{"
+	for i := range 2 * manyKeys {
+		many += strconv.Quote("k"+strconv.Itoa(i)) + ":1,"
+	}
+	if _, _, found := RepeatedKey(gjson.Parse(many + `"z":1}`)); found {
+		t.Fatal("RepeatedKey found a repeat in an object of distinct keys too large for the cheap pass")
+	}
 }
 
 func BenchmarkMayRepeatKey(b *testing.B) {
 	raw := `{"format":"bullets","maxWords":200,"sections":["revenue","costs","outlook"],"meta":{"owner":"user-42","costCents":1375}}`
 	b.ReportAllocs()
 	for b.Loop() {
-		if MayRepeatKey(raw) {
+		if mayRepeatKey(raw) {
 			b.Fatal("repeats")
 		}
 	}
