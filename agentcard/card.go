@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -235,6 +236,11 @@ var (
 func parseCard(card []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(card) {
 		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", errInvalid)
+	}
+	if !utf8.Valid(card) {
+		// JSON is UTF-8 (RFC 8259): a client's parser would replace such
+		// bytes or refuse the card, so it would read another card than ours.
+		return gjson.Result{}, fmt.Errorf("%w: not valid UTF-8", errInvalid)
 	}
 	root := gjson.ParseBytes(card)
 	if !root.IsObject() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/a2agate/gateway/internal/testfiles"
 )
@@ -42,7 +43,7 @@ func FuzzCardToCanonical(f *testing.F) {
 			}
 			return
 		}
-		if !json.Valid(canon) {
+		if !json.Valid(canon) || !utf8.Valid(canon) {
 			t.Fatalf("ToCanonical(%q) is not valid JSON: %s", card, canon)
 		}
 		again, err := ToCanonical(canon)

@@ -594,6 +594,7 @@ func TestCardDialect(t *testing.T) {
 		`{"supportedInterfaces":[{"url":"https://b","protocolBinding":"GRPC","protocolVersion":"1.0"}],"url":"https://b","protocolVersion":"0.3.0"}`,
 		`{"supportedInterfaces":[{"url":"https://b","protocolBinding":"JSONRPC"}]}`,
 		`{"supportedInterfaces":[42]}`,
+		"{\"url\":\"https://b\",\"protocolVersion\":\"0.3.0\",\"name\":\"\xff\"}",
 	} {
 		if v, reason, err := Dialect([]byte(card)); !errors.Is(err, errInvalid) {
 			t.Errorf("Dialect(%s) = %q, %q, %v; want errInvalid", card, v, reason, err)
@@ -602,7 +603,7 @@ func TestCardDialect(t *testing.T) {
 }
 
 func TestCardToCanonicalErrors(t *testing.T) {
-	for _, card := range []string{``, `{"name":"a"`, `[]`, `"card"`, `null`, `{}`, `{"name":5}`, `{"name":""}`, `{"description":"no name"}`} {
+	for _, card := range []string{``, `{"name":"a"`, `[]`, `"card"`, `null`, `{}`, `{"name":5}`, `{"name":""}`, `{"description":"no name"}`, "{\"name\":\"a\xc3\"}"} {
 		if out, err := ToCanonical([]byte(card)); !errors.Is(err, errInvalid) {
 			t.Errorf("ToCanonical(%s) = %s, %v; want errInvalid", card, out, err)
 		}

@@ -16,7 +16,8 @@ const manyKeys = 32
 // and array indexes (ints), outermost first. A google.protobuf.Struct holds
 // each key once, and the gateway's readers (gjson: the first) and a peer's
 // (ECMAScript, encoding/json: the last) read such an object differently.
-// v must come from a document Valid accepted.
+// v must come from a UTF-8 document Valid accepted: encoding/json reads
+// each invalid byte as U+FFFD, and so takes keys for one that differ here.
 func RepeatedKey(v gjson.Result) (key string, path []any, found bool) {
 	if (!v.IsObject() && !v.IsArray()) || !mayRepeatKey(v.Raw) {
 		return "", nil, false

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -101,8 +102,8 @@ func FuzzRepeatedKey(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		if !Valid([]byte(raw)) || !DepthOK([]byte(raw)) {
-			return
+		if !utf8.ValidString(raw) || !Valid([]byte(raw)) || !DepthOK([]byte(raw)) {
+			return // RepeatedKey's callers refuse these first
 		}
 		got, want := mayRepeatKey(raw), repeatsKey(t, raw)
 		if _, _, found := RepeatedKey(gjson.Parse(raw)); found != want {
