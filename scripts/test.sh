@@ -30,9 +30,11 @@ step "builds for Windows and macOS"
 GOOS=windows go build ./...
 GOOS=darwin go build ./...
 
-step "redis"
+step "redis, promtool, helm"
 scripts/ensure-redis.sh
 scripts/ensure-promtool.sh
+scripts/ensure-helm.sh
+export PATH="$(go env GOPATH)/bin:$PATH"
 
 step "go test -race"
 go test -race -count=1 ./...

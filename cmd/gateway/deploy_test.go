@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -233,7 +234,84 @@ type podSpec struct {
 		ConfigMap *struct {
 			Name string `yaml:"name"`
 		} `yaml:"configMap"`
+		Secret *struct {
+			Items []keyPath `yaml:"items"`
+		} `yaml:"secret"`
+		Projected *struct {
+			Sources []struct {
+				Secret *struct {
+					Items []keyPath `yaml:"items"`
+				} `yaml:"secret"`
+			} `yaml:"sources"`
+		} `yaml:"projected"`
 	} `yaml:"volumes"`
+}
+
+type keyPath struct {
+	Key  string `yaml:"key"`
+	Path string `yaml:"path"`
+}
+
+// mountedSecretFiles returns the paths at which the named container sees the
+// items of the Secrets mounted into it, plain or projected.
+func (p podSpec) mountedSecretFiles(container string) map[string]bool {
+	files := map[string]bool{}
+	for _, c := range p.Containers {
+		if c.Name != container {
+			continue
+		}
+		for _, m := range c.VolumeMounts {
+			for _, v := range p.Volumes {
+				if v.Name != m.Name {
+					continue
+				}
+				var items []keyPath
+				if v.Secret != nil {
+					items = v.Secret.Items
+				}
+				if v.Projected != nil {
+					for _, src := range v.Projected.Sources {
+						if src.Secret != nil {
+							items = append(items, src.Secret.Items...)
+						}
+					}
+				}
+				for _, it := range items {
+					files[path.Join(m.MountPath, it.Path)] = true
+				}
+			}
+		}
+	}
+	return files
+}
+
+// configFiles returns the files a gateway config names: every value of a
+// key ending in _file, at any depth, by the key's path.
+func configFiles(t *testing.T, config []byte) map[string]string {
+	t.Helper()
+	var doc any
+	if err := yaml.Unmarshal(config, &doc); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if s, ok := e.(string); ok && strings.HasSuffix(k, "_file") {
+					files[prefix+k] = s
+				}
+				walk(prefix+k+".", e)
+			}
+		case []any:
+			for i, e := range v {
+				walk(fmt.Sprintf("%s%d.", prefix, i), e)
+			}
+		}
+	}
+	walk("", doc)
+	return files
 }
 
 // TestKustomizeDeploysTheTestedConfig follows deploy/kubernetes the way
@@ -676,6 +754,28 @@ func renderedConfig(t *testing.T, manifests []byte) (name string, config []byte)
 	return "", nil
 }
 
+// renderedPod returns the pod template of the Deployment in rendered
+// manifests.
+func renderedPod(t *testing.T, manifests []byte) podSpec {
+	t.Helper()
+	for _, doc := range decodeAll(t, manifests) {
+		if doc["kind"] != "Deployment" {
+			continue
+		}
+		var d struct {
+			Spec struct {
+				Template struct {
+					Spec podSpec `yaml:"spec"`
+				} `yaml:"template"`
+			} `yaml:"spec"`
+		}
+		decodeInto(t, doc, &d)
+		return d.Spec.Template.Spec
+	}
+	t.Fatal("the rendered manifests hold no Deployment")
+	return podSpec{}
+}
+
 // TestKustomizeBuild renders deploy/kubernetes with kubectl's kustomize and
 // checks that the ConfigMap is configs/sidecar.yaml byte for byte.
 func TestKustomizeBuild(t *testing.T) {
@@ -719,6 +819,12 @@ func TestHelmTemplate(t *testing.T) {
 			if _, err := loadWithEnv(t, file, nil); err != nil {
 				t.Errorf("the rendered config does not load: %v\n%s", err, config)
 			}
+			mounted := renderedPod(t, out).mountedSecretFiles("a2a-gateway")
+			for key, f := range configFiles(t, config) {
+				if !mounted[f] {
+					t.Errorf("the config's %s is %s, which no Secret mounted into the gateway container holds (mounted: %v)", key, f, slices.Sorted(maps.Keys(mounted)))
+				}
+			}
 		})
 	}
 	for _, bad := range []struct {
@@ -729,6 +835,13 @@ func TestHelmTemplate(t *testing.T) {
 		{[]string{"--set", "replicaCount=2"}, "replicaCount > 1 needs store.type redis"},
 		{[]string{"--set", "store.type=redis"}, "store.redis.address is required"},
 		{[]string{"--set", "store.type=etcd"}, `store.type "etcd" is not one of memory, redis`},
+		{[]string{"--set", "store.type=redis,store.redis.mode=replicated"}, `store.redis.mode "replicated" is not one of single, cluster, sentinel`},
+		{[]string{"--set", "store.type=redis,store.redis.mode=cluster"}, "store.redis.addresses is required in mode cluster: the seed nodes"},
+		{[]string{"--set", "store.type=redis,store.redis.mode=sentinel,store.redis.addresses={s:26379}"}, "store.redis.masterName is required in mode sentinel"},
+		{[]string{"--set", "store.type=redis,store.redis.address=r:6379,store.redis.tls.ca.secretName=ca"}, "store.redis.tls: set enabled: true"},
+		{[]string{"--set", "terminationGracePeriodSeconds=35"}, "terminationGracePeriodSeconds (35) must exceed preStopSleepSeconds plus gateway.shutdownTimeout (35 s)"},
+		{[]string{"--set", "gateway.shutdownTimeout=2m,terminationGracePeriodSeconds=120"}, "(125 s)"},
+		{[]string{"--set", "gateway.shutdownTimeout=1500ms"}, `gateway.shutdownTimeout "1500ms": want a duration of whole seconds`},
 	} {
 		t.Run(bad.want, func(t *testing.T) {
 			set := slices.Concat([]string{"--set", "gateway.publicURL=https://helpdesk.example.com/"}, bad.set)
