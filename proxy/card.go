@@ -278,6 +278,7 @@ func (a *Agent) RefreshCard(ctx context.Context) error {
 	a.cards.mu.Lock()
 	a.cards.lastErr = err
 	a.cards.mu.Unlock()
+	a.metrics.cardRefresh(a.cfg.Name, err)
 	if err != nil {
 		a.log.Warn("refreshing the backend's card failed; serving the last good card", "error", err)
 	}

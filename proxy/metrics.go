@@ -28,6 +28,7 @@ type Metrics struct {
 	backendErrors  *prometheus.CounterVec
 	storeErrors    *prometheus.CounterVec
 	retries        *prometheus.CounterVec
+	cardRefreshes  *prometheus.CounterVec
 	taskIndexSize  prometheus.GaugeFunc
 	indexSizeStore store.Store
 
@@ -128,6 +129,9 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 		retries: counter("retries_total",
 			"Sends recognised as retries of an earlier one, by published agent and outcome (deduplicated, joined_in_flight, resent_not_accepted, refused_key_reuse).",
 			"agent", "outcome"),
+		cardRefreshes: counter("card_refreshes_total",
+			"Reads of the backend's agent card, by published agent and result (success; failure: unreachable, or a card refused as invalid, while the last good card stays in service).",
+			"agent", "result"),
 	}
 	m.indexSizeStore = tasks
 	m.taskIndexSize = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -154,7 +158,7 @@ func NewMetrics(reg prometheus.Registerer, tasks store.Store) *Metrics {
 	m.pushQueues = &queueDepths{desc: prometheus.NewDesc(ns+"_push_queue_depth",
 		"Push deliveries waiting or in flight, by published agent.", []string{"agent"}, nil)}
 	reg.MustRegister(m.requests, m.duration, m.translation, m.streamsActive, m.streamEvents, m.eventRelay,
-		m.authFailures, m.backendErrors, m.storeErrors, m.retries, m.taskIndexSize,
+		m.authFailures, m.backendErrors, m.storeErrors, m.retries, m.cardRefreshes, m.taskIndexSize,
 		m.pushReceivedTotal, m.pushDeliveries, m.pushAttempts, m.pushDuration, m.pushQueues)
 	if nodes, ok := tasks.(store.NodeErrorCounter); ok {
 		reg.MustRegister(&nodeErrors{nodes: nodes, desc: prometheus.NewDesc(ns+"_task_index_node_errors_total",
@@ -185,6 +189,8 @@ func (m *Metrics) agentSeries(agent string, authOn bool) {
 	for _, o := range retryOutcomes {
 		m.retries.WithLabelValues(agent, o)
 	}
+	m.cardRefreshes.WithLabelValues(agent, cardRefreshSuccess)
+	m.cardRefreshes.WithLabelValues(agent, cardRefreshFailure)
 	if authOn {
 		for _, r := range auth.Reasons() {
 			m.authFailures.WithLabelValues(agent, string(r))
@@ -284,6 +290,23 @@ func (m *Metrics) backendError(agent, kind string) {
 	if m != nil {
 		m.backendErrors.WithLabelValues(agent, kind).Inc()
 	}
+}
+
+// Results of a card refresh, the card_refreshes_total result label.
+const (
+	cardRefreshSuccess = "success"
+	cardRefreshFailure = "failure"
+)
+
+func (m *Metrics) cardRefresh(agent string, err error) {
+	if m == nil {
+		return
+	}
+	result := cardRefreshSuccess
+	if err != nil {
+		result = cardRefreshFailure
+	}
+	m.cardRefreshes.WithLabelValues(agent, result).Inc()
 }
 
 func (m *Metrics) authFailure(agent, reason string) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/a2agate/gateway/auth"
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/legacyagent"
 	"github.com/a2agate/gateway/push"
 	"github.com/a2agate/gateway/store"
 )
@@ -390,6 +392,7 @@ func TestAgentSeriesAtZero(t *testing.T) {
 		"a2a_gateway_retries_total":        len(retryOutcomes),
 		"a2a_gateway_auth_failures_total":  len(auth.Reasons()),
 		"a2a_gateway_streams_active":       1,
+		"a2a_gateway_card_refreshes_total": 2,
 	} {
 		if n := testutil.CollectAndCount(reg, name); n != want {
 			t.Errorf("%s: %d series at start, want %d", name, n, want)
@@ -397,5 +400,40 @@ func TestAgentSeriesAtZero(t *testing.T) {
 	}
 	if v := testutil.ToFloat64(m.authFailures.WithLabelValues("test", "expired")); v != 0 {
 		t.Errorf("auth_failures_total{reason=expired} %v at start", v)
+	}
+}
+
+// TestCardRefreshesCounted: every read of the backend's card is counted by
+// result, a card the gateway refuses (here: not UTF-8) as a failure like an
+// unreachable backend, so that an alert can say the published card has
+// gone stale while the last good one is still served.
+func TestCardRefreshesCounted(t *testing.T) {
+	legacy := legacyagent.New(legacyagent.Options{})
+	t.Cleanup(legacy.Close)
+	var broken atomic.Bool
+	back := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if broken.Load() && strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte("{\"name\":\"\xff\",\"url\":\"http://b/\",\"protocolVersion\":\"0.2.5\"}"))
+			return
+		}
+		legacy.ServeHTTP(w, r)
+	})
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg, nil)
+	g := newGatewayOpts(t, back, dialect.Version025, Options{Metrics: m})
+	ok, failed := m.cardRefreshes.WithLabelValues("test", cardRefreshSuccess), m.cardRefreshes.WithLabelValues("test", cardRefreshFailure)
+	if s, f := testutil.ToFloat64(ok), testutil.ToFloat64(failed); s != 1 || f != 0 {
+		t.Fatalf("after the first read: success %v, failure %v; want 1, 0", s, f)
+	}
+	broken.Store(true)
+	if err := g.agent.RefreshCard(context.Background()); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Fatalf("RefreshCard of a card that is not UTF-8: %v", err)
+	}
+	if s, f := testutil.ToFloat64(ok), testutil.ToFloat64(failed); s != 1 || f != 1 {
+		t.Fatalf("after a refused card: success %v, failure %v; want 1, 1", s, f)
+	}
+	if ready, _ := g.agent.CardStatus(); !ready {
+		t.Fatal("the last good card is no longer served")
 	}
 }
