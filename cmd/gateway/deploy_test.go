@@ -323,18 +323,10 @@ func TestKustomizeDeploysTheTestedConfig(t *testing.T) {
 	found := 0
 	for _, res := range tree.resources {
 		for _, doc := range decodeFile(t, res) {
-			if doc["kind"] != "Deployment" {
+			pod, ok := deploymentPod(t, doc)
+			if !ok {
 				continue
 			}
-			var d struct {
-				Spec struct {
-					Template struct {
-						Spec podSpec `yaml:"spec"`
-					} `yaml:"template"`
-				} `yaml:"spec"`
-			}
-			decodeInto(t, doc, &d)
-			pod := d.Spec.Template.Spec
 			for _, c := range pod.Containers {
 				if c.Image != gatewayImage && !strings.HasPrefix(c.Image, gatewayImage+":") {
 					continue
@@ -759,21 +751,29 @@ func renderedConfig(t *testing.T, manifests []byte) (name string, config []byte)
 func renderedPod(t *testing.T, manifests []byte) podSpec {
 	t.Helper()
 	for _, doc := range decodeAll(t, manifests) {
-		if doc["kind"] != "Deployment" {
-			continue
+		if pod, ok := deploymentPod(t, doc); ok {
+			return pod
 		}
-		var d struct {
-			Spec struct {
-				Template struct {
-					Spec podSpec `yaml:"spec"`
-				} `yaml:"template"`
-			} `yaml:"spec"`
-		}
-		decodeInto(t, doc, &d)
-		return d.Spec.Template.Spec
 	}
 	t.Fatal("the rendered manifests hold no Deployment")
 	return podSpec{}
+}
+
+// deploymentPod returns the pod template of doc when it is a Deployment.
+func deploymentPod(t *testing.T, doc map[string]any) (podSpec, bool) {
+	t.Helper()
+	if doc["kind"] != "Deployment" {
+		return podSpec{}, false
+	}
+	var d struct {
+		Spec struct {
+			Template struct {
+				Spec podSpec `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	decodeInto(t, doc, &d)
+	return d.Spec.Template.Spec, true
 }
 
 // TestKustomizeBuild renders deploy/kubernetes with kubectl's kustomize and
