@@ -89,9 +89,8 @@ type Config struct {
 	PrincipalClaim string `yaml:"principal_claim"`
 
 	// Leeway is the clock skew tolerated when checking "exp", "nbf" and
-	// "iat".
-	// Defaults to 30s.
-	Leeway time.Duration `yaml:"leeway"`
+	// "iat". Defaults to 30s; a pointer, so that 0s (no skew) can be set.
+	Leeway *time.Duration `yaml:"leeway"`
 }
 
 // SetDefaults fills unset fields with their defaults. Audiences is defaulted
@@ -100,7 +99,17 @@ func (c *Config) SetDefaults() {
 	c.JWKSRefresh = cmp.Or(c.JWKSRefresh, DefaultJWKSRefresh)
 	c.JWKSMinRefetch = cmp.Or(c.JWKSMinRefetch, DefaultJWKSMinRefetch)
 	c.PrincipalClaim = cmp.Or(c.PrincipalClaim, DefaultPrincipalClaim)
-	c.Leeway = cmp.Or(c.Leeway, DefaultLeeway)
+	if c.Leeway == nil {
+		c.Leeway = new(DefaultLeeway)
+	}
+}
+
+// leeway is Leeway, 0 when unset.
+func (c Config) leeway() time.Duration {
+	if c.Leeway == nil {
+		return 0
+	}
+	return *c.Leeway
 }
 
 // hasHMACSecret reports whether an HMAC secret source is configured.
@@ -158,7 +167,7 @@ func (c Config) Validate() error {
 	}{
 		{"jwks_refresh", c.JWKSRefresh, MaxJWKSRefresh, "a key the issuer withdraws stays trusted until the next refresh"},
 		{"jwks_min_refetch", c.JWKSMinRefetch, MaxJWKSMinRefetch, "a key the issuer rotates in is refused until a refetch is allowed"},
-		{"leeway", c.Leeway, MaxLeeway, "an expired token stays valid for the leeway"},
+		{"leeway", c.leeway(), MaxLeeway, "an expired token stays valid for the leeway"},
 	} {
 		switch {
 		case d.v < 0:

@@ -11,17 +11,19 @@ func TestConfigSetDefaults(t *testing.T) {
 	t.Parallel()
 	var c Config
 	c.SetDefaults()
-	want := Config{JWKSRefresh: 10 * time.Minute, JWKSMinRefetch: 30 * time.Second, PrincipalClaim: "sub", Leeway: 30 * time.Second}
+	want := Config{JWKSRefresh: 10 * time.Minute, JWKSMinRefetch: 30 * time.Second, PrincipalClaim: "sub", Leeway: new(30 * time.Second)}
 	if c.JWKSRefresh != want.JWKSRefresh || c.JWKSMinRefetch != want.JWKSMinRefetch ||
-		c.PrincipalClaim != want.PrincipalClaim || c.Leeway != want.Leeway {
+		c.PrincipalClaim != want.PrincipalClaim || c.leeway() != want.leeway() {
 		t.Fatalf("SetDefaults = %+v, want %+v", c, want)
 	}
-	custom := Config{JWKSRefresh: time.Minute, JWKSMinRefetch: time.Second, PrincipalClaim: "email", Leeway: time.Second}
-	kept := custom
-	kept.SetDefaults()
-	if kept.JWKSRefresh != custom.JWKSRefresh || kept.JWKSMinRefetch != custom.JWKSMinRefetch ||
-		kept.PrincipalClaim != custom.PrincipalClaim || kept.Leeway != custom.Leeway {
-		t.Fatalf("SetDefaults overwrote set fields: %+v", kept)
+	for _, leeway := range []time.Duration{time.Second, 0} {
+		custom := Config{JWKSRefresh: time.Minute, JWKSMinRefetch: time.Second, PrincipalClaim: "email", Leeway: new(leeway)}
+		kept := custom
+		kept.SetDefaults()
+		if kept.JWKSRefresh != custom.JWKSRefresh || kept.JWKSMinRefetch != custom.JWKSMinRefetch ||
+			kept.PrincipalClaim != custom.PrincipalClaim || kept.leeway() != leeway {
+			t.Fatalf("SetDefaults overwrote set fields: %+v (leeway %s)", kept, kept.leeway())
+		}
 	}
 }
 
@@ -55,7 +57,7 @@ func TestConfigValidateReportsEveryProblem(t *testing.T) {
 		Algorithms:     []string{"none", "HS256", "RS257", "ES256", "ES256"},
 		HMACSecretFile: "",
 		JWKSRefresh:    -time.Second,
-		Leeway:         -time.Second,
+		Leeway:         new(-time.Second),
 	}
 	err := cfg.Validate()
 	if err == nil {
@@ -115,7 +117,7 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"jwks url credentials", func(c *Config) { c.JWKSURL = "https://u:p@issuer.test/jwks" }, "credentials"},
 		{"empty key file", func(c *Config) { c.PublicKeyFiles = []string{""} }, "auth.public_key_files[0] is empty"},
 		{"negative min refetch", func(c *Config) { c.JWKSMinRefetch = -1 }, "auth.jwks_min_refetch must not be negative"},
-		{"leeway of years", func(c *Config) { c.Leeway = 10 * 365 * 24 * time.Hour }, "auth.leeway (87600h0m0s) must be at most 5m0s"},
+		{"leeway of years", func(c *Config) { c.Leeway = new(10 * 365 * 24 * time.Hour) }, "auth.leeway (87600h0m0s) must be at most 5m0s"},
 		{"min refetch of days", func(c *Config) { c.JWKSMinRefetch = 48 * time.Hour }, "auth.jwks_min_refetch (48h0m0s) must be at most 10m0s"},
 		{"refresh of weeks", func(c *Config) { c.JWKSRefresh = 14 * 24 * time.Hour }, "auth.jwks_refresh (336h0m0s) must be at most 24h0m0s"},
 	}

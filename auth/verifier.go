@@ -73,7 +73,7 @@ func newVerifier(ctx context.Context, cfg Config, defaultAudience string, client
 		// iat is optional, but when present it is held to what exp and nbf
 		// are: a NumericDate, and not in the future beyond the leeway.
 		jwt.WithIssuedAt(),
-		jwt.WithLeeway(cfg.Leeway),
+		jwt.WithLeeway(cfg.leeway()),
 		// Strict base64 refuses non-canonical encodings, so one signature
 		// has exactly one accepted spelling.
 		jwt.WithStrictDecoding(),
@@ -90,7 +90,7 @@ func newVerifier(ctx context.Context, cfg Config, defaultAudience string, client
 		principalClaim: cfg.PrincipalClaim,
 		static:         static,
 		now:            now,
-		leeway:         cfg.Leeway,
+		leeway:         cfg.leeway(),
 	}
 	if cfg.JWKSURL != "" {
 		if client == nil {

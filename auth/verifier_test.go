@@ -401,6 +401,20 @@ func TestVerifyLeeway(t *testing.T) {
 	}
 }
 
+// TestVerifyZeroLeeway: leeway: 0s is no skew at all, not the default.
+func TestVerifyZeroLeeway(t *testing.T) {
+	t.Parallel()
+	key, cfg := es256Issuer(t)
+	cfg.Leeway = new(time.Duration(0))
+	clock := newFakeClock()
+	v := mustVerifier(t, cfg, clock, nil)
+	now := clock.Now()
+	good := validClaims(now)
+	wantVerify(t, v, sign(t, key, with(good, "exp", now.Add(-time.Second).Unix())), ReasonExpired, "expired a second ago")
+	wantVerify(t, v, sign(t, key, with(good, "nbf", now.Add(time.Second).Unix())), ReasonNotYetValid, "valid in a second")
+	wantVerify(t, v, sign(t, key, good), "", "valid now")
+}
+
 func TestVerifyErrorsNeverQuoteToken(t *testing.T) {
 	t.Parallel()
 	f := newAttackFixture(t)

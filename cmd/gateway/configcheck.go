@@ -71,6 +71,9 @@ func (w *fieldWalker) walk(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return // the field's zero value, its default
 	}
+	// A pointer field tells an unset value from a zero one; any other field
+	// takes its zero value as unset, hence its default.
+	zeroAllowed := t.Kind() == reflect.Pointer
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -82,6 +85,11 @@ func (w *fieldWalker) walk(n *yaml.Node, t reflect.Type, path string) {
 	case t == durationType:
 		if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") {
 			w.fail(path, n, "%s is not a duration: give it a unit, e.g. %ss, %sms or %sm", n.Value, n.Value, n.Value, n.Value)
+			return
+		}
+		var d time.Duration
+		if n.Decode(&d) == nil && d == 0 && !zeroAllowed {
+			w.fail(path, n, "%s would be taken as unset, so the default would apply, not a zero duration: give a positive duration, or leave the setting out for its default", n.Value)
 			return
 		}
 		w.leaf(n, t, path)

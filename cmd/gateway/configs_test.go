@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/a2agate/gateway/auth"
 )
 
 // repoRoot is the repository root seen from this package's directory, where
@@ -198,6 +201,29 @@ agents:
 	a := c.Agents[0]
 	if a.MaxBodyBytes != 4096 || a.Card.Name != `Helpdesk "beta": ask # anything` || a.Backend.URL != "http://127.0.0.1:9999/" {
 		t.Errorf("max_body_bytes %d, card.name %q, backend.url %q", a.MaxBodyBytes, a.Card.Name, a.Backend.URL)
+	}
+}
+
+// TestZeroLeeway: auth.leeway is the one duration whose zero is a value
+// (no clock skew tolerated), so 0s is kept rather than refused or
+// defaulted; left out, it is the default.
+func TestZeroLeeway(t *testing.T) {
+	for leeway, want := range map[string]time.Duration{"\n      leeway: 0s": 0, "": auth.DefaultLeeway} {
+		c, err := parseConfig([]byte(`listen: ":8080"
+agents:
+  - name: helpdesk
+    public_url: https://helpdesk.example.com/
+    backend: {url: "http://127.0.0.1:9999/", dialect: "1.0"}
+    auth:
+      issuer: https://issuer.example.com/
+      algorithms: [RS256]
+      jwks_url: https://issuer.example.com/jwks` + leeway + "\n"))
+		if err != nil {
+			t.Fatalf("%q: %v", leeway, err)
+		}
+		if got := c.Agents[0].Auth.Leeway; got == nil || *got != want {
+			t.Errorf("%q: leeway %v, want %s", leeway, got, want)
+		}
 	}
 }
 
