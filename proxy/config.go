@@ -74,17 +74,17 @@ type AgentConfig struct {
 	Backend BackendConfig `yaml:"backend"`
 	// MaxBodyBytes bounds a caller's request body; larger ones are refused
 	// before they are read in full. Defaults to 4 MiB.
-	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	MaxBodyBytes int64 `yaml:"max_body_bytes" zero:"unset"`
 	// MaxReplyBytes bounds a backend's unary reply. Defaults to 16 MiB.
-	MaxReplyBytes int64 `yaml:"max_reply_bytes"`
+	MaxReplyBytes int64 `yaml:"max_reply_bytes" zero:"unset"`
 	// MaxEventBytes bounds one stream event from the backend; a larger one
 	// ends the stream with an error. Defaults to 4 MiB.
-	MaxEventBytes int `yaml:"max_event_bytes"`
+	MaxEventBytes int `yaml:"max_event_bytes" zero:"unset"`
 	// MaxCallsPerCaller bounds the calls, unary and streams, one caller
 	// (its token's subject, or without auth its remote address) may have
 	// in flight at once on the agent; one past it is refused with HTTP 429.
 	// Defaults to 1000, at most 1,000,000.
-	MaxCallsPerCaller int `yaml:"max_calls_per_caller"`
+	MaxCallsPerCaller int `yaml:"max_calls_per_caller" zero:"unset"`
 	// TrustedProxies are the load balancers in front of the gateway, as
 	// addresses or CIDR networks: a call without a token from one of them
 	// is counted, for max_calls_per_caller, against the address it names
@@ -576,7 +576,7 @@ type RetriesConfig struct {
 	Window time.Duration `yaml:"window"`
 	// MaxMessageBytes bounds a direct message answer kept for retries; a
 	// larger one is not kept, and its retry is told so. Defaults to 64 KiB.
-	MaxMessageBytes int64 `yaml:"max_message_bytes"`
+	MaxMessageBytes int64 `yaml:"max_message_bytes" zero:"unset"`
 }
 
 // SetDefaults fills unset fields with their documented defaults.

@@ -56,7 +56,7 @@ type Config struct {
 	Enabled *bool `yaml:"enabled"`
 	// MaxAttempts bounds the POSTs of one delivery, the first included.
 	// Defaults to 5.
-	MaxAttempts int `yaml:"max_attempts"`
+	MaxAttempts int `yaml:"max_attempts" zero:"unset"`
 	// Timeout bounds one attempt, from dialling to the end of the
 	// response. Defaults to 10s.
 	Timeout time.Duration `yaml:"timeout"`
@@ -67,18 +67,18 @@ type Config struct {
 	// hold at most QueueSize/Workers places, at least 2 (when QueueSize
 	// allows) so that a task's next delivery can wait behind the one in
 	// flight. Defaults to 1000.
-	QueueSize int `yaml:"queue_size"`
+	QueueSize int `yaml:"queue_size" zero:"unset"`
 	// QueueBytes bounds the bodies of the deliveries waiting or in flight
 	// for the agent, as QueueSize bounds their count: QueueSize deliveries
 	// of MaxBodyBytes each would hold gigabytes. Defaults to 64 MiB, or
 	// MaxBodyBytes when that is larger.
-	QueueBytes int64 `yaml:"queue_bytes"`
+	QueueBytes int64 `yaml:"queue_bytes" zero:"unset"`
 	// Workers bounds the deliveries in flight at once (each to a different
 	// task). Defaults to 8.
-	Workers int `yaml:"workers"`
+	Workers int `yaml:"workers" zero:"unset"`
 	// MaxBodyBytes bounds a delivery the backend posts to the gateway.
 	// Defaults to 4 MiB, as a stream event.
-	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	MaxBodyBytes int64 `yaml:"max_body_bytes" zero:"unset"`
 	// BackoffBase is the wait before the first retry, doubled for each
 	// next one, with full jitter. Defaults to 500ms.
 	BackoffBase time.Duration `yaml:"backoff_base"`

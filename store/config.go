@@ -57,13 +57,13 @@ type MemoryConfig struct {
 	// final task (completed, canceled, failed, rejected) updated least
 	// recently is dropped to make room, and with none a new task is
 	// refused. Defaults to 100000.
-	MaxTasks int `yaml:"max_tasks"`
+	MaxTasks int `yaml:"max_tasks" zero:"unset"`
 	// MaxTasksPerOwner bounds the tasks one principal holds in one agent;
 	// past it, its own final task updated least recently is dropped, and
 	// with none its new task is refused. Tasks recorded with authentication
 	// off are bounded by MaxTasks alone. Defaults to 10000, or MaxTasks if
 	// smaller.
-	MaxTasksPerOwner int `yaml:"max_tasks_per_owner"`
+	MaxTasksPerOwner int `yaml:"max_tasks_per_owner" zero:"unset"`
 	// TTL is how long a task is kept after its last update. Defaults to 24h.
 	TTL time.Duration `yaml:"ttl"`
 
@@ -161,7 +161,7 @@ type RedisConfig struct {
 	// past it, its own final task updated least recently is dropped, and
 	// with none its new task is refused. Tasks recorded with authentication
 	// off are not bounded. Defaults to 10000.
-	MaxTasksPerOwner int `yaml:"max_tasks_per_owner"`
+	MaxTasksPerOwner int `yaml:"max_tasks_per_owner" zero:"unset"`
 	// MinReplicaAcks is how many replicas must have a task write (WAIT)
 	// before Put reports it written, so that a failover cannot lose a task
 	// the gateway answered with: Redis replicates asynchronously, and a

@@ -96,7 +96,7 @@ type ServerConfig struct {
 	// listener and on every agent's grpc_listen alike; a call past it is
 	// refused (REFUSED_STREAM). Defaults to 250 (net/http's and the gRPC
 	// binding's own), at most 10000.
-	MaxConcurrentStreams int `yaml:"max_concurrent_streams"`
+	MaxConcurrentStreams int `yaml:"max_concurrent_streams" zero:"unset"`
 	// IdleTimeout closes idle keep-alive connections. Defaults to 120s.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
 	// ShutdownTimeout bounds how long in-flight calls may finish after

@@ -131,12 +131,18 @@ func (w *fieldWalker) mapping(n *yaml.Node, t reflect.Type, path string) {
 			}
 			continue
 		}
-		ft, ok := fields[k.Value]
+		f, ok := fields[k.Value]
 		if !ok {
 			w.fail(join(path, k.Value), k, "not a known setting%s", knownHint(path, fields))
 			continue
 		}
-		w.walk(v, ft, join(path, k.Value))
+		if f.Tag.Get("zero") == "unset" && v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float") {
+			if n, err := strconv.ParseFloat(v.Value, 64); err == nil && n == 0 {
+				w.fail(join(path, k.Value), v, "%s would be taken as unset, so the default would apply, not zero: give a positive number, or leave the setting out for its default", v.Value)
+				continue
+			}
+		}
+		w.walk(v, f.Type, join(path, k.Value))
 	}
 }
 
@@ -167,9 +173,11 @@ func (w *fieldWalker) leaf(n *yaml.Node, t reflect.Type, path string) {
 	}
 }
 
-// yamlFields are the fields of struct t by their yaml key.
-func yamlFields(t reflect.Type) map[string]reflect.Type {
-	m := map[string]reflect.Type{}
+// yamlFields are the fields of struct t by their yaml key. A field tagged
+// zero:"unset" takes its zero value as unset (its default applies), so a
+// zero written there is refused.
+func yamlFields(t reflect.Type) map[string]reflect.StructField {
+	m := map[string]reflect.StructField{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -182,14 +190,14 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 		case "":
 			name = strings.ToLower(f.Name)
 		}
-		m[name] = f.Type
+		m[name] = f
 	}
 	return m
 }
 
 // knownHint lists the settings a mapping may hold, when they are few
 // enough to read in one line.
-func knownHint(path string, fields map[string]reflect.Type) string {
+func knownHint(path string, fields map[string]reflect.StructField) string {
 	of := " of " + cmp.Or(path, "the config")
 	if len(fields) > 12 {
 		return of + " (see the README's table of fields)"
