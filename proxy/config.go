@@ -284,7 +284,7 @@ type BackendConfig struct {
 	// one for the next (at 256 connections a pool of 64 cost 23% more CPU
 	// per call), and an idle connection costs net/http's read and write
 	// buffers (4 KiB and 1 KiB) and its two goroutines.
-	MaxIdleConns int `yaml:"max_idle_conns"`
+	MaxIdleConns int `yaml:"max_idle_conns" zero:"unset"`
 	// ForwardAuthorization passes the caller's Authorization header on to
 	// the backend. Defaults to false: the gateway consumes it.
 	ForwardAuthorization bool `yaml:"forward_authorization"`

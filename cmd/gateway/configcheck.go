@@ -136,7 +136,7 @@ func (w *fieldWalker) mapping(n *yaml.Node, t reflect.Type, path string) {
 			w.fail(join(path, k.Value), k, "not a known setting%s", knownHint(path, fields))
 			continue
 		}
-		if f.Tag.Get("zero") == "unset" && v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float") {
+		if tag := v.ShortTag(); f.Tag.Get("zero") == "unset" && v.Kind == yaml.ScalarNode && (tag == "!!int" || tag == "!!float") {
 			if n, err := strconv.ParseFloat(v.Value, 64); err == nil && n == 0 {
 				w.fail(join(path, k.Value), v, "%s would be taken as unset, so the default would apply, not zero: give a positive number, or leave the setting out for its default", v.Value)
 				continue

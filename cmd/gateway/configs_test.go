@@ -227,6 +227,22 @@ agents:
 	}
 }
 
+// TestZeroFromTheEnvironment: a zero that ${VAR} brings is refused as a
+// written one is.
+func TestZeroFromTheEnvironment(t *testing.T) {
+	t.Setenv("A2AGW_TEST_CALLS", "0")
+	_, err := parseConfig([]byte(`listen: ":8080"
+agents:
+  - name: helpdesk
+    public_url: https://helpdesk.example.com/
+    max_calls_per_caller: ${A2AGW_TEST_CALLS}
+    backend: {url: "http://127.0.0.1:9999/", dialect: "1.0"}
+`))
+	if err == nil || !strings.Contains(err.Error(), "agents[0].max_calls_per_caller (line 5): 0 would be taken as unset") {
+		t.Fatalf("max_calls_per_caller: ${A2AGW_TEST_CALLS} with 0: %v", err)
+	}
+}
+
 // TestBadTTLNamedOnce: a task index ttl the store refuses is reported as
 // that, not also as every agent's retries.window, which the operator did
 // not set (it defaults to the ttl).
