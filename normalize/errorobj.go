@@ -211,10 +211,12 @@ func infoNotStringMap(details gjson.Result) bool {
 	return bad
 }
 
-// stringsOnce writes the metadata object obj as a map<string,string>: each
-// key once, its first value (the one the gateway reads), and a value that
-// is no string as its JSON text, as the gRPC binding gives it.
-func stringsOnce(w *writer, obj gjson.Result) {
+// eachKeyOnce writes the object obj with each of its keys once, its first
+// value (the one the gateway reads), through write: an ErrorInfo's
+// metadata is a map, which ProtoJSON parsers refuse with a key twice and
+// others read as the last. An error is rebuilt rather than refused: the
+// caller must still learn of it.
+func eachKeyOnce(w *writer, obj gjson.Result, write func(w *writer, k, v gjson.Result)) {
 	var seen map[string]bool
 	w.open('{')
 	jsonscan.Each(obj, func(k, v gjson.Result) bool {
@@ -223,32 +225,18 @@ func stringsOnce(w *writer, obj gjson.Result) {
 				seen = map[string]bool{}
 			}
 			seen[k.Str] = true
-			w.rawKey(k)
-			stringValue(w, v)
+			write(w, k, v)
 		}
 		return true
 	})
 	w.close('}')
 }
 
-// membersOnce writes the object obj with each of its keys once, its first
-// value (the one the gateway reads): an ErrorInfo's metadata is a map, which
-// ProtoJSON parsers refuse with a key twice and others read as the last.
-// An error is rebuilt rather than refused: the caller must still learn of it.
-func membersOnce(w *writer, obj gjson.Result) {
-	var seen map[string]bool
-	w.open('{')
-	jsonscan.Each(obj, func(k, v gjson.Result) bool {
-		if !seen[k.Str] {
-			if seen == nil {
-				seen = map[string]bool{}
-			}
-			seen[k.Str] = true
-			w.member(k, v)
-		}
-		return true
-	})
-	w.close('}')
+// stringMember writes a member of a map<string,string>: a value that is no
+// string as its JSON text, as the gRPC binding gives it.
+func stringMember(w *writer, k, v gjson.Result) {
+	w.rawKey(k)
+	stringValue(w, v)
 }
 
 // detailsOnly reports whether every element of arr is a ProtoJSON Any.
@@ -279,7 +267,7 @@ func errorDetailsV10(w *writer, code int, data gjson.Result, isDetails bool) {
 			jsonscan.Each(d, func(k, v gjson.Result) bool {
 				if k.Str == "metadata" && v.IsObject() {
 					w.rawKey(k)
-					stringsOnce(w, v)
+					eachKeyOnce(w, v, stringMember)
 				} else {
 					w.member(k, v)
 				}
@@ -362,7 +350,7 @@ func errorDataV03(w *writer, data gjson.Result, isDetails bool) {
 		if uniqueKeys(meta) == nil {
 			w.raw(meta.Raw)
 		} else {
-			membersOnce(w, meta)
+			eachKeyOnce(w, meta, (*writer).member)
 		}
 	case others:
 		w.key("data")
