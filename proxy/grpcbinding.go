@@ -66,10 +66,12 @@ func grpcServer(agents []*Agent) (*grpc.Server, grpcbind.RequestBound, error) {
 // refuses itself (Agent.RefuseUnauthenticated), maxStreams the calls a
 // connection may have open at once (0: DefaultMaxConcurrentStreams),
 // readTimeout the bound on a call's request message arriving
-// (server.read_timeout, 0: none), opts its credentials.
-func NewGRPCListenerServer(rpc, refuse http.Handler, cfg AgentConfig, maxStreams uint32, readTimeout time.Duration, opts ...grpc.ServerOption) *grpc.Server {
+// (server.read_timeout, 0: none), idleTimeout the time a connection
+// without calls is kept (server.idle_timeout, 0: for ever), opts its
+// credentials.
+func NewGRPCListenerServer(rpc, refuse http.Handler, cfg AgentConfig, maxStreams uint32, readTimeout, idleTimeout time.Duration, opts ...grpc.ServerOption) *grpc.Server {
 	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxEventBytes: grpcEventBytes(cfg), MaxConcurrentStreams: maxStreams,
-		ReadTimeout: readTimeout, ServerOptions: opts, Authenticate: refuse})
+		ReadTimeout: readTimeout, IdleTimeout: idleTimeout, ServerOptions: opts, Authenticate: refuse})
 }
 
 // grpcEventBytes bounds an event of the agent's stream as the gRPC

@@ -10,6 +10,7 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/dialect"
@@ -49,6 +50,10 @@ type Options struct {
 	// server's own; 0 means no bound. Through ServeHTTP, RequestBound
 	// bounds it.
 	ReadTimeout time.Duration
+	// IdleTimeout closes a connection that has held no call for that long
+	// (server.idle_timeout), on a listener of the server's own; 0 means
+	// never. Through ServeHTTP, net/http's IdleTimeout does.
+	IdleTimeout time.Duration
 	// ServerOptions are added to the server's own (its credentials, on a
 	// listener of its own).
 	ServerOptions []grpc.ServerOption
@@ -108,6 +113,12 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	so = append(so, grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))))
 	if opts.ReadTimeout > 0 {
 		so = append(so, grpc.InTapHandle(tapRequestBound(opts.ReadTimeout)))
+	}
+	if opts.IdleTimeout > 0 {
+		// grpc-go keeps a connection without calls for as long as its peer
+		// answers keepalive pings: any number of them, each holding its
+		// goroutines and buffers, where net/http closes one at IdleTimeout.
+		so = append(so, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.IdleTimeout}))
 	}
 	s := grpc.NewServer(append(so, opts.ServerOptions...)...)
 	a2apb.RegisterA2AServiceServer(s, svc)
