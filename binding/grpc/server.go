@@ -54,6 +54,10 @@ type Options struct {
 	// (server.idle_timeout), on a listener of the server's own; 0 means
 	// never. Through ServeHTTP, net/http's IdleTimeout does.
 	IdleTimeout time.Duration
+	// Admit, when set, counts a call against its caller's bound before
+	// its request message is read, on a listener of the server's own, as
+	// RequestBound.Admit does through ServeHTTP.
+	Admit func(*http.Request) (_ *http.Request, release func(), over bool)
 	// ServerOptions are added to the server's own (its credentials, on a
 	// listener of its own).
 	ServerOptions []grpc.ServerOption
@@ -87,7 +91,7 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	svc := &service{rpc: rpc, path: path, limit: limit, maxEvent: opts.MaxEventBytes, authenticate: opts.Authenticate}
+	svc := &service{rpc: rpc, path: path, limit: limit, maxEvent: opts.MaxEventBytes, authenticate: opts.Authenticate, admit: opts.Admit}
 	unary := []grpc.UnaryServerInterceptor{svc.refuseOverUnary, refuseUnknownUnary}
 	streaming := []grpc.StreamServerInterceptor{svc.refuseOverStream, refuseUnknownStream, boundSends, v03FinalFlag}
 	if svc.authenticate != nil {
@@ -121,8 +125,12 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 		so = append(so, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.IdleTimeout}))
 	}
 	s := grpc.NewServer(append(so, opts.ServerOptions...)...)
-	a2apb.RegisterA2AServiceServer(s, svc)
-	registerV03(s, svc)
+	var reg grpc.ServiceRegistrar = s
+	if svc.admit != nil {
+		reg = admitting{s, svc}
+	}
+	a2apb.RegisterA2AServiceServer(reg, svc)
+	registerV03(reg, svc)
 	return s
 }
 
