@@ -141,11 +141,11 @@ func (a *Agent) tooManyCalls() *normalize.Error {
 }
 
 // earlyKey marks, in a request's context, a call a front end counted
-// before it read the request (admitEarly): ServeRPC does not count it
+// before it read the request (AdmitEarly): ServeRPC does not count it
 // again, and refuses it when it was over its caller's bound.
 type earlyKey struct{}
 
-// early is what admitEarly found of a call.
+// early is what AdmitEarly found of a call.
 type early uint8
 
 const (
@@ -154,13 +154,13 @@ const (
 	overEarly
 )
 
-// earlyOf is what admitEarly found of r's call.
+// earlyOf is what AdmitEarly found of r's call.
 func earlyOf(r *http.Request) early {
 	e, _ := r.Context().Value(earlyKey{}).(early)
 	return e
 }
 
-// admitEarly counts r's call against its caller before a front end reads
+// AdmitEarly counts r's call against its caller before a front end reads
 // the request the core is given (a REST body): a caller whose bodies
 // arrive slowly holds what one with a slow backend does, and the core,
 // which counts its own calls before reading their bodies, sees the call
@@ -169,7 +169,7 @@ func earlyOf(r *http.Request) early {
 // check here is silent. It returns r marked with what it found and the
 // release; over says the caller already has its limit in flight, which
 // the core, seeing the mark, refuses.
-func (a *Agent) admitEarly(r *http.Request) (_ *http.Request, release func(), over bool) {
+func (a *Agent) AdmitEarly(r *http.Request) (_ *http.Request, release func(), over bool) {
 	owner := ""
 	if a.verifier != nil {
 		header, err := auth.Credential(r.Header["Authorization"])

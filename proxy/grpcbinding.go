@@ -57,19 +57,23 @@ func grpcServer(agents []*Agent) (*grpc.Server, grpcbind.RequestBound, error) {
 	if pick.verifier != nil {
 		opts.Authenticate = http.HandlerFunc(pick.RefuseUnauthenticated)
 	}
-	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), opts), grpcbind.RequestBound{Timeout: pick.readTimeout, MaxMessageBytes: pick.cfg.MaxBodyBytes, Admit: pick.admitEarly}, nil
+	return grpcbind.New(http.HandlerFunc(pick.ServeRPC), opts), grpcbind.RequestBound{Timeout: pick.readTimeout, MaxMessageBytes: pick.cfg.MaxBodyBytes, Admit: pick.AdmitEarly}, nil
 }
 
 // NewGRPCListenerServer is the gRPC server of an agent's grpc_listen, which
 // serves it with Serve on that listener: rpc is the agent's JSON-RPC
 // endpoint and refuse its check of the caller of a call the binding
-// refuses itself (Agent.RefuseUnauthenticated), maxStreams the calls a
+// refuses itself (Agent.RefuseUnauthenticated), admit its count of a call
+// against its caller's bound before its message is read
+// (Agent.AdmitEarly), maxStreams the calls a
 // connection may have open at once (0: DefaultMaxConcurrentStreams),
 // readTimeout the bound on a call's request message arriving
-// (server.read_timeout, 0: none), opts its credentials.
-func NewGRPCListenerServer(rpc, refuse http.Handler, cfg AgentConfig, maxStreams uint32, readTimeout time.Duration, opts ...grpc.ServerOption) *grpc.Server {
+// (server.read_timeout, 0: none), idleTimeout the time a connection
+// without calls is kept (server.idle_timeout, 0: for ever), opts its
+// credentials.
+func NewGRPCListenerServer(rpc, refuse http.Handler, admit func(*http.Request) (*http.Request, func(), bool), cfg AgentConfig, maxStreams uint32, readTimeout, idleTimeout time.Duration, opts ...grpc.ServerOption) *grpc.Server {
 	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxEventBytes: grpcEventBytes(cfg), MaxConcurrentStreams: maxStreams,
-		ReadTimeout: readTimeout, ServerOptions: opts, Authenticate: refuse})
+		ReadTimeout: readTimeout, IdleTimeout: idleTimeout, ServerOptions: opts, Authenticate: refuse, Admit: admit})
 }
 
 // grpcEventBytes bounds an event of the agent's stream as the gRPC

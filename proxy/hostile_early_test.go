@@ -78,19 +78,24 @@ func inFlight(a *Agent, key string) int {
 	return a.calls.n[key]
 }
 
-// TestGRPCCallWaitingForItsMessageCounts: a gRPC call beside HTTP/1.1
-// whose request message has not arrived is one of its caller's calls in
-// flight. With max_calls_per_caller 1, alice's next calls, on either
-// service, unary or streaming, get RESOURCE_EXHAUSTED naming the setting
-// at once; bob is served. Before, grpc-go read the message before the
-// core counted the call, so a caller could hold any number of calls
-// waiting uncounted, each until server.read_timeout. (On a grpc_listen,
-// grpc-go's transport reads the message, and its one hook before that,
-// the tap, runs under the connection's lock: no token is checked there.)
+// TestGRPCCallWaitingForItsMessageCounts: a gRPC call whose request
+// message has not arrived is one of its caller's calls in flight, beside
+// HTTP/1.1 and on a grpc_listen. With max_calls_per_caller 1, alice's next
+// calls, on either service, unary or streaming, get RESOURCE_EXHAUSTED
+// naming the setting at once; bob is served. Before, grpc-go read the
+// message before the core counted the call, so a caller could hold any
+// number of calls waiting uncounted, each until server.read_timeout (on a
+// grpc_listen, until this fix, still).
 func TestGRPCCallWaitingForItsMessageCounts(t *testing.T) {
+	for _, tr := range grpcTransports {
+		t.Run(tr.name, func(t *testing.T) { testGRPCCallWaitingForItsMessageCounts(t, tr.serve) })
+	}
+}
+
+func testGRPCCallWaitingForItsMessageCounts(t *testing.T, serve func(*testing.T, *testGateway) *grpcGateway) {
 	tg := newGatewayOpts(t, backends[1].handler(t, nil), backends[1].version, Options{ReadTimeout: time.Minute}, withAuth(t),
 		func(a *AgentConfig) { a.MaxCallsPerCaller = 1 })
-	g := newGRPCGateway(t, tg.as(token(t, "alice")))
+	g := serve(t, tg.as(token(t, "alice")))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	held, err := g.conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, "/lf.a2a.v1.A2AService/GetTask")
@@ -129,7 +134,7 @@ func TestGRPCCallWaitingForItsMessageCounts(t *testing.T) {
 			t.Errorf("%s: %v, want RESOURCE_EXHAUSTED naming max_calls_per_caller", name, st.Err())
 		}
 	}
-	bob := newGRPCGateway(t, tg.as(token(t, "bob")))
+	bob := serve(t, tg.as(token(t, "bob")))
 	if _, err := bob.raw.GetTask(ctx, &a2apb.GetTaskRequest{Id: "x"}); status.Code(err) != codes.NotFound {
 		t.Errorf("bob: %v, want NOT_FOUND", err)
 	}

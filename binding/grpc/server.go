@@ -10,6 +10,7 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	"github.com/a2agate/gateway/dialect"
@@ -49,6 +50,14 @@ type Options struct {
 	// server's own; 0 means no bound. Through ServeHTTP, RequestBound
 	// bounds it.
 	ReadTimeout time.Duration
+	// IdleTimeout closes a connection that has held no call for that long
+	// (server.idle_timeout), on a listener of the server's own; 0 means
+	// never. Through ServeHTTP, net/http's IdleTimeout does.
+	IdleTimeout time.Duration
+	// Admit, when set, counts a call against its caller's bound before
+	// its request message is read, on a listener of the server's own, as
+	// RequestBound.Admit does through ServeHTTP.
+	Admit func(*http.Request) (_ *http.Request, release func(), over bool)
 	// ServerOptions are added to the server's own (its credentials, on a
 	// listener of its own).
 	ServerOptions []grpc.ServerOption
@@ -82,7 +91,7 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	svc := &service{rpc: rpc, path: path, limit: limit, maxEvent: opts.MaxEventBytes, authenticate: opts.Authenticate}
+	svc := &service{rpc: rpc, path: path, limit: limit, maxEvent: opts.MaxEventBytes, authenticate: opts.Authenticate, admit: opts.Admit}
 	unary := []grpc.UnaryServerInterceptor{svc.refuseOverUnary, refuseUnknownUnary}
 	streaming := []grpc.StreamServerInterceptor{svc.refuseOverStream, refuseUnknownStream, boundSends, v03FinalFlag}
 	if svc.authenticate != nil {
@@ -109,9 +118,19 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if opts.ReadTimeout > 0 {
 		so = append(so, grpc.InTapHandle(tapRequestBound(opts.ReadTimeout)))
 	}
+	if opts.IdleTimeout > 0 {
+		// grpc-go keeps a connection without calls for as long as its peer
+		// answers keepalive pings: any number of them, each holding its
+		// goroutines and buffers, where net/http closes one at IdleTimeout.
+		so = append(so, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.IdleTimeout}))
+	}
 	s := grpc.NewServer(append(so, opts.ServerOptions...)...)
-	a2apb.RegisterA2AServiceServer(s, svc)
-	registerV03(s, svc)
+	var reg grpc.ServiceRegistrar = s
+	if svc.admit != nil {
+		reg = admitting{s, svc}
+	}
+	a2apb.RegisterA2AServiceServer(reg, svc)
+	registerV03(reg, svc)
 	return s
 }
 

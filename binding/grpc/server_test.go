@@ -2,13 +2,19 @@ package grpcbind
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"golang.org/x/net/http2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -95,6 +101,54 @@ func TestMaxConcurrentStreams(t *testing.T) {
 			t.Errorf("MaxConcurrentStreams %d: the server allows %d streams a connection, want %d", tc.opts.MaxConcurrentStreams, got, tc.want)
 		}
 		s.Stop()
+	}
+}
+
+// TestIdleConnectionClosed: on a listener of its own, a connection that
+// holds no call for Options.IdleTimeout (server.idle_timeout) is closed,
+// as net/http closes an idle one beside HTTP/1.1. Before, grpc-go kept it
+// for as long as its peer answered keepalive pings: a caller could hold
+// any number of connections open, each with its goroutines and buffers.
+func TestIdleConnectionClosed(t *testing.T) {
+	s := New(&core{}, Options{IdleTimeout: 50 * time.Millisecond})
+	t.Cleanup(s.Stop)
+	ln := testnet.Listen(t)
+	go func() { _ = s.Serve(ln) }()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Far past the timeout: only a connection never closed reaches it.
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	fr := http2.NewFramer(conn, conn)
+	if err := fr.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	goAway := false
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) || !goAway {
+				t.Fatalf("an idle connection: %v after GOAWAY %v, want it closed after a GOAWAY", err, goAway)
+			}
+			return
+		}
+		switch f := f.(type) {
+		case *http2.GoAwayFrame:
+			goAway = true
+		case *http2.PingFrame:
+			if !f.IsAck() {
+				_ = fr.WritePing(true, f.Data)
+			}
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				_ = fr.WriteSettingsAck()
+			}
+		}
 	}
 }
 

@@ -24,6 +24,8 @@ type service struct {
 	maxEvent int64
 	// authenticate is Options.Authenticate.
 	authenticate http.Handler
+	// admit is Options.Admit.
+	admit func(*http.Request) (*http.Request, func(), bool)
 }
 
 // unary calls method with req and decodes the result into a new R.

@@ -28,8 +28,9 @@ import (
 // and from its protocol types, which its pbconv converts to and from the
 // 1.0 messages the 1.0 front end serves. So a 0.3 call becomes the same
 // canonical JSON-RPC call as a 1.0 one, and no conversion is written here.
-func registerV03(s *grpc.Server, svc *service) {
-	a2agrpcv0.NewHandler(v03Handler{svc}).RegisterWith(s)
+func registerV03(s grpc.ServiceRegistrar, svc *service) {
+	// The SDK's RegisterWith, which takes the server itself.
+	pb03.RegisterA2AServiceServer(s, a2agrpcv0.NewHandler(v03Handler{svc}))
 }
 
 // v03Service is the prefix of the 0.3 service's full method names.

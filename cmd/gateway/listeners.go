@@ -111,9 +111,9 @@ type grpcListener struct {
 	creds []grpc.ServerOption
 	// streams is server.max_concurrent_streams.
 	streams uint32
-	// readTimeout is server.read_timeout.
-	readTimeout time.Duration
-	server      *grpc.Server
+	// readTimeout is server.read_timeout, idleTimeout server.idle_timeout.
+	readTimeout, idleTimeout time.Duration
+	server                   *grpc.Server
 }
 
 type grpcSettings struct {
@@ -162,7 +162,7 @@ func openGRPCListeners(cfg *Config, creds map[string]*tls.Config) (_ []*grpcList
 		if err != nil {
 			return nil, fmt.Errorf("agent %q grpc_listen: %w", a.Name, err)
 		}
-		l := &grpcListener{agent: a.Name, ln: ln, cfg: a, streams: uint32(cfg.Server.MaxConcurrentStreams), readTimeout: cfg.Server.ReadTimeout}
+		l := &grpcListener{agent: a.Name, ln: ln, cfg: a, streams: uint32(cfg.Server.MaxConcurrentStreams), readTimeout: cfg.Server.ReadTimeout, idleTimeout: cfg.Server.IdleTimeout}
 		if c := creds[a.Name]; c != nil {
 			l.creds = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(c))}
 		}
@@ -186,7 +186,7 @@ func grpcAddrs(ls []*grpcListener) map[string]string {
 func (rt *runtime) startGRPC(ls []*grpcListener, calls context.Context) {
 	for _, l := range ls {
 		l.server = proxy.NewGRPCListenerServer(rt.agentHandler(l.agent, calls, (*proxy.Agent).ServeRPC),
-			rt.agentHandler(l.agent, calls, (*proxy.Agent).RefuseUnauthenticated), l.cfg, l.streams, l.readTimeout, l.creds...)
+			rt.agentHandler(l.agent, calls, (*proxy.Agent).RefuseUnauthenticated), rt.agentAdmit(l.agent), l.cfg, l.streams, l.readTimeout, l.idleTimeout, l.creds...)
 		go func() { _ = l.server.Serve(l.ln) }()
 		rt.log.Info("gRPC listening", "agent", l.agent, "addr", l.ln.Addr().String())
 	}
@@ -212,6 +212,24 @@ func (rt *runtime) agentHandler(name string, calls context.Context, serve func(*
 		// A reload that drops the agent is refused while its listener runs.
 		http.Error(w, "agent "+name+" is not in the running config", http.StatusServiceUnavailable)
 	})
+}
+
+// agentAdmit counts a call of the gRPC front end of the agent named name
+// against its caller's bound (Agent.AdmitEarly) in the current generation,
+// which serves until the call is released: a generation a reload retires
+// meanwhile keeps the count it holds.
+func (rt *runtime) agentAdmit(name string) func(*http.Request) (*http.Request, func(), bool) {
+	return func(r *http.Request) (*http.Request, func(), bool) {
+		g := rt.enter()
+		for _, a := range g.agents {
+			if a.Config().Name == name {
+				r, release, over := a.AdmitEarly(r)
+				return r, func() { release(); g.inflight.Done() }, over
+			}
+		}
+		g.inflight.Done()
+		return r, func() {}, false
+	}
 }
 
 // stopGRPC stops the gRPC servers gracefully: done is closed once every
