@@ -193,9 +193,11 @@ func (b *boundedRequest) endDeadline() {
 // tapRequestBound is the bound on a listener of the server's own, where
 // grpc-go's transport reads the message: the call's context ends when the
 // message has not arrived within d. Its error is then
-// context.DeadlineExceeded, the code grpc-go answers a unary call with
-// (its message read fails before any interceptor runs); a streaming call's
-// read gets lateRefusal's status.
+// context.DeadlineExceeded, and grpc-go answers the call, unary or
+// streaming, with its own DEADLINE_EXCEEDED: the failed read writes the
+// status itself (serverStream.RecvMsg, v1.84) before any interceptor or
+// handler could write lateRefusal's, which names server.read_timeout only
+// through ServeHTTP.
 func tapRequestBound(d time.Duration) tap.ServerInHandle {
 	return func(ctx context.Context, _ *tap.Info) (context.Context, error) {
 		lr := &lateRequest{timeout: d}
