@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 	"github.com/a2agate/gateway/internal/readall"
 )
 
@@ -29,8 +30,8 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 		case len(trimmed) == 0 || string(trimmed) == "null":
 			// An empty body is an empty message (a2a-go sends "null"
 			// on cancel), and a missing required field is the core's to name.
-		case !gjson.ValidBytes(trimmed):
-			return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not valid JSON")
+		case !jsonscan.Valid(trimmed):
+			return nil, invalidJSON(trimmed)
 		case trimmed[0] != '{':
 			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the request body must be a JSON object, the ProtoJSON of the "+r.op.method+" request")
 		default:
@@ -80,14 +81,28 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 	return params, nil
 }
 
+// invalidJSON is the error for a body jsonscan.Valid refused. Validation
+// is the core's validator, not gjson's, which recursed once a bracket: a
+// body of nothing but brackets took a goroutine stack as large as it, past
+// Go's limit (a fatal error) for a large max_body_bytes.
+func invalidJSON(b []byte) *apiError {
+	if !jsonscan.DepthOK(b) {
+		return newError(http.StatusBadRequest, dialect.ErrParse, "the request body nests deeper than "+strconv.Itoa(jsonscan.MaxDepth)+" levels")
+	}
+	return newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not valid JSON")
+}
+
 // emptyBody reports whether a body carries no field: empty, null or {}.
 func emptyBody(b []byte) bool {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || string(b) == "null" {
 		return true
 	}
-	v := gjson.ParseBytes(b)
-	return gjson.ValidBytes(b) && v.IsObject() && len(v.Map()) == 0
+	if !jsonscan.Valid(b) {
+		return false
+	}
+	v := jsonscan.Parse(b)
+	return v.IsObject() && len(v.Map()) == 0
 }
 
 // envelope wraps params into the JSON-RPC request of method.

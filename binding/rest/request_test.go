@@ -1,0 +1,42 @@
+package rest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// TestDeeplyNestedBodyRefusedWithoutRecursion: a body of nothing but
+// opening brackets, as long as the body limit allows, is refused naming the
+// depth bound, on a route with a body (1.0 and 0.3) and one without, and on
+// a goroutine stack of 32 MiB. gjson's validator, which read it before,
+// recursed once a bracket: 512 MiB of stack for a 4 MiB body, and past
+// Go's 1 GiB stack limit (a fatal error: the whole gateway down) for a
+// max_body_bytes of 16 MiB.
+func TestDeeplyNestedBodyRefusedWithoutRecursion(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(32 << 20))
+	body := strings.Repeat("[", DefaultMaxBodyBytes)
+	for _, tc := range []struct{ method, path, says string }{
+		{"POST", "/message:send", "the request body nests deeper than 100 levels"},
+		{"POST", "/v1/message:send", "the request body nests deeper than 100 levels"},
+		{"POST", "/tasks/t1:cancel", "the request body nests deeper than 100 levels"},
+		{"GET", "/tasks/t1", "takes no request body"},
+	} {
+		core := &recorder{reply: `{"jsonrpc":"2.0","id":1,"result":{}}`}
+		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		NewHandler(core, Options{}).ServeHTTP(w, req)
+		msg := gjson.Get(w.Body.String(), "error.message").Str
+		if strings.HasPrefix(tc.path, "/v1/") {
+			msg = gjson.Get(w.Body.String(), "message").Str
+		}
+		if w.Code != http.StatusBadRequest || !strings.Contains(msg, tc.says) || core.got != nil {
+			t.Errorf("%s %s: HTTP %d %.300s, want 400 saying %q", tc.method, tc.path, w.Code, w.Body.String(), tc.says)
+		}
+	}
+}
