@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -128,9 +129,40 @@ func jsonContentType(h http.Header) bool {
 	return err == nil && (strings.EqualFold(mt, "application/json") || strings.EqualFold(mt, "application/a2a+json")) && readall.UTF8Charset(params)
 }
 
+// jsonPath spells a jsonscan path as a caller would: a.b[0].c.
+func jsonPath(path []any) string {
+	var b strings.Builder
+	for _, step := range path {
+		switch s := step.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(s) + "]")
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(truncate(s, 64))
+		}
+	}
+	return b.String()
+}
+
 // v03Request translates a 0.3 proto request body into the 1.0 params;
 // pathTask is the task id of the request's path.
 func v03Request(method string, body []byte, pathTask string) ([]byte, *apiError) {
+	// encoding/json, which decodes the body here, reads a byte that is not
+	// UTF-8 as U+FFFD and a repeated key as its last value: the backend
+	// would be sent other text than the caller's, or half of it.
+	if !utf8.Valid(body) {
+		return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not valid UTF-8")
+	}
+	if key, path, found := jsonscan.RepeatedKey(jsonscan.Parse(body)); found {
+		where := ""
+		if len(path) > 0 {
+			where = ", in " + jsonPath(path)
+		}
+		return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams,
+			"the request body names "+strconv.Quote(truncate(key, 64))+" twice"+where+": send each member once")
+	}
 	in, err := decodeObject(body)
 	if err != nil {
 		return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not a JSON object: "+err.Error())

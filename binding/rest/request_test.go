@@ -40,3 +40,29 @@ func TestDeeplyNestedBodyRefusedWithoutRecursion(t *testing.T) {
 		}
 	}
 }
+
+// TestV03BodyReadAsSent: a 0.3 body the translation to 1.0 would read
+// otherwise than as sent (a member dropped, a value changed) is refused,
+// saying what to change, and the core is not called.
+func TestV03BodyReadAsSent(t *testing.T) {
+	const msg = `"messageId":"m1","role":"ROLE_USER"`
+	for _, tc := range []struct{ name, path, body, says string }{
+		{"not UTF-8", "/v1/message:send", `{"message":{` + msg + `,"content":[{"text":"caf` + "\xe9" + `"}]}}`,
+			"the request body is not valid UTF-8"},
+		{"a key twice", "/v1/message:send", `{"message":{` + msg + `,"content":[{"text":"a"}]},"message":{` + msg + `,"content":[{"text":"b"}]}}`,
+			`the request body names "message" twice`},
+		{"a key twice in a part", "/v1/message:send", `{"message":{` + msg + `,"content":[{"text":"a","text":"b"}]}}`,
+			`the request body names "text" twice, in message.content[0]`},
+		{"a key twice in a push config", "/v1/tasks/t1/pushNotificationConfigs", `{"pushNotificationConfig":{"url":"https://h.example/","token":"a","token":"b"}}`,
+			`the request body names "token" twice, in pushNotificationConfig`},
+	} {
+		core := &recorder{reply: `{"jsonrpc":"2.0","id":1,"result":{}}`}
+		req := httptest.NewRequest("POST", tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		NewHandler(core, Options{}).ServeHTTP(w, req)
+		if got := gjson.Get(w.Body.String(), "message").Str; w.Code != http.StatusBadRequest || !strings.Contains(got, tc.says) || core.got != nil {
+			t.Errorf("%s: HTTP %d %s (the core got %s), want 400 saying %q", tc.name, w.Code, w.Body.String(), core.got, tc.says)
+		}
+	}
+}
