@@ -77,6 +77,12 @@ func TestV03BodyReadAsSent(t *testing.T) {
 			`authentication must be an object, not a string`},
 		{"push config not an object", "/v1/tasks/t1/pushNotificationConfigs", `{"pushNotificationConfig":"https://h.example/"}`,
 			`pushNotificationConfig must be an object, not a string`},
+		{"a part with text and a file", "/v1/message:send", `{"message":{` + msg + `,"content":[{"text":"a","file":{"fileWithUri":"https://f.example/"}}]}}`,
+			`a part holds one of text, file and data, not file and text`},
+		{"a part with a file and data", "/v1/message:send", `{"message":{` + msg + `,"content":[{"file":{"fileWithUri":"https://f.example/"},"data":{"data":{"a":1}}}]}}`,
+			`a part holds one of text, file and data, not data and file`},
+		{"a file with a URI and bytes", "/v1/message:send", `{"message":{` + msg + `,"content":[{"file":{"fileWithUri":"https://f.example/","fileWithBytes":"aGk="}}]}}`,
+			`a file part's file holds one of fileWithUri and fileWithBytes, not both`},
 		{"name not a string", "/v1/tasks/t1/pushNotificationConfigs", `{"name":7,"pushNotificationConfig":{"url":"https://h.example/"}}`,
 			`name must be a string, not a number`},
 	} {

@@ -294,6 +294,17 @@ func v03PartToCanonical(p object) (object, error) {
 // v03PartContent is the 1.0 part of a 0.3 part's content.
 func v03PartContent(p object) (object, error) {
 	var r reader
+	// Part.part and FilePart.file are oneofs: of two members, one would be
+	// dropped (protojson refuses the part outright).
+	var set []string
+	for _, k := range []string{"data", "file", "text"} {
+		if p[k] != nil {
+			set = append(set, k)
+		}
+	}
+	if len(set) > 1 {
+		return nil, fmt.Errorf("a part holds one of text, file and data, not %s", strings.Join(set, " and "))
+	}
 	switch {
 	case p["text"] != nil:
 		return object{"text": p["text"]}, nil
@@ -303,6 +314,10 @@ func v03PartContent(p object) (object, error) {
 			return nil, errors.New("a file part's file is not an object")
 		}
 		out := object{}
+		_, hasURI := field(f, "fileWithUri", "file_with_uri")
+		if _, hasBytes := field(f, "fileWithBytes", "file_with_bytes"); hasURI && hasBytes {
+			return nil, errors.New("a file part's file holds one of fileWithUri and fileWithBytes, not both")
+		}
 		if u, ok := r.field(f, "fileWithUri", "file_with_uri"); ok {
 			out["url"] = u
 		} else if b, ok := r.field(f, "fileWithBytes", "file_with_bytes"); ok {
