@@ -179,7 +179,20 @@ func v03Request(method string, body []byte, pathTask string) ([]byte, *apiError)
 		}
 	default:
 		// CancelTaskRequest and TaskSubscriptionRequest: their one field
-		// is the path's name. What else came is carried, as a send's is.
+		// is the path's name, which a name in the body must agree with: it
+		// would be dropped unread. What else came is carried, as a send's is.
+		var r reader
+		name := r.str(in, "name")
+		if r.err != nil {
+			return nil, badParam(r.err.Error())
+		}
+		if task, ok := v03Name(name); name != "" && (!ok || task != pathTask) {
+			why := " is not tasks/{id}"
+			if ok {
+				why = " names task " + strconv.Quote(truncate(task, 64)) + ", not the path's " + strconv.Quote(truncate(pathTask, 64))
+			}
+			return nil, badParam("name " + strconv.Quote(truncate(name, 64)) + why + ": name the path's task, or leave name out")
+		}
 		out = object{}
 		carryUnknown(out, in, "name")
 	}
