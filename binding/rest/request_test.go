@@ -91,6 +91,10 @@ func TestV03BodyReadAsSent(t *testing.T) {
 			`name "t1" is not tasks/{id}`},
 		{"a cancel with a name not a string", "/v1/tasks/t1:cancel", `{"name":["tasks/t1"]}`,
 			`name must be a string, not an array`},
+		{"a config id in the query not the body's", "/v1/tasks/t1/pushNotificationConfigs?configId=c2", `{"pushNotificationConfig":{"id":"c3","url":"https://h.example/"}}`,
+			`query parameter configId names "c2", the body "c3": give the config id once, or the same in both`},
+		{"a config id in the query not the name's", "/v1/tasks/t1/pushNotificationConfigs?config_id=c2", `{"name":"tasks/t1/pushNotificationConfigs/c1","pushNotificationConfig":{"url":"https://h.example/"}}`,
+			`query parameter config_id names "c2", the body "c1": give the config id once, or the same in both`},
 		{"name not a string", "/v1/tasks/t1/pushNotificationConfigs", `{"name":7,"pushNotificationConfig":{"url":"https://h.example/"}}`,
 			`name must be a string, not a number`},
 	} {
