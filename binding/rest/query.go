@@ -75,14 +75,16 @@ var taskStates = []string{
 // lets it stand for the header (§3.6.1), as JSON-RPC reads it; it is no
 // field of the request, and the rest of the query is left as it was.
 func cutVersion(rawQuery string) (rest, version string, _ *apiError) {
-	if !strings.Contains(rawQuery, dialect.HeaderVersion) {
+	// The name is compared decoded, as url.ParseQuery reads the others:
+	// A2A%2DVersion would otherwise be refused as an unknown parameter.
+	if !strings.Contains(rawQuery, dialect.HeaderVersion) && !strings.Contains(rawQuery, "%") {
 		return rawQuery, "", nil
 	}
 	var kept []string
 	seen := false
 	for part := range strings.SplitSeq(rawQuery, "&") {
 		k, v, _ := strings.Cut(part, "=")
-		if k != dialect.HeaderVersion {
+		if name, err := url.QueryUnescape(k); err != nil || name != dialect.HeaderVersion {
 			kept = append(kept, part)
 			continue
 		}

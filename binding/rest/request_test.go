@@ -108,3 +108,18 @@ func TestV03BodyReadAsSent(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionQueryKeyEncoded: A2A-Version in the query is the version
+// however its name is percent-encoded, as url.ParseQuery reads every
+// other parameter's name, rather than an "unknown query parameter
+// \"A2A-Version\"" that names the very parameter the binding takes.
+func TestVersionQueryKeyEncoded(t *testing.T) {
+	for _, q := range []string{"A2A-Version=0.3", "A2A%2DVersion=0.3", "A2A%2dVersion=0%2E3&historyLength=2"} {
+		core := &recorder{reply: `{"jsonrpc":"2.0","id":1,"result":{}}`}
+		w := httptest.NewRecorder()
+		NewHandler(core, Options{}).ServeHTTP(w, httptest.NewRequest("GET", "/tasks/t1?"+q, nil))
+		if w.Code != http.StatusOK || core.header.Get("A2A-Version") != "0.3" {
+			t.Errorf("?%s: HTTP %d %s, the core got A2A-Version %q", q, w.Code, w.Body.String(), core.header.Get("A2A-Version"))
+		}
+	}
+}
