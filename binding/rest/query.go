@@ -35,8 +35,9 @@ type queryField struct {
 	key string
 	// zeroAbsent: 0 means the field is unset (0.3's historyLength: no limit).
 	zeroAbsent bool
-	// ifAbsent: the body's own value wins.
-	ifAbsent bool
+	// orBody: the body may give the field too, and must give the same:
+	// one of the two would be dropped.
+	orBody bool
 	// agree: a value the path already set must be the same.
 	agree bool
 }
@@ -52,7 +53,7 @@ var (
 	// 0.3's GetTaskRequest.history_length is no optional: 0 is "no limit".
 	qHistoryLengthV03 = queryField{names: []string{"historyLength", "history_length"}, kind: qInt32, zeroAbsent: true}
 	// 0.3's create takes the config id beside the body (body: "config").
-	qConfigIDV03 = queryField{names: []string{"configId", "config_id"}, kind: qString, key: "id", ifAbsent: true}
+	qConfigIDV03 = queryField{names: []string{"configId", "config_id"}, kind: qString, key: "id", orBody: true}
 	// a2a-go v2.3.1's REST client sends statusTimestampAfter as
 	// lastUpdatedAfter.
 	listTasksQuery = []queryField{
@@ -74,14 +75,16 @@ var taskStates = []string{
 // lets it stand for the header (§3.6.1), as JSON-RPC reads it; it is no
 // field of the request, and the rest of the query is left as it was.
 func cutVersion(rawQuery string) (rest, version string, _ *apiError) {
-	if !strings.Contains(rawQuery, dialect.HeaderVersion) {
+	// The name is compared decoded, as url.ParseQuery reads the others:
+	// A2A%2DVersion would otherwise be refused as an unknown parameter.
+	if !strings.Contains(rawQuery, dialect.HeaderVersion) && !strings.Contains(rawQuery, "%") {
 		return rawQuery, "", nil
 	}
 	var kept []string
 	seen := false
 	for part := range strings.SplitSeq(rawQuery, "&") {
 		k, v, _ := strings.Cut(part, "=")
-		if k != dialect.HeaderVersion {
+		if name, err := url.QueryUnescape(k); err != nil || name != dialect.HeaderVersion {
 			kept = append(kept, part)
 			continue
 		}
@@ -137,8 +140,11 @@ func setQueryField(params []byte, f queryField, name, v string) ([]byte, *apiErr
 	if f.key != "" {
 		key = f.key
 	}
-	if f.ifAbsent && gjson.GetBytes(params, key).Exists() {
-		return params, nil
+	if prev := gjson.GetBytes(params, key); f.orBody && prev.Exists() {
+		if prev.Type == gjson.String && prev.Str == v {
+			return params, nil
+		}
+		return nil, badParam("query parameter " + name + " names " + strconv.Quote(truncate(v, 64)) + ", the body " + truncate(prev.Raw, 64) + ": give the config id once, or the same in both")
 	}
 	if prev := gjson.GetBytes(params, key); f.agree && prev.Exists() && prev.Str != v {
 		return nil, badParam("query parameter " + name + " names " + strconv.Quote(truncate(v, 64)) + ", the path " + strconv.Quote(truncate(prev.Str, 64)) + ": give it once")

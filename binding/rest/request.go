@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 	"github.com/a2agate/gateway/internal/readall"
 )
 
@@ -29,8 +31,8 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 		case len(trimmed) == 0 || string(trimmed) == "null":
 			// An empty body is an empty message (a2a-go sends "null"
 			// on cancel), and a missing required field is the core's to name.
-		case !gjson.ValidBytes(trimmed):
-			return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not valid JSON")
+		case !jsonscan.Valid(trimmed):
+			return nil, invalidJSON(trimmed)
 		case trimmed[0] != '{':
 			return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams, "the request body must be a JSON object, the ProtoJSON of the "+r.op.method+" request")
 		default:
@@ -80,14 +82,28 @@ func buildParams(r route, body []byte, rawQuery string) ([]byte, *apiError) {
 	return params, nil
 }
 
+// invalidJSON is the error for a body jsonscan.Valid refused. Validation
+// is the core's validator, not gjson's, which recursed once a bracket: a
+// body of nothing but brackets took a goroutine stack as large as it, past
+// Go's limit (a fatal error) for a large max_body_bytes.
+func invalidJSON(b []byte) *apiError {
+	if !jsonscan.DepthOK(b) {
+		return newError(http.StatusBadRequest, dialect.ErrParse, "the request body nests deeper than "+strconv.Itoa(jsonscan.MaxDepth)+" levels")
+	}
+	return newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not valid JSON")
+}
+
 // emptyBody reports whether a body carries no field: empty, null or {}.
 func emptyBody(b []byte) bool {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || string(b) == "null" {
 		return true
 	}
-	v := gjson.ParseBytes(b)
-	return gjson.ValidBytes(b) && v.IsObject() && len(v.Map()) == 0
+	if !jsonscan.Valid(b) {
+		return false
+	}
+	v := jsonscan.Parse(b)
+	return v.IsObject() && len(v.Map()) == 0
 }
 
 // envelope wraps params into the JSON-RPC request of method.
@@ -113,9 +129,40 @@ func jsonContentType(h http.Header) bool {
 	return err == nil && (strings.EqualFold(mt, "application/json") || strings.EqualFold(mt, "application/a2a+json")) && readall.UTF8Charset(params)
 }
 
+// jsonPath spells a jsonscan path as a caller would: a.b[0].c.
+func jsonPath(path []any) string {
+	var b strings.Builder
+	for _, step := range path {
+		switch s := step.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(s) + "]")
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(truncate(s, 64))
+		}
+	}
+	return b.String()
+}
+
 // v03Request translates a 0.3 proto request body into the 1.0 params;
 // pathTask is the task id of the request's path.
 func v03Request(method string, body []byte, pathTask string) ([]byte, *apiError) {
+	// encoding/json, which decodes the body here, reads a byte that is not
+	// UTF-8 as U+FFFD and a repeated key as its last value: the backend
+	// would be sent other text than the caller's, or half of it.
+	if !utf8.Valid(body) {
+		return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not valid UTF-8")
+	}
+	if key, path, found := jsonscan.RepeatedKey(jsonscan.Parse(body)); found {
+		where := ""
+		if len(path) > 0 {
+			where = ", in " + jsonPath(path)
+		}
+		return nil, newError(http.StatusBadRequest, dialect.ErrInvalidParams,
+			"the request body names "+strconv.Quote(truncate(key, 64))+" twice"+where+": send each member once")
+	}
 	in, err := decodeObject(body)
 	if err != nil {
 		return nil, newError(http.StatusBadRequest, dialect.ErrParse, "the request body is not a JSON object: "+err.Error())
@@ -132,7 +179,20 @@ func v03Request(method string, body []byte, pathTask string) ([]byte, *apiError)
 		}
 	default:
 		// CancelTaskRequest and TaskSubscriptionRequest: their one field
-		// is the path's name. What else came is carried, as a send's is.
+		// is the path's name, which a name in the body must agree with: it
+		// would be dropped unread. What else came is carried, as a send's is.
+		var r reader
+		name := r.str(in, "name")
+		if r.err != nil {
+			return nil, badParam(r.err.Error())
+		}
+		if task, ok := v03Name(name); name != "" && (!ok || task != pathTask) {
+			why := " is not tasks/{id}"
+			if ok {
+				why = " names task " + strconv.Quote(truncate(task, 64)) + ", not the path's " + strconv.Quote(truncate(pathTask, 64))
+			}
+			return nil, badParam("name " + strconv.Quote(truncate(name, 64)) + why + ": name the path's task, or leave name out")
+		}
 		out = object{}
 		carryUnknown(out, in, "name")
 	}

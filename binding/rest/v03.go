@@ -101,6 +101,89 @@ func copyFields(dst, src object, pairs ...[2]string) {
 
 // --- 0.3 proto → canonical 1.0 (requests) ---
 
+// reader reads the members of a 0.3 request strictly, keeping its first
+// error: a member sent in both its spellings, or with a value of another
+// type than its field's, is an error, where the lenient getters above
+// (fit for the core's own results) would read one spelling or nothing and
+// so drop what the caller sent unsaid.
+type reader struct{ err error }
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(format, args...)
+	}
+}
+
+// field is the package's field, refusing a member given under two of its
+// names: ProtoJSON's JSON and proto names, or a name the binding reads too.
+func (r *reader) field(o object, names ...string) (any, bool) {
+	var v any
+	got := ""
+	for _, n := range names {
+		if x, ok := o[n]; ok && x != nil && n != got {
+			if got != "" {
+				r.fail("%q and %q are one field spelt two ways: send it once", got, n)
+				return nil, false
+			}
+			v, got = x, n
+		}
+	}
+	return v, got != ""
+}
+
+func (r *reader) obj(o object, names ...string) object {
+	v, ok := r.field(o, names...)
+	m, isObj := v.(object)
+	if ok && !isObj {
+		r.fail("%s must be an object, not %s", names[0], jsonType(v))
+	}
+	return m
+}
+
+func (r *reader) str(o object, names ...string) string {
+	v, ok := r.field(o, names...)
+	s, isStr := v.(string)
+	if ok && !isStr {
+		r.fail("%s must be a string, not %s", names[0], jsonType(v))
+	}
+	return s
+}
+
+func (r *reader) list(o object, names ...string) []any {
+	v, ok := r.field(o, names...)
+	l, isList := v.([]any)
+	if ok && !isList {
+		r.fail("%s must be an array, not %s", names[0], jsonType(v))
+	}
+	return l
+}
+
+// copyFields is the package's copyFields, through r.field.
+func (r *reader) copyFields(dst, src object, pairs ...[2]string) {
+	for _, p := range pairs {
+		if v, ok := r.field(src, p[1], p[0]); ok {
+			dst[p[1]] = v
+		}
+	}
+}
+
+// jsonType names the JSON type of a decoded value, for errors.
+func jsonType(v any) string {
+	switch v.(type) {
+	case object:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
 // carryUnknown copies the members of src that known does not name into
 // dst: what the 0.3 proto has no field for (a newer client's member, an
 // SDK's own) reaches the core as it came, where the core carries or
@@ -115,8 +198,12 @@ func carryUnknown(dst, src object, known ...string) {
 
 // v03SendToCanonical translates a 0.3 SendMessageRequest.
 func v03SendToCanonical(in object) (object, error) {
+	var r reader
 	out := object{}
-	m := objField(in, "message", "request")
+	m := r.obj(in, "message", "request")
+	if r.err != nil {
+		return nil, r.err
+	}
 	if m == nil {
 		return nil, errors.New("message is required")
 	}
@@ -125,14 +212,14 @@ func v03SendToCanonical(in object) (object, error) {
 		return nil, err
 	}
 	out["message"] = msg
-	if md, ok := field(in, "metadata"); ok {
+	if md, ok := r.field(in, "metadata"); ok {
 		out["metadata"] = md
 	}
 	carryUnknown(out, in, "message", "request", "metadata", "configuration")
-	if c := objField(in, "configuration"); c != nil {
+	if c := r.obj(in, "configuration"); c != nil {
 		cfg := object{}
-		copyFields(cfg, c, [2]string{"accepted_output_modes", "acceptedOutputModes"})
-		if n, ok := field(c, "historyLength", "history_length"); ok && fmt.Sprint(n) != "0" {
+		r.copyFields(cfg, c, [2]string{"accepted_output_modes", "acceptedOutputModes"})
+		if n, ok := r.field(c, "historyLength", "history_length"); ok && fmt.Sprint(n) != "0" {
 			// 0.3's 0 is "no limit" (a2a-dialects.md §12 #2), 1.0's "none".
 			cfg["historyLength"] = n
 		}
@@ -140,7 +227,7 @@ func v03SendToCanonical(in object) (object, error) {
 		// writers omit false (@a2a-js/sdk 0.3's REST client sends a
 		// non-blocking send as "configuration":{}), as the 0.3 gRPC front
 		// end reads it too. Without a configuration the send blocks.
-		b, ok := field(c, "blocking")
+		b, ok := r.field(c, "blocking")
 		if _, isBool := b.(bool); ok && !isBool {
 			// Read as absent, it would decide the send's mode unasked.
 			return nil, errors.New("configuration.blocking must be true or false")
@@ -148,7 +235,7 @@ func v03SendToCanonical(in object) (object, error) {
 		if !ok || b == false {
 			cfg["returnImmediately"] = true
 		}
-		if p := objField(c, "pushNotification", "push_notification"); p != nil {
+		if p := r.obj(c, "pushNotification", "push_notification"); p != nil {
 			tp, err := v03PushToCanonical(p, "")
 			if err != nil {
 				return nil, fmt.Errorf("configuration.pushNotification: %w", err)
@@ -161,16 +248,20 @@ func v03SendToCanonical(in object) (object, error) {
 			out["configuration"] = cfg
 		}
 	}
+	if r.err != nil {
+		return nil, r.err
+	}
 	return out, nil
 }
 
 func v03MessageToCanonical(m object) (object, error) {
+	var r reader
 	out := object{}
-	copyFields(out, m, [2]string{"message_id", "messageId"}, [2]string{"context_id", "contextId"},
+	r.copyFields(out, m, [2]string{"message_id", "messageId"}, [2]string{"context_id", "contextId"},
 		[2]string{"task_id", "taskId"}, [2]string{"role", "role"}, [2]string{"metadata", "metadata"},
 		[2]string{"extensions", "extensions"})
 	var parts []any
-	for _, p := range listField(m, "content", "parts") {
+	for _, p := range r.list(m, "content", "parts") {
 		po, ok := p.(object)
 		if !ok {
 			return nil, errors.New("a message part is not an object")
@@ -180,6 +271,9 @@ func v03MessageToCanonical(m object) (object, error) {
 			return nil, err
 		}
 		parts = append(parts, cp)
+	}
+	if r.err != nil {
+		return nil, r.err
 	}
 	if parts != nil {
 		out["parts"] = parts
@@ -199,6 +293,18 @@ func v03PartToCanonical(p object) (object, error) {
 
 // v03PartContent is the 1.0 part of a 0.3 part's content.
 func v03PartContent(p object) (object, error) {
+	var r reader
+	// Part.part and FilePart.file are oneofs: of two members, one would be
+	// dropped (protojson refuses the part outright).
+	var set []string
+	for _, k := range []string{"data", "file", "text"} {
+		if p[k] != nil {
+			set = append(set, k)
+		}
+	}
+	if len(set) > 1 {
+		return nil, fmt.Errorf("a part holds one of text, file and data, not %s", strings.Join(set, " and "))
+	}
 	switch {
 	case p["text"] != nil:
 		return object{"text": p["text"]}, nil
@@ -208,25 +314,32 @@ func v03PartContent(p object) (object, error) {
 			return nil, errors.New("a file part's file is not an object")
 		}
 		out := object{}
-		if u, ok := field(f, "fileWithUri", "file_with_uri"); ok {
+		_, hasURI := field(f, "fileWithUri", "file_with_uri")
+		if _, hasBytes := field(f, "fileWithBytes", "file_with_bytes"); hasURI && hasBytes {
+			return nil, errors.New("a file part's file holds one of fileWithUri and fileWithBytes, not both")
+		}
+		if u, ok := r.field(f, "fileWithUri", "file_with_uri"); ok {
 			out["url"] = u
-		} else if b, ok := field(f, "fileWithBytes", "file_with_bytes"); ok {
+		} else if b, ok := r.field(f, "fileWithBytes", "file_with_bytes"); ok {
 			out["raw"] = b
-		} else {
+		} else if r.err == nil {
 			return nil, errors.New("a file part has neither fileWithUri nor fileWithBytes")
 		}
-		if mt := strField(f, "mimeType", "mime_type"); mt != "" {
+		if mt := r.str(f, "mimeType", "mime_type"); mt != "" {
 			out["mediaType"] = mt
 		}
 		// The 0.3 proto's FilePart has no name, but 0.3's JSON FilePart
 		// does, as 1.0's Part has filename: a client that sends it is read.
-		if n, ok := field(f, "name"); ok {
+		if n, ok := r.field(f, "name"); ok {
 			out["filename"] = n
 		}
 		for _, k := range slices.Sorted(maps.Keys(f)) {
 			if !slices.Contains(v03FileMembers, k) {
 				return nil, fmt.Errorf("a file part's member %q is none of %s", k, strings.Join(v03FileMembers, ", "))
 			}
+		}
+		if r.err != nil {
+			return nil, r.err
 		}
 		return out, nil
 	case p["data"] != nil:
@@ -260,14 +373,15 @@ var v03FileMembers = []string{"fileWithUri", "file_with_uri", "fileWithBytes", "
 // 1.0 TaskPushNotificationConfig (without its taskId unless given). What
 // else it holds is carried, for the core to judge.
 func v03PushToCanonical(p object, taskID string) (object, error) {
+	var r reader
 	out := object{}
 	if taskID != "" {
 		out["taskId"] = taskID
 	}
-	copyFields(out, p, [2]string{"id", "id"}, [2]string{"url", "url"}, [2]string{"token", "token"})
-	if a := objField(p, "authentication"); a != nil {
+	r.copyFields(out, p, [2]string{"id", "id"}, [2]string{"url", "url"}, [2]string{"token", "token"})
+	if a := r.obj(p, "authentication"); a != nil {
 		auth := object{}
-		switch s := listField(a, "schemes"); {
+		switch s := r.list(a, "schemes"); {
 		case len(s) == 1:
 			auth["scheme"] = s[0]
 		case len(s) > 1:
@@ -275,9 +389,12 @@ func v03PushToCanonical(p object, taskID string) (object, error) {
 			// has one scheme: the others would be lost.
 			return nil, fmt.Errorf("authentication.schemes lists %d schemes: send one", len(s))
 		}
-		copyFields(auth, a, [2]string{"credentials", "credentials"})
+		r.copyFields(auth, a, [2]string{"credentials", "credentials"})
 		carryUnknown(auth, a, "schemes", "credentials")
 		out["authentication"] = auth
+	}
+	if r.err != nil {
+		return nil, r.err
 	}
 	carryUnknown(out, p, "id", "url", "token", "authentication")
 	return out, nil
@@ -449,7 +566,12 @@ func v03PushConfig(c object) object {
 // as its name's last segment or the config_id query parameter. A name must
 // name pathTask, the task of the path, which would otherwise override it.
 func v03CreatePushToCanonical(in object, taskID, configID, pathTask string) (object, error) {
-	p := objField(in, "pushNotificationConfig", "push_notification_config")
+	var r reader
+	p := r.obj(in, "pushNotificationConfig", "push_notification_config")
+	name := r.str(in, "name")
+	if r.err != nil {
+		return nil, r.err
+	}
 	if p == nil {
 		p = object{}
 	}
@@ -457,7 +579,7 @@ func v03CreatePushToCanonical(in object, taskID, configID, pathTask string) (obj
 	if err != nil {
 		return nil, fmt.Errorf("pushNotificationConfig.%w", err)
 	}
-	if name := strField(in, "name"); name != "" {
+	if name != "" {
 		task, rest, _ := strings.Cut(strings.TrimPrefix(name, "tasks/"), "/pushNotificationConfigs/")
 		if !strings.HasPrefix(name, "tasks/") || task == "" || rest == "" || strings.Contains(rest, "/") {
 			return nil, fmt.Errorf("name %q is not tasks/{id}/pushNotificationConfigs/{configId}", truncate(name, 64))

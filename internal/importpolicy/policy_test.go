@@ -19,7 +19,7 @@ var allowed = map[string][]string{
 	"normalize":              {"dialect", "internal/jsonscan"},
 	"agentcard":              {"dialect", "internal/jsonscan"},
 	"proxy":                  {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse", "internal/readall", "internal/staticheader", "telemetry", "binding/rest", "binding/grpc", "push"},
-	"binding/rest":           {"dialect", "internal/sse", "internal/rpcerror", "internal/readall"},
+	"binding/rest":           {"dialect", "internal/sse", "internal/rpcerror", "internal/readall", "internal/jsonscan"},
 	"binding/grpc":           {"dialect", "internal/rpcerror"},
 	"configs":                {},
 	"push":                   {"dialect"},
