@@ -39,6 +39,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // errInvalid reports an agent card that cannot be translated: not a JSON
@@ -95,7 +96,7 @@ type Provider struct {
 // always drops them: a rewritten card no longer matches what was signed, so
 // the caller should log that they were dropped.
 func HasSignatures(card []byte) bool {
-	if !gjson.ValidBytes(card) {
+	if !jsonscan.Valid(card) {
 		return false
 	}
 	return hasElements(gjson.GetBytes(card, "signatures"))
@@ -234,7 +235,13 @@ var (
 
 // parseCard validates card once and returns its root object.
 func parseCard(card []byte) (gjson.Result, error) {
-	if !gjson.ValidBytes(card) {
+	// jsonscan, not gjson's validator, which recurses once a bracket: a
+	// card of a megabyte of '[' would take a goroutine stack of hundreds
+	// of MiB at each refresh.
+	if !jsonscan.DepthOK(card) {
+		return gjson.Result{}, fmt.Errorf("%w: nests deeper than %d levels", errInvalid, jsonscan.MaxDepth)
+	}
+	if !jsonscan.Valid(card) {
 		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", errInvalid)
 	}
 	if !utf8.Valid(card) {
@@ -944,8 +951,8 @@ func webURLOnly(v gjson.Result) gjson.Result {
 
 // parseSkills validates the skills override: a JSON array of objects.
 func parseSkills(raw []byte) (gjson.Result, error) {
-	if !gjson.ValidBytes(raw) {
-		return gjson.Result{}, errors.New("card skills override: not valid JSON")
+	if !jsonscan.Valid(raw) {
+		return gjson.Result{}, errors.New("card skills override: not valid JSON (or nested deeper than 100 levels)")
 	}
 	skills := gjson.ParseBytes(raw)
 	if !skills.IsArray() {

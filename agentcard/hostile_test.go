@@ -2,6 +2,7 @@ package agentcard
 
 import (
 	"errors"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -34,6 +35,25 @@ func TestCardLoneSurrogates(t *testing.T) {
 	}
 	if err := protojson.Unmarshal(out, new(a2apb.AgentCard)); err != nil {
 		t.Errorf("the 1.0 card is not ProtoJSON an AgentCard parser reads: %v\n%s", err, out)
+	}
+}
+
+// TestCardOfBracketsWithoutRecursion: a backend card of nothing but '['
+// (as large as a card may be) is refused by Dialect, ToCanonical and
+// HasSignatures without a stack as deep as the card: gjson's validator,
+// which they used, recursed once a bracket (about 128 MiB of stack for
+// such a card, at each refresh). The stack bound makes a recursion fatal.
+func TestCardOfBracketsWithoutRecursion(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(32 << 20))
+	card := []byte(strings.Repeat("[", 1<<20))
+	if _, _, err := Dialect(card); !errors.Is(err, errInvalid) || !strings.Contains(err.Error(), "nests deeper than 100 levels") {
+		t.Errorf("Dialect: %v", err)
+	}
+	if _, err := ToCanonical(card); !errors.Is(err, errInvalid) {
+		t.Errorf("ToCanonical: %v", err)
+	}
+	if HasSignatures(card) {
+		t.Error("HasSignatures of brackets")
 	}
 }
 
