@@ -408,8 +408,8 @@ func versionConflict(r *http.Request) string {
 			return "A2A-Version is given twice, " + strconv.Quote(truncateHeader(vs[0])) + " and " + strconv.Quote(truncateHeader(v)) + ": name one version"
 		}
 	}
-	if r.URL.RawQuery == "" || !strings.Contains(r.URL.RawQuery, dialect.HeaderVersion) {
-		return ""
+	if r.URL.RawQuery == "" {
+		return "" // the query is parsed only when there is one: its key may be percent-encoded (A2A%2DVersion)
 	}
 	qs := r.URL.Query()[dialect.HeaderVersion]
 	if len(vs) > 0 {

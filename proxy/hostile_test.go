@@ -312,6 +312,28 @@ func TestVersionQueryParameter(t *testing.T) {
 	if wantError(t, gjson.ParseBytes(b), dialect.V10, -32001); status != http.StatusOK {
 		t.Fatalf("HTTP %d", status)
 	}
+	// Two versions, in two headers or in the header and the query (its key
+	// percent-encoded or not), are refused rather than one of them dropped.
+	for _, c := range []struct {
+		query  string
+		header []string
+	}{
+		{"", []string{"1.0", "0.3"}},
+		{"?A2A-Version=0.3", []string{"1.0"}},
+		{"?A2A%2DVersion=0.3", []string{"1.0"}},
+		{"?A2A-Version=1.0&A2A%2dVersion=0.3", nil},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, g.url+c.query, strings.NewReader(rpc("GetTask", `{"id":"t"}`)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header["A2A-Version"] = c.header
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		wantErrorSaying(t, gjson.ParseBytes(b), dialect.V10, -32600, "A2A-Version is given twice")
+	}
 	// An unreadable body asking 1.0 in the query is answered in 1.0.
 	if e := wantError(t, post("?A2A-Version=1.0", `{"jsonrpc":`), dialect.V10, -32700); !e.Get("data.0.reason").Exists() {
 		t.Fatalf("want the 1.0 shape: %s", e.Raw)
