@@ -84,3 +84,13 @@ func ErrorByCode(code int) (ErrorCode, bool) {
 	}
 	return ErrorCode{}, false
 }
+
+// ErrorByReason returns the row for a google.rpc.ErrorInfo reason.
+func ErrorByReason(reason string) (ErrorCode, bool) {
+	for _, e := range ErrorCodes {
+		if e.Reason == reason {
+			return e, true
+		}
+	}
+	return ErrorCode{}, false
+}

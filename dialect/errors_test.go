@@ -9,7 +9,7 @@ var upperSnake = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
 // TestErrorTableBijective: every error kind has exactly one row, and kind,
 // code and reason each name one row: ErrorKind.Error and ErrorByCode are
-// inverses.
+// inverses, and ErrorByReason too.
 func TestErrorTableBijective(t *testing.T) {
 	kinds := map[ErrorKind]bool{}
 	codes := map[int]ErrorKind{}
@@ -45,6 +45,9 @@ func TestErrorTableBijective(t *testing.T) {
 		if got, ok := ErrorByCode(row.Code); !ok || got != row {
 			t.Errorf("ErrorByCode(%d) = %+v, %v; want %+v", row.Code, got, ok, row)
 		}
+		if got, ok := ErrorByReason(row.Reason); !ok || got != row {
+			t.Errorf("ErrorByReason(%q) = %+v, %v; want %+v", row.Reason, got, ok, row)
+		}
 		if got := row.Kind.String(); got != row.Reason {
 			t.Errorf("ErrorKind(%d).String() = %q, want %q", row.Kind, got, row.Reason)
 		}
@@ -62,6 +65,11 @@ func TestUnknownErrors(t *testing.T) {
 	for _, code := range []int{0, -32000, -32010, 1} {
 		if row, ok := ErrorByCode(code); ok {
 			t.Errorf("ErrorByCode(%d) = %+v", code, row)
+		}
+	}
+	for _, reason := range []string{"", "internal_error", "NOT_A_REASON"} {
+		if row, ok := ErrorByReason(reason); ok {
+			t.Errorf("ErrorByReason(%q) = %+v", reason, row)
 		}
 	}
 	if got := errKindCount.Error(); got.Kind != ErrInternal {

@@ -253,7 +253,7 @@ func (a *Agent) ServeRPC(w http.ResponseWriter, r *http.Request) {
 	c.lent = c.lentInline[:0]
 	defer c.giveBack()
 	r = a.startTrace(r, c)
-	defer a.logCall(c, r)
+	defer a.logCall(r.Context(), c)
 	defer a.endTrace(r.Context(), c)
 	refused := a.checkAuth(r, w.Header(), c)
 	over := false
@@ -484,12 +484,33 @@ func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
 	return errorResponse(c.env.Dialect, c.env.ID, e)
 }
 
-func (a *Agent) logCall(c *call, r *http.Request) {
+// FrontEndRefused counts and logs, as the core does its own calls, a call
+// that the front end of binding b refused before the core saw it (a REST
+// body or query, a gRPC message, it could not take): started at start,
+// its caller speaking caller, for op, refused with kind. Without it such a
+// call left no trace in the metrics or the log.
+func (a *Agent) FrontEndRefused(ctx context.Context, start time.Time, b dialect.Binding, caller dialect.ID, op dialect.Op, kind dialect.ErrorKind) {
+	c := &call{start: start, backend: a.backend, binding: b, caller: caller}
+	c.env.Dialect, c.env.Op = caller, op
+	row := kind.Error()
+	c.code, c.reason, c.outcome = row.Code, row.Reason, outcomeCallerError
+	if kind == dialect.ErrUnauthenticated {
+		c.outcome = outcomeUnauthenticated
+	}
+	a.logCall(ctx, c)
+}
+
+// restRefused is the HTTP+JSON front end's Options.Refused.
+func (a *Agent) restRefused(r *http.Request, start time.Time, caller dialect.ID, op dialect.Op, kind dialect.ErrorKind) {
+	a.FrontEndRefused(r.Context(), start, dialect.HTTPJSON, caller, op, kind)
+}
+
+func (a *Agent) logCall(ctx context.Context, c *call) {
 	end := time.Now()
 	a.metrics.observe(a.cfg.Name, c, end.Sub(c.start))
 	// Straight to the handler: Logger.LogAttrs would also record the
 	// caller's program counter, which the access log never shows.
-	h, ctx := a.accessLog(c), r.Context()
+	h := a.accessLog(c)
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}

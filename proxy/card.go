@@ -385,7 +385,7 @@ func (a *Agent) ServeCard(w http.ResponseWriter, r *http.Request) {
 func (a *Agent) ServeExtendedCardHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &call{start: time.Now(), backend: a.backend}
 	c.env.Dialect, c.env.Op = dialect.V03, dialect.GetExtendedCard
-	defer a.logCall(c, r)
+	defer a.logCall(r.Context(), c)
 	if refused := a.checkAuth(r, w.Header(), c); refused != nil {
 		a.refuse(w, c, refused)
 		return

@@ -66,7 +66,7 @@ func NewGateway(agents []*Agent) (_ *Gateway, err error) {
 		// parses the rest itself ("{id}:cancel" is no ServeMux wildcard).
 		var below http.Handler
 		if a.cfg.Serves(dialect.HTTPJSON) {
-			opts := rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout, Admit: a.AdmitEarly}
+			opts := rest.Options{Prefix: p, MaxBodyBytes: a.cfg.MaxBodyBytes, ReadTimeout: a.readTimeout, Admit: a.AdmitEarly, Refused: a.restRefused}
 			if a.verifier != nil {
 				opts.Authenticate = a.refuseREST
 			}

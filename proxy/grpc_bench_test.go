@@ -35,7 +35,7 @@ func BenchmarkGRPCUnary(b *testing.B) {
 	// listener of its own, as a grpc_listen would serve it.
 	ln := testnet.Listen(b)
 	a := h.gw.(*Gateway).agents[0]
-	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), a.AdmitEarly, a.cfg, 0, 0, 0)
+	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), a.AdmitEarly, a.GRPCRefused, a.cfg, 0, 0, 0)
 	go func() { _ = native.Serve(ln) }()
 	defer native.Stop()
 	for _, target := range []struct{ name, addr string }{{"grpc", addr}, {"grpc-native", ln.Addr().String()}} {

@@ -68,7 +68,7 @@ func newGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 func newNativeGRPCGateway(t *testing.T, g *testGateway) *grpcGateway {
 	t.Helper()
 	ln := testnet.Listen(t)
-	s := NewGRPCListenerServer(http.HandlerFunc(g.agent.ServeRPC), http.HandlerFunc(g.agent.RefuseUnauthenticated), g.agent.AdmitEarly, g.agent.cfg, 0, g.agent.readTimeout, 0)
+	s := NewGRPCListenerServer(http.HandlerFunc(g.agent.ServeRPC), http.HandlerFunc(g.agent.RefuseUnauthenticated), g.agent.AdmitEarly, g.agent.GRPCRefused, g.agent.cfg, 0, g.agent.readTimeout, 0)
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(s.Stop)
 	return dialGRPCGateway(t, g, ln.Addr().String())

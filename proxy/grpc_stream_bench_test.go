@@ -38,7 +38,7 @@ func BenchmarkGRPCStreamEvents(b *testing.B) {
 		StreamWriteTimeout: 60 * time.Second})
 	gw := soleGateway(b, a)
 	ln := testnet.Listen(b)
-	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), a.AdmitEarly, cfg, 0, 0, 0)
+	native := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), a.AdmitEarly, a.GRPCRefused, cfg, 0, 0, 0)
 	go func() { _ = native.Serve(ln) }()
 	b.Cleanup(native.Stop)
 	shape, err := structpb.NewStruct(map[string]any{"bench": map[string]any{"events": streamBenchEvents}})

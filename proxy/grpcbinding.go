@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -53,7 +54,7 @@ func grpcServer(agents []*Agent) (*grpc.Server, grpcbind.RequestBound, error) {
 	if err := pick.publishGRPC(grpcTarget(pick.cfg.PublicURL)); err != nil {
 		return nil, none, fmt.Errorf("agent %q: listing its gRPC binding on its card: %w", pick.cfg.Name, err)
 	}
-	opts := grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes, MaxEventBytes: grpcEventBytes(pick.cfg)}
+	opts := grpcbind.Options{Path: pick.cfg.Path, MaxMessageBytes: pick.cfg.MaxBodyBytes, MaxEventBytes: grpcEventBytes(pick.cfg), Refused: pick.GRPCRefused}
 	if pick.verifier != nil {
 		opts.Authenticate = http.HandlerFunc(pick.RefuseUnauthenticated)
 	}
@@ -65,15 +66,26 @@ func grpcServer(agents []*Agent) (*grpc.Server, grpcbind.RequestBound, error) {
 // endpoint and refuse its check of the caller of a call the binding
 // refuses itself (Agent.RefuseUnauthenticated), admit its count of a call
 // against its caller's bound before its message is read
-// (Agent.AdmitEarly), maxStreams the calls a
+// (Agent.AdmitEarly), refused its count and log of a call the binding
+// refuses (Agent.GRPCRefused), maxStreams the calls a
 // connection may have open at once (0: DefaultMaxConcurrentStreams),
 // readTimeout the bound on a call's request message arriving
 // (server.read_timeout, 0: none), idleTimeout the time a connection
 // without calls is kept (server.idle_timeout, 0: for ever), opts its
 // credentials.
-func NewGRPCListenerServer(rpc, refuse http.Handler, admit func(*http.Request) (*http.Request, func(), bool), cfg AgentConfig, maxStreams uint32, readTimeout, idleTimeout time.Duration, opts ...grpc.ServerOption) *grpc.Server {
+func NewGRPCListenerServer(rpc, refuse http.Handler, admit func(*http.Request) (*http.Request, func(), bool), refused FrontEndRefusals, cfg AgentConfig, maxStreams uint32, readTimeout, idleTimeout time.Duration, opts ...grpc.ServerOption) *grpc.Server {
 	return grpcbind.New(rpc, grpcbind.Options{Path: cfg.Path, MaxMessageBytes: cfg.MaxBodyBytes, MaxEventBytes: grpcEventBytes(cfg), MaxConcurrentStreams: maxStreams,
-		ReadTimeout: readTimeout, IdleTimeout: idleTimeout, ServerOptions: opts, Authenticate: refuse, Admit: admit})
+		ReadTimeout: readTimeout, IdleTimeout: idleTimeout, ServerOptions: opts, Authenticate: refuse, Admit: admit, Refused: refused})
+}
+
+// FrontEndRefusals is told of a gRPC call the binding refused before the
+// core saw it (Agent.GRPCRefused).
+type FrontEndRefusals = func(ctx context.Context, start time.Time, caller dialect.ID, op dialect.Op, kind dialect.ErrorKind)
+
+// GRPCRefused is the gRPC front end's Options.Refused: it counts and logs
+// the call as FrontEndRefused does.
+func (a *Agent) GRPCRefused(ctx context.Context, start time.Time, caller dialect.ID, op dialect.Op, kind dialect.ErrorKind) {
+	a.FrontEndRefused(ctx, start, dialect.GRPC, caller, op, kind)
 }
 
 // grpcEventBytes bounds an event of the agent's stream as the gRPC

@@ -129,7 +129,7 @@ func measureIdleStreams(b *testing.B, kind string, n, perConn int, noTimeout boo
 	switch kind {
 	case "grpc_listen":
 		ln := testnet.Listen(b)
-		s := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), a.AdmitEarly, cfg, 0, 0, 0)
+		s := NewGRPCListenerServer(http.HandlerFunc(a.ServeRPC), http.HandlerFunc(a.RefuseUnauthenticated), a.AdmitEarly, a.GRPCRefused, cfg, 0, 0, 0)
 		go func() { _ = s.Serve(ln) }()
 		defer s.Stop()
 		addr = ln.Addr().String()

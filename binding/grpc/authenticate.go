@@ -3,11 +3,17 @@ package grpcbind
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync/atomic"
+	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/a2agate/gateway/dialect"
 )
 
 // The core authenticates every call it serves; a call the front end
@@ -31,39 +37,77 @@ func reachedCore(ctx context.Context) {
 	}
 }
 
-// authenticateRefusedUnary answers a unary call refused before the core
-// with the core's refusal of its caller, if the caller is refused.
-func (s *service) authenticateRefusedUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+// refusedBeforeCoreUnary answers a unary call refused before the core
+// with the core's refusal of its caller, if the caller is refused, and
+// tells Options.Refused of the call's refusal, which the core never saw.
+func (s *service) refusedBeforeCoreUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	start := time.Now()
 	reached := new(atomic.Bool)
 	resp, err := handler(context.WithValue(ctx, coreKey{}, reached), req)
 	if err == nil || reached.Load() {
 		return resp, err
 	}
-	if refused := s.refusal(ctx, func(md metadata.MD) { _ = grpc.SetHeader(ctx, md) }); refused != nil {
-		return nil, refused
+	if s.authenticate != nil {
+		if refused := s.refusal(ctx, func(md metadata.MD) { _ = grpc.SetHeader(ctx, md) }); refused != nil {
+			err = refused
+		}
 	}
-	return resp, err
+	s.tellRefused(ctx, start, info.FullMethod, err)
+	return nil, err
 }
 
-// authenticateRefusedStream is authenticateRefusedUnary for a streaming
-// call, which has sent nothing when it is refused before the core. A
-// method neither service has (grpc-go gives its handler no service, srv)
-// names no operation: it is answered as such whoever calls, as the
-// JSON-RPC endpoint answers an unknown method and the REST binding an
-// unknown route.
-func (s *service) authenticateRefusedStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+// refusedBeforeCoreStream is refusedBeforeCoreUnary for a streaming call,
+// which has sent nothing when it is refused before the core. A method
+// neither service has (grpc-go gives its handler no service, srv) names
+// no operation: it is answered as such whoever calls, as the JSON-RPC
+// endpoint answers an unknown method and the REST binding an unknown
+// route.
+func (s *service) refusedBeforeCoreStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	start := time.Now()
 	if srv == nil {
-		return handler(srv, ss)
+		err := handler(srv, ss)
+		s.tellRefused(ss.Context(), start, info.FullMethod, err)
+		return err
 	}
 	reached := new(atomic.Bool)
 	err := handler(srv, contextStream{ss, context.WithValue(ss.Context(), coreKey{}, reached)})
 	if err == nil || reached.Load() {
 		return err
 	}
-	if refused := s.refusal(ss.Context(), func(md metadata.MD) { _ = ss.SetHeader(md) }); refused != nil {
-		return refused
+	if s.authenticate != nil {
+		if refused := s.refusal(ss.Context(), func(md metadata.MD) { _ = ss.SetHeader(md) }); refused != nil {
+			err = refused
+		}
 	}
+	s.tellRefused(ss.Context(), start, info.FullMethod, err)
 	return err
+}
+
+// tellRefused tells Options.Refused of the call of fullMethod that the
+// front end refused with err.
+func (s *service) tellRefused(ctx context.Context, start time.Time, fullMethod string, err error) {
+	if s.refused == nil || err == nil {
+		return
+	}
+	caller, op := dialect.V10, dialect.OpUnknown
+	method := fullMethod[strings.LastIndexByte(fullMethod, '/')+1:]
+	switch {
+	case strings.HasPrefix(fullMethod, v03Service):
+		caller = dialect.V03
+		op = v03Ops[method]
+	case strings.HasPrefix(fullMethod, v10Service):
+		_, op, _ = dialect.Lookup(method)
+	}
+	kind := dialect.ErrInternal
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			if row, known := dialect.ErrorByReason(info.Reason); known {
+				kind = row.Kind
+			}
+			break
+		}
+	}
+	s.refused(ctx, start, caller, op, kind)
 }
 
 // contextStream is a server stream with a context of its own.

@@ -1,6 +1,7 @@
 package grpcbind
 
 import (
+	"context"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -54,6 +55,13 @@ type Options struct {
 	// (server.idle_timeout), on a listener of the server's own; 0 means
 	// never. Through ServeHTTP, net/http's IdleTimeout does.
 	IdleTimeout time.Duration
+	// Refused, when set, is told of each call the front end answers with
+	// an error itself, without the core (which counts and logs its own):
+	// when it started, the dialect its caller spoke, its operation
+	// (dialect.OpUnknown for a method neither service has) and the
+	// error's kind. grpc-go's own refusals (a message over the size limit
+	// on a listener of the server's own, say) reach no interceptor.
+	Refused func(ctx context.Context, start time.Time, caller dialect.ID, op dialect.Op, kind dialect.ErrorKind)
 	// Admit, when set, counts a call against its caller's bound before
 	// its request message is read, on a listener of the server's own, as
 	// RequestBound.Admit does through ServeHTTP.
@@ -91,15 +99,11 @@ func New(rpc http.Handler, opts Options) *grpc.Server {
 	if path == "" {
 		path = "/"
 	}
-	svc := &service{rpc: rpc, path: path, limit: limit, maxEvent: opts.MaxEventBytes, authenticate: opts.Authenticate, admit: opts.Admit}
-	unary := []grpc.UnaryServerInterceptor{svc.refuseOverUnary, refuseUnknownUnary}
-	streaming := []grpc.StreamServerInterceptor{svc.refuseOverStream, refuseUnknownStream, boundSends, v03FinalFlag}
-	if svc.authenticate != nil {
-		// Outermost: it sees the refusals of the others, and of the
-		// handlers, before the core was called.
-		unary = append([]grpc.UnaryServerInterceptor{svc.authenticateRefusedUnary}, unary...)
-		streaming = append([]grpc.StreamServerInterceptor{svc.authenticateRefusedStream}, streaming...)
-	}
+	svc := &service{rpc: rpc, path: path, limit: limit, maxEvent: opts.MaxEventBytes, authenticate: opts.Authenticate, admit: opts.Admit, refused: opts.Refused}
+	// refusedBeforeCore outermost: it sees the refusals of the others, and
+	// of the handlers, before the core was called.
+	unary := []grpc.UnaryServerInterceptor{svc.refusedBeforeCoreUnary, svc.refuseOverUnary, refuseUnknownUnary}
+	streaming := []grpc.StreamServerInterceptor{svc.refusedBeforeCoreStream, svc.refuseOverStream, refuseUnknownStream, boundSends, v03FinalFlag}
 	so := []grpc.ServerOption{grpc.MaxRecvMsgSize(int(min(limit, 1<<30))), grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(streaming...), grpc.MaxConcurrentStreams(streams),
 		grpc.ForceServerCodecV2(newRequestCodec()), grpc.UnknownServiceHandler(unknownMethod)}

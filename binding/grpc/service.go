@@ -3,11 +3,14 @@ package grpcbind
 import (
 	"context"
 	"net/http"
+	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/a2agate/gateway/dialect"
 )
 
 // service is lf.a2a.v1.A2AService served by the JSON-RPC core: each RPC is
@@ -26,6 +29,8 @@ type service struct {
 	authenticate http.Handler
 	// admit is Options.Admit.
 	admit func(*http.Request) (*http.Request, func(), bool)
+	// refused is Options.Refused.
+	refused func(context.Context, time.Time, dialect.ID, dialect.Op, dialect.ErrorKind)
 }
 
 // unary calls method with req and decodes the result into a new R.

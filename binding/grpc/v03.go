@@ -33,8 +33,27 @@ func registerV03(s grpc.ServiceRegistrar, svc *service) {
 	pb03.RegisterA2AServiceServer(s, a2agrpcv0.NewHandler(v03Handler{svc}))
 }
 
-// v03Service is the prefix of the 0.3 service's full method names.
-const v03Service = "/a2a.v1.A2AService/"
+// v03Service and v10Service are the prefixes of the services' full
+// method names.
+const (
+	v03Service = "/a2a.v1.A2AService/"
+	v10Service = "/lf.a2a.v1.A2AService/"
+)
+
+// v03Ops are the operations of the 0.3 service's methods (a2a.proto
+// v0.3.0), whose names are not all 1.0's.
+var v03Ops = map[string]dialect.Op{
+	"SendMessage":                      dialect.SendMessage,
+	"SendStreamingMessage":             dialect.SendStreamingMessage,
+	"GetTask":                          dialect.GetTask,
+	"CancelTask":                       dialect.CancelTask,
+	"TaskSubscription":                 dialect.SubscribeToTask,
+	"CreateTaskPushNotificationConfig": dialect.CreatePushConfig,
+	"GetTaskPushNotificationConfig":    dialect.GetPushConfig,
+	"ListTaskPushNotificationConfig":   dialect.ListPushConfigs,
+	"GetAgentCard":                     dialect.GetExtendedCard,
+	"DeleteTaskPushNotificationConfig": dialect.DeletePushConfig,
+}
 
 // v03FinalFlag sets the 0.3 final flag on the status updates the 0.3
 // service streams: a2a-go v2.3.1's 0.3 conversion (a2apb/v0/pbconv

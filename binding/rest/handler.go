@@ -41,6 +41,11 @@ type Options struct {
 	// over says the caller has too many calls in flight: its body is not
 	// read, and the core, told so by the mark, refuses the call.
 	Admit func(*http.Request) (_ *http.Request, release func(), over bool)
+	// Refused, when set, is told of each call the front end answers with
+	// an error itself, without the core (which counts and logs its own):
+	// when it started, the dialect its caller spoke, its operation
+	// (dialect.OpUnknown for an unknown route) and the error's kind.
+	Refused func(r *http.Request, start time.Time, caller dialect.ID, op dialect.Op, kind dialect.ErrorKind)
 }
 
 // Refusal is a caller refused by Options.Authenticate: the HTTP status
@@ -63,13 +68,14 @@ type handler struct {
 	readTimeout  time.Duration
 	authenticate func(*http.Request) *Refusal
 	admit        func(*http.Request) (*http.Request, func(), bool)
+	refused      func(*http.Request, time.Time, dialect.ID, dialect.Op, dialect.ErrorKind)
 }
 
 // NewHandler returns the HTTP+JSON binding of the agent whose JSON-RPC
 // endpoint rpc serves. Every answer, errors included, is in the REST wire
 // shape: an unknown route or verb too gets a google.rpc.Status body.
 func NewHandler(rpc http.Handler, opts Options) http.Handler {
-	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout, authenticate: opts.Authenticate, admit: opts.Admit}
+	h := &handler{rpc: rpc, prefix: strings.TrimSuffix(opts.Prefix, "/"), limit: opts.MaxBodyBytes, readTimeout: opts.ReadTimeout, authenticate: opts.Authenticate, admit: opts.Admit, refused: opts.Refused}
 	h.rpcPath = h.prefix
 	if h.rpcPath == "" {
 		h.rpcPath = "/"
@@ -82,33 +88,44 @@ func NewHandler(rpc http.Handler, opts Options) http.Handler {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	p := r.URL.EscapedPath()
-	rel, ok := strings.CutPrefix(p, h.prefix)
-	if !ok {
-		unknownRoute(p).write(w)
-		return
-	}
-	v03 := strings.HasPrefix(rel, "/v1/")
-	fail := func(e *apiError) {
+	v03, method := false, "" // method: the route's operation, once known
+	write := func(e *apiError) {
 		e.v03 = v03
 		e.write(w)
+		if h.refused != nil {
+			caller := dialect.V10
+			if v03 {
+				caller = dialect.V03
+			}
+			_, op, _ := dialect.Lookup(method)
+			row, _ := dialect.ErrorByCode(e.code)
+			h.refused(r, start, caller, op, row.Kind)
+		}
 	}
-	rt, apiErr := parseRoute(r.Method, rel)
-	if apiErr != nil {
-		fail(apiErr)
+	rel, ok := strings.CutPrefix(p, h.prefix)
+	if !ok {
+		write(unknownRoute(p))
 		return
 	}
+	v03 = strings.HasPrefix(rel, "/v1/")
+	rt, apiErr := parseRoute(r.Method, rel)
+	if apiErr != nil {
+		write(apiErr)
+		return
+	}
+	method = rt.op.method
 	// From here on the route is an operation: a request error is answered
 	// to an authenticated caller only.
-	fail = func(e *apiError) {
+	fail := func(e *apiError) {
 		if h.authenticate != nil {
 			if refused := h.authenticate(r); refused != nil {
 				maps.Copy(w.Header(), refused.Header)
 				e = newError(refused.Status, refused.Kind, refused.Message)
 			}
 		}
-		e.v03 = v03
-		e.write(w)
+		write(e)
 	}
 	over := false
 	if h.admit != nil {

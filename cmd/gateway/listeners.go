@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/a2agate/gateway/dialect"
 	"github.com/a2agate/gateway/proxy"
 )
 
@@ -186,7 +187,7 @@ func grpcAddrs(ls []*grpcListener) map[string]string {
 func (rt *runtime) startGRPC(ls []*grpcListener, calls context.Context) {
 	for _, l := range ls {
 		l.server = proxy.NewGRPCListenerServer(rt.agentHandler(l.agent, calls, (*proxy.Agent).ServeRPC),
-			rt.agentHandler(l.agent, calls, (*proxy.Agent).RefuseUnauthenticated), rt.agentAdmit(l.agent), l.cfg, l.streams, l.readTimeout, l.idleTimeout, l.creds...)
+			rt.agentHandler(l.agent, calls, (*proxy.Agent).RefuseUnauthenticated), rt.agentAdmit(l.agent), rt.agentRefused(l.agent), l.cfg, l.streams, l.readTimeout, l.idleTimeout, l.creds...)
 		go func() { _ = l.server.Serve(l.ln) }()
 		rt.log.Info("gRPC listening", "agent", l.agent, "addr", l.ln.Addr().String())
 	}
@@ -229,6 +230,21 @@ func (rt *runtime) agentAdmit(name string) func(*http.Request) (*http.Request, f
 		}
 		g.inflight.Done()
 		return r, func() {}, false
+	}
+}
+
+// agentRefused counts and logs a call the gRPC front end of the agent
+// named name refused (Agent.GRPCRefused) in the current generation.
+func (rt *runtime) agentRefused(name string) proxy.FrontEndRefusals {
+	return func(ctx context.Context, start time.Time, caller dialect.ID, op dialect.Op, kind dialect.ErrorKind) {
+		g := rt.enter()
+		defer g.inflight.Done()
+		for _, a := range g.agents {
+			if a.Config().Name == name {
+				a.GRPCRefused(ctx, start, caller, op, kind)
+				return
+			}
+		}
 	}
 }
 
