@@ -10,8 +10,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 t="${1:-50000x}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for pkg in ./normalize ./agentcard ./internal/jsonscan ./internal/sse ./proxy ./cmd/gateway; do
-  for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
+# Every package's targets, found rather than listed: a list had left out
+# auth's and both bindings' for several sessions.
+for pkg in $(go list ./...); do
+  for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "fuzz $pkg $target for $t"
     if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$t" "$pkg" >"$log" 2>&1; then
       cat "$log"
