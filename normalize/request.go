@@ -107,36 +107,44 @@ func (c *conv) params(op dialect.Op, root gjson.Result, to dialect.ID, info *Req
 	return fail("unsupported operation %s", op)
 }
 
+var extendedCardKeys = [...]keySpec{{"tenant", ""}}
+
+// extendedCardParams writes GetExtendedAgentCard's params, which hold a
+// tenant alone. A 1.0 backend gets them as sent, members the gateway does
+// not know among them; 0.x has no params for the call (0.3 takes none,
+// 0.2.5 is a GET), so there the tenant is dropped, as from every 0.x call,
+// and any other member is refused rather than lost.
 func extendedCardParams(to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	root := jsonscan.Parse(params)
-	if len(params) > 0 && !root.IsObject() && root.Type != gjson.Null {
-		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: must be an object or absent")
-	}
-	tenant := root.Get("tenant")
-	if tenant.Exists() && tenant.Type != gjson.String && tenant.Type != gjson.Null {
-		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: params.tenant: must be a string, got %s", typeName(tenant))
-	}
-	if to == dialect.V03 {
-		return nil, info, nil
-	}
-	// The Go 1.0 server unmarshals params unconditionally: always send an object.
-	if !tenant.Exists() {
-		if len(params) > 0 && root.IsObject() && isEmptyObject(root) {
-			return params, info, nil // already canonical: pass through uncopied
+	if len(params) == 0 || root.Type == gjson.Null {
+		if to == dialect.V03 {
+			return nil, info, nil
 		}
+		// The Go 1.0 server unmarshals params unconditionally: always send an object.
 		return []byte("{}"), info, nil
 	}
-	if len(params) > 0 && onlyMember(root, "tenant") {
-		return params, info, nil
+	if !root.IsObject() {
+		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: must be an object or absent")
 	}
-	w := getWriter()
-	defer w.release()
-	w.open('{')
-	w.key("tenant")
-	w.raw(tenant.Raw)
-	w.close('}')
-	return w.bytes(), info, nil
+	var m members
+	if err := collect(root, extendedCardKeys[:], &m); err != nil {
+		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
+	}
+	if t := m.vals[0]; t.Exists() && t.Type != gjson.Null {
+		if err := wantString(t, "tenant"); err != nil {
+			return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
+		}
+		info.Tenant = t.Str
+	}
+	if to == dialect.V03 {
+		if m.unknown {
+			return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: params has %s, which this agent's backend (A2A 0.x, whose extended card call takes no params) has no place for",
+				unknownNames(root, extendedCardKeys[:]))
+		}
+		return nil, info, nil
+	}
+	return params, info, nil
 }
 
 // tenant writes a request's tenant t, when present, in 1.0; 0.x has no

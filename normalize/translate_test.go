@@ -202,7 +202,8 @@ func TestExtendedCardParams(t *testing.T) {
 		{"0.3 none to 1.0", dialect.V03, dialect.V10, "", `{}`},
 		{"0.3 null to 1.0", dialect.V03, dialect.V10, "null", `{}`},
 		{"1.0 tenant to 0.3", dialect.V10, dialect.V03, `{"tenant":"a"}`, ""},
-		{"1.0 extra members dropped", dialect.V10, dialect.V10, `{"tenant":"a","x":1}`, `{"tenant":"a"}`},
+		{"1.0 extra members carried", dialect.V10, dialect.V10, `{"tenant":"a","x":1}`, `{"tenant":"a","x":1}`},
+		{"0.3 empty to 1.0", dialect.V03, dialect.V10, `{}`, `{}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,6 +223,13 @@ func TestExtendedCardParams(t *testing.T) {
 	}
 	if _, _, err := Params(dialect.GetExtendedCard, dialect.V10, dialect.V10, []byte(`[]`)); err == nil {
 		t.Error("array params accepted")
+	}
+	// 0.x has no params for the call: a member besides the tenant would be lost.
+	if _, _, err := Params(dialect.GetExtendedCard, dialect.V10, dialect.V03, []byte(`{"tenant":"a","x":1}`)); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("a member 0.x has no place for: %v", err)
+	}
+	if _, _, err := Params(dialect.GetExtendedCard, dialect.V10, dialect.V10, []byte(`{"tenant":"a","Tenant":"b"}`)); err == nil {
+		t.Error("a tenant twice, in two cases, accepted")
 	}
 }
 

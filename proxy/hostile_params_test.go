@@ -1,9 +1,17 @@
 package proxy
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/agent10"
 )
 
 // TestListTasksUnknownMemberRefused: ListTasks is answered by the gateway
@@ -29,4 +37,70 @@ func TestListTasksUnknownMemberRefused(t *testing.T) {
 	}
 	// The members it does read, in either spelling, still list.
 	mustResult(t, g.call("4", "ListTasks", `{"status":"TASK_STATE_INPUT_REQUIRED","page_size":10,"includeArtifacts":false}`))
+}
+
+// extendedCardBackend is a 1.0 agent whose GetExtendedAgentCard calls are
+// answered with a small card and their params recorded.
+type extendedCardBackend struct {
+	mu     sync.Mutex
+	params []string
+}
+
+func (b *extendedCardBackend) handler(t *testing.T) http.Handler {
+	modern := agent10.New(agent10.Options{})
+	t.Cleanup(modern.Close)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := gjson.ParseBytes(body)
+		if r.Method != http.MethodPost || req.Get("method").Str != "GetExtendedAgentCard" {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			modern.ServeHTTP(w, r)
+			return
+		}
+		b.mu.Lock()
+		b.params = append(b.params, req.Get("params").Raw)
+		b.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+req.Get("id").Raw+`,"result":{"name":"x","description":"d","version":"1","supportedInterfaces":[{"url":"http://b/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"extendedAgentCard":true},"defaultInputModes":["text"],"defaultOutputModes":["text"],"skills":[]}}`)
+	})
+}
+
+func (b *extendedCardBackend) last() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.params) == 0 {
+		return ""
+	}
+	return b.params[len(b.params)-1]
+}
+
+// TestExtendedCardParamsReachTheBackend: a 1.0 caller's GetExtendedAgentCard
+// params are read and translated as every call's are: its tenant reaches a
+// 1.0 backend (over JSON-RPC and as the REST binding's /{tenant} prefix),
+// where the gateway sent {} whatever was asked and the backend answered
+// with its default tenant's card; a tenant that is no string is refused,
+// where it was never looked at.
+func TestExtendedCardParamsReachTheBackend(t *testing.T) {
+	var back extendedCardBackend
+	g := newGateway(t, back.handler(t), dialect.Version10)
+	mustResult(t, g.call("1", "GetExtendedAgentCard", `{"tenant":"acme"}`))
+	if got := back.last(); gjson.Get(got, "tenant").Str != "acme" {
+		t.Errorf("the backend was asked for the extended card with params %s, want tenant acme", got)
+	}
+	res, body := g.request(t, http.MethodGet, "/acme/extendedAgentCard", "", "A2A-Version", "1.0")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("REST /acme/extendedAgentCard: HTTP %d %s", res.StatusCode, body)
+	}
+	if got := back.last(); gjson.Get(got, "tenant").Str != "acme" {
+		t.Errorf("REST /acme/extendedAgentCard: the backend was asked with params %s, want tenant acme", got)
+	}
+	asked := len(back.params)
+	wantErrorSaying(t, g.call("2", "GetExtendedAgentCard", `{"tenant":5}`), dialect.V10, -32602, "tenant")
+	if len(back.params) != asked {
+		t.Errorf("a refused call reached the backend")
+	}
+	mustResult(t, g.call("3", "GetExtendedAgentCard", `{}`))
+	if got := back.last(); strings.TrimSpace(got) != "{}" {
+		t.Errorf("params {} reached the backend as %s", got)
+	}
 }
