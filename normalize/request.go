@@ -619,6 +619,11 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 	if op != dialect.ListPushConfigs && (v[ppPageSize].Exists() || v[ppPageToken].Exists()) {
 		return fail("pageSize and pageToken are only for listing configs")
 	}
+	if c.from == dialect.V03 && (v[ppPageSize].Exists() || v[ppPageToken].Exists()) {
+		// A 0.x list is one bare array, with no place for the next page's
+		// token: a page would reach the caller as though it were every config.
+		return fail("pageSize and pageToken are 1.0 members (ListTaskPushNotificationConfigs): a 0.x list returns every config of the task at once")
+	}
 	if err := wantStruct(v[ppMetadata], "metadata"); err != nil {
 		return err
 	}

@@ -104,3 +104,35 @@ func TestExtendedCardParamsReachTheBackend(t *testing.T) {
 		t.Errorf("params {} reached the backend as %s", got)
 	}
 }
+
+// TestPushConfigListPagingOfA0xCaller: 0.x lists a task's push configs in
+// one answer, a bare array with no place for a next page's token, so a 0.x
+// caller's pageSize or pageToken (1.0 members) is refused: passed on to a
+// 1.0 backend, it had the caller shown the first page as though it were
+// every config, the next page's token lost on the way back.
+func TestPushConfigListPagingOfA0xCaller(t *testing.T) {
+	off := false
+	for _, relay := range []bool{false, true} {
+		t.Run(map[bool]string{false: "relay off", true: "relay on"}[relay], func(t *testing.T) {
+			on := true
+			g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback,
+				func(a *AgentConfig) { a.Push.Enabled = map[bool]*bool{false: &off, true: &on}[relay] })
+			c03, c10 := callers[0], callers[1]
+			id := c03.task(t, mustResult(t, g.call("1", c03.method(dialect.SendMessage), c03.send("m1", c03.text("input please"), "")))).Get("id").Str
+			hook := newReceiver(t, 0).url
+			for _, cid := range []string{"c1", "c2"} {
+				mustResult(t, g.call("2", c10.method(dialect.CreatePushConfig), `{"taskId":"`+id+`","id":"`+cid+`","url":"`+hook+`"}`))
+			}
+			for _, params := range []string{`{"id":"` + id + `","pageSize":1}`, `{"id":"` + id + `","pageToken":"x"}`} {
+				r := g.call("3", c03.method(dialect.ListPushConfigs), params)
+				if !r.Get("error").Exists() {
+					t.Fatalf("%s: answered %s", params, r.Raw)
+				}
+				wantErrorSaying(t, r, dialect.V03, -32602, "page")
+			}
+			if n := len(mustResult(t, g.call("4", c03.method(dialect.ListPushConfigs), `{"id":"`+id+`"}`)).Array()); n != 2 {
+				t.Errorf("a 0.x list without paging: %d configs, want 2", n)
+			}
+		})
+	}
+}
