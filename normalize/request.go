@@ -46,7 +46,7 @@ type RequestInfo struct {
 // non-nil input means the target method takes no params. Failures are
 // *Error of kind InvalidParams, with the JSON path of what is wrong.
 func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
-	return appendParams(nil, op, from, to, params, nil)
+	return appendParams(nil, op, from, to, params, nil, true)
 }
 
 // AppendParams is Params for the params of env, a request ParseRequest
@@ -56,11 +56,20 @@ func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestI
 // the spans ParseRequest's validation recorded, rather than scanning them
 // again.
 func AppendParams(dst []byte, env *Envelope, to dialect.ID) ([]byte, RequestInfo, error) {
-	return appendParams(dst, env.Op, env.Dialect, to, env.Params, &env.spans)
+	return appendParams(dst, env.Op, env.Dialect, to, env.Params, &env.spans, true)
 }
 
-// appendParams is AppendParams over the spans known, nil when none are.
-func appendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, known *jsonscan.Spans) ([]byte, RequestInfo, error) {
+// AppendCanonicalParams is AppendParams into 1.0 for the gateway's own
+// reading of a request that goes to a backend of another dialect (a send's
+// retry digest): a member 1.0 has no place for is left out rather than
+// refused, since the request as forwarded keeps it.
+func AppendCanonicalParams(dst []byte, env *Envelope) ([]byte, RequestInfo, error) {
+	return appendParams(dst, env.Op, env.Dialect, dialect.V10, env.Params, &env.spans, false)
+}
+
+// appendParams is AppendParams over the spans known, nil when none are;
+// request refuses a member the target has no place for (conv.request).
+func appendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, known *jsonscan.Spans, request bool) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	if op == dialect.ListTasks && to == dialect.V03 {
 		if _, err := ParseListTasks(params); err != nil {
@@ -78,6 +87,7 @@ func appendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte,
 		root = jsonscan.Parse(params)
 	}
 	c := indexed(w, from, params, known)
+	c.request = request
 	if err := c.params(op, root, to, &info); err != nil {
 		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
 	}

@@ -738,3 +738,26 @@ func TestValidRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestFileMemberWithoutPlaceIn10: a 0.x caller's file object with a
+// member the gateway does not know is refused toward a 1.0 backend, whose
+// part has no file object to carry it (it was dropped unsaid), and kept
+// toward a 0.x one; a backend's file, translated for a caller, is not
+// refused.
+func TestFileMemberWithoutPlaceIn10(t *testing.T) {
+	t.Parallel()
+	params := []byte(`{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"file","file":{"uri":"https://x/y.pdf","mimeType":"application/pdf","sizeBytes":1024}}]}}`)
+	_, _, err := Params(dialect.SendMessage, dialect.V03, dialect.V10, params)
+	checkKind(t, err, dialect.ErrInvalidParams)
+	if err == nil || !strings.Contains(err.Error(), `params.message.parts[0].file: has "sizeBytes"`) {
+		t.Errorf("toward 1.0: %v", err)
+	}
+	out, _, err := Params(dialect.SendMessage, dialect.V03, dialect.V03, params)
+	if err != nil || !strings.Contains(string(out), `"sizeBytes":1024`) {
+		t.Errorf("toward 0.x: %v %s", err, out)
+	}
+	task := []byte(`{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"},"artifacts":[{"artifactId":"a","parts":[{"kind":"file","file":{"uri":"https://x/y.pdf","sizeBytes":1024}}]}]}`)
+	if _, err := Result(dialect.GetTask, dialect.V03, dialect.V10, task); err != nil {
+		t.Errorf("a backend's file toward a 1.0 caller: %v", err)
+	}
+}

@@ -136,3 +136,20 @@ func TestPushConfigListPagingOfA0xCaller(t *testing.T) {
 		})
 	}
 }
+
+// TestFileMemberOfA0xCaller: a member of a 0.x caller's file object that
+// the gateway does not know is refused toward a 1.0 backend, whose part
+// has no file object to carry it (it was dropped unsaid), naming it;
+// toward a 0.x backend it is carried, and the send keeps its safe retry.
+func TestFileMemberOfA0xCaller(t *testing.T) {
+	c03 := callers[0]
+	part := `{"kind":"file","file":{"uri":"https://files.example/y.pdf","mimeType":"application/pdf","sizeBytes":1024}}`
+	g10 := newGateway(t, backends[1].handler(t, nil), backends[1].version)
+	wantErrorSaying(t, g10.call("1", c03.method(dialect.SendMessage), c03.send("m1", part, "")), dialect.V03, -32602, `params.message.parts[0].file: has "sizeBytes"`)
+	g03 := newGateway(t, backends[0].handler(t, nil), backends[0].version)
+	first := c03.task(t, mustResult(t, g03.call("2", c03.method(dialect.SendMessage), c03.send("m2", part, "")))).Get("id").Str
+	again := c03.task(t, mustResult(t, g03.call("3", c03.method(dialect.SendMessage), c03.send("m2", part, "")))).Get("id").Str
+	if first == "" || again != first {
+		t.Errorf("the retry of a send to a 0.x backend got task %q, the first %q", again, first)
+	}
+}
