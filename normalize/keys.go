@@ -20,7 +20,7 @@ const maxMembers = max(len(envelopeKeys), len(replyKeys), len(updateKeys),
 	len(listTasksKeys), len(messageKeys), len(partKeys), len(fileKeys),
 	len(pushKeys), len(authKeys), len(sendKeys), len(configurationKeys),
 	len(taskIDKeys), len(pushParamsKeys), len(pushListKeys), len(taskListKeys),
-	len(taskKeys), len(statusKeys), len(artifactKeys))
+	len(taskKeys), len(statusKeys), len(artifactKeys), len(extendedCardKeys))
 
 // members holds the known members of one input object, indexed like its
 // spec table. A zero Result means absent.

@@ -13,7 +13,7 @@ func TestKeySpecsFitMembers(t *testing.T) {
 		"configuration": configurationKeys[:], "taskID": taskIDKeys[:],
 		"pushParams": pushParamsKeys[:], "pushList": pushListKeys[:],
 		"taskList": taskListKeys[:], "task": taskKeys[:], "status": statusKeys[:],
-		"artifact": artifactKeys[:],
+		"artifact": artifactKeys[:], "extendedCard": extendedCardKeys[:],
 	}
 	for name, specs := range tables {
 		if len(specs) > maxMembers {

@@ -71,6 +71,12 @@ func readListTasks(root gjson.Result, q *ListQuery) error {
 	if err := collect(root, listTasksKeys[:], &m); err != nil {
 		return err
 	}
+	if m.unknown {
+		// The gateway answers ListTasks from its index, so a member it does
+		// not read reaches nobody: a misspelled filter would list every task.
+		return fail("has members ListTasks does not have: %s (its members are tenant, contextId, status, pageSize, pageToken, historyLength, statusTimestampAfter and includeArtifacts)",
+			unknownNames(root, listTasksKeys[:]))
+	}
 	v := &m.vals
 	if x := v[ltTenant]; x.Exists() {
 		if err := wantString(x, "tenant"); err != nil {

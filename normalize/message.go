@@ -27,6 +27,9 @@ type conv struct {
 	// sp, when set, knows where the containers of the document being
 	// translated end (jsonscan.Spans); nil walks by scanning.
 	sp *jsonscan.Spans
+	// request marks a caller's request, whose members are refused where
+	// the target has no place for them, never dropped.
+	request bool
 }
 
 // indexed returns a conversion into w whose walks step over the

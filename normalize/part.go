@@ -194,6 +194,12 @@ func (c *conv) parts(arr gjson.Result, to dialect.ID) error {
 			return err
 		}
 		if to == dialect.V10 {
+			if p.fileUnknown && c.request {
+				// A 1.0 part has no file object: its content and names move
+				// to the part, and a member beside them would be lost.
+				return at(fail("has %s, which a 1.0 part (this agent's backend speaks A2A 1.0) has no place for",
+					unknownNames(v.Get("file"), fileKeys[:])), "file")
+			}
 			c.partV10(v, &p)
 		} else {
 			c.partV03(v, &p)

@@ -46,7 +46,7 @@ type RequestInfo struct {
 // non-nil input means the target method takes no params. Failures are
 // *Error of kind InvalidParams, with the JSON path of what is wrong.
 func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
-	return appendParams(nil, op, from, to, params, nil)
+	return appendParams(nil, op, from, to, params, nil, true)
 }
 
 // AppendParams is Params for the params of env, a request ParseRequest
@@ -56,11 +56,20 @@ func Params(op dialect.Op, from, to dialect.ID, params []byte) ([]byte, RequestI
 // the spans ParseRequest's validation recorded, rather than scanning them
 // again.
 func AppendParams(dst []byte, env *Envelope, to dialect.ID) ([]byte, RequestInfo, error) {
-	return appendParams(dst, env.Op, env.Dialect, to, env.Params, &env.spans)
+	return appendParams(dst, env.Op, env.Dialect, to, env.Params, &env.spans, true)
 }
 
-// appendParams is AppendParams over the spans known, nil when none are.
-func appendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, known *jsonscan.Spans) ([]byte, RequestInfo, error) {
+// AppendCanonicalParams is AppendParams into 1.0 for the gateway's own
+// reading of a request that goes to a backend of another dialect (a send's
+// retry digest): a member 1.0 has no place for is left out rather than
+// refused, since the request as forwarded keeps it.
+func AppendCanonicalParams(dst []byte, env *Envelope) ([]byte, RequestInfo, error) {
+	return appendParams(dst, env.Op, env.Dialect, dialect.V10, env.Params, &env.spans, false)
+}
+
+// appendParams is AppendParams over the spans known, nil when none are;
+// request refuses a member the target has no place for (conv.request).
+func appendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte, known *jsonscan.Spans, request bool) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	if op == dialect.ListTasks && to == dialect.V03 {
 		if _, err := ParseListTasks(params); err != nil {
@@ -78,6 +87,7 @@ func appendParams(dst []byte, op dialect.Op, from, to dialect.ID, params []byte,
 		root = jsonscan.Parse(params)
 	}
 	c := indexed(w, from, params, known)
+	c.request = request
 	if err := c.params(op, root, to, &info); err != nil {
 		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
 	}
@@ -107,36 +117,44 @@ func (c *conv) params(op dialect.Op, root gjson.Result, to dialect.ID, info *Req
 	return fail("unsupported operation %s", op)
 }
 
+var extendedCardKeys = [...]keySpec{{"tenant", ""}}
+
+// extendedCardParams writes GetExtendedAgentCard's params, which hold a
+// tenant alone. A 1.0 backend gets them as sent, members the gateway does
+// not know among them; 0.x has no params for the call (0.3 takes none,
+// 0.2.5 is a GET), so there the tenant is dropped, as from every 0.x call,
+// and any other member is refused rather than lost.
 func extendedCardParams(to dialect.ID, params []byte) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	root := jsonscan.Parse(params)
-	if len(params) > 0 && !root.IsObject() && root.Type != gjson.Null {
-		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: must be an object or absent")
-	}
-	tenant := root.Get("tenant")
-	if tenant.Exists() && tenant.Type != gjson.String && tenant.Type != gjson.Null {
-		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: params.tenant: must be a string, got %s", typeName(tenant))
-	}
-	if to == dialect.V03 {
-		return nil, info, nil
-	}
-	// The Go 1.0 server unmarshals params unconditionally: always send an object.
-	if !tenant.Exists() {
-		if len(params) > 0 && root.IsObject() && isEmptyObject(root) {
-			return params, info, nil // already canonical: pass through uncopied
+	if len(params) == 0 || root.Type == gjson.Null {
+		if to == dialect.V03 {
+			return nil, info, nil
 		}
+		// The Go 1.0 server unmarshals params unconditionally: always send an object.
 		return []byte("{}"), info, nil
 	}
-	if len(params) > 0 && onlyMember(root, "tenant") {
-		return params, info, nil
+	if !root.IsObject() {
+		return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: must be an object or absent")
 	}
-	w := getWriter()
-	defer w.release()
-	w.open('{')
-	w.key("tenant")
-	w.raw(tenant.Raw)
-	w.close('}')
-	return w.bytes(), info, nil
+	var m members
+	if err := collect(root, extendedCardKeys[:], &m); err != nil {
+		return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
+	}
+	if t := m.vals[0]; t.Exists() && t.Type != gjson.Null {
+		if err := wantString(t, "tenant"); err != nil {
+			return nil, info, &Error{Kind: dialect.ErrInvalidParams, Message: "invalid params: " + at(err, "params").Error(), Err: err}
+		}
+		info.Tenant = t.Str
+	}
+	if to == dialect.V03 {
+		if m.unknown {
+			return nil, info, Errorf(dialect.ErrInvalidParams, "invalid params: params has %s, which this agent's backend (A2A 0.x, whose extended card call takes no params) has no place for",
+				unknownNames(root, extendedCardKeys[:]))
+		}
+		return nil, info, nil
+	}
+	return params, info, nil
 }
 
 // tenant writes a request's tenant t, when present, in 1.0; 0.x has no
@@ -610,6 +628,11 @@ func (c *conv) pushConfigParams(op dialect.Op, root gjson.Result, to dialect.ID,
 	}
 	if op != dialect.ListPushConfigs && (v[ppPageSize].Exists() || v[ppPageToken].Exists()) {
 		return fail("pageSize and pageToken are only for listing configs")
+	}
+	if c.from == dialect.V03 && (v[ppPageSize].Exists() || v[ppPageToken].Exists()) {
+		// A 0.x list is one bare array, with no place for the next page's
+		// token: a page would reach the caller as though it were every config.
+		return fail("pageSize and pageToken are 1.0 members (ListTaskPushNotificationConfigs): a 0.x list returns every config of the task at once")
 	}
 	if err := wantStruct(v[ppMetadata], "metadata"); err != nil {
 		return err

@@ -202,7 +202,8 @@ func TestExtendedCardParams(t *testing.T) {
 		{"0.3 none to 1.0", dialect.V03, dialect.V10, "", `{}`},
 		{"0.3 null to 1.0", dialect.V03, dialect.V10, "null", `{}`},
 		{"1.0 tenant to 0.3", dialect.V10, dialect.V03, `{"tenant":"a"}`, ""},
-		{"1.0 extra members dropped", dialect.V10, dialect.V10, `{"tenant":"a","x":1}`, `{"tenant":"a"}`},
+		{"1.0 extra members carried", dialect.V10, dialect.V10, `{"tenant":"a","x":1}`, `{"tenant":"a","x":1}`},
+		{"0.3 empty to 1.0", dialect.V03, dialect.V10, `{}`, `{}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,6 +223,13 @@ func TestExtendedCardParams(t *testing.T) {
 	}
 	if _, _, err := Params(dialect.GetExtendedCard, dialect.V10, dialect.V10, []byte(`[]`)); err == nil {
 		t.Error("array params accepted")
+	}
+	// 0.x has no params for the call: a member besides the tenant would be lost.
+	if _, _, err := Params(dialect.GetExtendedCard, dialect.V10, dialect.V03, []byte(`{"tenant":"a","x":1}`)); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("a member 0.x has no place for: %v", err)
+	}
+	if _, _, err := Params(dialect.GetExtendedCard, dialect.V10, dialect.V10, []byte(`{"tenant":"a","Tenant":"b"}`)); err == nil {
+		t.Error("a tenant twice, in two cases, accepted")
 	}
 }
 
@@ -728,5 +736,28 @@ func TestValidRejects(t *testing.T) {
 		if !Valid([]byte(in)) {
 			t.Errorf("Valid(%.40q) = false", in)
 		}
+	}
+}
+
+// TestFileMemberWithoutPlaceIn10: a 0.x caller's file object with a
+// member the gateway does not know is refused toward a 1.0 backend, whose
+// part has no file object to carry it (it was dropped unsaid), and kept
+// toward a 0.x one; a backend's file, translated for a caller, is not
+// refused.
+func TestFileMemberWithoutPlaceIn10(t *testing.T) {
+	t.Parallel()
+	params := []byte(`{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"file","file":{"uri":"https://x/y.pdf","mimeType":"application/pdf","sizeBytes":1024}}]}}`)
+	_, _, err := Params(dialect.SendMessage, dialect.V03, dialect.V10, params)
+	checkKind(t, err, dialect.ErrInvalidParams)
+	if err == nil || !strings.Contains(err.Error(), `params.message.parts[0].file: has "sizeBytes"`) {
+		t.Errorf("toward 1.0: %v", err)
+	}
+	out, _, err := Params(dialect.SendMessage, dialect.V03, dialect.V03, params)
+	if err != nil || !strings.Contains(string(out), `"sizeBytes":1024`) {
+		t.Errorf("toward 0.x: %v %s", err, out)
+	}
+	task := []byte(`{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"},"artifacts":[{"artifactId":"a","parts":[{"kind":"file","file":{"uri":"https://x/y.pdf","sizeBytes":1024}}]}]}`)
+	if _, err := Result(dialect.GetTask, dialect.V03, dialect.V10, task); err != nil {
+		t.Errorf("a backend's file toward a 1.0 caller: %v", err)
 	}
 }

@@ -390,7 +390,8 @@ func (a *Agent) ServeExtendedCardHTTP(w http.ResponseWriter, r *http.Request) {
 		a.refuse(w, c, refused)
 		return
 	}
-	card, e := a.extendedCard(r, c, agentcard.V025)
+	params, _, _ := normalize.AppendParams(nil, &c.env, c.backend.dialect) // a GET has none to refuse
+	card, e := a.extendedCard(r, c, agentcard.V025, params)
 	if e != nil {
 		status := http.StatusBadGateway
 		if e.Kind == dialect.ErrExtendedCardNotConfigured {
@@ -412,7 +413,16 @@ func (a *Agent) serveExtendedCardRPC(w http.ResponseWriter, r *http.Request, c *
 	if c.env.Dialect == dialect.V03 {
 		render = agentcard.V03
 	}
-	card, e := a.extendedCard(r, c, render)
+	// Read as every call's params are: a tenant is the backend's to
+	// route by, and one the gateway did not pass on would get the
+	// default tenant's card.
+	params, info, err := normalize.AppendParams(nil, &c.env, c.backend.dialect)
+	if err != nil {
+		a.fail(w, c, normalize.AsError(err, dialect.ErrInvalidParams))
+		return
+	}
+	c.info = info
+	card, e := a.extendedCard(r, c, render, params)
 	if e != nil {
 		a.fail(w, c, e)
 		return
@@ -423,8 +433,8 @@ func (a *Agent) serveExtendedCardRPC(w http.ResponseWriter, r *http.Request, c *
 }
 
 // extendedCard fetches the backend's extended card the way its dialect
-// serves it and renders it for publishing.
-func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agentcard.PublishOptions) ([]byte, error)) ([]byte, *normalize.Error) {
+// serves it, with params in its dialect, and renders it for publishing.
+func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agentcard.PublishOptions) ([]byte, error), params []byte) ([]byte, *normalize.Error) {
 	a.cards.mu.RLock()
 	p, ready := a.cards.publish, a.cards.canon != nil
 	a.cards.mu.RUnlock()
@@ -461,10 +471,6 @@ func (a *Agent) extendedCard(r *http.Request, c *call, render func([]byte, agent
 		}
 	} else {
 		method, _ := dialect.MethodName(b.dialect, dialect.GetExtendedCard)
-		var params []byte
-		if b.dialect == dialect.V10 {
-			params = []byte("{}")
-		}
 		res, err := b.post(r.Context(), r, c, method, params, false)
 		defer c.endReply() // after the body's Close
 		if err != nil {

@@ -200,7 +200,7 @@ func sendDigest(c *call, params []byte, to dialect.ID) (string, error) {
 	case c.env.Dialect != dialect.V10:
 		buf := borrowBuffer(len(c.env.Params) + 256)
 		defer returnBuffer(buf)
-		out, _, err := normalize.AppendParams((*buf)[:0], &c.env, dialect.V10)
+		out, _, err := normalize.AppendCanonicalParams((*buf)[:0], &c.env)
 		keep(buf, out, c.env.Params)
 		if err != nil {
 			return "", err
