@@ -192,6 +192,14 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		h["Accept"] = headerJSON
 	}
 	res, err := b.transport.RoundTrip(req)
+	if err == nil && res.StatusCode == http.StatusSwitchingProtocols {
+		// net/http hands a 101's connection to whoever reads its body,
+		// outside the request's context: neither response_timeout nor the
+		// caller's leaving would end that read, and a backend could hold
+		// the call for as long as it keeps the connection open.
+		res.Body.Close()
+		res, err = nil, errUnaskedSwitch
+	}
 	if err != nil && bounded {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w: %w", cause, err)
@@ -458,6 +466,10 @@ func (b *backend) transportError(ctx context.Context, err error) *normalize.Erro
 	return &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q %s", b.name, describeTransportError(err, b.cfg)), Err: backendFailure{kind: kind, err: err}}
 }
 
+// errUnaskedSwitch is a backend's 101 Switching Protocols: the gateway
+// never asks a backend to switch protocols.
+var errUnaskedSwitch = errors.New("answered 101 Switching Protocols, a protocol switch the gateway never asks for: its reply is not read")
+
 // errCallerGone marks an error as the end of a call whose caller went away
 // (callerGone): answered to nobody, and no failure of the backend's.
 var errCallerGone = errors.New("the caller went away")
@@ -509,6 +521,8 @@ func describeTransportError(err error, cfg BackendConfig) string {
 	switch {
 	case errors.As(err, &rte):
 		return rte.Error()
+	case errors.Is(err, errUnaskedSwitch):
+		return errUnaskedSwitch.Error()
 	case errors.Is(err, ErrShuttingDown):
 		return "did not answer before the gateway shut down"
 	case errors.Is(err, errCallerGone):
