@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -551,6 +552,25 @@ func describeTransportError(err error, cfg BackendConfig) string {
 		return "is unreachable"
 	}
 	// Not a network failure: net/http refused what the backend sent (a
-	// malformed or oversized response head); its words say what.
-	return "sent a reply that is not valid HTTP: " + err.Error()
+	// malformed or oversized response head); its words say what. They
+	// quote the backend's bytes (a malformed first line whole, up to the
+	// head's 1 MiB limit), so they are cut as its own message would be.
+	return "sent a reply that is not valid HTTP: " + cutQuote(err.Error(), maxQuotedReply)
+}
+
+// maxQuotedReply bounds what of net/http's words about a reply that is not
+// HTTP reaches the caller.
+const maxQuotedReply = 512
+
+// cutQuote is s cut to at most n bytes at a character boundary, saying how
+// many bytes were cut.
+func cutQuote(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " bytes cut)"
 }

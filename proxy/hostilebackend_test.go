@@ -211,10 +211,16 @@ type bindingError struct {
 // received.
 func errorInEveryBinding(t *testing.T, errorObj string) []bindingError {
 	t.Helper()
-	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+	return errorsInEveryBinding(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":`+errorObj+`}`)
-	})
+	}))
+}
+
+// errorsInEveryBinding is the error each binding's caller gets for a task
+// get that back fails.
+func errorsInEveryBinding(t *testing.T, back http.Handler) []bindingError {
+	t.Helper()
 	g := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
 	var out []bindingError
 	for _, c := range callers {
@@ -574,5 +580,22 @@ func TestProtocolSwitchIsNotRead(t *testing.T) {
 			s := &eventStream{t: t, res: sres, rd: sseframe.NewReader(sres.Body, 1<<20), id: "2", done: cancel}
 			wantErrorSaying(t, streamError(t, s), c.d, -32603, "101 Switching Protocols")
 		})
+	}
+}
+
+// TestMalformedHTTPQuotedBounded: a backend whose reply head is not HTTP,
+// a first line of 600 KiB, gets every binding's caller an error saying so
+// with net/http's quote of that line cut to a few hundred bytes, saying
+// how much was cut. Whole, the quote (up to the 1 MiB head limit, each
+// byte not ASCII escaped to four) made a 1.8 MB error answer, and over
+// gRPC a trailer of that size, which clients refuse.
+func TestMalformedHTTPQuotedBounded(t *testing.T) {
+	line := "SSH-" + strings.Repeat("\xffx", 300<<10)
+	for _, e := range errorsInEveryBinding(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		rawReply(w, func(conn net.Conn) { _, _ = io.WriteString(conn, line+"\r\n\r\n") })
+	})) {
+		if m := e.message; len(m) > 1024 || !strings.Contains(m, "not valid HTTP") || !strings.Contains(m, "bytes cut") || !utf8.ValidString(m) {
+			t.Errorf("%s: a message of %d bytes: %.120s…%s", e.binding, len(m), m, m[max(0, len(m)-80):])
+		}
 	}
 }
