@@ -230,6 +230,11 @@ func (c *conv) timestamp(v gjson.Result, to dialect.ID) error {
 	if err != nil {
 		return fail("%q is not an RFC 3339 / ISO 8601 date-time", s)
 	}
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		// google.protobuf.Timestamp's range: ProtoJSON parsers refuse the
+		// whole message over a timestamp outside it.
+		return fail("%q is outside the years 1 to 9999 (UTC) a timestamp can hold", s)
+	}
 	if to == dialect.V03 {
 		c.w.raw(v.Raw)
 		return nil

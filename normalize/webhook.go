@@ -22,12 +22,19 @@ import (
 // statusUpdate, artifactUpdate), and returns it as a 1.0 StreamResponse.
 // Failures are *Error of kind InvalidParams: the body is not a delivery.
 func WebhookCanonical(body []byte) ([]byte, EventInfo, error) {
+	// Validated first, as a reply is (ParseReply): the translation reads
+	// JSON only as far as it goes, and passes a 1.0 body it need not change
+	// on as it came, trailing bytes and all.
+	var spans jsonscan.Spans
+	if !validSpans(body, &spans) {
+		return nil, EventInfo{}, Errorf(dialect.ErrInvalidParams, "%s", strings.Replace(invalidJSONReason(body), "the request body", "the push delivery", 1))
+	}
 	root := jsonscan.Parse(body)
 	from := dialect.V10
 	if jsonscan.Member(root, "kind").Exists() {
 		from = dialect.V03
 	}
-	out, info, err := appendInspectedEvent(nil, from, dialect.V10, body, nil)
+	out, info, err := appendInspectedEvent(nil, from, dialect.V10, body, &spans)
 	if err != nil {
 		return nil, EventInfo{}, &Error{Kind: dialect.ErrInvalidParams, Message: "the push delivery is not an A2A task or event: " + errorDetail(err), Err: err}
 	}

@@ -118,3 +118,18 @@ func TestFoldArtifactAppendInOneWrite(t *testing.T) {
 		t.Fatalf("appending 2000 parts took %.0f allocations, want the task written once", n)
 	}
 }
+
+// TestWebhookCanonicalValidates: a delivery that is not valid JSON, or not
+// UTF-8, is refused, not read as far as it goes (and a 1.0 one passed on
+// as it came, trailing bytes and all).
+func TestWebhookCanonicalValidates(t *testing.T) {
+	const sound = `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`
+	for _, body := range []string{sound + "<html>", sound[:len(sound)-1], strings.Replace(sound, `"c1"`, "\"c\xff\"", 1), strings.Replace(sound, `"TASK_STATE_WORKING"}`, `"TASK_STATE_WORKING"]`, 1)} {
+		if out, _, err := WebhookCanonical([]byte(body)); err == nil {
+			t.Errorf("%q: read as %s", body, out)
+		}
+	}
+	if _, _, err := WebhookCanonical([]byte(sound)); err != nil {
+		t.Errorf("a sound delivery: %v", err)
+	}
+}

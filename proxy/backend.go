@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -192,6 +193,14 @@ func (b *backend) post(ctx context.Context, in *http.Request, c *call, method st
 		h["Accept"] = headerJSON
 	}
 	res, err := b.transport.RoundTrip(req)
+	if err == nil && res.StatusCode == http.StatusSwitchingProtocols {
+		// net/http hands a 101's connection to whoever reads its body,
+		// outside the request's context: neither response_timeout nor the
+		// caller's leaving would end that read, and a backend could hold
+		// the call for as long as it keeps the connection open.
+		res.Body.Close()
+		res, err = nil, errUnaskedSwitch
+	}
 	if err != nil && bounded {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w: %w", cause, err)
@@ -458,6 +467,10 @@ func (b *backend) transportError(ctx context.Context, err error) *normalize.Erro
 	return &normalize.Error{Kind: dialect.ErrInternal, Message: fmt.Sprintf("backend %q %s", b.name, describeTransportError(err, b.cfg)), Err: backendFailure{kind: kind, err: err}}
 }
 
+// errUnaskedSwitch is a backend's 101 Switching Protocols: the gateway
+// never asks a backend to switch protocols.
+var errUnaskedSwitch = errors.New("answered 101 Switching Protocols, a protocol switch the gateway never asks for: its reply is not read")
+
 // errCallerGone marks an error as the end of a call whose caller went away
 // (callerGone): answered to nobody, and no failure of the backend's.
 var errCallerGone = errors.New("the caller went away")
@@ -509,6 +522,8 @@ func describeTransportError(err error, cfg BackendConfig) string {
 	switch {
 	case errors.As(err, &rte):
 		return rte.Error()
+	case errors.Is(err, errUnaskedSwitch):
+		return errUnaskedSwitch.Error()
 	case errors.Is(err, ErrShuttingDown):
 		return "did not answer before the gateway shut down"
 	case errors.Is(err, errCallerGone):
@@ -537,6 +552,25 @@ func describeTransportError(err error, cfg BackendConfig) string {
 		return "is unreachable"
 	}
 	// Not a network failure: net/http refused what the backend sent (a
-	// malformed or oversized response head); its words say what.
-	return "sent a reply that is not valid HTTP: " + err.Error()
+	// malformed or oversized response head); its words say what. They
+	// quote the backend's bytes (a malformed first line whole, up to the
+	// head's 1 MiB limit), so they are cut as its own message would be.
+	return "sent a reply that is not valid HTTP: " + cutQuote(err.Error(), maxQuotedReply)
+}
+
+// maxQuotedReply bounds what of net/http's words about a reply that is not
+// HTTP reaches the caller.
+const maxQuotedReply = 512
+
+// cutQuote is s cut to at most n bytes at a character boundary, saying how
+// many bytes were cut.
+func cutQuote(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " bytes cut)"
 }

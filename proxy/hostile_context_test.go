@@ -182,6 +182,33 @@ func TestBackendAnswersMessageInAnothersContext(t *testing.T) {
 	faultsCounted(faults)
 }
 
+// TestViaStreamMessageInAnothersContext: a blocking send served from the
+// backend's stream (blocking_via_stream) that the backend answers with a
+// message in another caller's context is withheld, as a plain send's
+// answer is, in every caller dialect. Before, the folded answer, a message
+// with no task, was never checked against the index: alice got bob's
+// contextId.
+func TestViaStreamMessageInAnothersContext(t *testing.T) {
+	const says = "answered with a message in a context that belongs to another caller"
+	back, alice, _, faultsCounted := twoContexts(t, viaStreamOn)
+	back.answerMessages(true)
+	back.fileIn("c-alice")
+	for i, c := range callers {
+		if r := mustResult(t, alice.call("3", c.method(dialect.SendMessage), c.send("alice-ok-"+strconv.Itoa(i), c.text("hi"), ""))); !strings.Contains(r.Raw, "c-alice") {
+			t.Errorf("%s: a message in her own context: %s", c.d, r.Raw)
+		}
+	}
+	back.fileIn("c-bob")
+	for i, c := range callers {
+		r := alice.call("4", c.method(dialect.SendMessage), c.send("alice-new-"+strconv.Itoa(i), c.text("hi"), ""))
+		wantErrorSaying(t, r, c.d, -32603, says)
+		if strings.Contains(r.Raw, "bob") {
+			t.Errorf("%s: the answer names bob's context: %s", c.d, r.Raw)
+		}
+	}
+	faultsCounted(len(callers))
+}
+
 // streamLast reads a stream to its end and returns its last event.
 func streamLast(t *testing.T, s *eventStream) gjson.Result {
 	t.Helper()
@@ -236,13 +263,13 @@ func TestPushDeliveryInAnotherContext(t *testing.T) {
 // c-bob, alice's t-alice-own in c-alice. faultsCounted checks that the
 // gateway counted and logged, faults times, a backend's reply that put
 // alice in another caller's context.
-func twoContexts(t *testing.T) (back *contextFiler, alice, bob *testGateway, faultsCounted func(faults int)) {
+func twoContexts(t *testing.T, edit ...func(*AgentConfig)) (back *contextFiler, alice, bob *testGateway, faultsCounted func(faults int)) {
 	t.Helper()
 	back = &contextFiler{}
 	reg := prometheus.NewRegistry()
 	logs := &testlog.Buffer{}
 	g := newGatewayOpts(t, back, dialect.Version10,
-		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(logs, nil))}, withAuth(t))
+		Options{Metrics: NewMetrics(reg, nil), Logger: slog.New(slog.NewJSONHandler(logs, nil))}, append([]func(*AgentConfig){withAuth(t)}, edit...)...)
 	alice, bob = g.as(token(t, "alice")), g.as(token(t, "bob"))
 	c10 := callers[1]
 	back.fileIn("c-bob")

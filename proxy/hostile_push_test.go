@@ -555,3 +555,38 @@ func TestAnswerBindsBetweenAnEarlyDeliverysReadAndWrite(t *testing.T) {
 		t.Fatalf("t-late holds %d configs (%v), want none", len(configs), err)
 	}
 }
+
+// TestPushDeliveryThatIsNotJSON: a backend's delivery that is not valid
+// JSON (HTML after the object, bytes that are not UTF-8, a container
+// closed by the other bracket, a misspelt literal) is refused (400, saying
+// so) and reaches no webhook, for a caller of either dialect. Before, it
+// was read as far as it went and relayed: to a 1.0 caller byte for byte,
+// whose webhook then could not parse it.
+func TestPushDeliveryThatIsNotJSON(t *testing.T) {
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			g := newGateway(t, backends[1].handler(t, nil), backends[1].version, allowLoopback)
+			rcv := newReceiver(t, 0)
+			id, path, token := pushedTask(t, g, c, dialect.Version10, rcv.url)
+			update := func(tail string) string {
+				return `{"statusUpdate":{"taskId":"` + id + `","contextId":"c","status":{"state":"TASK_STATE_WORKING"}` + tail
+			}
+			for _, tc := range []struct{ name, body, says string }{
+				{"HTML after it", update(`}}<html>oops</html>`), "not valid JSON"},
+				{"not UTF-8", update(`,"metadata":{"k":"a` + "\xff\xfe" + `"}}}`), "not valid UTF-8"},
+				{"mismatched", update(`,"metadata":{"k":[1,2}}}`), "not valid JSON"},
+				{"misspelt true", update(`,"metadata":{"k":tru}}}`), "not valid JSON"},
+				{"cut off", update(`}`), "not valid JSON"},
+			} {
+				if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, tc.body); status != http.StatusBadRequest || !strings.Contains(answer, tc.says) {
+					t.Errorf("%s: answered %d: %s", tc.name, status, answer)
+				}
+			}
+			rcv.none(t, g)
+			if status, answer := deliver(t, g, path, "A2A-Notification-Token", token, update(`}}`)); status != http.StatusOK {
+				t.Fatalf("a sound delivery answered %d: %s", status, answer)
+			}
+			rcv.next(t)
+		})
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2agate/gateway/dialect"
+	sseframe "github.com/a2agate/gateway/internal/sse"
 )
 
 // TestBackendRedirectIsNotFollowed: a backend answering the JSON-RPC call
@@ -210,10 +211,16 @@ type bindingError struct {
 // received.
 func errorInEveryBinding(t *testing.T, errorObj string) []bindingError {
 	t.Helper()
-	back := scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+	return errorsInEveryBinding(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"error":`+errorObj+`}`)
-	})
+	}))
+}
+
+// errorsInEveryBinding is the error each binding's caller gets for a task
+// get that back fails.
+func errorsInEveryBinding(t *testing.T, back http.Handler) []bindingError {
+	t.Helper()
 	g := newGateway(t, back, dialect.Version10, func(a *AgentConfig) { a.Tasks.AllowUnknown = true })
 	var out []bindingError
 	for _, c := range callers {
@@ -525,5 +532,70 @@ func TestTaskMetadataWithRepeatedKey(t *testing.T) {
 				t.Errorf("gRPC: %v %q", st.Code(), st.Message())
 			}
 		})
+	}
+}
+
+// TestProtocolSwitchIsNotRead: a backend answering a call with 101
+// Switching Protocols and then holding the connection open is refused at
+// once, saying so, in a unary call and a stream. net/http gives a 101's
+// connection to the body's reader outside the request's context, so the
+// read of it had outlived response_timeout and the caller for as long as
+// the backend held it.
+func TestProtocolSwitchIsNotRead(t *testing.T) {
+	for _, c := range callers {
+		t.Run(c.d.String(), func(t *testing.T) {
+			release := make(chan struct{})
+			g := newGateway(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+				rawReply(w, func(conn net.Conn) {
+					_, _ = io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n")
+					hungUp := make(chan struct{})
+					go func() { _, _ = io.Copy(io.Discard, conn); close(hungUp) }()
+					select {
+					case <-hungUp:
+					case <-release:
+					}
+				})
+			}), dialect.Version03, func(a *AgentConfig) {
+				a.Backend.ResponseHeaderTimeout = time.Minute
+				a.Backend.ResponseTimeout = time.Minute
+				a.Tasks.AllowUnknown = true
+			})
+			t.Cleanup(func() { close(release) }) // before the servers close, which wait for their calls
+			// A bound for the test to fail by, far below response_timeout.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			res, body, err := g.postCtx(ctx, `{"jsonrpc":"2.0","id":1,"method":"`+c.method(dialect.GetTask)+`","params":{"id":"t1"}}`, g.hdr(c.d)...)
+			if err != nil {
+				t.Fatalf("a unary call got no answer: %v", err)
+			}
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("HTTP %d: %s", res.StatusCode, body)
+			}
+			wantErrorSaying(t, gjson.ParseBytes(body), c.d, -32603, "101 Switching Protocols")
+			sres, err := http.DefaultClient.Do(g.streamRequest(ctx, "2", c.method(dialect.SendStreamingMessage), c.send("m", c.text("hi"), "")))
+			if err != nil {
+				t.Fatalf("a stream got no answer: %v", err)
+			}
+			defer sres.Body.Close()
+			s := &eventStream{t: t, res: sres, rd: sseframe.NewReader(sres.Body, 1<<20), id: "2", done: cancel}
+			wantErrorSaying(t, streamError(t, s), c.d, -32603, "101 Switching Protocols")
+		})
+	}
+}
+
+// TestMalformedHTTPQuotedBounded: a backend whose reply head is not HTTP,
+// a first line of 600 KiB, gets every binding's caller an error saying so
+// with net/http's quote of that line cut to a few hundred bytes, saying
+// how much was cut. Whole, the quote (up to the 1 MiB head limit, each
+// byte not ASCII escaped to four) made a 1.8 MB error answer, and over
+// gRPC a trailer of that size, which clients refuse.
+func TestMalformedHTTPQuotedBounded(t *testing.T) {
+	line := "SSH-" + strings.Repeat("\xffx", 300<<10)
+	for _, e := range errorsInEveryBinding(t, scripted(func(w http.ResponseWriter, r *http.Request, id string) {
+		rawReply(w, func(conn net.Conn) { _, _ = io.WriteString(conn, line+"\r\n\r\n") })
+	})) {
+		if m := e.message; len(m) > 1024 || !strings.Contains(m, "not valid HTTP") || !strings.Contains(m, "bytes cut") || !utf8.ValidString(m) {
+			t.Errorf("%s: a message of %d bytes: %.120s…%s", e.binding, len(m), m, m[max(0, len(m)-80):])
+		}
 	}
 }

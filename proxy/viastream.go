@@ -159,7 +159,12 @@ func (a *Agent) foldStream(ctx context.Context, c *call, body io.ReadCloser) ([]
 		// artifact update) names it too: the fold would start over at a
 		// second task's event and answer with that task alone.
 		early := c.taskID == "" && info.TaskID != "" && info.State == ""
-		if stray || early {
+		// A message has no state to record, and may name no task, so the
+		// checks below never see it; yet it ends the fold, often as the
+		// answer, and one in another caller's context would hand the
+		// caller that context.
+		message := info.Kind == normalize.KindMessage
+		if stray || early || message {
 			// After the task is recorded the stream may say no more about
 			// another task or context: folded, such an event (another
 			// caller's task, say) would be the answer. record refuses both,

@@ -159,11 +159,19 @@ func (s *Sender) attempt(ctx context.Context, d *Delivery, shownURL string, o Ob
 		}
 		return a, "", 0, end
 	}
-	// Read to the end (bounded) so that the connection can be reused.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDiscardBytes))
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		// Read to the end (bounded) so that the connection can be reused.
+		// Not a 101's: net/http hands its connection to the body's reader
+		// outside ctx, so the drain would last as long as the receiver
+		// held it.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDiscardBytes))
+	}
 	resp.Body.Close()
 	a := Attempt{Status: resp.StatusCode, Latency: time.Since(start)}
 	switch code := resp.StatusCode; {
+	case code == http.StatusSwitchingProtocols:
+		a.Err = fmt.Errorf("post %s: the receiver answered %s, a protocol switch a delivery never asks for", shownURL, resp.Status)
+		return a, Rejected, 0, end
 	case code >= 200 && code < 300:
 		return a, Delivered, 0, end
 	case code == http.StatusTooManyRequests, code == http.StatusRequestTimeout, code >= 500:

@@ -358,3 +358,40 @@ func TestStartAttemptWrapsEveryAttempt(t *testing.T) {
 		t.Errorf("ended %+v, want %+v", ends, want)
 	}
 }
+
+// TestSendRefusesProtocolSwitch: a receiver answering 101 Switching
+// Protocols and holding the connection is rejected at once. net/http gives a
+// 101's connection to the body's reader outside the request's context, so
+// the attempt timeout did not end the drain of it: the worker sending it
+// stayed for as long as the receiver held the connection, and a few such
+// webhooks held every worker, stopping every caller's deliveries.
+func TestSendRefusesProtocolSwitch(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n")
+		hungUp := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, conn); close(hungUp) }()
+		select {
+		case <-hungUp:
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release) // before srv.Close, which waits for its handlers
+	s, _ := testSender(t, loopbackPolicy(), func(c *Config) { c.Timeout = time.Minute })
+	done := make(chan Result, 1)
+	go func() { done <- s.Send(context.Background(), &Delivery{TaskID: "t", URL: srv.URL}, Observer{}) }()
+	select {
+	case r := <-done:
+		if r.Outcome != Rejected || r.Attempts != 1 || r.Status != http.StatusSwitchingProtocols || r.Err == nil || !strings.Contains(r.Err.Error(), "101") {
+			t.Fatalf("result %+v", r)
+		}
+	case <-time.After(10 * time.Second): // a bound to fail by, far below the attempt timeout
+		t.Fatal("the delivery was still being sent 10s after the receiver answered 101")
+	}
+}
