@@ -3,8 +3,6 @@ package grpcbind
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -114,20 +112,9 @@ func TestIdleConnectionClosed(t *testing.T) {
 	t.Cleanup(s.Stop)
 	ln := testnet.Listen(t)
 	go func() { _ = s.Serve(ln) }()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	// Far past the timeout: only a connection never closed reaches it.
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, http2.ClientPreface); err != nil {
-		t.Fatal(err)
-	}
-	fr := http2.NewFramer(conn, conn)
-	if err := fr.WriteSettings(); err != nil {
-		t.Fatal(err)
-	}
+	// Its reads' deadline is far past the timeout: only a connection never
+	// closed reaches it.
+	fr := testnet.H2Client(t, ln.Addr().String())
 	goAway := false
 	for {
 		f, err := fr.ReadFrame()

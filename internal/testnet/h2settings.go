@@ -9,16 +9,17 @@ import (
 	"golang.org/x/net/http2"
 )
 
-// AdvertisedStreams is the SETTINGS_MAX_CONCURRENT_STREAMS that the HTTP/2
-// server at addr (prior knowledge, no TLS) sends in its first SETTINGS
-// frame, 0 when it sets none.
-func AdvertisedStreams(t testing.TB, addr string) uint32 {
+// H2Client opens an HTTP/2 connection to addr (prior knowledge, no TLS),
+// closed at the test's end, that has sent its preface and empty SETTINGS:
+// a framer to read the server's frames with, each read bounded by a
+// deadline of 10 s from now.
+func H2Client(t testing.TB, addr string) *http2.Framer {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.WriteString(conn, http2.ClientPreface); err != nil {
 		t.Fatal(err)
@@ -27,7 +28,15 @@ func AdvertisedStreams(t testing.TB, addr string) uint32 {
 	if err := fr.WriteSettings(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := fr.ReadFrame()
+	return fr
+}
+
+// AdvertisedStreams is the SETTINGS_MAX_CONCURRENT_STREAMS that the HTTP/2
+// server at addr (prior knowledge, no TLS) sends in its first SETTINGS
+// frame, 0 when it sets none.
+func AdvertisedStreams(t testing.TB, addr string) uint32 {
+	t.Helper()
+	f, err := H2Client(t, addr).ReadFrame()
 	if err != nil {
 		t.Fatal(err)
 	}
