@@ -129,6 +129,29 @@ func boundPushConfigBody(p *pushConfig) error {
 	if n := len(p.get(cAuthentication).Raw); n > maxPushConfigAuthentication {
 		return at(fail("is %d bytes of JSON, over the %d bytes (%d KiB) the gateway takes: send shorter credentials", n, maxPushConfigAuthentication, maxPushConfigAuthentication>>10), "authentication")
 	}
+	// Every delivery sends the token and the credentials as header values,
+	// which net/http refuses to write with a control byte in them: such a
+	// config would be taken and each delivery to it fail, unseen.
+	if err := wantHeaderValue(p.get(cToken)); err != nil {
+		return at(err, "token")
+	}
+	if err := wantHeaderValue(p.get(cAuthentication).Get("credentials")); err != nil {
+		return at(at(err, "credentials"), "authentication")
+	}
+	return nil
+}
+
+// wantHeaderValue refuses a string holding a byte an HTTP header value
+// cannot carry: a control byte other than a tab (RFC 9110, field-value).
+func wantHeaderValue(v gjson.Result) error {
+	if v.Type != gjson.String {
+		return nil
+	}
+	for i := 0; i < len(v.Str); i++ {
+		if c := v.Str[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return fail("holds the control byte 0x%02x at byte %d, which an HTTP header (where it is sent) cannot carry", c, i)
+		}
+	}
 	return nil
 }
 

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // Policy decides which webhook targets the gateway may call. It is checked
@@ -182,6 +185,7 @@ func (p *Policy) CheckURL(rawURL string) error {
 	if host == "" {
 		return refuse("the URL has no host", "")
 	}
+	host = dialledHost(host)
 	if port := u.Port(); port != "" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 			return refuse(fmt.Sprintf("port %s is not a TCP port (1-65535)", port), "")
@@ -344,6 +348,23 @@ func looksNumeric(name string) bool {
 		return strings.Trim(h, "0123456789abcdef") == ""
 	}
 	return strings.Trim(last, "0123456789") == ""
+}
+
+// dialledHost is host as net/http dials it: an internationalized name by
+// its ASCII form, whose UTS #46 mapping folds look-alikes (a circled l to l,
+// full-width digits to digits), so that "ⓛocalhost" is dialled as localhost
+// and "１２７.０.０.１" as 127.0.0.1. Judging the name as written would take a
+// webhook every delivery to which the dial-time check then refuses.
+func dialledHost(host string) string {
+	for i := 0; i < len(host); i++ {
+		if host[i] >= utf8.RuneSelf {
+			if a, err := idna.Lookup.ToASCII(host); err == nil {
+				return a
+			}
+			return host
+		}
+	}
+	return host
 }
 
 func normalizeHost(h string) string {

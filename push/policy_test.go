@@ -186,3 +186,35 @@ func TestPolicyAllowedHost(t *testing.T) {
 		t.Errorf("an allowed host resolving to 10.0.0.1 was refused: %v", perr)
 	}
 }
+
+// TestPolicyReadsAHostAsItIsDialled: a host name net/http would dial as
+// another (it maps an internationalized name to ASCII, UTS #46: a circled
+// letter to the letter, full-width digits to digits) is judged as that
+// other, so a webhook that would be refused at every delivery is refused
+// when it is set, not taken and then never delivered to.
+func TestPolicyReadsAHostAsItIsDialled(t *testing.T) {
+	var p Policy
+	for _, c := range []struct{ url, want string }{
+		{"http://ⓛocalhost:9/hook", "always names this host"},
+		{"http://API.ⓛocalhost/hook", "always names this host"},
+		{"http://metadata.google.internaⓛ/", "cloud metadata endpoint"},
+		{"http://１２７.０.０.１:9/hook", "127.0.0.1 is a loopback address"},
+		{"http://１６９.２５４.１６９.２５４/latest/meta-data/", "cloud metadata address"},
+		{"http://１０.０.０.１/hook", "private network range"},
+		{"http://２１３０７０６４３３/hook", "neither a host name nor a dotted-decimal IPv4 address"},
+	} {
+		err := p.CheckURL(c.url)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckURL(%q) = %v, want it to say %q", c.url, err, c.want)
+		}
+	}
+	for _, ok := range []string{"http://bücher.example/hook", "http://xn--bcher-kva.example/hook"} {
+		if err := p.CheckURL(ok); err != nil {
+			t.Errorf("CheckURL(%q) = %v, want it allowed", ok, err)
+		}
+	}
+	allowed := Policy{AllowedHosts: []string{"localhost"}}
+	if err := allowed.CheckURL("http://ⓛocalhost:9/hook"); err != nil {
+		t.Errorf("an allowed host's internationalized spelling: %v", err)
+	}
+}

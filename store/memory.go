@@ -190,9 +190,11 @@ func (m *Memory) sweep(every time.Duration) {
 		case <-m.stop:
 			return
 		case <-tick.C:
+			now := m.now()
 			m.mu.Lock()
-			m.purge(m.now())
+			m.purge(now)
 			m.mu.Unlock()
+			m.push.purge(now)
 		}
 	}
 }

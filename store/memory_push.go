@@ -56,6 +56,26 @@ func (p *memPush) liveTask(k taskKey, now time.Time) *memPushTask {
 	return t
 }
 
+// purge drops the expired entries. Reads drop only what they look up, and
+// much is never looked up again: the relay of a send that named no task
+// (answered with a message, or failed), a task's configs once nobody asks
+// about it. Without the sweep those would be kept for good.
+func (p *memPush) purge(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, t := range p.tasks {
+		if !now.Before(t.expires) {
+			delete(p.tasks, k)
+			delete(p.relays, t.relay.ID)
+		}
+	}
+	for id, r := range p.relays {
+		if !now.Before(r.expires) {
+			delete(p.relays, id)
+		}
+	}
+}
+
 func (m *Memory) PutPushConfig(_ context.Context, c PushConfig, relay PushRelay) (PushRelay, error) {
 	if err := validatePushConfig(c, relay); err != nil {
 		return PushRelay{}, err

@@ -233,6 +233,37 @@ func TestMemorySweepReclaimsIdleStore(t *testing.T) {
 	})
 }
 
+// TestMemorySweepReclaimsPushConfigs: the sweep drops expired push configs
+// and relays too. Nothing else looks up a relay whose send never named a
+// task (the backend answered with a message, or failed) or the configs of a
+// task nobody asks about again, so each such send's config (up to some 17
+// KiB of a caller's URL, token and credentials) was kept for good: a caller
+// sending messages with an inline config grew the gateway without bound.
+func TestMemorySweepReclaimsPushConfigs(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		m := NewMemory(MemoryConfig{TTL: 2 * time.Minute})
+		defer m.Close()
+		ctx := context.Background()
+		pending := PushConfig{Agent: "x", Owner: "o", ID: "c", URL: "https://hook.example/"}
+		if err := m.PutPendingRelay(ctx, PushRelay{ID: "r1", Token: "k", Agent: "x", Pending: &pending}); err != nil {
+			t.Fatal(err)
+		}
+		cfg := pending
+		cfg.TaskID = "t2"
+		if _, err := m.PutPushConfig(ctx, cfg, PushRelay{ID: "r2", Token: "k", Agent: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2*time.Minute + time.Second)
+		synctest.Wait()
+		m.push.mu.Lock()
+		defer m.push.mu.Unlock()
+		if len(m.push.relays) != 0 || len(m.push.tasks) != 0 {
+			t.Errorf("after the sweep: %d relays, %d tasks' push configs", len(m.push.relays), len(m.push.tasks))
+		}
+	})
+}
+
 func TestMemoryCloseStopsSweep(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
