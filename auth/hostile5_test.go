@@ -51,3 +51,30 @@ func TestLoneSurrogateEscapesAreRefused(t *testing.T) {
 	tok := hmacToken(t, secret, append(b[:len(b)-1], `,"x\udc00":"\ud800"}`...))
 	wantVerify(t, v, tok, ReasonMalformedToken, "lone surrogates outside the subject")
 }
+
+// A NumericDate past what int64 seconds hold was converted with int64(f),
+// which on amd64 gives the smallest int64: an nbf or iat the issuer put
+// in the far future read as the far past, so a token its issuer said is
+// not valid yet (nbf 1e19) was accepted. Such a date is refused.
+func TestNumericDatesOutOfRange(t *testing.T) {
+	t.Parallel()
+	key, cfg := es256Issuer(t)
+	clock := newFakeClock()
+	v := mustVerifier(t, cfg, clock, nil)
+	good := validClaims(clock.Now())
+	for _, tt := range []struct {
+		claim string
+		value any
+	}{
+		{"nbf", 1e19}, {"nbf", 1e300}, {"nbf", -1e19}, {"iat", 1e19}, {"iat", 1e300},
+		{"exp", 1e19}, {"exp", 1e300}, {"exp", -1e300},
+	} {
+		tok := sign(t, key, with(good, tt.claim, tt.value))
+		if p, err := v.Verify(context.Background(), "Bearer "+tok); err == nil {
+			t.Errorf("%s %g accepted as %+v", tt.claim, tt.value, p)
+		}
+	}
+	// Within range, a far-future nbf is not valid yet and an old iat fine.
+	wantVerify(t, v, sign(t, key, with(good, "nbf", 4e9)), ReasonNotYetValid, "nbf in 2096")
+	wantVerify(t, v, sign(t, key, with(good, "iat", 0)), "", "iat at the epoch")
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -164,6 +165,9 @@ func (v *Verifier) Verify(ctx context.Context, authorizationHeader string) (Prin
 	if !payloadIsUTF8(raw) {
 		return Principal{}, newError(ReasonMalformedToken, errPayloadNotUTF8)
 	}
+	if err := numericDatesInRange(claims); err != nil {
+		return Principal{}, newError(ReasonMalformedToken, err)
+	}
 	// WithIssuer has already required iss to equal the configured issuer.
 	issuer, _ := claims.GetIssuer()
 	subject, _ := claims[v.principalClaim].(string)
@@ -251,6 +255,25 @@ func hasLoneSurrogateEscape(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// maxNumericDate is the largest exp, nbf or iat magnitude accepted, the
+// last second of year 9999: beyond int64 seconds the jwt library converts
+// a date with int64(f), which on amd64 is the smallest int64, so an nbf or
+// iat its issuer put in the far future read as the far past and passed.
+const maxNumericDate = 253402300799
+
+var errDateOutOfRange = errors.New("an exp, nbf or iat claim is beyond year 9999")
+
+// numericDatesInRange refuses a time claim past maxNumericDate either way.
+// The parser has checked that each present one is a number.
+func numericDatesInRange(claims jwt.MapClaims) error {
+	for _, name := range [...]string{"exp", "nbf", "iat"} {
+		if f, ok := claims[name].(float64); ok && math.Abs(f) > maxNumericDate {
+			return errDateOutOfRange
+		}
+	}
+	return nil
 }
 
 var (
