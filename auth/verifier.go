@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -164,6 +165,9 @@ func (v *Verifier) Verify(ctx context.Context, authorizationHeader string) (Prin
 	if !payloadIsUTF8(raw) {
 		return Principal{}, newError(ReasonMalformedToken, errPayloadNotUTF8)
 	}
+	if err := numericDatesInRange(claims); err != nil {
+		return Principal{}, newError(ReasonMalformedToken, err)
+	}
 	// WithIssuer has already required iss to equal the configured issuer.
 	issuer, _ := claims.GetIssuer()
 	subject, _ := claims[v.principalClaim].(string)
@@ -187,16 +191,89 @@ func (v *Verifier) Verify(ctx context.Context, authorizationHeader string) (Prin
 // errPayloadNotUTF8 refuses a claims set that is not UTF-8 (RFC 7519
 // §7.2). encoding/json reads each invalid byte as U+FFFD, so two subjects
 // that differ only in such bytes (Latin-1 names an issuer copied as they
-// are) would become one principal, owning each other's tasks.
+// are) would become one principal, owning each other's tasks. It reads a
+// \u escape of a lone UTF-16 surrogate ("\ud800", as JSON.stringify
+// writes one) as U+FFFD too, so such an escape is refused alike: it
+// stands for no Unicode character (RFC 8259 §8.2).
 var errPayloadNotUTF8 = errors.New("the claims are not UTF-8")
 
 // payloadIsUTF8 reports whether the claims segment of a token the parser
-// accepted, so well-formed, decodes to UTF-8.
+// accepted, so well-formed, decodes to UTF-8 and escapes no lone surrogate.
 func payloadIsUTF8(raw string) bool {
 	_, rest, _ := strings.Cut(raw, ".")
 	payload, _, _ := strings.Cut(rest, ".")
 	claims, err := base64.RawURLEncoding.DecodeString(payload)
-	return err == nil && utf8.Valid(claims)
+	return err == nil && utf8.Valid(claims) && !hasLoneSurrogateEscape(claims)
+}
+
+// hasLoneSurrogateEscape reports whether the JSON text b, which the parser
+// has already read, holds a \u escape of a high surrogate not followed by
+// one of a low surrogate, or of a low surrogate not preceded by a high one.
+// Only a backslash inside a string starts an escape, and each escape is
+// stepped over whole, so an escaped backslash before a "u" is no escape.
+func hasLoneSurrogateEscape(b []byte) bool {
+	// escaped returns the code unit of the \u escape at b[i:], or -1.
+	escaped := func(i int) int {
+		if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+			return -1
+		}
+		var u int
+		for _, c := range b[i+2 : i+6] {
+			switch {
+			case '0' <= c && c <= '9':
+				u = u<<4 | int(c-'0')
+			case 'a' <= c && c <= 'f':
+				u = u<<4 | int(c-'a'+10)
+			case 'A' <= c && c <= 'F':
+				u = u<<4 | int(c-'A'+10)
+			default:
+				return -1
+			}
+		}
+		return u
+	}
+	inString := false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString:
+			u := escaped(i)
+			switch {
+			case u < 0: // a one-character escape such as \" or \\
+				i++
+			case 0xD800 <= u && u < 0xDC00:
+				if low := escaped(i + 6); low < 0xDC00 || low > 0xDFFF {
+					return true
+				}
+				i += 11
+			case 0xDC00 <= u && u < 0xE000:
+				return true
+			default:
+				i += 5
+			}
+		}
+	}
+	return false
+}
+
+// maxNumericDate is the largest exp, nbf or iat magnitude accepted, the
+// last second of year 9999: beyond int64 seconds the jwt library converts
+// a date with int64(f), which on amd64 is the smallest int64, so an nbf or
+// iat its issuer put in the far future read as the far past and passed.
+const maxNumericDate = 253402300799
+
+var errDateOutOfRange = errors.New("an exp, nbf or iat claim is beyond year 9999")
+
+// numericDatesInRange refuses a time claim past maxNumericDate either way.
+// The parser has checked that each present one is a number.
+func numericDatesInRange(claims jwt.MapClaims) error {
+	for _, name := range [...]string{"exp", "nbf", "iat"} {
+		if f, ok := claims[name].(float64); ok && math.Abs(f) > maxNumericDate {
+			return errDateOutOfRange
+		}
+	}
+	return nil
 }
 
 var (
