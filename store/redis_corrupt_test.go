@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// Records the gateway did not write, or wrote only in part, must fail
+// closed: the caller gets ErrUnavailable (or ErrNotFound), never another
+// owner's task, and the owner's other tasks are still served.
+
+func openCorrupt(t *testing.T) (*Redis, *fakeClock) {
+	t.Helper()
+	open, clock := sharedIndex(t)
+	return open(), clock
+}
+
+// A task hash whose exp no replica wrote (a string Lua cannot read as a
+// number) must not stop the purge of its owner's index: every put and list
+// of that owner ran the purge and failed while the entry was expired.
+func TestRedisPurgeSkipsCorruptTask(t *testing.T) {
+	s, clock := openCorrupt(t)
+	ctx := context.Background()
+	admin := adminClient(t)
+	mustPut(t, s, Task{ID: "x", Agent: "a", Owner: "alice", State: "TASK_STATE_WORKING"})
+	if err := admin.HSet(ctx, s.keys.task("a", "x"), "exp", "garbage").Err(); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(s.ttl + 1)
+	if err := s.Put(ctx, Task{ID: "y", Agent: "a", Owner: "alice", State: "TASK_STATE_WORKING"}); err != nil {
+		t.Fatalf("Put of another task of the owner = %v, want nil", err)
+	}
+	if _, err := s.List(ctx, Query{Agent: "a", Owner: "alice", PageSize: 10}); err != nil {
+		t.Fatalf("List = %v, want nil", err)
+	}
+	// The corrupt task itself is taken by nobody.
+	err := s.Put(ctx, Task{ID: "x", Agent: "a", Owner: "bob", State: "TASK_STATE_WORKING"})
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Put of the corrupt task by another owner = %v, want ErrUnavailable", err)
+	}
+}
+
+// A value of another Redis type at a task key named by an owner's index
+// must not stop that owner's puts and lists.
+func TestRedisPurgeSkipsWrongType(t *testing.T) {
+	s, clock := openCorrupt(t)
+	ctx := context.Background()
+	admin := adminClient(t)
+	mustPut(t, s, Task{ID: "x", Agent: "a", Owner: "alice", State: "TASK_STATE_COMPLETED"})
+	mustPut(t, s, Task{ID: "z", Agent: "a", Owner: "alice", State: "TASK_STATE_WORKING"})
+	if err := admin.Del(ctx, s.keys.task("a", "x")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Set(ctx, s.keys.task("a", "x"), "not a hash", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Listed while live: the list must still answer, without x.
+	p, err := s.List(ctx, Query{Agent: "a", Owner: "alice", PageSize: 10})
+	if err != nil || len(p.Tasks) != 1 || p.Tasks[0].ID != "z" {
+		t.Fatalf("List = %+v, %v, want z alone", p, err)
+	}
+	p, err = s.List(ctx, Query{Agent: "a", Owner: "alice", State: "TASK_STATE_WORKING", PageSize: 10})
+	if err != nil || len(p.Tasks) != 1 {
+		t.Fatalf("List by state = %+v, %v, want z alone", p, err)
+	}
+	if _, err := s.Get(ctx, "a", "x"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Get of the wrong type = %v, want ErrUnavailable", err)
+	}
+	clock.Advance(s.ttl + 1)
+	if err := s.Put(ctx, Task{ID: "y", Agent: "a", Owner: "alice", State: "TASK_STATE_WORKING"}); err != nil {
+		t.Fatalf("Put after the entry expired = %v, want nil", err)
+	}
+	if err := s.Put(ctx, Task{ID: "x", Agent: "a", Owner: "bob"}); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Put over the wrong type = %v, want ErrUnavailable", err)
+	}
+}
