@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -73,5 +74,38 @@ func TestRedisPurgeSkipsWrongType(t *testing.T) {
 	}
 	if err := s.Put(ctx, Task{ID: "x", Agent: "a", Owner: "bob"}); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Put over the wrong type = %v, want ErrUnavailable", err)
+	}
+}
+
+// A task hash that lost its exp (or holds one Lua reads as no number)
+// was treated as absent by Put: another owner took the id.
+func TestRedisPutRefusesTaskWithoutExpiry(t *testing.T) {
+	for _, mangle := range []string{"missing", "nan", "inf"} {
+		t.Run(mangle, func(t *testing.T) {
+			s, _ := openCorrupt(t)
+			ctx := context.Background()
+			admin := adminClient(t)
+			mustPut(t, s, Task{ID: "x", Agent: "a", Owner: "alice", State: "TASK_STATE_WORKING"})
+			key := s.keys.task("a", "x")
+			var err error
+			if mangle == "missing" {
+				err = admin.HDel(ctx, key, "exp").Err()
+			} else {
+				err = admin.HSet(ctx, key, "exp", mangle).Err()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Put(ctx, Task{ID: "x", Agent: "a", Owner: "bob", State: "TASK_STATE_WORKING"})
+			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), key) {
+				t.Fatalf("Put by another owner = %v, want ErrUnavailable naming %s", err, key)
+			}
+			if owner, _ := admin.HGet(ctx, key, "owner").Result(); owner != "alice" {
+				t.Fatalf("owner = %q after the refused put, want alice", owner)
+			}
+			if _, err := s.Get(ctx, "a", "x"); !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("Get = %v, want ErrUnavailable", err)
+			}
+		})
 	}
 }

@@ -205,7 +205,11 @@ local ctxPrefix = string.sub(taskPrefix, 1, -3) .. 'c:'
 purge(bucket, taskPrefix, owner, now)
 
 local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd', 'ren')
-local live = cur[2] and tonumber(cur[2]) > nowN
+-- A hash without a readable exp is not absent: read so ('nan', a field
+-- lost), another owner would take the id.
+local curExp = num(cur[2])
+if not curExp and (cur[1] or cur[2]) then return corrupt(task) end
+local live = curExp and curExp > nowN
 if live and cur[1] ~= owner then return 0 end
 -- A context has one owner: a task put in another's changes nothing. A
 -- task keeps its first context: when that is the one named (the usual
