@@ -109,3 +109,44 @@ func TestRedisPutRefusesTaskWithoutExpiry(t *testing.T) {
 		})
 	}
 }
+
+// A context's value no replica wrote was read by the scripts as no owner:
+// Admit answered ErrNotFound (the context is free) and Put wrote the
+// caller as its owner, though ContextOwner reports it unreadable.
+func TestRedisCorruptContextFailsClosed(t *testing.T) {
+	for _, v := range []string{"garbage", "|alice", "12x|alice"} {
+		t.Run(v, func(t *testing.T) {
+			s, _ := openCorrupt(t)
+			ctx := context.Background()
+			admin := adminClient(t)
+			mustPut(t, s, Task{ID: "x", Agent: "a", Owner: "alice", ContextID: "c1", State: "TASK_STATE_WORKING"})
+			key := s.keys.context("a", "c1")
+			if err := admin.Set(ctx, key, v, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.ContextOwner(ctx, "a", "c1"); !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("ContextOwner = %v, want ErrUnavailable", err)
+			}
+			if _, err := s.Admit(ctx, Admission{Agent: "a", Owner: "bob", ContextID: "c1"}); !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("Admit = %v, want ErrUnavailable", err)
+			}
+			_, _, _, err := s.ClaimSend(ctx, Admission{Agent: "a", Owner: "bob", ContextID: "c1"},
+				SendKey{Agent: "a", Owner: "bob", Key: "k"}, SendRecord{State: SendRunning, Expires: s.now().Add(s.ttl)}, s.now())
+			if !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("ClaimSend = %v, want ErrUnavailable", err)
+			}
+			err = s.Put(ctx, Task{ID: "y", Agent: "a", Owner: "bob", ContextID: "c1", State: "TASK_STATE_WORKING"})
+			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), key) {
+				t.Fatalf("Put in the context = %v, want ErrUnavailable naming %s", err, key)
+			}
+			if got, _ := admin.Get(ctx, key).Result(); got != v {
+				t.Fatalf("context value = %q after the refused put, want %q kept", got, v)
+			}
+			if _, err := s.Get(ctx, "a", "y"); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("Get(y) = %v, want ErrNotFound", err)
+			}
+			// The owner's other work goes on.
+			mustPut(t, s, Task{ID: "z", Agent: "a", Owner: "alice", State: "TASK_STATE_WORKING"})
+		})
+	}
+}

@@ -227,6 +227,12 @@ if ctx ~= '' then
   end
   if ctxHeld then
     local cexp, cowner = string.match(ctxHeld, '^(%d+)|(.*)$')
+    if not cexp then
+      -- No replica wrote it: read as no owner, the caller would take the
+      -- context. Put back as it was.
+      if ctxSet then redis.call('SET', ctxPrefix .. ctx, ctxHeld, 'PX', ttl) end
+      return corrupt(ctxPrefix .. ctx)
+    end
     if cexp and tonumber(cexp) > nowN then ctxExp = tonumber(cexp) end
     if ctxExp and cowner ~= owner then
       restoreCtx(ctxSet, ctxPrefix .. ctx, ctxHeld, ctxExp, expN, ttlN)
@@ -457,7 +463,9 @@ if ARGV[4] == '1' then
   local c = redis.call('GET', KEYS[3])
   if c then
     local e, o = string.match(c, '^(%d+)|(.*)$')
-    if e and tonumber(e) > tonumber(now) then live, owner = 1, o end
+    -- A value no replica wrote is not a free context (Put refuses it too).
+    if not e then return redis.error_reply('corrupt value at ' .. KEYS[3]) end
+    if tonumber(e) > tonumber(now) then live, owner = 1, o end
   end
 end
 if ARGV[5] ~= '1' then return {1, '', live, owner} end
