@@ -26,6 +26,19 @@ local function neg(s)
   return '-' .. s
 end
 
+-- num reads a number as the scripts write them (decimal digits, which
+-- Go's ParseInt reads alike), nil for anything else: tonumber also takes
+-- 'nan', 'inf', hex and spaces, which no replica writes.
+local function num(s)
+  if s and #s <= 20 and string.match(s, '^%-?%d+$') then return tonumber(s) end
+  return nil
+end
+
+-- corrupt is the error of a key whose value no replica wrote, naming it,
+-- for the script to return: read as absent, it would let another caller
+-- take the id or the context.
+local function corrupt(key) return redis.error_reply('corrupt value at ' .. key) end
+
 local function bytesLess(a, b)
   local n = math.min(#a, #b)
   for i = 1, n do
@@ -45,9 +58,13 @@ local function purge(bucket, taskPrefix, owner, now)
     redis.call('ZREM', bucket .. ':all', id)
     redis.call('ZREM', bucket .. ':fin', id)
     -- The id may belong to another owner by now; only our own expired copy goes.
+    -- A key of another type, or an exp no replica wrote, is left to its
+    -- Redis TTL (Put refuses its id): failing here would fail every put
+    -- and list of the owner for as long as it stays in the index.
     local tk = taskPrefix .. id
-    local h = redis.call('HMGET', tk, 'owner', 'exp', 'ctx')
-    if h[1] == owner and h[2] and tonumber(h[2]) <= tonumber(now) then
+    local h = redis.pcall('HMGET', tk, 'owner', 'exp', 'ctx')
+    local e = not h.err and num(h[2])
+    if e and h[1] == owner and e <= tonumber(now) then
       redis.call('DEL', tk)
       if h[3] and h[3] ~= '' then redis.call('ZREM', bucket .. ':c:' .. h[3], id) end
     end
@@ -64,7 +81,10 @@ local function evict(bucket, taskPrefix)
   local id = oldest[1]
   redis.call('ZREM', bucket .. ':all', id)
   redis.call('ZREM', bucket .. ':exp', id)
-  local ctx = redis.call('HGET', taskPrefix .. id, 'ctx')
+  -- A key of another type there is not the task: out of the indexes,
+  -- it is left to its Redis TTL rather than failing every new task.
+  local ctx = redis.pcall('HGET', taskPrefix .. id, 'ctx')
+  if type(ctx) == 'table' then return true end
   if ctx and ctx ~= '' then redis.call('ZREM', bucket .. ':c:' .. ctx, id) end
   redis.call('DEL', taskPrefix .. id)
   return true
@@ -185,7 +205,11 @@ local ctxPrefix = string.sub(taskPrefix, 1, -3) .. 'c:'
 purge(bucket, taskPrefix, owner, now)
 
 local cur = redis.call('HMGET', task, 'owner', 'exp', 'ctx', 'state', 'upd', 'ren')
-local live = cur[2] and tonumber(cur[2]) > nowN
+-- A hash without a readable exp is not absent: read so ('nan', a field
+-- lost), another owner would take the id.
+local curExp = num(cur[2])
+if not curExp and (cur[1] or cur[2]) then return corrupt(task) end
+local live = curExp and curExp > nowN
 if live and cur[1] ~= owner then return 0 end
 -- A context has one owner: a task put in another's changes nothing. A
 -- task keeps its first context: when that is the one named (the usual
@@ -203,6 +227,12 @@ if ctx ~= '' then
   end
   if ctxHeld then
     local cexp, cowner = string.match(ctxHeld, '^(%d+)|(.*)$')
+    if not cexp then
+      -- No replica wrote it: read as no owner, the caller would take the
+      -- context. Put back as it was.
+      if ctxSet then redis.call('SET', ctxPrefix .. ctx, ctxHeld, 'PX', ttl) end
+      return corrupt(ctxPrefix .. ctx)
+    end
     if cexp and tonumber(cexp) > nowN then ctxExp = tonumber(cexp) end
     if ctxExp and cowner ~= owner then
       restoreCtx(ctxSet, ctxPrefix .. ctx, ctxHeld, ctxExp, expN, ttlN)
@@ -335,8 +365,10 @@ if stateFilter ~= '' and n > bound then return {-1, n} end
 local checked, removed = ctxFilter ~= '' or stateFilter ~= '', 0
 local function keep(id)
   if not checked then return true end
-  local h = redis.call('HMGET', taskPrefix .. id, 'owner', 'ctx', 'state')
-  if h[1] ~= owner or (ctxFilter ~= '' and h[2] ~= ctxFilter) then
+  -- A key of another type is no task of the owner's (pcall: it must not
+  -- fail the owner's every list).
+  local h = redis.pcall('HMGET', taskPrefix .. id, 'owner', 'ctx', 'state')
+  if h.err or h[1] ~= owner or (ctxFilter ~= '' and h[2] ~= ctxFilter) then
     if ctxFilter ~= '' then
       redis.call('ZREM', index, id)
       removed = removed + 1
@@ -382,7 +414,9 @@ if #ids > size then
 end
 for _, id in ipairs(ids) do
   out[#out + 1] = id
-  out[#out + 1] = redis.call('HGETALL', taskPrefix .. id)
+  local fields = redis.pcall('HGETALL', taskPrefix .. id)
+  if fields.err then fields = {} end -- another type: shown as a reclaimed task, not at all
+  out[#out + 1] = fields
 end
 return out
 `)
@@ -429,7 +463,9 @@ if ARGV[4] == '1' then
   local c = redis.call('GET', KEYS[3])
   if c then
     local e, o = string.match(c, '^(%d+)|(.*)$')
-    if e and tonumber(e) > tonumber(now) then live, owner = 1, o end
+    -- A value no replica wrote is not a free context (Put refuses it too).
+    if not e then return redis.error_reply('corrupt value at ' .. KEYS[3]) end
+    if tonumber(e) > tonumber(now) then live, owner = 1, o end
   end
 end
 if ARGV[5] ~= '1' then return {1, '', live, owner} end
