@@ -2,8 +2,8 @@ package agentcard
 
 import (
 	"fmt"
-	"strconv"
-	"unicode/utf16"
+
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // maxCardDepth bounds how deep a backend's card nests. A card's own
@@ -21,8 +21,6 @@ const maxCardDepth = 64
 // card's JSON syntax is checked afterwards, by the parser; this pass only
 // tells strings from the rest.
 func wellFormed(card []byte) ([]byte, error) {
-	out := card
-	copied := false
 	depth := 0
 	inString := false
 	for i := 0; i < len(card); i++ {
@@ -43,32 +41,9 @@ func wellFormed(card []byte) ([]byte, error) {
 		switch {
 		case c == '"':
 			inString = false
-		case c == '\\' && i+1 < len(card) && card[i+1] != 'u':
-			i++ // a two-character escape, \" and \\ among them
 		case c == '\\':
-			r, ok := escapedRune(card, i)
-			if !ok || !utf16.IsSurrogate(r) {
-				continue
-			}
-			if low, ok := escapedRune(card, i+6); ok && r < 0xdc00 && low >= 0xdc00 && low <= 0xdfff {
-				i += 11 // a pair: one character
-				continue
-			}
-			if !copied {
-				out, copied = append([]byte(nil), card...), true
-			}
-			copy(out[i:i+6], `\ufffd`)
-			i += 5
+			i++ // an escape: its second byte ends no string
 		}
 	}
-	return out, nil
-}
-
-// escapedRune reads the \uXXXX escape at card[i:], if there is one.
-func escapedRune(card []byte, i int) (rune, bool) {
-	if i+6 > len(card) || card[i] != '\\' || card[i+1] != 'u' {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(card[i+2:i+6]), 16, 16)
-	return rune(v), err == nil
+	return jsonscan.ReplaceLoneSurrogates(card), nil
 }

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 // Verifier checks Bearer tokens for one agent. It is safe for concurrent use.
@@ -203,58 +205,7 @@ func payloadIsUTF8(raw string) bool {
 	_, rest, _ := strings.Cut(raw, ".")
 	payload, _, _ := strings.Cut(rest, ".")
 	claims, err := base64.RawURLEncoding.DecodeString(payload)
-	return err == nil && utf8.Valid(claims) && !hasLoneSurrogateEscape(claims)
-}
-
-// hasLoneSurrogateEscape reports whether the JSON text b, which the parser
-// has already read, holds a \u escape of a high surrogate not followed by
-// one of a low surrogate, or of a low surrogate not preceded by a high one.
-// Only a backslash inside a string starts an escape, and each escape is
-// stepped over whole, so an escaped backslash before a "u" is no escape.
-func hasLoneSurrogateEscape(b []byte) bool {
-	// escaped returns the code unit of the \u escape at b[i:], or -1.
-	escaped := func(i int) int {
-		if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
-			return -1
-		}
-		var u int
-		for _, c := range b[i+2 : i+6] {
-			switch {
-			case '0' <= c && c <= '9':
-				u = u<<4 | int(c-'0')
-			case 'a' <= c && c <= 'f':
-				u = u<<4 | int(c-'a'+10)
-			case 'A' <= c && c <= 'F':
-				u = u<<4 | int(c-'A'+10)
-			default:
-				return -1
-			}
-		}
-		return u
-	}
-	inString := false
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			inString = !inString
-		case c == '\\' && inString:
-			u := escaped(i)
-			switch {
-			case u < 0: // a one-character escape such as \" or \\
-				i++
-			case 0xD800 <= u && u < 0xDC00:
-				if low := escaped(i + 6); low < 0xDC00 || low > 0xDFFF {
-					return true
-				}
-				i += 11
-			case 0xDC00 <= u && u < 0xE000:
-				return true
-			default:
-				i += 5
-			}
-		}
-	}
-	return false
+	return err == nil && utf8.Valid(claims) && jsonscan.NextLoneSurrogate(claims, 0) < 0
 }
 
 // maxNumericDate is the largest exp, nbf or iat magnitude accepted, the

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/tidwall/gjson"
 	"google.golang.org/grpc"
@@ -20,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/a2agate/gateway/dialect"
+	"github.com/a2agate/gateway/internal/jsonscan"
 )
 
 var (
@@ -262,7 +262,10 @@ func decodeResult(raw []byte, out proto.Message) error {
 	if len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = emptyObject // google.protobuf.Empty
 	}
-	raw = replaceLoneSurrogates(raw)
+	// protojson refuses a lone surrogate escape that JSON allows and the
+	// gateway passes on (a caller's metadata, a backend's text): read as
+	// encoding/json reads it, or the task would be unreadable over gRPC.
+	raw = jsonscan.ReplaceLoneSurrogates(raw)
 	if err := fromJSON.Unmarshal(raw, out); err != nil {
 		return failure(codes.Internal, dialect.ErrInvalidAgentResponse,
 			"the agent's answer is not a valid "+string(out.ProtoReflect().Descriptor().Name())+": "+err.Error())
@@ -271,69 +274,6 @@ func decodeResult(raw []byte, out proto.Message) error {
 }
 
 var emptyObject = []byte("{}")
-
-// replaceLoneSurrogates returns raw with each \u escape of a lone UTF-16
-// surrogate replaced by \ufffd, as encoding/json reads one; raw itself when
-// it holds none. JSON allows them (RFC 8259 §8.2) and the gateway passes
-// them on as they came, but protojson refuses them: a task holding one (a
-// caller's metadata, a backend's text) would otherwise be unreadable over
-// gRPC, every read an INTERNAL error. Escapes occur only inside strings,
-// so the scan needs no more of the JSON than its backslashes.
-func replaceLoneSurrogates(raw []byte) []byte {
-	var out []byte
-	last := 0
-	for i := 0; i < len(raw); i++ {
-		j := bytes.IndexByte(raw[i:], '\\')
-		if j < 0 {
-			break
-		}
-		i += j
-		if i+5 >= len(raw) || raw[i+1] != 'u' {
-			i++ // another escape: its second byte is no backslash to read
-			continue
-		}
-		r, ok := hex4(raw[i+2 : i+6])
-		if !ok || !utf16.IsSurrogate(r) {
-			i += 5
-			continue
-		}
-		if r < 0xdc00 && i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
-			if lo, ok := hex4(raw[i+8 : i+12]); ok && lo >= 0xdc00 && lo <= 0xdfff {
-				i += 11 // a pair
-				continue
-			}
-		}
-		if out == nil {
-			out = make([]byte, 0, len(raw))
-		}
-		out = append(append(out, raw[last:i]...), `\ufffd`...)
-		last = i + 6
-		i += 5
-	}
-	if out == nil {
-		return raw
-	}
-	return append(out, raw[last:]...)
-}
-
-// hex4 reads four hex digits.
-func hex4(b []byte) (rune, bool) {
-	var r rune
-	for _, c := range b {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
-}
 
 // nonJSON is the status of an answer that is no JSON-RPC response (a
 // plain-text error of some layer in front of the core).

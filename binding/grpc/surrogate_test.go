@@ -32,8 +32,4 @@ func TestLoneSurrogatesDecoded(t *testing.T) {
 			t.Errorf("%s: %q, want %q", c.in, got, c.want)
 		}
 	}
-	clean := []byte(`{"messageId":"m"}`)
-	if got := replaceLoneSurrogates(clean); &got[0] != &clean[0] {
-		t.Error("a result without lone surrogates is copied")
-	}
 }

@@ -14,13 +14,13 @@ const module = "github.com/a2agate/gateway/"
 // A package missing here may not exist: new packages need a line.
 var allowed = map[string][]string{
 	"dialect":                {},
-	"auth":                   {},
+	"auth":                   {"internal/jsonscan"},
 	"store":                  {},
 	"normalize":              {"dialect", "internal/jsonscan"},
 	"agentcard":              {"dialect", "internal/jsonscan"},
 	"proxy":                  {"normalize", "agentcard", "dialect", "auth", "store", "internal/sse", "internal/readall", "internal/staticheader", "telemetry", "binding/rest", "binding/grpc", "push"},
 	"binding/rest":           {"dialect", "internal/sse", "internal/rpcerror", "internal/readall", "internal/jsonscan"},
-	"binding/grpc":           {"dialect", "internal/rpcerror"},
+	"binding/grpc":           {"dialect", "internal/rpcerror", "internal/jsonscan"},
 	"configs":                {},
 	"push":                   {"dialect"},
 	"telemetry":              {"internal/staticheader"},
