@@ -32,31 +32,53 @@ func hmacToken(t *testing.T, secret []byte, payload []byte) string {
 // asks for UTF-8; a payload that is not is refused.
 func TestSubjectsThatAreNotUTF8AreRefused(t *testing.T) {
 	t.Parallel()
+	// The same names in UTF-8, and escaped, are two principals as before.
+	newRawSubjects(t).want(t, []string{"jos\xe9", "jos\xe8", "\xff"}, map[string]string{"josé": "josé", `jos\u00e8`: "josè"})
+}
+
+// rawSubjects is an HS256 issuer's verifier and the claims of tokens whose
+// sub is written as given, raw JSON string text.
+type rawSubjects struct {
+	v      *Verifier
+	secret []byte
+	now    time.Time
+}
+
+func newRawSubjects(t *testing.T) rawSubjects {
 	secret := []byte(strings.Repeat("s", 32))
 	clock := newFakeClock()
 	v := mustVerifier(t, Config{Issuer: testIssuer, Algorithms: []string{"HS256"},
 		HMACSecretFile: testfiles.Write(t, "secret", secret)}, clock, nil)
-	claims := func(sub string) []byte {
-		c := validClaims(clock.Now())
-		delete(c, "sub")
-		b, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return append(append(b[:len(b)-1], `,"sub":"`+sub+`"`...), '}')
+	return rawSubjects{v, secret, clock.Now()}
+}
+
+// token is a signed token of valid claims plus extra, raw JSON members.
+func (s rawSubjects) token(t *testing.T, extra string) string {
+	t.Helper()
+	c := validClaims(s.now)
+	delete(c, "sub")
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, sub := range []string{"jos\xe9", "jos\xe8", "\xff"} {
-		tok := hmacToken(t, secret, claims(sub))
-		p, err := v.Verify(context.Background(), "Bearer "+tok)
+	return hmacToken(t, s.secret, append(append(b[:len(b)-1], ","+extra...), '}'))
+}
+
+// want checks that a token whose sub is each of refused is malformed and
+// one whose sub is each key of accepted is that principal.
+func (s rawSubjects) want(t *testing.T, refused []string, accepted map[string]string) {
+	t.Helper()
+	for _, sub := range refused {
+		tok := s.token(t, `"sub":"`+sub+`"`)
+		p, err := s.v.Verify(context.Background(), "Bearer "+tok)
 		if err == nil {
 			t.Errorf("subject %q accepted as %q", sub, p.Subject)
 			continue
 		}
 		wantReason(t, err, ReasonMalformedToken, tok)
 	}
-	// The same names in UTF-8, and escaped, are two principals as before.
-	for sub, want := range map[string]string{"josé": "josé", `jos\u00e8`: "josè"} {
-		p, err := v.Verify(context.Background(), "Bearer "+hmacToken(t, secret, claims(sub)))
+	for sub, want := range accepted {
+		p, err := s.v.Verify(context.Background(), "Bearer "+s.token(t, `"sub":"`+sub+`"`))
 		if err != nil || p.Subject != want {
 			t.Errorf("subject %q: %+v, %v; want %q", sub, p, err, want)
 		}
