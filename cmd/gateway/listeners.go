@@ -204,15 +204,23 @@ func (rt *runtime) agentHandler(name string, calls context.Context, serve func(*
 		defer cancel(nil)
 		stop := context.AfterFunc(calls, func() { cancel(context.Cause(calls)) })
 		defer stop()
-		for _, a := range g.agents {
-			if a.Config().Name == name {
-				serve(a, w, r.WithContext(ctx))
-				return
-			}
+		if a := g.agent(name); a != nil {
+			serve(a, w, r.WithContext(ctx))
+			return
 		}
 		// A reload that drops the agent is refused while its listener runs.
 		http.Error(w, "agent "+name+" is not in the running config", http.StatusServiceUnavailable)
 	})
+}
+
+// agent is the generation's agent named name, nil when it has none.
+func (g *generation) agent(name string) *proxy.Agent {
+	for _, a := range g.agents {
+		if a.Config().Name == name {
+			return a
+		}
+	}
+	return nil
 }
 
 // agentAdmit counts a call of the gRPC front end of the agent named name
@@ -222,14 +230,13 @@ func (rt *runtime) agentHandler(name string, calls context.Context, serve func(*
 func (rt *runtime) agentAdmit(name string) func(*http.Request) (*http.Request, func(), bool) {
 	return func(r *http.Request) (*http.Request, func(), bool) {
 		g := rt.enter()
-		for _, a := range g.agents {
-			if a.Config().Name == name {
-				r, release, over := a.AdmitEarly(r)
-				return r, func() { release(); g.inflight.Done() }, over
-			}
+		a := g.agent(name)
+		if a == nil {
+			g.inflight.Done()
+			return r, func() {}, false
 		}
-		g.inflight.Done()
-		return r, func() {}, false
+		r, release, over := a.AdmitEarly(r)
+		return r, func() { release(); g.inflight.Done() }, over
 	}
 }
 
@@ -239,11 +246,8 @@ func (rt *runtime) agentRefused(name string) proxy.FrontEndRefusals {
 	return func(ctx context.Context, start time.Time, caller dialect.ID, op dialect.Op, kind dialect.ErrorKind) {
 		g := rt.enter()
 		defer g.inflight.Done()
-		for _, a := range g.agents {
-			if a.Config().Name == name {
-				a.GRPCRefused(ctx, start, caller, op, kind)
-				return
-			}
+		if a := g.agent(name); a != nil {
+			a.GRPCRefused(ctx, start, caller, op, kind)
 		}
 	}
 }
