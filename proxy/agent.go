@@ -471,15 +471,11 @@ func (a *Agent) errorResponse(c *call, e *normalize.Error) []byte {
 	case errors.As(e, &bf):
 		c.outcome = outcomeBackendFailure
 		a.metrics.backendError(a.cfg.Name, bf.kind)
-	case e.Kind == dialect.ErrUnauthenticated:
-		c.outcome = outcomeUnauthenticated
-	case e.Kind == dialect.ErrInvalidAgentResponse:
-		c.outcome = outcomeBackendFailure
-		a.metrics.backendError(a.cfg.Name, backendInvalidReply)
-	case e.Kind == dialect.ErrInternal:
-		c.outcome = outcomeGatewayError
 	default:
-		c.outcome = outcomeCallerError
+		c.outcome = outcomeOf(e.Kind)
+		if e.Kind == dialect.ErrInvalidAgentResponse {
+			a.metrics.backendError(a.cfg.Name, backendInvalidReply)
+		}
 	}
 	return errorResponse(c.env.Dialect, c.env.ID, e)
 }
@@ -493,11 +489,21 @@ func (a *Agent) FrontEndRefused(ctx context.Context, start time.Time, b dialect.
 	c := &call{start: start, backend: a.backend, binding: b, caller: caller}
 	c.env.Dialect, c.env.Op = caller, op
 	row := kind.Error()
-	c.code, c.reason, c.outcome = row.Code, row.Reason, outcomeCallerError
-	if kind == dialect.ErrUnauthenticated {
-		c.outcome = outcomeUnauthenticated
-	}
+	c.code, c.reason, c.outcome = row.Code, row.Reason, outcomeOf(kind)
 	a.logCall(ctx, c)
+}
+
+// outcomeOf is the outcome of a call answered with an error of kind.
+func outcomeOf(kind dialect.ErrorKind) string {
+	switch kind {
+	case dialect.ErrUnauthenticated:
+		return outcomeUnauthenticated
+	case dialect.ErrInvalidAgentResponse:
+		return outcomeBackendFailure
+	case dialect.ErrInternal:
+		return outcomeGatewayError
+	}
+	return outcomeCallerError
 }
 
 // restRefused is the HTTP+JSON front end's Options.Refused.
